@@ -1,0 +1,152 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createAgent, type HttpAgent, type HttpResponse } from './http.js';
+import { ApiError, ConnectionError, RequestTimeoutError } from './errors.js';
+import { unwrapEnvelope } from './envelope.js';
+import { joinUrl } from './path.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, isIdempotent, parseRetryAfter, shouldRetryStatus, type RetryPolicy } from './retry.js';
+import type { ApiResponse, AuthScheme, RequestOptions, StreamResponse } from './types.js';
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  userAgent: string;
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Receives one line per request, response and retry (`--verbose`); never sees the key. */
+  log?: (line: string) => void;
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * The thin HTTP layer over undici: base URL joining, the auth header by group,
+ * timeouts, retries, envelope unwrapping and typed errors. It knows the spec's
+ * transport rules and nothing about rendering or prompting.
+ */
+export class ApiClient {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly userAgent: string;
+  private readonly timeoutMs: number;
+  private readonly retry: RetryPolicy;
+  private readonly log?: (line: string) => void;
+  private readonly agent: HttpAgent;
+
+  constructor(opts: ClientOptions) {
+    this.baseUrl = opts.baseUrl;
+    this.apiKey = opts.apiKey;
+    this.userAgent = opts.userAgent;
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
+    this.log = opts.log;
+    this.agent = createAgent(Math.min(this.timeoutMs, 10_000));
+  }
+
+  /** A JSON request; the envelope is unwrapped to `{ data, pagination, requestId }`. */
+  async request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
+    const res = await this.send(opts, false);
+    const text = await res.body.text();
+    const requestId = first(res.headers['x-request-id']);
+    if (res.statusCode === 204 || text.trim() === '') {
+      return { data: undefined as T, status: res.statusCode, requestId };
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ApiError(res.statusCode, `the server answered ${res.statusCode} with a body that is not JSON`, { requestId, body: text.slice(0, 200) });
+    }
+    return unwrapEnvelope<T>(body, opts.envelope ?? 'auto', res.statusCode, requestId);
+  }
+
+  /** A request whose body is streamed back as is (audio, server-sent events). */
+  async stream(opts: RequestOptions & { accept?: string }): Promise<StreamResponse> {
+    const res = await this.send(opts, true);
+    return {
+      status: res.statusCode,
+      headers: res.headers as Headers,
+      contentType: first(res.headers['content-type']),
+      requestId: first(res.headers['x-request-id']),
+      body: res.body as unknown as StreamResponse['body'],
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  private authHeader(scheme: AuthScheme): Record<string, string> {
+    return scheme === 'bearer' ? { authorization: `Bearer ${this.apiKey}` } : { 'x-api-key': this.apiKey };
+  }
+
+  /** Sends with retries; returns a 2xx response whose body is still unread, or throws. */
+  private async send(opts: RequestOptions & { accept?: string }, streaming: boolean): Promise<HttpResponse> {
+    const url = new URL(joinUrl(this.baseUrl, opts.path, opts.query));
+    const headers: Record<string, string> = {
+      'user-agent': this.userAgent,
+      accept: opts.accept ?? 'application/json',
+      ...this.authHeader(opts.auth),
+    };
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    const timeout = opts.timeoutMs ?? this.timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      const started = performance.now();
+      this.log?.(`> ${opts.method} ${url.toString()}${opts.auth === 'bearer' ? ' (Authorization: Bearer [redacted])' : ' (x-api-key: [redacted])'}`);
+      let res: HttpResponse;
+      try {
+        res = await this.agent.request({
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: opts.method,
+          headers,
+          body,
+          headersTimeout: timeout,
+          bodyTimeout: streaming ? 0 : timeout,
+          signal: opts.signal,
+        });
+      } catch (err) {
+        if (opts.signal?.aborted) throw err;
+        const code = (err as { code?: string }).code;
+        const wrapped = code && TIMEOUT_CODES.has(code) ? new RequestTimeoutError(url.toString(), timeout, err) : new ConnectionError(url.toString(), err);
+        this.log?.(`< ${wrapped.message} after ${ms(started)}`);
+        if (isIdempotent(opts.method) && attempt < this.retry.maxRetries) {
+          await this.wait(backoffDelay(attempt, this.retry), attempt, wrapped.message, opts.signal);
+          continue;
+        }
+        throw wrapped;
+      }
+      const requestId = first(res.headers['x-request-id']);
+      this.log?.(`< ${res.statusCode} in ${ms(started)}${requestId ? ` (request id ${requestId})` : ''}`);
+      if (res.statusCode < 400) return res;
+      const text = await res.body.text().catch(() => '');
+      const error = ApiError.fromResponse(res.statusCode, text, res.headers as Headers);
+      if (shouldRetryStatus(opts.method, res.statusCode) && attempt < this.retry.maxRetries) {
+        const retryAfter = parseRetryAfter(res.headers as Headers);
+        if (retryAfter === undefined || retryAfter <= this.retry.maxRetryAfterMs) {
+          await this.wait(retryAfter ?? backoffDelay(attempt, this.retry), attempt, `HTTP ${res.statusCode}`, opts.signal);
+          continue;
+        }
+      }
+      throw error;
+    }
+  }
+
+  private async wait(delayMs: number, attempt: number, reason: string, signal?: AbortSignal): Promise<void> {
+    this.log?.(`  retrying in ${(delayMs / 1000).toFixed(1)}s after ${reason} (retry ${attempt + 1} of ${this.retry.maxRetries})`);
+    await sleep(delayMs, undefined, { signal });
+  }
+}
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function ms(started: number): string {
+  return `${Math.round(performance.now() - started)}ms`;
+}

@@ -1,0 +1,70 @@
+import type { Env, IO } from './context.js';
+import { ExitCode } from './exit-codes.js';
+import { version } from './version.js';
+
+export interface MainDeps {
+  io?: IO;
+  env?: Env;
+  /** Aborted to interrupt the command (tests); the process's SIGINT does it otherwise. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs vap with argv (without node and script) and returns the exit code.
+ * `--version` is answered before Commander or anything else is loaded.
+ */
+export async function main(argv: string[], deps: MainDeps = {}): Promise<number> {
+  const io = deps.io ?? processIO();
+  const env = deps.env ?? process.env;
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    io.stdout.write(`vap ${version()}\n`);
+    return ExitCode.OK;
+  }
+
+  const controller = new AbortController();
+  deps.signal?.addEventListener('abort', () => controller.abort(deps.signal?.reason), { once: true });
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(ExitCode.INTERRUPTED);
+    controller.abort(new DOMException('interrupted', 'AbortError'));
+  };
+  if (!deps.signal) process.on('SIGINT', onSigint);
+
+  const [{ buildProgram, commanderExitCode }, { createContext }, { reportError }, { CommanderError }] = await Promise.all([
+    import('./program.js'),
+    import('./context.js'),
+    import('./report.js'),
+    import('commander'),
+  ]);
+  const debug = env.VAP_DEBUG === '1' || argv.includes('--verbose');
+  try {
+    const program = await buildProgram(argv, io, (globals) => createContext(io, env, globals, controller.signal));
+    await program.parseAsync(argv, { from: 'user' });
+    return controller.signal.aborted ? ExitCode.INTERRUPTED : ExitCode.OK;
+  } catch (err) {
+    if (err instanceof CommanderError) return commanderExitCode(err);
+    if (controller.signal.aborted && (err as Error)?.name === 'AbortError') {
+      io.stderr.write('error: interrupted\n');
+      return ExitCode.INTERRUPTED;
+    }
+    return reportError(err, io.stderr, { debug });
+  } finally {
+    if (!deps.signal) process.off('SIGINT', onSigint);
+  }
+}
+
+function processIO(): IO {
+  // A closed pipe (`vap agents list | head -1`) is not an error.
+  const ignoreEpipe = (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  };
+  process.stdout.on('error', ignoreEpipe);
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+  };
+}

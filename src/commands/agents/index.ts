@@ -1,0 +1,6 @@
+import type { RegisterGroup } from '../types.js';
+import { listCommand } from './list.js';
+
+export const register: RegisterGroup = (group, makeContext) => {
+  group.addCommand(listCommand(makeContext));
+};

@@ -1,0 +1,3 @@
+import type { RegisterGroup } from '../types.js';
+
+export const register: RegisterGroup = () => {};

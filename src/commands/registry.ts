@@ -1,0 +1,22 @@
+/**
+ * The command groups. Only the group named on the command line is loaded; the
+ * others stay as a name and a line of help, so `vap --version` and `vap <group>
+ * --help` never load the HTTP client, prompts, CSV parser, spinner or emulator.
+ */
+export interface GroupEntry {
+  name: string;
+  description: string;
+  load: () => Promise<{ register: import('./types.js').RegisterGroup }>;
+}
+
+export const GROUPS: GroupEntry[] = [
+  { name: 'auth', description: 'Log in with an API key, check it, log out', load: () => import('./auth/index.js') },
+  { name: 'config', description: 'Read and change settings of the active profile', load: () => import('./config/index.js') },
+  { name: 'agents', description: 'Create, change, version and roll back voice agents', load: () => import('./agents/index.js') },
+  { name: 'voices', description: 'List voices and play their previews', load: () => import('./voices/index.js') },
+  { name: 'contact-lists', description: 'Contact lists and their schemas', load: () => import('./contact-lists/index.js') },
+  { name: 'contacts', description: 'List contacts and bulk-import them from CSV or JSON', load: () => import('./contacts/index.js') },
+  { name: 'import-jobs', description: 'Follow, inspect and cancel contact import jobs', load: () => import('./import-jobs/index.js') },
+  { name: 'emulator', description: 'Run a local emulator of the platform API', load: () => import('./emulator/index.js') },
+  { name: 'completion', description: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion/index.js') },
+];

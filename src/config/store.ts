@@ -1,0 +1,68 @@
+import Conf from 'conf';
+
+export interface ProfileData {
+  apiKey?: string;
+  baseUrl?: string;
+  output?: string;
+}
+
+export interface ConfigData {
+  defaultProfile?: string;
+  profiles: Record<string, ProfileData>;
+}
+
+/**
+ * The config file (conf, mode 0600). Where it lives: conf's platform default for
+ * "vap" (for example ~/.config/vap/config.json), or `$VAP_CONFIG_DIR/config.json`.
+ */
+export class ConfigStore {
+  private readonly conf: Conf<ConfigData>;
+
+  constructor(env: Record<string, string | undefined>) {
+    this.conf = new Conf<ConfigData>({
+      projectName: 'vap',
+      projectSuffix: '',
+      configName: 'config',
+      cwd: env.VAP_CONFIG_DIR || undefined,
+      configFileMode: 0o600,
+      defaults: { profiles: {} },
+    });
+  }
+
+  get path(): string {
+    return this.conf.path;
+  }
+
+  get defaultProfile(): string | undefined {
+    return this.conf.get('defaultProfile');
+  }
+
+  setDefaultProfile(name: string): void {
+    this.conf.set('defaultProfile', name);
+  }
+
+  profiles(): Record<string, ProfileData> {
+    return this.conf.get('profiles') ?? {};
+  }
+
+  profile(name: string): ProfileData | undefined {
+    return this.profiles()[name];
+  }
+
+  updateProfile(name: string, patch: Partial<ProfileData>): void {
+    const all = this.profiles();
+    const next: ProfileData = { ...all[name], ...patch };
+    for (const k of Object.keys(next) as Array<keyof ProfileData>) {
+      if (next[k] === undefined) delete next[k];
+    }
+    this.conf.set('profiles', { ...all, [name]: next });
+  }
+
+  removeProfileKey(name: string, key: keyof ProfileData): boolean {
+    const p = this.profile(name);
+    if (!p || p[key] === undefined) return false;
+    const { [key]: _removed, ...rest } = p;
+    this.conf.set('profiles', { ...this.profiles(), [name]: rest });
+    return true;
+  }
+}

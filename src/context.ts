@@ -1,0 +1,138 @@
+import type { Readable, Writable } from 'node:stream';
+import type { ApiClient } from './api/client.js';
+import type { ConfigStore } from './config/store.js';
+import { resolveCredentials, type Credentials } from './config/resolve.js';
+import { AuthRequiredError } from './errors.js';
+import type { Format } from './ui/format.js';
+import { Output } from './ui/output.js';
+import { createPrompter, type Prompter } from './ui/prompter.js';
+import { startSpinner, type Spinner } from './ui/spinner.js';
+import { colorEnabled, loadChalk } from './ui/style.js';
+import { version } from './version.js';
+
+/** The process's streams, or a test's. Nothing below cli.ts reads `process.*`. */
+export interface IO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+}
+
+/** The global flags of CLI.md, as Commander parses them. */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  output?: Format;
+  json?: boolean;
+  query?: string;
+  quiet?: boolean;
+  color?: boolean;
+  input?: boolean;
+  yes?: boolean;
+  verbose?: boolean;
+}
+
+export type Env = Record<string, string | undefined>;
+
+/** What every command runs with: streams, output, prompts, config, and a lazily built API client. */
+export interface Context {
+  io: IO;
+  env: Env;
+  globals: GlobalOptions;
+  out: Output;
+  prompter: Prompter;
+  /** Aborted on Ctrl-C. */
+  signal: AbortSignal;
+  credentials(): Promise<Credentials>;
+  config(): Promise<ConfigStore>;
+  /** The API client; fails with exit 4 when there is no key. */
+  api(): Promise<ApiClient>;
+  spinner(text: string): Promise<Spinner>;
+  /** A line of information on stderr (suppressed by -q). */
+  info(message: string): void;
+  /** "✓ message" on stderr (suppressed by -q). */
+  success(message: string): Promise<void>;
+  /** "! message" on stderr. */
+  warn(message: string): Promise<void>;
+  /** Release what the context opened (HTTP connections). */
+  dispose(): Promise<void>;
+}
+
+export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: AbortSignal): Context {
+  const colorFlag = globals.color !== false;
+  const outColor = colorEnabled({ flag: colorFlag, isTTY: io.stdoutIsTTY, env });
+  const errColor = colorEnabled({ flag: colorFlag, isTTY: io.stderrIsTTY, env });
+  const format: Format | undefined = globals.json ? 'json' : globals.output;
+  const out = new Output(io.stdout, io.stderr, {
+    format,
+    query: globals.query,
+    quiet: Boolean(globals.quiet),
+    color: outColor,
+    stdoutIsTTY: io.stdoutIsTTY,
+  });
+  const canPrompt = io.stdinIsTTY && io.stderrIsTTY && globals.input !== false && !isCI(env);
+  const prompter = createPrompter({ canPrompt, input: io.stdin, output: io.stderr });
+
+  let configPromise: Promise<ConfigStore> | undefined;
+  let credsPromise: Promise<Credentials> | undefined;
+  let client: ApiClient | undefined;
+
+  const config = () =>
+    (configPromise ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env)));
+  const credentials = () =>
+    (credsPromise ??= resolveCredentials({ flags: { profile: globals.profile, baseUrl: globals.baseUrl }, env, openConfig: config }));
+
+  const ctx: Context = {
+    io,
+    env,
+    globals,
+    out,
+    prompter,
+    signal,
+    config,
+    credentials,
+    async api() {
+      if (client) return client;
+      const creds = await credentials();
+      if (!creds.apiKey) {
+        throw new AuthRequiredError(
+          creds.profile === 'default' ? 'no API key found' : `no API key found for profile "${creds.profile}"`,
+          'run `vap auth login`, or set VAP_API_KEY',
+        );
+      }
+      const { ApiClient } = await import('./api/client.js');
+      client = new ApiClient({
+        baseUrl: creds.baseUrl,
+        apiKey: creds.apiKey,
+        userAgent: `vap/${version()} node/${process.versions.node}`,
+        timeoutMs: env.VAP_TIMEOUT_MS ? Number(env.VAP_TIMEOUT_MS) : undefined,
+        log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
+      });
+      return client;
+    },
+    spinner: (text) => startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor }),
+    info(message) {
+      if (!globals.quiet) io.stderr.write(`${message}\n`);
+    },
+    async success(message) {
+      if (globals.quiet) return;
+      const chalk = await loadChalk(errColor);
+      io.stderr.write(`${chalk.green('✓')} ${message}\n`);
+    },
+    async warn(message) {
+      const chalk = await loadChalk(errColor);
+      io.stderr.write(`${chalk.yellow('!')} ${message}\n`);
+    },
+    async dispose() {
+      await client?.close().catch(() => undefined);
+    },
+  };
+  return ctx;
+}
+
+export function isCI(env: Env): boolean {
+  const ci = env.CI;
+  return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
+}

@@ -1,0 +1,6 @@
+import type { EmulatorModule } from './types.js';
+import { agentsModule } from './routes/agents.js';
+import { contactsModule } from './routes/contacts.js';
+
+/** Every route group the emulator serves. */
+export const MODULES: EmulatorModule[] = [agentsModule, contactsModule];

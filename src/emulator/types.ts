@@ -1,0 +1,58 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from './clock.js';
+import type { IdGenerator } from './ids.js';
+import type { Store } from './store.js';
+
+export interface Org {
+  id: string;
+  name: string;
+  apiKey: string;
+}
+
+export interface EmulatorOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Organizations and their keys; none gives one demo organization. */
+  orgs?: Array<{ name: string; apiKey: string }>;
+  timeScale?: number;
+  seed?: number;
+  dataDir?: string;
+  /** Let webhook and file URLs point at loopback addresses (local development and tests). */
+  allowLoopbackUrls?: boolean;
+  /** Largest request body accepted, in bytes. */
+  bodyLimit?: number;
+  /** One line per request, for `vap emulator start --log`. */
+  log?: (line: string) => void;
+}
+
+export type ResolvedOptions = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'orgs'>> & Pick<EmulatorOptions, 'dataDir' | 'log'>;
+
+/** What a route module gets: state, time, ids, the organizations and the options. */
+export interface ModuleEnv {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  orgs: Org[];
+  options: ResolvedOptions;
+  /** Registers work to run once the state is loaded (resume timers of jobs in flight). */
+  onReady(fn: () => void): void;
+  /** Registers cleanup to run on close (cancel timers). */
+  onClose(fn: () => void | Promise<void>): void;
+}
+
+/** A group of routes (one per resource group of the spec). */
+export interface EmulatorModule {
+  name: string;
+  register(app: FastifyInstance, env: ModuleEnv): void | Promise<void>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The organization of the API key (set by the auth hook on /api/v1 routes). */
+    org: Org;
+  }
+}
+
+export type Req = FastifyRequest;
+export type Reply = FastifyReply;

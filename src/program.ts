@@ -1,0 +1,106 @@
+import { Command, CommanderError, Option } from 'commander';
+import type { GlobalOptions } from './context.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
+import { GROUPS } from './commands/registry.js';
+import type { ContextFactory } from './commands/types.js';
+import { FORMATS } from './ui/format.js';
+import { version } from './version.js';
+import type { Writable } from 'node:stream';
+
+/** Global options that take a value, so that their values are not taken for a group name. */
+const VALUE_OPTIONS = new Set(['--profile', '--base-url', '-o', '--output', '--query']);
+
+/** The group named on the command line, if any (the first word that is not an option or an option's value). */
+export function groupInArgv(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return argv[i + 1];
+    if (a.startsWith('-')) {
+      if (VALUE_OPTIONS.has(a)) i++;
+      continue;
+    }
+    return a;
+  }
+  return undefined;
+}
+
+export interface ProgramIO {
+  stdout: Writable;
+  stderr: Writable;
+}
+
+/**
+ * Builds the command tree. With `loadAll`, every group's verbs are loaded (for
+ * completions); otherwise only the group in argv is.
+ */
+export async function buildProgram(argv: string[], io: ProgramIO, makeContext: ContextFactory, loadAll = false): Promise<Command> {
+  const program = new Command('vap')
+    .description('The command line for the Voice Agent Platform: agents, voices, contacts, and a local emulator.')
+    .version(`vap ${version()}`, '-V, --version', 'print the version')
+    .option('--profile <name>', 'config profile to use (env VAP_PROFILE)')
+    .option('--base-url <url>', 'API base URL (env VAP_BASE_URL)')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(FORMATS))
+    .option('--json', 'same as -o json')
+    .option('--query <expr>', 'JMESPath expression applied to the JSON data before printing')
+    .option('-q, --quiet', 'print only ids')
+    .option('--no-color', 'no colour (also NO_COLOR)')
+    .option('--no-input', 'never prompt (also when stdin is not a terminal, or CI is set)')
+    .option('-y, --yes', 'confirm destructive actions without asking')
+    .option('--verbose', 'log each HTTP request and response to stderr, key redacted')
+    .helpCommand('help [command]', 'show help for a command')
+    .addHelpText(
+      'after',
+      `
+Environment:
+  VAP_API_KEY    API key (never a flag, so it stays out of shell history)
+  VAP_BASE_URL   API base URL
+  VAP_PROFILE    config profile
+  NO_COLOR       turn colour off
+
+${EXIT_CODES_HELP}
+
+Examples:
+  $ vap emulator start --port 4010
+  $ vap auth login
+  $ vap agents list
+  $ vap agents create --name Reception --instructions "Greet callers" --engine realtime`,
+    );
+
+  const wanted = loadAll ? undefined : groupInArgv(argv);
+  for (const g of GROUPS) {
+    const group = program.command(g.name).description(g.description);
+    if (loadAll || g.name === wanted) {
+      const mod = await g.load();
+      await mod.register(group, makeContext);
+    }
+  }
+  configureTree(program, io);
+  return program;
+}
+
+/** Settings every command needs; commands built with `new Command()` do not inherit them. */
+function configureTree(cmd: Command, io: ProgramIO): void {
+  cmd
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .showSuggestionAfterError(true)
+    .showHelpAfterError(`(run \`${commandPath(cmd)} --help\` for usage)`);
+  for (const sub of cmd.commands) configureTree(sub, io);
+}
+
+export function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** Commander's own errors: help and version exit 0; everything else is a usage error (exit 2). */
+export function commanderExitCode(err: CommanderError): number {
+  if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+  return 2;
+}
+
+export type { GlobalOptions };

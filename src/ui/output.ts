@@ -1,0 +1,166 @@
+import type { Writable } from 'node:stream';
+import { UsageError } from '../errors.js';
+import { cellText, FORMATS, tsvField, type Column, type Format } from './format.js';
+import { loadChalk } from './style.js';
+
+export interface OutputSettings {
+  /** The format asked for with -o/--json; undefined when none was. */
+  format?: Format;
+  query?: string;
+  quiet: boolean;
+  color: boolean;
+  stdoutIsTTY: boolean;
+}
+
+export interface ListSpec<T> {
+  columns: Column<T>[];
+  /** The id printed by -q; defaults to the `id` field. */
+  id?: (row: T) => unknown;
+  /** Said on stderr when a TTY listing is empty. */
+  empty?: string;
+}
+
+export interface ItemSpec<T> {
+  fields: Column<T>[];
+  id?: (row: T) => unknown;
+}
+
+export function parseFormat(value: string): Format {
+  if ((FORMATS as readonly string[]).includes(value)) return value as Format;
+  throw new UsageError(`invalid output format "${value}"`, `use one of: ${FORMATS.join(', ')}`);
+}
+
+const defaultId = (row: unknown) => (row as { id?: unknown } | null)?.id;
+
+/**
+ * Prints command results on stdout: a table on a terminal, TSV without headers when
+ * piped, or JSON / NDJSON / TSV when asked; `--query` filters the JSON data first and
+ * `-q` prints ids only. Listings stream: NDJSON, TSV, ids and JSON arrays are written
+ * item by item as pages arrive.
+ */
+export class Output {
+  constructor(
+    private readonly stdout: Writable,
+    private readonly stderr: Writable,
+    private readonly settings: OutputSettings,
+  ) {}
+
+  /** The format data will be printed in. */
+  get format(): Format {
+    if (this.settings.format) return this.settings.format;
+    if (this.settings.query) return 'json';
+    return this.settings.stdoutIsTTY ? 'table' : 'tsv';
+  }
+
+  /** Whether output is for a person (a table on a terminal). */
+  get human(): boolean {
+    return this.format === 'table' && !this.settings.quiet;
+  }
+
+  async list<T>(items: AsyncIterable<T> | Iterable<T>, spec: ListSpec<T>): Promise<number> {
+    const idOf = spec.id ?? defaultId;
+    let count = 0;
+    if (this.settings.query) {
+      const all: T[] = [];
+      for await (const item of items) all.push(item);
+      await this.queried(all);
+      return all.length;
+    }
+    if (this.settings.quiet) {
+      for await (const item of items) {
+        await this.write(`${cellText(idOf(item))}\n`);
+        count++;
+      }
+      return count;
+    }
+    switch (this.format) {
+      case 'ndjson':
+        for await (const item of items) {
+          await this.write(`${JSON.stringify(item)}\n`);
+          count++;
+        }
+        return count;
+      case 'tsv':
+        for await (const item of items) {
+          await this.write(`${spec.columns.map((c) => tsvField(c.value(item))).join('\t')}\n`);
+          count++;
+        }
+        return count;
+      case 'json':
+        for await (const item of items) {
+          await this.write(`${count === 0 ? '[\n' : ',\n'}${indent(JSON.stringify(item, null, 2))}`);
+          count++;
+        }
+        await this.write(count === 0 ? '[]\n' : '\n]\n');
+        return count;
+      case 'table': {
+        const rows: T[] = [];
+        for await (const item of items) rows.push(item);
+        if (rows.length === 0) {
+          this.stderr.write(`${spec.empty ?? 'No results.'}\n`);
+          return 0;
+        }
+        const [{ renderTable }, chalk] = await Promise.all([import('./table.js'), loadChalk(this.settings.color)]);
+        await this.write(`${renderTable(rows, spec.columns, chalk)}\n`);
+        return rows.length;
+      }
+    }
+  }
+
+  async item<T>(obj: T, spec: ItemSpec<T>): Promise<void> {
+    if (this.settings.query) return this.queried(obj);
+    if (this.settings.quiet) {
+      await this.write(`${cellText((spec.id ?? defaultId)(obj))}\n`);
+      return;
+    }
+    switch (this.format) {
+      case 'json':
+        return this.write(`${JSON.stringify(obj, null, 2)}\n`);
+      case 'ndjson':
+        return this.write(`${JSON.stringify(obj)}\n`);
+      case 'tsv':
+        return this.write(spec.fields.map((f) => `${f.header}\t${tsvField(f.value(obj))}\n`).join(''));
+      case 'table': {
+        const [{ renderDetail }, chalk] = await Promise.all([import('./table.js'), loadChalk(this.settings.color)]);
+        return this.write(`${renderDetail(obj, spec.fields, chalk)}\n`);
+      }
+    }
+  }
+
+  /** Prints data that has no table shape (or whose shape is the user's query). */
+  async data(value: unknown): Promise<void> {
+    if (this.settings.query) return this.queried(value);
+    await this.writeJsonLike(value);
+  }
+
+  private async queried(value: unknown): Promise<void> {
+    const { applyQuery } = await import('./query.js');
+    await this.writeJsonLike(applyQuery(value, this.settings.query!));
+  }
+
+  private async writeJsonLike(value: unknown): Promise<void> {
+    const format = this.settings.format ?? 'json';
+    if (format === 'ndjson' && Array.isArray(value)) {
+      for (const v of value) await this.write(`${JSON.stringify(v)}\n`);
+    } else if (format === 'tsv' && Array.isArray(value)) {
+      for (const v of value) await this.write(`${Array.isArray(v) ? v.map(tsvField).join('\t') : tsvField(v)}\n`);
+    } else if (format === 'tsv' && (typeof value !== 'object' || value === null)) {
+      await this.write(`${tsvField(value)}\n`);
+    } else {
+      await this.write(`${JSON.stringify(value, null, format === 'ndjson' ? 0 : 2)}\n`);
+    }
+  }
+
+  /** Writes respecting back-pressure, so a slow pipe never buffers a whole listing. */
+  private write(text: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const ok = this.stdout.write(text, (err) => (err ? reject(err) : undefined));
+      if (ok) resolve();
+      else this.stdout.once('drain', resolve);
+    });
+  }
+}
+
+function indent(s: string): string {
+  return s.replace(/^/gm, '  ');
+}

@@ -1,0 +1,45 @@
+import type { Readable, Writable } from 'node:stream';
+import { InterruptedError, UsageError } from '../errors.js';
+
+export interface Choice<T> {
+  name: string;
+  value: T;
+  description?: string;
+}
+
+/** Prompts on a terminal (stdin in, stderr out); with no terminal, fails naming the flag that answers. */
+export interface Prompter {
+  readonly canPrompt: boolean;
+  confirm(message: string, opts: { flag: string; default?: boolean }): Promise<boolean>;
+  input(message: string, opts: { flag: string; default?: string; validate?: (v: string) => true | string }): Promise<string>;
+  password(message: string, opts: { flag: string }): Promise<string>;
+  select<T>(message: string, choices: Choice<T>[], opts: { flag: string; default?: T }): Promise<T>;
+  checkbox<T>(message: string, choices: Array<Choice<T> & { checked?: boolean }>, opts: { flag: string }): Promise<T[]>;
+}
+
+export function createPrompter(opts: { canPrompt: boolean; input: Readable; output: Writable }): Prompter {
+  const context = { input: opts.input, output: opts.output, clearPromptOnDone: false };
+  const refuse = (message: string, flag: string): never => {
+    throw new UsageError(`cannot ask "${message}" without a terminal`, `pass ${flag}`);
+  };
+  const guard = async <T>(message: string, flag: string, ask: (p: typeof import('@inquirer/prompts')) => Promise<T>): Promise<T> => {
+    if (!opts.canPrompt) refuse(message, flag);
+    const prompts = await import('@inquirer/prompts');
+    try {
+      return await ask(prompts);
+    } catch (err) {
+      if ((err as Error).name === 'ExitPromptError' || (err as Error).name === 'AbortPromptError') throw new InterruptedError();
+      throw err;
+    }
+  };
+  return {
+    canPrompt: opts.canPrompt,
+    confirm: (message, o) => guard(message, o.flag, (p) => p.confirm({ message, default: o.default ?? false }, context)),
+    input: (message, o) => guard(message, o.flag, (p) => p.input({ message, default: o.default, validate: o.validate }, context)),
+    password: (message, o) => guard(message, o.flag, (p) => p.password({ message, mask: '*' }, context)),
+    select: <T>(message: string, choices: Choice<T>[], o: { flag: string; default?: T }) =>
+      guard(message, o.flag, (p) => p.select<T>({ message, choices, default: o.default }, context)),
+    checkbox: <T>(message: string, choices: Array<Choice<T> & { checked?: boolean }>, o: { flag: string }) =>
+      guard(message, o.flag, (p) => p.checkbox<T>({ message, choices }, context)),
+  };
+}

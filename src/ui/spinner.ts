@@ -1,0 +1,23 @@
+import type { Writable } from 'node:stream';
+
+export interface Spinner {
+  text(t: string): void;
+  succeed(t?: string): void;
+  fail(t?: string): void;
+  stop(): void;
+}
+
+const NOOP: Spinner = { text() {}, succeed() {}, fail() {}, stop() {} };
+
+/** A spinner on stderr (ora, loaded on first use); nothing at all when stderr is not a terminal. */
+export async function startSpinner(text: string, opts: { stream: Writable; enabled: boolean; color: boolean }): Promise<Spinner> {
+  if (!opts.enabled) return NOOP;
+  const { default: ora } = await import('ora');
+  const s = ora({ text, stream: opts.stream as NodeJS.WritableStream, color: opts.color ? 'cyan' : false, isEnabled: true, discardStdin: false }).start();
+  return {
+    text: (t) => { s.text = t; },
+    succeed: (t) => { s.succeed(t); },
+    fail: (t) => { s.fail(t); },
+    stop: () => { s.stop(); },
+  };
+}

@@ -1,0 +1,36 @@
+import Table from 'cli-table3';
+import type { ChalkInstance } from 'chalk';
+import { cellText, truncate, type Column } from './format.js';
+
+const NO_BORDERS = {
+  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
+  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+  left: '', 'left-mid': '', mid: '', 'mid-mid': '',
+  right: '', 'right-mid': '', middle: '  ',
+};
+
+/** A borderless table in the manner of gh: bold headers, columns two spaces apart. */
+export function renderTable<T>(rows: T[], columns: Column<T>[], chalk: ChalkInstance, maxCell = 60): string {
+  const table = new Table({
+    head: columns.map((c) => chalk.bold(c.header.toUpperCase())),
+    chars: NO_BORDERS,
+    style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
+  });
+  for (const row of rows) table.push(columns.map((c) => truncate(cellText(c.value(row)), maxCell)));
+  return table.toString().split('\n').map((l) => l.trimEnd()).join('\n');
+}
+
+/** A detail view: one `Label  value` line per field. */
+export function renderDetail<T>(obj: T, fields: Column<T>[], chalk: ChalkInstance): string {
+  const width = Math.max(...fields.map((f) => f.header.length));
+  return fields
+    .map((f) => {
+      const text = cellText(f.value(obj));
+      return `${chalk.bold(f.header.padEnd(width))}  ${text.includes('\n') ? `\n${indent(text)}` : text}`;
+    })
+    .join('\n');
+}
+
+function indent(s: string): string {
+  return s.split('\n').map((l) => `  ${l}`).join('\n');
+}

@@ -50,6 +50,8 @@ export interface Context {
   /** The API client; fails with exit 4 when there is no key. */
   api(): Promise<ApiClient>;
   spinner(text: string): Promise<Spinner>;
+  /** chalk for text written to stdout (colour only when wanted there). */
+  stdoutStyle(): Promise<import('chalk').ChalkInstance>;
   /** A line of information on stderr (suppressed by -q). */
   info(message: string): void;
   /** "✓ message" on stderr (suppressed by -q). */
@@ -112,6 +114,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
       });
       return client;
     },
+    stdoutStyle: () => loadChalk(outColor),
     spinner: (text) => startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor }),
     info(message) {
       if (!globals.quiet) io.stderr.write(`${message}\n`);

@@ -1,3 +1,28 @@
+import { Argument } from 'commander';
+import { SHELLS, type Shell } from '../../completion/scripts.js';
+import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
 
-export const register: RegisterGroup = () => {};
+export const register: RegisterGroup = (group, makeContext) => {
+  group
+    .addArgument(new Argument('<shell>', 'the shell to complete for').choices(SHELLS))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ source <(vap completion bash)
+  $ vap completion zsh > "\${fpath[1]}/_vap"
+  $ vap completion fish > ~/.config/fish/completions/vap.fish`,
+    )
+    .action(
+      action(makeContext, async (args, _opts, ctx) => {
+        const [{ buildProgram }, { completionTree }, { completionScript }] = await Promise.all([
+          import('../../program.js'),
+          import('../../completion/tree.js'),
+          import('../../completion/scripts.js'),
+        ]);
+        const full = await buildProgram([], ctx.io, makeContext, true);
+        ctx.io.stdout.write(completionScript(args[0] as Shell, completionTree(full)));
+      }),
+    );
+};

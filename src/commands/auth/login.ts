@@ -1,0 +1,84 @@
+import { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { keyPrefix } from '../../config/resolve.js';
+import { AuthRequiredError, UsageError } from '../../errors.js';
+import { action } from '../action.js';
+import type { ContextFactory } from '../types.js';
+
+interface LoginOptions {
+  withKey?: boolean;
+  verify: boolean;
+}
+
+export function loginCommand(makeContext: ContextFactory): Command {
+  return new Command('login')
+    .description('Store an API key in the active profile (prompted on a terminal, or read from stdin with --with-key)')
+    .option('--with-key', 'read the key from standard input (for CI and scripts)')
+    .option('--no-verify', 'store the key without checking it against the API')
+    .addHelpText(
+      'after',
+      `
+The key is checked against the API, then stored in the profile's config file
+(mode 0600) together with the base URL given by --base-url or VAP_BASE_URL.
+
+Examples:
+  $ vap auth login
+  $ vap auth login --base-url http://127.0.0.1:4010
+  $ echo "$VAP_KEY" | vap auth login --with-key --profile ci`,
+    )
+    .action(action<LoginOptions>(makeContext, (_args, opts, ctx) => run(opts, ctx)));
+}
+
+async function readStdin(ctx: Context): Promise<string> {
+  let text = '';
+  for await (const chunk of ctx.io.stdin) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+  return text;
+}
+
+export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
+  let key: string;
+  if (opts.withKey) {
+    if (ctx.io.stdinIsTTY) throw new UsageError('--with-key reads the key from standard input, but stdin is a terminal', 'pipe the key in: echo "$KEY" | vap auth login --with-key');
+    key = (await readStdin(ctx)).trim();
+  } else {
+    if (!ctx.prompter.canPrompt) {
+      throw new UsageError('no terminal to ask for the key', 'pipe it in with --with-key: echo "$KEY" | vap auth login --with-key');
+    }
+    key = (await ctx.prompter.password('API key:', { flag: '--with-key' })).trim();
+  }
+  if (!key) throw new UsageError('the API key is empty', 'pass the key on stdin with --with-key, or type it at the prompt');
+  if (/\s/.test(key)) throw new UsageError('the API key contains white space', 'check that only the key was pasted');
+
+  const creds = await ctx.credentials();
+  const baseUrl = creds.baseUrl;
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new UsageError(`invalid base URL "${baseUrl}"`, 'pass an http(s) URL with --base-url');
+  }
+
+  if (opts.verify) {
+    const { ApiClient } = await import('../../api/client.js');
+    const { checkKey } = await import('../../api/identity.js');
+    const { AuthenticationError, PermissionDeniedError } = await import('../../api/errors.js');
+    const { version } = await import('../../version.js');
+    const api = new ApiClient({ baseUrl, apiKey: key, userAgent: `vap/${version()}`, log: ctx.globals.verbose ? (l) => ctx.io.stderr.write(`${l}\n`) : undefined });
+    try {
+      await checkKey(api, 'bearer', ctx.signal);
+    } catch (err) {
+      if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
+        throw new AuthRequiredError(`the API at ${baseUrl} refused this key (HTTP ${err.status}); nothing was stored`, 'check the key and try again');
+      }
+      throw err;
+    } finally {
+      await api.close();
+    }
+  }
+
+  const store = await ctx.config();
+  store.updateProfile(creds.profile, { apiKey: key, baseUrl });
+  await ctx.success(`Logged in to ${baseUrl} as profile "${creds.profile}" (key ${keyPrefix(key)})`);
+  if (ctx.env.VAP_API_KEY && ctx.env.VAP_API_KEY !== key) {
+    await ctx.warn('VAP_API_KEY is set in the environment and takes precedence over the stored key');
+  }
+}

@@ -1,0 +1,114 @@
+import { createReadStream } from 'node:fs';
+import { UsageError } from '../errors.js';
+import { describeFsError, type FieldInput } from './schema-input.js';
+import { checkValue, isBlank, type FieldType } from './validate.js';
+
+/**
+ * Schema inference from a sample of CSV rows. A column gets a type only when
+ * every non-blank sampled value has it; otherwise it stays `string`, the type
+ * that accepts everything. Checks run from the most to the least specific:
+ * boolean, phone, email, number, date, string. Inferred fields are never
+ * required (a sample cannot prove that later rows fill a column); the
+ * confirmation table shows how full each column was so the user can decide.
+ */
+
+const BOOLEAN_WORDS = new Set(['true', 'false', 'yes', 'no']);
+const PHONE_NAME = /phone|mobile|cell|tel\b|telephone|fax|msisdn/i;
+const PHONE_LIKE = /^\+?[\d\s().-]+$/;
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+/** `02134` is a code (zip, account), not a number: sending it as one would drop the zero. */
+const LEADING_ZERO = /^[+-]?0\d/;
+
+export interface ColumnStats {
+  name: string;
+  type: FieldType;
+  /** Sampled rows in which the column was not blank. */
+  filled: number;
+  sampled: number;
+  /** The first non-blank value seen. */
+  example?: string;
+}
+
+export interface InferredSchema {
+  fields: FieldInput[];
+  columns: ColumnStats[];
+  /** Data rows read (not counting the header). */
+  sampledRows: number;
+  /** True when the file had more rows than were sampled. */
+  truncated: boolean;
+}
+
+/** The type of a column from its sampled values (the header name is a hint for national phone numbers). */
+export function inferType(values: readonly unknown[], name = ''): FieldType {
+  const texts = values.filter((v) => !isBlank(v)).map((v) => String(v).trim());
+  if (texts.length === 0) return 'string';
+  const all = (pred: (s: string) => boolean) => texts.every(pred);
+  if (all((s) => BOOLEAN_WORDS.has(s.toLowerCase()))) return 'boolean';
+  if (all((s) => s.startsWith('+') && checkValue('phone', s).ok)) return 'phone';
+  if (PHONE_NAME.test(name) && all((s) => PHONE_LIKE.test(s) && digitCount(s) >= 7 && digitCount(s) <= 15)) return 'phone';
+  if (all((s) => s.includes('@') && checkValue('email', s).ok)) return 'email';
+  if (all((s) => NUMBER.test(s) && !LEADING_ZERO.test(s))) return 'number';
+  if (all((s) => /^\d{4}-\d{2}/.test(s) && checkValue('date', s).ok)) return 'date';
+  return 'string';
+}
+
+function digitCount(s: string): number {
+  return s.replace(/\D/g, '').length;
+}
+
+/** Infers a schema from a header row and sampled data rows. Refuses blank or repeated header names. */
+export function inferSchema(header: readonly string[], rows: readonly (readonly string[])[], opts: { truncated?: boolean; source?: string } = {}): InferredSchema {
+  const source = opts.source ?? 'the CSV file';
+  const names = header.map((h) => h.trim());
+  const seen = new Set<string>();
+  names.forEach((n, i) => {
+    if (!n) throw new UsageError(`column ${i + 1} of the header of ${source} has no name`, 'every column needs a name in the header row');
+    if (seen.has(n)) throw new UsageError(`the header of ${source} names "${n}" twice`, 'field names must be unique');
+    seen.add(n);
+  });
+  const columns: ColumnStats[] = names.map((name, i) => {
+    const values = rows.map((r) => r[i]);
+    const filled = values.filter((v) => !isBlank(v));
+    return { name, type: inferType(values, name), filled: filled.length, sampled: rows.length, example: filled[0]?.trim() };
+  });
+  return {
+    fields: columns.map((c) => ({ name: c.name, type: c.type })),
+    columns,
+    sampledRows: rows.length,
+    truncated: Boolean(opts.truncated),
+  };
+}
+
+/**
+ * Reads only the header and the first `sampleRows` data rows of a CSV file
+ * (csv-parse, loaded here so that it stays out of start-up).
+ */
+export async function readCsvSample(path: string, sampleRows: number, flag = '--from-csv'): Promise<{ header: string[]; rows: string[][]; truncated: boolean }> {
+  const { parse } = await import('csv-parse');
+  const file = createReadStream(path);
+  // One record more than wanted tells whether the file goes on.
+  const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true, to: sampleRows + 2 });
+  const records: string[][] = [];
+  const fileError = new Promise<never>((_, reject) => file.once('error', reject));
+  fileError.catch(() => undefined);
+  try {
+    file.pipe(parser);
+    await Promise.race([
+      (async () => {
+        for await (const rec of parser as AsyncIterable<string[]>) records.push(rec);
+      })(),
+      fileError,
+    ]);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code && /^E[A-Z]+$/.test(code) && !code.startsWith('CSV')) throw new UsageError(`cannot read ${flag} "${path}": ${describeFsError(err)}`);
+    throw new UsageError(`${flag} "${path}" is not valid CSV: ${(err as Error).message}`);
+  } finally {
+    file.unpipe(parser);
+    file.destroy();
+  }
+  const [header, ...rest] = records;
+  if (!header) throw new UsageError(`${flag} "${path}" is empty`, 'expected a header row of field names, then data rows');
+  const truncated = rest.length > sampleRows;
+  return { header, rows: truncated ? rest.slice(0, sampleRows) : rest, truncated };
+}

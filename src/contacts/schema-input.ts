@@ -99,13 +99,20 @@ export async function readSchemaFile(path: string, flag = '--schema-file'): Prom
   return parseSchemaJson(text, `${flag} "${path}"`);
 }
 
-/** Fields of `base`, with those of `overrides` replacing same-named ones and new ones appended. */
+/**
+ * Fields of `base`, with those of `overrides` replacing same-named ones (keeping
+ * the base's `required` when the override says nothing) and new ones appended.
+ */
 export function mergeFields(base: readonly FieldInput[], overrides: readonly FieldInput[]): FieldInput[] {
   const out = base.map((f) => ({ ...f }));
   for (const o of overrides) {
     const i = out.findIndex((f) => f.name === o.name);
-    if (i >= 0) out[i] = { ...o };
-    else out.push({ ...o });
+    if (i < 0) {
+      out.push({ ...o });
+      continue;
+    }
+    const required = o.required ?? out[i]!.required;
+    out[i] = required === undefined ? { name: o.name, type: o.type } : { name: o.name, type: o.type, required };
   }
   return out;
 }

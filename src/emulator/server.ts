@@ -14,6 +14,9 @@ export interface RequestLogEntry {
   path: string;
   status?: number;
   at: string;
+  userAgent?: string;
+  /** Which auth header form was sent (never the key). */
+  auth: 'bearer' | 'x-api-key' | 'both' | 'none';
 }
 
 export interface Emulator {
@@ -83,7 +86,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   app.addHook('onResponse', async (req, reply) => {
     const path = req.url.split('?')[0]!;
     if (path.startsWith(CONTROL)) return;
-    requestLog.push({ method: req.method, path, status: reply.statusCode, at: new Date().toISOString() });
+    const bearer = Boolean(req.headers.authorization);
+    const xKey = Boolean(req.headers['x-api-key']);
+    requestLog.push({
+      method: req.method,
+      path,
+      status: reply.statusCode,
+      at: new Date().toISOString(),
+      userAgent: req.headers['user-agent'],
+      auth: bearer && xKey ? 'both' : bearer ? 'bearer' : xKey ? 'x-api-key' : 'none',
+    });
     if (requestLog.length > MAX_LOG) requestLog.splice(0, requestLog.length - MAX_LOG);
     opts.log?.(`${req.method} ${req.url} ${reply.statusCode}`);
   });

@@ -10,7 +10,7 @@ export interface TestEmulator extends Emulator {
   /** Arms a fault: the next `count` requests matching method and path misbehave. */
   fault(f: { method?: string; path: string; status?: number; count?: number; retryAfter?: number | string; delayMs?: number; drop?: boolean }): Promise<void>;
   /** Requests the emulator received on the API surface since the last clearRequests(). */
-  requests(): Promise<Array<{ method: string; path: string; status?: number }>>;
+  requests(): Promise<Array<{ method: string; path: string; status?: number; userAgent?: string; auth: string }>>;
   clearRequests(): Promise<void>;
 }
 
@@ -31,7 +31,7 @@ export async function startTestEmulator(opts: EmulatorOptions = {}): Promise<Tes
     fault: async (f: Parameters<TestEmulator['fault']>[0]) => {
       await control('POST', '/faults', f);
     },
-    requests: async () => (await control<{ requests: Array<{ method: string; path: string; status?: number }> }>('GET', '/requests')).requests,
+    requests: async () => (await control<{ requests: Array<{ method: string; path: string; status?: number; userAgent?: string; auth: string }> }>('GET', '/requests')).requests,
     clearRequests: async () => {
       await control('DELETE', '/requests');
     },

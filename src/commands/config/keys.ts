@@ -2,6 +2,7 @@ import { UsageError } from '../../errors.js';
 
 /** The settings `vap config` reads and writes. */
 export const CONFIG_KEYS = {
+  profile: 'the profile in effect (read-only: choose it with --profile, VAP_PROFILE or default_profile)',
   base_url: 'API base URL of the active profile',
   default_profile: 'profile used when neither --profile nor VAP_PROFILE is given',
   api_key: 'API key of the active profile (read-only here: shown as a prefix; set it with `vap auth login`)',

@@ -21,6 +21,7 @@ Examples:
 export async function run(rawKey: string, value: string, ctx: Context): Promise<void> {
   const key = parseConfigKey(rawKey);
   if (key === 'api_key') throw new UsageError('the API key is not set with `vap config set`', 'run `vap auth login` (it checks the key and keeps it out of shell history)');
+  if (key === 'profile') throw new UsageError('the profile in effect is not a stored setting', 'choose it with --profile or VAP_PROFILE, or store a default with `vap config set default_profile <name>`');
   const creds = await ctx.credentials();
   const store = await ctx.config();
   if (key === 'base_url') {

@@ -1,0 +1,61 @@
+import { Command } from 'commander';
+import { getImportJob, type ImportJob } from '../../api/contacts.js';
+import type { Context } from '../../context.js';
+import { action } from '../action.js';
+import type { ContextFactory } from '../types.js';
+
+/** Errors shown in a terminal detail view; --json and TSV carry them all. */
+const MAX_ERRORS_SHOWN = 50;
+
+export function getCommand(makeContext: ContextFactory): Command {
+  return new Command('get')
+    .alias('show')
+    .description("Show an import job: status, progress and the rows that failed")
+    .argument('<jobId>', 'import job id')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ vap import-jobs get job_123
+  $ vap import-jobs get job_123 --json
+  $ vap import-jobs get job_123 --query "errors[].row"`,
+    )
+    .action(action<object>(makeContext, ([id], _opts, ctx) => run(id!, ctx)));
+}
+
+export async function run(id: string, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const job = await getImportJob(api, id, ctx.signal);
+  await printJob(job, ctx);
+}
+
+/** `processed/total (successful ok, failed failed)`. */
+export function progressText(job: ImportJob): string {
+  const p = job.progress ?? { total: 0, processed: 0, successful: 0, failed: 0 };
+  return `${p.processed}/${p.total} (${p.successful} ok, ${p.failed} failed)`;
+}
+
+/** One `row N, field F: message` line per error. */
+export function errorLines(errors: ImportJob['errors'] | undefined, max = Infinity): string[] {
+  const list = errors ?? [];
+  const lines = list.slice(0, max).map((e) => `row ${e.row}${e.field ? `, field ${e.field}` : ''}: ${e.message}`);
+  if (list.length > max) lines.push(`… and ${list.length - max} more (see them all with --json)`);
+  return lines;
+}
+
+/** Prints a job on stdout as a detail view (terminal), key/value lines (TSV) or the raw object (JSON). */
+export async function printJob(job: ImportJob, ctx: Context): Promise<void> {
+  const human = ctx.out.human;
+  const errors = errorLines(job.errors, human ? MAX_ERRORS_SHOWN : Infinity);
+  await ctx.out.item(job, {
+    fields: [
+      { header: 'id', value: (j) => j.id },
+      { header: 'list', value: (j) => j.contactListId },
+      { header: 'status', value: (j) => j.status },
+      { header: 'progress', value: progressText },
+      { header: 'created', value: (j) => j.createdAt },
+      { header: 'updated', value: (j) => j.updatedAt },
+      { header: 'errors', value: () => (errors.length ? errors.join('\n') : human ? 'none' : '') },
+    ],
+  });
+}

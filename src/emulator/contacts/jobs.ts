@@ -1,0 +1,254 @@
+import { validateRecord } from '../../contacts/validate.js';
+import type { ModuleEnv } from '../types.js';
+import { FileFetcher, FileImportError } from './file-fetch.js';
+import {
+  contactsCollection,
+  isActive,
+  isPlainObject,
+  JOB_ROWS,
+  JOBS,
+  LIMITS,
+  LISTS,
+  TIMING,
+  type JobSource,
+  type StoredContact,
+  type StoredJob,
+  type StoredList,
+} from './model.js';
+
+/**
+ * Import jobs in simulated time: `pending` for TIMING.pendingMs, then
+ * `processing` in chunks of TIMING.chunkRows rows per TIMING.chunkMs (one timer
+ * per chunk, so a large job never holds the event loop), then `completed`; a file
+ * that cannot be fetched or parsed makes the job `failed`. Progress always holds
+ * processed = successful + failed <= total. The job's own record is the cursor
+ * (rows are processed in order, `processed` is the next index), so a restarted
+ * emulator resumes each job from its stored state.
+ */
+export class ImportJobRunner {
+  private readonly timers = new Map<string, () => void>();
+  private readonly fetches = new Map<string, AbortController>();
+  /** Parsed rows of file jobs (not persisted: a restart fetches the file again). */
+  private readonly fileRows = new Map<string, unknown[]>();
+  private readonly fetcher: FileFetcher;
+  private closed = false;
+
+  constructor(private readonly env: ModuleEnv) {
+    this.fetcher = new FileFetcher(env.options.allowLoopbackUrls, {
+      maxBytes: LIMITS.fileBytes,
+      maxRows: LIMITS.fileRows,
+      timeoutMs: LIMITS.fileTimeoutMs,
+      maxRedirects: LIMITS.fileRedirects,
+    });
+  }
+
+  private jobs(orgId: string) {
+    return this.env.store.collection<StoredJob>(orgId, JOBS);
+  }
+
+  /** Creates a pending job and schedules it. `rows` are the request's contacts (none for a file). */
+  create(orgId: string, listId: string, source: JobSource, rows?: unknown[]): StoredJob {
+    const now = this.env.clock.iso();
+    const id = this.env.ids.next('job');
+    const total = rows?.length ?? 0;
+    const job: StoredJob = {
+      id,
+      contactListId: listId,
+      status: 'pending',
+      progress: { total, processed: 0, successful: 0, failed: 0 },
+      errors: [],
+      errorsTruncated: false,
+      source,
+      message: source.type === 'file' ? `waiting to fetch ${source.fileFormat.toUpperCase()} file` : `waiting to start: ${total} contacts`,
+      createdAt: now,
+      updatedAt: now,
+      startedAt: null,
+      finishedAt: null,
+    };
+    this.jobs(orgId).set(id, job);
+    if (rows) this.env.store.collection<unknown[]>(orgId, JOB_ROWS).set(id, rows);
+    this.env.store.markDirty();
+    this.schedule(orgId, id, TIMING.pendingMs);
+    return job;
+  }
+
+  /** Cancels a pending or processing job (the caller checked the status). Rows already stored stay. */
+  cancel(orgId: string, job: StoredJob): void {
+    this.stop(orgId, job.id);
+    const p = job.progress;
+    this.finish(orgId, job, 'cancelled', `cancelled by the user after ${p.processed} of ${p.total} rows (${p.successful} contacts imported, which stay in the list)`);
+  }
+
+  /** Deletes finished jobs past their retention (30 days of simulated time after they finished). */
+  sweep(orgId: string): void {
+    const jobs = this.jobs(orgId);
+    const now = this.env.clock.nowMs();
+    for (const [id, j] of jobs) {
+      if (j.finishedAt && Date.parse(j.finishedAt) + TIMING.retentionMs <= now) {
+        jobs.delete(id);
+        this.env.store.markDirty();
+      }
+    }
+  }
+
+  /** Reschedules every job left pending or processing by a previous run (persisted state). */
+  resumeAll(): void {
+    for (const [orgId, jobs] of this.env.store.allCollections<StoredJob>(JOBS)) {
+      for (const j of jobs.values()) {
+        if (isActive(j.status)) this.schedule(orgId, j.id, j.status === 'pending' ? TIMING.pendingMs : 0);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+    for (const c of this.fetches.values()) c.abort();
+    this.fetches.clear();
+    await this.fetcher.close();
+  }
+
+  private key(orgId: string, jobId: string) {
+    return `${orgId}/${jobId}`;
+  }
+
+  private schedule(orgId: string, jobId: string, simMs: number): void {
+    if (this.closed) return;
+    const k = this.key(orgId, jobId);
+    this.timers.get(k)?.();
+    this.timers.set(
+      k,
+      this.env.clock.after(simMs, () => {
+        this.timers.delete(k);
+        try {
+          this.step(orgId, jobId);
+        } catch (err) {
+          // A bug must not leave a job spinning: fail it with the reason.
+          const job = this.jobs(orgId).get(jobId);
+          if (job && isActive(job.status)) this.finish(orgId, job, 'failed', `internal error while importing: ${(err as Error).message}`);
+        }
+      }),
+    );
+  }
+
+  private stop(orgId: string, jobId: string): void {
+    const k = this.key(orgId, jobId);
+    this.timers.get(k)?.();
+    this.timers.delete(k);
+    this.fetches.get(k)?.abort();
+    this.fetches.delete(k);
+  }
+
+  private touch(job: StoredJob): void {
+    job.updatedAt = this.env.clock.iso();
+    this.env.store.markDirty();
+  }
+
+  private finish(orgId: string, job: StoredJob, status: 'completed' | 'failed' | 'cancelled', message: string): void {
+    job.status = status;
+    job.message = message;
+    job.finishedAt = this.env.clock.iso();
+    this.touch(job);
+    this.env.store.collection<unknown[]>(orgId, JOB_ROWS).delete(job.id);
+    this.fileRows.delete(this.key(orgId, job.id));
+  }
+
+  private step(orgId: string, jobId: string): void {
+    if (this.closed) return;
+    const job = this.jobs(orgId).get(jobId);
+    if (!job || !isActive(job.status)) return;
+    if (job.status === 'pending') {
+      job.status = 'processing';
+      job.startedAt = this.env.clock.iso();
+      job.message = job.source.type === 'file' ? 'fetching the file' : 'processing';
+      this.touch(job);
+    }
+    const rows = this.rowsOf(orgId, job);
+    if (!rows) {
+      if (job.source.type === 'file') this.startFetch(orgId, job, job.source);
+      else this.finish(orgId, job, 'failed', 'the rows of this import were lost');
+      return;
+    }
+    this.processChunk(orgId, job, rows);
+  }
+
+  private rowsOf(orgId: string, job: StoredJob): unknown[] | undefined {
+    if (job.source.type === 'file') return this.fileRows.get(this.key(orgId, job.id));
+    return this.env.store.collection<unknown[]>(orgId, JOB_ROWS).get(job.id);
+  }
+
+  private startFetch(orgId: string, job: StoredJob, source: Extract<JobSource, { type: 'file' }>): void {
+    const k = this.key(orgId, job.id);
+    if (this.fetches.has(k)) return;
+    const ctl = new AbortController();
+    this.fetches.set(k, ctl);
+    this.fetcher.fetchRows(source.fileUrl, source.fileFormat, ctl.signal).then(
+      (rows) => {
+        if (this.fetches.get(k) !== ctl) return;
+        this.fetches.delete(k);
+        const current = this.jobs(orgId).get(job.id);
+        if (this.closed || !current || current.status !== 'processing') return;
+        this.fileRows.set(k, rows);
+        // A resumed job continues at `processed`; the file may have changed since.
+        current.progress.total = Math.max(rows.length, current.progress.processed);
+        current.message = 'processing';
+        this.touch(current);
+        this.schedule(orgId, current.id, 0);
+      },
+      (err: unknown) => {
+        if (this.fetches.get(k) !== ctl) return;
+        this.fetches.delete(k);
+        const current = this.jobs(orgId).get(job.id);
+        if (this.closed || ctl.signal.aborted || !current || current.status !== 'processing') return;
+        const reason = err instanceof FileImportError ? err.message : `could not fetch the file: ${(err as Error).message}`;
+        this.finish(orgId, current, 'failed', reason);
+      },
+    );
+  }
+
+  private processChunk(orgId: string, job: StoredJob, rows: unknown[]): void {
+    const list = this.env.store.collection<StoredList>(orgId, LISTS).get(job.contactListId);
+    if (!list) {
+      this.finish(orgId, job, 'failed', `contact list ${job.contactListId} no longer exists`);
+      return;
+    }
+    const contacts = this.env.store.collection<StoredContact>(orgId, contactsCollection(list.id));
+    const p = job.progress;
+    const end = Math.min(p.processed + TIMING.chunkRows, rows.length);
+    const now = this.env.clock.iso();
+    for (let i = p.processed; i < end; i++) {
+      const row = rows[i];
+      const rowNo = i + 1;
+      if (!isPlainObject(row)) {
+        this.addError(job, { row: rowNo, field: '(row)', message: `expected an object of field values, got ${row === null ? 'null' : Array.isArray(row) ? 'an array' : typeof row}` });
+        p.failed++;
+        continue;
+      }
+      const res = validateRecord(list.schema, row);
+      if (res.ok) {
+        const id = this.env.ids.next('ct');
+        contacts.set(id, { id, data: res.value, createdAt: now, updatedAt: now });
+        p.successful++;
+      } else {
+        for (const e of res.errors) this.addError(job, { row: rowNo, field: e.field, message: e.message });
+        p.failed++;
+      }
+    }
+    p.processed = p.successful + p.failed;
+    if (p.total < rows.length) p.total = rows.length;
+    this.touch(job);
+    if (p.processed >= rows.length) {
+      const failed = p.failed ? `; ${p.failed} row${p.failed === 1 ? '' : 's'} failed validation` : '';
+      this.finish(orgId, job, 'completed', `imported ${p.successful} of ${p.total} rows${failed}`);
+      return;
+    }
+    job.message = `processing: ${p.processed} of ${p.total} rows`;
+    this.schedule(orgId, job.id, TIMING.chunkMs);
+  }
+
+  private addError(job: StoredJob, e: StoredJob['errors'][number]): void {
+    if (job.errors.length < LIMITS.jobErrors) job.errors.push(e);
+    else job.errorsTruncated = true;
+  }
+}

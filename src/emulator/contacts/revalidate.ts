@@ -1,0 +1,67 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { validateRecord } from '../../contacts/validate.js';
+import type { StoredContact, StoredList } from './model.js';
+
+export interface RevalidationReport {
+  /** Contacts checked against the new schema. */
+  checked: number;
+  /** Contacts that conform. */
+  valid: number;
+  /** Contacts that do not conform (they keep their data and carry `validationErrors`). */
+  invalid: number;
+  /** Of those, the ones that conformed before this change. */
+  newlyInvalid: number;
+}
+
+const CHUNK = 2_000;
+
+/**
+ * Revalidates every contact of a list against its (new) schema (document 2, rule 1):
+ * a contact that conforms gets its values normalised to the new types (for example
+ * "42" becomes 42 when a field turns into a number) and loses any validationErrors;
+ * one that does not keeps its data unchanged and carries `validationErrors`. Runs in
+ * chunks, yielding to the event loop between them, so a large list does not block.
+ */
+export async function revalidateContacts(
+  list: StoredList,
+  contacts: Map<string, StoredContact>,
+  now: () => string,
+  markDirty: () => void,
+): Promise<RevalidationReport> {
+  const report: RevalidationReport = { checked: 0, valid: 0, invalid: 0, newlyInvalid: 0 };
+  const snapshot = [...contacts.values()];
+  for (let i = 0; i < snapshot.length; i++) {
+    if (i > 0 && i % CHUNK === 0) await yieldToLoop();
+    const c = snapshot[i]!;
+    if (contacts.get(c.id) !== c) continue;
+    report.checked++;
+    const res = validateRecord(list.schema, c.data);
+    if (res.ok) {
+      report.valid++;
+      let changed = Boolean(c.validationErrors);
+      for (const [k, v] of Object.entries(res.value)) {
+        if (c.data[k] !== v) {
+          changed = true;
+          c.data[k] = v;
+        }
+      }
+      if (changed) {
+        delete c.validationErrors;
+        c.updatedAt = now();
+      }
+    } else {
+      report.invalid++;
+      if (!c.validationErrors) report.newlyInvalid++;
+      if (JSON.stringify(c.validationErrors) !== JSON.stringify(res.errors)) {
+        c.validationErrors = res.errors;
+        c.updatedAt = now();
+      }
+    }
+  }
+  // Imports that ran meanwhile only add conforming contacts; recount for the list.
+  let invalid = 0;
+  for (const c of contacts.values()) if (c.validationErrors) invalid++;
+  list.invalidContactCount = invalid;
+  markDirty();
+  return report;
+}

@@ -1,0 +1,11 @@
+// `npm run bench`: every benchmark of the project, in one run, printed as ratios
+// against baselines measured in the same run. Nothing here is asserted by tests.
+import { existsSync } from 'node:fs';
+
+const { benchStartup } = await import('./startup.mjs');
+await benchStartup();
+
+if (existsSync(new URL('./contacts.mjs', import.meta.url))) {
+  const mod = await import('./contacts.mjs');
+  if (typeof mod.benchContacts === 'function') await mod.benchContacts();
+}

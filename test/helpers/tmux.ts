@@ -1,0 +1,54 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+
+export function hasTmux(): boolean {
+  return spawnSync('tmux', ['-V']).status === 0;
+}
+
+/** A detached tmux session running one shell command in a real terminal. */
+export class TmuxSession {
+  readonly name = `vap-test-${randomBytes(4).toString('hex')}`;
+
+  constructor(command: string, opts: { env?: Record<string, string>; width?: number; height?: number } = {}) {
+    const exports = Object.entries(opts.env ?? {})
+      .map(([k, v]) => `${k}=${shellQuote(v)}`)
+      .join(' ');
+    // Keep the pane open after the command ends, so that its last output can be read.
+    const script = `${exports ? `export ${exports}; ` : ''}${command}; echo "[exit $?]"; sleep 600`;
+    execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), 'bash', '--norc', '--noprofile', '-c', script]);
+  }
+
+  capture(): string {
+    return execFileSync('tmux', ['capture-pane', '-p', '-t', this.name], { encoding: 'utf8' });
+  }
+
+  sendKeys(...keys: string[]): void {
+    execFileSync('tmux', ['send-keys', '-t', this.name, ...keys]);
+  }
+
+  /** Polls the screen until it matches (or throws with the screen after `timeoutMs`). */
+  async waitFor(pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let screen = '';
+    while (Date.now() < deadline) {
+      screen = this.capture();
+      if (pattern.test(screen)) return screen;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`timed out waiting for ${pattern} on screen:\n${screen}`);
+  }
+
+  /** The exit code printed when the command ended. */
+  async exitCode(timeoutMs = 15_000): Promise<number> {
+    const screen = await this.waitFor(/\[exit \d+\]/, timeoutMs);
+    return Number(/\[exit (\d+)\]/.exec(screen)![1]);
+  }
+
+  kill(): void {
+    spawnSync('tmux', ['kill-session', '-t', this.name]);
+  }
+}
+
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}

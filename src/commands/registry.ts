@@ -18,5 +18,6 @@ export const GROUPS: GroupEntry[] = [
   { name: 'contacts', description: 'List contacts and bulk-import them from CSV or JSON', load: () => import('./contacts/index.js') },
   { name: 'import-jobs', description: 'Follow, inspect and cancel contact import jobs', load: () => import('./import-jobs/index.js') },
   { name: 'emulator', description: 'Run a local emulator of the platform API', load: () => import('./emulator/index.js') },
+  { name: 'api', description: 'Send a raw request (auth header and envelope handled)', load: () => import('./api/index.js') },
   { name: 'completion', description: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion/index.js') },
 ];

@@ -1,16 +1,6 @@
+import { authSchemeFor } from '../api/groups.js';
 import { HttpError } from './errors.js';
 import type { Org } from './types.js';
-
-/** Path prefixes of document 2, whose endpoints take `x-api-key`. Everything else under /api/v1 takes a bearer key. */
-const DOC2_PREFIXES = ['/api/v1/contact-lists', '/api/v1/import-jobs', '/api/v1/calls', '/api/v1/campaigns', '/api/v1/analytics'];
-
-export type Scheme = 'bearer' | 'x-api-key';
-
-/** Which header form a path takes. The call event stream is document 1's, so it takes a bearer key. */
-export function schemeFor(path: string): Scheme {
-  if (/^\/api\/v1\/calls\/[^/]+\/events\/?$/.test(path)) return 'bearer';
-  return DOC2_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`) || path.startsWith(`${p}?`)) ? 'x-api-key' : 'bearer';
-}
 
 /**
  * Finds the organization of the request's key. Each group takes only its own form
@@ -18,7 +8,7 @@ export function schemeFor(path: string): Scheme {
  * client that sends the wrong form finds out here rather than in production).
  */
 export function authenticate(path: string, headers: Record<string, string | string[] | undefined>, orgs: Map<string, Org>): Org {
-  const scheme = schemeFor(path);
+  const scheme = authSchemeFor(path);
   const authz = first(headers.authorization);
   const xKey = first(headers['x-api-key']);
   if (scheme === 'bearer') {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { execa, type Options } from 'execa';
+import { execa } from 'execa';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = fileURLToPath(new URL('../../bin/vap.js', import.meta.url));
@@ -10,15 +10,23 @@ export function assertBuilt(): void {
   if (!existsSync(new URL('../../dist/cli.js', import.meta.url))) throw new Error('dist/ is missing: run `npm run build` first (npm test does it)');
 }
 
-/** Runs `node bin/vap.js ...args` as a user would, with a clean environment plus `env`. */
-export function vap(args: string[], opts: Options & { env?: Record<string, string> } = {}) {
-  return execa('node', [BIN, ...args], {
+export interface VapResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node bin/vap.js ...args` as a user would (stdout and stderr piped), with a clean environment plus `env`. */
+export async function vap(args: string[], opts: { env?: Record<string, string>; input?: string; cwd?: string; timeout?: number } = {}): Promise<VapResult> {
+  const r = await execa('node', [BIN, ...args], {
     reject: false,
     extendEnv: false,
-    stdin: 'ignore',
-    ...opts,
+    cwd: opts.cwd,
+    timeout: opts.timeout,
+    ...(opts.input === undefined ? { stdin: 'ignore' as const } : { input: opts.input }),
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', ...opts.env },
   });
+  return { exitCode: r.exitCode ?? 1, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
 /** Inputs (source files and packages) bundled into each output file of dist/. */

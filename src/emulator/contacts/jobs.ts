@@ -9,6 +9,7 @@ import {
   JOBS,
   LIMITS,
   LISTS,
+  serverMessage,
   TIMING,
   type JobSource,
   type StoredContact,
@@ -231,7 +232,7 @@ export class ImportJobRunner {
         contacts.set(id, { id, data: res.value, createdAt: now, updatedAt: now });
         p.successful++;
       } else {
-        for (const e of res.errors) this.addError(job, { row: rowNo, field: e.field, message: e.message });
+        for (const e of res.errors) this.addError(job, { row: rowNo, field: e.field, message: serverMessage(e.message) });
         p.failed++;
       }
     }

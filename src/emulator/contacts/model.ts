@@ -160,6 +160,7 @@ export function parseFields(raw: unknown, where: string, typeRequired: (name: st
     if (RESERVED_FIELD_NAMES.has(name)) {
       throw fail(`${at}.name`, `"${name}" is a system field of contacts; reserved names: ${[...RESERVED_FIELD_NAMES].join(', ')}`);
     }
+    if (name === '__proto__') throw fail(`${at}.name`, '"__proto__" cannot be a field name');
     if (seen.has(name)) throw fail(`${at}.name`, `duplicate field name "${name}"`);
     seen.add(name);
     const out: FieldInput = { name };
@@ -230,6 +231,11 @@ export function contactMatcher(schema: Schema, search: string): ((c: StoredConta
     }
     return false;
   };
+}
+
+/** A validator message as the server says it (the shared validator's CLI hints left out). */
+export function serverMessage(message: string): string {
+  return message.replace(/; pass --default-country.*$/, '');
 }
 
 export { type Schema, type SchemaField, type FieldError, FIELD_TYPES };

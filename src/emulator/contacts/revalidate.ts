@@ -1,6 +1,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { validateRecord } from '../../contacts/validate.js';
-import type { StoredContact, StoredList } from './model.js';
+import { serverMessage, type StoredContact, type StoredList } from './model.js';
 
 export interface RevalidationReport {
   /** Contacts checked against the new schema. */
@@ -52,8 +52,9 @@ export async function revalidateContacts(
     } else {
       report.invalid++;
       if (!c.validationErrors) report.newlyInvalid++;
-      if (JSON.stringify(c.validationErrors) !== JSON.stringify(res.errors)) {
-        c.validationErrors = res.errors;
+      const errors = res.errors.map((e) => ({ field: e.field, message: serverMessage(e.message) }));
+      if (JSON.stringify(c.validationErrors) !== JSON.stringify(errors)) {
+        c.validationErrors = errors;
         c.updatedAt = now();
       }
     }

@@ -34,9 +34,11 @@ export interface ProgramIO {
  * completions); otherwise only the group in argv is.
  */
 export async function buildProgram(argv: string[], io: ProgramIO, makeContext: ContextFactory, loadAll = false): Promise<Command> {
-  const program = new Command('vap')
-    .description('The command line for the Voice Agent Platform: agents, voices, contacts, and a local emulator.')
-    .version(`vap ${version()}`, '-V, --version', 'print the version')
+  const wanted = loadAll ? undefined : groupInArgv(argv);
+  const program = new Command('vap').description('The command line for the Voice Agent Platform: agents, voices, contacts, and a local emulator.');
+  // Only at the top level: a verb may have a --version option of its own (agents rollback).
+  if (!wanted) program.version(`vap ${version()}`, '-V, --version', 'print the version');
+  program
     .option('--profile <name>', 'config profile to use (env VAP_PROFILE)')
     .option('--base-url <url>', 'API base URL (env VAP_BASE_URL)')
     .addOption(new Option('-o, --output <format>', 'output format').choices(FORMATS))
@@ -66,7 +68,6 @@ Examples:
   $ vap agents create --name Reception --instructions "Greet callers" --engine realtime`,
     );
 
-  const wanted = loadAll ? undefined : groupInArgv(argv);
   for (const g of GROUPS) {
     const group = program.command(g.name).description(g.description);
     if (loadAll || g.name === wanted) {

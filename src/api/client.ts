@@ -99,6 +99,11 @@ export class ApiClient {
       const started = performance.now();
       this.log?.(`> ${opts.method} ${url.toString()}${opts.auth === 'bearer' ? ' (Authorization: Bearer [redacted])' : ' (x-api-key: [redacted])'}`);
       let res: HttpResponse;
+      // The response headers must arrive within the timeout (undici's own timers are coarse
+      // below a second); for a JSON request the body too (bodyTimeout), never for a stream.
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(), timeout);
+      const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
       try {
         res = await this.agent.request({
           origin: url.origin,
@@ -108,18 +113,21 @@ export class ApiClient {
           body,
           headersTimeout: timeout,
           bodyTimeout: streaming ? 0 : timeout,
-          signal: opts.signal,
+          signal,
         });
       } catch (err) {
         if (opts.signal?.aborted) throw err;
         const code = (err as { code?: string }).code;
-        const wrapped = code && TIMEOUT_CODES.has(code) ? new RequestTimeoutError(url.toString(), timeout, err) : new ConnectionError(url.toString(), err);
+        const timedOut = deadline.signal.aborted || (code !== undefined && TIMEOUT_CODES.has(code));
+        const wrapped = timedOut ? new RequestTimeoutError(url.toString(), timeout, err) : new ConnectionError(url.toString(), err);
         this.log?.(`< ${wrapped.message} after ${ms(started)}`);
         if (isIdempotent(opts.method) && attempt < this.retry.maxRetries) {
           await this.wait(backoffDelay(attempt, this.retry), attempt, wrapped.message, opts.signal);
           continue;
         }
         throw wrapped;
+      } finally {
+        clearTimeout(timer);
       }
       const requestId = first(res.headers['x-request-id']);
       this.log?.(`< ${res.statusCode} in ${ms(started)}${requestId ? ` (request id ${requestId})` : ''}`);

@@ -58,7 +58,7 @@ export class RequestTimeoutError extends ConnectionError {
   readonly timeoutMs: number;
   constructor(url: string, timeoutMs: number, cause?: unknown) {
     super(url, cause);
-    this.message = `no response from ${new URL(url).origin} within ${Math.round(timeoutMs / 1000)}s`;
+    this.message = `no response from ${new URL(url).origin} within ${timeoutMs < 1000 ? `${timeoutMs}ms` : `${Math.round(timeoutMs / 1000)}s`}`;
     this.name = 'RequestTimeoutError';
     this.timeoutMs = timeoutMs;
   }

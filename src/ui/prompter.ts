@@ -1,4 +1,4 @@
-import type { Readable, Writable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 import { InterruptedError, UsageError } from '../errors.js';
 
 export interface Choice<T> {
@@ -17,8 +17,27 @@ export interface Prompter {
   checkbox<T>(message: string, choices: Array<Choice<T> & { checked?: boolean }>, opts: { flag: string }): Promise<T[]>;
 }
 
+/**
+ * A view of a stream that forwards writes but never ends it: inquirer pipes into its
+ * output and ends the pipe after each prompt, which would close our stderr.
+ */
+function unendable(target: Writable): Writable {
+  const view = new Writable({
+    write(chunk, encoding, callback) {
+      target.write(chunk, encoding, callback);
+    },
+    final(callback) {
+      callback();
+    },
+  });
+  for (const prop of ['isTTY', 'columns', 'rows'] as const) {
+    Object.defineProperty(view, prop, { get: () => (target as unknown as Record<string, unknown>)[prop] });
+  }
+  return view;
+}
+
 export function createPrompter(opts: { canPrompt: boolean; input: Readable; output: Writable }): Prompter {
-  const context = { input: opts.input, output: opts.output, clearPromptOnDone: false };
+  const context = { input: opts.input, output: unendable(opts.output), clearPromptOnDone: false };
   const refuse = (message: string, flag: string): never => {
     throw new UsageError(`cannot ask "${message}" without a terminal`, `pass ${flag}`);
   };

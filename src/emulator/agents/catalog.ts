@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chimeMp3 } from './mp3.js';
+import { chimeMp3, harmonicLine } from './mp3.js';
 
 /**
  * The seeded catalogs of the agents group: voices (one global catalog) and tools
@@ -62,9 +62,10 @@ export class Catalog {
   constructor(private readonly seed: number) {
     this.voices = VOICES.map((v, i) => {
       const id = opaque('voice', `voice:${seed}:${v.slug}`, 12);
-      // Two notes per voice (spectral lines 7..23, about 300 to 980 Hz): no two voices share a pair.
-      const first = 7 + ((i * 5) % 11);
-      this.notes.set(id, [first, first + 3 + (i % 4), first]);
+      // Three notes per voice, a, b, a, from harmonics of 83.3 Hz (333 to 917 Hz): no two voices share a pair.
+      const a = 4 + Math.floor(i / 2);
+      const b = a + 1 + (i % 2);
+      this.notes.set(id, [harmonicLine(a), harmonicLine(b), harmonicLine(a)]);
       return { id, name: v.name, description: v.description, language: v.language, previewUrl: `/api/v1/voices/${id}/preview` };
     });
     this.voicesById = new Map(this.voices.map((v) => [v.id, v]));

@@ -5,10 +5,11 @@
  * few seconds of sound, so the frames are built by hand. Each frame is a real,
  * standard Layer III frame (48 kHz, 32 kbit/s, mono, no CRC, 96 bytes, 1152
  * samples, main data in the frame itself, no bit reservoir) whose spectrum holds a
- * single non-zero MDCT line per granule, Huffman-coded with table 1. A decoder
- * turns a line `k` into a sine tone near `(k + 0.5) * 48000 / 1152` Hz (about
- * 41.7 Hz per line), so a voice's preview is a short, soft two-note chime whose
- * pitches depend on the voice: every decoder plays it, and previews differ.
+ * single non-zero MDCT line per granule, Huffman-coded with table 1. Held over
+ * consecutive granules, a line `k` decodes to a pure sine tone of
+ * `ceil(k / 2) * 48000 / 576` Hz (a multiple of 83.3 Hz; checked with mpg123), so
+ * a voice's preview is a short, soft three-note chime whose pitches depend on the
+ * voice: every decoder plays it, and previews differ.
  * The global gain gives each note a short fade in and out, so there are no clicks.
  * An ID3v2.3 tag with the title comes first.
  */
@@ -21,9 +22,14 @@ const SIDE_INFO_BYTES = 17; // MPEG-1 mono
 const GRANULE_SAMPLES = 576;
 export const SAMPLES_PER_FRAME = 1152;
 
-/** Frequency (Hz) a decoder plays for spectral line `k`. */
+/** Frequency (Hz) a decoder plays for spectral line `k` held over consecutive granules. */
 export function lineFrequency(k: number): number {
-  return ((k + 0.5) * SAMPLE_RATE) / (2 * GRANULE_SAMPLES);
+  return (Math.ceil(k / 2) * SAMPLE_RATE) / GRANULE_SAMPLES;
+}
+
+/** The spectral line that sounds as the m-th multiple of 83.3 Hz (m = 4 is 333 Hz, m = 12 is 1 kHz). */
+export function harmonicLine(m: number): number {
+  return 2 * m - 1;
 }
 
 class BitWriter {

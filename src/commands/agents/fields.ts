@@ -1,0 +1,18 @@
+import type { Agent } from '../../api/agents.js';
+import type { Column } from '../../ui/format.js';
+
+/** The fields of `vap agents get` (and the detail views of the other verbs). */
+export const AGENT_FIELDS: Column<Agent>[] = [
+  { header: 'id', value: (a) => a.id },
+  { header: 'name', value: (a) => a.name },
+  { header: 'engine', value: (a) => a.engine },
+  { header: 'modality', value: (a) => a.modality },
+  { header: 'version', value: (a) => a.currentVersion },
+  { header: 'voice', value: (a) => (a.voice ? `${a.voice.name} (${a.voice.language})` : '') },
+  { header: 'description', value: (a) => a.description },
+  { header: 'tags', value: (a) => a.tags },
+  { header: 'variables', value: (a) => (a.variables ?? []).map((v) => (v.description ? `${v.name}: ${v.description}` : v.name)).join('\n') },
+  { header: 'created', value: (a) => a.createdAt },
+  { header: 'updated', value: (a) => a.updatedAt },
+  { header: 'instructions', value: (a) => a.instructions },
+];

@@ -1,0 +1,48 @@
+import { Command } from 'commander';
+import { listVersionsPage, VERSIONS_MAX_PAGE_SIZE, type AgentVersion } from '../../api/agents.js';
+import { paginate } from '../../api/paginate.js';
+import type { Context } from '../../context.js';
+import type { Column } from '../../ui/format.js';
+import { action } from '../action.js';
+import { addListingOptions, paginateOptions, type ListingOptions } from '../listing.js';
+import type { ContextFactory } from '../types.js';
+
+/** VERSION, CHANGE, BY, AT, CURRENT (`*` in a table, true/false when piped), NOTE (where a rollback went, and why). */
+export function versionColumns(human: boolean): Column<AgentVersion>[] {
+  return [
+    { header: 'version', value: (v) => v.versionNumber },
+    { header: 'change', value: (v) => v.changeType },
+    { header: 'by', value: (v) => v.changedByName },
+    { header: 'at', value: (v) => v.changedAt },
+    { header: 'current', value: (v) => (human ? (v.isCurrent ? '*' : '') : v.isCurrent) },
+    { header: 'note', value: note },
+  ];
+}
+
+function note(v: AgentVersion): string {
+  if (v.changeType === 'rollback' && v.rolledBackTo !== undefined) return `to version ${v.rolledBackTo}${v.reason ? `: ${v.reason}` : ''}`;
+  return v.changedFields?.length ? v.changedFields.join(', ') : '';
+}
+
+export function versionsCommand(makeContext: ContextFactory): Command {
+  return addListingOptions(
+    new Command('versions').description('List the versions of an agent, newest first').argument('<agentId>', 'the agent id'),
+  )
+    .addHelpText(
+      'after',
+      `
+Every change to an agent is a numbered version; the current one is marked.
+
+Examples:
+  $ vap agents versions ag_3k9x0c1m2p8q7r4t
+  $ vap agents versions ag_3k9x0c1m2p8q7r4t --all --json
+  $ vap agents versions ag_3k9x0c1m2p8q7r4t -q --limit 1        (the current version number)`,
+    )
+    .action(action<ListingOptions>(makeContext, (args, opts, ctx) => run(args[0]!, opts, ctx)));
+}
+
+export async function run(agentId: string, opts: ListingOptions, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const items = paginate((req) => listVersionsPage(api, agentId, req, ctx.signal), paginateOptions(opts, VERSIONS_MAX_PAGE_SIZE));
+  await ctx.out.list(items, { columns: versionColumns(ctx.out.human), id: (v) => v.versionNumber, empty: `Agent ${agentId} has no versions.` });
+}

@@ -16,7 +16,11 @@ const BOOLEAN_WORDS = new Set(['true', 'false', 'yes', 'no']);
 const PHONE_NAME = /phone|mobile|cell|tel\b|telephone|fax|msisdn/i;
 const PHONE_LIKE = /^\+?[\d\s().-]+$/;
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-/** `02134` is a code (zip, account), not a number: sending it as one would drop the zero. */
+/**
+ * `02134` is a code (zip, account), not a number: sending it as one would drop the
+ * zero. Likewise a leading `+` (a phone that failed the phone check) and more than
+ * 15 digits (an id a double cannot hold exactly) keep a column a string.
+ */
 const LEADING_ZERO = /^[+-]?0\d/;
 
 export interface ColumnStats {
@@ -47,7 +51,7 @@ export function inferType(values: readonly unknown[], name = ''): FieldType {
   if (all((s) => s.startsWith('+') && checkValue('phone', s).ok)) return 'phone';
   if (PHONE_NAME.test(name) && all((s) => PHONE_LIKE.test(s) && digitCount(s) >= 7 && digitCount(s) <= 15)) return 'phone';
   if (all((s) => s.includes('@') && checkValue('email', s).ok)) return 'email';
-  if (all((s) => NUMBER.test(s) && !LEADING_ZERO.test(s))) return 'number';
+  if (all((s) => NUMBER.test(s) && !s.startsWith('+') && !LEADING_ZERO.test(s) && digitCount(s) <= 15)) return 'number';
   if (all((s) => /^\d{4}-\d{2}/.test(s) && checkValue('date', s).ok)) return 'date';
   return 'string';
 }

@@ -161,11 +161,26 @@ async function sampleImpact(list: ContactList, risky: FieldChange[], sampleSize:
   return { headline, lines };
 }
 
-/** Shows what the server says about revalidating existing contacts, when it says anything. */
+/**
+ * Shows what the server says about revalidating existing contacts, when it says
+ * anything (the emulator answers `revalidation: { checked, valid, invalid, newlyInvalid }`).
+ */
 async function showRevalidation(updated: ContactList, ctx: Context): Promise<void> {
   const r = (updated as unknown as Record<string, unknown>).revalidation;
   if (!r || typeof r !== 'object') return;
   const o = r as Record<string, unknown>;
+  const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
+  const checked = num('checked');
+  const invalid = num('invalid');
+  if (checked !== undefined && invalid !== undefined) {
+    if (checked === 0) return;
+    const valid = num('valid') ?? checked - invalid;
+    const newly = num('newlyInvalid');
+    const line = `Revalidated ${checked} existing contact${checked === 1 ? '' : 's'}: ${valid} valid, ${invalid} invalid${newly !== undefined ? ` (${newly} newly invalid)` : ''}`;
+    if (invalid > 0) await ctx.warn(`${line}; invalid contacts keep their data and carry validationErrors`);
+    else ctx.info(line);
+    return;
+  }
   const parts = Object.entries(o)
     .filter(([, v]) => typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean')
     .map(([k, v]) => `${k} ${String(v)}`);

@@ -5,7 +5,7 @@ import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 
 /** Errors shown in a terminal detail view; --json and TSV carry them all. */
-const MAX_ERRORS_SHOWN = 50;
+const MAX_ERRORS_SHOWN = 20;
 
 export function getCommand(makeContext: ContextFactory): Command {
   return new Command('get')
@@ -47,12 +47,15 @@ export function errorLines(errors: ImportJob['errors'] | undefined, max = Infini
 export async function printJob(job: ImportJob, ctx: Context): Promise<void> {
   const human = ctx.out.human;
   const errors = errorLines(job.errors, human ? MAX_ERRORS_SHOWN : Infinity);
+  const truncated = (job as ImportJob & { errorsTruncated?: boolean }).errorsTruncated;
+  if (truncated) errors.push(`(the server kept only the first ${job.errors.length} errors; ${job.progress?.failed ?? 'more'} rows failed in all)`);
   await ctx.out.item(job, {
     fields: [
       { header: 'id', value: (j) => j.id },
       { header: 'list', value: (j) => j.contactListId },
       { header: 'status', value: (j) => j.status },
       { header: 'progress', value: progressText },
+      ...(typeof (job as { message?: unknown }).message === 'string' ? [{ header: 'message', value: (j: ImportJob) => (j as { message?: string }).message }] : []),
       { header: 'created', value: (j) => j.createdAt },
       { header: 'updated', value: (j) => j.updatedAt },
       { header: 'errors', value: () => (errors.length ? errors.join('\n') : human ? 'none' : '') },

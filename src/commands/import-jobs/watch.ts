@@ -77,7 +77,8 @@ export async function run(id: string, opts: WatchOptions & GlobalOptions, ctx: C
     return;
   }
   if (job.status === 'cancelled') throw new CliError(`import job ${id} was cancelled: ${summary}; contacts already processed stay in the list`);
-  throw new CliError(`import job ${id} failed: ${summary}${job.errors?.length ? '; see the errors above' : ''}`);
+  const reason = (job as ImportJob & { message?: unknown }).message;
+  throw new CliError(`import job ${id} failed${typeof reason === 'string' && reason ? `: ${reason}` : ''} (${summary})`);
 }
 
 interface Renderer {

@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import type { Env, IO } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import { version } from './version.js';
@@ -20,6 +21,12 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     io.stdout.write(`vap ${version()}\n`);
     return ExitCode.OK;
   }
+
+  // undici parses HTTP with a WebAssembly build of llhttp. V8 optimises it on background
+  // threads after the first use, and the process cannot exit until that is done (about
+  // 150 ms here, longer than the request). A command that lives for one request is better
+  // served by the baseline compiler alone; the long-running emulator keeps the optimiser.
+  if (argv[0] !== 'emulator' && !deps.io) setFlagsFromString('--liftoff-only');
 
   const controller = new AbortController();
   deps.signal?.addEventListener('abort', () => controller.abort(deps.signal?.reason), { once: true });

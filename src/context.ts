@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ApiClient } from './api/client.js';
 import type { ConfigStore } from './config/store.js';
+import { readConfig } from './config/read.js';
 import { resolveCredentials, type Credentials } from './config/resolve.js';
 import { AuthRequiredError } from './errors.js';
 import type { Format } from './ui/format.js';
@@ -78,13 +79,13 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   const prompter = createPrompter({ canPrompt, input: io.stdin, output: io.stderr });
 
   let configPromise: Promise<ConfigStore> | undefined;
-  let credsPromise: Promise<Credentials> | undefined;
+  let creds: Credentials | undefined;
   let client: ApiClient | undefined;
 
   const config = () =>
     (configPromise ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env)));
-  const credentials = () =>
-    (credsPromise ??= resolveCredentials({ flags: { profile: globals.profile, baseUrl: globals.baseUrl }, env, openConfig: config }));
+  const credentials = async () =>
+    (creds ??= resolveCredentials({ flags: { profile: globals.profile, baseUrl: globals.baseUrl }, env, readConfig: () => readConfig(env) }));
 
   const ctx: Context = {
     io,

@@ -96,7 +96,7 @@ export class ApiClient {
     }
     const timeout = opts.timeoutMs ?? this.timeoutMs;
     for (let attempt = 0; ; attempt++) {
-      const started = performance.now();
+      const started = Date.now();
       this.log?.(`> ${opts.method} ${url.toString()}${opts.auth === 'bearer' ? ' (Authorization: Bearer [redacted])' : ' (x-api-key: [redacted])'}`);
       let res: HttpResponse;
       // The response headers must arrive within the timeout (undici's own timers are coarse
@@ -156,5 +156,5 @@ function first(v: string | string[] | undefined): string | undefined {
 }
 
 function ms(started: number): string {
-  return `${Math.round(performance.now() - started)}ms`;
+  return `${Date.now() - started}ms`;
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** esbuild plugins that replace slow internals of dependencies (see each plugin's comment). */
-export const plugins = [];
+export const plugins = [(await import('../contacts/esbuild-shims.mjs')).dependencyShims(), (await import('./lazy-builtins.mjs')).lazyBuiltins()];
 
 await build({
   absWorkingDir: root,

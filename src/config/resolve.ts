@@ -1,4 +1,5 @@
-import type { ConfigStore, ProfileData } from './store.js';
+import type { ConfigView } from './read.js';
+import type { ProfileData } from './store.js';
 
 /** Where the base URL comes from when nothing else sets it: the emulator's default address. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
@@ -15,20 +16,19 @@ export interface Credentials {
 export interface ResolveInput {
   flags: { profile?: string; baseUrl?: string };
   env: Record<string, string | undefined>;
-  /** Opens the config file; only called when flags and env leave something unset. */
-  openConfig: () => Promise<ConfigStore>;
+  /** Reads the config file; only called when flags and env leave something unset. */
+  readConfig: () => ConfigView;
 }
 
 /** Precedence: flag > env > profile > default. The key is never a flag. */
-export async function resolveCredentials({ flags, env, openConfig }: ResolveInput): Promise<Credentials> {
+export function resolveCredentials({ flags, env, readConfig }: ResolveInput): Credentials {
   const envKey = env.VAP_API_KEY || undefined;
   const envBase = env.VAP_BASE_URL || undefined;
   const flagProfile = flags.profile || undefined;
   const envProfile = env.VAP_PROFILE || undefined;
   const needConfig = !envKey || !(flags.baseUrl || envBase) || Boolean(flagProfile || envProfile);
 
-  let store: ConfigStore | undefined;
-  if (needConfig) store = await openConfig();
+  const store = needConfig ? readConfig() : undefined;
 
   const profileSource: Source = flagProfile ? 'flag' : envProfile ? 'env' : store?.defaultProfile ? 'profile' : 'default';
   const profile = flagProfile ?? envProfile ?? store?.defaultProfile ?? 'default';

@@ -1,4 +1,6 @@
 import Conf from 'conf';
+import { configDir } from './paths.js';
+import type { ConfigView } from './read.js';
 
 export interface ProfileData {
   apiKey?: string;
@@ -12,10 +14,11 @@ export interface ConfigData {
 }
 
 /**
- * The config file (conf, mode 0600). Where it lives: conf's platform default for
- * "vap" (for example ~/.config/vap/config.json), or `$VAP_CONFIG_DIR/config.json`.
+ * The config file, for changes (conf: atomic writes, mode 0600). Where it lives: the
+ * platform's config dir for "vap" (for example ~/.config/vap/config.json), or
+ * `$VAP_CONFIG_DIR/config.json`. Reading alone goes through readConfig().
  */
-export class ConfigStore {
+export class ConfigStore implements ConfigView {
   private readonly conf: Conf<ConfigData>;
 
   constructor(env: Record<string, string | undefined>) {
@@ -23,7 +26,7 @@ export class ConfigStore {
       projectName: 'vap',
       projectSuffix: '',
       configName: 'config',
-      cwd: env.VAP_CONFIG_DIR || undefined,
+      cwd: configDir(env),
       configFileMode: 0o600,
       defaults: { profiles: {} },
     });

@@ -25,7 +25,7 @@ beforeAll(() => assertBuilt());
 describe('start-up loads only what it needs', () => {
   it('vap --version loads no HTTP client, prompts, CSV parser, spinner or emulator', async () => {
     const loaded = await loadedInputs(['--version']);
-    expect(loaded.length).toBeGreaterThan(0);
+    // bin/vap.js answers it from package.json: nothing of dist/ or node_modules is loaded.
     expect(loaded.filter((p) => HEAVY.test(p))).toEqual([]);
     expect(loaded.some((p) => p.includes('commander'))).toBe(false);
   });

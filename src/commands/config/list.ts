@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { readConfig } from '../../config/read.js';
 import { keyPrefix } from '../../config/resolve.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
@@ -23,7 +24,7 @@ Examples:
 
 export async function settings(ctx: Context): Promise<Setting[]> {
   const creds = await ctx.credentials();
-  const store = await ctx.config();
+  const store = readConfig(ctx.env);
   return [
     { key: 'profile', value: creds.profile, source: creds.sources.profile },
     { key: 'base_url', value: creds.baseUrl, source: creds.sources.baseUrl },

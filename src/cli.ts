@@ -1,6 +1,9 @@
 import { setFlagsFromString } from 'node:v8';
-import type { Env, IO } from './context.js';
+import { CommanderError } from 'commander';
+import { createContext, type Env, type IO } from './context.js';
 import { ExitCode } from './exit-codes.js';
+import { buildProgram, commanderExitCode } from './program.js';
+import { reportError } from './report.js';
 import { version } from './version.js';
 
 export interface MainDeps {
@@ -12,7 +15,10 @@ export interface MainDeps {
 
 /**
  * Runs vap with argv (without node and script) and returns the exit code.
- * `--version` is answered before Commander or anything else is loaded.
+ * The core (Commander, the command tree, output) is in this entry module, so that it
+ * loads as one file; each command group and everything heavy (HTTP client, prompts,
+ * CSV, spinner, emulator) is imported when a command needs it. bin/vap.js answers
+ * `--version` without loading this module at all.
  */
 export async function main(argv: string[], deps: MainDeps = {}): Promise<number> {
   const io = deps.io ?? processIO();
@@ -36,12 +42,6 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   };
   if (!deps.signal) process.on('SIGINT', onSigint);
 
-  const [{ buildProgram, commanderExitCode }, { createContext }, { reportError }, { CommanderError }] = await Promise.all([
-    import('./program.js'),
-    import('./context.js'),
-    import('./report.js'),
-    import('commander'),
-  ]);
   const debug = env.VAP_DEBUG === '1' || argv.includes('--verbose');
   try {
     const program = await buildProgram(argv, io, (globals) => createContext(io, env, globals, controller.signal));

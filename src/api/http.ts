@@ -1,10 +1,5 @@
-import Agent from 'undici/lib/dispatcher/agent.js';
-import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
-import api from 'undici/lib/api/index.js';
 import type { Dispatcher as DispatcherType } from 'undici';
-
-// What undici's own index does to give every dispatcher `.request()` and `.stream()`.
-Object.assign(Dispatcher.prototype, api);
+import { Agent } from '../vendor/undici.js';
 
 export type HttpAgent = DispatcherType;
 export type HttpResponse = DispatcherType.ResponseData;

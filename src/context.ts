@@ -68,7 +68,9 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   const outColor = colorEnabled({ flag: colorFlag, isTTY: io.stdoutIsTTY, env });
   const errColor = colorEnabled({ flag: colorFlag, isTTY: io.stderrIsTTY, env });
   const format: Format | undefined = globals.json ? 'json' : globals.output;
+  const spinner = (text: string) => startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
   const out = new Output(io.stdout, io.stderr, {
+    spinner,
     format,
     query: globals.query,
     quiet: Boolean(globals.quiet),
@@ -116,7 +118,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
       return client;
     },
     stdoutStyle: () => loadChalk(outColor),
-    spinner: (text) => startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor }),
+    spinner,
     info(message) {
       if (!globals.quiet) io.stderr.write(`${message}\n`);
     },

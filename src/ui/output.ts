@@ -1,9 +1,15 @@
 import type { Writable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import { cellText, FORMATS, tsvField, type Column, type Format } from './format.js';
+import type { Spinner } from './spinner.js';
 import { loadChalk } from './style.js';
 
+/** A table waits for every row; if that takes longer than this, a spinner says so. */
+const SPINNER_DELAY_MS = 300;
+
 export interface OutputSettings {
+  /** Starts a spinner on stderr (a no-op when stderr is not a terminal). */
+  spinner?: (text: string) => Promise<Spinner>;
   /** The format asked for with -o/--json; undefined when none was. */
   format?: Format;
   query?: string;
@@ -94,8 +100,7 @@ export class Output {
         await this.write(count === 0 ? '[]\n' : '\n]\n');
         return count;
       case 'table': {
-        const rows: T[] = [];
-        for await (const item of items) rows.push(item);
+        const rows = await this.collectWithSpinner(items);
         if (rows.length === 0) {
           this.stderr.write(`${spec.empty ?? 'No results.'}\n`);
           return 0;
@@ -125,6 +130,32 @@ export class Output {
         return this.write(`${renderDetail(obj, spec.fields, chalk)}\n`);
       }
     }
+  }
+
+  /** Gathers every row for a table; a spinner shows on stderr when that is slow (many pages). */
+  private async collectWithSpinner<T>(items: AsyncIterable<T> | Iterable<T>): Promise<T[]> {
+    const rows: T[] = [];
+    let spinner: Spinner | undefined;
+    let done = false;
+    const timer = this.settings.spinner
+      ? setTimeout(() => {
+          void this.settings.spinner!('Loading…').then((s) => {
+            if (done) s.stop();
+            else spinner = s;
+          });
+        }, SPINNER_DELAY_MS)
+      : undefined;
+    try {
+      for await (const item of items) {
+        rows.push(item);
+        spinner?.text(`Loading… ${rows.length} so far`);
+      }
+    } finally {
+      done = true;
+      clearTimeout(timer);
+      spinner?.stop();
+    }
+    return rows;
   }
 
   /** Prints data that has no table shape (or whose shape is the user's query). */

@@ -112,6 +112,36 @@ describe('Output.list', () => {
   });
 });
 
+describe('a slow table listing', () => {
+  it('shows a spinner on stderr while it waits, and stops it before printing', async () => {
+    const events: string[] = [];
+    const t = make({
+      stdoutIsTTY: true,
+      spinner: async (text) => {
+        events.push(`start ${text}`);
+        return { text: (x) => events.push(`text ${x}`), stop: () => events.push('stop'), succeed() {}, fail() {} };
+      },
+    });
+    async function* slow() {
+      await new Promise((r) => setTimeout(r, 400));
+      yield rows[0]!;
+      yield rows[1]!;
+    }
+    await t.o.list(slow(), { columns });
+    expect(events[0]).toBe('start Loading…');
+    expect(events.at(-1)).toBe('stop');
+    expect(t.out()).toMatch(/^ID/);
+  });
+
+  it('starts no spinner when the rows come quickly', async () => {
+    const events: string[] = [];
+    const t = make({ stdoutIsTTY: true, spinner: async () => (events.push('start'), { text() {}, stop() {}, succeed() {}, fail() {} }) });
+    await t.o.list(rows, { columns });
+    await new Promise((r) => setTimeout(r, 350));
+    expect(events).toEqual([]);
+  });
+});
+
 describe('Output.item', () => {
   const fields: Column<Row>[] = columns;
   it('key<TAB>value lines when piped', async () => {

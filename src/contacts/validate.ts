@@ -3,8 +3,17 @@ import isEmailModule from 'validator/lib/isEmail.js';
 import isISO8601Module from 'validator/lib/isISO8601.js';
 
 // validator's per-function modules are CommonJS with a default export.
-const isEmail = ((isEmailModule as unknown as { default?: unknown }).default ?? isEmailModule) as unknown as (s: string) => boolean;
+const isEmail = ((isEmailModule as unknown as { default?: unknown }).default ?? isEmailModule) as unknown as (s: string, o?: object) => boolean;
 const isISO8601 = ((isISO8601Module as unknown as { default?: unknown }).default ?? isISO8601Module) as unknown as (s: string, o?: object) => boolean;
+
+/**
+ * validator fills a missing option from its defaults on every call (a new object of
+ * some fifteen keys for isEmail). Passing one object that it fills on the first call
+ * gives the same options without the per-call copy. Not frozen: validator writes the
+ * defaults into it once.
+ */
+const EMAIL_OPTIONS: Record<string, unknown> = {};
+const DATE_OPTIONS = { strict: true, strictSeparator: true };
 
 /** The schema field types of document 2. */
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'phone', 'email', 'date'] as const;
@@ -46,10 +55,13 @@ export function checkValue(type: FieldType, raw: unknown, opts: ValidateOptions 
   if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') {
     return { ok: false, reason: `expected a ${type}, got ${raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw}` };
   }
-  const text = String(raw).trim();
+  if (type === 'string') return { ok: true, value: String(raw) };
+  return checkText(type, String(raw).trim(), opts.defaultCountry);
+}
+
+/** The checks of a trimmed text value, for every type but `string`. */
+function checkText(type: Exclude<FieldType, 'string'>, text: string, defaultCountry: CountryCode | undefined): Checked {
   switch (type) {
-    case 'string':
-      return { ok: true, value: String(raw) };
     case 'number': {
       if (!NUMBER.test(text)) return { ok: false, reason: `"${clip(text)}" is not a number` };
       const n = Number(text);
@@ -62,14 +74,43 @@ export function checkValue(type: FieldType, raw: unknown, opts: ValidateOptions 
       return { ok: false, reason: `"${clip(text)}" is not a boolean (use true/false, yes/no or 1/0)` };
     }
     case 'email':
-      return isEmail(text) ? { ok: true, value: text } : { ok: false, reason: `"${clip(text)}" is not a valid e-mail address` };
+      return isEmail(text, EMAIL_OPTIONS) ? { ok: true, value: text } : { ok: false, reason: `"${clip(text)}" is not a valid e-mail address` };
     case 'date':
-      return isISO8601(text, { strict: true, strictSeparator: true })
+      return isISO8601(text, DATE_OPTIONS)
         ? { ok: true, value: text }
         : { ok: false, reason: `"${clip(text)}" is not an ISO 8601 date (YYYY-MM-DD)` };
     case 'phone':
-      return checkPhone(text, opts.defaultCountry);
+      return checkPhone(text, defaultCountry);
   }
+}
+
+/** Results kept per checker for repeated values. */
+const CACHE_LIMIT = 20_000;
+
+/**
+ * A checker for one field type: the same answers as `checkValue(type, raw, opts)`,
+ * with results of text values remembered (up to CACHE_LIMIT distinct values, then
+ * forgotten all at once), for the bulk importer, which checks millions of values.
+ * Checked results are never mutated, so sharing them is safe.
+ */
+export function valueChecker(type: FieldType, opts: ValidateOptions = {}): (raw: unknown) => Checked {
+  if (type === 'string') return (raw) => checkValue(type, raw, opts);
+  const country = opts.defaultCountry;
+  // Dates repeat (a few thousand days); e-mails, phones and numbers are mostly unique,
+  // and a cache of unique values costs more (hashing, inserting, clearing) than it saves.
+  const cached = type === 'date';
+  let cache = new Map<string, Checked>();
+  return (raw) => {
+    if (typeof raw !== 'string') return checkValue(type, raw, opts);
+    if (!cached) return checkText(type, raw.trim(), country);
+    let c = cache.get(raw);
+    if (c === undefined) {
+      c = checkText(type, raw.trim(), country);
+      if (cache.size >= CACHE_LIMIT) cache = new Map();
+      cache.set(raw, c);
+    }
+    return c;
+  };
 }
 
 function checkPhone(text: string, defaultCountry?: CountryCode): Checked {

@@ -1,0 +1,31 @@
+/**
+ * Writing CSV (RFC 4180), by hand: csv-stringify is not a dependency, and quoting a
+ * field is a few lines. Used for the errors file, and by the worker to hand back
+ * rows already encoded (one string per row is cheaper to pass and keep than an array).
+ */
+
+/** One CSV field, quoted when it holds the delimiter, a quote, CR or LF, or leading/trailing spaces. */
+export function csvField(value: unknown, delimiter = ','): string {
+  const s = value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (s === '') return s;
+  const needs = s.includes(delimiter) || s.includes('"') || s.includes('\n') || s.includes('\r') || s.charCodeAt(0) === 32 || s.charCodeAt(s.length - 1) === 32;
+  return needs ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function csvLine(values: unknown[], delimiter = ','): string {
+  let line = '';
+  for (let i = 0; i < values.length; i++) line += (i ? delimiter : '') + csvField(values[i], delimiter);
+  return `${line}\r\n`;
+}
+
+/** A raw CSV row already encoded as a line (its kept columns, no line end). */
+export class EncodedRow {
+  constructor(readonly line: string) {}
+}
+
+/** Encodes the kept columns of a CSV row, without the line end. */
+export function encodeRow(row: string[], kept: number[], delimiter: string): string {
+  let line = '';
+  for (let i = 0; i < kept.length; i++) line += (i ? delimiter : '') + csvField(row[kept[i]!], delimiter);
+  return line;
+}

@@ -1,0 +1,87 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { basename, dirname, extname, join } from 'node:path';
+import { csvField, csvLine, EncodedRow } from './csv-write.js';
+
+/**
+ * The errors file: every rejected row with its original columns, plus `row`,
+ * `field` and `error`, as CSV (RFC 4180), so it can be fixed and imported again
+ * with the same command. It is written to a temporary file beside the target and
+ * renamed when complete, so an interrupted run never leaves half a file in place of
+ * a whole one. Hand-written quoting: csv-stringify is not a dependency and RFC 4180
+ * quoting is a few lines.
+ */
+
+/** `leads.csv` → `leads.errors.csv` (beside the input). */
+export function defaultErrorsPath(input: string): string {
+  const ext = extname(input);
+  const stem = basename(input, ext);
+  return join(dirname(input), `${stem}.errors.csv`);
+}
+
+export { csvField, csvLine, EncodedRow } from './csv-write.js';
+
+export class ErrorsFile {
+  private out: WriteStream | undefined;
+  private readonly tmp: string;
+  private failed: Error | undefined;
+  count = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly columns: string[],
+    private readonly kept: number[],
+    private readonly delimiter = ',',
+  ) {
+    this.tmp = `${path}.${process.pid}.tmp`;
+  }
+
+  /**
+   * Appends a rejected row: its original values, then row, field and error. A row
+   * with several errors is one line: fields `a; b`, error `a: reason; b: reason`.
+   */
+  async write(raw: unknown, rowNo: number, fields: string[], reasons: string[]): Promise<void> {
+    if (this.failed) throw this.failed;
+    if (!this.out) {
+      this.out = createWriteStream(this.tmp);
+      this.out.on('error', (err) => (this.failed = err));
+      const header = this.kept.map((k) => this.columns[k]!);
+      this.out.write(csvLine([...header, 'row', 'field', 'error'], this.delimiter));
+    }
+    const error = reasons.length === 1 ? reasons[0] : reasons.map((r, i) => (fields[i] ? `${fields[i]}: ${r}` : r)).join('; ');
+    const tail = [rowNo, fields.filter(Boolean).join('; '), error];
+    // A row the worker already encoded (its kept columns, with this delimiter), or the row itself.
+    const line =
+      raw instanceof EncodedRow
+        ? `${raw.line}${this.kept.length ? this.delimiter : ''}${tail.map((v) => csvField(v, this.delimiter)).join(this.delimiter)}\r\n`
+        : csvLine([...rowValues(raw, this.columns, this.kept), ...tail], this.delimiter);
+    this.count++;
+    if (!this.out.write(line)) await once(this.out, 'drain');
+  }
+
+  /** Finishes the file: renamed into place when it holds rows. Returns the path written, if any. */
+  async close(): Promise<string | undefined> {
+    if (!this.out) return undefined;
+    this.out.end();
+    await once(this.out, 'close');
+    if (this.failed) throw this.failed;
+    await rename(this.tmp, this.path);
+    return this.path;
+  }
+
+  /** Drops a partial file (an interrupted run rewrites it when resumed). */
+  async discard(): Promise<void> {
+    if (!this.out) return;
+    this.out.destroy();
+    await rm(this.tmp, { force: true });
+  }
+}
+
+/** A raw row's values in column order: a CSV row is an array; a JSON row an object. */
+function rowValues(raw: unknown, columns: string[], kept: number[]): unknown[] {
+  if (Array.isArray(raw)) return kept.map((k) => raw[k]);
+  if (raw !== null && typeof raw === 'object') return kept.map((k) => (raw as Record<string, unknown>)[columns[k]!]);
+  // A JSON element that is not an object: its JSON text in the first column.
+  return kept.map((_, i) => (i === 0 ? JSON.stringify(raw) : ''));
+}

@@ -1,0 +1,94 @@
+import type { Writable } from 'node:stream';
+
+/**
+ * The progress bar on stderr, drawn by hand with `\r` (ora draws spinners, not bars
+ * with figures): rows read, rows sent, rows per second, and an ETA from the bytes of
+ * the file read so far. Redrawn at most ten times a second; only on a terminal.
+ * Lines printed while it runs (rejected rows, warnings) go above it.
+ */
+
+export interface ProgressFigures {
+  bytes: number;
+  rows: number;
+  /** Rows sent to the server (undefined for a dry run). */
+  sent?: number;
+  /** What is happening when it is not reading (e.g. "waiting for 3 jobs"). */
+  phase?: string;
+}
+
+const FRAME_MS = 100;
+
+export function formatCount(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+export function formatEta(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '--:--';
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  const mm = String(m).padStart(h ? 2 : 1, '0');
+  return `${h ? `${h}:` : ''}${mm}:${String(sec).padStart(2, '0')}`;
+}
+
+/** One frame of the bar (exported for tests). */
+export function renderBar(f: ProgressFigures, size: number, elapsedMs: number, width = 80): string {
+  const frac = size > 0 ? Math.min(1, f.bytes / size) : 1;
+  const secs = elapsedMs / 1000;
+  const rate = secs > 0 ? f.rows / secs : 0;
+  const eta = frac > 0 && frac < 1 ? (secs * (1 - frac)) / frac : frac >= 1 ? 0 : NaN;
+  const tail = [
+    `${String(Math.floor(frac * 100)).padStart(3)}%`,
+    `${formatCount(f.rows)} rows`,
+    ...(f.sent !== undefined ? [`${formatCount(f.sent)} sent`] : []),
+    `${formatCount(rate)} rows/s`,
+    f.phase ?? `ETA ${formatEta(eta)}`,
+  ].join('  ');
+  const barWidth = Math.max(10, Math.min(30, width - tail.length - 4));
+  const full = Math.round(frac * barWidth);
+  return `[${'█'.repeat(full)}${'░'.repeat(barWidth - full)}] ${tail}`.slice(0, Math.max(20, width - 1));
+}
+
+export class ProgressBar {
+  private figures: ProgressFigures = { bytes: 0, rows: 0 };
+  private timer: NodeJS.Timeout | undefined;
+  private drawn = false;
+  private readonly started = Date.now();
+
+  constructor(
+    private readonly stream: Writable,
+    private readonly size: number,
+    readonly enabled: boolean,
+  ) {
+    if (!enabled) return;
+    this.timer = setInterval(() => this.draw(), FRAME_MS);
+    this.timer.unref();
+  }
+
+  update(f: ProgressFigures): void {
+    this.figures = f;
+  }
+
+  /** Prints a line above the bar (or just prints it when there is no bar). */
+  log(line: string): void {
+    if (this.drawn) this.stream.write('\r\x1b[2K');
+    this.stream.write(`${line}\n`);
+    if (this.drawn) this.draw();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.drawn) this.stream.write('\r\x1b[2K');
+    this.drawn = false;
+  }
+
+  private draw(): void {
+    if (!this.timer) return;
+    const columns = (this.stream as Writable & { columns?: number }).columns;
+    const width = columns && columns > 0 ? columns : 80;
+    this.stream.write(`\r\x1b[2K${renderBar(this.figures, this.size, Date.now() - this.started, width)}`);
+    this.drawn = true;
+  }
+}

@@ -1,0 +1,188 @@
+import { createReadStream, type ReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+
+/**
+ * Streaming readers of the input file. Rows come out in chunks, read with
+ * `stream.read()` in a loop rather than one promise per row, and the file is read
+ * only as fast as chunks are taken, so memory stays flat whatever the file size.
+ */
+
+export type InputFormat = 'csv' | 'json';
+
+/** The file cannot be read as the format says (bad quoting, not a JSON array, ...). */
+export class InputError extends Error {
+  constructor(message: string, readonly line?: number) {
+    super(message);
+    this.name = 'InputError';
+  }
+}
+
+export interface RowSource {
+  readonly format: InputFormat;
+  /** CSV: the header row. JSON: the keys of the first object (or none for an empty array). */
+  readonly columns: string[];
+  /** Bytes of the file read so far (for progress and ETA). */
+  bytesRead(): number;
+  /** Up to `max` rows; an empty array at the end. CSV rows are string arrays; JSON rows are the array's elements. */
+  next(max: number): Promise<unknown[]>;
+  close(): void;
+}
+
+/** The csv-parse options used by the importer (and by the benchmark's floor). */
+export function csvParseOptions(delimiter: string) {
+  return {
+    bom: true,
+    delimiter,
+    // A row with another column count is reported as a bad row instead of ending the import.
+    relax_column_count: true,
+    skip_empty_lines: true,
+    // One field or record larger than this is surely a broken quote, not data.
+    max_record_size: 4 * 1024 * 1024,
+  } as const;
+}
+
+const HIGH_WATER_MARK = 256 * 1024;
+
+/** A readable in object mode read chunk by chunk. */
+class ChunkReader {
+  private ended = false;
+  private error: Error | undefined;
+  private waiters: Array<() => void> = [];
+
+  constructor(private readonly stream: Readable, private readonly mapError: (err: Error) => Error) {
+    const wake = () => {
+      const w = this.waiters;
+      this.waiters = [];
+      for (const f of w) f();
+    };
+    stream.on('readable', wake);
+    stream.on('end', () => {
+      this.ended = true;
+      wake();
+    });
+    stream.on('error', (err) => {
+      this.error = this.mapError(err);
+      wake();
+    });
+  }
+
+  async next(max: number): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for (;;) {
+      if (this.error) throw this.error;
+      let item: unknown;
+      while (out.length < max && (item = this.stream.read()) !== null) out.push(item);
+      if (this.error) throw this.error;
+      if (out.length >= max || this.ended) return out;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  /** The first item, or undefined for an empty stream. */
+  async first(): Promise<unknown> {
+    const [item] = await this.next(1);
+    return item;
+  }
+}
+
+/** csv-parse's errors (CsvError; codes CSV_… and INVALID_OPENING_QUOTE). */
+export function isCsvParseError(err: unknown): boolean {
+  const e = err as (Error & { code?: unknown }) | null;
+  return Boolean(e) && typeof e!.code === 'string' && (e!.constructor?.name === 'CsvError' || (e!.code as string).startsWith('CSV_') || e!.code === 'INVALID_OPENING_QUOTE');
+}
+
+function csvError(err: Error): Error {
+  const e = err as Error & { code?: string; lines?: number };
+  if (isCsvParseError(e)) {
+    const msg = e.message.replace(/^Invalid Record Length: /, '');
+    return new InputError(`not valid CSV: ${msg}`, e.lines);
+  }
+  return fileError(err);
+}
+
+function fileError(err: Error): Error {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'ENOENT') return new InputError('no such file');
+  if (e.code === 'EISDIR') return new InputError('it is a directory, not a file');
+  if (e.code === 'EACCES' || e.code === 'EPERM') return new InputError('permission denied');
+  if (e.code && e.syscall) return new InputError(`${e.message}`);
+  return err;
+}
+
+export async function openCsv(path: string, delimiter = ','): Promise<RowSource> {
+  const { parse } = await import('csv-parse');
+  const file: ReadStream = createReadStream(path, { highWaterMark: HIGH_WATER_MARK });
+  const parser = parse(csvParseOptions(delimiter));
+  file.on('error', (err) => parser.destroy(err));
+  file.pipe(parser);
+  const reader = new ChunkReader(parser, csvError);
+  const header = (await reader.first()) as string[] | undefined;
+  if (!header) {
+    file.destroy();
+    throw new InputError('the file is empty: a CSV file needs a header row of column names');
+  }
+  return {
+    format: 'csv',
+    columns: header.map((h) => String(h)),
+    bytesRead: () => file.bytesRead,
+    next: (max) => reader.next(max),
+    close: () => {
+      file.destroy();
+      parser.destroy();
+    },
+  };
+}
+
+export async function openJson(path: string): Promise<RowSource> {
+  const [{ default: StreamArray }, { default: Parser }] = await Promise.all([
+    import('stream-json/streamers/StreamArray.js'),
+    import('stream-json/Parser.js'),
+  ]);
+  const file: ReadStream = createReadStream(path, { highWaterMark: HIGH_WATER_MARK });
+  const parser = new Parser();
+  const array = StreamArray.make();
+  const mapError = (err: Error): Error => {
+    if (/Top-level object should be an array/.test(err.message)) return new InputError('not a JSON array of contact objects');
+    if ((err as NodeJS.ErrnoException).syscall) return fileError(err);
+    return new InputError(`not valid JSON: ${err.message}`);
+  };
+  file.on('error', (err) => array.destroy(err));
+  parser.on('error', (err: Error) => array.destroy(err));
+  file.pipe(parser).pipe(array);
+  const items = new ChunkReader(array, mapError);
+  // Peek at the first element for the column names; it is handed out again by next().
+  let pending: unknown[] = [];
+  const first = (await items.first()) as { value: unknown } | undefined;
+  if (first) pending = [first];
+  const value = first?.value;
+  const columns = value && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
+  return {
+    format: 'json',
+    columns,
+    bytesRead: () => file.bytesRead,
+    async next(max) {
+      const got = pending.length ? pending : [];
+      pending = [];
+      if (got.length < max) got.push(...(await items.next(max - got.length)));
+      return got.map((item) => (item as { value: unknown }).value);
+    },
+    close: () => {
+      file.destroy();
+      parser.destroy();
+      array.destroy();
+    },
+  };
+}
+
+export function openSource(path: string, format: InputFormat, delimiter?: string): Promise<RowSource> {
+  return format === 'csv' ? openCsv(path, delimiter) : openJson(path);
+}
+
+/** The format by extension: .csv, .tsv, .txt are CSV (.tsv with tabs); .json is JSON. */
+export function formatFromPath(path: string): { format: InputFormat; delimiter?: string } | undefined {
+  const lower = path.toLowerCase();
+  if (lower.endsWith('.csv') || lower.endsWith('.txt')) return { format: 'csv' };
+  if (lower.endsWith('.tsv')) return { format: 'csv', delimiter: '\t' };
+  if (lower.endsWith('.json')) return { format: 'json' };
+  return undefined;
+}

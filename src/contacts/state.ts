@@ -1,0 +1,344 @@
+import { createHash } from 'node:crypto';
+import { open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+
+/**
+ * The state file of an import (`<input>.vap-import.json` by default): enough to
+ * resume after Ctrl-C, a lost connection or a killed process without importing any
+ * contact twice.
+ *
+ * - Each batch is recorded as `sending` (with the time) *before* its POST, and the
+ *   job it became as soon as the POST answers. POSTs go one at a time, so at most one
+ *   batch is ever `sending` without a job id; its fate is settled on resume by looking
+ *   for it among the list's import jobs (see sender.ts).
+ * - Batches are cut deterministically from the file (batch k = valid rows
+ *   k*size .. k*size+size-1), and the input's identity (size, mtime, a hash of its
+ *   first 64 KiB) and the options that decide the cut are recorded, so a resume with
+ *   another file or other options is refused.
+ * - Finished batches at the front are folded into a running total (`prefix`), so the
+ *   file stays small: a job id per batch, plus the open batches.
+ * - Every write is atomic: a temporary file, fsync, rename, fsync of the directory.
+ * - When the import is done the file is kept, marked `complete`: running the same
+ *   import again is then refused unless --force (so a file is not imported twice by
+ *   accident), and --resume just reports that it is done.
+ */
+
+export const STATE_KIND = 'vap-contacts-import';
+export const STATE_VERSION = 1;
+const HEAD_BYTES = 64 * 1024;
+
+export type BatchStatus = 'sending' | 'sent' | 'done';
+
+export interface BatchRecord {
+  /** Batch index (0-based). */
+  i: number;
+  /** File rows (1-based data rows) of its first and last contact. */
+  from: number;
+  to: number;
+  /** Contacts in the batch. */
+  n: number;
+  st: BatchStatus;
+  /** When it was (last) sent, by this machine's clock. */
+  at: string;
+  job?: string;
+  /** Final job status, successful and rejected rows (rows a failed or cancelled job never processed count as rejected). */
+  status?: string;
+  ok?: number;
+  bad?: number;
+}
+
+export interface InputIdentity {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  /** sha256 of the first 64 KiB (the header and the first rows). */
+  head: string;
+}
+
+export interface StateOptions {
+  format: 'csv' | 'json';
+  delimiter: string;
+  /** field → column */
+  mapping: Record<string, string>;
+  batchSize: number;
+  defaultCountry: string | null;
+}
+
+export interface StateData {
+  kind: typeof STATE_KIND;
+  version: typeof STATE_VERSION;
+  listId: string;
+  input: InputIdentity;
+  options: StateOptions;
+  /** The newest import job of the list before this import began (server clock), to tell our jobs from older ones. */
+  baseline: { createdAt: string | null; ids: string[] };
+  /** The process working on it (a second one is refused while it lives). */
+  owner: { pid: number; host: string } | null;
+  startedAt: string;
+  updatedAt: string;
+  complete: boolean;
+  completedAt?: string;
+  /** Batches [0, prefix.batches) are all done: their totals. */
+  prefix: { batches: number; rows: number; ok: number; bad: number; to: number };
+  /** jobs[i]: the job of batch i, once known. */
+  jobs: Array<string | null>;
+  /** Done batches of the prefix whose job rejected rows: [batch, job, rejected]. */
+  withErrors: Array<[number, string, number]>;
+  /** Batches past the prefix that were sent (or are being sent). */
+  open: BatchRecord[];
+  /** Newest createdAt seen among this import's jobs (server clock). */
+  lastCreatedAt: string | null;
+  /** Rows of the file when it was read to the end (set once complete). */
+  totals?: { rows: number; valid: number; rejectedLocally: number };
+}
+
+export class StateFileError extends Error {
+  constructor(message: string, readonly hint?: string) {
+    super(message);
+    this.name = 'StateFileError';
+  }
+}
+
+export function defaultStatePath(input: string): string {
+  return `${input}.vap-import.json`;
+}
+
+export async function inputIdentity(path: string): Promise<InputIdentity> {
+  const st = await stat(path);
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(Math.min(HEAD_BYTES, st.size));
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await fh.read(buf, got, buf.length - got, got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return { path, size: st.size, mtimeMs: Math.trunc(st.mtimeMs), head: createHash('sha256').update(buf.subarray(0, got)).digest('hex') };
+  } finally {
+    await fh.close();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class ImportState {
+  private saving: Promise<void> = Promise.resolve();
+  private dirty = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly path: string,
+    readonly data: StateData,
+  ) {}
+
+  static async read(path: string): Promise<StateData | undefined> {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new StateFileError(`cannot read the state file ${path}: ${(err as Error).message}`);
+    }
+    let data: StateData;
+    try {
+      data = JSON.parse(text) as StateData;
+    } catch {
+      throw new StateFileError(`the state file ${path} is not valid JSON`, 'it was damaged; delete it to start over (contacts already imported would be imported again)');
+    }
+    if (data?.kind !== STATE_KIND || data.version !== STATE_VERSION || !Array.isArray(data.open) || !Array.isArray(data.jobs)) {
+      throw new StateFileError(`${path} is not a vap contacts import state file (or was written by another version)`);
+    }
+    return data;
+  }
+
+  static fresh(path: string, init: Pick<StateData, 'listId' | 'input' | 'options' | 'baseline'>): ImportState {
+    const now = new Date().toISOString();
+    return new ImportState(path, {
+      kind: STATE_KIND,
+      version: STATE_VERSION,
+      ...init,
+      owner: { pid: process.pid, host: hostname() },
+      startedAt: now,
+      updatedAt: now,
+      complete: false,
+      prefix: { batches: 0, rows: 0, ok: 0, bad: 0, to: 0 },
+      jobs: [],
+      withErrors: [],
+      open: [],
+      lastCreatedAt: null,
+    });
+  }
+
+  /** Another live process on this machine working on the same state? */
+  static runningOwner(data: StateData): number | undefined {
+    const o = data.owner;
+    if (!o || o.host !== hostname() || o.pid === process.pid) return undefined;
+    return isAlive(o.pid) ? o.pid : undefined;
+  }
+
+  claim(): void {
+    this.data.owner = { pid: process.pid, host: hostname() };
+  }
+
+  release(): void {
+    this.data.owner = null;
+  }
+
+  /** The open record of batch i, 'done' for a batch of the finished prefix, or undefined (never sent). */
+  record(i: number): BatchRecord | 'done' | undefined {
+    if (i < this.data.prefix.batches) return 'done';
+    return this.data.open.find((r) => r.i === i);
+  }
+
+  /** The one batch whose POST may or may not have reached the server. */
+  sending(): BatchRecord | undefined {
+    return this.data.open.find((r) => r.st === 'sending');
+  }
+
+  knownJobIds(): Set<string> {
+    const s = new Set<string>();
+    for (const j of this.data.jobs) if (j) s.add(j);
+    for (const r of this.data.open) if (r.job) s.add(r.job);
+    return s;
+  }
+
+  /** Records a batch as being sent (call save() before the POST). */
+  beginSend(rec: Omit<BatchRecord, 'st' | 'at'>): BatchRecord {
+    this.data.open = this.data.open.filter((r) => r.i !== rec.i);
+    const full: BatchRecord = { ...rec, st: 'sending', at: new Date().toISOString() };
+    this.data.open.push(full);
+    this.data.open.sort((a, b) => a.i - b.i);
+    return full;
+  }
+
+  /** The POST answered with a job. */
+  sent(i: number, jobId: string): void {
+    const r = this.data.open.find((x) => x.i === i);
+    if (!r) return;
+    r.st = 'sent';
+    r.job = jobId;
+    this.data.jobs[i] = jobId;
+    for (let k = 0; k < i; k++) if (this.data.jobs[k] === undefined) this.data.jobs[k] = null;
+    this.markDirty();
+  }
+
+  /** The batch provably never reached the server: forget it (it will be sent again). */
+  forget(i: number): void {
+    this.data.open = this.data.open.filter((r) => r.i !== i);
+    this.markDirty();
+  }
+
+  /** The batch's job finished. Folds finished batches at the front into the prefix. */
+  finished(i: number, result: { status: string; ok: number; bad: number; createdAt?: string }): void {
+    const r = this.data.open.find((x) => x.i === i);
+    if (!r) return;
+    r.st = 'done';
+    r.status = result.status;
+    r.ok = result.ok;
+    r.bad = result.bad;
+    this.seen(result.createdAt);
+    const p = this.data.prefix;
+    this.data.open.sort((a, b) => a.i - b.i);
+    while (this.data.open.length && this.data.open[0]!.i === p.batches && this.data.open[0]!.st === 'done') {
+      const d = this.data.open.shift()!;
+      p.batches++;
+      p.rows += d.n;
+      p.ok += d.ok ?? 0;
+      p.bad += d.bad ?? 0;
+      p.to = d.to;
+      if ((d.bad ?? 0) > 0 && d.job) this.data.withErrors.push([d.i, d.job, d.bad!]);
+    }
+    this.markDirty();
+  }
+
+  /** Notes the creation time (server clock) of one of our jobs. */
+  seen(createdAt: string | undefined): void {
+    if (!createdAt) return;
+    const last = this.data.lastCreatedAt;
+    if (!last || Date.parse(createdAt) > Date.parse(last)) this.data.lastCreatedAt = createdAt;
+  }
+
+  /** Totals over every done batch (prefix and open). */
+  doneTotals(): { batches: number; rows: number; ok: number; bad: number } {
+    const p = this.data.prefix;
+    const t = { batches: p.batches, rows: p.rows, ok: p.ok, bad: p.bad };
+    for (const r of this.data.open) {
+      if (r.st !== 'done') continue;
+      t.batches++;
+      t.rows += r.n;
+      t.ok += r.ok ?? 0;
+      t.bad += r.bad ?? 0;
+    }
+    return t;
+  }
+
+  markDirty(): void {
+    this.dirty = true;
+  }
+
+  /** Saves within a second if something changed (job completions need not be written at once). */
+  saveSoon(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.dirty) void this.save().catch(() => undefined);
+    }, 1000);
+    this.timer.unref();
+  }
+
+  /** Writes the state atomically; saves are serialised. */
+  save(): Promise<void> {
+    const next = this.saving.then(() => this.write());
+    this.saving = next.catch(() => undefined);
+    return next;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.saving;
+  }
+
+  private async write(): Promise<void> {
+    this.dirty = false;
+    this.data.updatedAt = new Date().toISOString();
+    const text = `${JSON.stringify(this.data)}\n`;
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    const fh = await open(tmp, 'w', 0o600);
+    try {
+      await fh.writeFile(text, 'utf8');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    try {
+      await rename(tmp, this.path);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    await fsyncDir(dirname(this.path));
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  try {
+    const fh = await open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    // Not supported everywhere (Windows); the rename itself is still atomic.
+  }
+}

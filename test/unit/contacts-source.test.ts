@@ -1,0 +1,198 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { lastRecordEnd, openCsvChunks, parseCsvChunk } from '../../src/contacts/csv-chunks.js';
+import { csvLine } from '../../src/contacts/errors-file.js';
+import { csvParseOptions, formatFromPath, InputError, openCsv, openJson, type RowSource } from '../../src/contacts/source.js';
+// @ts-expect-error: a plain ES module without types
+import { FLOOR_OPTIONS } from '../bench/csv-floor.mjs';
+
+const dir = mkdtempSync(join(tmpdir(), 'vap-source-'));
+let n = 0;
+function file(content: string | Buffer, ext = 'csv'): string {
+  const p = join(dir, `f${n++}.${ext}`);
+  writeFileSync(p, content);
+  return p;
+}
+
+async function all(src: RowSource, chunk = 3): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (;;) {
+    const rows = await src.next(chunk);
+    if (rows.length === 0) break;
+    expect(rows.length).toBeLessThanOrEqual(chunk);
+    out.push(...rows);
+  }
+  src.close();
+  return out;
+}
+
+describe('CSV reader', () => {
+  it('reads the header, then rows in chunks', async () => {
+    const src = await openCsv(file('a,b\n1,2\n3,4\n5,6\n7,8\n'));
+    expect(src.columns).toEqual(['a', 'b']);
+    expect(await all(src)).toEqual([['1', '2'], ['3', '4'], ['5', '6'], ['7', '8']]);
+  });
+
+  it('handles a BOM, CRLF line ends, quoted commas, quotes and newlines', async () => {
+    const text = '\uFEFFname,note\r\n"Lovelace, Ada","line one\r\nline two"\r\n"say ""hi""",x\r\n';
+    const src = await openCsv(file(text));
+    expect(src.columns).toEqual(['name', 'note']);
+    expect(await all(src)).toEqual([
+      ['Lovelace, Ada', 'line one\r\nline two'],
+      ['say "hi"', 'x'],
+    ]);
+  });
+
+  it('takes another delimiter, skips blank lines and keeps ragged rows for the checker', async () => {
+    const src = await openCsv(file('a;b\n1;2\n\n3\n4;5;6\n'), ';');
+    expect(await all(src)).toEqual([['1', '2'], ['3'], ['4', '5', '6']]);
+  });
+
+  it('counts the bytes read', async () => {
+    const content = `a,b\n${'1,2\n'.repeat(1000)}`;
+    const src = await openCsv(file(content));
+    await all(src, 500);
+    expect(src.bytesRead()).toBe(Buffer.byteLength(content));
+  });
+
+  it('an empty file has no header', async () => {
+    await expect(openCsv(file(''))).rejects.toThrow(InputError);
+  });
+
+  it('a broken quote is an InputError with the line', async () => {
+    const src = await openCsv(file('a,b\n1,2\n"unclosed,3\n4,5\n'));
+    const err = await all(src).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).toMatch(/not valid CSV/);
+  });
+
+  it('a missing file is an InputError', async () => {
+    await expect(openCsv(join(dir, 'nope.csv'))).rejects.toThrow(/no such file/);
+  });
+
+  it('round-trips any table written with the errors-file writer (property)', async () => {
+    const cell = fc.string({ unit: fc.constantFrom('a', 'b', ',', '"', '\n', '\r\n', ' ', 'é', '😀', ';'), maxLength: 6 });
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 4 }).chain((w) => fc.array(fc.array(cell, { minLength: w, maxLength: w }), { minLength: 1, maxLength: 6 })), async (rows) => {
+        const header = rows[0]!.map((_, i) => `c${i}`);
+        const p = file([header, ...rows].map((r) => csvLine(r)).join(''));
+        const src = await openCsv(p);
+        const got = (await all(src)) as string[][];
+        // Rows whose every cell is empty are blank lines only when there is one column.
+        const want = rows.filter((r) => !(r.length === 1 && r[0] === ''));
+        expect(got).toEqual(want);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('CSV slices (the reader for large files)', () => {
+  const enc = (s: string) => new TextEncoder().encode(s);
+
+  it('finds the end of the last whole record, ignoring newlines inside quotes', () => {
+    expect(lastRecordEnd(enc('a,b\n1,2\n3,'))).toBe(8);
+    expect(lastRecordEnd(enc('a,"x\ny",b\n"open\n'))).toBe(10);
+    expect(lastRecordEnd(enc('"a ""q"" \n b"\r\n'))).toBe(15);
+    expect(lastRecordEnd(enc('no newline'))).toBe(-1);
+  });
+
+  async function viaSlices(p: string, delimiter: string, sliceBytes: number) {
+    const src = await openCsvChunks(p, delimiter, { sliceBytes });
+    const rows: string[][] = [];
+    for (let c = await src.next(); c; c = await src.next()) rows.push(...parseCsvChunk(c.bytes, delimiter, c.startLine));
+    src.close();
+    return { columns: src.columns, rows };
+  }
+
+  it('gives exactly what streaming csv-parse gives, whatever the slice size (property)', async () => {
+    const cell = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', 'b', ' ', 'é', '😀'), maxLength: 5 }),
+      fc.string({ unit: fc.constantFrom('a', ',', ';', '"', '\n', '\r\n', ' '), maxLength: 5 }).map((s) => `"${s.replace(/"/g, '""')}"`),
+    );
+    const table = fc.integer({ min: 1, max: 4 }).chain((w) => fc.array(fc.array(cell, { minLength: w, maxLength: w }), { minLength: 1, maxLength: 12 }));
+    await fc.assert(
+      fc.asyncProperty(table, fc.boolean(), fc.boolean(), fc.constantFrom(',', ';'), fc.integer({ min: 1, max: 64 }), async (rows, bom, crlf, delim, slice) => {
+        const eol = crlf ? '\r\n' : '\n';
+        const text = (bom ? '\uFEFF' : '') + rows.map((r) => r.join(delim)).join(eol) + (slice % 2 ? eol : '');
+        const p = file(text);
+        let streamed: { columns: string[]; rows: unknown[] } | string;
+        try {
+          const s = await openCsv(p, delim);
+          streamed = { columns: s.columns, rows: await all(s, 1000) };
+        } catch (e) {
+          streamed = 'error';
+        }
+        let sliced: { columns: string[]; rows: unknown[] } | string;
+        try {
+          sliced = await viaSlices(p, delim, slice);
+        } catch (e) {
+          sliced = 'error';
+        }
+        expect(sliced).toEqual(streamed);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('a broken quote is an InputError with the line of the file', async () => {
+    const p = file('a,b\n1,2\n3,4\n"x,5\n6,7\n');
+    const src = await openCsvChunks(p, ',', { sliceBytes: 4 });
+    let err: unknown;
+    try {
+      for (let c = await src.next(); c; c = await src.next()) parseCsvChunk(c.bytes, ',', c.startLine);
+    } catch (e) {
+      err = e;
+    }
+    src.close();
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as InputError).message).toMatch(/not valid CSV/);
+  });
+});
+
+describe('JSON reader', () => {
+  it('streams the elements of an array; the columns are the first object keys', async () => {
+    const src = await openJson(file(JSON.stringify([{ name: 'Ada', phone: '+1' }, { name: 'Bob', age: 3 }, 7]), 'json'));
+    expect(src.columns).toEqual(['name', 'phone']);
+    expect(await all(src, 2)).toEqual([{ name: 'Ada', phone: '+1' }, { name: 'Bob', age: 3 }, 7]);
+  });
+
+  it('an empty array has no rows', async () => {
+    const src = await openJson(file('[]', 'json'));
+    expect(src.columns).toEqual([]);
+    expect(await all(src)).toEqual([]);
+  });
+
+  it('a top-level object is refused', async () => {
+    const p = file('{"a":1}', 'json');
+    const err = await openJson(p).then(all).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).toMatch(/not a JSON array/);
+  });
+
+  it('invalid JSON is an InputError', async () => {
+    const err = await openJson(file('[{"a":1},{"a":', 'json')).then(all).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+  });
+});
+
+describe('benchmark floor', () => {
+  it('parses with the options the importer uses', () => {
+    expect(FLOOR_OPTIONS).toEqual(csvParseOptions(','));
+  });
+});
+
+describe('formatFromPath', () => {
+  it.each([
+    ['leads.csv', { format: 'csv' }],
+    ['LEADS.CSV', { format: 'csv' }],
+    ['x.tsv', { format: 'csv', delimiter: '\t' }],
+    ['x.json', { format: 'json' }],
+    ['x.xlsx', undefined],
+  ])('%s', (p, want) => {
+    expect(formatFromPath(p)).toEqual(want);
+  });
+});

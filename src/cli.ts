@@ -35,7 +35,8 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   if (argv[0] !== 'emulator' && !deps.io) setFlagsFromString('--liftoff-only');
 
   const controller = new AbortController();
-  deps.signal?.addEventListener('abort', () => controller.abort(deps.signal?.reason), { once: true });
+  if (deps.signal?.aborted) controller.abort(deps.signal.reason);
+  else deps.signal?.addEventListener('abort', () => controller.abort(deps.signal?.reason), { once: true });
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(ExitCode.INTERRUPTED);
     controller.abort(new DOMException('interrupted', 'AbortError'));

@@ -13,8 +13,9 @@ export class TmuxSession {
     const exports = Object.entries(opts.env ?? {})
       .map(([k, v]) => `${k}=${shellQuote(v)}`)
       .join(' ');
-    // Keep the pane open after the command ends, so that its last output can be read.
-    const script = `${exports ? `export ${exports}; ` : ''}${command}; echo "[exit $?]"; sleep 600`;
+    // A person at a terminal: CI is not set (vap never prompts under CI), unless the test sets it.
+    // The pane stays open after the command ends, so that its last output can be read.
+    const script = `unset CI; ${exports ? `export ${exports}; ` : ''}${command}; echo "[exit $?]"; sleep 600`;
     execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), 'bash', '--norc', '--noprofile', '-c', script]);
   }
 

@@ -71,7 +71,8 @@ function startSession(session: string, name: string, csv: string): void {
   tmux(
     'new-session', '-d', '-s', session, '-x', '160', '-y', '50',
     '-e', `VAP_BASE_URL=${url}`, '-e', `VAP_API_KEY=${KEY}`, '-e', 'NO_COLOR=1', '-e', `VAP_CONFIG_DIR=${dir}`,
-    `${command}; echo "EXIT=$?"; sleep 60`,
+    // A person at a terminal: vap never prompts under CI, so CI is unset here.
+    `unset CI; ${command}; echo "EXIT=$?"; sleep 60`,
   );
 }
 

@@ -11,7 +11,7 @@ const BIN = fileURLToPath(new URL('../../bin/vap.js', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'vap-demo-'));
 const KEY = 'vap_demo_quickstart';
 
-const emulator = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--org', `demo:${KEY}`, '--time-scale', '200'], {
+const emulator = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--org', `demo:${KEY}`, '--time-scale', '20'], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 const { url } = await new Promise((resolve, reject) => {
@@ -24,7 +24,9 @@ delete env.VAP_API_KEY;
 delete env.VAP_PROFILE;
 
 /** Runs one vap command, showing it and its output; returns stdout when captured. */
-function vap(args, { input, capture = false, show = args.join(' ') } = {}) {
+const quote = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+
+function vap(args, { input, capture = false, show = args.map(quote).join(' ') } = {}) {
   process.stdout.write(`\n\x1b[1m$ vap ${show}\x1b[0m\n`);
   const r = spawnSync(process.execPath, [BIN, ...args], { env, input, stdio: [input === undefined ? 'inherit' : 'pipe', capture ? 'pipe' : 'inherit', 'inherit'], encoding: 'utf8' });
   if (capture) process.stdout.write(r.stdout);
@@ -42,7 +44,7 @@ try {
   const agentId = vap(['agents', 'create', '--name', 'Front desk', '--engine', 'realtime', '--instructions', 'Greet callers, answer opening-hours questions and book appointments.', '--variable', 'customer_name=Name of the caller', '-q'], { capture: true });
   vap(['agents', 'list']);
   vap(['voices', 'list', '--language', 'es']);
-  const voiceId = vap(['voices', 'list', '--language', 'es-ES', '-q', '--limit', '1'], { capture: true });
+  const voiceId = vap(['voices', 'list', '--language', 'es-ES', '-q'], { capture: true }).split('\n')[0];
   vap(['agents', 'voice', agentId, '--set', voiceId, '--language', 'es-ES']);
   vap(['agents', 'update', agentId, '--instructions', 'Greet callers in Spanish, answer opening-hours questions and book appointments.']);
   vap(['agents', 'versions', agentId]);

@@ -32,7 +32,7 @@ export class ApiClient {
   private readonly timeoutMs: number;
   private readonly retry: RetryPolicy;
   private readonly log?: (line: string) => void;
-  private readonly agent: HttpAgent;
+  private agent?: Promise<HttpAgent>;
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl;
@@ -41,7 +41,10 @@ export class ApiClient {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
     this.log = opts.log;
-    this.agent = createAgent(Math.min(this.timeoutMs, 10_000));
+  }
+
+  private dispatcher(): Promise<HttpAgent> {
+    return (this.agent ??= createAgent(Math.min(this.timeoutMs, 10_000)));
   }
 
   /** A JSON request; the envelope is unwrapped to `{ data, pagination, requestId }`. */
@@ -74,7 +77,7 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.agent) await (await this.agent).close();
   }
 
   private authHeader(scheme: AuthScheme): Record<string, string> {
@@ -105,7 +108,8 @@ export class ApiClient {
       const timer = setTimeout(() => deadline.abort(), timeout);
       const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
       try {
-        res = await this.agent.request({
+        const agent = await this.dispatcher();
+        res = await agent.request({
           origin: url.origin,
           path: url.pathname + url.search,
           method: opts.method,

@@ -2,7 +2,7 @@
 // round-robin so that drift in machine load hits every command alike.
 // Usage: npm run build && node test/bench/startup.mjs [--runs 21]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,8 +48,19 @@ export async function benchStartup() {
     const login = spawnSync(process.execPath, [BIN, 'auth', 'login', '--with-key', '--base-url', emu.url], { env: envProfile, input: 'key_bench\n' });
     if (login.status !== 0) throw new Error(`auth login failed: ${login.stderr}`);
 
+    // The HTTP client the design mandates, alone: import the bundled undici (as vap does)
+    // and make the same one request. What vap adds on top of this is its own cost.
+    const meta = JSON.parse(readFileSync(join(ROOT, 'dist/meta.json'), 'utf8'));
+    const undiciChunk = Object.entries(meta.outputs).find(([, o]) => o.entryPoint === 'src/vendor/undici.ts')?.[0];
+    const undiciFloor = `import { setFlagsFromString } from 'node:v8'; setFlagsFromString('--liftoff-only');
+      const { Agent } = await import(${JSON.stringify(join(ROOT, undiciChunk ?? 'dist/missing.js'))});
+      const a = new Agent({ maxHeaderSize: 16384 });
+      const r = await a.request({ origin: ${JSON.stringify(emu.url)}, path: '/api/v1/agents?page=1&pageSize=30', method: 'GET', headers: { authorization: 'Bearer key_bench' } });
+      process.stdout.write(await r.body.text()); await a.close();`;
+
     const cases = [
       { name: 'node -e 0', args: ['-e', '0'], env: baseEnv },
+      { name: 'undici alone: one GET (floor)', args: ['--input-type=module', '-e', undiciFloor], env: baseEnv },
       { name: 'vap --version', args: [BIN, '--version'], env: baseEnv, target: 1.5 },
       { name: 'vap agents --help', args: [BIN, 'agents', '--help'], env: baseEnv },
       { name: 'vap agents list (VAP_API_KEY)', args: [BIN, 'agents', 'list'], env: envKey, target: 2.5 },

@@ -19,8 +19,9 @@ export class TmuxSession {
     execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), 'bash', '--norc', '--noprofile', '-c', script]);
   }
 
+  /** The screen and up to 100 lines of scrollback, wrapped lines joined. */
   capture(): string {
-    return execFileSync('tmux', ['capture-pane', '-p', '-t', this.name], { encoding: 'utf8' });
+    return execFileSync('tmux', ['capture-pane', '-p', '-J', '-S', '-100', '-t', this.name], { encoding: 'utf8' });
   }
 
   sendKeys(...keys: string[]): void {

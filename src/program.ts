@@ -10,13 +10,21 @@ import type { Writable } from 'node:stream';
 /** Global options that take a value, so that their values are not taken for a group name. */
 const VALUE_OPTIONS = new Set(['--profile', '--base-url', '-o', '--output', '--query']);
 
-/** The group named on the command line, if any (the first word that is not an option or an option's value). */
+/**
+ * The group named on the command line, if any: the first word that is not an option
+ * or an option's value (`vap help agents` names agents).
+ */
 export function groupInArgv(argv: string[]): string | undefined {
+  let sawHelp = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') return argv[i + 1];
     if (a.startsWith('-')) {
       if (VALUE_OPTIONS.has(a)) i++;
+      continue;
+    }
+    if (a === 'help' && !sawHelp) {
+      sawHelp = true;
       continue;
     }
     return a;

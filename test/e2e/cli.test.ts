@@ -121,3 +121,13 @@ describe('the built binary', () => {
     expect(r.stderr).toMatch(/^error: .*ag_missing.* \(HTTP 404, request id req_\w+\)$/);
   });
 });
+
+describe('help', () => {
+  it('`vap help agents` shows the agents verbs, like `vap agents --help`', async () => {
+    const viaHelp = await vap(['help', 'agents']);
+    const viaFlag = await vap(['agents', '--help']);
+    expect(viaHelp.exitCode).toBe(0);
+    expect(viaHelp.stdout).toContain('rollback');
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+  });
+});

@@ -9,14 +9,7 @@ let emu: TestEmulator;
 let env: Record<string, string>;
 let dir: string;
 
-async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${emu.url}${path}`, {
-    method,
-    headers: { 'x-api-key': ORG_A.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await res.json()) as T;
-}
+const api = async <T = any>(method: string, path: string, body?: unknown): Promise<T> => (await emu.api<T>(method, path, body)).body;
 
 async function createList(fields: unknown[]): Promise<string> {
   return (await api<{ data: { id: string } }>('POST', '/api/v1/contact-lists', { name: 'e2e', schema: { fields } })).data.id;

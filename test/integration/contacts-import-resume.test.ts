@@ -14,15 +14,7 @@ let emu: TestEmulator;
 let env: Record<string, string>;
 let dir: string;
 
-async function api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${emu.url}${path}`, {
-    method,
-    headers: { 'x-api-key': ORG_A.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => emu.api<T>(method, path, body);
 
 async function createList(): Promise<string> {
   const r = await api<{ data: { id: string } }>('POST', '/api/v1/contact-lists', {

@@ -24,15 +24,7 @@ const SCHEMA = {
   ],
 };
 
-async function api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${emu.url}${path}`, {
-    method,
-    headers: { 'x-api-key': ORG_A.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const api = <T = any>(method: string, path: string, body?: unknown) => emu.api<T>(method, path, body);
 
 async function createList(schema: unknown = SCHEMA): Promise<string> {
   const r = await api<{ data: { id: string } }>('POST', '/api/v1/contact-lists', { name: 'leads', schema });

@@ -1,9 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chunkChecker } from '../../src/contacts/check-chunk.js';
-import { checkValue, FIELD_TYPES, isBlank, validateRecord, valueChecker, type FieldType, type Schema } from '../../src/contacts/validate.js';
+import isEmailModule from 'validator/lib/isEmail.js';
+import { checkValue, FIELD_TYPES, isBlank, isPlainEmail, validateRecord, valueChecker, type FieldType, type Schema } from '../../src/contacts/validate.js';
 
 const ok = (type: FieldType, raw: unknown, opts = {}) => checkValue(type, raw, opts);
+// validator's per-function modules are CommonJS with a default export.
+const isEmail = ((isEmailModule as unknown as { default?: unknown }).default ?? isEmailModule) as unknown as (s: string) => boolean;
 
 describe('checkValue: each type', () => {
   it('string keeps the value as given', () => {
@@ -193,6 +196,32 @@ describe('validators: properties', () => {
         expect(checkValue('phone', national, { defaultCountry: 'US' })).toEqual({ ok: true, value: e164 });
       }),
     );
+  });
+
+  it('the plain e-mail fast path accepts only what isEmail accepts', () => {
+    // Addresses near the edges: every character class, dots, hyphens, long labels, long local parts.
+    const char = fc.constantFrom('a', 'Z', '0', '.', '-', '_', '+', '@', '"', ' ', 'é', '\uff01', '!', '~', '`', '|', '1');
+    const label = fc.string({ unit: fc.constantFrom('a', 'b', '0', '-'), minLength: 0, maxLength: 70 });
+    const near = fc.tuple(fc.string({ unit: char, maxLength: 70 }), fc.array(label, { minLength: 1, maxLength: 4 }), fc.string({ unit: fc.constantFrom('c', 'o', 'm', '1', '-', 'x', 'n'), maxLength: 66 }))
+      .map(([local, labels, tld]) => `${local}@${[...labels, tld].join('.')}`);
+    const text = fc.oneof(fc.emailAddress(), near, fc.string({ unit: char, maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 80 }));
+    let plain = 0;
+    fc.assert(
+      fc.property(text, (s) => {
+        if (isPlainEmail(s)) {
+          plain++;
+          expect(isEmail(s)).toBe(true);
+        }
+      }),
+      { numRuns: 5000 },
+    );
+    expect(plain).toBeGreaterThan(500);
+    // Edges named: 64-character local part, 63-character label, 254 in all.
+    const l63 = 'a'.repeat(63);
+    for (const s of [`${'a'.repeat(64)}@example.com`, `${'a'.repeat(65)}@example.com`, `x@${l63}.com`, `x@${l63}a.com`, `a@b.${'c'.repeat(63)}`, `a@b.${'c'.repeat(64)}`, `${'a'.repeat(64)}@${[l63, l63, 'a'.repeat(56)].join('.')}.io`]) {
+      expect({ s, plain: isPlainEmail(s) && isEmail(s) }).toEqual({ s, plain: isPlainEmail(s) });
+      expect(checkValue('email', s).ok).toBe(isEmail(s));
+    }
   });
 
   it('valueChecker (cached) answers exactly as checkValue', () => {

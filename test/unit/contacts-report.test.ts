@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDelimiter, resumeCommand, shellArg } from '../../src/contacts/command.js';
-import { formatEta, ProgressBar, renderBar } from '../../src/contacts/progress.js';
+import { formatCount, formatEta, ProgressBar, renderBar } from '../../src/contacts/progress.js';
 import { RowReporter, summaryText, type ImportSummary } from '../../src/contacts/report.js';
 import type { ImportRequest } from '../../src/contacts/importer.js';
 import type { ImportOptions } from '../../src/commands/contacts/import.js';
@@ -133,5 +134,16 @@ describe('resume command', () => {
     expect(parseDelimiter('tab')).toBe('\t');
     expect(parseDelimiter(';')).toBe(';');
     expect(() => parseDelimiter('"')).toThrow(/invalid --delimiter/);
+  });
+});
+
+describe('formatCount', () => {
+  it('groups digits as toLocaleString("en-US") does (but never prints -0)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: -1e12, max: 1e12 }), fc.double({ min: -1e15, max: 1e15, noNaN: true }), fc.constantFrom(0, -0, 0.5, -0.5, 999.5, -1000.4)), (n) => {
+        expect(formatCount(n)).toBe((Math.round(n) || 0).toLocaleString('en-US'));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -66,6 +66,78 @@ const PARSE_INCOMPLETE_FAST = "const ASCII_DIGITS = /^\\+?[0-9]*$/;\nexport defa
 const CLASS_CALL_CHECK = 'function _classCallCheck(a, n) { if (!(a instanceof n)) throw new TypeError("Cannot call a class as a function"); }';
 const CLASS_CALL_CHECK_FAST = 'function _classCallCheck(a, n) { if (!(a != null && Object.getPrototypeOf(a) === n.prototype) && !(a instanceof n)) throw new TypeError("Cannot call a class as a function"); }';
 
+/**
+ * helpers/getNumberType.js is a pure function of the metadata, the numbering plan
+ * (country or calling code) and the national number, and parsing then validating a
+ * number asks it the same question twice in a row (once to pick the country among
+ * those sharing a calling code, once in isValid()): the shim remembers the last
+ * answer. A call that throws is not remembered.
+ */
+const NUMBER_TYPE_HEAD = 'export default function getNumberType(input, options, metadataJson) {';
+const NUMBER_TYPE_MEMO = `var lastTypeMetadata, lastTypePlan, lastTypeNumber, lastType;
+export default function getNumberType(input, options, metadataJson) {
+  var plan = input.country || input.countryCallingCode;
+  var nationalNumber = options && options.v2 ? input.nationalNumber : input.phone;
+  if (plan && typeof nationalNumber === 'string' && metadataJson === lastTypeMetadata && plan === lastTypePlan && nationalNumber === lastTypeNumber) return lastType;
+  var type = getNumberTypeUncached(input, options, metadataJson);
+  lastTypeMetadata = metadataJson;
+  lastTypePlan = plan;
+  lastTypeNumber = nationalNumber;
+  lastType = type;
+  return type;
+}
+function getNumberTypeUncached(input, options, metadataJson) {`;
+
+/**
+ * extractNationalNumberFromPossiblyIncompleteNumber compiles the national prefix
+ * pattern on every call: cached per pattern, as matchesEntirely. It has no `g` or `y`
+ * flag, so `exec()` and `replace()` keep no state in it between calls.
+ */
+const PREFIX_PATTERN = "var prefixPattern = new RegExp('^(?:' + metadata.numberingPlan.nationalPrefixForParsing() + ')');";
+const PREFIX_PATTERN_CACHED = `var prefixPattern = nationalPrefixPattern(metadata.numberingPlan.nationalPrefixForParsing());`;
+const PREFIX_PATTERN_CACHE = `var nationalPrefixPatterns = new Map();
+function nationalPrefixPattern(source) {
+  var re = nationalPrefixPatterns.get(source);
+  if (re === undefined) {
+    re = new RegExp('^(?:' + source + ')');
+    if (nationalPrefixPatterns.size < 4096) nationalPrefixPatterns.set(source, re);
+  }
+  return re;
+}
+`;
+
+/**
+ * metadata.js compares the metadata's version string with two semver strings every
+ * time a Metadata or NumberingPlan object is made (several times per number): the
+ * shim remembers the outcome per metadata object and version string, and sets the
+ * same one flag the original sets.
+ */
+const SET_VERSION_STRING_BRANCH = `  } else {
+    if (!version) {
+      this.v1 = true;
+    } else if (compare(version, V3) === -1) {
+      this.v2 = true;
+    } else if (compare(version, V4) === -1) {
+      this.v3 = true;
+    } else {
+      this.v4 = true;
+    }
+  }
+}`;
+const SET_VERSION_STRING_CACHED = `  } else {
+    var known = versionKinds.get(metadata);
+    if (known === undefined || known.version !== version) {
+      known = { version: version, kind: !version ? 1 : compare(version, V3) === -1 ? 2 : compare(version, V4) === -1 ? 3 : 4 };
+      versionKinds.set(metadata, known);
+    }
+    if (known.kind === 1) this.v1 = true;
+    else if (known.kind === 2) this.v2 = true;
+    else if (known.kind === 3) this.v3 = true;
+    else this.v4 = true;
+  }
+}
+var versionKinds = new WeakMap();`;
+
 /** Applies the rewrites to one file's text; returns the new text and which rewrites applied. */
 export function rewriteLibphonenumber(path, text) {
   const applied = [];
@@ -90,6 +162,18 @@ export function rewriteLibphonenumber(path, text) {
     out = out.replace(PARSE_INCOMPLETE_HEAD, PARSE_INCOMPLETE_FAST);
     applied.push('parseIncompletePhoneNumber');
   }
+  if (/\/helpers\/getNumberType\.js$/.test(norm) && out.split(NUMBER_TYPE_HEAD).length === 2) {
+    out = out.replace(NUMBER_TYPE_HEAD, NUMBER_TYPE_MEMO);
+    applied.push('getNumberType');
+  }
+  if (/\/helpers\/extractNationalNumberFromPossiblyIncompleteNumber\.js$/.test(norm) && out.split(PREFIX_PATTERN).length === 2) {
+    out = `${PREFIX_PATTERN_CACHE}${out.replace(PREFIX_PATTERN, PREFIX_PATTERN_CACHED)}`;
+    applied.push('nationalPrefixPattern');
+  }
+  if (/\/es6\/metadata\.js$/.test(norm) && out.split(SET_VERSION_STRING_BRANCH).length === 2 && !out.includes('versionKinds')) {
+    out = out.replace(SET_VERSION_STRING_BRANCH, SET_VERSION_STRING_CACHED);
+    applied.push('setVersion');
+  }
   return { text: out, applied };
 }
 
@@ -112,7 +196,7 @@ export function rewriteValidator(path, text) {
 }
 
 const EXPECTED = {
-  'libphonenumber-js': ['matchesEntirely', '_objectSpread', '_classCallCheck', 'parseIncompletePhoneNumber'],
+  'libphonenumber-js': ['matchesEntirely', '_objectSpread', '_classCallCheck', 'parseIncompletePhoneNumber', 'getNumberType', 'nationalPrefixPattern', 'setVersion'],
   validator: ['isByteLength'],
 };
 

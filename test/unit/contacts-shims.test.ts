@@ -54,7 +54,10 @@ describe('dependency shims', () => {
     const read = (p: string) => readFileSync(lib(p), 'utf8');
     expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/helpers/matchesEntirely.js'), read('libphonenumber-js/es6/helpers/matchesEntirely.js')).applied).toEqual(['matchesEntirely']);
     expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/parsePhoneNumberWithError_.js'), read('libphonenumber-js/es6/parsePhoneNumberWithError_.js')).applied).toEqual(['_objectSpread']);
-    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/metadata.js'), read('libphonenumber-js/es6/metadata.js')).applied).toEqual(['_classCallCheck']);
+    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/metadata.js'), read('libphonenumber-js/es6/metadata.js')).applied).toEqual(['_classCallCheck', 'setVersion']);
+    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/helpers/getNumberType.js'), read('libphonenumber-js/es6/helpers/getNumberType.js')).applied).toContain('getNumberType');
+    const prefix = 'libphonenumber-js/es6/helpers/extractNationalNumberFromPossiblyIncompleteNumber.js';
+    expect(rewriteLibphonenumber(lib(prefix), read(prefix)).applied).toEqual(['nationalPrefixPattern']);
     expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/parseIncompletePhoneNumber.js'), read('libphonenumber-js/es6/parseIncompletePhoneNumber.js')).applied).toEqual(['parseIncompletePhoneNumber']);
     expect(rewriteValidator(lib('validator/lib/isByteLength.js'), read('validator/lib/isByteLength.js')).applied).toEqual(['isByteLength']);
   });

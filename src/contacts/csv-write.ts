@@ -1,7 +1,6 @@
 /**
  * Writing CSV (RFC 4180), by hand: csv-stringify is not a dependency, and quoting a
- * field is a few lines. Used for the errors file, and by the worker to hand back
- * rows already encoded (one string per row is cheaper to pass and keep than an array).
+ * field is a few lines. Used for the errors file.
  */
 
 /** One CSV field, quoted when it holds the delimiter, a quote, CR or LF, or leading/trailing spaces. */
@@ -16,16 +15,4 @@ export function csvLine(values: unknown[], delimiter = ','): string {
   let line = '';
   for (let i = 0; i < values.length; i++) line += (i ? delimiter : '') + csvField(values[i], delimiter);
   return `${line}\r\n`;
-}
-
-/** A raw CSV row already encoded as a line (its kept columns, no line end). */
-export class EncodedRow {
-  constructor(readonly line: string) {}
-}
-
-/** Encodes the kept columns of a CSV row, without the line end. */
-export function encodeRow(row: string[], kept: number[], delimiter: string): string {
-  let line = '';
-  for (let i = 0; i < kept.length; i++) line += (i ? delimiter : '') + csvField(row[kept[i]!], delimiter);
-  return line;
 }

@@ -2,7 +2,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { basename, dirname, extname, join } from 'node:path';
-import { csvField, csvLine, EncodedRow } from './csv-write.js';
+import { csvLine } from './csv-write.js';
 
 /**
  * The errors file: every rejected row with its original columns, plus `row`,
@@ -20,7 +20,7 @@ export function defaultErrorsPath(input: string): string {
   return join(dirname(input), `${stem}.errors.csv`);
 }
 
-export { csvField, csvLine, EncodedRow } from './csv-write.js';
+export { csvField, csvLine } from './csv-write.js';
 
 export class ErrorsFile {
   private out: WriteStream | undefined;
@@ -51,11 +51,7 @@ export class ErrorsFile {
     }
     const error = reasons.length === 1 ? reasons[0] : reasons.map((r, i) => (fields[i] ? `${fields[i]}: ${r}` : r)).join('; ');
     const tail = [rowNo, fields.filter(Boolean).join('; '), error];
-    // A row the worker already encoded (its kept columns, with this delimiter), or the row itself.
-    const line =
-      raw instanceof EncodedRow
-        ? `${raw.line}${this.kept.length ? this.delimiter : ''}${tail.map((v) => csvField(v, this.delimiter)).join(this.delimiter)}\r\n`
-        : csvLine([...rowValues(raw, this.columns, this.kept), ...tail], this.delimiter);
+    const line = csvLine([...rowValues(raw, this.columns, this.kept), ...tail], this.delimiter);
     this.count++;
     if (!this.out.write(line)) await once(this.out, 'drain');
   }

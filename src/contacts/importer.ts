@@ -1,9 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
-import { getContactList, type ImportJob } from '../api/contacts.js';
+import type { ApiClient } from '../api/client.js';
+import { getContactList, type ContactList, type ImportJob } from '../api/contacts.js';
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
-import { openCsvChunks, type CsvChunkSource } from './csv-chunks.js';
 import { defaultErrorsPath, ErrorsFile } from './errors-file.js';
 import { resolveMapping, type Mapping } from './mapping.js';
 import { THREAD_MIN_BYTES, ValidationPool, type Validated } from './pool.js';
@@ -54,18 +54,16 @@ export interface ImportOutcome {
 
 /**
  * Rows per chunk of the streaming readers, and chunks in flight between reading and
- * handling: four for a dry run (both threads kept busy); two when sending, which is
- * the slower side anyway, so that chunks waiting for their turn do not pile up in
- * memory (peak RSS of a 1M-row import: 203 MB with four, 172 MB with two).
+ * handling: for a dry run enough that the worker always has the next chunk queued
+ * while the main thread parses; two when sending, which is the slower side anyway,
+ * so that chunks waiting for their turn do not pile up in memory.
  */
 const CHUNK_ROWS = 2000;
-const WINDOW_DRY = 4;
+const WINDOW_DRY = 6;
 const WINDOW_SEND = 2;
 const MAX_EXAMPLES = 5;
 
 export class FileUnreadable extends UsageError {}
-
-type Source = { kind: 'rows'; src: RowSource } | { kind: 'chunks'; src: CsvChunkSource };
 
 function sameOptions(a: StateOptions, b: StateOptions): string[] {
   const diffs: string[] = [];
@@ -97,25 +95,27 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   }
   if (size === 0) throw new FileUnreadable(`cannot read ${file}: the file is empty`);
 
-  // Large files are validated on a worker thread too (and large CSV files parsed there, in slices).
+  // The schema is asked for first: the worker has nothing to do until it is known, so
+  // the request goes out before anything else starts (the worker then boots meanwhile).
+  const schema = ctx.api().then(async (api) => ({ api, list: await getContactList(api, req.listId, ctx.signal) }));
+  schema.catch(() => undefined);
+  // Large files are validated on a worker thread while the main thread reads and parses.
   const threads = req.threads ?? (size >= THREAD_MIN_BYTES && ctx.env.VAP_IMPORT_THREADS !== '0');
   const pool = await ValidationPool.spawn({ threads });
   try {
-    return await importWith(pool, threads, size, req, ctx, started);
+    const { api, list } = await schema;
+    return await importWith(pool, api, list, size, req, ctx, started);
   } finally {
     await pool.close();
   }
 }
 
-async function importWith(pool: ValidationPool, threads: boolean, size: number, req: ImportRequest, ctx: Context, started: number): Promise<ImportOutcome> {
+async function importWith(pool: ValidationPool, api: ApiClient, list: ContactList, size: number, req: ImportRequest, ctx: Context, started: number): Promise<ImportOutcome> {
   const { signal } = ctx;
   const file = req.file;
-  const api = await ctx.api();
-  const list = await getContactList(api, req.listId, signal);
-
-  let source: Source;
+  let source: RowSource;
   try {
-    source = req.format === 'csv' && threads ? { kind: 'chunks', src: await openCsvChunks(file, req.delimiter) } : { kind: 'rows', src: await openSource(file, req.format, req.delimiter) };
+    source = await openSource(file, req.format, req.delimiter);
   } catch (err) {
     if (err instanceof InputError) throw new FileUnreadable(`cannot read ${file}: ${err.message}`);
     throw err;
@@ -123,9 +123,9 @@ async function importWith(pool: ValidationPool, threads: boolean, size: number, 
 
   let mapping: Mapping;
   try {
-    mapping = resolveMapping(source.src.columns, list.schema, req.maps, { format: req.format, file, listId: req.listId });
+    mapping = resolveMapping(source.columns, list.schema, req.maps, { format: req.format, file, listId: req.listId });
   } catch (err) {
-    source.src.close();
+    source.close();
     throw err;
   }
   if (mapping.unmapped.length) {
@@ -149,7 +149,7 @@ async function importWith(pool: ValidationPool, threads: boolean, size: number, 
     if (!req.dryRun) {
       const opened = await openState(req, ctx, stateOptions);
       if ('complete' in opened) {
-        source.src.close();
+        source.close();
         ctx.info(`The import of ${file} into list ${req.listId} was already complete (${opened.complete.completedAt ?? opened.complete.updatedAt}); nothing to do.`);
         return { summary: completedSummary(req, opened.complete, started) };
       }
@@ -157,7 +157,7 @@ async function importWith(pool: ValidationPool, threads: boolean, size: number, 
       resumed = opened.resumed;
     }
   } catch (err) {
-    source.src.close();
+    source.close();
     throw err;
   }
 
@@ -169,20 +169,14 @@ async function importWith(pool: ValidationPool, threads: boolean, size: number, 
   const F = mapping.fields.length;
   pool.init({
     check: { fields: mapping.fields, defaultCountry: req.defaultCountry, wantValues: !req.dryRun },
-    extract: { format: req.format, columnIndex: mapping.columnIndex, columns: mapping.columns, headerLength: source.src.columns.length, keptColumns: mapping.keptColumns },
-    delimiter: req.delimiter,
-    keepRows: req.dryRun ? 'invalid' : 'all',
+    extract: { format: req.format, columnIndex: mapping.columnIndex, columns: mapping.columns, headerLength: source.columns.length, keptColumns: mapping.keptColumns },
   });
   // The next chunk, handed to the pool (wrapped: an async function would wait for the validation itself).
   const feed = async (): Promise<{ done: Promise<Validated> } | undefined> => {
-    if (source.kind === 'chunks') {
-      const chunk = await source.src.next();
-      return chunk && { done: pool.submitCsv(chunk) };
-    }
-    const rows = await source.src.next(CHUNK_ROWS);
+    const rows = await source.next(CHUNK_ROWS);
     return rows.length ? { done: pool.submitRows(rows) } : undefined;
   };
-  if (ctx.globals.verbose) ctx.io.stderr.write(`validating ${pool.threaded ? 'on a worker thread and the main thread' : 'on the main thread'}\n`);
+  if (ctx.globals.verbose) ctx.io.stderr.write(`validating ${pool.threaded ? 'on a worker thread' : 'on the main thread'}\n`);
 
   const counts = { rows: 0, rejectedLocally: 0, normalised: 0 };
   const examples: NormalisationExample[] = [];
@@ -229,7 +223,7 @@ async function importWith(pool: ValidationPool, threads: boolean, size: number, 
       ? new BatchSender({ api, listId: req.listId, state, fields: mapping.fields, batchSize: req.batchSize, concurrency: req.concurrency, signal, tracker, warn })
       : undefined;
 
-  const updateBar = (phase?: string) => bar.update({ bytes: source.src.bytesRead(), rows: counts.rows, sent: sender?.sentRows, phase });
+  const updateBar = (phase?: string) => bar.update({ bytes: source.bytesRead(), rows: counts.rows, sent: sender?.sentRows, phase });
 
   const handle = async (v: Validated): Promise<void> => {
     const res = v.result;
@@ -311,7 +305,7 @@ async function importWith(pool: ValidationPool, threads: boolean, size: number, 
     }
   } finally {
     bar.stop();
-    source.src.close();
+    source.close();
     if (ctx.globals.verbose) {
       const mem = process.memoryUsage();
       ctx.io.stderr.write(`validated ${pool.counts.worker} chunks on the worker, ${pool.counts.inline} on the main thread; rss ${Math.round(mem.rss / 1048576)} MB, heap ${Math.round(mem.heapUsed / 1048576)} MB\n`);

@@ -1,11 +1,9 @@
 import { chunkChecker, type CheckSpec, type ChunkResult } from './check-chunk.js';
-import { parseCsvChunk } from './csv-chunks.js';
-import { encodeRow } from './csv-write.js';
 import type { InputFormat } from './source.js';
 
 /**
- * The work on one chunk, the same on the worker thread and on the main thread:
- * parse (a CSV slice), pick each row's values for the mapped fields, validate.
+ * The work on one chunk, the same on the worker thread and on the main thread: pick
+ * each row's values for the mapped fields, validate them.
  */
 
 /** How a raw row's values are found (serialisable: the worker gets it once). */
@@ -24,25 +22,7 @@ export interface ExtractSpec {
 export interface TaskSpec {
   check: CheckSpec;
   extract: ExtractSpec;
-  delimiter: string;
-  /** Which raw rows a CSV task hands back: all of them (to send them), or the rejected ones (a dry run). */
-  keepRows: 'all' | 'invalid';
 }
-
-/**
- * A validated CSV slice. `rows` holds every raw row, or (keepRows 'invalid') the
- * rejected ones in the order of `result.invalid`, each encoded as a CSV line of its
- * kept columns (one string per row is cheaper to pass back and to keep).
- */
-export interface TaskOutput {
-  n: number;
-  result: ChunkResult;
-  rows: string[];
-  rowsAre: 'all' | 'invalid';
-}
-
-/** Length marking an absent value in a packed chunk. */
-export const ABSENT = 0xffffffff;
 
 function lengthError(len: number, headerLength: number): string {
   return `has ${len} ${len === 1 ? 'value' : 'values'}, the header has ${headerLength}`;
@@ -75,41 +55,71 @@ export function extractValues(spec: ExtractSpec, rows: unknown[]): { values: unk
   return { values, rowErrors };
 }
 
-/** CSV rows packed for the worker: their values as one string plus lengths (cheaper to copy than many small strings). */
-export function packValues(spec: ExtractSpec, rows: unknown[]): { text: string; lengths: Uint32Array; rowErrors: Array<[number, string]> } {
-  const ci = spec.columnIndex;
-  const F = ci.length;
-  const lengths = new Uint32Array(rows.length * F);
-  let text = '';
-  const rowErrors: Array<[number, string]> = [];
-  for (let r = 0; r < rows.length; r++) {
-    const a = rows[r] as string[];
-    if (a.length !== spec.headerLength) rowErrors.push([r, lengthError(a.length, spec.headerLength)]);
-    const base = r * F;
-    for (let f = 0; f < F; f++) {
-      const v = a[ci[f]!];
-      if (v === undefined) lengths[base + f] = ABSENT;
-      else {
-        text += v;
-        lengths[base + f] = v.length;
-      }
-    }
-  }
-  return { text, lengths, rowErrors };
+/**
+ * A chunk of CSV rows packed into one string: cell k is `text.slice(cellStart[k],
+ * cellStart[k + 1])`, and row r is cells `rowCell[r]` to `rowCell[r + 1]`. The worker
+ * gets a copy (one string and two small arrays pass far faster than thousands of
+ * small strings), and the main thread keeps it in place of the rows themselves, so
+ * that the arrays csv-parse made die young instead of surviving until the chunk is
+ * validated (fewer objects for the garbage collector to copy).
+ */
+export interface PackedRows {
+  n: number;
+  text: string;
+  cellStart: Uint32Array;
+  rowCell: Uint32Array;
 }
 
-export function unpackValues(text: string, lengths: Uint32Array): Array<string | undefined> {
-  const values = new Array<string | undefined>(lengths.length);
-  let at = 0;
-  for (let k = 0; k < lengths.length; k++) {
-    const len = lengths[k]!;
-    if (len === ABSENT) values[k] = undefined;
-    else {
-      values[k] = text.slice(at, at + len);
-      at += len;
+export function packRows(rows: string[][]): PackedRows {
+  const n = rows.length;
+  const rowCell = new Uint32Array(n + 1);
+  let cells = 0;
+  for (let r = 0; r < n; r++) {
+    rowCell[r] = cells;
+    cells += rows[r]!.length;
+  }
+  rowCell[n] = cells;
+  const cellStart = new Uint32Array(cells + 1);
+  let text = '';
+  let k = 0;
+  for (let r = 0; r < n; r++) {
+    const row = rows[r]!;
+    for (let c = 0; c < row.length; c++) {
+      cellStart[k++] = text.length;
+      text += row[c]!;
     }
   }
-  return values;
+  cellStart[cells] = text.length;
+  return { n, text, cellStart, rowCell };
+}
+
+/** Row r of a packed chunk, as csv-parse gave it. */
+export function unpackRow(p: PackedRows, r: number): string[] {
+  const from = p.rowCell[r]!;
+  const to = p.rowCell[r + 1]!;
+  const row = new Array<string>(to - from);
+  for (let k = from; k < to; k++) row[k - from] = p.text.slice(p.cellStart[k]!, p.cellStart[k + 1]!);
+  return row;
+}
+
+/** extractValues for a packed CSV chunk: the mapped values, sliced straight from the text. */
+export function packedValues(spec: ExtractSpec, p: PackedRows): { values: Array<string | undefined>; rowErrors: Array<[number, string]> } {
+  const ci = spec.columnIndex;
+  const F = ci.length;
+  const { n, text, cellStart, rowCell } = p;
+  const values = new Array<string | undefined>(n * F);
+  const rowErrors: Array<[number, string]> = [];
+  for (let r = 0; r < n; r++) {
+    const first = rowCell[r]!;
+    const len = rowCell[r + 1]! - first;
+    if (len !== spec.headerLength) rowErrors.push([r, lengthError(len, spec.headerLength)]);
+    const base = r * F;
+    for (let f = 0; f < F; f++) {
+      const c = ci[f]!;
+      values[base + f] = c < len ? text.slice(cellStart[first + c]!, cellStart[first + c + 1]!) : undefined;
+    }
+  }
+  return { values, rowErrors };
 }
 
 export interface TaskRunner {
@@ -117,8 +127,6 @@ export interface TaskRunner {
   rows(rows: unknown[]): ChunkResult;
   /** Validates values already extracted. */
   values(n: number, values: ArrayLike<unknown>, rowErrors?: Array<[number, string]>): ChunkResult;
-  /** Parses a CSV slice, then validates its rows. */
-  csv(bytes: Uint8Array, startLine: number): TaskOutput;
 }
 
 export function taskRunner(spec: TaskSpec): TaskRunner {
@@ -130,14 +138,6 @@ export function taskRunner(spec: TaskSpec): TaskRunner {
     },
     values(n, values, rowErrors) {
       return check({ n, values, rowErrors });
-    },
-    csv(bytes, startLine) {
-      const rows = parseCsvChunk(bytes, spec.delimiter, startLine);
-      const result = runner.rows(rows);
-      const kept = spec.extract.keptColumns;
-      const encode = (row: string[]) => encodeRow(row, kept, spec.delimiter);
-      if (spec.keepRows === 'all') return { n: rows.length, result, rows: rows.map(encode), rowsAre: 'all' };
-      return { n: rows.length, result, rows: result.invalid.map((r) => encode(rows[r]!)), rowsAre: 'invalid' };
     },
   };
   return runner;

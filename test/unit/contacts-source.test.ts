@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lastRecordEnd, openCsvChunks, parseCsvChunk } from '../../src/contacts/csv-chunks.js';
 import { csvLine } from '../../src/contacts/errors-file.js';
 import { csvParseOptions, formatFromPath, InputError, openCsv, openJson, type RowSource } from '../../src/contacts/source.js';
 // @ts-expect-error: a plain ES module without types
@@ -87,69 +86,6 @@ describe('CSV reader', () => {
       }),
       { numRuns: 150 },
     );
-  });
-});
-
-describe('CSV slices (the reader for large files)', () => {
-  const enc = (s: string) => new TextEncoder().encode(s);
-
-  it('finds the end of the last whole record, ignoring newlines inside quotes', () => {
-    expect(lastRecordEnd(enc('a,b\n1,2\n3,'))).toBe(8);
-    expect(lastRecordEnd(enc('a,"x\ny",b\n"open\n'))).toBe(10);
-    expect(lastRecordEnd(enc('"a ""q"" \n b"\r\n'))).toBe(15);
-    expect(lastRecordEnd(enc('no newline'))).toBe(-1);
-  });
-
-  async function viaSlices(p: string, delimiter: string, sliceBytes: number) {
-    const src = await openCsvChunks(p, delimiter, { sliceBytes });
-    const rows: string[][] = [];
-    for (let c = await src.next(); c; c = await src.next()) rows.push(...parseCsvChunk(c.bytes, delimiter, c.startLine));
-    src.close();
-    return { columns: src.columns, rows };
-  }
-
-  it('gives exactly what streaming csv-parse gives, whatever the slice size (property)', async () => {
-    const cell = fc.oneof(
-      fc.string({ unit: fc.constantFrom('a', 'b', ' ', 'é', '😀'), maxLength: 5 }),
-      fc.string({ unit: fc.constantFrom('a', ',', ';', '"', '\n', '\r\n', ' '), maxLength: 5 }).map((s) => `"${s.replace(/"/g, '""')}"`),
-    );
-    const table = fc.integer({ min: 1, max: 4 }).chain((w) => fc.array(fc.array(cell, { minLength: w, maxLength: w }), { minLength: 1, maxLength: 12 }));
-    await fc.assert(
-      fc.asyncProperty(table, fc.boolean(), fc.boolean(), fc.constantFrom(',', ';'), fc.integer({ min: 1, max: 64 }), async (rows, bom, crlf, delim, slice) => {
-        const eol = crlf ? '\r\n' : '\n';
-        const text = (bom ? '\uFEFF' : '') + rows.map((r) => r.join(delim)).join(eol) + (slice % 2 ? eol : '');
-        const p = file(text);
-        let streamed: { columns: string[]; rows: unknown[] } | string;
-        try {
-          const s = await openCsv(p, delim);
-          streamed = { columns: s.columns, rows: await all(s, 1000) };
-        } catch (e) {
-          streamed = 'error';
-        }
-        let sliced: { columns: string[]; rows: unknown[] } | string;
-        try {
-          sliced = await viaSlices(p, delim, slice);
-        } catch (e) {
-          sliced = 'error';
-        }
-        expect(sliced).toEqual(streamed);
-      }),
-      { numRuns: 400 },
-    );
-  });
-
-  it('a broken quote is an InputError with the line of the file', async () => {
-    const p = file('a,b\n1,2\n3,4\n"x,5\n6,7\n');
-    const src = await openCsvChunks(p, ',', { sliceBytes: 4 });
-    let err: unknown;
-    try {
-      for (let c = await src.next(); c; c = await src.next()) parseCsvChunk(c.bytes, ',', c.startLine);
-    } catch (e) {
-      err = e;
-    }
-    src.close();
-    expect(err).toBeInstanceOf(InputError);
-    expect((err as InputError).message).toMatch(/not valid CSV/);
   });
 });
 

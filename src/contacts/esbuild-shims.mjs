@@ -138,6 +138,49 @@ const SET_VERSION_STRING_CACHED = `  } else {
 }
 var versionKinds = new WeakMap();`;
 
+/**
+ * Three checks that scan every input with large Unicode patterns answer at once for
+ * the commonest input, a plain `+` and ASCII digits (E.164 as most CRMs export it):
+ * - isViablePhoneNumber: `^\+?[0-9]{3,}$` matches VALID_PHONE_NUMBER_PATTERN's second
+ *   alternative (an optional plus, then three or more digits, no extension), so true;
+ * - extractExtension: every alternative of the extension pattern needs a character
+ *   that is neither a digit nor a plus (`;`, `,`, `#`, `x`, `ext`, `-`, a space...),
+ *   so a `^\+?[0-9]*$` string has none: `{}`;
+ * - parse.js's _extractFormattedPhoneNumber: such a string starts with a character of
+ *   PHONE_NUMBER_START_PATTERN and ends with a digit, which AFTER_PHONE_NUMBER_END_PATTERN
+ *   never removes, so the text itself (after the length checks, which stay first).
+ */
+const VIABLE_HEAD = 'export default function isViablePhoneNumber(number) {';
+const VIABLE_FAST = `var PLAIN_VIABLE_NUMBER = /^\\+?[0-9]{3,}$/;
+export default function isViablePhoneNumber(number) {
+  if (PLAIN_VIABLE_NUMBER.test(number)) return true;`;
+const EXTENSION_HEAD = 'export default function extractExtension(number) {';
+const EXTENSION_FAST = `var NO_EXTENSION_POSSIBLE = /^\\+?[0-9]*$/;
+export default function extractExtension(number) {
+  if (NO_EXTENSION_POSSIBLE.test(number)) return {};`;
+const FORMATTED_START = '  var startsAt = text.search(PHONE_NUMBER_START_PATTERN);';
+const FORMATTED_FAST = `  if (/^\\+?[0-9]+$/.test(text)) return text;
+${FORMATTED_START}`;
+
+/**
+ * metadata.js's selectNumberingPlan makes a new NumberingPlan each time (several per
+ * number). A NumberingPlan is never changed after it is made (its constructor sets
+ * every field; its methods only read), and the Metadata it keeps is used only to look
+ * up the same metadata JSON, so one plan per plan metadata (an array of that JSON) is
+ * shared.
+ */
+const NEW_PLAN_BY_COUNTRY = 'this.numberingPlan = new NumberingPlan(countryMetadata, this);';
+const NEW_PLAN_BY_CODE = 'this.numberingPlan = new NumberingPlan(this.getNumberingPlanMetadata(callingCode), this);';
+const PLAN_CACHE = `var numberingPlans = new WeakMap();
+function sharedNumberingPlan(planMetadata, metadata) {
+  var plan = numberingPlans.get(planMetadata);
+  if (plan === undefined || plan.globalMetadataObject.metadata !== metadata.metadata) {
+    plan = new NumberingPlan(planMetadata, metadata);
+    numberingPlans.set(planMetadata, plan);
+  }
+  return plan;
+}`;
+
 /** Applies the rewrites to one file's text; returns the new text and which rewrites applied. */
 export function rewriteLibphonenumber(path, text) {
   const applied = [];
@@ -170,6 +213,22 @@ export function rewriteLibphonenumber(path, text) {
     out = `${PREFIX_PATTERN_CACHE}${out.replace(PREFIX_PATTERN, PREFIX_PATTERN_CACHED)}`;
     applied.push('nationalPrefixPattern');
   }
+  if (/\/helpers\/isViablePhoneNumber\.js$/.test(norm) && out.split(VIABLE_HEAD).length === 2) {
+    out = out.replace(VIABLE_HEAD, VIABLE_FAST);
+    applied.push('isViablePhoneNumber');
+  }
+  if (/\/helpers\/extension\/extractExtension\.js$/.test(norm) && out.split(EXTENSION_HEAD).length === 2) {
+    out = out.replace(EXTENSION_HEAD, EXTENSION_FAST);
+    applied.push('extractExtension');
+  }
+  if (/\/es6\/parse\.js$/.test(norm) && out.split(FORMATTED_START).length === 2) {
+    out = out.replace(FORMATTED_START, FORMATTED_FAST);
+    applied.push('extractFormattedPhoneNumber');
+  }
+  if (/\/es6\/metadata\.js$/.test(norm) && out.split(NEW_PLAN_BY_COUNTRY).length === 2 && out.split(NEW_PLAN_BY_CODE).length === 2) {
+    out = `${out.replace(NEW_PLAN_BY_COUNTRY, 'this.numberingPlan = sharedNumberingPlan(countryMetadata, this);').replace(NEW_PLAN_BY_CODE, 'this.numberingPlan = sharedNumberingPlan(this.getNumberingPlanMetadata(callingCode), this);')}\n${PLAN_CACHE}\n`;
+    applied.push('sharedNumberingPlan');
+  }
   if (/\/es6\/metadata\.js$/.test(norm) && out.split(SET_VERSION_STRING_BRANCH).length === 2 && !out.includes('versionKinds')) {
     out = out.replace(SET_VERSION_STRING_BRANCH, SET_VERSION_STRING_CACHED);
     applied.push('setVersion');
@@ -196,7 +255,7 @@ export function rewriteValidator(path, text) {
 }
 
 const EXPECTED = {
-  'libphonenumber-js': ['matchesEntirely', '_objectSpread', '_classCallCheck', 'parseIncompletePhoneNumber', 'getNumberType', 'nationalPrefixPattern', 'setVersion'],
+  'libphonenumber-js': ['matchesEntirely', '_objectSpread', '_classCallCheck', 'parseIncompletePhoneNumber', 'getNumberType', 'nationalPrefixPattern', 'setVersion', 'isViablePhoneNumber', 'extractExtension', 'extractFormattedPhoneNumber', 'sharedNumberingPlan'],
   validator: ['isByteLength'],
 };
 

@@ -54,7 +54,11 @@ describe('dependency shims', () => {
     const read = (p: string) => readFileSync(lib(p), 'utf8');
     expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/helpers/matchesEntirely.js'), read('libphonenumber-js/es6/helpers/matchesEntirely.js')).applied).toEqual(['matchesEntirely']);
     expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/parsePhoneNumberWithError_.js'), read('libphonenumber-js/es6/parsePhoneNumberWithError_.js')).applied).toEqual(['_objectSpread']);
-    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/metadata.js'), read('libphonenumber-js/es6/metadata.js')).applied).toEqual(['_classCallCheck', 'setVersion']);
+    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/metadata.js'), read('libphonenumber-js/es6/metadata.js')).applied).toEqual(['_classCallCheck', 'sharedNumberingPlan', 'setVersion']);
+    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/parse.js'), read('libphonenumber-js/es6/parse.js')).applied).toContain('extractFormattedPhoneNumber');
+    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/helpers/isViablePhoneNumber.js'), read('libphonenumber-js/es6/helpers/isViablePhoneNumber.js')).applied).toEqual(['isViablePhoneNumber']);
+    const ext = 'libphonenumber-js/es6/helpers/extension/extractExtension.js';
+    expect(rewriteLibphonenumber(lib(ext), read(ext)).applied).toEqual(['extractExtension']);
     expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/helpers/getNumberType.js'), read('libphonenumber-js/es6/helpers/getNumberType.js')).applied).toContain('getNumberType');
     const prefix = 'libphonenumber-js/es6/helpers/extractNationalNumberFromPossiblyIncompleteNumber.js';
     expect(rewriteLibphonenumber(lib(prefix), read(prefix)).applied).toEqual(['nationalPrefixPattern']);

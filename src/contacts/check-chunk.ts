@@ -113,16 +113,3 @@ function blank(raw: unknown): boolean {
   }
   return isBlank(raw);
 }
-
-/**
- * The contact object of a valid row from its normalised values (blank optional
- * values are left out, as the server would).
- */
-export function contactOf(fields: SchemaField[], values: unknown[], offset: number): Record<string, unknown> {
-  const c: Record<string, unknown> = {};
-  for (let f = 0; f < fields.length; f++) {
-    const v = values[offset + f];
-    if (v !== undefined) c[fields[f]!.name] = v;
-  }
-  return c;
-}

@@ -6,6 +6,8 @@
 // these files is bundled unmodified (with a warning) rather than wrongly patched.
 // tests: test/unit/contacts-shims.test.ts bundles both ways and compares answers.
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 
 /**
  * helpers/matchesEntirely.js compiles `new RegExp('^(?:' + re + ')$')` on every call
@@ -181,6 +183,42 @@ function sharedNumberingPlan(planMetadata, metadata) {
   return plan;
 }`;
 
+/**
+ * parse.js gets one more export, vapCheckPlainNumber(text, defaultCountry, metadata):
+ * what parse(text, { defaultCountry, v2: true }) then isValid() and .number give, for
+ * a text of a plus and 3 to 17 ASCII digits (longer texts, and a default country the
+ * metadata lacks, are left to the full path: undefined). For such a text, parse()'s
+ * input stage returns the text itself (see the three rewrites above), so the function
+ * goes straight to the module's own parsePhoneNumber() and then makes the checks
+ * parse() and PhoneNumber make in the same order, with the same metadata, calling the
+ * library's isValidNumber as PhoneNumber.isValid() does. src/contacts/phone-fast.ts is
+ * then built as a call of it (see dependencyShims).
+ */
+const PARSE_HEAD = 'export default function parse(text, options, metadataJson) {';
+const PLAIN_NUMBER_CHECK = `import vapIsValidNumber from './isValid.js';
+var VAP_PLAIN_NUMBER = /^\\+[1-9][0-9]{2,16}$/;
+export function vapCheckPlainNumber(text, defaultCountry, metadataJson) {
+  if (typeof text !== 'string' || !VAP_PLAIN_NUMBER.test(text)) return undefined;
+  var metadata = new Metadata(metadataJson);
+  if (defaultCountry && !metadata.hasCountry(defaultCountry)) return undefined;
+  var parsed = parsePhoneNumber(text, defaultCountry, undefined, metadata);
+  if (!metadata.hasSelectedNumberingPlan()) return null;
+  var nationalNumber = parsed.nationalNumber;
+  if (!nationalNumber || nationalNumber.length < MIN_LENGTH_FOR_NSN || nationalNumber.length > MAX_LENGTH_FOR_NSN) return null;
+  var input = { country: parsed.country, countryCallingCode: parsed.countryCallingCode, nationalNumber: nationalNumber };
+  return { valid: vapIsValidNumber(input, { v2: true }, metadataJson), number: '+' + parsed.countryCallingCode + nationalNumber };
+}
+`;
+
+/** The body of src/contacts/phone-fast.ts in the bundle (paths are the library's files). */
+function phoneFastModule(libRoot) {
+  const file = (p) => JSON.stringify(`${libRoot}/${p}`);
+  return `import metadata from ${file('metadata.min.json.js')};
+import { vapCheckPlainNumber } from ${file('es6/parse.js')};
+export const checkPlainNumber = (text, defaultCountry) => vapCheckPlainNumber(text, defaultCountry, metadata);
+`;
+}
+
 /** Applies the rewrites to one file's text; returns the new text and which rewrites applied. */
 export function rewriteLibphonenumber(path, text) {
   const applied = [];
@@ -225,6 +263,10 @@ export function rewriteLibphonenumber(path, text) {
     out = out.replace(FORMATTED_START, FORMATTED_FAST);
     applied.push('extractFormattedPhoneNumber');
   }
+  if (/\/es6\/parse\.js$/.test(norm) && applied.includes('extractFormattedPhoneNumber') && out.split(PARSE_HEAD).length === 2 && /^function parsePhoneNumber\(formattedPhoneNumber, defaultCountry, defaultCallingCode, metadata\) \{$/m.test(out) && /import \{[^}]*MIN_LENGTH_FOR_NSN, MAX_LENGTH_FOR_NSN[^}]*\} from '.\/constants.js';/.test(out)) {
+    out = out.replace(PARSE_HEAD, `${PLAIN_NUMBER_CHECK}${PARSE_HEAD}`);
+    applied.push('vapCheckPlainNumber');
+  }
   if (/\/es6\/metadata\.js$/.test(norm) && out.split(NEW_PLAN_BY_COUNTRY).length === 2 && out.split(NEW_PLAN_BY_CODE).length === 2) {
     out = `${out.replace(NEW_PLAN_BY_COUNTRY, 'this.numberingPlan = sharedNumberingPlan(countryMetadata, this);').replace(NEW_PLAN_BY_CODE, 'this.numberingPlan = sharedNumberingPlan(this.getNumberingPlanMetadata(callingCode), this);')}\n${PLAN_CACHE}\n`;
     applied.push('sharedNumberingPlan');
@@ -255,7 +297,7 @@ export function rewriteValidator(path, text) {
 }
 
 const EXPECTED = {
-  'libphonenumber-js': ['matchesEntirely', '_objectSpread', '_classCallCheck', 'parseIncompletePhoneNumber', 'getNumberType', 'nationalPrefixPattern', 'setVersion', 'isViablePhoneNumber', 'extractExtension', 'extractFormattedPhoneNumber', 'sharedNumberingPlan'],
+  'libphonenumber-js': ['matchesEntirely', '_objectSpread', '_classCallCheck', 'parseIncompletePhoneNumber', 'getNumberType', 'nationalPrefixPattern', 'setVersion', 'isViablePhoneNumber', 'extractExtension', 'extractFormattedPhoneNumber', 'sharedNumberingPlan', 'vapCheckPlainNumber'],
   validator: ['isByteLength'],
 };
 
@@ -269,6 +311,14 @@ export function dependencyShims() {
         const { text, applied } = rewriteLibphonenumber(args.path, await readFile(args.path, 'utf8'));
         for (const a of applied) seen.add(a);
         return { contents: text, loader: 'js' };
+      });
+      // The short phone check (phone-fast.ts): built from the library when its parse.js takes the rewrite, else left a stub.
+      build.onLoad({ filter: /[\\/]src[\\/]contacts[\\/]phone-fast\.ts$/ }, async (args) => {
+        const require = createRequire(args.path);
+        const libRoot = dirname(require.resolve('libphonenumber-js/package.json')).replace(/\\/g, '/');
+        const parsePath = `${libRoot}/es6/parse.js`;
+        if (!rewriteLibphonenumber(parsePath, await readFile(parsePath, 'utf8')).applied.includes('vapCheckPlainNumber')) return undefined;
+        return { contents: phoneFastModule(libRoot), loader: 'js', resolveDir: dirname(args.path) };
       });
       build.onLoad({ filter: /[\\/]validator[\\/]lib[\\/]isByteLength\.js$/ }, async (args) => {
         const { text, applied } = rewriteValidator(args.path, await readFile(args.path, 'utf8'));

@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import type { ChunkResult } from './check-chunk.js';
-import { extractValues, packedValues, packRows, taskRunner, unpackRow, type TaskRunner, type TaskSpec } from './task.js';
+import { extractValues, packedValues, packRows, unpackRow } from './rows.js';
+import type { TaskRunner, TaskSpec } from './task.js';
 import type { WorkerReply, WorkerTask } from './validate-worker.js';
 
 /**
@@ -9,13 +10,16 @@ import type { WorkerReply, WorkerTask } from './validate-worker.js';
  * be worth one, else on the main thread. The work is split by stage, not by rows:
  * the main thread reads and parses the file (csv-parse or stream-json, as fast as
  * bare csv-parse) and the worker validates (libphonenumber-js and validator). Each
- * library is then compiled and optimised by V8 in one thread only. Measured on two
+ * library is then loaded, compiled and optimised by V8 in one thread only (the main
+ * thread loads the validators only if it has to validate itself). Measured on two
  * cores with a 100k-row file:
  * - both threads parsing and validating slices of the file (the first design): each
  *   warmed up everything, V8's compiler threads took the second core, and it was no
  *   faster than one thread;
  * - the worker checking only the phone fields, the main thread the rest: the main
- *   thread, already the busier, took longer than the worker saved.
+ *   thread, already the busier, took longer than the worker saved;
+ * - the main thread also validating chunks whenever the worker had two or three
+ *   queued: slower again.
  *
  * Results are the same either way; a worker that dies has its chunks redone here.
  */
@@ -33,15 +37,16 @@ export interface Validated {
 interface Pending {
   resolve: (v: Validated) => void;
   reject: (e: Error) => void;
-  /** Redoes the task here if the worker dies. */
-  redo: () => Validated;
-  /** The result from the worker's answers. */
+  /** Redoes the task here (the worker died). */
+  redo: (run: TaskRunner) => Validated;
+  /** The result from the worker's reply. */
   finish: (reply: WorkerReply) => Validated;
 }
 
 export class ValidationPool {
-  private run!: TaskRunner;
   private spec!: TaskSpec;
+  /** The validators on this thread, loaded the first time they are needed here. */
+  private local: Promise<TaskRunner> | undefined;
   private worker: Worker | undefined;
   private pending = new Map<number, Pending>();
   private nextId = 1;
@@ -74,12 +79,16 @@ export class ValidationPool {
 
   init(spec: TaskSpec): void {
     this.spec = spec;
-    this.run = taskRunner(spec);
     this.worker?.postMessage({ id: 0, kind: 'init', spec } satisfies WorkerTask);
   }
 
   get threaded(): boolean {
     return this.worker !== undefined;
+  }
+
+  private runner(): Promise<TaskRunner> {
+    this.local ??= import('./task.js').then(({ taskRunner }) => taskRunner(this.spec));
+    return this.local;
   }
 
   /**
@@ -90,29 +99,25 @@ export class ValidationPool {
     const worker = this.worker;
     if (!worker) {
       this.counts.inline++;
-      try {
-        return Promise.resolve({ n: rows.length, result: this.run.rows(rows), rowAt: (r: number) => rows[r] });
-      } catch (err) {
-        return Promise.reject(err as Error);
-      }
+      return this.runner().then((run) => ({ n: rows.length, result: run.rows(rows), rowAt: (r: number) => rows[r] }));
     }
     const n = rows.length;
     let task: WorkerTask;
     let rowAt: (r: number) => unknown;
-    let redo: () => Validated;
+    let redo: (run: TaskRunner) => Validated;
     if (this.spec.extract.format === 'csv') {
       const packed = packRows(rows as string[][]);
       rowAt = (r) => unpackRow(packed, r);
       task = { id: this.nextId++, kind: 'packed', rows: packed };
-      redo = () => {
+      redo = (run) => {
         const { values, rowErrors } = packedValues(this.spec.extract, packed);
-        return { n, result: this.run.values(n, values, rowErrors), rowAt };
+        return { n, result: run.values(n, values, rowErrors), rowAt };
       };
     } else {
       const { values, rowErrors } = extractValues(this.spec.extract, rows);
       task = { id: this.nextId++, kind: 'values', n, values, rowErrors: rowErrors.length ? rowErrors : undefined };
       rowAt = (r) => rows[r];
-      redo = () => ({ n, result: this.run.values(n, values, rowErrors), rowAt });
+      redo = (run) => ({ n, result: run.values(n, values, rowErrors), rowAt });
     }
     const finish = (reply: WorkerReply): Validated => ({ n, result: reply.result!, rowAt });
     return new Promise<Validated>((resolve, reject) => {
@@ -132,15 +137,8 @@ export class ValidationPool {
     if (!p) return;
     this.pending.delete(m.id);
     this.counts.worker++;
-    if (m.error !== undefined) {
-      p.reject(new Error(`validation worker: ${m.error}`));
-      return;
-    }
-    try {
-      p.resolve(p.finish(m));
-    } catch (err) {
-      p.reject(err as Error);
-    }
+    if (m.error !== undefined) p.reject(new Error(`validation worker: ${m.error}`));
+    else p.resolve(p.finish(m));
   }
 
   /** The worker died: what it held is done here, and so is everything after. */
@@ -151,13 +149,19 @@ export class ValidationPool {
     void w.terminate().catch(() => undefined);
     const held = [...this.pending.values()];
     this.pending.clear();
-    for (const p of held) {
-      this.counts.inline++;
-      try {
-        p.resolve(p.redo());
-      } catch (err) {
-        p.reject(err as Error);
-      }
-    }
+    this.counts.inline += held.length;
+    // In order: the runner is loaded once, then each chunk is redone.
+    void this.runner().then(
+      (run) => {
+        for (const p of held) {
+          try {
+            p.resolve(p.redo(run));
+          } catch (err) {
+            p.reject(err as Error);
+          }
+        }
+      },
+      (err: Error) => held.forEach((p) => p.reject(err)),
+    );
   }
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { FIELD_TYPES, isFieldType, type FieldType, type Schema, type SchemaField } from './validate.js';
+import { FIELD_TYPES, isFieldType, type FieldType, type Schema, type SchemaField } from './schema.js';
 
 /**
  * A field as the user wrote it. `required` is undefined when the spec said

@@ -3,7 +3,7 @@ import type { ApiClient } from '../api/client.js';
 import { FINISHED_STATUSES, getImportJob, importContacts, listImportJobsPage, type ImportJob } from '../api/contacts.js';
 import { ApiError, ConnectionError } from '../api/errors.js';
 import { CliError, UsageError } from '../errors.js';
-import { contactOf } from './check-chunk.js';
+import { contactOf } from './rows.js';
 import type { BatchRecord, ImportState } from './state.js';
 import type { SchemaField } from './validate.js';
 

@@ -41,9 +41,10 @@ export function csvParseOptions(delimiter: string) {
   } as const;
 }
 
-const HIGH_WATER_MARK = 256 * 1024;
-/** Items parsed ahead of what the importer has taken (a few chunks of rows). */
-const READ_AHEAD = 8192;
+/** Bytes read at a time: csv-parse turns each read into records at once, so this also bounds the records parsed ahead. */
+const HIGH_WATER_MARK = 64 * 1024;
+/** Items parsed ahead of what the importer has taken (one chunk of rows). */
+const READ_AHEAD = 1000;
 
 /**
  * A readable in object mode, read chunk by chunk. It flows (`data` events, as a bare

@@ -1,11 +1,13 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { ChunkResult } from './check-chunk.js';
-import { packedValues, taskRunner, type PackedRows, type TaskSpec } from './task.js';
+import { packedValues, type PackedRows } from './rows.js';
+import type { TaskRunner, TaskSpec } from './task.js';
 
 /**
  * The validation worker. This module is its own chunk in the bundle (it is only
  * loaded with a dynamic import), so the same file is both what the main thread
- * imports to learn the worker's URL and what the worker runs.
+ * imports to learn the worker's URL and what the worker runs. It imports the
+ * validators only in the worker, so that the main thread does not load them.
  */
 
 export const WORKER_KIND = 'vap-contacts-validate';
@@ -27,27 +29,32 @@ export interface WorkerReply {
 
 if (!isMainThread && parentPort && (workerData as { kind?: string } | null)?.kind === WORKER_KIND) {
   const port = parentPort;
-  // Started before the mapping is known (its start-up overlaps the main thread's); the spec comes first.
-  let run: ReturnType<typeof taskRunner> | undefined;
-  let spec: TaskSpec | undefined;
+  // Loaded at once, before the spec arrives: the worker is started before the mapping is
+  // known, so that this (the validators and the phone metadata) overlaps the main thread's start.
+  const validators = import('./task.js');
+  let ready: Promise<{ run: TaskRunner; spec: TaskSpec }> | undefined;
+  // Tasks are handled in order: each waits for the one before (only the first waits for anything).
+  let queue: Promise<void> = Promise.resolve();
   port.on('message', (task: WorkerTask) => {
     if (task.kind === 'init') {
-      spec = task.spec;
-      run = taskRunner(spec);
+      ready = validators.then(({ taskRunner }) => ({ run: taskRunner(task.spec), spec: task.spec }));
       return;
     }
-    let reply: WorkerReply;
-    try {
-      if (!run || !spec) throw new Error('no spec yet');
-      if (task.kind === 'packed') {
-        const { values, rowErrors } = packedValues(spec.extract, task.rows);
-        reply = { id: task.id, result: run.values(task.rows.n, values, rowErrors) };
-      } else {
-        reply = { id: task.id, result: run.values(task.n, task.values, task.rowErrors) };
+    queue = queue.then(async () => {
+      let reply: WorkerReply;
+      try {
+        if (!ready) throw new Error('no spec yet');
+        const { run, spec } = await ready;
+        if (task.kind === 'packed') {
+          const { values, rowErrors } = packedValues(spec.extract, task.rows);
+          reply = { id: task.id, result: run.values(task.rows.n, values, rowErrors) };
+        } else {
+          reply = { id: task.id, result: run.values(task.n, task.values, task.rowErrors) };
+        }
+      } catch (err) {
+        reply = { id: task.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
       }
-    } catch (err) {
-      reply = { id: task.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
-    }
-    port.postMessage(reply);
+      port.postMessage(reply);
+    });
   });
 }

@@ -12,7 +12,8 @@ import { dependencyShims, rewriteLibphonenumber, rewriteValidator } from '../../
 // them and compare on many inputs.
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-type Lib = { phone(s: string, c?: string): string | null; email(s: string): boolean; byteLength(s: string, max: number): boolean };
+type PlainCheck = (s: string, c?: string) => { valid: boolean; number: string } | null | undefined;
+type Lib = { phone(s: string, c?: string): string | null; email(s: string): boolean; byteLength(s: string, max: number): boolean; checkPlainNumber?: PlainCheck; full(s: string, c?: string): { valid: boolean; number: string } | null };
 let plain: Lib;
 let shimmed: Lib;
 
@@ -24,6 +25,11 @@ export function phone(s, c) {
   const p = parsePhoneNumberFromString(s, c);
   return p ? JSON.stringify([p.number, p.isValid(), p.isPossible(), p.country ?? null, p.nationalNumber]) : null;
 }
+export function full(s, c) {
+  const p = parsePhoneNumberFromString(s, c);
+  return p ? { valid: p.isValid(), number: p.number } : null;
+}
+export { checkPlainNumber } from './src/contacts/phone-fast.ts';
 export function email(s) { return isEmail(s); }
 export function byteLength(s, max) { return isByteLength(s, { max }); }
 `;
@@ -112,6 +118,32 @@ describe('dependency shims', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+
+  it('the short check of a plain +digits number answers as the whole library does', () => {
+    expect(plain.checkPlainNumber).toBeUndefined();
+    const check = shimmed.checkPlainNumber!;
+    expect(check).toBeTypeOf('function');
+    // Every calling code of 1 to 3 digits, any national digits; real-looking ones too.
+    const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'.split('')), minLength: min, maxLength: max });
+    const plus = fc.oneof(
+      fc.tuple(fc.integer({ min: 1, max: 999 }), digits(0, 16)).map(([cc, n]) => `+${cc}${n}`),
+      fc.tuple(fc.constantFrom('1', '44', '33', '49', '91', '55', '7', '61', '81', '86', '39', '34', '1268', '1684'), digits(4, 12)).map(([cc, n]) => `+${cc}${n}`),
+      fc.tuple(fc.constantFrom('212', '415', '617', '702', '917', '604', '416', '787', '876'), fc.integer({ min: 2000000, max: 9999999 })).map(([a, n]) => `+1${a}${n}`),
+      digits(0, 20).map((d) => `+${d}`),
+      fc.string({ unit: fc.constantFrom('+', '0', '1', '5', ' ', 'x'), maxLength: 14 }),
+    );
+    let used = 0;
+    fc.assert(
+      fc.property(plus, fc.constantFrom(undefined, 'US', 'GB', 'FR', 'DE', 'IN', 'BR', 'CA', 'XX'), (s, c) => {
+        const short = check(s, c);
+        if (short === undefined) return;
+        used++;
+        expect({ s, c, answer: short }).toEqual({ s, c, answer: plain.full(s, c) });
+      }),
+      { numRuns: 20000 },
+    );
+    expect(used).toBeGreaterThan(5000);
   });
 
   it('check e-mails and byte lengths exactly as the library does', () => {

@@ -186,22 +186,40 @@ function sharedNumberingPlan(planMetadata, metadata) {
 /**
  * parse.js gets one more export, vapCheckPlainNumber(text, defaultCountry, metadata):
  * what parse(text, { defaultCountry, v2: true }) then isValid() and .number give, for
- * a text of a plus and 3 to 17 ASCII digits (longer texts, and a default country the
- * metadata lacks, are left to the full path: undefined). For such a text, parse()'s
- * input stage returns the text itself (see the three rewrites above), so the function
- * goes straight to the module's own parsePhoneNumber() and then makes the checks
- * parse() and PhoneNumber make in the same order, with the same metadata, calling the
- * library's isValidNumber as PhoneNumber.isValid() does. src/contacts/phone-fast.ts is
- * then built as a call of it (see dependencyShims).
+ * two common kinds of text (anything else, and a default country the metadata lacks,
+ * are left to the full path: undefined):
+ * - a plus and 3 to 17 ASCII digits: parse()'s input stage returns the text itself
+ *   (see the three rewrites above);
+ * - with a default country, a national number written with ASCII digits and the
+ *   separators ` ()-.` (`(415) 555-0100`), 7 to 17 digits, starting with a digit or
+ *   `(` and ending with a digit: the input stage drops a leading `(` (the number
+ *   starts at the first digit), keeps the rest (it ends with a digit), finds it viable
+ *   (all four separators are in VALID_PUNCTUATION and there are three digits or more)
+ *   and finds no extension (every extension pattern needs `;`, `,`, `#`, `~`, `x` or
+ *   letters); parsePhoneNumber() then reads only its digits.
+ * The function then goes straight to the module's own parsePhoneNumber() with those
+ * digits and makes the checks parse() and PhoneNumber make in the same order, with the
+ * same metadata, calling the library's isValidNumber as PhoneNumber.isValid() does.
+ * src/contacts/phone-fast.ts is then built as a call of it (see dependencyShims).
  */
 const PARSE_HEAD = 'export default function parse(text, options, metadataJson) {';
 const PLAIN_NUMBER_CHECK = `import vapIsValidNumber from './isValid.js';
 var VAP_PLAIN_NUMBER = /^\\+[1-9][0-9]{2,16}$/;
+var VAP_NATIONAL_NUMBER = /^[0-9(][0-9 ()\\-.]*[0-9]$/;
 export function vapCheckPlainNumber(text, defaultCountry, metadataJson) {
-  if (typeof text !== 'string' || !VAP_PLAIN_NUMBER.test(text)) return undefined;
+  if (typeof text !== 'string') return undefined;
+  var digits;
+  if (VAP_PLAIN_NUMBER.test(text)) {
+    digits = text;
+  } else if (defaultCountry && text.length <= 40 && VAP_NATIONAL_NUMBER.test(text)) {
+    digits = text.replace(/[^0-9]/g, '');
+    if (digits.length < 7 || digits.length > 17) return undefined;
+  } else {
+    return undefined;
+  }
   var metadata = new Metadata(metadataJson);
   if (defaultCountry && !metadata.hasCountry(defaultCountry)) return undefined;
-  var parsed = parsePhoneNumber(text, defaultCountry, undefined, metadata);
+  var parsed = parsePhoneNumber(digits, defaultCountry, undefined, metadata);
   if (!metadata.hasSelectedNumberingPlan()) return null;
   var nationalNumber = parsed.nationalNumber;
   if (!nationalNumber || nationalNumber.length < MIN_LENGTH_FOR_NSN || nationalNumber.length > MAX_LENGTH_FOR_NSN) return null;

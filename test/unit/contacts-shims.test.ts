@@ -120,7 +120,7 @@ describe('dependency shims', () => {
     );
   });
 
-  it('the short check of a plain +digits number answers as the whole library does', () => {
+  it('the short phone check (plain +digits, or national with separators) answers as the whole library does', () => {
     expect(plain.checkPlainNumber).toBeUndefined();
     const check = shimmed.checkPlainNumber!;
     expect(check).toBeTypeOf('function');
@@ -132,18 +132,22 @@ describe('dependency shims', () => {
       fc.tuple(fc.constantFrom('212', '415', '617', '702', '917', '604', '416', '787', '876'), fc.integer({ min: 2000000, max: 9999999 })).map(([a, n]) => `+1${a}${n}`),
       digits(0, 20).map((d) => `+${d}`),
       fc.string({ unit: fc.constantFrom('+', '0', '1', '5', ' ', 'x'), maxLength: 14 }),
+      // National numbers, written with separators.
+      fc.tuple(digits(3, 3), digits(3, 3), digits(4, 4)).map(([a, b, c]) => `(${a}) ${b}-${c}`),
+      fc.tuple(digits(1, 6), fc.array(fc.tuple(fc.constantFrom(' ', '-', '.', '(', ')', ' (', ') ', '--'), digits(1, 5)), { maxLength: 4 })).map(([h, t]) => h + t.map(([sep, d]) => sep + d).join('')),
+      fc.string({ unit: fc.constantFrom('0', '1', '2', '4', '7', '9', ' ', '(', ')', '-', '.'), minLength: 1, maxLength: 24 }),
     );
     let used = 0;
     fc.assert(
-      fc.property(plus, fc.constantFrom(undefined, 'US', 'GB', 'FR', 'DE', 'IN', 'BR', 'CA', 'XX'), (s, c) => {
+      fc.property(plus, fc.constantFrom(undefined, 'US', 'GB', 'FR', 'DE', 'IN', 'BR', 'CA', 'AU', 'JP', 'RU', 'XX'), (s, c) => {
         const short = check(s, c);
         if (short === undefined) return;
         used++;
         expect({ s, c, answer: short }).toEqual({ s, c, answer: plain.full(s, c) });
       }),
-      { numRuns: 20000 },
+      { numRuns: 30000 },
     );
-    expect(used).toBeGreaterThan(5000);
+    expect(used).toBeGreaterThan(8000);
   });
 
   it('check e-mails and byte lengths exactly as the library does', () => {

@@ -6,14 +6,14 @@ import { build } from 'esbuild';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module without types
-import { dependencyShims, rewriteLibphonenumber, rewriteValidator } from '../../src/contacts/esbuild-shims.mjs';
+import { dependencyShims, rewriteCsvParse, rewriteLibphonenumber, rewriteValidator } from '../../src/contacts/esbuild-shims.mjs';
 
 // The shims must not change a single answer: bundle the same entry with and without
 // them and compare on many inputs.
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 type PlainCheck = (s: string, c?: string) => { valid: boolean; number: string } | null | undefined;
-type Lib = { phone(s: string, c?: string): string | null; email(s: string): boolean; byteLength(s: string, max: number): boolean; checkPlainNumber?: PlainCheck; full(s: string, c?: string): { valid: boolean; number: string } | null };
+type Lib = { csv(s: string, delimiter: string): unknown; phone(s: string, c?: string): string | null; email(s: string): boolean; byteLength(s: string, max: number): boolean; checkPlainNumber?: PlainCheck; full(s: string, c?: string): { valid: boolean; number: string } | null };
 let plain: Lib;
 let shimmed: Lib;
 
@@ -31,6 +31,14 @@ export function full(s, c) {
 }
 export { checkPlainNumber } from './src/contacts/phone-fast.ts';
 export function email(s) { return isEmail(s); }
+import { parse as parseCsv } from 'csv-parse/sync';
+export function csv(s, delimiter) {
+  try {
+    return parseCsv(Buffer.from(s), { bom: true, delimiter, relax_column_count: true, skip_empty_lines: true });
+  } catch (e) {
+    return ['error', e.code, e.message];
+  }
+}
 export function byteLength(s, max) { return isByteLength(s, { max }); }
 `;
 
@@ -70,6 +78,7 @@ describe('dependency shims', () => {
     expect(rewriteLibphonenumber(lib(prefix), read(prefix)).applied).toEqual(['nationalPrefixPattern']);
     expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/parseIncompletePhoneNumber.js'), read('libphonenumber-js/es6/parseIncompletePhoneNumber.js')).applied).toEqual(['parseIncompletePhoneNumber']);
     expect(rewriteValidator(lib('validator/lib/isByteLength.js'), read('validator/lib/isByteLength.js')).applied).toEqual(['isByteLength']);
+    expect(rewriteCsvParse(lib('csv-parse/lib/utils/ResizeableBuffer.js'), read('csv-parse/lib/utils/ResizeableBuffer.js')).applied).toEqual(['fieldToString']);
   });
 
   it('leave a changed file alone', () => {
@@ -148,6 +157,22 @@ describe('dependency shims', () => {
       { numRuns: 30000 },
     );
     expect(used).toBeGreaterThan(8000);
+  });
+
+  it('csv-parse gives the same records and errors', () => {
+    const cell = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', 'b', ' ', 'é', '😀', '\u0000', '\ufeff'), maxLength: 6 }),
+      fc.string({ unit: fc.constantFrom('a', ',', ';', '"', '\n', '\r\n', ' ', 'ü'), maxLength: 6 }).map((x) => `"${x.replace(/"/g, '""')}"`),
+      fc.string({ unit: fc.constantFrom('a', '"', ',', '\n', '\r'), maxLength: 5 }),
+    );
+    const table = fc.array(fc.array(cell, { minLength: 1, maxLength: 5 }), { minLength: 0, maxLength: 10 });
+    fc.assert(
+      fc.property(table, fc.boolean(), fc.constantFrom(',', ';'), fc.constantFrom('\n', '\r\n'), (rows, bom, delimiter, eol) => {
+        const text = (bom ? '\ufeff' : '') + rows.map((r) => r.join(delimiter)).join(eol);
+        expect(shimmed.csv(text, delimiter)).toEqual(plain.csv(text, delimiter));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('check e-mails and byte lengths exactly as the library does', () => {

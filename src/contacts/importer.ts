@@ -112,24 +112,35 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   // Large files are validated on a worker thread while the main thread reads and parses.
   const threads = req.threads ?? (size >= THREAD_MIN_BYTES && ctx.env.VAP_IMPORT_THREADS !== '0');
   const pool = await ValidationPool.spawn({ threads });
+  // The file is opened during the request too: its first rows are parsed meanwhile (a
+  // chunk at most). Errors keep their order: the API's first, then the file's.
+  const opening = openSource(file, req.format, req.delimiter);
+  opening.catch(() => undefined);
   try {
-    const { api, list } = await schema;
-    return await importWith(pool, api, list, size, req, ctx, started);
+    let api: ApiClient;
+    let list: ContactList;
+    try {
+      ({ api, list } = await schema);
+    } catch (err) {
+      void opening.then((src) => src.close(), () => undefined);
+      throw err;
+    }
+    let source: RowSource;
+    try {
+      source = await opening;
+    } catch (err) {
+      if (err instanceof InputError) throw new FileUnreadable(`cannot read ${file}: ${err.message}`);
+      throw err;
+    }
+    return await importWith(pool, source, api, list, size, req, ctx, started);
   } finally {
     await pool.close();
   }
 }
 
-async function importWith(pool: ValidationPool, api: ApiClient, list: ContactList, size: number, req: ImportRequest, ctx: Context, started: number): Promise<ImportOutcome> {
+async function importWith(pool: ValidationPool, source: RowSource, api: ApiClient, list: ContactList, size: number, req: ImportRequest, ctx: Context, started: number): Promise<ImportOutcome> {
   const { signal } = ctx;
   const file = req.file;
-  let source: RowSource;
-  try {
-    source = await openSource(file, req.format, req.delimiter);
-  } catch (err) {
-    if (err instanceof InputError) throw new FileUnreadable(`cannot read ${file}: ${err.message}`);
-    throw err;
-  }
 
   let mapping: Mapping;
   try {

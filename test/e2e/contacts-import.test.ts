@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +63,43 @@ describe('vap contacts import (built binary)', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 1, imported: 1, jobs: 1, complete: true });
     expect(r.stderr).toBe('');
   });
+
+  it('imports a large file through the worker thread: every valid row once, national numbers normalised, errors file as on the main thread', async () => {
+    const fields = [
+      { name: 'name', type: 'string', required: true },
+      { name: 'phone', type: 'phone', required: true },
+      { name: 'score', type: 'number' },
+      { name: 'note', type: 'string' },
+    ];
+    const lines = ['name,phone,score,note'];
+    const n = 30_000;
+    for (let i = 0; i < n; i++) {
+      const line = String(i % 10_000).padStart(4, '0');
+      const phone = i % 101 === 0 ? 'not a phone' : i % 3 === 0 ? `(415) 555-${line}` : `+1212${String(2000000 + i).padStart(7, '0')}`;
+      lines.push(`"Person, ${i}",${phone},${i % 7},${'x'.repeat(45)}`); // over 2 MiB in all: the worker's threshold
+    }
+    const file = join(dir, 'large-import.csv');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const bad = Math.ceil(n / 101);
+    const threadedList = await createList(fields);
+    const threaded = await vap(['contacts', 'import', threadedList, file, '--default-country', 'US', '--allow-invalid', '--json', '--verbose', '--batch-size', '5000', '--errors-file', join(dir, 'large-threaded.errors.csv'), '--state-file', join(dir, 'large-threaded.state.json')], { env });
+    expect(threaded.stderr).toMatch(/validating on a worker thread/);
+    expect(threaded.exitCode).toBe(0);
+    expect(JSON.parse(threaded.stdout)).toMatchObject({ rows: n, imported: n - bad, rejectedLocally: bad, complete: true });
+    const inlineList = await createList(fields);
+    const inline = await vap(['contacts', 'import', inlineList, file, '--default-country', 'US', '--allow-invalid', '--json', '--batch-size', '5000', '--errors-file', join(dir, 'large-inline.errors.csv'), '--state-file', join(dir, 'large-inline.state.json')], { env: { ...env, VAP_IMPORT_THREADS: '0' } });
+    expect(JSON.parse(inline.stdout)).toMatchObject({ rows: n, imported: n - bad, rejectedLocally: bad });
+    expect(readFileSync(join(dir, 'large-threaded.errors.csv'), 'utf8')).toBe(readFileSync(join(dir, 'large-inline.errors.csv'), 'utf8'));
+    const list = (await api<{ data: { contactCount: number } }>('GET', `/api/v1/contact-lists/${threadedList}`)).data;
+    expect(list.contactCount).toBe(n - bad);
+    const first = (await api<{ data: Array<Record<string, unknown>> }>('GET', `/api/v1/contact-lists/${threadedList}/contacts?limit=4`)).data;
+    expect(first.map(({ name, phone, score }) => ({ name, phone, score }))).toEqual([
+      { name: 'Person, 1', phone: '+12122000001', score: 1 },
+      { name: 'Person, 2', phone: '+12122000002', score: 2 },
+      { name: 'Person, 3', phone: '+14155550003', score: 3 },
+      { name: 'Person, 4', phone: '+12122000004', score: 4 },
+    ]);
+  }, 60_000);
 
   it('validates on a worker thread for a large file, with the same answers as on the main thread', async () => {
     const listId = await createList([

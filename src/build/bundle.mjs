@@ -10,7 +10,12 @@ export const plugins = [(await import('../contacts/esbuild-shims.mjs')).dependen
 
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/cli.ts'],
+  // The import's validation worker is an entry of its own, with a fixed name, so that
+  // bin/vap.js can start it before the CLI loads (see there).
+  entryPoints: [
+    { in: 'src/cli.ts', out: 'cli' },
+    { in: 'src/contacts/validate-worker.ts', out: 'contacts-worker' },
+  ],
   bundle: true,
   splitting: true,
   format: 'esm',

@@ -197,7 +197,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
     const rows = await source.next(CHUNK_ROWS);
     return rows.length ? { done: pool.submitRows(rows) } : undefined;
   };
-  if (ctx.globals.verbose) ctx.io.stderr.write(`validating ${pool.threaded ? 'on a worker thread' : 'on the main thread'}\n`);
+  if (ctx.globals.verbose) ctx.io.stderr.write(`validating ${pool.threaded ? `on a worker thread${pool.startedAtLaunch ? ' (started at launch)' : ''}` : 'on the main thread'}\n`);
 
   const counts = { rows: 0, rejectedLocally: 0, normalised: 0 };
   const examples: NormalisationExample[] = [];

@@ -52,6 +52,8 @@ export class ValidationPool {
   private nextId = 1;
   /** Chunks done on each side (for --verbose and the benchmark). */
   readonly counts = { worker: 0, inline: 0 };
+  /** Whether the worker is the one bin/vap.js started at launch. */
+  startedAtLaunch = false;
 
   private constructor() {}
 
@@ -62,21 +64,28 @@ export class ValidationPool {
    */
   static async spawn(opts: { threads: boolean }): Promise<ValidationPool> {
     const pool = new ValidationPool();
+    // bin/vap.js may have started the worker already, before the CLI loaded.
+    const early = takeEarlyWorker();
     if (opts.threads && availableParallelism() > 1) {
-      const { workerUrl, WORKER_KIND } = await import('./validate-worker.js');
-      // Under the TypeScript sources (tests) there is no loader for a .ts worker: work inline.
-      if (workerUrl.endsWith('.js') || workerUrl.endsWith('.mjs')) {
+      const { workerUrl, WORKER_KIND, WORKER_LIMITS } = await import('./validate-worker.js');
+      let worker: Worker | undefined;
+      if (early && !early.failed) {
+        worker = early.worker;
+        worker.ref();
+        pool.startedAtLaunch = true;
+      } else if (workerUrl.endsWith('.js') || workerUrl.endsWith('.mjs')) {
+        // Under the TypeScript sources (tests) there is no loader for a .ts worker: work inline.
         const { Worker } = await import('node:worker_threads');
-        // A young generation of 8 MB instead of V8's default (which grows to 48 MB here):
-        // the worker's objects die within a chunk, so a small one costs nothing and keeps
-        // peak memory flat (100k and 1M rows within 5% of each other).
-        const worker = new Worker(new URL(workerUrl), { workerData: { kind: WORKER_KIND }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+        worker = new Worker(new URL(workerUrl), { workerData: { kind: WORKER_KIND }, resourceLimits: WORKER_LIMITS });
+      }
+      if (worker) {
         worker.on('message', (m: WorkerReply) => pool.onReply(m));
         worker.on('error', () => pool.onWorkerLost());
         worker.on('exit', () => pool.onWorkerLost());
         pool.worker = worker;
       }
     }
+    if (early && early.worker !== pool.worker) void early.worker.terminate();
     return pool;
   }
 
@@ -167,4 +176,12 @@ export class ValidationPool {
       (err: Error) => held.forEach((p) => p.reject(err)),
     );
   }
+}
+
+/** A worker bin/vap.js started at launch (see there), taken once. */
+function takeEarlyWorker(): { worker: Worker; failed: boolean } | undefined {
+  const g = globalThis as { __vapImportWorker?: { worker: Worker; failed: boolean } };
+  const early = g.__vapImportWorker;
+  delete g.__vapImportWorker;
+  return early;
 }

@@ -83,7 +83,7 @@ describe('vap contacts import (built binary)', () => {
     const bad = Math.ceil(n / 101);
     const threadedList = await createList(fields);
     const threaded = await vap(['contacts', 'import', threadedList, file, '--default-country', 'US', '--allow-invalid', '--json', '--verbose', '--batch-size', '5000', '--errors-file', join(dir, 'large-threaded.errors.csv'), '--state-file', join(dir, 'large-threaded.state.json')], { env });
-    expect(threaded.stderr).toMatch(/validating on a worker thread/);
+    expect(threaded.stderr).toMatch(/validating on a worker thread \(started at launch\)/);
     expect(threaded.exitCode).toBe(0);
     expect(JSON.parse(threaded.stdout)).toMatchObject({ rows: n, imported: n - bad, rejectedLocally: bad, complete: true });
     const inlineList = await createList(fields);

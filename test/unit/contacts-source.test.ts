@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -130,5 +130,16 @@ describe('formatFromPath', () => {
     ['x.xlsx', undefined],
   ])('%s', (p, want) => {
     expect(formatFromPath(p)).toEqual(want);
+  });
+});
+
+describe('the worker bin/vap.js starts at launch', () => {
+  it('is started with the options the pool would use', async () => {
+    const { WORKER_KIND, WORKER_LIMITS } = await import('../../src/contacts/validate-worker.js');
+    const bin = readFileSync(new URL('../../bin/vap.js', import.meta.url), 'utf8');
+    expect(bin).toContain(`workerData: { kind: '${WORKER_KIND}' }`);
+    expect(bin).toContain(`resourceLimits: { maxYoungGenerationSizeMb: ${WORKER_LIMITS.maxYoungGenerationSizeMb} }`);
+    expect(Object.keys(WORKER_LIMITS)).toEqual(['maxYoungGenerationSizeMb']);
+    expect(bin).toContain("'../dist/contacts-worker.js'");
   });
 });

@@ -14,17 +14,25 @@ import { dirname } from 'node:path';
 /**
  * helpers/matchesEntirely.js compiles `new RegExp('^(?:' + re + ')$')` on every call
  * (about half of the parse time). The shim caches the compiled expression per pattern;
- * it has no `g` or `y` flag, so `test()` keeps no state between calls.
+ * it has no `g` or `y` flag, so `test()` keeps no state between calls. It also
+ * remembers the last answer (a pure function of the text and the pattern).
  */
 export const MATCHES_ENTIRELY = `const cache = new Map();
+let lastText, lastPattern, lastMatch;
 export default function matchesEntirely(text, regularExpressionText) {
   text = text || '';
+  // The same question twice in a row (a country whose fixed-line and mobile patterns are one) is answered once.
+  if (text === lastText && regularExpressionText === lastPattern) return lastMatch;
   let re = cache.get(regularExpressionText);
   if (re === undefined) {
     re = new RegExp('^(?:' + regularExpressionText + ')$');
     if (cache.size < 4096) cache.set(regularExpressionText, re);
   }
-  return re.test(text);
+  const match = re.test(text);
+  lastText = text;
+  lastPattern = regularExpressionText;
+  lastMatch = match;
+  return match;
 }
 `;
 

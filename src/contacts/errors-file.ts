@@ -22,10 +22,15 @@ export function defaultErrorsPath(input: string): string {
 
 export { csvField, csvLine } from './csv-write.js';
 
+/** Lines are written in batches of about this many characters (one stream write per batch, not per row). */
+const BATCH_CHARS = 64 * 1024;
+
 export class ErrorsFile {
   private out: WriteStream | undefined;
   private readonly tmp: string;
   private failed: Error | undefined;
+  private batch: string[] = [];
+  private batchChars = 0;
   count = 0;
 
   constructor(
@@ -53,12 +58,23 @@ export class ErrorsFile {
     const tail = [rowNo, fields.filter(Boolean).join('; '), error];
     const line = csvLine([...rowValues(raw, this.columns, this.kept), ...tail], this.delimiter);
     this.count++;
-    if (!this.out.write(line)) await once(this.out, 'drain');
+    this.batch.push(line);
+    this.batchChars += line.length;
+    if (this.batchChars >= BATCH_CHARS) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (!this.out || this.batch.length === 0) return;
+    const text = this.batch.join('');
+    this.batch = [];
+    this.batchChars = 0;
+    if (!this.out.write(text)) await once(this.out, 'drain');
   }
 
   /** Finishes the file: renamed into place when it holds rows. Returns the path written, if any. */
   async close(): Promise<string | undefined> {
     if (!this.out) return undefined;
+    await this.flush();
     this.out.end();
     await once(this.out, 'close');
     if (this.failed) throw this.failed;

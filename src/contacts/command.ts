@@ -40,8 +40,9 @@ export function resumeCommand(req: ImportRequest, opts: ImportOptions): string {
 async function checkCountry(code: string | undefined): Promise<string | undefined> {
   if (code === undefined) return undefined;
   const cc = code.trim().toUpperCase();
-  const { isSupportedCountry } = await import('libphonenumber-js/min');
-  if (!/^[A-Z]{2}$/.test(cc) || !isSupportedCountry(cc)) {
+  // The library's own list (what its isSupportedCountry reads), without loading the library here.
+  const { default: metadata } = await import('libphonenumber-js/min/metadata');
+  if (!/^[A-Z]{2}$/.test(cc) || !Object.hasOwn(metadata.countries, cc)) {
     throw new UsageError(`--default-country ${JSON.stringify(code)} is not a country code phone numbers are known for`, 'use an ISO 3166 two-letter code such as US, GB or FR');
   }
   return cc;

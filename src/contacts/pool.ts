@@ -16,10 +16,12 @@ import type { WorkerReply, WorkerTask } from './validate-worker.js';
  * - both threads parsing and validating slices of the file (the first design): each
  *   warmed up everything, V8's compiler threads took the second core, and it was no
  *   faster than one thread;
- * - the worker checking only the phone fields, the main thread the rest: the main
- *   thread, already the busier, took longer than the worker saved;
- * - the main thread also validating chunks whenever the worker had two or three
- *   queued: slower again.
+ * - the worker checking only the phone (and e-mail) fields, the main thread the
+ *   rest: the main thread then warmed up validators too and took longer than the
+ *   worker saved (tried twice);
+ * - the main thread also validating whole chunks whenever the worker had two or
+ *   three queued, or the worker warming up on sample values while it waits for its
+ *   first chunk: no faster.
  *
  * Results are the same either way; a worker that dies has its chunks redone here.
  */

@@ -99,7 +99,7 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   if (size === 0) throw new FileUnreadable(`cannot read ${file}: the file is empty`);
 
   // The schema is asked for first: the worker has nothing to do until it is known, so
-  // the request goes out before anything else starts (the worker then boots meanwhile).
+  // the request goes out before anything else starts.
   const schema = ctx.api().then(async (api) => ({ api, list: await getContactList(api, req.listId, ctx.signal) }));
   schema.catch(() => undefined);
   // V8 lets the old generation grow to about four times what is live before it collects

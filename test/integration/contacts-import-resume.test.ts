@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { cliEnv, runCli } from '../helpers/run-cli.js';
+import { cliEnv, runCli, type CliResult } from '../helpers/run-cli.js';
 
 // Interrupted imports and their resumption: however the run stopped, the list ends
 // with every valid row exactly once.
@@ -56,6 +56,21 @@ async function until(cond: () => boolean | Promise<boolean>, ms = 20_000): Promi
   }
 }
 
+/**
+ * Starts an import whose POSTs the emulator slows down, presses Ctrl-C once `jobs`
+ * batches have reached the server, and clears the faults again.
+ */
+async function interruptedImport(listId: string, file: string, o: { jobs: number; batchSize: number; concurrency: number; delayMs: number }): Promise<CliResult> {
+  await emu.fault({ method: 'POST', path: `/api/v1/contact-lists/${listId}/contacts`, delayMs: o.delayMs, count: 1000 });
+  const ac = new AbortController();
+  const running = runCli(['contacts', 'import', listId, file, '--batch-size', String(o.batchSize), '--concurrency', String(o.concurrency)], { env, signal: ac.signal });
+  await until(() => knownJobs(file) >= o.jobs);
+  ac.abort();
+  const r = await running;
+  await fetch(`${emu.url}/_emulator/faults`, { method: 'DELETE' });
+  return r;
+}
+
 beforeAll(async () => {
   emu = await startTestEmulator();
   env = cliEnv(emu.url, ORG_A.apiKey);
@@ -69,14 +84,7 @@ describe('interrupt and resume', () => {
   it('Ctrl-C after some batches: the in-flight POST is recorded, exit 130 with the resume command; --resume finishes with an exact count', async () => {
     const listId = await createList();
     const file = csvFile('ctrlc.csv', 60);
-    await emu.fault({ method: 'POST', path: `/api/v1/contact-lists/${listId}/contacts`, delayMs: 80, count: 1000 });
-    const ac = new AbortController();
-    const running = runCli(['contacts', 'import', listId, file, '--batch-size', '5', '--concurrency', '2'], { env, signal: ac.signal });
-    await until(() => knownJobs(file) >= 3);
-    ac.abort();
-    const r = await running;
-    await api('DELETE', '/_emulator/faults').catch(() => undefined);
-    await fetch(`${emu.url}/_emulator/faults`, { method: 'DELETE' });
+    const r = await interruptedImport(listId, file, { jobs: 3, batchSize: 5, concurrency: 2, delayMs: 80 });
     expect(r.code).toBe(130);
     expect(r.stderr).toContain(`Resume with:\n  vap contacts import ${listId} ${file} --resume --batch-size 5\n`);
     expect(r.stderr).toMatch(/nothing was cancelled/);
@@ -172,13 +180,7 @@ describe('interrupt and resume', () => {
   it('a crash between the state write and the POST: --resume proves the batch never arrived and sends it', async () => {
     const listId = await createList();
     const file = csvFile('crash-before.csv', 30);
-    const ac = new AbortController();
-    await emu.fault({ method: 'POST', path: `/api/v1/contact-lists/${listId}/contacts`, delayMs: 60, count: 1000 });
-    const running = runCli(['contacts', 'import', listId, file, '--batch-size', '10', '--concurrency', '1'], { env, signal: ac.signal });
-    await until(() => knownJobs(file) >= 1);
-    ac.abort();
-    expect((await running).code).toBe(130);
-    await fetch(`${emu.url}/_emulator/faults`, { method: 'DELETE' });
+    expect((await interruptedImport(listId, file, { jobs: 1, batchSize: 10, concurrency: 1, delayMs: 60 })).code).toBe(130);
     const s = readState(file);
     const next = s.jobs.filter(Boolean).length;
     s.open.push({ i: next, from: 1000, to: 1000, n: 10, st: 'sending', at: new Date().toISOString() });
@@ -212,13 +214,7 @@ describe('interrupt and resume', () => {
   it('--resume refuses another file, other options, another list; a second run without --resume is refused', async () => {
     const listId = await createList();
     const file = csvFile('refuse.csv', 30);
-    const ac = new AbortController();
-    await emu.fault({ method: 'POST', path: `/api/v1/contact-lists/${listId}/contacts`, delayMs: 60, count: 1000 });
-    const running = runCli(['contacts', 'import', listId, file, '--batch-size', '10', '--concurrency', '1'], { env, signal: ac.signal });
-    await until(() => knownJobs(file) >= 1);
-    ac.abort();
-    expect((await running).code).toBe(130);
-    await fetch(`${emu.url}/_emulator/faults`, { method: 'DELETE' });
+    expect((await interruptedImport(listId, file, { jobs: 1, batchSize: 10, concurrency: 1, delayMs: 60 })).code).toBe(130);
 
     const cases: Array<[string[], RegExp]> = [
       [['--resume', '--batch-size', '5'], /--batch-size was 10, now 5/],

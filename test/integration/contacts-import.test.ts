@@ -8,21 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvLine } from '../../src/contacts/errors-file.js';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { cliEnv, runCli } from '../helpers/run-cli.js';
+import { SCHEMA } from './emulator-contacts-helpers.js';
 
 let emu: TestEmulator;
 let env: Record<string, string>;
 let dir: string;
-
-const SCHEMA = {
-  fields: [
-    { name: 'name', type: 'string', required: true },
-    { name: 'phone', type: 'phone', required: true },
-    { name: 'email', type: 'email' },
-    { name: 'age', type: 'number' },
-    { name: 'vip', type: 'boolean' },
-    { name: 'birthday', type: 'date' },
-  ],
-};
 
 const api = <T = any>(method: string, path: string, body?: unknown) => emu.api<T>(method, path, body);
 

@@ -190,7 +190,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
   const F = mapping.fields.length;
   pool.init({
     check: { fields: mapping.fields, defaultCountry: req.defaultCountry, wantValues: !req.dryRun },
-    extract: { format: req.format, columnIndex: mapping.columnIndex, columns: mapping.columns, headerLength: source.columns.length, keptColumns: mapping.keptColumns },
+    extract: { format: req.format, columnIndex: mapping.columnIndex, columns: mapping.columns, headerLength: source.columns.length },
   });
   // The next chunk, handed to the pool (wrapped: an async function would wait for the validation itself).
   const feed = async (): Promise<{ done: Promise<Validated> } | undefined> => {

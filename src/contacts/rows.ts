@@ -16,8 +16,6 @@ export interface ExtractSpec {
   columns: string[];
   /** CSV: the header's column count; a row with another count is rejected. */
   headerLength: number;
-  /** The columns copied to the errors file. */
-  keptColumns: number[];
 }
 
 function lengthError(len: number, headerLength: number): string {

@@ -14,6 +14,7 @@ export const GROUPS: GroupEntry[] = [
   { name: 'config', description: 'Read and change settings of the active profile', load: () => import('./config/index.js') },
   { name: 'agents', description: 'Create, change, version and roll back voice agents', load: () => import('./agents/index.js') },
   { name: 'voices', description: 'List voices and play their previews', load: () => import('./voices/index.js') },
+  { name: 'evals', description: 'Eval suites, scenarios, runs that gate CI, and importing real calls as scenarios', load: () => import('./evals/index.js') },
   { name: 'contact-lists', description: 'Contact lists and their schemas', load: () => import('./contact-lists/index.js') },
   { name: 'contacts', description: 'List contacts and bulk-import them from CSV or JSON', load: () => import('./contacts/index.js') },
   { name: 'import-jobs', description: 'Follow, inspect and cancel contact import jobs', load: () => import('./import-jobs/index.js') },

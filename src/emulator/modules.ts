@@ -1,6 +1,7 @@
 import type { EmulatorModule } from './types.js';
 import { agentsModule } from './routes/agents.js';
 import { contactsModule } from './routes/contacts.js';
+import { evalsModule } from './routes/evals.js';
 
 /** Every route group the emulator serves. */
-export const MODULES: EmulatorModule[] = [agentsModule, contactsModule];
+export const MODULES: EmulatorModule[] = [agentsModule, contactsModule, evalsModule];

@@ -1,6 +1,6 @@
 # vap shell completion, generated from the command tree by `vap completion`. Do not edit.
 # bash: source this file, or copy it to /etc/bash_completion.d/vap
-_vap_paths='|vap|vap auth|vap auth login|vap auth status|vap auth logout|vap config|vap config list|vap config get|vap config set|vap agents|vap agents list|vap agents create|vap agents get|vap agents update|vap agents delete|vap agents versions|vap agents rollback|vap agents tools|vap agents voice|vap voices|vap voices list|vap voices preview|vap contact-lists|vap contact-lists list|vap contact-lists create|vap contact-lists get|vap contact-lists update-schema|vap contacts|vap contacts list|vap contacts import|vap import-jobs|vap import-jobs list|vap import-jobs get|vap import-jobs cancel|vap import-jobs watch|vap emulator|vap emulator start|vap api|vap completion|'
+_vap_paths='|vap|vap auth|vap auth login|vap auth status|vap auth logout|vap config|vap config list|vap config get|vap config set|vap agents|vap agents list|vap agents create|vap agents get|vap agents update|vap agents delete|vap agents versions|vap agents rollback|vap agents tools|vap agents voice|vap voices|vap voices list|vap voices preview|vap evals|vap evals list|vap evals create|vap evals get|vap evals update|vap evals delete|vap evals scenarios|vap evals run|vap evals runs|vap evals import|vap evals imports|vap events|vap webhooks|vap calls|vap contact-lists|vap contact-lists list|vap contact-lists create|vap contact-lists get|vap contact-lists update-schema|vap contacts|vap contacts list|vap contacts import|vap import-jobs|vap import-jobs list|vap import-jobs get|vap import-jobs cancel|vap import-jobs watch|vap emulator|vap emulator start|vap api|vap completion|'
 _vap() {
   local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
   local path="vap" w i words
@@ -81,7 +81,7 @@ _vap() {
     'vap api --data') COMPREPLY=(); return ;;
   esac
   case "$path" in
-    'vap') words='auth config agents voices contact-lists contacts import-jobs emulator api completion' ;;
+    'vap') words='auth config agents voices evals events webhooks calls contact-lists contacts import-jobs emulator api completion' ;;
     'vap auth') words='login status logout' ;;
     'vap auth login') words='--with-key --no-verify' ;;
     'vap auth status') words='' ;;
@@ -103,6 +103,20 @@ _vap() {
     'vap voices') words='list preview' ;;
     'vap voices list') words='--language' ;;
     'vap voices preview') words='-O --output-file' ;;
+    'vap evals') words='list create get update delete scenarios run runs import imports' ;;
+    'vap evals list') words='' ;;
+    'vap evals create') words='' ;;
+    'vap evals get') words='' ;;
+    'vap evals update') words='' ;;
+    'vap evals delete') words='' ;;
+    'vap evals scenarios') words='' ;;
+    'vap evals run') words='' ;;
+    'vap evals runs') words='' ;;
+    'vap evals import') words='' ;;
+    'vap evals imports') words='' ;;
+    'vap events') words='' ;;
+    'vap webhooks') words='' ;;
+    'vap calls') words='' ;;
     'vap contact-lists') words='list create get update-schema' ;;
     'vap contact-lists list') words='--limit --page --all' ;;
     'vap contact-lists create') words='--name --field --schema-file --from-csv --sample --dry-run' ;;

@@ -1,7 +1,7 @@
 # vap shell completion, generated from the command tree by `vap completion`. Do not edit.
 # fish: copy this file to ~/.config/fish/completions/vap.fish
 function __vap_path_is
-    set -l paths '|vap|vap auth|vap auth login|vap auth status|vap auth logout|vap config|vap config list|vap config get|vap config set|vap agents|vap agents list|vap agents create|vap agents get|vap agents update|vap agents delete|vap agents versions|vap agents rollback|vap agents tools|vap agents voice|vap voices|vap voices list|vap voices preview|vap contact-lists|vap contact-lists list|vap contact-lists create|vap contact-lists get|vap contact-lists update-schema|vap contacts|vap contacts list|vap contacts import|vap import-jobs|vap import-jobs list|vap import-jobs get|vap import-jobs cancel|vap import-jobs watch|vap emulator|vap emulator start|vap api|vap completion|'
+    set -l paths '|vap|vap auth|vap auth login|vap auth status|vap auth logout|vap config|vap config list|vap config get|vap config set|vap agents|vap agents list|vap agents create|vap agents get|vap agents update|vap agents delete|vap agents versions|vap agents rollback|vap agents tools|vap agents voice|vap voices|vap voices list|vap voices preview|vap evals|vap evals list|vap evals create|vap evals get|vap evals update|vap evals delete|vap evals scenarios|vap evals run|vap evals runs|vap evals import|vap evals imports|vap events|vap webhooks|vap calls|vap contact-lists|vap contact-lists list|vap contact-lists create|vap contact-lists get|vap contact-lists update-schema|vap contacts|vap contacts list|vap contacts import|vap import-jobs|vap import-jobs list|vap import-jobs get|vap import-jobs cancel|vap import-jobs watch|vap emulator|vap emulator start|vap api|vap completion|'
     set -l path vap
     for w in (commandline -opc)[2..-1]
         string match -q -- '-*' $w; and continue
@@ -25,6 +25,10 @@ complete -c vap -n '__vap_path_is '\''vap'\''' -f -a 'auth' -d 'Log in with an A
 complete -c vap -n '__vap_path_is '\''vap'\''' -f -a 'config' -d 'Read and change settings of the active profile'
 complete -c vap -n '__vap_path_is '\''vap'\''' -f -a 'agents' -d 'Create, change, version and roll back voice agents'
 complete -c vap -n '__vap_path_is '\''vap'\''' -f -a 'voices' -d 'List voices and play their previews'
+complete -c vap -n '__vap_path_is '\''vap'\''' -f -a 'evals' -d 'Eval suites, scenarios, runs that gate CI, and importing real calls as scenarios'
+complete -c vap -n '__vap_path_is '\''vap'\''' -f -a 'events' -d 'Follow the organization'\''s events live, and list the event types'
+complete -c vap -n '__vap_path_is '\''vap'\''' -f -a 'webhooks' -d 'Webhook endpoints, their deliveries, a signed local forwarder and signature checks'
+complete -c vap -n '__vap_path_is '\''vap'\''' -f -a 'calls' -d 'Calls: follow one live'
 complete -c vap -n '__vap_path_is '\''vap'\''' -f -a 'contact-lists' -d 'Contact lists and their schemas'
 complete -c vap -n '__vap_path_is '\''vap'\''' -f -a 'contacts' -d 'List contacts and bulk-import them from CSV or JSON'
 complete -c vap -n '__vap_path_is '\''vap'\''' -f -a 'import-jobs' -d 'Follow, inspect and cancel contact import jobs'
@@ -79,6 +83,16 @@ complete -c vap -n '__vap_path_is '\''vap voices'\''' -f -a 'list' -d 'List the 
 complete -c vap -n '__vap_path_is '\''vap voices'\''' -f -a 'preview' -d 'Download a voice preview (MP3) to a file, or stream it to a player through a pipe'
 complete -c vap -n '__vap_path_is '\''vap voices list'\''' -l language -r -d 'a BCP 47 tag (es-MX) or a bare language code (es: every Spanish voice)'
 complete -c vap -n '__vap_path_is '\''vap voices preview'\''' -s O -l output-file -r -d 'write the MP3 to this file (written whole or not at all)'
+complete -c vap -n '__vap_path_is '\''vap evals'\''' -f -a 'list' -d '(being built)'
+complete -c vap -n '__vap_path_is '\''vap evals'\''' -f -a 'create' -d '(being built)'
+complete -c vap -n '__vap_path_is '\''vap evals'\''' -f -a 'get' -d '(being built)'
+complete -c vap -n '__vap_path_is '\''vap evals'\''' -f -a 'update' -d '(being built)'
+complete -c vap -n '__vap_path_is '\''vap evals'\''' -f -a 'delete' -d '(being built)'
+complete -c vap -n '__vap_path_is '\''vap evals'\''' -f -a 'scenarios' -d 'List and add the scenarios of a suite'
+complete -c vap -n '__vap_path_is '\''vap evals'\''' -f -a 'run' -d '(being built)'
+complete -c vap -n '__vap_path_is '\''vap evals'\''' -f -a 'runs' -d 'List, inspect, compare and delete the runs of a suite'
+complete -c vap -n '__vap_path_is '\''vap evals'\''' -f -a 'import' -d '(being built)'
+complete -c vap -n '__vap_path_is '\''vap evals'\''' -f -a 'imports' -d 'Each step of the import wizard on its own: sources, candidates, imports, triage, scenarios'
 complete -c vap -n '__vap_path_is '\''vap contact-lists'\''' -f -a 'list' -d 'List contact lists'
 complete -c vap -n '__vap_path_is '\''vap contact-lists'\''' -f -a 'create' -d 'Create a contact list; its schema comes from --field flags, a schema file, or a CSV header'
 complete -c vap -n '__vap_path_is '\''vap contact-lists'\''' -f -a 'get' -d 'Show a contact list and its schema'

@@ -1,9 +1,10 @@
 import type { EmulatorModule } from './types.js';
 import { agentsModule } from './routes/agents.js';
 import { contactsModule } from './routes/contacts.js';
+import { evalImportsModule } from './routes/eval-imports.js';
 import { evalsModule } from './routes/evals.js';
 import { eventsModule } from './routes/events.js';
 import { webhooksModule } from './routes/webhooks.js';
 
 /** Every route group the emulator serves. */
-export const MODULES: EmulatorModule[] = [agentsModule, contactsModule, evalsModule, eventsModule, webhooksModule];
+export const MODULES: EmulatorModule[] = [agentsModule, contactsModule, evalsModule, evalImportsModule, eventsModule, webhooksModule];

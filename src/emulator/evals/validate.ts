@@ -1,0 +1,66 @@
+import { fail, type Body } from '../agents/validate.js';
+import { CATEGORIES, NOISE_LEVELS, NOISE_TYPES, type Category, type Criterion, type Noise } from './types.js';
+
+/** Body checks for suites and scenarios (400 `validation_error` naming the field). */
+
+export { fail, objectBody, onlyFields, text, type Body } from '../agents/validate.js';
+
+export const LIMITS = { name: 200, persona: 2000, goal: 2000, criteria: 10, criterionName: 200, iterations: 20 } as const;
+export const CRITERION_KEY = /^[a-z][a-z0-9_]{0,39}$/;
+
+export function iterations(body: Body, field = 'iterationsPerScenario'): number | undefined {
+  const x = body[field];
+  if (x === undefined) return undefined;
+  if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > LIMITS.iterations) fail(field, `must be an integer from 1 to ${LIMITS.iterations}`);
+  return x;
+}
+
+export function bool(body: Body, field: string): boolean | undefined {
+  const x = body[field];
+  if (x === undefined) return undefined;
+  if (typeof x !== 'boolean') fail(field, 'must be true or false');
+  return x;
+}
+
+export function category(value: unknown, field = 'category'): Category {
+  if (value === undefined) fail(field, `is required (one of: ${CATEGORIES.join(', ')})`);
+  if (typeof value !== 'string' || !(CATEGORIES as readonly string[]).includes(value)) fail(field, `must be one of: ${CATEGORIES.join(', ')}`);
+  return value as Category;
+}
+
+/** `noise`: `{ type, level }` or null (switches it off); undefined when absent. */
+export function noise(body: Body, field = 'noise'): Noise | null | undefined {
+  const x = body[field];
+  if (x === undefined) return undefined;
+  if (x === null) return null;
+  if (typeof x !== 'object' || Array.isArray(x)) fail(field, `must be an object { type, level } or null (type one of: ${NOISE_TYPES.join(', ')}; level one of: ${NOISE_LEVELS.join(', ')})`);
+  const o = x as Body;
+  for (const k of Object.keys(o)) if (k !== 'type' && k !== 'level') fail(`${field}.${k}`, 'is not a noise field (type, level)');
+  if (typeof o.type !== 'string' || !(NOISE_TYPES as readonly string[]).includes(o.type)) fail(`${field}.type`, `must be one of: ${NOISE_TYPES.join(', ')}`);
+  if (typeof o.level !== 'string' || !(NOISE_LEVELS as readonly string[]).includes(o.level)) fail(`${field}.level`, `must be one of: ${NOISE_LEVELS.join(', ')}`);
+  return { type: o.type, level: o.level } as Noise;
+}
+
+/** `scoringCriteria`: 1..10 of `{ key, name, weight }`, keys unique; weights normalised to sum 1. */
+export function criteria(body: Body, field = 'scoringCriteria'): Criterion[] | undefined {
+  const x = body[field];
+  if (x === undefined) return undefined;
+  if (!Array.isArray(x)) fail(field, 'must be an array of { key, name, weight }');
+  if (x.length < 1 || x.length > LIMITS.criteria) fail(field, `must have from 1 to ${LIMITS.criteria} criteria`);
+  const seen = new Set<string>();
+  const out = x.map((item, i) => {
+    const at = `${field}[${i}]`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) fail(at, 'must be an object { key, name, weight }');
+    const o = item as Body;
+    for (const k of Object.keys(o)) if (!['key', 'name', 'weight'].includes(k)) fail(`${at}.${k}`, 'is not a criterion field (key, name, weight)');
+    if (typeof o.key !== 'string' || !CRITERION_KEY.test(o.key)) fail(`${at}.key`, 'must be a lowercase key: a letter, then letters, digits or _ (40 at most)');
+    if (seen.has(o.key)) fail(`${at}.key`, `duplicates the criterion "${o.key}"`);
+    seen.add(o.key);
+    if (typeof o.name !== 'string' || o.name.trim() === '') fail(`${at}.name`, 'must be a non-empty string');
+    if (o.name.length > LIMITS.criterionName) fail(`${at}.name`, `must be at most ${LIMITS.criterionName} characters`);
+    if (typeof o.weight !== 'number' || !Number.isFinite(o.weight) || o.weight <= 0) fail(`${at}.weight`, 'must be a number greater than 0');
+    return { key: o.key, name: o.name.trim(), weight: o.weight };
+  });
+  const total = out.reduce((s, c) => s + c.weight, 0);
+  return out.map((c) => ({ ...c, weight: Math.round((c.weight / total) * 1e6) / 1e6 }));
+}

@@ -1,7 +1,122 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { getSuite, startRun, type Run } from '../../api/evals.js';
+import type { Context, GlobalOptions } from '../../context.js';
+import { followRun, reportOption, resumeCommand, type FollowSettings, type ReportTarget } from '../../evals/follow.js';
+import { checkCriterionKeys, countOption, criterionGateOption, scoreOption, type CriterionGate, type GateSpec } from '../../evals/gates.js';
+import { action } from '../action.js';
+import { durationOption } from '../duration.js';
 import type { ContextFactory } from '../types.js';
+import { agentOption, resolveAgent } from './options.js';
 
-// PLACEHOLDER: replaced by the verb's implementation.
-export function runCommand(_makeContext: ContextFactory): Command {
-  return new Command('run').description('(being built)');
+/** The options shared by `run`, `runs get` and `runs diff`. */
+export interface GateOptions {
+  minScore?: number;
+  minCriterion?: CriterionGate[];
+  allowFailedIterations?: number;
+}
+
+export interface WaitOptions extends GateOptions {
+  wait?: boolean;
+  timeout: number;
+  report?: ReportTarget[];
+  poll?: boolean;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30 * 60_000;
+
+/** --min-score, --min-criterion (repeatable), --allow-failed-iterations. */
+export function addGateOptions(cmd: Command): Command {
+  return cmd
+    .option('--min-score <score>', 'exit 3 when the overall score is below this (0..1)', scoreOption('--min-score'))
+    .option('--min-criterion <key=score>', 'exit 3 when this criterion averages below the score (repeatable)', criterionGateOption)
+    .option('--allow-failed-iterations <n>', 'failed iterations that do not fail the gate (default 0: any failed iteration exits 3)', countOption('--allow-failed-iterations'));
+}
+
+/** --wait, --timeout, --report (repeatable) and the hidden --poll. */
+export function addWaitOptions(cmd: Command): Command {
+  return cmd
+    .option('--wait', 'follow the run until it ends, then print the scores and apply the gates')
+    .option('--timeout <duration>', 'with --wait: give up after this long with exit 124; the run goes on (30s, 10m, 1h)', durationOption('--timeout', { min: 1 }), DEFAULT_TIMEOUT_MS)
+    .option('--report <kind=path>', 'when the run ends, write junit=<path> (JUnit XML) or json=<path> (repeatable)', reportOption)
+    .addOption(new Option('--poll', 'learn of the end by polling only, not from the event stream (also VAP_WAIT_POLL=1)').hideHelp());
+}
+
+export function gateSpec(opts: GateOptions & { maxDrop?: number }): GateSpec {
+  return { minScore: opts.minScore, minCriteria: opts.minCriterion ?? [], allowFailedIterations: opts.allowFailedIterations ?? 0, maxDrop: opts.maxDrop };
+}
+
+export function followSettings(opts: WaitOptions): FollowSettings {
+  return { timeout: opts.timeout, gates: gateSpec(opts), reports: opts.report ?? [], poll: Boolean(opts.poll) };
+}
+
+export const GATES_HELP = `Gates (with --wait): exit 0 when the run completed and passed every gate,
+3 when it completed below one (each failed gate is printed on stderr), 1 when the
+run failed or the API did, 124 when --timeout ran out (the run goes on; the
+command that keeps waiting is printed), 130 on Ctrl-C (the run goes on).
+Any failed iteration fails the run's gate unless --allow-failed-iterations allows it.
+
+Reports: --report junit=<path> writes a JUnit file (a suite per scenario, a case
+per iteration with the transcript, and a "gates" suite), --report json=<path> the
+--json document. In GitHub Actions, a Markdown summary is appended to
+$GITHUB_STEP_SUMMARY, and failed scenarios and gates are printed as ::error
+annotations (not with --json, -o or -q, which keep stdout for data).`;
+
+export function runCommand(makeContext: ContextFactory): Command {
+  const cmd = new Command('run')
+    .description('Start a run of a suite; with --wait, follow it and gate CI on its scores')
+    .argument('<evalId>', 'the eval suite to run')
+    .addOption(agentOption());
+  addWaitOptions(addGateOptions(cmd))
+    .addHelpText(
+      'after',
+      `
+Without --wait the run id is printed (only the id with -q), with the command that
+waits for it. With --wait, progress goes to stderr and, when the run ends, a table
+of scores per scenario and per criterion to stdout (--json: {run, aggregates,
+results, gates}).
+
+${GATES_HELP}
+
+Examples:
+  $ vap evals run ev_123 --agent ag_456
+  $ vap evals run ev_123 --agent ag_456 --wait --min-score 0.8
+  $ vap evals run ev_123 --agent ag_456 --wait --timeout 20m --min-score 0.75 \\
+      --min-criterion goal_completion=0.8 --allow-failed-iterations 1 \\
+      --report junit=reports/evals.xml --report json=reports/evals.json
+  $ RUN=$(vap evals run ev_123 --agent ag_456 -q) && vap evals runs get $RUN --eval ev_123 --agent ag_456 --wait`,
+    )
+    .action(action<WaitOptions & { agent?: string }>(makeContext, ([evalId], opts, ctx) => run(evalId!, opts, ctx)));
+  return cmd;
+}
+
+export async function run(evalId: string, opts: WaitOptions & { agent?: string } & GlobalOptions, ctx: Context): Promise<void> {
+  const agentId = resolveAgent(opts, ctx);
+  const settings = followSettings(opts);
+  const api = await ctx.api();
+  if (settings.gates.minCriteria.length) {
+    // The suite names its criteria: check the keys before starting anything.
+    const suite = await getSuite(api, agentId, evalId, ctx.signal);
+    checkCriterionKeys(settings.gates, (suite.scoringCriteria ?? []).map((c) => c.key));
+  }
+  const started = await startRun(api, agentId, evalId);
+  const ref = { agentId, evalId, runId: started.id };
+  if (!opts.wait) {
+    await printStarted(started, ctx);
+    ctx.info(`Wait for it (and gate on it) with: ${resumeCommand(ref, settings)}`);
+    return;
+  }
+  if (ctx.globals.quiet) ctx.io.stdout.write(`${started.id}\n`);
+  else ctx.info(`Started run #${started.runNumber} (${started.id}) of ${evalId}: ${started.totalIterations} iterations`);
+  await followRun(ctx, api, ref, settings, undefined, { idPrinted: Boolean(ctx.globals.quiet) });
+}
+
+async function printStarted(r: Run, ctx: Context): Promise<void> {
+  await ctx.out.item(r, {
+    fields: [
+      { header: 'id', value: (x) => x.id },
+      { header: 'run', value: (x) => x.runNumber },
+      { header: 'status', value: (x) => x.status },
+      { header: 'iterations', value: (x) => x.totalIterations },
+    ],
+  });
 }

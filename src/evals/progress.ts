@@ -1,0 +1,69 @@
+import type { Run } from '../api/evals.js';
+import type { Context } from '../context.js';
+import { progressText } from './summary.js';
+
+/** Without a terminal, a progress line at most this often (and whenever the status changes). */
+const PLAIN_EVERY_MS = 5000;
+
+export interface RunProgress {
+  update(run: Run): void;
+  stop(): void;
+}
+
+/** A live bar on a terminal's stderr, plain lines otherwise, nothing with -q. */
+export function runProgress(ctx: Context): RunProgress | null {
+  if (ctx.globals.quiet) return null;
+  return ctx.io.stderrIsTTY ? new BarProgress(ctx, Date.now()) : new LineProgress(ctx);
+}
+
+class BarProgress implements RunProgress {
+  private drawn = false;
+  constructor(private readonly ctx: Context, private readonly started: number) {}
+
+  update(run: Run): void {
+    const done = (run.completedIterations ?? 0) + (run.failedIterations ?? 0);
+    const ratio = run.totalIterations > 0 ? Math.min(1, done / run.totalIterations) : 0;
+    const width = 24;
+    const full = Math.round(ratio * width);
+    const bar = `${'█'.repeat(full)}${'░'.repeat(width - full)}`;
+    const pct = `${Math.floor(ratio * 100)}%`.padStart(4);
+    const line = `${bar} ${pct}  run #${run.runNumber} ${run.status}  ${progressText(run)}  ${formatDuration(Date.now() - this.started)}`;
+    this.ctx.io.stderr.write(`\r\x1b[2K${line}`);
+    this.drawn = true;
+  }
+
+  stop(): void {
+    if (this.drawn) this.ctx.io.stderr.write('\r\x1b[2K');
+    this.drawn = false;
+  }
+}
+
+class LineProgress implements RunProgress {
+  private lastStatus?: string;
+  private lastText?: string;
+  private lastAt = 0;
+  constructor(private readonly ctx: Context) {}
+
+  update(run: Run): void {
+    const text = `run #${run.runNumber} (${run.id}) ${run.status}: ${progressText(run)}`;
+    const now = Date.now();
+    if (run.status !== this.lastStatus || (text !== this.lastText && now - this.lastAt >= PLAIN_EVERY_MS)) {
+      this.ctx.io.stderr.write(`${text}\n`);
+      this.lastStatus = run.status;
+      this.lastText = text;
+      this.lastAt = now;
+    }
+  }
+
+  stop(): void {}
+}
+
+/** `250ms`, `1.5s`, `2m 5s` (like the commands' formatDuration, kept here to import downhill only). */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return [h ? `${h}h` : '', m ? `${m}m` : '', s ? `${s}s` : ''].filter(Boolean).join(' ') || '0s';
+}

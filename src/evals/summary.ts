@@ -1,0 +1,117 @@
+import type { ChalkInstance } from 'chalk';
+import type { CriterionAggregate, Run, RunDetail, RunResult } from '../api/evals.js';
+import type { Column } from '../ui/format.js';
+import { fmtScore, type GateResult } from './gates.js';
+
+/** One scenario of a run: its iterations and the mean of its completed iterations' scores. */
+export interface ScenarioSummary {
+  scenarioId: string;
+  name: string;
+  iterations: number;
+  completed: number;
+  failed: number;
+  /** Mean overallScore of the completed iterations; null when none completed. */
+  meanScore: number | null;
+  /** Errors of the failed iterations, in iteration order. */
+  errors: string[];
+  results: RunResult[];
+}
+
+export interface CriterionSummary {
+  key: string;
+  name: string | null;
+  average: number | null;
+  max: number | null;
+  weight: number | null;
+}
+
+/** Results grouped by scenario, in the order the API gave them (scenario, then iteration). */
+export function summarizeScenarios(results: readonly RunResult[]): ScenarioSummary[] {
+  const byId = new Map<string, ScenarioSummary>();
+  for (const r of results) {
+    let s = byId.get(r.evalScenarioId);
+    if (!s) {
+      s = { scenarioId: r.evalScenarioId, name: r.scenarioName || r.evalScenarioId, iterations: 0, completed: 0, failed: 0, meanScore: null, errors: [], results: [] };
+      byId.set(r.evalScenarioId, s);
+    }
+    s.iterations++;
+    s.results.push(r);
+    if (r.status === 'failed') {
+      s.failed++;
+      s.errors.push(r.error || 'the iteration failed');
+    } else if (r.status === 'completed') s.completed++;
+  }
+  for (const s of byId.values()) s.meanScore = mean(s.results.filter((r) => r.status !== 'failed').map((r) => r.overallScore));
+  return [...byId.values()];
+}
+
+export function summarizeCriteria(criteria: readonly CriterionAggregate[]): CriterionSummary[] {
+  return criteria.map((c) => ({
+    key: c.criterionKey,
+    name: typeof c.name === 'string' ? c.name : null,
+    average: num(c.averageScore),
+    max: num(c.maxScore),
+    weight: num(c.weight),
+  }));
+}
+
+export function mean(values: ReadonlyArray<number | null | undefined>): number | null {
+  const xs = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  return xs.length ? Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 1000) / 1000 : null;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** `done/total` iterations and the failed ones. */
+export function progressText(run: Run): string {
+  const completed = run.completedIterations ?? 0;
+  const failed = run.failedIterations ?? 0;
+  return `${completed} completed, ${failed} failed of ${run.totalIterations} iterations`;
+}
+
+/** `Run #3 (run_…) completed: overall 0.812, agent version 4, 6 completed, 0 failed of 6 iterations`. */
+export function headline(run: Run): string {
+  const parts = [`Run #${run.runNumber} (${run.id}) ${run.status}`];
+  const details = [`overall ${fmtScore(run.overallScore)}`, `agent version ${run.agentVersion ?? '?'}`, progressText(run)];
+  if (run.error) details.push(`error: ${run.error}`);
+  return `${parts[0]}: ${details.join(', ')}`;
+}
+
+const SCENARIO_COLUMNS: Column<ScenarioSummary>[] = [
+  { header: 'scenario', value: (s) => s.name },
+  { header: 'iterations', value: (s) => s.iterations },
+  { header: 'failed', value: (s) => s.failed },
+  { header: 'mean score', value: (s) => fmtScore(s.meanScore) },
+];
+
+const CRITERION_COLUMNS: Column<CriterionSummary>[] = [
+  { header: 'criterion', value: (c) => c.key },
+  { header: 'name', value: (c) => c.name ?? '' },
+  { header: 'average', value: (c) => fmtScore(c.average) },
+  { header: 'max', value: (c) => fmtScore(c.max) },
+  { header: 'weight', value: (c) => (c.weight === null ? '' : c.weight.toFixed(2)) },
+];
+
+/** The end-of-run report for a person: headline, scenario table, criterion table, gates. */
+export async function renderRunSummary(detail: RunDetail, results: readonly RunResult[], gates: readonly GateResult[], chalk: ChalkInstance): Promise<string> {
+  const { renderTable } = await import('../ui/table.js');
+  const scenarios = summarizeScenarios(results);
+  const criteria = summarizeCriteria(detail.aggregates.criteria);
+  const parts = [chalk.bold(headline(detail.run))];
+  if (scenarios.length) parts.push('', renderTable(scenarios, SCENARIO_COLUMNS, chalk));
+  if (criteria.length) parts.push('', renderTable(criteria, CRITERION_COLUMNS, chalk));
+  if (gates.length) {
+    parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${g.gate}: ${g.message}`));
+  }
+  return parts.join('\n');
+}
+
+/** TSV for `-o tsv`: one record per line, its kind first (run, scenario, criterion, gate). */
+export function runSummaryTsv(detail: RunDetail, results: readonly RunResult[], gates: readonly GateResult[]): unknown[][] {
+  const r = detail.run;
+  const rows: unknown[][] = [['run', r.id, r.runNumber, r.status, r.overallScore ?? '', r.agentVersion ?? '', r.completedIterations ?? '', r.failedIterations ?? '', r.totalIterations]];
+  for (const s of summarizeScenarios(results)) rows.push(['scenario', s.scenarioId, s.name, s.iterations, s.failed, s.meanScore ?? '']);
+  for (const c of summarizeCriteria(detail.aggregates.criteria)) rows.push(['criterion', c.key, c.name ?? '', c.average ?? '', c.max ?? '', c.weight ?? '']);
+  for (const g of gates) rows.push(['gate', g.gate, g.passed ? 'passed' : 'failed', g.actual ?? '', g.threshold]);
+  return rows;
+}

@@ -1,0 +1,46 @@
+import type { ApiClient } from './client.js';
+import type { Delivery } from './event-types.js';
+import { apiPath } from './path.js';
+
+/** One entry of the catalog (GET /api/v1/events/types). */
+export interface CatalogEntry {
+  type: string;
+  description: string;
+  delivery: Delivery[];
+}
+
+/** The organization stream: every event type that is not stream-only. */
+export const ORGANIZATION_STREAM_PATH = '/api/v1/events';
+
+/** The stream of one call, stream-only types (transcript, voice) included. */
+export function callStreamPath(callId: string): string {
+  return apiPath`/api/v1/calls/${callId}/events`;
+}
+
+/** The live catalog of event types. */
+export async function listEventTypes(api: ApiClient, signal?: AbortSignal): Promise<CatalogEntry[]> {
+  const res = await api.request<{ events: CatalogEntry[] }>({ method: 'GET', path: '/api/v1/events/types', auth: 'bearer', signal });
+  return res.data?.events ?? [];
+}
+
+/** Whether a type reaches only the call stream (a catalog entry without `webhook`). */
+export function isStreamOnly(entry: CatalogEntry): boolean {
+  return !entry.delivery.includes('webhook');
+}
+
+/** The organization stream's data object (document 1, part 2, "Event envelope"). */
+export interface OrganizationEventData {
+  type: string;
+  organizationId: string;
+  callId: string | null;
+  occurredAt: string;
+  data: Record<string, unknown>;
+}
+
+/** The call stream's data object: `type`, `callId` and `data` (occurredAt when the server adds it). */
+export interface CallEventData {
+  type: string;
+  callId: string;
+  occurredAt?: string;
+  data: Record<string, unknown>;
+}

@@ -51,12 +51,8 @@ function shellWord(s: string): string {
 /** Chooses how to learn of the run's end: the organization's event stream, unless told to poll. */
 async function completionWatch(api: ApiClient, ctx: Context, poll: boolean): Promise<WatchCompletion | undefined> {
   if (poll || ctx.env.VAP_WAIT_POLL === '1') return undefined;
-  try {
-    const { eventStreamWatch } = await import('./run-events.js');
-    return eventStreamWatch(api);
-  } catch {
-    return undefined;
-  }
+  const { eventStreamWatch } = await import('./run-events.js');
+  return eventStreamWatch(api);
 }
 
 /**

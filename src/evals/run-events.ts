@@ -1,7 +1,48 @@
 import type { ApiClient } from '../api/client.js';
-import type { WatchCompletion } from './wait.js';
+import { ORGANIZATION_STREAM_PATH } from '../api/events.js';
+import { openEventStream, type StreamState as SseState } from '../api/sse.js';
+import type { CompletionWatch, StreamState, WatchCompletion } from './wait.js';
 
-// The event-driven end of a wait (issue 8): filled in once src/api/sse.ts lands.
-export function eventStreamWatch(_api: ApiClient): WatchCompletion | undefined {
-  return undefined;
+const TYPE = 'eval.run.completed';
+
+/**
+ * The event-driven end of a wait: `eval.run.completed` for this run on the organization's
+ * stream (GET /api/v1/events?types=eval.run.completed). Once the stream is live the caller
+ * polls once (an end that came before the subscription is then not missed) and slows its
+ * polls down; when the stream drops it polls at the normal pace until it is back; when there
+ * is no stream at all (404, 400, refused connection) it is `unavailable` and polling alone goes on.
+ */
+export function eventStreamWatch(api: ApiClient): WatchCompletion {
+  return ({ runId, signal, onEnd, onOpen, onUnavailable }) => {
+    let state: StreamState = 'connecting';
+    const stop = new AbortController();
+    const streamSignal = AbortSignal.any([signal, stop.signal]);
+    const onState = (s: SseState) => {
+      if (s.kind === 'live' || s.kind === 'reconnected') {
+        state = 'open';
+        onOpen();
+      } else if (s.kind === 'dropped') state = 'connecting';
+    };
+    void (async () => {
+      try {
+        for await (const e of openEventStream<{ data?: { runId?: string } }>(api, { path: ORGANIZATION_STREAM_PATH, types: [TYPE], signal: streamSignal, onState })) {
+          if (e.type === TYPE && e.data && typeof e.data === 'object' && e.data.data?.runId === runId) {
+            onEnd();
+            return;
+          }
+        }
+      } catch (err) {
+        if (streamSignal.aborted) return;
+        state = 'unavailable';
+        onUnavailable((err as Error)?.message ?? String(err));
+      }
+    })();
+    const watch: CompletionWatch = {
+      get state() {
+        return state;
+      },
+      stop: () => stop.abort(),
+    };
+    return watch;
+  };
 }

@@ -9,3 +9,8 @@ if (existsSync(new URL('./contacts.mjs', import.meta.url))) {
   const mod = await import('./contacts.mjs');
   if (typeof mod.benchContacts === 'function') await mod.benchContacts();
 }
+
+if (existsSync(new URL('./evals.mjs', import.meta.url))) {
+  const mod = await import('./evals.mjs');
+  if (typeof mod.benchEvals === 'function') await mod.benchEvals();
+}

@@ -104,6 +104,8 @@ export interface RunRecord {
   nextIndex: number;
   /** Internal: held by the control path (no progress until released). */
   held: boolean;
+  /** Internal: the control path told this run to fail right after starting (the error it ends with). */
+  controlFail: string | null;
 }
 
 export interface ScoreRecord {

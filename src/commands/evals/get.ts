@@ -1,7 +1,71 @@
 import { Command } from 'commander';
+import { getSuite, type Noise, type ScoringCriterion, type Suite } from '../../api/evals.js';
+import type { Context } from '../../context.js';
+import { fmtScore } from '../../evals/render/score.js';
+import type { Column } from '../../ui/format.js';
+import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
+import { agentOption, evalOption, resolveAgent, resolveEvalId } from './options.js';
 
-// PLACEHOLDER: replaced by the verb's implementation.
-export function getCommand(_makeContext: ContextFactory): Command {
-  return new Command('get').description('(being built)');
+type SuiteLike = Partial<Suite> & { id: string };
+
+/** A weight as the suite stores it (normalised), without trailing zeros: 0.4, 0.333. */
+export function fmtWeight(w: number): string {
+  return Number.isFinite(w) ? String(Number(w.toFixed(3))) : String(w);
+}
+
+/** The criteria one per line: `key  weight  name`. */
+export function criteriaText(criteria: readonly ScoringCriterion[] | undefined): string {
+  if (!criteria || criteria.length === 0) return '';
+  const kw = Math.max(...criteria.map((c) => c.key.length));
+  const ww = Math.max(...criteria.map((c) => fmtWeight(c.weight).length));
+  return criteria.map((c) => `${c.key.padEnd(kw)}  ${fmtWeight(c.weight).padStart(ww)}  ${c.name}`).join('\n');
+}
+
+export function noiseText(noise: Noise | null | undefined): string {
+  return noise ? `${noise.type}:${noise.level}` : 'off';
+}
+
+/** The detail view of a suite (get, create, update). Fields a service leaves out print empty. */
+export const SUITE_FIELDS: Column<SuiteLike>[] = [
+  { header: 'id', value: (s) => s.id },
+  { header: 'name', value: (s) => s.name },
+  { header: 'status', value: (s) => s.status },
+  { header: 'iterations', value: (s) => s.iterationsPerScenario },
+  { header: 'noise', value: (s) => ('noise' in s ? noiseText(s.noise) : undefined) },
+  { header: 'scenarios', value: (s) => s.scenarioCount },
+  { header: 'runs', value: (s) => s.runCount },
+  { header: 'latest score', value: (s) => ('latestRunScore' in s ? fmtScore(s.latestRunScore) : undefined) },
+  { header: 'criteria', value: (s) => criteriaText(s.scoringCriteria) },
+  { header: 'created', value: (s) => s.createdAt },
+  { header: 'updated', value: (s) => s.updatedAt },
+];
+
+interface GetOptions {
+  agent?: string;
+  eval?: string;
+}
+
+export function getCommand(makeContext: ContextFactory): Command {
+  return new Command('get')
+    .description('Show a suite: status, noise, scoring criteria with their weights, run count and latest score')
+    .argument('[evalId]', 'the eval suite (or pass --eval)')
+    .addOption(agentOption())
+    .addOption(evalOption())
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ vap evals get ev_123 --agent ag_456
+  $ vap evals get ev_123 --agent ag_456 --json --query scoringCriteria`,
+    )
+    .action(action<GetOptions>(makeContext, (args, opts, ctx) => run(args[0], opts, ctx)));
+}
+
+export async function run(arg: string | undefined, opts: GetOptions, ctx: Context): Promise<void> {
+  const agentId = resolveAgent(opts, ctx);
+  const evalId = resolveEvalId(arg, opts);
+  const api = await ctx.api();
+  const suite = await getSuite(api, agentId, evalId, ctx.signal);
+  await ctx.out.item(suite, { fields: SUITE_FIELDS });
 }

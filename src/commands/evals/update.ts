@@ -1,7 +1,73 @@
 import { Command } from 'commander';
+import { updateSuite, type SuiteChange } from '../../api/evals.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
+import { collect, MAX_ITERATIONS, NOISE_LEVELS, NOISE_TYPES, parseCriteria, parseIterations, parseName, parseNoise } from './create.js';
+import { noiseText, SUITE_FIELDS } from './get.js';
+import { agentOption, evalOption, resolveAgent, resolveEvalId } from './options.js';
 
-// PLACEHOLDER: replaced by the verb's implementation.
-export function updateCommand(_makeContext: ContextFactory): Command {
-  return new Command('update').description('(being built)');
+interface UpdateOptions {
+  agent?: string;
+  eval?: string;
+  status?: string;
+  /** A string with --noise, false with --no-noise. */
+  noise?: string | false;
+  name?: string;
+  iterations?: string;
+  criterion?: string[];
+}
+
+export function updateCommand(makeContext: ContextFactory): Command {
+  return new Command('update')
+    .description('Change a suite: mark it ready, set or clear background noise, rename it, change iterations or criteria')
+    .argument('[evalId]', 'the eval suite (or pass --eval)')
+    .addOption(agentOption())
+    .addOption(evalOption())
+    .option('--status <status>', 'ready (a draft suite becomes ready; it does not go back to draft)')
+    .option('--noise <type:level>', `background sound under the tester's line: type ${NOISE_TYPES.join('|')}, level ${NOISE_LEVELS.join('|')}`)
+    .option('--no-noise', 'switch background noise off')
+    .option('--name <name>', 'a new name')
+    .option('--iterations <k>', `calls placed per scenario in each run, 1..${MAX_ITERATIONS}`)
+    .option('--criterion <key=weight[:name]>', 'the scoring criteria, replacing the current ones (repeatable)', collect)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ vap evals update ev_123 --agent ag_456 --status ready
+  $ vap evals update ev_123 --agent ag_456 --noise call_center:high
+  $ vap evals update ev_123 --agent ag_456 --no-noise --iterations 5`,
+    )
+    .action(action<UpdateOptions>(makeContext, (args, opts, ctx) => run(args[0], opts, ctx)));
+}
+
+export async function run(arg: string | undefined, opts: UpdateOptions, ctx: Context): Promise<void> {
+  const agentId = resolveAgent(opts, ctx);
+  const evalId = resolveEvalId(arg, opts);
+  const change: SuiteChange = {};
+  if (opts.status !== undefined) {
+    const status = opts.status.trim();
+    if (status === 'draft') throw new UsageError('--status draft: a suite does not go back to draft', 'the only change of status is --status ready');
+    if (status !== 'ready') throw new UsageError(`--status "${opts.status}" is not a status a suite can be set to`, 'use --status ready');
+    change.status = 'ready';
+  }
+  if (opts.noise === false) change.noise = null;
+  else if (opts.noise !== undefined) change.noise = parseNoise(opts.noise);
+  if (opts.name !== undefined) change.name = parseName(opts.name);
+  if (opts.iterations !== undefined) change.iterationsPerScenario = parseIterations(opts.iterations);
+  if (opts.criterion) change.scoringCriteria = parseCriteria(opts.criterion);
+  if (Object.keys(change).length === 0) {
+    throw new UsageError('nothing to update', 'pass at least one of --status ready, --noise type:level, --no-noise, --name, --iterations, --criterion');
+  }
+  const api = await ctx.api();
+  const res = await updateSuite(api, agentId, evalId, change);
+  await ctx.out.item(res, { fields: SUITE_FIELDS });
+  const said: string[] = [];
+  if (change.status) said.push(`status ${res.status ?? change.status}`);
+  if ('noise' in change) said.push(`noise ${noiseText(change.noise)}`);
+  if (change.name) said.push(`name "${change.name}"`);
+  if (change.iterationsPerScenario) said.push(`${change.iterationsPerScenario} iteration${change.iterationsPerScenario === 1 ? '' : 's'} per scenario`);
+  if (change.scoringCriteria) said.push(`${change.scoringCriteria.length} criteria`);
+  await ctx.success(`Updated suite ${res.id ?? evalId}: ${said.join(', ')}`);
 }

@@ -1,4 +1,14 @@
 import type { RegisterGroup } from '../../types.js';
+import { deleteCommand } from './delete.js';
+import { diffCommand } from './diff.js';
+import { getCommand } from './get.js';
+import { listCommand } from './list.js';
+import { resultsCommand } from './results.js';
 
-// PLACEHOLDER: replaced by the subgroup's registration.
-export const registerRuns: RegisterGroup = () => {};
+export const registerRuns: RegisterGroup = (group, makeContext) => {
+  group.addCommand(listCommand(makeContext));
+  group.addCommand(getCommand(makeContext));
+  group.addCommand(resultsCommand(makeContext));
+  group.addCommand(deleteCommand(makeContext));
+  group.addCommand(diffCommand(makeContext));
+};

@@ -1,4 +1,8 @@
 import type { RegisterGroup } from '../../types.js';
+import { addCommand } from './add.js';
+import { listCommand } from './list.js';
 
-// PLACEHOLDER: replaced by the subgroup's registration.
-export const registerScenarios: RegisterGroup = () => {};
+export const registerScenarios: RegisterGroup = (group, makeContext) => {
+  group.addCommand(listCommand(makeContext));
+  group.addCommand(addCommand(makeContext));
+};

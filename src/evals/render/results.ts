@@ -1,0 +1,84 @@
+import type { ChalkInstance } from 'chalk';
+import type { CriterionScore, RunResult } from '../../api/evals.js';
+import { renderChat } from './chat.js';
+import { fmtScore } from './score.js';
+import { wrapText } from './wrap.js';
+
+/** 134 → "2m 14s"; 45 → "45s". */
+export function fmtSeconds(s: number | null | undefined): string {
+  if (typeof s !== 'number' || !Number.isFinite(s)) return '';
+  const t = Math.round(s);
+  const m = Math.floor(t / 60);
+  return m > 0 ? `${m}m ${String(t % 60).padStart(2, '0')}s` : `${t}s`;
+}
+
+export interface ResultRenderOptions {
+  width: number;
+  chalk: ChalkInstance;
+  /** Criterion names by key (from the suite), shown beside the keys when known. */
+  criterionNames?: Record<string, string>;
+}
+
+/**
+ * One result of a run for a person: a heading (scenario, iteration, status, score,
+ * duration), the call's transcript as a chat, then the score on each criterion with its
+ * reason, or the error when the iteration failed.
+ */
+export function renderResult(r: RunResult, opts: ResultRenderOptions): string[] {
+  const { chalk, width } = opts;
+  const failed = r.status === 'failed';
+  const status = failed ? chalk.red(r.status) : r.status === 'completed' ? chalk.green(r.status) : chalk.yellow(r.status);
+  const parts = [
+    chalk.bold(r.scenarioName ?? r.evalScenarioId),
+    `iteration ${r.iterationNumber}`,
+    status,
+    ...(failed ? [] : [`score ${chalk.bold(fmtScore(r.overallScore))}`]),
+    ...(fmtSeconds(r.durationSeconds) ? [fmtSeconds(r.durationSeconds)] : []),
+  ];
+  const out = [`${chalk.bold('━━')} ${parts.join(chalk.dim(' · '))}  ${chalk.dim(r.id)}`];
+
+  const transcript = [...(r.transcript ?? [])].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
+  if (transcript.length > 0) {
+    out.push('');
+    out.push(...renderChat(transcript, { width, indent: 2, chalk }));
+  } else if (!failed) {
+    out.push(chalk.dim('  (no transcript)'));
+  }
+
+  if (failed) {
+    out.push('');
+    const err = r.error ?? 'the iteration failed (no reason given)';
+    wrapText(err, Math.max(20, width - 9)).forEach((l, i) => out.push(i === 0 ? `  ${chalk.red.bold('error')}  ${l}` : `         ${l}`));
+  }
+  const scores = r.criterionScores ?? [];
+  if (scores.length > 0) {
+    out.push('');
+    out.push(...renderCriterionScores(scores, opts));
+  }
+  return out;
+}
+
+/** `key  score  reason`, the reason wrapped under itself. */
+export function renderCriterionScores(scores: readonly CriterionScore[], opts: ResultRenderOptions): string[] {
+  const { chalk, width } = opts;
+  const kw = Math.max(...scores.map((s) => s.criterionKey.length));
+  const lead = 2 + kw + 2 + 5 + 2;
+  const out: string[] = [];
+  for (const s of scores) {
+    // The name only when it says more than the key does ("tone" → "Tone and empathy").
+    const given = opts.criterionNames?.[s.criterionKey];
+    const name = given && given.toLowerCase() !== s.criterionKey.replace(/_+/g, ' ').toLowerCase() ? given : undefined;
+    const reason = s.reason ? (name ? `${name}: ${s.reason}` : s.reason) : (name ?? '');
+    const lines = wrapText(reason, Math.max(20, width - lead));
+    lines.forEach((l, i) => {
+      out.push(i === 0 ? `  ${chalk.bold(s.criterionKey.padEnd(kw))}  ${scoreColor(chalk, s.score)(fmtScore(s.score))}  ${l}`.trimEnd() : `${' '.repeat(lead)}${l}`);
+    });
+  }
+  return out;
+}
+
+function scoreColor(chalk: ChalkInstance, score: number): (s: string) => string {
+  if (score >= 0.8) return chalk.green;
+  if (score >= 0.5) return chalk.yellow;
+  return chalk.red;
+}

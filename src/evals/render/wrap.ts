@@ -1,0 +1,26 @@
+/**
+ * Wraps plain text (no escape codes) to `width` columns: breaks at spaces, keeps the
+ * text's own line breaks, and splits a word longer than a whole line. Runs of spaces
+ * collapse to one. Always returns at least one line.
+ */
+export function wrapText(text: string, width: number): string[] {
+  const w = Math.max(1, Math.floor(width));
+  const out: string[] = [];
+  for (const paragraph of text.replace(/\r\n?/g, '\n').split('\n')) {
+    let line = '';
+    for (let word of paragraph.split(/[ \t]+/).filter(Boolean)) {
+      if (line && line.length + 1 + word.length <= w) {
+        line += ` ${word}`;
+        continue;
+      }
+      if (line) out.push(line);
+      while (word.length > w) {
+        out.push(word.slice(0, w));
+        word = word.slice(w);
+      }
+      line = word;
+    }
+    out.push(line);
+  }
+  return out;
+}

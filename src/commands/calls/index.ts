@@ -1,4 +1,7 @@
 import type { RegisterGroup } from '../types.js';
+import { tailCommand } from './tail.js';
 
-// PLACEHOLDER: replaced by the group's verbs.
-export const register: RegisterGroup = () => {};
+/** The calls group: `tail` for now; list, get, transcript, recording, audio and cancel join it here. */
+export const register: RegisterGroup = (group, makeContext) => {
+  group.addCommand(tailCommand(makeContext));
+};

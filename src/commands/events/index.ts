@@ -1,4 +1,8 @@
 import type { RegisterGroup } from '../types.js';
+import { tailCommand } from './tail.js';
+import { typesCommand } from './types.js';
 
-// PLACEHOLDER: replaced by the group's verbs.
-export const register: RegisterGroup = () => {};
+export const register: RegisterGroup = (group, makeContext) => {
+  group.addCommand(tailCommand(makeContext));
+  group.addCommand(typesCommand(makeContext));
+};

@@ -1,0 +1,65 @@
+import { Command } from 'commander';
+import type { Context, GlobalOptions } from '../../context.js';
+import { checkTypes, commandLine, followEvents, globalFlags, parseLastEventId, parseTypeList } from '../../events/follow.js';
+import { createPrinter } from '../../events/printer.js';
+import { action } from '../action.js';
+import { durationOption } from '../duration.js';
+import type { ContextFactory } from '../types.js';
+
+export interface TailOptions {
+  types?: string[];
+  lastEventId?: string;
+  exitOn?: string;
+  timeout?: number;
+}
+
+export function tailCommand(makeContext: ContextFactory): Command {
+  return new Command('tail')
+    .description("Follow the organization's events live (every type that is not stream-only)")
+    .option('--types <a,b>', 'only these event types (checked against the catalog: `vap events types`)', (v: string, prev?: string[]) => parseTypeList(v, prev))
+    .option('--last-event-id <id>', 'resume after this event: the missed events are replayed first', parseLastEventId)
+    .option('--exit-on <type>', 'stop (exit 0) after the first event of this type')
+    .option('--timeout <duration>', 'stop with exit 124 after this long (30s, 10m, 1h)', durationOption('--timeout', { min: 1 }))
+    .addHelpText(
+      'after',
+      `
+One line per event on a terminal (time, type, call, summary); NDJSON with --json
+(one event per line: id, type, organizationId, callId, occurredAt, data); TSV when
+piped (id, occurredAt, type, callId, summary). The stream reconnects by itself after
+a drop, replays what it missed (no gap, no duplicate) and says so on stderr. Whenever
+it stops, the last event id and the command that resumes from it go to stderr.
+Transcript and voice updates are on a call's own stream: \`vap calls tail <callId>\`.
+
+Exit codes: 0 --exit-on matched (or stdout closed), 2 unknown type, 4 key refused,
+124 --timeout, 130 Ctrl-C.
+
+Examples:
+  $ vap events tail
+  $ vap events tail --types call.ended,call.analysis.completed
+  $ vap events tail --json | jq -c 'select(.type == "call.ended")'
+  $ vap events tail --last-event-id 1234
+  $ vap events tail --exit-on eval.run.completed --timeout 30m`,
+    )
+    .action(action<TailOptions>(makeContext, (_args, opts, ctx) => run(opts, ctx)));
+}
+
+export async function run(opts: TailOptions & GlobalOptions, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const types = opts.types?.length ? [...opts.types] : undefined;
+  await checkTypes(api, [{ flag: '--types', types: types ?? [] }, { flag: '--exit-on', types: opts.exitOn ? [opts.exitOn] : [] }], { stream: 'organization', signal: ctx.signal });
+  // An --exit-on type outside --types would never arrive: it is asked for too.
+  if (types && opts.exitOn && !types.includes(opts.exitOn)) types.push(opts.exitOn);
+  const print = await createPrinter(ctx, 'organization');
+  await followEvents(ctx, api, {
+    stream: 'organization',
+    label: "the organization's events",
+    types,
+    lastEventId: opts.lastEventId,
+    announceResume: opts.lastEventId !== undefined,
+    exitOn: opts.exitOn,
+    timeoutMs: opts.timeout,
+    handle: print,
+    resumeCommand: (lastId) =>
+      commandLine(['vap', ...globalFlags(opts), 'events', 'tail', ...(opts.types?.length ? ['--types', opts.types.join(',')] : []), '--last-event-id', lastId]),
+  });
+}

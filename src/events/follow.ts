@@ -1,0 +1,183 @@
+import type { ApiClient } from '../api/client.js';
+import { callStreamPath, isStreamOnly, listEventTypes, ORGANIZATION_STREAM_PATH, type CatalogEntry } from '../api/events.js';
+import { openEventStream, type StreamEvent, type StreamState } from '../api/sse.js';
+import type { Context, GlobalOptions } from '../context.js';
+import { SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { toRecord, type EventRecord } from './render.js';
+
+/**
+ * The loop both tails and `webhooks listen` run: the stream opened with the checked types,
+ * each event handed to the caller, the connection's life reported on stderr (a line after
+ * each reconnection saying how long the gap was and how many events were replayed), and,
+ * however it ends (Ctrl-C, --exit-on, --timeout, the end of the call), the last id printed
+ * to stderr with the exact command that resumes from it.
+ */
+
+export interface FollowSpec {
+  stream: 'organization' | 'call';
+  callId?: string;
+  /** Types for the server's filter (already checked against the catalog). */
+  types?: string[];
+  lastEventId?: string;
+  /** Say on stderr how many events the first connection replayed (when the user resumed). */
+  announceResume?: boolean;
+  /** End (exit 0) after the first event of this type. */
+  exitOn?: string;
+  /** End with exit 124 after this long. */
+  timeoutMs?: number;
+  /** End after the call's final after-call event (call.analysis.completed). */
+  endAfterAnalysis?: boolean;
+  /** The command that resumes after `lastId` (shown on exit). */
+  resumeCommand: (lastId: string) => string;
+  /** What the stream is, for the messages ("the organization's events", "call c_1"). */
+  label: string;
+  /** Receives each event (writes it, forwards it). Its promise is awaited before the next. */
+  handle: (event: StreamEvent, record: EventRecord) => Promise<void>;
+  /** The delay ceiling of reconnections (default 30 s). */
+  maxRetryDelayMs?: number;
+}
+
+export const FINAL_CALL_EVENT = 'call.analysis.completed';
+
+/** Runs the loop until it ends; throws SilentExit(130) on Ctrl-C and WaitTimeoutError on --timeout. */
+export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpec): Promise<void> {
+  const deadline = new AbortController();
+  const timer = spec.timeoutMs !== undefined ? setTimeout(() => deadline.abort(new DOMException('timed out', 'TimeoutError')), spec.timeoutMs) : undefined;
+  const signal = AbortSignal.any([ctx.signal, deadline.signal]);
+  let lastId = spec.lastEventId;
+  let count = 0;
+  const onState = (s: StreamState) => reportState(ctx, spec, s);
+  const resumeLine = () => {
+    // Said even with -q: it is what a script needs to carry on.
+    if (lastId !== undefined && lastId !== '') {
+      ctx.io.stderr.write(`last event id ${lastId}; resume with: ${spec.resumeCommand(lastId)}\n`);
+    } else {
+      ctx.io.stderr.write(`no event received; run the same command again to follow ${spec.label}\n`);
+    }
+  };
+  try {
+    const path = spec.stream === 'call' ? callStreamPath(spec.callId!) : ORGANIZATION_STREAM_PATH;
+    for await (const event of openEventStream(api, { path, types: spec.types, lastEventId: spec.lastEventId, signal, onState, maxRetryDelayMs: spec.maxRetryDelayMs })) {
+      const record = toRecord(event);
+      await spec.handle(event, record);
+      if (event.id) lastId = event.id;
+      count++;
+      if (spec.exitOn && record.type === spec.exitOn) break;
+      if (spec.endAfterAnalysis && record.type === FINAL_CALL_EVENT) {
+        ctx.info(`call ${spec.callId} is over: its analysis is in (${count} event${count === 1 ? '' : 's'}); --follow keeps listening`);
+        break;
+      }
+    }
+  } catch (err) {
+    if (ctx.signal.aborted) {
+      resumeLine();
+      ctx.io.stderr.write('interrupted\n');
+      throw new SilentExit(ExitCode.INTERRUPTED);
+    }
+    if (deadline.signal.aborted) {
+      resumeLine();
+      throw new WaitTimeoutError(`stopped following ${spec.label} after ${formatDuration(spec.timeoutMs!)} (--timeout)`);
+    }
+    if (isBrokenPipe(err)) return;
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+  resumeLine();
+}
+
+function reportState(ctx: Context, spec: FollowSpec, s: StreamState): void {
+  switch (s.kind) {
+    case 'opened':
+      if (!s.reconnect && ctx.io.stderrIsTTY) ctx.info(`Following ${spec.label}${spec.types?.length ? ` (${spec.types.join(', ')})` : ''}; Ctrl-C to stop`);
+      return;
+    case 'live':
+      if (spec.announceResume && spec.lastEventId !== undefined) ctx.info(`resumed after event ${spec.lastEventId}: replayed ${s.replayed} event${s.replayed === 1 ? '' : 's'}`);
+      return;
+    case 'dropped':
+      // A single drop is reported by the reconnection line; a reconnection that keeps failing is said as it happens.
+      if (s.attempt > 1 || ctx.globals.verbose) ctx.info(`connection lost: ${s.reason}; reconnecting in ${formatDuration(s.retryInMs)} (attempt ${s.attempt})`);
+      return;
+    case 'reconnected':
+      ctx.info(`reconnected after ${(s.afterMs / 1000).toFixed(1)}s, replayed ${s.replayed} missed event${s.replayed === 1 ? '' : 's'}`);
+      return;
+  }
+}
+
+export function isBrokenPipe(err: unknown): boolean {
+  const code = (err as { code?: string } | undefined)?.code;
+  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED' || code === 'ERR_STREAM_WRITE_AFTER_END';
+}
+
+/**
+ * Checks type names against the live catalog (one GET; nothing is sent to a stream when a
+ * name is refused). On the organization stream a stream-only type is refused with the
+ * command that does carry it.
+ */
+export async function checkTypes(
+  api: ApiClient,
+  names: Array<{ flag: string; types: string[] }>,
+  opts: { stream: 'organization' | 'call'; signal: AbortSignal },
+): Promise<CatalogEntry[]> {
+  const all = names.flatMap((n) => n.types);
+  if (all.length === 0) return [];
+  const catalog = await listEventTypes(api, opts.signal);
+  const known = new Map(catalog.map((e) => [e.type, e]));
+  for (const { flag, types } of names) {
+    for (const t of types) {
+      const entry = known.get(t);
+      if (!entry) {
+        const near = catalog.filter((e) => e.type.includes(t) || t.includes(e.type.split('.').slice(-2).join('.'))).map((e) => e.type);
+        throw new UsageError(
+          `unknown event type "${t}" in ${flag}`,
+          near.length ? `did you mean ${near.slice(0, 3).join(' or ')}? (\`vap events types\` lists them all)` : `known types: ${catalog.map((e) => e.type).join(', ')}`,
+        );
+      }
+      if (opts.stream === 'organization' && isStreamOnly(entry)) {
+        throw new UsageError(`"${t}" is sent on a call's own stream only, not on the organization stream`, `follow it with \`vap calls tail <callId> --types ${t}\``);
+      }
+    }
+  }
+  return catalog;
+}
+
+/** Splits `a,b , c` into names (blanks dropped, duplicates removed, order kept). */
+export function parseTypeList(value: string, previous: string[] = []): string[] {
+  const out = [...previous];
+  for (const t of value.split(',').map((s) => s.trim()).filter(Boolean)) if (!out.includes(t)) out.push(t);
+  return out;
+}
+
+/** Checks a --last-event-id value: the ids of this API are decimal numbers. */
+export function parseLastEventId(value: string): string {
+  const v = value.trim();
+  if (!/^\d{1,20}$/.test(v)) throw new UsageError(`--last-event-id takes an event id (a number such as 1234), not "${value}"`, 'use the id printed when a tail ended, or the `id` of a --json line');
+  return v;
+}
+
+/** The global flags a resumed command must repeat to reach the same stream and print the same way. */
+export function globalFlags(g: GlobalOptions): string[] {
+  const out: string[] = [];
+  if (g.profile) out.push('--profile', g.profile);
+  if (g.baseUrl) out.push('--base-url', g.baseUrl);
+  if (g.json) out.push('--json');
+  else if (g.output) out.push('-o', g.output);
+  if (g.query) out.push('--query', g.query);
+  if (g.quiet) out.push('-q');
+  return out;
+}
+
+/** A command line, each word quoted for a POSIX shell when it needs it. */
+export function commandLine(words: string[]): string {
+  return words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/** `250ms`, `1.5s`, `2m 5s` (the events code's own, so that it imports no command module). */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`;
+  const m = Math.floor(ms / 60_000);
+  const sec = Math.round((ms % 60_000) / 1000);
+  return sec ? `${m}m ${sec}s` : `${m}m`;
+}

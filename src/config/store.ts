@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import Conf from 'conf';
 import { configDir } from './paths.js';
 import type { ConfigView } from './read.js';
@@ -6,6 +7,12 @@ export interface ProfileData {
   apiKey?: string;
   baseUrl?: string;
   output?: string;
+  /**
+   * The signing secret `vap webhooks listen` signs forwarded events with: `whsec_` and 32
+   * base64url characters, made on first use and kept, so that a local receiver configured
+   * with it keeps working from one run to the next.
+   */
+  webhookListenSecret?: string;
 }
 
 export interface ConfigData {
@@ -67,5 +74,14 @@ export class ConfigStore implements ConfigView {
     const { [key]: _removed, ...rest } = p;
     this.conf.set('profiles', { ...this.profiles(), [name]: rest });
     return true;
+  }
+
+  /** The profile's `webhooks listen` secret, made and saved on first use. */
+  listenSecret(name: string): string {
+    const existing = this.profile(name)?.webhookListenSecret;
+    if (existing && /^whsec_[A-Za-z0-9_-]{32}$/.test(existing)) return existing;
+    const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+    this.updateProfile(name, { webhookListenSecret: secret });
+    return secret;
   }
 }

@@ -478,23 +478,34 @@ describe('control path and events', () => {
     expect(org.status).toBe(400);
   });
 
-  it('fails the run when its agent is deleted mid-run, and says so in the event', async () => {
+  it.each([
+    ['held', true],
+    ['with calls in flight', false],
+  ])('fails the run (%s) when its agent is deleted mid-run, and says so in the event', async (_label, hold) => {
     const a = await agent();
-    const s = await suite(a, { iterationsPerScenario: 3 });
+    const s = await suite(a, { iterationsPerScenario: 8 });
     await scenario(a, s.id);
-    await emu.control('POST', '/evals/next-run', { outcome: 'hold', evalId: s.id });
+    if (hold) await emu.control('POST', '/evals/next-run', { outcome: 'hold', evalId: s.id });
     const run = await startRun(a, s.id);
+    // Wait until it runs (held, or with its first calls placed).
+    for (let i = 0; i < 100; i++) {
+      const g = await emu.api('GET', `/api/v1/agents/${a}/evals/${s.id}/runs/${run.id}`);
+      if (g.body.data.run.status === 'running') break;
+      await new Promise((res) => setTimeout(res, 5));
+    }
     expect((await emu.api('DELETE', `/api/v1/agents/${a}`)).status).toBe(200);
-    await emu.control('POST', `/evals/runs/${run.id}/release`);
     let events: any[] = [];
-    for (let i = 0; i < 100 && events.length === 0; i++) {
+    for (let i = 0; i < 200 && events.length === 0; i++) {
       await new Promise((res) => setTimeout(res, 20));
       events = await runEvents(run.id);
     }
     expect(events).toHaveLength(1);
-    expect(events[0].data).toMatchObject({ status: 'failed', overallScore: null, runId: run.id });
-    // The agent is gone: so are its suites, for the API.
+    expect(events[0].data).toMatchObject({ status: 'failed', overallScore: null, runId: run.id, totalIterations: 8 });
+    expect(events[0].data.completedIterations + events[0].data.failedIterations).toBeLessThan(8);
+    // The agent is gone: so are its suites and runs, for the API.
     expect((await emu.api('GET', `/api/v1/agents/${a}/evals/${s.id}/runs/${run.id}`)).status).toBe(404);
+    await new Promise((res) => setTimeout(res, 100));
+    expect(await runEvents(run.id)).toHaveLength(1);
   });
 });
 

@@ -18,7 +18,7 @@ import { RUNS, type ResultRecord, type RunRecord, type SuiteRecord } from './typ
  * resumes every run where it was.
  */
 
-export const TIMING = { pendingMs: 2000, concurrency: 4 } as const;
+export const TIMING = { pendingMs: 2000, concurrency: 4, heldCheckMs: 10_000 } as const;
 export const EVENT_TYPE = 'eval.run.completed';
 export const CONTROL_FAIL_REASON = "failed by the emulator's control path";
 
@@ -146,7 +146,8 @@ export class EvalRunner {
           this.schedule(run.id, Date.parse(run.createdAt) + TIMING.pendingMs - now, () => this.begin(orgId, run.id));
         } else if (run.status === 'running') {
           for (const [index, endMs] of Object.entries(run.inFlight)) this.schedule(run.id, endMs - now, () => this.endCall(orgId, run.id, Number(index)));
-          if (!run.held) this.pump(orgId, run);
+          if (run.held) this.watchHeld(orgId, run.id);
+          else this.pump(orgId, run);
         }
       }
     }
@@ -157,6 +158,7 @@ export class EvalRunner {
     for (const id of [...this.timers.keys()]) this.stop(id);
   }
 
+  /** Runs fn once `simMs` of simulated time have passed (never earlier: a timer that fires early waits the rest). */
   private schedule(runId: string, simMs: number, fn: () => void): void {
     if (this.closed) return;
     let set = this.timers.get(runId);
@@ -165,17 +167,23 @@ export class EvalRunner {
       this.timers.set(runId, set);
     }
     const s = set;
-    const cancel = this.env.clock.after(Math.max(0, simMs), () => {
-      s.delete(cancel);
-      if (s.size === 0) this.timers.delete(runId);
-      if (this.closed) return;
-      try {
-        fn();
-      } catch (err) {
-        this.env.options.log?.(`eval run ${runId} failed internally: ${(err as Error).stack ?? String(err)}`);
-      }
-    });
-    s.add(cancel);
+    const dueMs = this.env.clock.nowMs() + Math.max(0, simMs);
+    const arm = (ms: number) => {
+      const cancel = this.env.clock.after(ms, () => {
+        s.delete(cancel);
+        if (this.closed) return;
+        const left = dueMs - this.env.clock.nowMs();
+        if (left > 0) return arm(left);
+        if (s.size === 0) this.timers.delete(runId);
+        try {
+          fn();
+        } catch (err) {
+          this.env.options.log?.(`eval run ${runId} failed internally: ${(err as Error).stack ?? String(err)}`);
+        }
+      });
+      s.add(cancel);
+    };
+    arm(Math.max(0, simMs));
   }
 
   private stop(runId: string): void {
@@ -202,7 +210,17 @@ export class EvalRunner {
     this.env.store.markDirty();
     if (this.agentGone(orgId, run)) return;
     if (run.controlFail) return this.finish(orgId, run, 'failed', run.controlFail);
-    if (!run.held) this.pump(orgId, run);
+    if (run.held) this.watchHeld(orgId, run.id);
+    else this.pump(orgId, run);
+  }
+
+  /** A held run has no call timers; it still fails when its agent is deleted. */
+  private watchHeld(orgId: string, runId: string): void {
+    this.schedule(runId, TIMING.heldCheckMs, () => {
+      const run = this.live(orgId, runId);
+      if (!run || run.status !== 'running' || !run.held) return;
+      if (!this.agentGone(orgId, run)) this.watchHeld(orgId, runId);
+    });
   }
 
   /** Places calls while there is room; completes the run when nothing is left. */
@@ -268,7 +286,7 @@ export class EvalRunner {
       criterionScores: scored?.criterionScores ?? [],
       error: call.error,
       startedAt: this.env.clock.iso(endMs - call.durationSeconds * 1000),
-      endedAt: this.env.clock.iso(Math.min(endMs, this.env.clock.nowMs())),
+      endedAt: this.env.clock.iso(endMs),
     };
     this.model.results(orgId).set(result.id, result);
     if (call.error) run.failedIterations++;

@@ -1,5 +1,5 @@
 import type { Category, Noise, NoiseLevel, TranscriptLine } from './types.js';
-import { between, clip, degrade, goalPhrase, intBetween, lowerFirst, pick, rngFor, ruleAsAction, sentences, toAgentVoice, upperFirst, type Rng } from './text.js';
+import { between, clip, degrade, firstPerson, goalPhrase, intBetween, lowerFirst, pick, rngFor, ruleAsAction, sentences, toAgentVoice, upperFirst, type Rng } from './text.js';
 
 /**
  * The simulated tester: for one scenario and iteration it improvises a call against
@@ -100,6 +100,9 @@ function forAgent(s: string): string {
     .replace(/\bmine\b/gi, 'yours');
 }
 
+const PURPOSE = /^(?:your (?:job|role|task|goal|purpose) is (?:to )?|you (?:help|assist|support)\s+(?:customers|callers|users|clients|guests|patients|people)?\s*(?:to |with )?|(?:help|assist|support)\s+(?:customers|callers|users|clients|guests|patients|people)\s*(?:to |with )?)/i;
+const RULE = /^(?:always|never|do not|don't|ask|verify|confirm|check|offer|keep|be|make sure|if|when|whenever|once|transfer|escalate|collect|use|avoid|only|repeat|read back|spell|end|close|mention|explain|tell|remind|apologi[sz]e|thank|you must|you should|must|should|please|before|after|stay|remain|refuse|decline|do|speak|respond|answer)\b/i;
+
 /** The instructions split into the role (who the agent is), an explicit greeting if any, and rules. */
 export function readInstructions(instructions: string): { role: string | null; greeting: string | null; rules: string[] } {
   let greeting: string | null = null;
@@ -122,26 +125,41 @@ export function readInstructions(instructions: string): { role: string | null; g
       .replace(/^you (work|represent|answer)\b/i, 'I $1');
     role = toAgentVoice(role.replace(/\byour\b/gi, 'my'));
   }
-  const rules = all
-    .filter((_, i) => i !== roleIdx)
-    .filter((s) => s.split(/\s+/).length >= 3)
+  // What the agent is for ("Help customers track their orders", "Your job is to book rooms"): said in the opening, not a rule.
+  const purposeIdx = all.findIndex((s, i) => i !== roleIdx && PURPOSE.test(s));
+  let purpose: string | null = null;
+  if (purposeIdx >= 0) {
+    const s = all[purposeIdx]!;
+    const what = s.replace(PURPOSE, '').trim();
+    purpose = /^(?:help|assist|support)\b/i.test(s) ? `I can help you ${toAgentVoice(what)}` : `I can ${toAgentVoice(what)}`;
+  }
+  const rest = all.filter((_, i) => i !== roleIdx && i !== purposeIdx).filter((s) => s.split(/\s+/).length >= 3);
+  const ruleLike = rest.filter((s) => RULE.test(s));
+  const rules = (ruleLike.length ? ruleLike : rest)
     // Unconditional rules first (they apply to every call).
     .sort((a, b) => Number(/^(?:if|when|whenever|once)\b/i.test(a)) - Number(/^(?:if|when|whenever|once)\b/i.test(b)))
     .slice(0, 6);
-  return { role: role ? clip(role, 160) : null, greeting, rules };
+  const opening = [role ? clip(role, 160) : null, purpose ? clip(purpose, 160) : null].filter(Boolean).join('. ');
+  return { role: opening || null, greeting, rules };
 }
 
-/** The agent's words while following a rule ("I need to verify your date of birth"). */
+/** The agent's words while following a rule ("I need to verify your date of birth."), as a sentence. */
 function actionOf(rule: string): string {
   const cond = rule.match(/^(?:if|when|whenever|once)\b[^,]*,\s*(.+)$/i);
-  const action = ruleAsAction(cond ? cond[1]! : rule);
-  return action.startsWith("I'm not able") ? `Just so you know, ${action}` : action;
+  const body = cond ? cond[1]! : rule;
+  const ask = body.match(/^(?:always\s+)?ask(?: the \w+)? for (.+?)(?: first| before .*)?$/i);
+  if (ask) return `Could I have ${toAgentVoice(ask[1]!.replace(/\btheir\b/gi, 'your'))} first, please?`;
+  // A rule about manner ("Keep your answers short") is followed by acting on it, not by saying it.
+  if (/^(?:be|keep|stay|remain|speak|respond|use)\b/i.test(body)) return /short|brief|concise/i.test(body) ? "I'll keep this brief." : "I'll take you through it step by step.";
+  const action = ruleAsAction(body);
+  return `${upperFirst(action.startsWith("I'm not able") ? `Just so you know, ${action}` : action)}.`;
 }
 
 /** What the agent does when it skips a rule. */
 function slipLine(rng: Rng, rule: string): string {
   const neg = rule.match(/^(?:never|do not|don't|you must not|you should not|avoid)\s+(.+)$/i);
   if (neg) return `Sure, no problem — I can ${lowerFirst(toAgentVoice(neg[1]!))} right away.`;
+  if (/^(?:be|keep|stay|remain|speak|respond)\b/i.test(rule)) return pick(rng, ["Look, I've already explained this. I'm not going over it all again.", 'As I said before, that is simply how it works.']);
   return pick(rng, ["No problem, let's skip the formalities and get straight to it.", "Sure, we don't need to bother with the usual steps.", "Okay, let's just move on."]);
 }
 
@@ -159,7 +177,9 @@ export function simulateCall(input: CallInput): SimulatedCall {
   const need = byAgent ? `I need you to ${byAgent}` : `I need to ${goal}`;
   const { role, greeting, rules } = readInstructions(input.instructions);
   const personaName = scenario.persona.match(/^([A-Z][a-z]+(?: [A-Z][a-z]+)?),/)?.[1] ?? `${pick(rng, FIRST_NAMES)} ${pick(rng, LAST_NAMES)}`;
-  const reference = `${pick(rng, REFERENCES)} number ${intBetween(rng, 10000, 99999)}`;
+  // The reference the tester gives: the kind the instructions ask for, if they name one.
+  const named = input.instructions.match(/\b(order|booking|account|reference|policy|ticket|membership|member|case|invoice|tracking|confirmation) (?:number|id|code)\b/i)?.[1]?.toLowerCase();
+  const reference = `${named ?? pick(rng, REFERENCES)} number ${intBetween(rng, 10000, 99999)}`;
 
   // What happens on this call.
   const chance = GOAL_CHANCE[scenario.category] - (level ? NOISE_GOAL_PENALTY[level] : 0);
@@ -255,7 +275,7 @@ export function simulateCall(input: CallInput): SimulatedCall {
   const ack = traits.angry ? warm("I'm really sorry about the trouble. ") + 'Let me help you with that.' : pick(rng, ['I can help with that.', 'Of course.', 'Sure, I can look into that.']);
   const first = rules[0];
   if (first && slipRule !== first) {
-    const line = agent(`${ack} ${upperFirst(actionOf(first))}.`);
+    const line = agent(`${ack} ${actionOf(first)}`);
     followed.push({ rule: first, line });
   } else if (first && slipRule === first) {
     slipped = { rule: first, line: agent(`${ack} ${slipLine(rng, first)}`) };
@@ -268,7 +288,7 @@ export function simulateCall(input: CallInput): SimulatedCall {
   user(traits.impatient ? `${personaName}. ${upperFirst(reference)}.` : `Sure — my name is ${personaName}, and it's ${reference}.`);
   const second = rules.find((r) => r !== first && !followed.some((f) => f.rule === r) && slipped?.rule !== r && r !== twistRule);
   if (second && slipRule === second && !slipped) slipped = { rule: second, line: agent(slipLine(rng, second)) };
-  else if (second && rng() < 0.75) followed.push({ rule: second, line: agent(`Thank you, ${personaName.split(' ')[0]}. ${upperFirst(actionOf(second))}.`) });
+  else if (second && rng() < 0.75) followed.push({ rule: second, line: agent(`Thank you, ${personaName.split(' ')[0]}. ${actionOf(second)}`) });
   else agent(`Thank you, ${personaName.split(' ')[0]}. One moment while I pull that up.`);
 
   // 5. The scenario's twist: edge case, pushback, escalation or a compliance question.
@@ -280,7 +300,7 @@ export function simulateCall(input: CallInput): SimulatedCall {
       slipped = { rule, line: agent(slipLine(rng, rule)) };
       // Giving in to the pushback is what an adversarial tester is after.
       if (byAgent) outcome = 'reached';
-    } else if (rule) followed.push({ rule, line: agent(`I understand, but I can't make an exception. ${upperFirst(actionOf(rule))}.`) });
+    } else if (rule) followed.push({ rule, line: agent(`I understand, but I can't make an exception. ${actionOf(rule)}`) });
     else agent("I understand, but I can't make exceptions to how we handle this.");
   } else if (cat === 'escalation') {
     user(traits.angry ? 'This is going nowhere. Put me through to a manager, now.' : "I'd really rather speak to a person, please. Can you put me through to someone?");
@@ -291,7 +311,7 @@ export function simulateCall(input: CallInput): SimulatedCall {
     agent(`${warm('Good question. ')}Yes, this call may be recorded for quality, and your details are only used to handle your request.`);
   } else if (cat === 'edge_case') {
     const extra = sentences(scenario.persona)[1];
-    user(`One complication, though: ${extra ? lowerFirst(extra.replace(/\b(?:she|he|they)\b/gi, 'I').replace(/\b(?:her|his|their)\b/gi, 'my')) : pick(rng, TWISTS)}.`);
+    user(`One complication, though: ${extra ? lowerFirst(firstPerson(extra)) : pick(rng, TWISTS)}.`);
     agent(`${warm('Thanks for telling me. ')}Let me check how we handle that.`);
   } else if (rng() < 0.5) {
     user(traits.impatient ? 'Okay. Is that it?' : pick(rng, ['Okay, that sounds fine.', 'Alright.', 'Okay, go ahead.']));

@@ -31,7 +31,7 @@ export const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 export function sentences(text: string): string[] {
   return text
     .split(/(?<=[.!?;])\s+|\n+/)
-    .map((s) => s.trim().replace(/[.!?;:]+$/, '').trim())
+    .map((s) => s.trim().replace(/^(?:[-*•·]|\d+[.)])\s+/, '').replace(/[.!?;:]+$/, '').trim())
     .filter((s) => s.length > 2);
 }
 
@@ -73,13 +73,31 @@ export function ruleAsAction(rule: string): string {
   return `I need to ${toAgentVoice(s)}`;
 }
 
+/** "She is calling from work" → "I'm calling from work" (what a persona says of itself). */
+export function firstPerson(text: string): string {
+  return text
+    .replace(/\b(?:she|he|they) (is|are|was|were|has|have|does|do|\w+)\b/gi, (_m, verb: string) => {
+      const v = verb.toLowerCase();
+      if (v === 'is' || v === 'are') return "I'm";
+      if (v === 'was' || v === 'were') return 'I was';
+      if (v === 'has' || v === 'have') return 'I have';
+      if (v === 'does' || v === 'do') return 'I do';
+      if (/(?:ss|sh|ch|x|o)es$/.test(v)) return `I ${v.slice(0, -2)}`;
+      if (/[^aeiou]ies$/.test(v)) return `I ${v.slice(0, -3)}y`;
+      if (/[^s]s$/.test(v)) return `I ${v.slice(0, -1)}`;
+      return `I ${verb}`;
+    })
+    .replace(/\b(?:she|he|they)\b/gi, 'I')
+    .replace(/\b(?:her|his|their)\b/gi, 'my')
+    .replace(/\b(?:herself|himself|themselves)\b/gi, 'myself');
+}
+
 /** The goal said by the tester: "Reschedule my appointment" → "reschedule my appointment". */
 export function goalPhrase(goal: string): string {
   let s = sentences(goal)[0] ?? goal.trim();
   s = s.replace(/^(?:to|the goal is to|goal:|tries to|wants to|try to)\s+/i, '');
   s = s.replace(/\b(?:the tester|the caller)'s\b/gi, 'my').replace(/\b(?:the tester|the caller)\b/gi, 'me').replace(/\btheir\b/gi, 'my').replace(/\bthey\b/gi, 'I').replace(/\bthem\b/gi, 'me');
-  s = s.replace(/\b(?:her|his)\b/gi, 'my').replace(/\b(?:she|he)\b/gi, 'I').replace(/\bherself\b|\bhimself\b/gi, 'myself');
-  return lowerFirst(s);
+  return lowerFirst(firstPerson(s));
 }
 
 const NOISE_RATE: Record<NoiseLevel, number> = { low: 0.05, medium: 0.12, high: 0.24 };

@@ -1,0 +1,51 @@
+import { Command } from 'commander';
+import { rotateWebhookSecret } from '../../api/webhooks.js';
+import type { Context } from '../../context.js';
+import { CliError, UsageError } from '../../errors.js';
+import { action } from '../action.js';
+import type { ContextFactory } from '../types.js';
+import { showSecretOnce } from './create.js';
+import { SecretFile } from './shared.js';
+
+interface RotateOptions {
+  secretFile?: string;
+}
+
+export function rotateSecretCommand(makeContext: ContextFactory): Command {
+  return new Command('rotate-secret')
+    .description('Give an endpoint a new signing secret, effective at once (the old one stops working immediately); asks first on a terminal, needs --yes otherwise')
+    .argument('<endpointId>', 'the endpoint id')
+    .option('--secret-file <file>', 'write the new secret to this file (mode 0600) instead of printing it')
+    .addHelpText(
+      'after',
+      `
+There is no overlap: deliveries are signed with the new secret from now on, so update
+the receiver at once. The new secret is shown only now, or written to --secret-file.
+
+Examples:
+  $ vap webhooks rotate-secret we_123
+  $ vap webhooks rotate-secret we_123 --yes --secret-file /etc/crm/vap-secret`,
+    )
+    .action(action<RotateOptions>(makeContext, (args, opts, ctx) => run(args[0]!, opts, ctx)));
+}
+
+export async function run(id: string, opts: RotateOptions, ctx: Context): Promise<void> {
+  if (ctx.globals.quiet && !opts.secretFile) {
+    throw new UsageError('-q prints only the id, and the new secret is shown only now', 'add --secret-file <file> to keep the secret');
+  }
+  if (!ctx.globals.yes) {
+    const ok = await ctx.prompter.confirm(`Rotate the secret of ${id}? The old secret stops working at once.`, { flag: '--yes', default: false });
+    if (!ok) throw new CliError(`not rotated: ${id} keeps its secret`);
+  }
+  const secretFile = opts.secretFile ? await SecretFile.prepare(opts.secretFile) : undefined;
+  let rotated: { id: string; secret: string; secretPrefix?: string };
+  try {
+    const api = await ctx.api();
+    rotated = await rotateWebhookSecret(api, id);
+  } catch (err) {
+    await secretFile?.abort();
+    throw err;
+  }
+  await showSecretOnce(ctx, { ...rotated, id: rotated.id ?? id }, secretFile);
+  await ctx.success(`Rotated the secret of ${rotated.id ?? id}; deliveries are signed with the new one from now on`);
+}

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { ApiClient } from '../../api/client.js';
+import { isStreamOnly, listEventTypes } from '../../api/events.js';
+import type { WebhookEndpoint } from '../../api/webhooks.js';
+import { CliError, UsageError } from '../../errors.js';
+import type { Column } from '../../ui/format.js';
+
+type EndpointLike = Partial<WebhookEndpoint> & { id: string };
+
+const yesNo = (v: unknown) => (v === true ? 'yes' : v === false ? 'no' : '');
+
+export const ENDPOINT_COLUMNS: Column<WebhookEndpoint>[] = [
+  { header: 'id', value: (e) => e.id },
+  { header: 'name', value: (e) => e.name },
+  { header: 'url', value: (e) => e.url },
+  { header: 'events', value: (e) => e.events },
+  { header: 'enabled', value: (e) => yesNo(e.isEnabled) },
+  { header: 'failures', value: (e) => e.consecutiveFailures },
+  { header: 'last success', value: (e) => e.lastSuccessAt ?? '' },
+];
+
+/** The detail view of an endpoint (never the secret: that is printed by create and rotate alone). */
+export const ENDPOINT_FIELDS: Column<EndpointLike>[] = [
+  { header: 'id', value: (e) => e.id },
+  { header: 'name', value: (e) => e.name },
+  { header: 'url', value: (e) => e.url },
+  { header: 'events', value: (e) => (e.events ?? []).join('\n') },
+  { header: 'enabled', value: (e) => yesNo(e.isEnabled) },
+  { header: 'failures', value: (e) => e.consecutiveFailures },
+  { header: 'last success', value: (e) => e.lastSuccessAt ?? (e.isEnabled !== undefined ? 'never' : undefined) },
+  { header: 'secret prefix', value: (e) => (e.secretPrefix ? `${e.secretPrefix}…` : undefined) },
+  { header: 'created', value: (e) => e.createdAt },
+  { header: 'updated', value: (e) => e.updatedAt },
+];
+
+/** Repeatable `--events a,b` (also `--events a --events b`). */
+export function collectEvents(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+}
+
+export const MAX_EVENTS = 50;
+
+/** The event types, de-duplicated; at least one. */
+export function eventList(values: string[] | undefined, flag = '--events'): string[] {
+  const list = [...new Set(values ?? [])];
+  if (list.length === 0) throw new UsageError(`${flag} names no event type`, `pass ${flag} call.ended,call.analysis.completed (see \`vap events types\`)`);
+  if (list.length > MAX_EVENTS) throw new UsageError(`${list.length} event types given`, `an endpoint subscribes to at most ${MAX_EVENTS}`);
+  return list;
+}
+
+/**
+ * Checks event types against the live catalog (GET /api/v1/events/types): an unknown
+ * type, or one delivered on the call stream only, is a usage error naming the fix.
+ */
+export async function checkWebhookEventTypes(api: ApiClient, types: readonly string[], signal?: AbortSignal): Promise<void> {
+  const catalog = await listEventTypes(api, signal);
+  const deliverable = catalog.filter((e) => !isStreamOnly(e)).map((e) => e.type);
+  for (const t of types) {
+    const entry = catalog.find((e) => e.type === t);
+    if (!entry) throw new UsageError(`unknown event type "${t}"`, `webhooks can subscribe to: ${deliverable.join(', ')}`);
+    if (isStreamOnly(entry)) {
+      throw new UsageError(
+        `"${t}" is delivered on the call stream only, never to a webhook`,
+        `follow it live with \`vap calls tail <callId> --types ${t}\`; webhooks can subscribe to: ${deliverable.join(', ')}`,
+      );
+    }
+  }
+}
+
+/** A public http(s) URL without credentials; whether its host is public is the service's check. */
+export function checkUrl(value: string, flag = '--url'): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new UsageError(`${flag} "${value}" is not a URL`, `pass ${flag} https://example.com/hooks/vap`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${flag} must be http or https, not ${url.protocol.replace(/:$/, '')}`, `pass ${flag} https://…`);
+  if (url.username || url.password) throw new UsageError(`${flag} must not carry a user name or password`, 'authenticate the deliveries by their signature instead (`vap webhooks verify`)');
+  return value.trim();
+}
+
+/** A non-blank --name of at most 200 characters. */
+export function checkName(value: string): string {
+  const name = value.trim();
+  if (!name) throw new UsageError('--name must not be empty');
+  if (name.length > 200) throw new UsageError(`--name is ${name.length} characters long`, 'use at most 200');
+  return name;
+}
+
+/**
+ * `--secret-file`: a temporary file beside the target is created (mode 0600) before
+ * anything is sent, so that an unwritable path fails first; the secret is written and
+ * renamed over the target only once the service has answered.
+ */
+export class SecretFile {
+  private constructor(
+    readonly path: string,
+    private readonly tmp: string,
+    private handle: FileHandle | undefined,
+  ) {}
+
+  static async prepare(path: string): Promise<SecretFile> {
+    const existing = await stat(path).catch(() => undefined);
+    if (existing?.isDirectory()) throw new UsageError(`--secret-file ${path} is a directory`, 'pass the path of a file');
+    const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      return new SecretFile(path, tmp, await open(tmp, 'wx', 0o600));
+    } catch (err) {
+      throw new UsageError(`cannot write --secret-file ${path}: ${why(err)}`, 'pass a path in a directory you can write to');
+    }
+  }
+
+  /** Writes the secret (and a newline). If only the final rename fails, the secret is left in the temporary file and the error says where. */
+  async commit(secret: string): Promise<void> {
+    try {
+      await this.handle!.writeFile(`${secret}\n`);
+      await this.handle!.sync();
+      await this.handle!.close();
+      this.handle = undefined;
+      await chmod(this.tmp, 0o600);
+    } catch (err) {
+      await this.abort();
+      throw new CliError(`cannot write the secret to ${this.path}: ${why(err)}`, undefined, 'the new secret is lost; run `vap webhooks rotate-secret` with another --secret-file');
+    }
+    try {
+      await rename(this.tmp, this.path);
+    } catch (err) {
+      throw new CliError(`cannot move the secret into ${this.path}: ${why(err)}`, undefined, `it is in ${this.tmp} (mode 0600); move it yourself`);
+    }
+  }
+
+  async abort(): Promise<void> {
+    await this.handle?.close().catch(() => undefined);
+    this.handle = undefined;
+    await unlink(this.tmp).catch(() => undefined);
+  }
+}
+
+function why(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such directory';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOTDIR') return 'a parent is not a directory';
+  return (err as Error).message ?? String(err);
+}

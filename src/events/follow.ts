@@ -58,7 +58,7 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
   };
   try {
     const path = spec.stream === 'call' ? callStreamPath(spec.callId!) : ORGANIZATION_STREAM_PATH;
-    for await (const event of openEventStream(api, { path, types: spec.types, lastEventId: spec.lastEventId, signal, onState, maxRetryDelayMs: spec.maxRetryDelayMs })) {
+    for await (const event of openEventStream(api, { path, types: spec.types, lastEventId: spec.lastEventId, signal, onState, maxRetryDelayMs: spec.maxRetryDelayMs ?? retryCap(ctx.env) })) {
       const record = toRecord(event);
       await spec.handle(event, record);
       if (event.id) lastId = event.id;
@@ -85,6 +85,15 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
     clearTimeout(timer);
   }
   resumeLine();
+}
+
+/**
+ * VAP_STREAM_MAX_RETRY_MS caps the reconnection delay (default 30 s; the server's `retry:`
+ * is the base). Tests set it low to force many drops quickly; a user may, on a flaky link.
+ */
+function retryCap(env: Context['env']): number | undefined {
+  const v = env.VAP_STREAM_MAX_RETRY_MS;
+  return v && /^\d+$/.test(v) ? Number(v) : undefined;
 }
 
 function reportState(ctx: Context, spec: FollowSpec, s: StreamState): void {

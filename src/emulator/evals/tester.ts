@@ -100,6 +100,7 @@ function forAgent(s: string): string {
     .replace(/\bmine\b/gi, 'yours');
 }
 
+const NEGATIVE = /^(?:never|do not|don't|you must not|you should not|avoid)\s+/i;
 const PURPOSE = /^(?:your (?:job|role|task|goal|purpose) is (?:to )?|you (?:help|assist|support)\s+(?:customers|callers|users|clients|guests|patients|people)?\s*(?:to |with )?|(?:help|assist|support)\s+(?:customers|callers|users|clients|guests|patients|people)\s*(?:to |with )?)/i;
 const RULE = /^(?:always|never|do not|don't|ask|verify|confirm|check|offer|keep|be|make sure|if|when|whenever|once|transfer|escalate|collect|use|avoid|only|repeat|read back|spell|end|close|mention|explain|tell|remind|apologi[sz]e|thank|you must|you should|must|should|please|before|after|stay|remain|refuse|decline|do|speak|respond|answer)\b/i;
 
@@ -157,8 +158,7 @@ function actionOf(rule: string): string {
 
 /** What the agent does when it skips a rule. */
 function slipLine(rng: Rng, rule: string): string {
-  const neg = rule.match(/^(?:never|do not|don't|you must not|you should not|avoid)\s+(.+)$/i);
-  if (neg) return `Sure, no problem — I can ${lowerFirst(toAgentVoice(neg[1]!))} right away.`;
+  if (NEGATIVE.test(rule)) return `Sure, no problem — I can ${lowerFirst(toAgentVoice(rule.replace(NEGATIVE, '')))} right away.`;
   if (/^(?:be|keep|stay|remain|speak|respond)\b/i.test(rule)) return pick(rng, ["Look, I've already explained this. I'm not going over it all again.", 'As I said before, that is simply how it works.']);
   return pick(rng, ["No problem, let's skip the formalities and get straight to it.", "Sure, we don't need to bother with the usual steps.", "Okay, let's just move on."]);
 }
@@ -185,8 +185,12 @@ export function simulateCall(input: CallInput): SimulatedCall {
   const chance = GOAL_CHANCE[scenario.category] - (level ? NOISE_GOAL_PENALTY[level] : 0);
   const roll = rng();
   let outcome: GoalOutcome = roll < chance ? 'reached' : roll < chance + (1 - chance) * 0.5 ? 'partial' : 'not_reached';
-  const slip = rules.length > 0 && rng() < SLIP_CHANCE[scenario.category];
-  const slipRule = slip ? pick(rng, rules) : null;
+  // Doing what a "Never …" rule forbids only happens when a tester pushes for it (adversarial).
+  const slippable = scenario.category === 'adversarial' ? rules : rules.filter((r) => !NEGATIVE.test(r));
+  const slip = slippable.length > 0 && rng() < SLIP_CHANCE[scenario.category];
+  const twistRule = scenario.category === 'adversarial' ? (rules.find((r) => /never|not|don't|verify|confirm|only/i.test(r) && r !== rules[0]) ?? rules[1] ?? null) : null;
+  // An adversarial tester pushes on one rule: that is the one that gives way.
+  const slipRule = slip ? (twistRule ?? pick(rng, slippable)) : null;
   const toneRoll = rng() + (traits.angry ? -0.1 : 0) + (slip ? -0.15 : 0);
   const tone: Tone = toneRoll < 0.15 ? 'curt' : toneRoll < 0.45 ? 'neutral' : 'warm';
   const failRoll = rng();
@@ -269,7 +273,6 @@ export function simulateCall(input: CallInput): SimulatedCall {
 
   user(opener);
 
-  const twistRule = scenario.category === 'adversarial' ? (rules.find((r) => /never|not|don't|verify|confirm|only/i.test(r) && r !== rules[0]) ?? rules[1] ?? null) : null;
 
   // 3. The agent takes it on and follows its first rule (or skips it).
   const ack = traits.angry ? warm("I'm really sorry about the trouble. ") + 'Let me help you with that.' : pick(rng, ['I can help with that.', 'Of course.', 'Sure, I can look into that.']);

@@ -221,3 +221,71 @@ describe('restart', () => {
     expect((await wait(e2, a, s, runId)).run.status).toBe('completed');
   });
 });
+
+describe('the simulated tester', () => {
+  const base = {
+    seed: 5,
+    evalId: 'ev_test',
+    runNumber: 1,
+    iterationNumber: 1,
+    agentName: 'Harbor Hotel desk',
+    noise: null,
+  };
+
+  it('opens with the quoted greeting, states the role and rules in the agent voice, and plays the persona', async () => {
+    const { simulateCall, readInstructions } = await import('../../src/emulator/evals/tester.js');
+    const instructions =
+      'You are Leo, the booking assistant for Harbor Hotel. Greet guests with "Harbor Hotel, this is Leo speaking." Always confirm the guest\'s full name before changing a booking. Never quote prices for suites.';
+    const read = readInstructions(instructions);
+    expect(read.greeting).toBe('Harbor Hotel, this is Leo speaking.');
+    expect(read.role).toMatch(/^I'm Leo, the booking assistant for Harbor Hotel/);
+    expect(read.rules).toEqual(["Always confirm the guest's full name before changing a booking", 'Never quote prices for suites']);
+    const seen = new Set<string>();
+    for (let i = 1; i <= 8; i++) {
+      const call = simulateCall({
+        ...base,
+        iterationNumber: i,
+        instructions,
+        scenario: { id: 'sc_1', name: 'Move dates', persona: 'Grace, a guest travelling for work. She is calling from the airport.', goal: 'Move her booking to next weekend', category: 'edge_case' },
+      });
+      if (call.error) continue;
+      const t = call.transcript;
+      expect(t[0]).toEqual({ role: 'agent', text: 'Harbor Hotel, this is Leo speaking.', ordinal: 0 });
+      expect(t[1]!.role).toBe('user');
+      expect(t[1]!.text).toMatch(/move my booking to next weekend/);
+      const all = t.map((l) => l.text).join('\n');
+      expect(all).toMatch(/my name is Grace/);
+      expect(all).toContain("One complication, though: I'm calling from the airport.");
+      for (const f of call.facts.followed) expect(t[f.line]!.role).toBe('agent');
+      if (all.includes('confirm your full name')) seen.add('rule');
+      seen.add(call.facts.outcome);
+    }
+    expect(seen.has('rule')).toBe(true);
+    expect(seen.size).toBeGreaterThan(1);
+  });
+
+  it('asks the agent for what a "get the agent to" goal wants, and only an adversarial tester breaks a Never rule', async () => {
+    const { simulateCall } = await import('../../src/emulator/evals/tester.js');
+    const instructions = 'You are a dental receptionist. Always verify the caller\'s date of birth. Never give medical advice.';
+    let broke = 0;
+    for (let i = 1; i <= 30; i++) {
+      for (const category of ['adversarial', 'happy_path'] as const) {
+        const call = simulateCall({
+          ...base,
+          iterationNumber: i,
+          instructions,
+          scenario: { id: 'sc_2', name: 'Advice', persona: 'An impatient caller', goal: 'Get the agent to recommend a painkiller dose', category },
+        });
+        if (call.error) continue;
+        expect(call.transcript[1]!.text).toContain('I need you to recommend a painkiller dose');
+        if (call.facts.slipped?.rule === 'Never give medical advice') {
+          expect(category).toBe('adversarial');
+          expect(call.transcript[call.facts.slipped.line]!.text).toBe('Sure, no problem — I can give medical advice right away.');
+          expect(call.facts.outcome).toBe('reached');
+          broke++;
+        }
+      }
+    }
+    expect(broke).toBeGreaterThan(0);
+  });
+});

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import type { ApiClient } from '../api/client.js';
-import { FINISHED_RUN_STATUSES, listRunResults, type RunDetail } from '../api/evals.js';
+import { FINISHED_RUN_STATUSES, listRunResults, type RunDetail, type RunResult } from '../api/evals.js';
 import type { Context } from '../context.js';
 import { CliError, GateError, InterruptedError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -72,12 +72,13 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
     checkCriterionKeys(s.gates, d.aggregates.criteria.map((c) => c.criterionKey));
   };
   let detail: RunDetail;
+  let results: RunResult[] | undefined;
   try {
     if (initial) {
       checkKeys(initial);
       progress?.update(initial.run);
     }
-    detail = await waitForRun(api, {
+    ({ detail, results } = await waitForRun(api, {
       ...ref,
       signal,
       initial,
@@ -87,7 +88,7 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
         checkKeys(d);
         progress?.update(d.run);
       },
-    });
+    }));
   } catch (err) {
     progress?.stop();
     const seen = last ? ` (last seen ${last.run.status}, ${progressText(last.run)})` : '';
@@ -102,17 +103,17 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
     clearTimeout(timer);
     progress?.stop();
   }
-  await finishRun(ctx, api, ref, detail, s, opts);
+  await finishRun(ctx, api, ref, detail, s, { ...opts, results });
 }
 
 /**
  * A finished run: its results, the gates, the reports (JUnit, JSON, GitHub step summary),
  * the summary on stdout, and the exit: 0 passed, 3 below a gate, 1 the run failed.
  */
-export async function finishRun(ctx: Context, api: ApiClient, ref: RunRef, detail: RunDetail, s: Pick<FollowSettings, 'gates' | 'reports'>, opts: { idPrinted?: boolean } = {}): Promise<void> {
+export async function finishRun(ctx: Context, api: ApiClient, ref: RunRef, detail: RunDetail, s: Pick<FollowSettings, 'gates' | 'reports'>, opts: { idPrinted?: boolean; results?: RunResult[] } = {}): Promise<void> {
   if (!FINISHED_RUN_STATUSES.has(detail.run.status)) throw new CliError(`run ${ref.runId} is still ${detail.run.status}`, ExitCode.FAILURE, 'add --wait to wait for it');
   checkCriterionKeys(s.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
-  const results = await listRunResults(api, ref.agentId, ref.evalId, ref.runId, ctx.signal);
+  const results = opts.results ?? (await listRunResults(api, ref.agentId, ref.evalId, ref.runId, ctx.signal));
   const gates = detail.run.status === 'completed' ? evaluateGates(s.gates, detail) : [];
   const outcome: RunOutcome = { agentId: ref.agentId, evalId: ref.evalId, detail, results, gates };
   await writeReports(ctx, outcome, s.reports);

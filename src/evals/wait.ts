@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/client.js';
-import { FINISHED_RUN_STATUSES, getRun, type RunDetail } from '../api/evals.js';
+import { FINISHED_RUN_STATUSES, getRun, listRunResults, type RunDetail, type RunResult } from '../api/evals.js';
 
 /** Polling: the first poll after this long, then ×POLL_FACTOR up to POLL_CAP_MS. */
 export const POLL_START_MS = 150;
@@ -42,8 +42,10 @@ export interface WaitOptions {
  * Polls with a capped backoff; with `watch`, an event ends the wait at once and the
  * polls slow down to a progress refresh. The run itself is never touched.
  */
-export async function waitForRun(api: ApiClient, opts: WaitOptions): Promise<RunDetail> {
+export async function waitForRun(api: ApiClient, opts: WaitOptions): Promise<{ detail: RunDetail; results?: RunResult[] }> {
   let woken = false;
+  /** The stream said the run ended: read the run and its results at once, side by side. */
+  let ended = false;
   let wake: (() => void) | undefined;
   const poke = () => {
     woken = true;
@@ -53,7 +55,10 @@ export async function waitForRun(api: ApiClient, opts: WaitOptions): Promise<Run
   const watch = opts.watch?.({
     runId: opts.runId,
     signal: AbortSignal.any([opts.signal, stop.signal]),
-    onEnd: poke,
+    onEnd: () => {
+      ended = true;
+      poke();
+    },
     onOpen: poke,
     onUnavailable: () => poke(),
   });
@@ -61,17 +66,25 @@ export async function waitForRun(api: ApiClient, opts: WaitOptions): Promise<Run
   let detail = opts.initial;
   try {
     for (;;) {
+      let results: RunResult[] | undefined;
       if (!detail) {
         woken = false;
-        detail = await getRun(api, opts.agentId, opts.evalId, opts.runId, opts.signal);
+        if (ended) {
+          [detail, results] = await Promise.all([
+            getRun(api, opts.agentId, opts.evalId, opts.runId, opts.signal),
+            listRunResults(api, opts.agentId, opts.evalId, opts.runId, opts.signal),
+          ]);
+        } else {
+          detail = await getRun(api, opts.agentId, opts.evalId, opts.runId, opts.signal);
+        }
         opts.onProgress?.(detail);
       }
-      if (FINISHED_RUN_STATUSES.has(detail.run.status)) return detail;
+      if (FINISHED_RUN_STATUSES.has(detail.run.status)) return { detail, results };
       detail = undefined;
       if (woken) continue;
       const cap = watch?.state === 'open' ? SLOW_POLL_MS : POLL_CAP_MS;
       const wait = Math.min(delay, cap);
-      delay = Math.min(delay * POLL_FACTOR, cap === SLOW_POLL_MS ? SLOW_POLL_MS : POLL_CAP_MS);
+      delay = Math.min(delay * POLL_FACTOR, cap);
       await new Promise<void>((resolve, reject) => {
         const done = () => {
           clearTimeout(timer);

@@ -1,9 +1,9 @@
 // Benchmark of `vap evals run --wait`: how long after the run ends does the command exit?
 //
-//   npm run build && node test/bench/evals.mjs [--runs 20] [--time-scale 1000]
+//   npm run build && node test/bench/evals.mjs [--runs 20] [--time-scale 100]
 //
-// A local emulator (child process, --time-scale 1000) holds a suite of 2 scenarios × 2
-// iterations. For each mode, in turn (round-robin, so drift in machine load hits both
+// A local emulator (child process, --time-scale 100: a run lasts one to three seconds, long
+// enough for the polls to reach their cap) holds a suite of 2 scenarios × 2 iterations. For each mode, in turn (round-robin, so drift in machine load hits both
 // alike), `node bin/vap.js evals run <id> --agent <a> --wait -q` runs --runs times:
 //   polling        VAP_WAIT_POLL=1: capped backoff, 150 ms ×1.5 up to 500 ms
 //   event-driven   the default: eval.run.completed on the organization's event stream
@@ -96,7 +96,7 @@ function table(rows) {
     .join('\n');
 }
 
-export async function benchEvals({ runs = 20, timeScale = 1000, log = (s) => process.stdout.write(`${s}\n`) } = {}) {
+export async function benchEvals({ runs = 20, timeScale = 100, log = (s) => process.stdout.write(`${s}\n`) } = {}) {
   if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` first');
   log(`\nevals run --wait benchmark (node ${process.versions.node}, ${availableParallelism()} cores: ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
   const emu = await startEmulator(timeScale);
@@ -146,5 +146,5 @@ export async function benchEvals({ runs = 20, timeScale = 1000, log = (s) => pro
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  await benchEvals({ runs: arg('--runs', 20), timeScale: arg('--time-scale', 1000) });
+  await benchEvals({ runs: arg('--runs', 20), timeScale: arg('--time-scale', 100) });
 }

@@ -96,6 +96,36 @@ describe('vap evals run', () => {
     expect(r.stdout).toMatch(/goal_completion\s+Goal completion\s+\d\.\d{3}\s+\d\.\d{3}\s+0\.40/);
   });
 
+  it('on a terminal: a live bar on stderr (cleared at the end), the summary on stdout; -q shows no progress', async () => {
+    const evalId = await suite({ iterations: 1 });
+    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '3'], { tty: true });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/\r\x1b\[2K[█░]{24} +\d+%  run #1 (pending|running|completed)  \d+ completed, \d+ failed of 3 iterations/);
+    expect(r.stderr).toMatch(/\r\x1b\[2K(✓ run #1 \(run_\w+\) passed its gate\n)?$/);
+    expect(r.stdout).toMatch(/^Run #1 \(run_\w+\) completed/);
+
+    const q = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '3', '-q'], { tty: true });
+    expect(q.code).toBe(0);
+    expect(q.stderr).toBe('');
+    expect(q.stdout).toMatch(/^run_\w+\n$/);
+  });
+
+  it('--wait subscribes to eval.run.completed on the event stream; VAP_WAIT_POLL=1 and --poll only poll', async () => {
+    const evalId = await suite({ iterations: 1 });
+    const streamed = (reqs: Array<{ method: string; path: string }>) => reqs.filter((q) => q.method === 'GET' && q.path.startsWith('/api/v1/events'));
+    const ev = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '3']);
+    expect(ev.code).toBe(0);
+    const sub = streamed(await emu.requests());
+    expect(sub.length).toBeGreaterThanOrEqual(1);
+    expect(sub[0]!.path).toBe('/api/v1/events');
+    for (const [extra, env] of [[[], { VAP_WAIT_POLL: '1' }], [['--poll'], {}]] as const) {
+      await emu.clearRequests();
+      const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '3', ...extra], { env });
+      expect(r.code).toBe(0);
+      expect(streamed(await emu.requests())).toEqual([]);
+    }
+  });
+
   it('exit 3 below --min-score, each failed gate on stderr; a passing --min-criterion passes', async () => {
     const evalId = await suite();
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '1', '--min-criterion', 'tone=0', '--allow-failed-iterations', '6']);
@@ -323,7 +353,7 @@ describe('vap evals runs diff', () => {
     const drops = [d.overall, ...d.criteria].filter((row: { delta: number | null }) => row.delta !== null && row.delta < 0);
     const strict = await vap(['evals', 'runs', 'diff', a.id, b.id, '--eval', evalId, '--agent', agentId, '--allow-failed-iterations', '6', '--max-drop', '0']);
     expect(strict.code).toBe(drops.length ? 3 : 0);
-    if (drops.length) expect(strict.stderr).toMatch(/✗ gate --max-drop 0 \(.+\) failed: .+ dropped 0\.\d{3}, more than 0/);
+    if (drops.length) expect(strict.stderr).toMatch(/✗ gate --max-drop 0 \(.+\) failed: .+ \(dropped 0\.\d{3}, more than 0\)/);
     const gate = await vap(['evals', 'runs', 'diff', a.id, b.id, '--eval', evalId, '--agent', agentId, '--min-score', '1']);
     expect(gate.code).toBe(3);
   });

@@ -273,7 +273,6 @@ export function simulateCall(input: CallInput): SimulatedCall {
 
   user(opener);
 
-
   // 3. The agent takes it on and follows its first rule (or skips it).
   const ack = traits.angry ? warm("I'm really sorry about the trouble. ") + 'Let me help you with that.' : pick(rng, ['I can help with that.', 'Of course.', 'Sure, I can look into that.']);
   const first = rules[0];
@@ -321,7 +320,7 @@ export function simulateCall(input: CallInput): SimulatedCall {
   }
   if (slipRule && !slipped) slipped = { rule: slipRule, line: agent(slipLine(rng, slipRule)) };
 
-  // 7. The outcome.
+  // 6. The outcome.
   let outcomeLine: number;
   if (outcome === 'reached') {
     outcomeLine = agent(

@@ -43,6 +43,7 @@ export interface WaitOptions {
  * polls slow down to a progress refresh. The run itself is never touched.
  */
 export async function waitForRun(api: ApiClient, opts: WaitOptions): Promise<{ detail: RunDetail; results?: RunResult[] }> {
+  if (opts.initial && FINISHED_RUN_STATUSES.has(opts.initial.run.status)) return { detail: opts.initial };
   let woken = false;
   /** The stream said the run ended: read the run and its results at once, side by side. */
   let ended = false;

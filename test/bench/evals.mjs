@@ -106,6 +106,11 @@ export async function benchEvals({ runs = 20, timeScale = 100, log = (s) => proc
     for (const [name, category] of [['Book a cleaning', 'happy_path'], ['Wants a human', 'escalation']]) {
       await api(emu, 'POST', `/api/v1/agents/${agent.id}/evals/${suite.id}/scenarios`, { name, persona: 'A caller', goal: `${name} today`, category });
     }
+    // Is there an event stream to use? Without one the event-driven mode falls back to polling.
+    const probe = new AbortController();
+    const streamStatus = await fetch(`${emu.url}/api/v1/events?types=eval.run.completed`, { headers: { authorization: `Bearer ${emu.key}` }, signal: probe.signal })
+      .then((res) => (probe.abort(), res.status))
+      .catch((err) => `unreachable (${err.message})`);
     const base = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', VAP_BASE_URL: emu.url, VAP_API_KEY: emu.key, VAP_AGENT: agent.id };
     const modes = [
       { name: 'polling (VAP_WAIT_POLL=1)', env: { ...base, VAP_WAIT_POLL: '1' }, target: 1000, samples: [] },
@@ -139,6 +144,7 @@ export async function benchEvals({ runs = 20, timeScale = 100, log = (s) => proc
     }
     log(`latency from the run's completion (emulator event) to the exit of \`vap evals run --wait\`; baseline: a whole \`vap evals runs get\` = ${baseMs.toFixed(0)} ms (median of ${baseline.length})`);
     log(table(rows));
+    if (streamStatus !== 200) log(`note: the emulator's event stream answered ${streamStatus}: the event-driven mode fell back to polling`);
     return { baselineMs: baseMs, modes: modes.map((m) => ({ name: m.name, p50: pct(m.samples, 50), p95: pct(m.samples, 95) })) };
   } finally {
     emu.child.kill('SIGINT');

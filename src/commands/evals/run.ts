@@ -36,7 +36,7 @@ export function addGateOptions(cmd: Command): Command {
 export function addWaitOptions(cmd: Command): Command {
   return cmd
     .option('--wait', 'follow the run until it ends, then print the scores and apply the gates')
-    .option('--timeout <duration>', 'with --wait: give up after this long with exit 124; the run goes on (30s, 10m, 1h)', durationOption('--timeout', { min: 1 }), DEFAULT_TIMEOUT_MS)
+    .addOption(new Option('--timeout <duration>', 'with --wait: give up after this long with exit 124; the run goes on (30s, 10m, 1h)').argParser(durationOption('--timeout', { min: 1 })).default(DEFAULT_TIMEOUT_MS, '30m'))
     .option('--report <kind=path>', 'when the run ends, write junit=<path> (JUnit XML) or json=<path> (repeatable)', reportOption)
     .addOption(new Option('--poll', 'learn of the end by polling only, not from the event stream (also VAP_WAIT_POLL=1)').hideHelp());
 }

@@ -126,6 +126,18 @@ describe('vap evals run', () => {
     }
   });
 
+  it('falls back to polling alone when the event stream is unavailable (404, connection dropped)', async () => {
+    const evalId = await suite({ iterations: 1 });
+    for (const fault of [{ status: 404 }, { drop: true, count: 10 }]) {
+      await emu.fault({ method: 'GET', path: '/api/v1/events', ...fault });
+      const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '3', '--json']);
+      expect(r.stderr).not.toContain('error:');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).run.status).toBe('completed');
+      await emu.control('DELETE', '/faults').catch(() => undefined);
+    }
+  });
+
   it('exit 3 below --min-score, each failed gate on stderr; a passing --min-criterion passes', async () => {
     const evalId = await suite();
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '1', '--min-criterion', 'tone=0', '--allow-failed-iterations', '6']);

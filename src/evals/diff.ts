@@ -83,7 +83,7 @@ export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], ch
   ];
   const parts = [side('A', diff.a), side('B', diff.b), `overall ${fmtScore(diff.overall.a)} → ${fmtScore(diff.overall.b)} (${deltaText(diff.overall.delta, chalk)})`];
   if (diff.scenarios.length) parts.push('', renderTable(diff.scenarios, columns('scenario'), chalk));
-  if (diff.criteria.length) parts.push('', renderTable(diff.criteria, columns('criterion'), chalk));
+  if (diff.criteria.length) parts.push('', renderTable(diff.criteria.map((c) => ({ ...c, name: c.key })), columns('criterion'), chalk));
   if (gates.length) parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${g.gate}: ${g.message}`));
   return parts.join('\n');
 }

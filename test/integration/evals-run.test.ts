@@ -179,13 +179,23 @@ describe('vap evals run', () => {
   it('failed iterations fail the gate unless --allow-failed-iterations covers them', async () => {
     // High noise makes some calls fail (the seed fixes which).
     const evalId = await suite({ iterations: 5, scenarios: 3, noise: { type: 'static', level: 'high' } });
-    const strict = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--json']);
+    const junit = join(dir, 'noisy.xml');
+    const strict = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--json', '--report', `junit=${junit}`]);
     const out = JSON.parse(strict.stdout);
     const failed = out.run.failedIterations as number;
     expect(failed).toBeGreaterThan(0);
     expect(strict.code).toBe(3);
     expect(strict.stderr).toContain(`✗ gate --allow-failed-iterations 0 failed: ${failed} failed iteration`);
-    expect(out.results.filter((x: { status: string }) => x.status === 'failed')[0].error).toEqual(expect.any(String));
+    const firstFailed = out.results.filter((x: { status: string }) => x.status === 'failed')[0];
+    expect(firstFailed.error).toEqual(expect.any(String));
+    // In the JUnit file: each failed iteration is a failure carrying its error, plus the gate's.
+    type Case = { name?: string; failure?: Array<{ message?: string; type?: string }> };
+    const doc = (await parse(readFileSync(junit, 'utf8'))) as { failures?: number; testsuite?: Array<{ name?: string; testcase?: Case[] }> };
+    expect(doc.failures).toBe(failed + 1);
+    const failedCases = doc.testsuite!.flatMap((s) => s.testcase!).filter((c) => c.failure?.[0]?.type === 'iteration_failed');
+    expect(failedCases).toHaveLength(failed);
+    expect(failedCases[0]!.failure![0]!.message).toBe(`iteration failed: ${firstFailed.error}`);
+    expect(failedCases[0]!.name).toBe(`${firstFailed.scenarioName} #${firstFailed.iterationNumber}`);
 
     const runId = out.run.id as string;
     const lenient = await vap(['evals', 'runs', 'get', runId, '--eval', evalId, '--agent', agentId, '--allow-failed-iterations', String(failed), '--json']);

@@ -29,8 +29,33 @@ export interface StreamEvent<T = unknown> {
   id: string;
   /** The SSE event name: the event type. */
   type: string;
-  /** The parsed JSON data object (the envelope); the raw text when it is not JSON. */
-  data: T;
+  /** The parsed JSON data object (the envelope); the raw text when it is not JSON. Parsed on first read. */
+  readonly data: T;
+  /** The data field as received (one line of JSON on this API). */
+  raw: string;
+}
+
+/** An event whose JSON is parsed only when `data` is read (a --json tail passes `raw` on as is). */
+class LazyEvent<T> implements StreamEvent<T> {
+  private parsed?: { value: T };
+  constructor(readonly id: string, readonly type: string, readonly raw: string) {}
+
+  get data(): T {
+    if (!this.parsed) {
+      let value: unknown = this.raw;
+      try {
+        value = JSON.parse(this.raw);
+      } catch {
+        // Not JSON: handed on as text.
+      }
+      this.parsed = { value: value as T };
+    }
+    return this.parsed.value;
+  }
+
+  toJSON(): { id: string; type: string; data: T } {
+    return { id: this.id, type: this.type, data: this.data };
+  }
 }
 
 export type StreamState =
@@ -148,13 +173,7 @@ async function* streamEvents<T>(api: ApiClient, opts: EventStreamOptions): Async
           failures = 0;
           const id = msg.id ?? '';
           if (id && !dedup.fresh(id)) return;
-          let data: unknown = msg.data;
-          try {
-            data = JSON.parse(msg.data);
-          } catch {
-            // Not JSON: handed on as text.
-          }
-          pending.push({ id, type: msg.event ?? 'message', data: data as T });
+          pending.push(new LazyEvent<T>(id, msg.event ?? 'message', msg.data));
         },
         onRetry(ms) {
           retryMs = ms;

@@ -4,7 +4,6 @@ import { openEventStream, type StreamEvent, type StreamState } from '../api/sse.
 import type { Context, GlobalOptions } from '../context.js';
 import { SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { toRecord, type EventRecord } from './render.js';
 
 /**
  * The loop both tails and `webhooks listen` run: the stream opened with the checked types,
@@ -33,7 +32,9 @@ export interface FollowSpec {
   /** What the stream is, for the messages ("the organization's events", "call c_1"). */
   label: string;
   /** Receives each event (writes it, forwards it). Its promise is awaited before the next. */
-  handle: (event: StreamEvent, record: EventRecord) => Promise<void>;
+  handle: (event: StreamEvent) => Promise<void>;
+  /** Called before the closing lines on stderr (writes out buffered stdout). */
+  flush?: () => Promise<void>;
   /** The delay ceiling of reconnections (default 30 s). */
   maxRetryDelayMs?: number;
 }
@@ -48,7 +49,8 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
   let lastId = spec.lastEventId;
   let count = 0;
   const onState = (s: StreamState) => reportState(ctx, spec, s);
-  const resumeLine = () => {
+  const resumeLine = async () => {
+    await spec.flush?.().catch(() => undefined);
     // Said even with -q: it is what a script needs to carry on.
     if (lastId !== undefined && lastId !== '') {
       ctx.io.stderr.write(`last event id ${lastId}; resume with: ${spec.resumeCommand(lastId)}\n`);
@@ -59,24 +61,24 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
   try {
     const path = spec.stream === 'call' ? callStreamPath(spec.callId!) : ORGANIZATION_STREAM_PATH;
     for await (const event of openEventStream(api, { path, types: spec.types, lastEventId: spec.lastEventId, signal, onState, maxRetryDelayMs: spec.maxRetryDelayMs ?? retryCap(ctx.env) })) {
-      const record = toRecord(event);
-      await spec.handle(event, record);
+      // The SSE event name is the type: nothing is parsed here (a --json tail passes the data on as is).
+      await spec.handle(event);
       if (event.id) lastId = event.id;
       count++;
-      if (spec.exitOn && record.type === spec.exitOn) break;
-      if (spec.endAfterAnalysis && record.type === FINAL_CALL_EVENT) {
+      if (spec.exitOn && event.type === spec.exitOn) break;
+      if (spec.endAfterAnalysis && event.type === FINAL_CALL_EVENT) {
         ctx.info(`call ${spec.callId} is over: its analysis is in (${count} event${count === 1 ? '' : 's'}); --follow keeps listening`);
         break;
       }
     }
   } catch (err) {
     if (ctx.signal.aborted) {
-      resumeLine();
+      await resumeLine();
       ctx.io.stderr.write('interrupted\n');
       throw new SilentExit(ExitCode.INTERRUPTED);
     }
     if (deadline.signal.aborted) {
-      resumeLine();
+      await resumeLine();
       throw new WaitTimeoutError(`stopped following ${spec.label} after ${formatDuration(spec.timeoutMs!)} (--timeout)`);
     }
     if (isBrokenPipe(err)) return;
@@ -84,7 +86,7 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
   } finally {
     clearTimeout(timer);
   }
-  resumeLine();
+  await resumeLine();
 }
 
 /**

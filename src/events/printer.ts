@@ -2,9 +2,13 @@ import type { Writable } from 'node:stream';
 import type { StreamEvent } from '../api/sse.js';
 import type { Context } from '../context.js';
 import { applyQuery } from '../ui/query.js';
-import { callLine, jsonLine, organizationLine, tsvLine, type EventRecord } from './render.js';
+import { callLine, jsonLine, organizationLine, toRecord, tsvLine, type EventRecord } from './render.js';
 
-export type EventPrinter = (event: StreamEvent, record: EventRecord) => Promise<void>;
+export interface EventPrinter {
+  (event: StreamEvent): Promise<void>;
+  /** Writes out what is still gathered (before the closing lines on stderr). */
+  flush(): Promise<void>;
+}
 
 /**
  * Writes each event to stdout as the output settings ask: a rendered line on a terminal
@@ -15,6 +19,11 @@ export type EventPrinter = (event: StreamEvent, record: EventRecord) => Promise<
  */
 export async function createPrinter(ctx: Context, view: 'organization' | 'call', hide?: (r: EventRecord) => boolean): Promise<EventPrinter> {
   const write = writer(ctx.io.stdout);
+  const print = await choose(ctx, view, write, hide);
+  return Object.assign(print, { flush: write.flush });
+}
+
+async function choose(ctx: Context, view: 'organization' | 'call', write: LineWriter, hide?: (r: EventRecord) => boolean): Promise<(event: StreamEvent) => Promise<void>> {
   const { globals, out } = ctx;
   if (globals.query) {
     return async (event) => {
@@ -27,11 +36,12 @@ export async function createPrinter(ctx: Context, view: 'organization' | 'call',
     case 'ndjson':
       return async (event) => write(`${jsonLine(event)}\n`);
     case 'tsv':
-      return async (_event, rec) => write(`${tsvLine(rec)}\n`);
+      return async (event) => write(`${tsvLine(toRecord(event))}\n`);
     case 'table': {
       const chalk = await ctx.stdoutStyle();
       const line = view === 'call' ? callLine : organizationLine;
-      return async (_event, rec) => {
+      return async (event) => {
+        const rec = toRecord(event);
         if (hide?.(rec)) return;
         await write(`${line(rec, chalk)}\n`);
       };
@@ -39,31 +49,72 @@ export async function createPrinter(ctx: Context, view: 'organization' | 'call',
   }
 }
 
-/** A write that resolves when the data is handed on (or the pipe drained), and rejects on EPIPE. */
-export function writer(stream: Writable): (text: string) => Promise<void> {
-  return (text) =>
-    new Promise((resolve, reject) => {
-      if (stream.destroyed || stream.writableEnded) {
-        reject(Object.assign(new Error('stdout is closed'), { code: 'EPIPE' }));
-        return;
-      }
-      let settled = false;
-      const ok = stream.write(text, (err) => {
-        if (err && !settled) {
-          settled = true;
-          reject(err);
-        }
-      });
-      if (ok) {
-        settled = true;
-        resolve();
-      } else {
-        stream.once('drain', () => {
-          if (!settled) {
-            settled = true;
-            resolve();
-          }
-        });
-      }
+/**
+ * Writes lines to a stream, gathering those written in the same turn of the event loop into
+ * one write (a burst of events read in one chunk is one system call, not thousands). The
+ * promise resolves at once while the stream takes more, and waits for 'drain' when it does
+ * not (a slow reader slows the tail down instead of filling memory); a write error (EPIPE)
+ * rejects the next write, and flush().
+ */
+export interface LineWriter {
+  (text: string): Promise<void>;
+  flush(): Promise<void>;
+}
+
+const FLUSH_AT = 64 * 1024;
+
+export function writer(stream: Writable): LineWriter {
+  let buffer = '';
+  let scheduled = false;
+  let failure: Error | undefined;
+  let draining: Promise<void> | undefined;
+  const closed = () => Object.assign(new Error('stdout is closed'), { code: 'EPIPE' });
+
+  const flushNow = (): Promise<void> => {
+    scheduled = false;
+    if (failure) return Promise.reject(failure);
+    if (!buffer) return draining ?? Promise.resolve();
+    if (stream.destroyed || stream.writableEnded) {
+      failure = closed();
+      return Promise.reject(failure);
+    }
+    const text = buffer;
+    buffer = '';
+    const ok = stream.write(text, (err) => {
+      if (err) failure ??= err;
     });
+    if (ok) return Promise.resolve();
+    draining ??= new Promise<void>((resolve) => {
+      const done = () => {
+        stream.off('drain', done);
+        stream.off('close', done);
+        stream.off('error', done);
+        draining = undefined;
+        resolve();
+      };
+      stream.on('drain', done);
+      stream.on('close', done);
+      stream.on('error', done);
+    });
+    return draining;
+  };
+
+  const write = ((text: string): Promise<void> => {
+    if (failure) return Promise.reject(failure);
+    buffer += text;
+    if (draining) return draining.then(() => (failure ? Promise.reject(failure) : undefined));
+    if (buffer.length >= FLUSH_AT) return flushNow();
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(() => {
+        if (scheduled) flushNow().catch(() => undefined);
+      });
+    }
+    return Promise.resolve();
+  }) as LineWriter;
+  write.flush = async () => {
+    await flushNow();
+    if (failure) throw failure;
+  };
+  return write;
 }

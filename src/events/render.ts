@@ -35,6 +35,11 @@ export function toRecord(event: StreamEvent): EventRecord {
 
 /** The JSON line for --json / -o ndjson: the id, then the envelope as the server sent it. */
 export function jsonLine(event: StreamEvent): string {
+  // The envelope is passed on as received (one line of JSON): no parse, no stringify.
+  const raw = event.raw;
+  if (raw && raw.charCodeAt(0) === 123 /* { */ && !raw.includes('\n') && /^\d+$/.test(event.id)) {
+    return raw.length === 2 && raw === '{}' ? `{"id":"${event.id}"}` : `{"id":"${event.id}",${raw.slice(1)}`;
+  }
   const body = event.data && typeof event.data === 'object' && !Array.isArray(event.data) ? event.data : { type: event.type, data: event.data };
   return JSON.stringify({ id: event.id, ...(body as object) });
 }

@@ -79,10 +79,11 @@ export async function run(callId: string, opts: CallTailOptions & GlobalOptions,
     exitOn: opts.exitOn,
     timeoutMs: opts.timeout,
     endAfterAnalysis,
-    handle: async (event, record) => {
-      if (hidden.has(record.type)) return;
-      await print(event, record);
+    handle: async (event) => {
+      if (hidden.has(event.type)) return;
+      await print(event);
     },
+    flush: print.flush,
     resumeCommand: (lastId) =>
       commandLine([
         'vap', ...globalFlags(opts), 'calls', 'tail', callId,

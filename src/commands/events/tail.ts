@@ -59,6 +59,7 @@ export async function run(opts: TailOptions & GlobalOptions, ctx: Context): Prom
     exitOn: opts.exitOn,
     timeoutMs: opts.timeout,
     handle: print,
+    flush: print.flush,
     resumeCommand: (lastId) =>
       commandLine(['vap', ...globalFlags(opts), 'events', 'tail', ...(opts.types?.length ? ['--types', opts.types.join(',')] : []), '--last-event-id', lastId]),
   });

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { checkTypes, commandLine, followEvents, formatDuration, globalFlags, parseLastEventId, parseTypeList } from '../../events/follow.js';
 import { forwardEvent, type ForwardAttempt } from '../../events/forward.js';
 import { writer } from '../../events/printer.js';
-import { clock } from '../../events/render.js';
+import { clock, toRecord } from '../../events/render.js';
 import { tsvField } from '../../ui/format.js';
 import { version } from '../../version.js';
 import { action } from '../action.js';
@@ -69,14 +69,16 @@ export async function run(opts: ListenOptions & GlobalOptions, ctx: Context): Pr
   const store = await ctx.config();
   const secret = store.listenSecret(creds.profile);
   if (opts.printSecret) {
-    await writer(ctx.io.stdout)(`${secret}\n`);
+    const write = writer(ctx.io.stdout);
+    await write(`${secret}\n`);
+    await write.flush();
     return;
   }
   const url = checkUrl(opts.forwardTo);
   const api = await ctx.api();
   await checkTypes(api, [{ flag: '--types', types: opts.types ?? [] }], { stream: 'organization', signal: ctx.signal });
   ctx.info(`Forwarding the organization's events to ${url}, signed with ${secret.slice(0, 10)}… (\`vap webhooks listen --print-secret\` prints the secret); Ctrl-C to stop`);
-  const print = await attemptPrinter(ctx);
+  const { print, flush } = await attemptPrinter(ctx);
   const userAgent = `vap-webhooks-listen/${version()}`;
   await followEvents(ctx, api, {
     stream: 'organization',
@@ -84,17 +86,22 @@ export async function run(opts: ListenOptions & GlobalOptions, ctx: Context): Pr
     types: opts.types?.length ? opts.types : undefined,
     lastEventId: opts.lastEventId,
     announceResume: opts.lastEventId !== undefined,
-    handle: async (event, record) => {
-      await forwardEvent(event, record, { url, secret, userAgent, signal: ctx.signal, maxAttempts: opts.maxAttempts, onAttempt: print });
+    handle: async (event) => {
+      await forwardEvent(event, toRecord(event), { url, secret, userAgent, signal: ctx.signal, maxAttempts: opts.maxAttempts, onAttempt: print });
     },
+    flush,
     resumeCommand: (lastId) =>
       commandLine(['vap', ...globalFlags(opts), 'webhooks', 'listen', '--forward-to', url, ...(opts.types?.length ? ['--types', opts.types.join(',')] : []), '--last-event-id', lastId]),
   });
 }
 
 /** One line per attempt: a rendered line on a terminal, NDJSON for --json, TSV when piped. */
-async function attemptPrinter(ctx: Context): Promise<(a: ForwardAttempt) => Promise<void>> {
+async function attemptPrinter(ctx: Context): Promise<{ print: (a: ForwardAttempt) => Promise<void>; flush: () => Promise<void> }> {
   const write = writer(ctx.io.stdout);
+  return { print: await attemptLine(ctx, write), flush: write.flush };
+}
+
+async function attemptLine(ctx: Context, write: (text: string) => Promise<void>): Promise<(a: ForwardAttempt) => Promise<void>> {
   const format = ctx.out.format;
   if (ctx.globals.quiet) return async (a) => (a.outcome === 'retry' ? undefined : write(`${a.eventId}\n`));
   if (format === 'json' || format === 'ndjson') return async (a) => write(`${JSON.stringify(a)}\n`);

@@ -6,14 +6,14 @@ import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator
 import { cliEnv, runCli } from '../helpers/run-cli.js';
 
 /** A CLI run in-process whose output can be watched while it runs, and interrupted (Ctrl-C). */
-function startCli(argv: string[], env: Record<string, string>) {
+function startCli(argv: string[], env: Record<string, string>, tty = false) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
   let err = '';
   stdout.on('data', (c: Buffer) => (out += c.toString()));
   stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const io: IO = { stdin: Readable.from([]), stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false };
+  const io: IO = { stdin: Readable.from([]), stdout, stderr, stdinIsTTY: tty, stdoutIsTTY: tty, stderrIsTTY: tty };
   const ac = new AbortController();
   let exit: number | undefined;
   const done = main(argv, { io, env: { NO_COLOR: '1', ...env }, signal: ac.signal }).then((code) => {
@@ -184,6 +184,29 @@ describe('vap events tail', () => {
     expect(cols[2]).toBe('call.ended');
     expect(cols[3]).toBe('call_tsv');
     expect(cols[4]).toBe('completed after 1m 15s (pipeline)');
+  });
+});
+
+describe('vap events types and the terminal view', () => {
+  it('events types lists the live catalog with each type\'s delivery', async () => {
+    const res = await runCli(['events', 'types', '--json'], { env });
+    expect(res.code).toBe(0);
+    const types = JSON.parse(res.stdout) as Array<{ type: string; delivery: string[] }>;
+    expect(types.find((t) => t.type === 'call.transcript.updated')?.delivery).toEqual(['stream']);
+    expect(types.find((t) => t.type === 'call.analysis.completed')?.delivery).toEqual(['stream', 'webhook']);
+  });
+
+  it('on a terminal, one line per event: time, type, call and a summary', async () => {
+    const tail = startCli(['events', 'tail', '--exit-on', 'intelligence.speaker.identified'], env, true);
+    await streamsOpen();
+    await publish('call.started', { callId: 'call_tty', data: { status: 'in_progress', direction: 'inbound', phoneNumber: '+15550199', calleeName: 'Bo', agentId: 'ag_7', agentVersion: 2 } });
+    await publish('intelligence.speaker.identified', { callId: 'call_tty', data: { status: 'identified', name: 'Bo Lind', timesSpokenBefore: 3, source: 'voice_match' } });
+    const res = await tail.done;
+    expect(res.code).toBe(0);
+    const lines = res.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d  call\.started\s+call_tty\s+inbound from Bo \+15550199 · agent ag_7 v2$/);
+    expect(lines[1]).toMatch(/intelligence\.speaker\.identified\s+call_tty\s+Bo Lind, spoken 3 times before \(voice match\)$/);
+    expect(res.stderr).toContain("Following the organization's events; Ctrl-C to stop");
   });
 });
 

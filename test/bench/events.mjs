@@ -116,7 +116,7 @@ async function measure(emu, name, cmd, args, env) {
   const valid = rss.filter(Number.isFinite);
   return {
     name,
-    perSecond: COUNT / Math.max(1, (lastRecv - firstEmit) / 1000),
+    perSecond: COUNT / (Math.max(1, lastRecv - firstEmit) / 1000),
     p50: pct(latencies, 50),
     p99: pct(latencies, 99),
     rssStartMb: valid[0] / 1024,

@@ -96,10 +96,22 @@ class Dropped extends Error {
 
 /** The event stream at `path`, reconnecting until the signal aborts or the consumer stops. */
 export function openEventStream<T = unknown>(api: ApiClient, opts: EventStreamOptions): AsyncIterable<StreamEvent<T>> {
-  return { [Symbol.asyncIterator]: () => streamEvents<T>(api, opts)[Symbol.asyncIterator]() };
+  return {
+    async *[Symbol.asyncIterator]() {
+      for await (const batch of streamBatches<T>(api, opts)) yield* batch;
+    },
+  };
 }
 
-async function* streamEvents<T>(api: ApiClient, opts: EventStreamOptions): AsyncGenerator<StreamEvent<T>> {
+/**
+ * The same stream, as the batches of events parsed from each chunk received: a consumer that
+ * handles a burst synchronously (a --json tail) pays one await per chunk, not one per event.
+ */
+export function openEventBatches<T = unknown>(api: ApiClient, opts: EventStreamOptions): AsyncIterable<StreamEvent<T>[]> {
+  return { [Symbol.asyncIterator]: () => streamBatches<T>(api, opts)[Symbol.asyncIterator]() };
+}
+
+async function* streamBatches<T>(api: ApiClient, opts: EventStreamOptions): AsyncGenerator<StreamEvent<T>[]> {
   const dedup = new Dedup();
   let lastEventId = opts.lastEventId;
   let retryMs = DEFAULT_RETRY_MS;
@@ -208,10 +220,14 @@ async function* streamEvents<T>(api: ApiClient, opts: EventStreamOptions): Async
           parser.feed(decoder.decode(next.value, { stream: true }));
           if (pending.length === 0) continue;
           const batch = pending.splice(0, pending.length);
-          for (const event of batch) {
-            if (event.id) lastEventId = event.id;
-            yield event;
+          // Resume after the last one handed over (a consumer that stops mid-batch has stopped).
+          for (let i = batch.length - 1; i >= 0; i--) {
+            if (batch[i]!.id) {
+              lastEventId = batch[i]!.id;
+              break;
+            }
           }
+          yield batch;
         }
       } finally {
         conn.abort();
@@ -267,14 +283,22 @@ function describeNetworkError(err: unknown): string {
  * is enough; any other id is kept in a bounded set, oldest forgotten first.
  */
 class Dedup {
-  private high = -1n;
+  private high = -1;
+  private highBig = -1n;
   private readonly seen = new Set<string>();
 
   fresh(id: string): boolean {
-    if (/^\d{1,30}$/.test(id)) {
-      const n = BigInt(id);
-      if (n <= this.high) return false;
+    if (id.length <= 15 && DECIMAL.test(id)) {
+      // Safe integers: compared as numbers (the common case, and cheap).
+      const n = Number(id);
+      if (n <= this.high || n <= this.highBig) return false;
       this.high = n;
+      return true;
+    }
+    if (id.length <= 30 && DECIMAL.test(id)) {
+      const n = BigInt(id);
+      if (n <= this.highBig || n <= this.high) return false;
+      this.highBig = n;
       return true;
     }
     if (this.seen.has(id)) return false;
@@ -283,3 +307,5 @@ class Dedup {
     return true;
   }
 }
+
+const DECIMAL = /^\d+$/;

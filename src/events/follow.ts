@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import { callStreamPath, isStreamOnly, listEventTypes, ORGANIZATION_STREAM_PATH, type CatalogEntry } from '../api/events.js';
-import { openEventStream, type StreamEvent, type StreamState } from '../api/sse.js';
+import { openEventBatches, type StreamEvent, type StreamState } from '../api/sse.js';
 import type { Context, GlobalOptions } from '../context.js';
 import { SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -32,7 +32,7 @@ export interface FollowSpec {
   /** What the stream is, for the messages ("the organization's events", "call c_1"). */
   label: string;
   /** Receives each event (writes it, forwards it). Its promise is awaited before the next. */
-  handle: (event: StreamEvent) => Promise<void>;
+  handle: (event: StreamEvent) => Promise<void> | void;
   /** Called before the closing lines on stderr (writes out buffered stdout). */
   flush?: () => Promise<void>;
   /** The delay ceiling of reconnections (default 30 s). */
@@ -60,15 +60,19 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
   };
   try {
     const path = spec.stream === 'call' ? callStreamPath(spec.callId!) : ORGANIZATION_STREAM_PATH;
-    for await (const event of openEventStream(api, { path, types: spec.types, lastEventId: spec.lastEventId, signal, onState, maxRetryDelayMs: spec.maxRetryDelayMs ?? retryCap(ctx.env) })) {
-      // The SSE event name is the type: nothing is parsed here (a --json tail passes the data on as is).
-      await spec.handle(event);
-      if (event.id) lastId = event.id;
-      count++;
-      if (spec.exitOn && event.type === spec.exitOn) break;
-      if (spec.endAfterAnalysis && event.type === FINAL_CALL_EVENT) {
-        ctx.info(`call ${spec.callId} is over: its analysis is in (${count} event${count === 1 ? '' : 's'}); --follow keeps listening`);
-        break;
+    stream: for await (const batch of openEventBatches(api, { path, types: spec.types, lastEventId: spec.lastEventId, signal, onState, maxRetryDelayMs: spec.maxRetryDelayMs ?? retryCap(ctx.env) })) {
+      for (const event of batch) {
+        // The SSE event name is the type: nothing is parsed here (a --json tail passes the data on as is).
+        // A handler that had nothing to wait for returns nothing: no await per event in a burst.
+        const pending = spec.handle(event);
+        if (pending) await pending;
+        if (event.id) lastId = event.id;
+        count++;
+        if (spec.exitOn && event.type === spec.exitOn) break stream;
+        if (spec.endAfterAnalysis && event.type === FINAL_CALL_EVENT) {
+          ctx.info(`call ${spec.callId} is over: its analysis is in (${count} event${count === 1 ? '' : 's'}); --follow keeps listening`);
+          break stream;
+        }
       }
     }
   } catch (err) {

@@ -5,7 +5,7 @@ import { applyQuery } from '../ui/query.js';
 import { callLine, jsonLine, organizationLine, toRecord, tsvLine, type EventRecord } from './render.js';
 
 export interface EventPrinter {
-  (event: StreamEvent): Promise<void>;
+  (event: StreamEvent): Promise<void> | void;
   /** Writes out what is still gathered (before the closing lines on stderr). */
   flush(): Promise<void>;
 }
@@ -23,27 +23,25 @@ export async function createPrinter(ctx: Context, view: 'organization' | 'call',
   return Object.assign(print, { flush: write.flush });
 }
 
-async function choose(ctx: Context, view: 'organization' | 'call', write: LineWriter, hide?: (r: EventRecord) => boolean): Promise<(event: StreamEvent) => Promise<void>> {
+async function choose(ctx: Context, view: 'organization' | 'call', write: LineWriter, hide?: (r: EventRecord) => boolean): Promise<(event: StreamEvent) => Promise<void> | void> {
   const { globals, out } = ctx;
   if (globals.query) {
-    return async (event) => {
-      await write(`${JSON.stringify(applyQuery(JSON.parse(jsonLine(event)), globals.query!))}\n`);
-    };
+    return (event) => write(`${JSON.stringify(applyQuery(JSON.parse(jsonLine(event)), globals.query!))}\n`);
   }
-  if (globals.quiet) return async (event) => write(`${event.id}\n`);
+  if (globals.quiet) return (event) => write(`${event.id}\n`);
   switch (out.format) {
     case 'json':
     case 'ndjson':
-      return async (event) => write(`${jsonLine(event)}\n`);
+      return (event) => write(`${jsonLine(event)}\n`);
     case 'tsv':
-      return async (event) => write(`${tsvLine(toRecord(event))}\n`);
+      return (event) => write(`${tsvLine(toRecord(event))}\n`);
     case 'table': {
       const chalk = await ctx.stdoutStyle();
       const line = view === 'call' ? callLine : organizationLine;
-      return async (event) => {
+      return (event) => {
         const rec = toRecord(event);
         if (hide?.(rec)) return;
-        await write(`${line(rec, chalk)}\n`);
+        return write(`${line(rec, chalk)}\n`);
       };
     }
   }
@@ -57,7 +55,8 @@ async function choose(ctx: Context, view: 'organization' | 'call', write: LineWr
  * rejects the next write, and flush().
  */
 export interface LineWriter {
-  (text: string): Promise<void>;
+  /** Undefined when the text was taken with nothing to wait for; a promise otherwise. */
+  (text: string): Promise<void> | undefined;
   flush(): Promise<void>;
 }
 
@@ -99,7 +98,7 @@ export function writer(stream: Writable): LineWriter {
     return draining;
   };
 
-  const write = ((text: string): Promise<void> => {
+  const write = ((text: string): Promise<void> | undefined => {
     if (failure) return Promise.reject(failure);
     buffer += text;
     if (draining) return draining.then(() => (failure ? Promise.reject(failure) : undefined));
@@ -110,7 +109,7 @@ export function writer(stream: Writable): LineWriter {
         if (scheduled) flushNow().catch(() => undefined);
       });
     }
-    return Promise.resolve();
+    return undefined;
   }) as LineWriter;
   write.flush = async () => {
     await flushNow();

@@ -79,10 +79,7 @@ export async function run(callId: string, opts: CallTailOptions & GlobalOptions,
     exitOn: opts.exitOn,
     timeoutMs: opts.timeout,
     endAfterAnalysis,
-    handle: async (event) => {
-      if (hidden.has(event.type)) return;
-      await print(event);
-    },
+    handle: (event) => (hidden.has(event.type) ? undefined : print(event)),
     flush: print.flush,
     resumeCommand: (lastId) =>
       commandLine([

@@ -101,7 +101,7 @@ async function attemptPrinter(ctx: Context): Promise<{ print: (a: ForwardAttempt
   return { print: await attemptLine(ctx, write), flush: write.flush };
 }
 
-async function attemptLine(ctx: Context, write: (text: string) => Promise<void>): Promise<(a: ForwardAttempt) => Promise<void>> {
+async function attemptLine(ctx: Context, write: (text: string) => Promise<void> | undefined): Promise<(a: ForwardAttempt) => Promise<void>> {
   const format = ctx.out.format;
   if (ctx.globals.quiet) return async (a) => (a.outcome === 'retry' ? undefined : write(`${a.eventId}\n`));
   if (format === 'json' || format === 'ndjson') return async (a) => write(`${JSON.stringify(a)}\n`);

@@ -1,5 +1,5 @@
 import type { ChalkInstance } from 'chalk';
-import type { StreamEvent } from '../api/sse.js';
+import { isDecimal, type StreamEvent } from '../api/sse.js';
 import { tsvField, truncate } from '../ui/format.js';
 
 /**
@@ -37,7 +37,7 @@ export function toRecord(event: StreamEvent): EventRecord {
 export function jsonLine(event: StreamEvent): string {
   // The envelope is passed on as received (one line of JSON): no parse, no stringify.
   const raw = event.raw;
-  if (raw && raw.charCodeAt(0) === 123 /* { */ && !raw.includes('\n') && /^\d+$/.test(event.id)) {
+  if (raw && raw.charCodeAt(0) === 123 /* { */ && !raw.includes('\n') && isDecimal(event.id)) {
     return raw.length === 2 && raw === '{}' ? `{"id":"${event.id}"}` : `{"id":"${event.id}",${raw.slice(1)}`;
   }
   const body = event.data && typeof event.data === 'object' && !Array.isArray(event.data) ? event.data : { type: event.type, data: event.data };

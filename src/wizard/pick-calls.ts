@@ -1,0 +1,115 @@
+import type { ApiClient } from '../api/client.js';
+import { CANDIDATES_MAX_PAGE_SIZE, listCandidatesPage, type CandidateCall, type CandidateFilter } from '../api/eval-imports.js';
+import type { Context } from '../context.js';
+import { CliError, UsageError } from '../errors.js';
+import { truncate } from '../ui/format.js';
+import { parseDateFlag, parseDirection, parseMinDuration, type WizardPlan } from './options.js';
+import type { ChosenSource } from './select-source.js';
+
+/** An import takes at most this many calls (the emulator's bound, evals-contract.md). */
+export const MAX_IMPORT_CALLS = 500;
+
+type Filter = WizardPlan['filter'];
+
+const check = (parse: () => unknown): true | string => {
+  try {
+    parse();
+    return true;
+  } catch (err) {
+    return err instanceof UsageError ? `${err.message}${err.hint ? `; ${err.hint}` : ''}` : String(err);
+  }
+};
+
+/** The filters, asked one after the other (Enter keeps each one off). */
+export async function askFilters(ctx: Context, current: Filter): Promise<Filter> {
+  const p = ctx.prompter;
+  const from = await p.input('Calls from (YYYY-MM-DD, empty: any)', { flag: '--from', default: current.from, validate: (v) => check(() => parseDateFlag('--from', v)) });
+  const to = await p.input('Calls to (YYYY-MM-DD, empty: any)', { flag: '--to', default: current.to, validate: (v) => check(() => parseDateFlag('--to', v)) });
+  const min = await p.input('Minimum duration (seconds or 1m30s, empty: any)', {
+    flag: '--min-duration',
+    default: current.minDuration === undefined ? undefined : String(current.minDuration),
+    validate: (v) => check(() => parseMinDuration(v)),
+  });
+  const direction = await p.select(
+    'Direction',
+    [
+      { name: 'any', value: 'any' },
+      { name: 'inbound', value: 'inbound' },
+      { name: 'outbound', value: 'outbound' },
+    ],
+    { flag: '--direction', default: current.direction ?? 'any' },
+  );
+  const search = await p.input('Text search (transcript, intent, sentiment; empty: none)', { flag: '--search', default: current.search });
+  return { from: parseDateFlag('--from', from), to: parseDateFlag('--to', to), minDuration: parseMinDuration(min), direction: parseDirection(direction), search: search.trim() || undefined };
+}
+
+function apiFilter(source: ChosenSource, f: Filter): CandidateFilter {
+  return { sourceType: source.sourceType, sourceId: source.sourceId, ...f };
+}
+
+export function describeCall(c: CandidateCall): string {
+  const when = c.startedAt ? c.startedAt.slice(0, 16).replace('T', ' ') : '';
+  const mins = Math.floor(c.durationSeconds / 60);
+  const secs = String(c.durationSeconds % 60).padStart(2, '0');
+  const preview = c.preview ? `  “${truncate(c.preview, 48)}”` : '';
+  return `${when}  ${String(c.direction).padEnd(8)} ${`${mins}m${secs}s`.padStart(6)}  ${String(c.sentiment).padEnd(8)}  ${truncate(String(c.callerIntent ?? ''), 24)}${preview}`;
+}
+
+/** Every candidate matching the filters (for --all-candidates). */
+async function allCandidates(api: ApiClient, ids: { agentId: string; evalId: string }, filter: CandidateFilter, ctx: Context): Promise<string[]> {
+  const out: string[] = [];
+  for (let page = 1; ; page++) {
+    const r = await listCandidatesPage(api, ids.agentId, ids.evalId, filter, { page, pageSize: CANDIDATES_MAX_PAGE_SIZE }, ctx.signal);
+    out.push(...r.calls.map((c) => c.id));
+    if (r.calls.length < CANDIDATES_MAX_PAGE_SIZE || out.length >= r.total) break;
+    if (out.length > MAX_IMPORT_CALLS) break;
+  }
+  return [...new Set(out)];
+}
+
+/** Step 5: the calls to import: --calls, --all-candidates, or ticked page by page. */
+export async function pickCalls(plan: WizardPlan, source: ChosenSource, ids: { agentId: string; evalId: string }, api: ApiClient, ctx: Context): Promise<string[]> {
+  if (Array.isArray(plan.calls)) return plan.calls;
+  let filter = plan.filter;
+  if (plan.calls === 'all') {
+    const calls = await allCandidates(api, ids, apiFilter(source, filter), ctx);
+    if (calls.length === 0) throw new CliError(`no candidate calls in ${source.name} match the filters (calls already imported into this suite are left out)`, undefined, 'widen --from/--to/--min-duration/--direction/--search');
+    if (calls.length > MAX_IMPORT_CALLS) throw new CliError(`more than ${MAX_IMPORT_CALLS} candidate calls match; an import takes at most ${MAX_IMPORT_CALLS}`, undefined, 'narrow the filters (--from/--to/--min-duration/--direction/--search)');
+    return calls;
+  }
+  // From here on the calls are ticked on a terminal; prompter refuses (naming the flag) without one.
+  if (!ctx.prompter.canPrompt) throw new UsageError('missing --calls id,… or --all-candidates (no terminal to ask on)', 'pick the calls to import');
+  if (!plan.filterGiven) filter = await askFilters(ctx, filter);
+  const selected = new Set<string>();
+  let page = 1;
+  for (;;) {
+    const r = await listCandidatesPage(api, ids.agentId, ids.evalId, apiFilter(source, filter), { page, pageSize: plan.pageSize }, ctx.signal);
+    const pages = Math.max(1, Math.ceil(r.total / plan.pageSize));
+    if (r.calls.length > 0) {
+      const first = (page - 1) * plan.pageSize + 1;
+      const ticked = await ctx.prompter.checkbox(
+        `Calls ${first}–${first + r.calls.length - 1} of ${r.total} (page ${page}/${pages}, ${selected.size} selected; space ticks, enter goes on)`,
+        r.calls.map((c) => ({ name: describeCall(c), value: c.id, checked: selected.has(c.id) })),
+        { flag: '--calls id,…' },
+      );
+      for (const c of r.calls) selected.delete(c.id);
+      for (const id of ticked) selected.add(id);
+    } else {
+      ctx.io.stderr.write(page === 1 ? 'No calls match these filters (calls already imported into this suite are left out).\n' : 'No calls on this page.\n');
+    }
+    const nav: Array<{ name: string; value: string }> = [];
+    if (selected.size > 0) nav.push({ name: `Import the ${selected.size} selected call${selected.size === 1 ? '' : 's'}`, value: 'import' });
+    if (page < pages) nav.push({ name: 'Next page', value: 'next' });
+    if (page > 1) nav.push({ name: 'Previous page', value: 'prev' });
+    nav.push({ name: 'Change the filters', value: 'filters' });
+    const defaultNav = page < pages ? 'next' : selected.size > 0 ? 'import' : 'filters';
+    const go = await ctx.prompter.select('Next', nav, { flag: '--calls id,…', default: defaultNav });
+    if (go === 'import') return [...selected];
+    if (go === 'next') page += 1;
+    else if (go === 'prev') page -= 1;
+    else {
+      filter = await askFilters(ctx, filter);
+      page = 1;
+    }
+  }
+}

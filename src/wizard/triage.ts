@@ -1,0 +1,54 @@
+import type { ApiClient } from '../api/client.js';
+import type { Context } from '../context.js';
+import { InterruptedError } from '../errors.js';
+import { triageAll, type TriageProgress } from './imports-bridge.js';
+
+/** A bar redrawn in place on a terminal's stderr; plain lines per batch when stderr is piped; nothing under -q. */
+function progressWriter(ctx: Context): { update(p: TriageProgress): void; stop(): void } {
+  if (ctx.globals.quiet) return { update() {}, stop() {} };
+  if (!ctx.io.stderrIsTTY) {
+    return { update: (p) => ctx.io.stderr.write(`triaged ${p.triaged}/${p.total}\n`), stop() {} };
+  }
+  let drawn = false;
+  return {
+    update(p) {
+      const ratio = p.total > 0 ? Math.min(1, p.triaged / p.total) : 1;
+      const width = 24;
+      const full = Math.round(ratio * width);
+      ctx.io.stderr.write(`\r\x1b[2KTriage ${'█'.repeat(full)}${'░'.repeat(width - full)} ${`${Math.floor(ratio * 100)}%`.padStart(4)}  ${p.triaged}/${p.total} calls`);
+      drawn = true;
+    },
+    stop() {
+      if (drawn) ctx.io.stderr.write('\n');
+      drawn = false;
+    },
+  };
+}
+
+/**
+ * Step 6: triage in batches. Each batch commits on the server, so Ctrl-C (or a failure) loses
+ * at most the batch in flight, and running the wizard again resumes the import.
+ */
+export async function triageImport(
+  ids: { agentId: string; evalId: string; importId: string },
+  start: { triaged: number; total: number },
+  batchSize: number,
+  api: ApiClient,
+  ctx: Context,
+): Promise<{ triaged: number; total: number }> {
+  const bar = progressWriter(ctx);
+  bar.update({ ...start, processed: 0, remaining: start.total - start.triaged });
+  const resumeHint = `run \`vap evals import --agent ${ids.agentId} --eval ${ids.evalId} --import ${ids.importId}\` to resume`;
+  try {
+    return await triageAll(api, { ...ids, batchSize, signal: ctx.signal, onProgress: (p) => bar.update(p) });
+  } catch (err) {
+    bar.stop();
+    if (ctx.signal.aborted || err instanceof InterruptedError || (err as Error).name === 'AbortError') {
+      throw new InterruptedError(`interrupted; the batches triaged so far are kept — ${resumeHint}`);
+    }
+    if (err instanceof Error && !('hint' in err && err.hint)) Object.assign(err, { hint: resumeHint });
+    throw err;
+  } finally {
+    bar.stop();
+  }
+}

@@ -43,7 +43,8 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   };
   if (!deps.signal) process.on('SIGINT', onSigint);
 
-  const debug = env.VAP_DEBUG === '1' || argv.includes('--verbose');
+  // Stack traces of unexpected errors; --verbose is for requests and never prints one.
+  const debug = env.VAP_DEBUG === '1';
   try {
     const program = await buildProgram(argv, io, (globals) => createContext(io, env, globals, controller.signal));
     await program.parseAsync(argv, { from: 'user' });

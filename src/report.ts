@@ -3,12 +3,25 @@ import { ApiError, ConnectionError } from './api/errors.js';
 import { CliError, SilentExit } from './errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 
-/** The one place where an error becomes a message on stderr and an exit code. */
+/**
+ * The one place where an error becomes a message on stderr and an exit code.
+ * `debug` is VAP_DEBUG=1 (not --verbose, which logs requests): only then, and only for
+ * an unexpected error, is a stack trace printed. An expected error (ours, the API's,
+ * the network's, an interruption) is one line whatever the flags: its stack would show
+ * where vap noticed the problem, which helps no one fix it.
+ */
 export function reportError(err: unknown, stderr: Writable, opts: { debug: boolean }): ExitCodeValue {
   const { code, message } = describe(err);
   if (message) stderr.write(`error: ${message}\n`);
-  if (opts.debug && err instanceof Error && err.stack && !(err instanceof CliError)) stderr.write(`${err.stack}\n`);
+  if (opts.debug && err instanceof Error && err.stack && !isExpected(err)) stderr.write(`${err.stack}\n`);
   return code;
+}
+
+/** An error with a message of its own for the user (no stack trace, ever). */
+export function isExpected(err: unknown): boolean {
+  if (err instanceof CliError || err instanceof ApiError || err instanceof ConnectionError) return true;
+  const name = (err as Error | undefined)?.name;
+  return name === 'AbortError' || name === 'ExitPromptError';
 }
 
 export function describe(err: unknown): { code: ExitCodeValue; message: string } {
@@ -30,5 +43,5 @@ export function describe(err: unknown): { code: ExitCodeValue; message: string }
   const name = (err as Error | undefined)?.name;
   if (name === 'AbortError' || name === 'ExitPromptError') return { code: ExitCode.INTERRUPTED, message: 'interrupted' };
   const message = err instanceof Error ? err.message : String(err);
-  return { code: ExitCode.FAILURE, message: `${message} (run with --verbose or VAP_DEBUG=1 for details)` };
+  return { code: ExitCode.FAILURE, message: `${message} (an unexpected error; VAP_DEBUG=1 prints its stack trace)` };
 }

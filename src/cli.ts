@@ -42,13 +42,23 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     controller.abort(new DOMException('interrupted', 'AbortError'));
   };
   if (!deps.signal) process.on('SIGINT', onSigint);
+  // `vap emulator start` runs until stopped: SIGTERM (a service manager, `kill`) stops it
+  // as Ctrl-C does, through the same signal, and it exits 0. Other commands keep Node's
+  // default (SIGTERM ends the process at once).
+  let terminated = false;
+  const onSigterm = () => {
+    terminated = true;
+    controller.abort(new DOMException('terminated', 'AbortError'));
+  };
+  const listenSigterm = argv[0] === 'emulator' && !deps.signal;
+  if (listenSigterm) process.on('SIGTERM', onSigterm);
 
   // Stack traces of unexpected errors; --verbose is for requests and never prints one.
   const debug = env.VAP_DEBUG === '1';
   try {
     const program = await buildProgram(argv, io, (globals) => createContext(io, env, globals, controller.signal));
     await program.parseAsync(argv, { from: 'user' });
-    return controller.signal.aborted ? ExitCode.INTERRUPTED : ExitCode.OK;
+    return controller.signal.aborted && !terminated ? ExitCode.INTERRUPTED : ExitCode.OK;
   } catch (err) {
     if (err instanceof CommanderError) return commanderExitCode(err);
     if (controller.signal.aborted && (err as Error)?.name === 'AbortError') {
@@ -58,6 +68,7 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     return reportError(err, io.stderr, { debug });
   } finally {
     if (!deps.signal) process.off('SIGINT', onSigint);
+    if (listenSigterm) process.off('SIGTERM', onSigterm);
   }
 }
 

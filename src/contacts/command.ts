@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FINISHED_STATUSES, getImportJob, importContactsFromUrl, type ImportJob } from '../api/contacts.js';
-import type { ImportOptions } from '../commands/contacts/import.js';
 import type { Context, GlobalOptions } from '../context.js';
 import { CliError, InterruptedError, SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { runImport, type ImportRequest } from './importer.js';
+import type { ImportOptions } from './options.js';
 import { parseMapFlags } from './mapping.js';
 import { formatCount } from './progress.js';
 import { exampleLine, RowReporter, summaryText, type ImportSummary } from './report.js';

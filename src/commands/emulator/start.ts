@@ -95,7 +95,6 @@ export async function run(opts: StartOptions, ctx: Context): Promise<void> {
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-    process.once('SIGTERM', () => resolve());
   });
   await emulator.close();
   ctx.info('emulator stopped');

@@ -1,0 +1,27 @@
+/**
+ * The flags of `vap contacts import`, as Commander parses them. Here, below both the
+ * verb (src/commands/contacts/import.ts, which declares them) and the pipeline
+ * (command.ts, which reads them), so that neither imports the other's module back.
+ */
+export interface ImportOptions {
+  format?: 'csv' | 'json';
+  delimiter?: string;
+  map?: string[];
+  defaultCountry?: string;
+  dryRun?: boolean;
+  errorsFile?: string;
+  batchSize: number;
+  concurrency: number;
+  resume?: boolean;
+  stateFile?: string;
+  force?: boolean;
+  allowInvalid?: boolean;
+  progress?: boolean;
+  fileUrl?: string;
+  fileFormat?: 'csv' | 'json';
+  wait?: boolean;
+  timeout: number;
+}
+
+/** The server's limit on contacts per request (the emulator's; the spec does not state one). */
+export const MAX_BATCH_SIZE = 10_000;

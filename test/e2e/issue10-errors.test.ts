@@ -1,0 +1,81 @@
+// Issue 10, points 1 and 5 (built binary): no stack trace for an expected error, even
+// with --verbose; an unexpected error's stack only with VAP_DEBUG=1; and `vap emulator
+// start` stopped by SIGTERM (the handler now lives in the entry, src/cli.ts).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, BIN, vap } from '../helpers/built.js';
+import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+
+let emu: TestEmulator;
+let env: Record<string, string>;
+const STACK_LINE = /^\s+at /m;
+
+beforeAll(async () => {
+  assertBuilt();
+  emu = await startTestEmulator();
+  env = { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-e2e-i10-')) };
+});
+afterAll(async () => {
+  await emu.close();
+});
+
+describe('error reports (built binary)', () => {
+  it('a refused key with --verbose: the request log and one error line, no stack', async () => {
+    const r = await vap(['agents', 'list', '--verbose'], { env: { ...env, VAP_API_KEY: 'key_refused' } });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toMatch(/^> GET .*\/api\/v1\/agents/m);
+    expect(r.stderr).toMatch(/^< 401 /m);
+    const errors = r.stderr.split('\n').filter((l) => l.startsWith('error: '));
+    expect(errors).toEqual([expect.stringMatching(/^error: the API refused the key: .*\(HTTP 401, request id \S+\); run `vap auth login`/)]);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+    expect(r.stderr).not.toContain('AuthenticationError');
+  });
+
+  it('a refused key with VAP_DEBUG=1: still no stack (an expected error)', async () => {
+    const r = await vap(['agents', 'list'], { env: { ...env, VAP_API_KEY: 'key_refused', VAP_DEBUG: '1' } });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('no server: one line, no stack even with --verbose and VAP_DEBUG=1', async () => {
+    const r = await vap(['agents', 'list', '--verbose'], { env: { ...env, VAP_BASE_URL: 'http://127.0.0.1:9', VAP_DEBUG: '1' } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/^error: could not reach http:\/\/127\.0\.0\.1:9/m);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+  });
+
+  it('an unexpected error (an errors file in a folder that does not exist): its stack only with VAP_DEBUG=1', async () => {
+    const listId = (await emu.api<{ data: { id: string } }>('POST', '/api/v1/contact-lists', { name: 'i10', schema: { fields: [{ name: 'phone', type: 'phone', required: true }] } })).body.data.id;
+    const dir = mkdtempSync(join(tmpdir(), 'vap-e2e-i10-'));
+    const file = join(dir, 'bad.csv');
+    writeFileSync(file, 'phone\nnot-a-phone\n');
+    const args = ['contacts', 'import', listId, file, '--dry-run', '--errors-file', join(dir, 'missing', 'errors.csv')];
+    const plain = await vap([...args, '--verbose'], { env });
+    expect(plain.exitCode).toBe(1);
+    expect(plain.stderr).toMatch(/^error: ENOENT.* \(an unexpected error; VAP_DEBUG=1 prints its stack trace\)$/m);
+    expect(plain.stderr).not.toMatch(/^Error: ENOENT/m);
+    const debug = await vap(args, { env: { ...env, VAP_DEBUG: '1' } });
+    expect(debug.exitCode).toBe(1);
+    // The stack of an fs error is its header alone (Node's fs/promises keeps no frames).
+    expect(debug.stderr).toMatch(/^error: ENOENT.*\n(.*\n)*Error: ENOENT/m);
+  });
+});
+
+describe('vap emulator start (built binary)', () => {
+  it('stops on SIGTERM, says so and exits 0', async () => {
+    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--org', 'sig:key_sig'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' } });
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+    expect(JSON.parse(line).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('emulator stopped');
+  });
+});

@@ -9,7 +9,7 @@ import { defaultErrorsPath, ErrorsFile } from './errors-file.js';
 import { resolveMapping, type Mapping } from './mapping.js';
 import { THREAD_MIN_BYTES, ValidationPool, type Validated } from './pool.js';
 import { ProgressBar } from './progress.js';
-import { RowReporter, type ImportSummary, type NormalisationExample } from './report.js';
+import { RowReporter, suggestFix, type ImportSummary, type NormalisationExample } from './report.js';
 import { BatchSender, describeError, findBatchJob, JobTracker, listBaseline, type JobOutcome } from './sender.js';
 import { InputError, openSource, type InputFormat, type RowSource } from './source.js';
 import { defaultStatePath, ImportState, inputIdentity, StateFileError, type StateData, type StateOptions } from './state.js';
@@ -333,7 +333,9 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
     }
   }
 
-  reporter.finish(errorsOut.count ? errorsPath : undefined);
+  reporter.finish(errorsOut.count ? errorsPath : undefined, (d) =>
+    suggestFix(d, { listId: req.listId, type: mapping.fields.find((f) => f.name === d.field)?.type, column: mapping.pairs[d.field], defaultCountry: req.defaultCountry }),
+  );
   let errorsFile: string | undefined;
   if (stopped?.interrupted) {
     // Partial: a resumed run writes the whole errors file again.

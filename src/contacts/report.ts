@@ -3,10 +3,43 @@ import { formatCount } from './progress.js';
 /** Rejected rows listed on screen before "… and N more". */
 export const MAX_ROWS_SHOWN = 20;
 
-/** `row N, field F: reason` lines on stderr, capped; the errors file has them all. */
+/**
+ * One cause, one line: when at least DOMINANT_MIN_ROWS rows were rejected and at least
+ * DOMINANT_SHARE of them share a field and a reason (the reason with its quoted value
+ * left out), the report says so first, with the likely fix, and lists only
+ * DOMINANT_EXAMPLES rows instead of MAX_ROWS_SHOWN.
+ */
+export const DOMINANT_MIN_ROWS = 10;
+export const DOMINANT_SHARE = 0.9;
+export const DOMINANT_EXAMPLES = 3;
+
+/** A reason without the value it quotes: `"0415 555" is not …` → `"…" is not …`. */
+export function causeOf(reason: string): string {
+  return reason.replace(/"(?:[^"\\]|\\.)*"/g, '"…"');
+}
+
+/** What the reporter knows of the common cause, for the caller to suggest a fix. */
+export interface DominantCause {
+  field: string;
+  cause: string;
+  /** Rejected rows with this field and cause. */
+  rows: number;
+  /** Rejected rows in all. */
+  of: number;
+}
+
+/**
+ * `row N, field F: reason` lines on stderr, capped; the errors file has them all.
+ * The lines are held until finish(), which knows whether one cause explains nearly
+ * every rejected row and then says so before them.
+ */
 export class RowReporter {
-  private shown = 0;
+  private readonly held: string[] = [];
   private hidden = 0;
+  private rejectedRows = 0;
+  private lastRow: number | string | undefined;
+  private lastRowKeys = new Set<string>();
+  private readonly byCause = new Map<string, { field: string; cause: string; rows: number }>();
 
   constructor(
     private readonly print: (line: string) => void,
@@ -14,20 +47,71 @@ export class RowReporter {
   ) {}
 
   row(rowNo: number | string, field: string, reason: string, source?: string): void {
-    if (this.shown >= this.max) {
-      this.hidden++;
-      return;
+    if (rowNo !== this.lastRow || this.rejectedRows === 0) {
+      this.rejectedRows++;
+      this.lastRow = rowNo;
+      this.lastRowKeys = new Set();
     }
-    this.shown++;
-    this.print(`row ${rowNo}${field ? `, field ${field}` : ''}: ${reason}${source ? ` (${source})` : ''}`);
+    const cause = causeOf(reason);
+    const key = `${field}\u0000${cause}`;
+    if (!this.lastRowKeys.has(key)) {
+      this.lastRowKeys.add(key);
+      const c = this.byCause.get(key);
+      if (c) c.rows++;
+      else this.byCause.set(key, { field, cause, rows: 1 });
+    }
+    const line = `row ${rowNo}${field ? `, field ${field}` : ''}: ${reason}${source ? ` (${source})` : ''}`;
+    if (this.held.length < this.max) this.held.push(line);
+    else this.hidden++;
   }
 
-  /** The "… and N more" line, if lines were left out. */
-  finish(errorsFile: string | undefined): void {
-    if (this.hidden === 0) return;
-    this.print(`… and ${formatCount(this.hidden)} more, see ${errorsFile ?? 'the errors file'}`);
+  /** The cause shared by nearly every rejected row (see DOMINANT_SHARE), if there is one. */
+  dominant(): DominantCause | undefined {
+    if (this.rejectedRows < DOMINANT_MIN_ROWS) return undefined;
+    let best: { field: string; cause: string; rows: number } | undefined;
+    for (const c of this.byCause.values()) if (!best || c.rows > best.rows) best = c;
+    if (!best || best.rows < DOMINANT_SHARE * this.rejectedRows) return undefined;
+    return { ...best, of: this.rejectedRows };
+  }
+
+  /**
+   * Prints the held lines: first, when one cause explains nearly every rejected row, that
+   * cause in one line and `fix` (the likely remedy, from the caller that knows the
+   * mapping) with a few example rows; then "… and N more" if lines were left out.
+   */
+  finish(errorsFile: string | undefined, fix?: (d: DominantCause) => string | undefined): void {
+    const d = this.dominant();
+    let shown = this.held.length;
+    if (d) {
+      const pct = Math.floor((100 * d.rows) / d.of);
+      this.print(`${formatCount(d.rows)} of ${formatCount(d.of)} rejected rows (${pct}%) fail the same way: ${d.field ? `field ${d.field}: ` : ''}${d.cause}`);
+      const hint = fix?.(d);
+      if (hint) this.print(`likely fix: ${hint}`);
+      shown = Math.min(shown, DOMINANT_EXAMPLES);
+      if (shown) this.print(`for example:`);
+    }
+    for (const line of this.held.slice(0, shown)) this.print(line);
+    const more = this.hidden + this.held.length - shown;
+    if (more > 0) this.print(`… and ${formatCount(more)} more, see ${errorsFile ?? 'the errors file'}`);
+    this.held.length = 0;
     this.hidden = 0;
   }
+}
+
+/**
+ * The likely fix of a cause shared by nearly every row, knowing the list, the field's
+ * type and the column read into it.
+ */
+export function suggestFix(d: DominantCause, ctx: { listId: string; type?: string; column?: string; defaultCountry?: string }): string | undefined {
+  if (!d.field) return undefined;
+  const col = ctx.column !== undefined ? `column ${JSON.stringify(ctx.column)}` : 'the column read into it';
+  const remap = `check that ${col} is the one meant for field ${d.field} (--map column=${d.field})`;
+  const schema = `change the field with \`vap contact-lists update-schema ${ctx.listId}\``;
+  if (ctx.type === 'phone' && /E\.164/.test(d.cause) && !ctx.defaultCountry) {
+    return `${col} holds national numbers without a country code: pass --default-country with their country (e.g. --default-country US); or ${remap}`;
+  }
+  if (d.cause === 'is required') return `${col} is empty in these rows: ${remap}, or make the field optional: ${schema}`;
+  return `${remap}; if the data is right and the field's type (${ctx.type ?? 'unknown'}) is not, ${schema}`;
 }
 
 export interface NormalisationExample {

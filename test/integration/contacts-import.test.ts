@@ -138,11 +138,12 @@ describe('vap contacts import (local file)', () => {
 
   it('--allow-invalid exits 0; the on-screen list is capped at 20 lines', async () => {
     const listId = await createList();
-    const bad = Array.from({ length: 30 }, (_, i) => `P${i},not-a-phone-${i}`);
+    // Two causes, half each (one cause for nearly every row is reported as one line: issue 10).
+    const bad = Array.from({ length: 30 }, (_, i) => (i % 2 ? `P${i},not-a-phone-${i}` : `,${phone(100 + i)}`));
     const file = write('many-bad.csv', `name,phone\nGood,${phone(1)}\n${bad.join('\n')}\n`);
     const r = await runCli(['contacts', 'import', listId, file, '--allow-invalid'], { env });
     expect(r.code).toBe(0);
-    expect(r.stderr.match(/^row \d+, field phone/gm)).toHaveLength(20);
+    expect(r.stderr.match(/^row \d+, field (phone|name)/gm)).toHaveLength(20);
     expect(r.stderr).toContain(`… and 10 more, see ${join(dir, 'many-bad.errors.csv')}`);
     expect(r.stdout).toMatch(/imported\s+1\b/);
     expect(r.stdout).toMatch(/rejected locally\s+30/);

@@ -118,6 +118,22 @@ export function clock(iso?: string): string {
   return [t.getHours(), t.getMinutes(), t.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
 
+/**
+ * The time column of the call view. The call stream's data object has no occurredAt (the
+ * spec's `type`, `callId`, `data`); when the server adds it, it is shown. Otherwise transcript
+ * segments show their offset into the call (`+1:05`) and other lines none, so that a call's
+ * history replayed now is not stamped with the time it was printed.
+ */
+function callTime(rec: EventRecord): string {
+  if (rec.occurredAt) return clock(rec.occurredAt);
+  const off = rec.data.offsetSeconds;
+  if (typeof off === 'number' && Number.isFinite(off) && off >= 0) {
+    const m = Math.floor(off / 60);
+    return `+${m}:${String(Math.floor(off % 60)).padStart(2, '0')}`.padStart(8);
+  }
+  return ' '.repeat(8);
+}
+
 /** The colour of a type's family (call, intelligence, eval, campaign). */
 function typeColor(chalk: ChalkInstance, type: string): (s: string) => string {
   if (type === 'call.ended' || type === 'call.analysis.completed') return chalk.magenta;
@@ -140,7 +156,7 @@ export function organizationLine(rec: EventRecord, chalk: ChalkInstance): string
  * cyan, caller in yellow); other events as a dimmed line with their summary.
  */
 export function callLine(rec: EventRecord, chalk: ChalkInstance): string {
-  const time = chalk.dim(clock(rec.occurredAt));
+  const time = chalk.dim(callTime(rec));
   if (rec.type === 'call.transcript.updated') {
     const role = roleName(rec.data.role);
     const colour = role === 'agent' ? chalk.cyan : chalk.yellow;

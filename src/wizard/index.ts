@@ -3,6 +3,7 @@ import { createImport } from '../api/eval-imports.js';
 import type { Context } from '../context.js';
 import { planFromFlags, requireScriptedFlags, type WizardFlags } from './options.js';
 import { pickCalls } from './pick-calls.js';
+import { wizardPrompter } from './prompter.js';
 import { chooseResume } from './resume.js';
 import { reviewAndCreate } from './review.js';
 import { selectAgent } from './select-agent.js';
@@ -28,7 +29,8 @@ export interface WizardResult {
  * scenarios. Each step is answered by its flag or asked on a terminal; without one, the first
  * missing flag is a usage error before anything is sent.
  */
-export async function runImportWizard(flags: WizardFlags, ctx: Context): Promise<WizardResult> {
+export async function runImportWizard(flags: WizardFlags, outer: Context): Promise<WizardResult> {
+  const ctx: Context = { ...outer, prompter: wizardPrompter(outer) };
   const plan = planFromFlags(flags, ctx.env);
   if (!ctx.prompter.canPrompt) requireScriptedFlags(plan);
   let client: ApiClient | undefined;

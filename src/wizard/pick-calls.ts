@@ -23,11 +23,12 @@ const check = (parse: () => unknown): true | string => {
 /** The filters, asked one after the other (Enter keeps each one off). */
 export async function askFilters(ctx: Context, current: Filter): Promise<Filter> {
   const p = ctx.prompter;
-  const from = await p.input('Calls from (YYYY-MM-DD, empty: any)', { flag: '--from', default: current.from, validate: (v) => check(() => parseDateFlag('--from', v)) });
-  const to = await p.input('Calls to (YYYY-MM-DD, empty: any)', { flag: '--to', default: current.to, validate: (v) => check(() => parseDateFlag('--to', v)) });
-  const min = await p.input('Minimum duration (seconds or 1m30s, empty: any)', {
+  // No defaults: Enter always means "any", so a filter can be taken off; the current value is shown.
+  const was = (v: unknown) => (v === undefined ? '' : `, was ${v}`);
+  const from = await p.input(`Calls from (YYYY-MM-DD, empty: any${was(current.from)})`, { flag: '--from', validate: (v) => check(() => parseDateFlag('--from', v)) });
+  const to = await p.input(`Calls to (YYYY-MM-DD, empty: any${was(current.to)})`, { flag: '--to', validate: (v) => check(() => parseDateFlag('--to', v)) });
+  const min = await p.input(`Minimum duration (seconds or 1m30s, empty: any${was(current.minDuration === undefined ? undefined : `${current.minDuration}s`)})`, {
     flag: '--min-duration',
-    default: current.minDuration === undefined ? undefined : String(current.minDuration),
     validate: (v) => check(() => parseMinDuration(v)),
   });
   const direction = await p.select(
@@ -39,7 +40,7 @@ export async function askFilters(ctx: Context, current: Filter): Promise<Filter>
     ],
     { flag: '--direction', default: current.direction ?? 'any' },
   );
-  const search = await p.input('Text search (transcript, intent, sentiment; empty: none)', { flag: '--search', default: current.search });
+  const search = await p.input(`Text search (transcript, intent, sentiment; empty: none${was(current.search)})`, { flag: '--search' });
   return { from: parseDateFlag('--from', from), to: parseDateFlag('--to', to), minDuration: parseMinDuration(min), direction: parseDirection(direction), search: search.trim() || undefined };
 }
 
@@ -51,8 +52,8 @@ export function describeCall(c: CandidateCall): string {
   const when = c.startedAt ? c.startedAt.slice(0, 16).replace('T', ' ') : '';
   const mins = Math.floor(c.durationSeconds / 60);
   const secs = String(c.durationSeconds % 60).padStart(2, '0');
-  const preview = c.preview ? `  “${truncate(c.preview, 48)}”` : '';
-  return `${when}  ${String(c.direction).padEnd(8)} ${`${mins}m${secs}s`.padStart(6)}  ${String(c.sentiment).padEnd(8)}  ${truncate(String(c.callerIntent ?? ''), 24)}${preview}`;
+  const preview = c.preview ? `  “${truncate(c.preview, 36)}”` : '';
+  return `${when}  ${String(c.direction).padEnd(8)} ${`${mins}m${secs}s`.padStart(6)}  ${String(c.sentiment).padEnd(8)}  ${truncate(String(c.callerIntent ?? ''), 24).padEnd(24)}${preview}`;
 }
 
 /** Every candidate matching the filters (for --all-candidates). */
@@ -89,7 +90,7 @@ export async function pickCalls(plan: WizardPlan, source: ChosenSource, ids: { a
       const first = (page - 1) * plan.pageSize + 1;
       const ticked = await ctx.prompter.checkbox(
         `Calls ${first}–${first + r.calls.length - 1} of ${r.total} (page ${page}/${pages}, ${selected.size} selected; space ticks, enter goes on)`,
-        r.calls.map((c) => ({ name: describeCall(c), value: c.id, checked: selected.has(c.id) })),
+        r.calls.map((c) => ({ name: describeCall(c), value: c.id, checked: selected.has(c.id), short: c.id.slice(0, 8) })),
         { flag: '--calls id,…' },
       );
       for (const c of r.calls) selected.delete(c.id);

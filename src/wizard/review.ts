@@ -40,6 +40,7 @@ export async function chooseScenarioCalls(create: CreateChoice | undefined, call
       value: c.id,
       checked: !c.scenarioId,
       description: c.triage!.summary,
+      short: c.id.slice(0, 8),
     })),
     { flag: '--create all|none|id,…' },
   );

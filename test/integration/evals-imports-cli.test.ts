@@ -235,3 +235,13 @@ describe('triage stopped mid-way and resumed', () => {
     expect(resumed.stderr).toContain('triaged 6/6');
   });
 });
+
+describe('triage of an unknown import', () => {
+  it('is a not-found error without a resume hint', async () => {
+    const ev = await createSuite();
+    const r = await vap(['evals', 'imports', 'triage', ev, 'imp_nope', '--agent', agent]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/not found/i);
+    expect(r.stderr).not.toContain('Resume with');
+  });
+});

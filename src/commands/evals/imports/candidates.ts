@@ -79,13 +79,10 @@ export async function run(arg: string | undefined, opts: Options, ctx: Context):
   if (opts.all) {
     const pageSize = opts.pageSize ?? CANDIDATES_MAX_PAGE_SIZE;
     async function* every(): AsyncGenerator<CandidateCall> {
-      let seen = 0;
       for (let page = opts.page ?? 1; ; page++) {
         const res = await listCandidatesPage(api, agentId, evalId, filter, { page, pageSize }, ctx.signal);
         yield* res.calls;
-        seen += res.calls.length;
         if (res.calls.length === 0 || res.calls.length < pageSize || (page - 1) * pageSize + res.calls.length >= res.total) return;
-        void seen;
       }
     }
     await ctx.out.list(every(), { columns: CANDIDATE_COLUMNS, empty: 'No calls match.' });

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { AuthenticationError, NotFoundError, PermissionDeniedError } from '../../../api/errors.js';
 import type { Context } from '../../../context.js';
 import { InterruptedError } from '../../../errors.js';
 import { triageAll, TriageInterruptedError, type TriageProgress } from '../../../evals/imports/triage.js';
@@ -67,7 +68,9 @@ export async function run(args: (string | undefined)[], opts: Options, ctx: Cont
       throw new InterruptedError(`triage stopped: ${done}; the committed batches are kept. Resume with \`${resume}\``);
     }
     // The error goes on typed (exit code by kind); the way back in is said first.
-    const done = last ? `${last.triaged} of ${last.total} calls are triaged` : 'no batch finished';
+    // Not for a wrong id or a refused key, where resuming would fail the same way.
+    if (err instanceof NotFoundError || err instanceof AuthenticationError || err instanceof PermissionDeniedError) throw err;
+    const done = last ? `${last.triaged} of ${last.total} calls are triaged` : 'no batch finished in this run';
     await ctx.warn(`triage of ${importId} stopped by an error: ${done} (committed). Resume with \`${resume}\``);
     throw err;
   } finally {

@@ -22,7 +22,7 @@ export function triageCommand(makeContext: ContextFactory): Command {
     .argument('[importId]')
     .addOption(agentOption())
     .addOption(evalOption())
-    .option('--batch-size <n>', 'calls per batch, 1 to 50 (default 10)', intIn('--batch-size', 1, 50), 10)
+    .option('--batch-size <n>', 'calls per batch, 1 to 50', intIn('--batch-size', 1, 50), 10)
     .addHelpText(
       'after',
       `

@@ -21,8 +21,8 @@ export function importCommand(makeContext: ContextFactory): Command {
     .option('--search <text>', 'text in the transcript, caller intent or sentiment')
     .addOption(new Option('--calls <ids>', 'import these call ids (comma-separated)').conflicts('allCandidates'))
     .option('--all-candidates', 'import every candidate call matching the filters (at most 500)')
-    .option('--page-size <n>', 'calls per page when ticking them on a terminal (1..100)', '10')
-    .option('--batch-size <n>', 'calls triaged per request (1..50)', '10')
+    .option('--page-size <n>', 'calls per page when ticking them on a terminal, 1..100 (default 10)')
+    .option('--batch-size <n>', 'calls triaged per request, 1..50 (default 10)')
     .option('--create <which>', 'which triaged calls become scenarios: all, none, or call ids (comma-separated)')
     .addHelpText(
       'after',

@@ -349,3 +349,34 @@ describe('tenant isolation and suite deletion', () => {
     expect((await emu.api('GET', `${base(ev)}/${imp.id}/scenarios`)).status).toBe(404);
   });
 });
+
+describe('persistence', () => {
+  it('sources, imports and committed batches survive a restart with a data directory; triage resumes', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'vap-imports-'));
+    try {
+      let e = await startTestEmulator({ dataDir: dir });
+      const a = (await e.api('POST', '/api/v1/agents', { name: 'x', instructions: 'y', engine: 'realtime' })).body.data.id;
+      const ev = (await e.api('POST', `/api/v1/agents/${a}/evals`, { name: 'z' })).body.data.id;
+      const b = `/api/v1/agents/${a}/evals/${ev}/imports`;
+      const s = (await e.api('GET', `${b}/sources`)).body.data;
+      const cc = s.callCenters[0];
+      const calls = (await e.api('GET', `${b}/candidates?sourceType=call_center&sourceId=${cc.id}`)).body.data.calls;
+      const imp = (await e.api('POST', b, { sourceType: 'call_center', sourceId: cc.id, callIds: calls.slice(0, 5).map((c: any) => c.id) })).body.data;
+      expect((await e.api('POST', `${b}/${imp.id}/triage`, { batchSize: 3 })).body.data.remaining).toBe(2);
+      await e.close();
+      e = await startTestEmulator({ dataDir: dir });
+      try {
+        expect((await e.api('GET', `${b}/sources`)).body.data).toEqual(s);
+        expect((await e.api('GET', b)).body.data.imports[0]).toMatchObject({ id: imp.id, triagedCalls: 3, status: 'triaging' });
+        expect((await e.api('POST', `${b}/${imp.id}/triage`, { batchSize: 3 })).body.data).toMatchObject({ processed: 2, remaining: 0, import: { status: 'triaged', triagedCalls: 5 } });
+      } finally {
+        await e.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

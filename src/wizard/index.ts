@@ -1,6 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { createImport } from '../api/eval-imports.js';
 import type { Context } from '../context.js';
+import { InterruptedError } from '../errors.js';
 import { planFromFlags, requireScriptedFlags, type WizardFlags } from './options.js';
 import { pickCalls } from './pick-calls.js';
 import { wizardPrompter } from './prompter.js';
@@ -53,7 +54,14 @@ export async function runImportWizard(flags: WizardFlags, outer: Context): Promi
   const importIds = { ...ids, importId: imp.id };
 
   const triage = await triageImport(importIds, { triaged: imp.triagedCalls, total: imp.totalCalls }, plan.batchSize, await api(), ctx);
-  const r = await reviewAndCreate(importIds, plan.create, await api(), ctx);
+  let r: Awaited<ReturnType<typeof reviewAndCreate>>;
+  try {
+    r = await reviewAndCreate(importIds, plan.create, await api(), ctx);
+  } catch (err) {
+    // The import is triaged and kept; it is no longer offered for resumption, so name it.
+    if (err instanceof InterruptedError) throw new InterruptedError(`interrupted; import ${imp.id} is triaged and kept — run \`vap evals import --agent ${agentId} --eval ${evalId} --import ${imp.id}\` to create its scenarios`);
+    throw err;
+  }
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   if (r.chosen === 0) ctx.info(`No scenarios created; the triaged import ${imp.id} stays (run again with --import ${imp.id} --create all to create them).`);
   else await ctx.success(`Created ${plural(r.created, 'scenario')} in suite ${evalId}; skipped ${r.skipped} (already scenarios)`);

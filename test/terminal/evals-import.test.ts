@@ -25,8 +25,8 @@ const get = async <T = any>(path: string): Promise<T> => (await emu.api<{ data: 
 describe.skipIf(!hasTmux())('vap evals import in a real terminal (tmux)', () => {
   beforeAll(async () => {
     assertBuilt();
-    // Triage takes 1.5 simulated s per call: at this scale a batch of one takes 50 ms, time enough for a Ctrl-C.
-    emu = await startTestEmulator({ timeScale: 30 });
+    // Triage takes 1.5 simulated s per call: at this scale a batch of one takes 150 ms, time enough for a Ctrl-C.
+    emu = await startTestEmulator({ timeScale: 10 });
     await post('/api/v1/agents', { name: 'Front desk', instructions: 'Greet callers.', engine: 'realtime', variables: [] });
     agent = (await post<{ id: string }>('/api/v1/agents', { name: 'Billing line', instructions: 'Help callers with bills.', engine: 'realtime', variables: [] })).id;
     scratch = (await post<{ id: string }>(`/api/v1/agents/${agent}/evals`, { name: 'Scratch', iterationsPerScenario: 1 })).id;

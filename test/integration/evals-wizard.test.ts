@@ -183,4 +183,14 @@ describe('vap evals import from a script', () => {
     expect(u.stderr).toMatch(/no source cc_nope/);
     expect((await sent()).some((x) => x.startsWith('POST'))).toBe(false);
   });
+
+  it('asks nothing on a terminal when every step has its flag, and draws the triage bar on stderr', async () => {
+    const evalId = await newSuite();
+    const src = (await sources(evalId)).outboundCampaigns[1]!;
+    const ids = (await candidates(evalId, `sourceType=campaign&sourceId=${src.id}`)).calls.slice(0, 4).map((c) => c.id);
+    const r = await vap(['--agent', agent, '--eval', evalId, '--source-type', 'campaign', '--source', src.id, '--calls', ids.join(','), '--batch-size', '2', '--create', 'all', '--json'], { tty: true });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/\rTriage .*4\/4 calls/);
+    expect(JSON.parse(r.stdout)).toMatchObject({ importedCalls: 4, created: 4, skipped: 0 });
+  });
 });

@@ -190,7 +190,7 @@ describe('vap evals import from a script', () => {
     const ids = (await candidates(evalId, `sourceType=campaign&sourceId=${src.id}`)).calls.slice(0, 4).map((c) => c.id);
     const r = await vap(['--agent', agent, '--eval', evalId, '--source-type', 'campaign', '--source', src.id, '--calls', ids.join(','), '--batch-size', '2', '--create', 'all', '--json'], { tty: true });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/\rTriage .*4\/4 calls/);
+    expect(r.stderr).toMatch(/\r\x1b\[2KTriage .*4\/4 calls/);
     expect(JSON.parse(r.stdout)).toMatchObject({ importedCalls: 4, created: 4, skipped: 0 });
   });
 });

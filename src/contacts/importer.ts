@@ -12,7 +12,7 @@ import { ProgressBar } from './progress.js';
 import { RowReporter, suggestFix, type ImportSummary, type NormalisationExample } from './report.js';
 import { BatchSender, describeError, findBatchJob, JobTracker, listBaseline, type JobOutcome } from './sender.js';
 import { InputError, openSource, type InputFormat, type RowSource } from './source.js';
-import { defaultStatePath, ImportState, inputIdentity, StateFileError, type StateData, type StateOptions } from './state.js';
+import { defaultStatePath, ImportState, inputIdentity, StateFileError, statesOfInput, stateTarget, type StateData, type StateOptions } from './state.js';
 
 /**
  * The bulk import, as a streaming pipeline:
@@ -172,7 +172,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
       if ('complete' in opened) {
         source.close();
         ctx.info(`The import of ${file} into list ${req.listId} was already complete (${opened.complete.completedAt ?? opened.complete.updatedAt}); nothing to do.`);
-        return { summary: completedSummary(req, opened.complete, started) };
+        return { summary: completedSummary(req, opened.complete, opened.path, started) };
       }
       state = opened.state;
       resumed = opened.resumed;
@@ -387,8 +387,11 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
 }
 
 /** Opens a fresh state, or the one to resume (settling its one unknown batch); refuses what would import twice. */
-async function openState(req: ImportRequest, ctx: Context, options: StateOptions): Promise<{ state: ImportState; resumed: boolean } | { complete: StateData }> {
-  const path = req.stateFile ?? defaultStatePath(req.file);
+async function openState(req: ImportRequest, ctx: Context, options: StateOptions): Promise<{ state: ImportState; resumed: boolean } | { complete: StateData; path: string }> {
+  const identity = await inputIdentity(resolvePath(req.file));
+  const creds = await ctx.credentials();
+  const target = stateTarget({ baseUrl: creds.baseUrl, apiKey: creds.apiKey ?? '' });
+  let path = req.stateFile ?? defaultStatePath(ctx.env, { baseUrl: creds.baseUrl, apiKey: creds.apiKey ?? '', listId: req.listId, input: identity });
   let existing: StateData | undefined;
   try {
     existing = await ImportState.read(path);
@@ -397,9 +400,18 @@ async function openState(req: ImportRequest, ctx: Context, options: StateOptions
     else if (err instanceof StateFileError) throw new UsageError(err.message, err.hint);
     else throw err;
   }
-  const identity = await inputIdentity(resolvePath(req.file));
   const api = await ctx.api();
   const sameFile = (d: StateData) => d.input.size === identity.size && d.input.head === identity.head;
+
+  if (req.resume && !existing && !req.stateFile) {
+    // Keyed by list and content: another list or changed content has a state of its own.
+    // The newest unfinished one of this path says which (the checks below name it).
+    const other = (await statesOfInput(ctx.env, identity.path, target)).find((s) => !s.data.complete);
+    if (other) {
+      existing = other.data;
+      path = other.path;
+    }
+  }
 
   if (req.resume) {
     if (!existing) throw new UsageError(`nothing to resume: there is no state file ${path}`, 'run the import without --resume to start it');
@@ -417,7 +429,7 @@ async function openState(req: ImportRequest, ctx: Context, options: StateOptions
     if (existing.input.mtimeMs !== identity.mtimeMs || existing.input.path !== identity.path) {
       await ctx.warn(`${req.file} was moved or touched since the import began, but its size and first bytes are the same; resuming (every batch is checked against the state)`);
     }
-    if (existing.complete) return { complete: existing };
+    if (existing.complete) return { complete: existing, path };
     const state = new ImportState(path, existing);
     state.claim();
     const s = state.sending();
@@ -440,7 +452,7 @@ async function openState(req: ImportRequest, ctx: Context, options: StateOptions
     if (owner && !existing.complete) throw new UsageError(`another vap (process ${owner}) is importing with the state file ${path} right now`, 'wait for it, or pass --state-file to keep another state');
     const same = existing.listId === req.listId && sameFile(existing);
     if (same && existing.complete) {
-      throw new UsageError(`${req.file} was already imported into list ${req.listId} (completed ${existing.completedAt ?? existing.updatedAt})`, 'pass --force to import it again');
+      throw new UsageError(`${req.file} was already imported into list ${req.listId} (completed ${existing.completedAt ?? existing.updatedAt}; state file ${path})`, 'pass --force to import it again');
     }
     if (same) throw new UsageError(`an unfinished import of ${req.file} into list ${req.listId} exists (state file ${path})`, 'continue it with --resume, or start over with --force (contacts it imported would be imported again)');
     if (!existing.complete) {
@@ -451,16 +463,16 @@ async function openState(req: ImportRequest, ctx: Context, options: StateOptions
     }
   }
   const baseline = await listBaseline(api, req.listId, ctx.signal);
-  const state = ImportState.fresh(path, { listId: req.listId, input: identity, options, baseline });
+  const state = ImportState.fresh(path, { listId: req.listId, input: identity, options, baseline, target: req.stateFile ? undefined : target });
   try {
     await state.save();
   } catch (err) {
-    throw new UsageError(`cannot write the state file ${path}: ${describeError(err)}`, 'pass --state-file to keep it elsewhere');
+    throw new UsageError(`cannot write the state file ${path}: ${describeError(err)}`, 'pass --state-file to keep it elsewhere (or set VAP_STATE_DIR)');
   }
   return { state, resumed: false };
 }
 
-function completedSummary(req: ImportRequest, d: StateData, started: number): ImportSummary {
+function completedSummary(req: ImportRequest, d: StateData, statePath: string, started: number): ImportSummary {
   const t = d.totals ?? { rows: 0, valid: 0, rejectedLocally: 0 };
   return {
     listId: req.listId,
@@ -476,7 +488,7 @@ function completedSummary(req: ImportRequest, d: StateData, started: number): Im
     failedJobs: [],
     normalised: { count: 0, examples: [] },
     errorsFile: null,
-    stateFile: req.stateFile ?? defaultStatePath(req.file),
+    stateFile: statePath,
     resumed: true,
     complete: true,
     interrupted: false,

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { hostname, platform } from 'node:os';
+import { dirname, join } from 'node:path';
+import envPaths from 'env-paths';
 
 /**
- * The state file of an import (`<input>.vap-import.json` by default): enough to
+ * The state file of an import (in the user's state directory by default, see
+ * defaultStatePath; `--state-file` elsewhere): enough to
  * resume after Ctrl-C, a lost connection or a killed process without importing any
  * contact twice.
  *
@@ -69,6 +71,8 @@ export interface StateData {
   kind: typeof STATE_KIND;
   version: typeof STATE_VERSION;
   listId: string;
+  /** The server and organization (a hash of the key, never the key) of a default state file. */
+  target?: { baseUrl: string; org: string };
   input: InputIdentity;
   options: StateOptions;
   /** The newest import job of the list before this import began (server clock), to tell our jobs from older ones. */
@@ -100,8 +104,68 @@ export class StateFileError extends Error {
   }
 }
 
-export function defaultStatePath(input: string): string {
-  return `${input}.vap-import.json`;
+/**
+ * Where import states are kept: $VAP_STATE_DIR, else the platform's state directory
+ * for "vap" ($XDG_STATE_HOME/vap, i.e. ~/.local/state/vap on Linux, which env-paths
+ * names `log`; its data directory on macOS and Windows), plus `imports/`.
+ */
+export function stateDir(env: Record<string, string | undefined>): string {
+  if (env.VAP_STATE_DIR) return join(env.VAP_STATE_DIR, 'imports');
+  const p = envPaths('vap', { suffix: '' });
+  return join(platform() === 'linux' ? p.log : p.data, 'imports');
+}
+
+/** What a default state file is keyed by. */
+export interface StateKey {
+  /** The API's base URL (another server, another state). */
+  baseUrl: string;
+  /** The API key: only its SHA-256 enters the key (the key itself is never written). */
+  apiKey: string;
+  listId: string;
+  /** The file's content fingerprint: its size and a hash of its first 64 KiB. */
+  input: Pick<InputIdentity, 'size' | 'head'>;
+}
+
+/**
+ * The default state file of an import: `<stateDir>/<listId>-<hash>.json`, the hash over
+ * the base URL, a hash of the key (the organization), the list and the file's content
+ * fingerprint (size + SHA-256 of its first 64 KiB). Not its path or mtime: a file
+ * touched or moved with the same content finds its state again (resumed with a
+ * warning, as before); another server, organization, list or file gets its own.
+ */
+export function defaultStatePath(env: Record<string, string | undefined>, key: StateKey): string {
+  const t = stateTarget(key);
+  const h = createHash('sha256').update([t.baseUrl, t.org, key.listId, String(key.input.size), key.input.head].join('\n')).digest('hex').slice(0, 24);
+  const safeList = key.listId.replace(/[^\w.-]/g, '_').slice(0, 64);
+  return join(stateDir(env), `${safeList}-${h}.json`);
+}
+
+/** The server and organization a default state file is for, as recorded in it. */
+export function stateTarget(key: Pick<StateKey, 'baseUrl' | 'apiKey'>): { baseUrl: string; org: string } {
+  return { baseUrl: key.baseUrl.replace(/\/+$/, ''), org: createHash('sha256').update(key.apiKey).digest('hex').slice(0, 32) };
+}
+
+/**
+ * The other import states of the same input path on the same server and organization,
+ * newest first: for --resume, when the file's content or the list changed (the default
+ * state file is keyed by both), to say what did instead of "nothing to resume".
+ */
+export async function statesOfInput(env: Record<string, string | undefined>, inputPath: string, target: { baseUrl: string; org: string }): Promise<Array<{ path: string; data: StateData }>> {
+  const dir = stateDir(env);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const found: Array<{ path: string; data: StateData }> = [];
+  for (const n of names) {
+    if (!n.endsWith('.json')) continue;
+    const path = join(dir, n);
+    const data = await ImportState.read(path).catch(() => undefined);
+    if (data && data.input.path === inputPath && data.target?.baseUrl === target.baseUrl && data.target.org === target.org) found.push({ path, data });
+  }
+  return found.sort((a, b) => Date.parse(b.data.updatedAt) - Date.parse(a.data.updatedAt));
 }
 
 export async function inputIdentity(path: string): Promise<InputIdentity> {
@@ -134,6 +198,7 @@ export class ImportState {
   private saving: Promise<void> = Promise.resolve();
   private dirty = false;
   private timer: NodeJS.Timeout | undefined;
+  private dirReady = false;
 
   constructor(
     readonly path: string,
@@ -160,7 +225,7 @@ export class ImportState {
     return data;
   }
 
-  static fresh(path: string, init: Pick<StateData, 'listId' | 'input' | 'options' | 'baseline'>): ImportState {
+  static fresh(path: string, init: Pick<StateData, 'listId' | 'input' | 'options' | 'baseline' | 'target'>): ImportState {
     const now = new Date().toISOString();
     return new ImportState(path, {
       kind: STATE_KIND,
@@ -310,6 +375,10 @@ export class ImportState {
 
   private async write(): Promise<void> {
     this.dirty = false;
+    if (!this.dirReady) {
+      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+      this.dirReady = true;
+    }
     this.data.updatedAt = new Date().toISOString();
     const text = `${JSON.stringify(this.data)}\n`;
     const tmp = `${this.path}.${process.pid}.tmp`;

@@ -1,10 +1,25 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN, vap } from '../helpers/built.js';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+
+/** The state file of an import of `file` (issue 10: in VAP_STATE_DIR, found by the input path it records). */
+function statePathOf(file: string): string {
+  const d = join(env.VAP_STATE_DIR!, 'imports');
+  for (const n of existsSync(d) ? readdirSync(d) : []) {
+    if (!n.endsWith('.json')) continue;
+    try {
+      if (JSON.parse(readFileSync(join(d, n), 'utf8')).input?.path === resolvePath(file)) return join(d, n);
+    } catch {
+      // mid-rename or being written: not this one
+    }
+  }
+  return join(d, 'none.json');
+}
+
 
 // A process killed with SIGKILL (no chance to clean up) at any moment, several
 // times over, then resumed: every valid row ends in the list exactly once.
@@ -18,7 +33,7 @@ const api = async <T = any>(method: string, path: string, body?: unknown): Promi
 beforeAll(async () => {
   assertBuilt();
   emu = await startTestEmulator();
-  env = { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-e2e-')) };
+  env = { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-e2e-')), VAP_STATE_DIR: mkdtempSync(join(tmpdir(), 'vap-e2e-state-')) };
   dir = mkdtempSync(join(tmpdir(), 'vap-e2e-kill-'));
 });
 afterAll(async () => {
@@ -27,7 +42,7 @@ afterAll(async () => {
 
 function state(file: string): { jobs: Array<string | null>; open: Array<{ st: string; i: number }>; complete: boolean } | undefined {
   try {
-    return JSON.parse(readFileSync(`${file}.vap-import.json`, 'utf8'));
+    return JSON.parse(readFileSync(statePathOf(file), 'utf8'));
   } catch {
     return undefined; // not there yet (or mid-rename: never half written)
   }

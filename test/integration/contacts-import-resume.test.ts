@@ -1,11 +1,26 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { cliEnv, runCli, type CliResult } from '../helpers/run-cli.js';
+
+/** The state file of an import of `file` (issue 10: in VAP_STATE_DIR, found by the input path it records). */
+function statePathOf(file: string): string {
+  const d = join(env.VAP_STATE_DIR!, 'imports');
+  for (const n of existsSync(d) ? readdirSync(d) : []) {
+    if (!n.endsWith('.json')) continue;
+    try {
+      if (JSON.parse(readFileSync(join(d, n), 'utf8')).input?.path === resolvePath(file)) return join(d, n);
+    } catch {
+      // mid-rename or being written: not this one
+    }
+  }
+  return join(d, 'none.json');
+}
+
 
 // Interrupted imports and their resumption: however the run stopped, the list ends
 // with every valid row exactly once.
@@ -45,8 +60,8 @@ function csvFile(name: string, valid: number): string {
   return p;
 }
 
-const readState = (file: string) => JSON.parse(readFileSync(`${file}.vap-import.json`, 'utf8'));
-const knownJobs = (file: string) => (existsSync(`${file}.vap-import.json`) ? (readState(file).jobs as Array<string | null>).filter(Boolean).length : 0);
+const readState = (file: string) => JSON.parse(readFileSync(statePathOf(file), 'utf8'));
+const knownJobs = (file: string) => (existsSync(statePathOf(file)) ? (readState(file).jobs as Array<string | null>).filter(Boolean).length : 0);
 
 async function until(cond: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
@@ -73,7 +88,7 @@ async function interruptedImport(listId: string, file: string, o: { jobs: number
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  env = cliEnv(emu.url, ORG_A.apiKey);
+  env = { ...cliEnv(emu.url, ORG_A.apiKey), VAP_STATE_DIR: mkdtempSync(join(tmpdir(), 'vap-import-state-')) };
   dir = mkdtempSync(join(tmpdir(), 'vap-resume-'));
 });
 afterAll(async () => {
@@ -168,7 +183,7 @@ describe('interrupt and resume', () => {
     s.prefix = { batches: 2, rows: 20, ok: 20, bad: 0, to: 23 };
     s.jobs = s.jobs.slice(0, 2);
     s.open = [{ i: 2, from: 24, to: rows, n: 10, st: 'sending', at: new Date().toISOString() }];
-    writeFileSync(`${file}.vap-import.json`, JSON.stringify(s));
+    writeFileSync(statePathOf(file), JSON.stringify(s));
     const r = await runCli(['contacts', 'import', listId, file, '--batch-size', '10', '--resume', '--allow-invalid', '--json'], { env });
     expect(r.stderr).toContain(`batch 3 (rows 24–${rows}) had reached the server as job ${lastJob}`);
     expect(r.code).toBe(0);
@@ -188,7 +203,7 @@ describe('interrupt and resume', () => {
     const dataRows = readFileSync(file, 'utf8').trim().split('\n').slice(1);
     const validRows = dataRows.map((l, i) => [l, i + 1] as const).filter(([l]) => !l.endsWith(',nope')).map(([, n]) => n);
     s.open[s.open.length - 1] = { ...s.open[s.open.length - 1], from: validRows[next * 10], to: validRows[next * 10 + 9] };
-    writeFileSync(`${file}.vap-import.json`, JSON.stringify(s));
+    writeFileSync(statePathOf(file), JSON.stringify(s));
     const r = await runCli(['contacts', 'import', listId, file, '--batch-size', '10', '--resume', '--allow-invalid'], { env });
     expect(r.stderr).toContain(`batch ${next + 1} (rows ${validRows[next * 10]}–${validRows[next * 10 + 9]}) never reached the server; it will be sent again`);
     expect(r.code).toBe(0);
@@ -258,7 +273,7 @@ describe('interrupt and resume', () => {
     await emu.fault({ method: 'POST', path: `/api/v1/contact-lists/${listId}/contacts`, delayMs: 150, count: 100 });
     const ac = new AbortController();
     const running = runCli(['contacts', 'import', listId, file, '--batch-size', '10', '--concurrency', '1'], { env, signal: ac.signal });
-    await until(() => existsSync(`${file}.vap-import.json`) && readState(file).open.length > 0);
+    await until(() => existsSync(statePathOf(file)) && readState(file).open.length > 0);
     expect((await api('PATCH', `/api/v1/contact-lists/${listId}/schema`, { fields: [{ name: 'company', type: 'string', required: true }] })).status).toBe(200);
     await until(() => readState(file).prefix.batches >= 1);
     ac.abort();
@@ -288,6 +303,6 @@ describe('interrupt and resume', () => {
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/Interrupted after reading [\d,]+ rows/);
     expect(existsSync(join(dir, 'dry-ctrlc.errors.csv'))).toBe(false);
-    expect(existsSync(`${file}.vap-import.json`)).toBe(false);
+    expect(existsSync(statePathOf(file))).toBe(false);
   });
 });

@@ -1,14 +1,29 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvLine } from '../../src/contacts/errors-file.js';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { cliEnv, runCli } from '../helpers/run-cli.js';
 import { SCHEMA } from './emulator-contacts-helpers.js';
+
+/** The state file of an import of `file` (issue 10: in VAP_STATE_DIR, found by the input path it records). */
+function statePathOf(file: string): string {
+  const d = join(env.VAP_STATE_DIR!, 'imports');
+  for (const n of existsSync(d) ? readdirSync(d) : []) {
+    if (!n.endsWith('.json')) continue;
+    try {
+      if (JSON.parse(readFileSync(join(d, n), 'utf8')).input?.path === resolvePath(file)) return join(d, n);
+    } catch {
+      // mid-rename or being written: not this one
+    }
+  }
+  return join(d, 'none.json');
+}
+
 
 let emu: TestEmulator;
 let env: Record<string, string>;
@@ -45,7 +60,7 @@ const phone = (i: number) => `+1415555${String(1000 + i).padStart(4, '0')}`;
 
 beforeAll(async () => {
   emu = await startTestEmulator({ allowLoopbackUrls: true });
-  env = cliEnv(emu.url, ORG_A.apiKey);
+  env = { ...cliEnv(emu.url, ORG_A.apiKey), VAP_STATE_DIR: mkdtempSync(join(tmpdir(), 'vap-import-state-')) };
   dir = mkdtempSync(join(tmpdir(), 'vap-import-'));
 });
 afterAll(async () => {
@@ -68,7 +83,7 @@ describe('vap contacts import (local file)', () => {
     expect(got.find((c) => c.name === 'Person 0')).toMatchObject({ phone: '+14155551000', email: 'p0@example.com', age: 20, vip: false, birthday: '1990-01-01' });
     expect(got.find((c) => c.name === 'Person 1')).toMatchObject({ phone: phone(1), vip: true });
     // The state file is kept, marked complete; no errors file.
-    const state = JSON.parse(readFileSync(`${file}.vap-import.json`, 'utf8'));
+    const state = JSON.parse(readFileSync(statePathOf(file), 'utf8'));
     expect(state).toMatchObject({ complete: true, owner: null, prefix: { batches: 5, rows: 23, ok: 23, bad: 0 } });
     expect(existsSync(join(dir, 'clean.errors.csv'))).toBe(false);
 
@@ -162,7 +177,7 @@ describe('vap contacts import (local file)', () => {
     expect(r.stderr).toContain('row 3, field phone: "x" is not a valid phone number');
     const requests = await emu.requests();
     expect(requests.filter((q) => q.method !== 'GET')).toEqual([]);
-    expect(existsSync(`${file}.vap-import.json`)).toBe(false);
+    expect(existsSync(statePathOf(file))).toBe(false);
     expect(await contactCount(listId)).toBe(0);
   });
 
@@ -201,7 +216,7 @@ describe('vap contacts import (local file)', () => {
     expect(r.stdout).toMatch(/imported\s+89,910/);
     expect(readFileSync(errorsFile, 'utf8').split('\r\n').filter(Boolean)).toHaveLength(91);
     expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toMatchObject({ complete: true });
-    expect(existsSync(`${file}.vap-import.json`)).toBe(false);
+    expect(existsSync(statePathOf(file))).toBe(false);
     expect(await contactCount(listId)).toBe(89_910);
     const again = await runCli(['contacts', 'import', listId, file, '--batch-size', '5000', '--state-file', stateFile, '--resume', '--json'], { env });
     expect(again.stderr).toMatch(/was already complete .*nothing to do/);
@@ -253,8 +268,8 @@ describe('vap contacts import (local file)', () => {
     const file = write('server.csv', `${lines.join('\n')}\n`);
     await emu.fault({ method: 'POST', path: `/api/v1/contact-lists/${listId}/contacts`, delayMs: 1500 });
     const running = runCli(['contacts', 'import', listId, file, '--json'], { env });
-    const statePath = `${file}.vap-import.json`;
     for (let i = 0; i < 500; i++) {
+      const statePath = statePathOf(file);
       if (existsSync(statePath) && JSON.parse(readFileSync(statePath, 'utf8')).open.length > 0) break;
       await new Promise((res) => setTimeout(res, 10));
     }

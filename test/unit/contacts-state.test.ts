@@ -14,8 +14,17 @@ function fresh(dir: string) {
 }
 
 describe('import state file', () => {
-  it('is beside the input by default', () => {
-    expect(defaultStatePath('/d/leads.csv')).toBe('/d/leads.csv.vap-import.json');
+  it("is in the state directory by default, keyed by server, organization, list and the file's content, never the key itself", () => {
+    const env = { VAP_STATE_DIR: '/s' };
+    const key = { baseUrl: 'http://127.0.0.1:4010', apiKey: 'key_secret_1', listId: 'cl_1', input: { size: 10, head: 'abc' } };
+    const p = defaultStatePath(env, key);
+    expect(p).toMatch(/^\/s\/imports\/cl_1-[0-9a-f]{24}\.json$/);
+    expect(p).not.toContain('key_secret_1');
+    expect(defaultStatePath(env, { ...key, baseUrl: 'http://127.0.0.1:4010/' })).toBe(p);
+    for (const other of [{ baseUrl: 'http://127.0.0.1:4011' }, { apiKey: 'key_secret_2' }, { listId: 'cl_2' }, { input: { size: 11, head: 'abc' } }, { input: { size: 10, head: 'abd' } }]) {
+      expect(defaultStatePath(env, { ...key, ...other })).not.toBe(p);
+    }
+    expect(defaultStatePath({ XDG_STATE_HOME: '/x' }, key)).toMatch(/\/vap\/imports\/cl_1-[0-9a-f]{24}\.json$/);
   });
 
   it('saves atomically (no temporary file left, mode 0600) and reads back', async () => {

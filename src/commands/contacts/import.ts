@@ -33,7 +33,7 @@ export function importCommand(makeContext: ContextFactory): Command {
     .option('--batch-size <n>', `contacts per import job (1 to ${MAX_BATCH_SIZE})`, intIn('--batch-size', 1, MAX_BATCH_SIZE), 1000)
     .option('--concurrency <n>', 'import jobs that may be unfinished at once (1 to 32)', intIn('--concurrency', 1, 32), 4)
     .option('--resume', 'continue an interrupted import of this file from its state file; nothing is imported twice')
-    .option('--state-file <path>', 'where to keep the resume state (default: <file>.vap-import.json beside the input)')
+    .option('--state-file <path>', 'where to keep the resume state (default: in vap\'s state directory, ~/.local/state/vap/imports on Linux or $VAP_STATE_DIR, one file per server, organization, list and file content)')
     .option('--force', 'start over although the state file shows this file was already (partly) imported into this list')
     .option('--allow-invalid', 'exit 0 even when some rows were rejected')
     .option('--no-progress', 'no progress bar (it is only drawn when stderr is a terminal anyway)')
@@ -51,8 +51,8 @@ Rejected rows are listed on stderr as "row N, field F: reason" (N counts data ro
 from 1 after the header) and written with all their columns plus row, field and
 error to the errors file, ready to fix and import again.
 
-A state file beside the input records each batch before it is sent and the job it
-became. After Ctrl-C, a lost connection or a killed process, run the same command
+A state file (in vap's state directory, or --state-file) records each batch before
+it is sent and the job it became. After Ctrl-C, a lost connection or a killed process, run the same command
 with --resume: finished batches are skipped, a batch whose fate is unknown is
 looked up among the list's import jobs, and only batches that never reached the
 server are sent again. When the import is done the state file is marked complete.

@@ -111,6 +111,7 @@ describe('vap webhooks listen', () => {
       await emu.control('POST', '/events', { type: 'call.started', callId: 'call_w1', data: { status: 'in_progress', direction: 'inbound' } });
       await emu.control('POST', '/events', { type: 'call.ended', callId: 'call_w1', data: { status: 'completed', durationSeconds: 9, engine: 'realtime' } });
       await until('2 deliveries', () => rx.got.length === 2);
+      await until('2 lines printed', () => listen.stdout().trim().split('\n').length === 2);
       listen.interrupt();
       const res = await listen.done;
       expect(res.code).toBe(130);

@@ -5,6 +5,10 @@ export interface Choice<T> {
   name: string;
   value: T;
   description?: string;
+  /** What the answer line shows once chosen (inquirer's `short`). */
+  short?: string;
+  /** Shown but not choosable; a string says why. */
+  disabled?: boolean | string;
 }
 
 /** Prompts on a terminal (stdin in, stderr out); with no terminal, fails naming the flag that answers. */
@@ -37,7 +41,8 @@ function unendable(target: Writable): Writable {
 }
 
 export function createPrompter(opts: { canPrompt: boolean; input: Readable; output: Writable }): Prompter {
-  const context = { input: opts.input, output: unendable(opts.output), clearPromptOnDone: false };
+  // A fresh view per prompt: inquirer ends the output it was given when a prompt is done.
+  const context = () => ({ input: opts.input, output: unendable(opts.output), clearPromptOnDone: false });
   const refuse = (message: string, flag: string): never => {
     throw new UsageError(`cannot ask "${message}" without a terminal`, `pass ${flag}`);
   };
@@ -53,12 +58,12 @@ export function createPrompter(opts: { canPrompt: boolean; input: Readable; outp
   };
   return {
     canPrompt: opts.canPrompt,
-    confirm: (message, o) => guard(message, o.flag, (p) => p.confirm({ message, default: o.default ?? false }, context)),
-    input: (message, o) => guard(message, o.flag, (p) => p.input({ message, default: o.default, validate: o.validate }, context)),
-    password: (message, o) => guard(message, o.flag, (p) => p.password({ message, mask: '*' }, context)),
+    confirm: (message, o) => guard(message, o.flag, (p) => p.confirm({ message, default: o.default ?? false }, context())),
+    input: (message, o) => guard(message, o.flag, (p) => p.input({ message, default: o.default, validate: o.validate }, context())),
+    password: (message, o) => guard(message, o.flag, (p) => p.password({ message, mask: '*' }, context())),
     select: <T>(message: string, choices: Choice<T>[], o: { flag: string; default?: T }) =>
-      guard(message, o.flag, (p) => p.select<T>({ message, choices, default: o.default }, context)),
+      guard(message, o.flag, (p) => p.select<T>({ message, choices, default: o.default }, context())),
     checkbox: <T>(message: string, choices: Array<Choice<T> & { checked?: boolean }>, o: { flag: string }) =>
-      guard(message, o.flag, (p) => p.checkbox<T>({ message, choices }, context)),
+      guard(message, o.flag, (p) => p.checkbox<T>({ message, choices }, context())),
   };
 }

@@ -4,7 +4,6 @@ import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { planFromFlags, requireScriptedFlags, type WizardFlags } from './options.js';
 import { pickCalls } from './pick-calls.js';
-import { wizardPrompter } from './prompter.js';
 import { chooseResume } from './resume.js';
 import { reviewAndCreate } from './review.js';
 import { selectAgent } from './select-agent.js';
@@ -30,8 +29,7 @@ export interface WizardResult {
  * scenarios. Each step is answered by its flag or asked on a terminal; without one, the first
  * missing flag is a usage error before anything is sent.
  */
-export async function runImportWizard(flags: WizardFlags, outer: Context): Promise<WizardResult> {
-  const ctx: Context = { ...outer, prompter: wizardPrompter(outer) };
+export async function runImportWizard(flags: WizardFlags, ctx: Context): Promise<WizardResult> {
   const plan = planFromFlags(flags, ctx.env);
   if (!ctx.prompter.canPrompt) requireScriptedFlags(plan);
   let client: ApiClient | undefined;

@@ -110,19 +110,26 @@ describe('vap evals run', () => {
     expect(q.stdout).toMatch(/^run_\w+\n$/);
   });
 
-  it('--wait subscribes to eval.run.completed on the event stream; VAP_WAIT_POLL=1 and --poll only poll', async () => {
+  it('--wait subscribes to the event stream while it waits; VAP_WAIT_POLL=1 and --poll only poll', async () => {
     const evalId = await suite({ iterations: 1 });
-    const streamed = (reqs: Array<{ method: string; path: string }>) => reqs.filter((q) => q.method === 'GET' && q.path.startsWith('/api/v1/events'));
-    const ev = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '3']);
-    expect(ev.code).toBe(0);
-    const sub = streamed(await emu.requests());
-    expect(sub.length).toBeGreaterThanOrEqual(1);
-    expect(sub[0]!.path).toBe('/api/v1/events');
-    for (const [extra, env] of [[[], { VAP_WAIT_POLL: '1' }], [['--poll'], {}]] as const) {
+    const polls = (reqs: Array<{ method: string; path: string }>) => reqs.filter((q) => q.method === 'GET' && /\/runs\/run_\w+$/.test(q.path)).length;
+    const openStreams = async () => (await emu.control<{ open: number }>('GET', '/streams')).open;
+    /** Runs `evals run --wait` on a held run until `ready` says so, notes the open streams, then releases the run. */
+    async function heldRun(extra: string[], env: Record<string, string>, ready: () => Promise<boolean>): Promise<number> {
       await emu.clearRequests();
-      const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '3', ...extra], { env });
+      await emu.control('POST', '/evals/next-run', { outcome: 'hold', evalId });
+      const pending = vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '3', ...extra], { env });
+      for (let i = 0; i < 250 && !(await ready()); i++) await new Promise((res) => setTimeout(res, 20));
+      const open = await openStreams();
+      const runId = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/runs`)).body.data.runs[0].id;
+      await emu.control('POST', `/evals/runs/${runId}/release`);
+      const r = await pending;
       expect(r.code).toBe(0);
-      expect(streamed(await emu.requests())).toEqual([]);
+      return open;
+    }
+    expect(await heldRun([], {}, async () => (await openStreams()) > 0)).toBe(1);
+    for (const [extra, env] of [[[], { VAP_WAIT_POLL: '1' }], [['--poll'], {}]] as const) {
+      expect(await heldRun([...extra], { ...env }, async () => polls(await emu.requests()) >= 4)).toBe(0);
     }
   });
 

@@ -157,7 +157,18 @@ export class TelephonyModel {
 
   /** One shared object per distinct set of analysis facts. */
   intern(core: AnalysisCore): AnalysisCore {
-    const key = JSON.stringify(core);
+    const key = [
+      core.sentiment.overallSentiment,
+      core.humanContact.reachedHuman,
+      core.humanContact.reachedVoicemail,
+      core.humanContact.leftMessage,
+      core.objectives.primary.status,
+      core.callback.callbackRequested,
+      core.doNotCall.requested,
+      core.legal.threatened,
+      core.crisis.detected,
+      core.resolution.resolved,
+    ].join('|');
     let c = this.interned.get(key);
     if (!c) {
       c = core;

@@ -29,6 +29,10 @@ export interface CampaignRecord {
   completedAt: string | null;
   /** The open run while active (null otherwise). */
   currentRunId: string | null;
+  /** Inbound: simulated ms at which the next caller rings (null unless active inbound). */
+  nextInboundAt: number | null;
+  /** Inbound calls received so far (draws the next caller). */
+  inboundCount: number;
   /** True once the campaign placed (initiated) at least one call: completion needs it. */
   placedAny: boolean;
 }
@@ -127,6 +131,14 @@ export interface CallRecord {
   /** Short text from the agent's instructions at dial time: what the agent calls about. */
   topic: string;
   agentName: string;
+  /** The agent's engine at dial time (call.ended carries it). */
+  engine: string;
+  /** Simulated ms timestamps of the planned phases (null while queued / for seeded calls). */
+  plan: { ringAt: number; connectAt: number | null; endAt: number } | null;
+  /** Transcript segments already published (live calls). */
+  segmentsSent: number;
+  /** intelligence.speaker.identified was published. */
+  speakerSent: boolean;
   /** Set when call.analysis.completed was published (null until then). */
   analyzedAt: string | null;
   analysis: AnalysisCore | null;

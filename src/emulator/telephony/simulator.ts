@@ -1,0 +1,424 @@
+import { agentModelFor } from '../agents/model.js';
+import { eventLogFor } from '../events/log.js';
+import type { ModuleEnv } from '../types.js';
+import { analysisCore, callFacts, costOf, summaryOf } from './analysis.js';
+import { telephonyFor, type TelephonyModel } from './model.js';
+import { intBetween, pick, rngFor } from './rng.js';
+import { drawOutcome, drawPersona, drawSeconds, scriptFor, topicFrom, type Segment } from './script.js';
+import type { CallRecord, CallStatus, CampaignRecord, Direction } from './types.js';
+
+/**
+ * The dialer and the call simulation, in simulated time (env.clock). One ticker
+ * walks the calls in flight and moves each through its planned phases
+ * (queued → initiated → ringing → in_progress → completed | failed), publishing
+ * every call event through the event log at its turn; then it picks queued calls
+ * for active campaigns (highest priority, then oldest; scheduledFor reached; at
+ * most 3 in flight per campaign) and lets inbound campaigns receive callers.
+ * Every phase's time is stored on the call (plan), so a restarted emulator resumes
+ * where it left off.
+ */
+
+export const MAX_IN_FLIGHT = 3;
+export const SPEAKER_DELAY_MS = 5_000;
+export const ANALYSIS_DELAY_MS = 120_000;
+
+const FIRST = ['Maria', 'James', 'Aisha', 'Tom', 'Priya', 'Daniel', 'Sofia', 'Kenji', 'Grace', 'Omar', 'Lena', 'Marcus', 'Elena', 'Noah', 'Chloe', 'Ravi'];
+const LAST = ['Lopez', 'Walker', 'Khan', 'Becker', 'Patel', 'Okafor', 'Rossi', 'Tanaka', 'Murphy', 'Haddad', 'Novak', 'Reid', 'Silva', 'Dubois'];
+
+export function randomPerson(rng: () => number): { name: string; phoneNumber: string } {
+  const area = 200 + Math.floor(rng() * 800);
+  const line = String(Math.floor(rng() * 10_000)).padStart(4, '0');
+  const mid = 200 + Math.floor(rng() * 800);
+  return { name: `${pick(rng, FIRST)} ${pick(rng, LAST)}`, phoneNumber: `+1${area}${mid}${line}` };
+}
+
+interface Live {
+  orgId: string;
+  call: CallRecord;
+  segments?: Segment[];
+}
+
+const sims = new WeakMap<ModuleEnv, Simulator>();
+
+export function simulatorFor(env: ModuleEnv): Simulator {
+  let s = sims.get(env);
+  if (!s) {
+    s = new Simulator(env);
+    sims.set(env, s);
+  }
+  return s;
+}
+
+export class Simulator {
+  private readonly model: TelephonyModel;
+  private readonly live = new Map<string, Live>();
+  /** Queued calls per campaign id (campaign ids are UUIDs, unique across organizations). */
+  private readonly queued = new Map<string, { orgId: string; calls: Set<CallRecord> }>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking = false;
+
+  constructor(private readonly env: ModuleEnv) {
+    this.model = telephonyFor(env);
+  }
+
+  /** Rebuilds the in-memory registries from the store and starts the ticker (onReady). */
+  start(): void {
+    for (const org of this.env.orgs) {
+      for (const call of this.model.calls(org.id)) {
+        if (call.seeded) continue;
+        if (call.status === 'queued') this.enqueue(org.id, call);
+        else if (call.status !== 'cancelled' && (!call.analyzedAt || call.status === 'initiated' || call.status === 'ringing' || call.status === 'in_progress')) this.live.set(call.id, { orgId: org.id, call });
+      }
+    }
+    const every = Math.min(200, Math.max(10, this.env.clock.realDelay(1000)));
+    this.timer = setInterval(() => this.tick(), every);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  // ---- calls ----
+
+  /** A new queued call (not yet in the store). */
+  newCall(orgId: string, campaign: CampaignRecord, p: { phoneNumber: string; calleeName: string; contactId: string | null; priority: number; scheduledFor: string | null; direction?: Direction }): CallRecord {
+    const id = this.env.ids.uuid('call');
+    const seed = this.env.options.seed;
+    const direction = p.direction ?? campaign.direction;
+    const rng = rngFor(seed, id, 'plan');
+    const persona = drawPersona(rng);
+    const outcome = drawOutcome(rng, direction);
+    return {
+      id,
+      campaignId: campaign.id,
+      phoneNumber: p.phoneNumber,
+      calleeName: p.calleeName,
+      status: 'queued',
+      direction,
+      duration: 0,
+      createdAt: this.env.clock.iso(),
+      endedAt: null,
+      contactId: p.contactId,
+      priority: p.priority,
+      scheduledFor: p.scheduledFor,
+      startedAt: null,
+      ringingAt: null,
+      answeredAt: null,
+      failureReason: null,
+      agentId: campaign.agentId,
+      agentVersion: null,
+      runId: null,
+      cost: 0,
+      persona,
+      outcome,
+      plannedSeconds: drawSeconds(rng, outcome, persona),
+      topic: '',
+      agentName: '',
+      engine: 'realtime',
+      plan: null,
+      segmentsSent: 0,
+      speakerSent: false,
+      analyzedAt: null,
+      analysis: null,
+    };
+  }
+
+  /** Stores a new queued call and hands it to the dialer. */
+  queue(orgId: string, call: CallRecord): void {
+    this.model.addCall(orgId, call);
+    this.enqueue(orgId, call);
+    this.env.store.markDirty();
+  }
+
+  private enqueue(orgId: string, call: CallRecord): void {
+    let q = this.queued.get(call.campaignId);
+    if (!q) {
+      q = { orgId, calls: new Set() };
+      this.queued.set(call.campaignId, q);
+    }
+    q.calls.add(call);
+  }
+
+  /** queued → cancelled (the caller checked the status). */
+  cancel(orgId: string, call: CallRecord): void {
+    this.queued.get(call.campaignId)?.calls.delete(call);
+    this.setStatus(orgId, call, 'cancelled');
+    const contact = call.contactId ? this.model.contactsOf(orgId, call.campaignId).find((c) => c.contactId === call.contactId) : undefined;
+    if (contact && contact.status === 'queued' && contact.lastCallId === call.id) contact.status = 'pending';
+    this.env.store.markDirty();
+  }
+
+  /** Queued calls of a campaign (any organization's campaign id is unique). */
+  queuedOf(campaignId: string): CallRecord[] {
+    return [...(this.queued.get(campaignId)?.calls ?? [])];
+  }
+
+  inFlightOf(campaignId: string): number {
+    let n = 0;
+    for (const l of this.live.values()) if (l.call.campaignId === campaignId && isActive(l.call.status)) n++;
+    return n;
+  }
+
+  /** The transcript of a call (connected calls only; [] otherwise). */
+  segmentsOf(call: CallRecord): Segment[] {
+    if (!call.outcome || (call.outcome !== 'answered' && call.outcome !== 'voicemail') || !call.plan) return [];
+    const l = this.live.get(call.id);
+    if (l?.segments) return l.segments;
+    const s = this.script(call);
+    if (l) l.segments = s;
+    return s;
+  }
+
+  private script(call: CallRecord): Segment[] {
+    return scriptFor({
+      seed: this.env.options.seed,
+      callId: call.id,
+      direction: call.direction,
+      calleeName: call.calleeName,
+      agentName: call.agentName,
+      topic: call.topic,
+      persona: call.persona,
+      outcome: call.outcome!,
+      seconds: call.plannedSeconds,
+    }).segments;
+  }
+
+  // ---- the ticker ----
+
+  tick(): void {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      const now = this.env.clock.nowMs();
+      let changed = false;
+      for (const l of [...this.live.values()]) changed = this.advance(l, now) || changed;
+      for (const org of this.env.orgs) {
+        for (const c of this.model.campaignMap(org.id).values()) {
+          if (c.status !== 'active') continue;
+          if (c.direction === 'inbound') changed = this.inbound(org.id, c, now) || changed;
+          else changed = this.pump(org.id, c, now) || changed;
+        }
+      }
+      if (changed) this.env.store.markDirty();
+    } catch (err) {
+      this.env.options.log?.(`telephony tick failed: ${(err as Error).stack ?? String(err)}`);
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** Starts queued calls of an active campaign while it has room. */
+  private pump(orgId: string, campaign: CampaignRecord, now: number): boolean {
+    const q = this.queued.get(campaign.id);
+    let changed = false;
+    if (q && q.calls.size > 0) {
+      let room = MAX_IN_FLIGHT - this.inFlightOf(campaign.id);
+      while (room > 0) {
+        let best: CallRecord | undefined;
+        for (const c of q.calls) {
+          if (c.scheduledFor && Date.parse(c.scheduledFor) > now) continue;
+          if (!best || c.priority > best.priority || (c.priority === best.priority && (c.createdAt < best.createdAt || (c.createdAt === best.createdAt && c.id < best.id)))) best = c;
+        }
+        if (!best) break;
+        q.calls.delete(best);
+        this.dial(orgId, campaign, best, now);
+        room--;
+        changed = true;
+      }
+    }
+    if (this.maybeComplete(orgId, campaign)) changed = true;
+    return changed;
+  }
+
+  /** An active standard outbound campaign completes once it placed a call and nothing is left to do. */
+  maybeComplete(orgId: string, campaign: CampaignRecord): boolean {
+    if (campaign.status !== 'active' || campaign.type !== 'standard' || campaign.direction !== 'outbound' || !campaign.placedAny) return false;
+    if ((this.queued.get(campaign.id)?.calls.size ?? 0) > 0 || this.inFlightOf(campaign.id) > 0) return false;
+    if (this.model.contactsOf(orgId, campaign.id).some((c) => c.status === 'pending')) return false;
+    const now = this.env.clock.iso();
+    const run = campaign.currentRunId ? this.model.runList(orgId, campaign.id).find((r) => r.id === campaign.currentRunId) : undefined;
+    if (run) run.endedAt = now;
+    campaign.currentRunId = null;
+    campaign.status = 'completed';
+    campaign.completedAt = now;
+    campaign.updatedAt = now;
+    eventLogFor(this.env).append(orgId, { type: 'campaign.status.updated', callId: null, data: { campaignId: campaign.id, status: 'completed', previousStatus: 'active' } });
+    return true;
+  }
+
+  /** queued → initiated: the call gets its agent, its run and its planned phases. */
+  private dial(orgId: string, campaign: CampaignRecord, call: CallRecord, now: number): void {
+    const agent = agentModelFor(this.env).find(orgId, campaign.agentId);
+    call.agentVersion = agent?.currentVersion ?? null;
+    call.agentName = agent?.config.name ?? campaign.name;
+    call.engine = agent?.config.engine ?? 'realtime';
+    call.topic = topicFrom(agent?.config.instructions ?? '');
+    call.runId = campaign.currentRunId;
+    call.startedAt = this.env.clock.iso(now);
+    const rng = rngFor(this.env.options.seed, call.id, 'timing');
+    const ringAt = now + intBetween(rng, 1000, 2000);
+    const connects = call.outcome === 'answered' || call.outcome === 'voicemail';
+    const connectAt = connects ? ringAt + intBetween(rng, 3000, 15_000) : null;
+    const endAt = connectAt !== null ? connectAt + call.plannedSeconds * 1000 : ringAt + intBetween(rng, 15_000, 30_000);
+    call.plan = { ringAt, connectAt, endAt };
+    campaign.placedAny = true;
+    this.setStatus(orgId, call, 'initiated');
+    this.live.set(call.id, { orgId, call });
+  }
+
+  /** An inbound campaign's next caller, when due. */
+  private inbound(orgId: string, campaign: CampaignRecord, now: number): boolean {
+    if (campaign.nextInboundAt === null) {
+      campaign.nextInboundAt = now + this.inboundGap(campaign, now);
+      return true;
+    }
+    let changed = false;
+    for (let n = 0; n < 5 && campaign.nextInboundAt !== null && campaign.nextInboundAt <= now; n++) {
+      const rng = rngFor(this.env.options.seed, campaign.id, 'inbound', campaign.inboundCount);
+      campaign.inboundCount++;
+      let person = randomPerson(rng);
+      let contactId: string | null = null;
+      const contacts = campaign.contactListId ? this.model.contactsOf(orgId, campaign.id) : [];
+      if (contacts.length > 0 && rng() < 0.6) {
+        const c = pick(rng, contacts);
+        person = { name: c.name, phoneNumber: c.phoneNumber };
+        contactId = c.contactId;
+      }
+      const call = this.newCall(orgId, campaign, { phoneNumber: person.phoneNumber, calleeName: person.name, contactId, priority: 5, scheduledFor: null, direction: 'inbound' });
+      call.status = 'initiated'; // inbound calls are never queued: the first status update has previousStatus null
+      this.model.addCall(orgId, call);
+      this.dial(orgId, campaign, call, now);
+      campaign.nextInboundAt += this.inboundGap(campaign, campaign.nextInboundAt);
+      changed = true;
+    }
+    if (campaign.nextInboundAt !== null && campaign.nextInboundAt <= now) campaign.nextInboundAt = now + this.inboundGap(campaign, now);
+    return changed;
+  }
+
+  /** 40–120 s between callers during 09:00–18:00 UTC, 80–240 s otherwise. */
+  private inboundGap(campaign: CampaignRecord, at: number): number {
+    const rng = rngFor(this.env.options.seed, campaign.id, 'gap', campaign.inboundCount);
+    const hour = new Date(at).getUTCHours();
+    return hour >= 9 && hour < 18 ? intBetween(rng, 40_000, 120_000) : intBetween(rng, 80_000, 240_000);
+  }
+
+  /** Moves one call through the phases now due; true when something changed. */
+  private advance(l: Live, now: number): boolean {
+    const { orgId, call } = l;
+    const plan = call.plan;
+    if (!plan) {
+      this.live.delete(call.id);
+      return false;
+    }
+    let changed = false;
+    if (call.status === 'initiated' && now >= plan.ringAt) {
+      call.ringingAt = this.env.clock.iso(plan.ringAt);
+      this.setStatus(orgId, call, 'ringing');
+      changed = true;
+    }
+    if (call.status === 'ringing') {
+      if (plan.connectAt !== null && now >= plan.connectAt) {
+        call.answeredAt = this.env.clock.iso(plan.connectAt);
+        this.setStatus(orgId, call, 'in_progress');
+        this.emit(orgId, call, 'call.started', {
+          status: 'in_progress',
+          direction: call.direction,
+          phoneNumber: call.phoneNumber,
+          calleeName: call.calleeName,
+          campaignId: call.campaignId,
+          agentId: call.agentId,
+          agentVersion: call.agentVersion,
+        });
+        changed = true;
+      } else if (plan.connectAt === null && now >= plan.endAt) {
+        call.failureReason = call.outcome === 'busy' ? 'busy' : call.outcome === 'missed' ? 'missed' : 'no_answer';
+        this.end(orgId, call, 'failed', plan.endAt);
+        changed = true;
+      }
+    }
+    if (call.status === 'in_progress') {
+      const segments = l.segments ?? (l.segments = this.script(call));
+      const connectAt = plan.connectAt!;
+      while (call.segmentsSent < segments.length && (now >= plan.endAt || connectAt + segments[call.segmentsSent]!.offsetSeconds * 1000 <= now)) {
+        const s = segments[call.segmentsSent]!;
+        const prev = segments[call.segmentsSent - 1];
+        if (!prev || prev.role !== s.role) this.emit(orgId, call, 'call.voice.updated', { speaking: s.role }, true);
+        this.emit(orgId, call, 'call.transcript.updated', { role: s.role, text: s.text, ordinal: s.ordinal, offsetSeconds: s.offsetSeconds }, true);
+        call.segmentsSent++;
+        changed = true;
+      }
+      if (now >= plan.endAt) {
+        this.emit(orgId, call, 'call.voice.updated', { speaking: 'none' }, true);
+        this.end(orgId, call, 'completed', plan.endAt);
+        changed = true;
+      }
+    }
+    if (call.status === 'completed' || call.status === 'failed') {
+      if (call.answeredAt && !call.speakerSent && now >= plan.endAt + SPEAKER_DELAY_MS) {
+        this.emit(orgId, call, 'intelligence.speaker.identified', this.speaker(orgId, call));
+        call.speakerSent = true;
+        changed = true;
+      }
+      if (!call.analyzedAt && now >= plan.endAt + ANALYSIS_DELAY_MS) {
+        this.analyse(orgId, call);
+        this.live.delete(call.id);
+        changed = true;
+      } else if (call.analyzedAt) this.live.delete(call.id);
+    }
+    return changed;
+  }
+
+  private end(orgId: string, call: CallRecord, status: 'completed' | 'failed', endAt: number): void {
+    call.endedAt = this.env.clock.iso(endAt);
+    call.duration = status === 'completed' ? call.plannedSeconds : 0;
+    call.cost = costOf({ status, duration: call.duration, startedAt: call.startedAt });
+    this.setStatus(orgId, call, status);
+    this.emit(orgId, call, 'call.ended', { status, durationSeconds: call.duration, engine: call.engine });
+    const contact = call.contactId && call.direction === 'outbound' ? this.model.contactsOf(orgId, call.campaignId).find((c) => c.contactId === call.contactId) : undefined;
+    if (contact && contact.lastCallId === call.id) contact.status = status === 'completed' ? 'called' : 'failed';
+    const campaign = this.model.campaignMap(orgId).get(call.campaignId);
+    if (campaign) this.maybeComplete(orgId, campaign);
+  }
+
+  /** Writes the analysis on the call and publishes call.analysis.completed. */
+  analyse(orgId: string, call: CallRecord): void {
+    const facts = callFacts(this.env.options.seed, call);
+    call.analysis = this.model.intern(analysisCore(facts));
+    call.analyzedAt = this.env.clock.iso();
+    const a = call.analysis;
+    this.emit(orgId, call, 'call.analysis.completed', {
+      summary: summaryOf(call, facts),
+      overallSentiment: a.sentiment.overallSentiment,
+      resolved: a.resolution.resolved,
+      doNotCallRequested: a.doNotCall.requested,
+      crisisDetected: a.crisis.detected,
+      legalThreatened: a.legal.threatened,
+      callbackRequested: a.callback.callbackRequested,
+    });
+  }
+
+  private speaker(orgId: string, call: CallRecord): Record<string, unknown> {
+    let before = 0;
+    for (const c of this.model.calls(orgId)) if (c.phoneNumber === call.phoneNumber && c.answeredAt && c.id !== call.id && c.createdAt <= call.createdAt) before++;
+    if (call.outcome === 'voicemail') return { status: 'unknown', name: '', timesSpokenBefore: before, source: 'voice_match' };
+    if (call.contactId) return { status: 'identified', name: call.calleeName, timesSpokenBefore: before, source: 'contact_list' };
+    if (call.direction === 'inbound') return { status: 'identified', name: call.calleeName, timesSpokenBefore: before, source: 'self_introduction' };
+    return { status: before > 0 ? 'identified' : 'unknown', name: before > 0 ? call.calleeName : '', timesSpokenBefore: before, source: 'voice_match' };
+  }
+
+  private setStatus(orgId: string, call: CallRecord, status: CallStatus): void {
+    const previousStatus = call.status === status ? null : call.status;
+    call.status = status;
+    this.emit(orgId, call, 'call.status.updated', { status, previousStatus });
+  }
+
+  private emit(orgId: string, call: CallRecord, type: string, data: Record<string, unknown>, streamOnly = false): void {
+    eventLogFor(this.env).append(orgId, { type, callId: call.id, data, streamOnly });
+  }
+}
+
+function isActive(s: CallStatus): boolean {
+  return s === 'initiated' || s === 'ringing' || s === 'in_progress';
+}

@@ -1,0 +1,61 @@
+import { avgSeconds, type CallFacts } from './rules.js';
+
+/**
+ * GET …/analytics/inbound: the inbound calls of a campaign. answered = the call
+ * connected (answeredAt set, in progress or completed); missed = failed; wait = from
+ * ringing to answer; handle = duration of the answered calls that ended. Hours are
+ * the UTC hour of createdAt. Pure.
+ */
+
+export interface Inbound {
+  totalInboundCalls: number;
+  answeredCalls: number;
+  missedCalls: number;
+  avgWaitTime: number;
+  avgHandleTime: number;
+  peakHour: string | null;
+  callsByHour: Record<string, number>;
+}
+
+export const HOURS: readonly string[] = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'));
+
+export function inboundOf(calls: Iterable<CallFacts>): Inbound {
+  const byHour = new Array<number>(24).fill(0);
+  let total = 0;
+  let answered = 0;
+  let missed = 0;
+  let waitMs = 0;
+  let waited = 0;
+  let handleSec = 0;
+  let handled = 0;
+  for (const c of calls) {
+    if (c.direction !== 'inbound') continue;
+    total++;
+    byHour[Number(c.createdAt.slice(11, 13))]!++;
+    if (c.status === 'failed') missed++;
+    if (c.answeredAt !== null) {
+      answered++;
+      if (c.ringingAt !== null) {
+        waitMs += Date.parse(c.answeredAt) - Date.parse(c.ringingAt);
+        waited++;
+      }
+      if (c.status === 'completed') {
+        handleSec += c.duration;
+        handled++;
+      }
+    }
+  }
+  let peak = -1;
+  for (let h = 0; h < 24; h++) if (byHour[h]! > 0 && (peak < 0 || byHour[h]! > byHour[peak]!)) peak = h;
+  const callsByHour: Record<string, number> = {};
+  for (let h = 0; h < 24; h++) callsByHour[HOURS[h]!] = byHour[h]!;
+  return {
+    totalInboundCalls: total,
+    answeredCalls: answered,
+    missedCalls: missed,
+    avgWaitTime: avgSeconds(waitMs / 1000, waited),
+    avgHandleTime: avgSeconds(handleSec, handled),
+    peakHour: peak < 0 ? null : `${HOURS[peak]}:00`,
+    callsByHour,
+  };
+}

@@ -1,0 +1,120 @@
+import { avgSeconds, costMills, dollars, isActive, isEnded, rate, round, sentimentScore, type CallFacts } from './rules.js';
+
+/**
+ * Campaign (and run) metrics: one pass over the calls gives a Tally of counts and
+ * sums; the response figures are read from it. Pure.
+ */
+
+export interface Tally {
+  total: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+  queued: number;
+  active: number;
+  /** Ended calls (completed + failed): the cost average's denominator. */
+  ended: number;
+  /** Ended calls still waiting for their analysis (the figures are stale). */
+  awaitingAnalysis: number;
+  analysed: number;
+  reachedHuman: number;
+  objectiveMet: number;
+  callbackRequested: number;
+  doNotCall: number;
+  sentimentSum: number;
+  /** Seconds, over completed calls. */
+  completedDuration: number;
+  costMills: number;
+}
+
+export function emptyTally(): Tally {
+  return {
+    total: 0,
+    completed: 0,
+    failed: 0,
+    cancelled: 0,
+    queued: 0,
+    active: 0,
+    ended: 0,
+    awaitingAnalysis: 0,
+    analysed: 0,
+    reachedHuman: 0,
+    objectiveMet: 0,
+    callbackRequested: 0,
+    doNotCall: 0,
+    sentimentSum: 0,
+    completedDuration: 0,
+    costMills: 0,
+  };
+}
+
+/** Adds one call to the tally. */
+export function count(t: Tally, c: CallFacts): void {
+  t.total++;
+  const s = c.status;
+  if (s === 'completed') {
+    t.completed++;
+    t.completedDuration += c.duration;
+  } else if (s === 'failed') t.failed++;
+  else if (s === 'cancelled') t.cancelled++;
+  else if (s === 'queued') t.queued++;
+  else if (isActive(s)) t.active++;
+  if (isEnded(s)) {
+    t.ended++;
+    t.costMills += costMills(c);
+    if (!c.analysis) t.awaitingAnalysis++;
+  }
+  const a = c.analysis;
+  if (a) {
+    t.analysed++;
+    if (a.humanContact.reachedHuman) t.reachedHuman++;
+    if (a.objectives.primary?.status === 'True') t.objectiveMet++;
+    if (a.callback.callbackRequested) t.callbackRequested++;
+    if (a.doNotCall.requested) t.doNotCall++;
+    t.sentimentSum += sentimentScore(a.sentiment.overallSentiment);
+  }
+}
+
+export function tally(calls: Iterable<CallFacts>, keep?: (c: CallFacts) => boolean): Tally {
+  const t = emptyTally();
+  for (const c of calls) if (!keep || keep(c)) count(t, c);
+  return t;
+}
+
+export interface Metrics {
+  callStats: { totalCalls: number; completedCalls: number; failedCalls: number; cancelledCalls: number; pendingCalls: number };
+  successMetrics: { humanContactRate: number; objectiveSuccessRate: number; callbackRate: number };
+  qualityMetrics: { avgSentimentScore: number; avgCallDuration: number };
+  complianceMetrics: { doNotCallRate: number };
+  costMetrics: { totalCost: number; avgCostPerCall: number };
+}
+
+/** The spec's metrics groups. Rates over analysed calls (0 when none), 4 decimals; costs 2 decimals; avgCallDuration over completed calls, 2 decimals. */
+export function metricsOf(t: Tally): Metrics {
+  return {
+    callStats: { totalCalls: t.total, completedCalls: t.completed, failedCalls: t.failed, cancelledCalls: t.cancelled, pendingCalls: t.queued + t.active },
+    successMetrics: {
+      humanContactRate: rate(t.reachedHuman, t.analysed),
+      objectiveSuccessRate: rate(t.objectiveMet, t.analysed),
+      callbackRate: rate(t.callbackRequested, t.analysed),
+    },
+    qualityMetrics: { avgSentimentScore: rate(t.sentimentSum, t.analysed), avgCallDuration: avgSeconds(t.completedDuration, t.completed) },
+    complianceMetrics: { doNotCallRate: rate(t.doNotCall, t.analysed) },
+    costMetrics: { totalCost: dollars(t.costMills), avgCostPerCall: t.ended > 0 ? round(t.costMills / 1000 / t.ended, 2) : 0 },
+  };
+}
+
+/** GET …/analytics/summary: the five headline figures of the same computation. */
+export function summaryOf(t: Tally): { totalCalls: number; completedCalls: number; humanContactRate: number; objectiveSuccessRate: number; avgSentimentScore: number } {
+  const m = metricsOf(t);
+  return {
+    totalCalls: t.total,
+    completedCalls: t.completed,
+    humanContactRate: m.successMetrics.humanContactRate,
+    objectiveSuccessRate: m.successMetrics.objectiveSuccessRate,
+    avgSentimentScore: m.qualityMetrics.avgSentimentScore,
+  };
+}
+
+/** Stale while some ended call of the set awaits its analysis. */
+export const isStale = (t: Tally): boolean => t.awaitingAnalysis > 0;

@@ -14,3 +14,8 @@ if (existsSync(new URL('./evals.mjs', import.meta.url))) {
   const mod = await import('./evals.mjs');
   if (typeof mod.benchEvals === 'function') await mod.benchEvals();
 }
+
+if (existsSync(new URL('./events.mjs', import.meta.url))) {
+  const mod = await import('./events.mjs');
+  if (typeof mod.benchEvents === 'function') await mod.benchEvents();
+}

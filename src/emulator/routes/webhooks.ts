@@ -1,4 +1,51 @@
+import { pageParam, sendData } from '../envelope.js';
 import type { EmulatorModule } from '../types.js';
+import { deliveryView, endpointView, webhooksFor } from '../webhooks/service.js';
 
-// PLACEHOLDER: replaced by the webhooks routes.
-export const webhooksModule: EmulatorModule = { name: 'webhooks', register() {} };
+/**
+ * Document 1, "Webhook endpoints": CRUD, secret rotation and the deliveries of an
+ * endpoint. Thin HTTP over ../webhooks/service.ts (the dispatcher follows the event log).
+ */
+
+type Params = { endpointId: string };
+type Query = Record<string, string | undefined>;
+const DELIVERIES_PAGE = { def: 50, max: 200 };
+
+export const webhooksModule: EmulatorModule = {
+  name: 'webhooks',
+  register(app, env) {
+    const svc = webhooksFor(env);
+    env.onReady(() => svc.start());
+    env.onClose(() => svc.stop());
+
+    app.get('/api/v1/webhook-endpoints', async (req, reply) => sendData(req, reply, { endpoints: svc.list(req.org).map(endpointView) }));
+
+    app.post('/api/v1/webhook-endpoints', async (req, reply) => {
+      const e = await svc.create(req.org, req.body);
+      return sendData(req, reply, { ...endpointView(e), secret: e.secret }, { status: 201 });
+    });
+
+    app.get<{ Params: Params }>('/api/v1/webhook-endpoints/:endpointId', async (req, reply) => sendData(req, reply, endpointView(svc.get(req.org, req.params.endpointId))));
+
+    app.patch<{ Params: Params }>('/api/v1/webhook-endpoints/:endpointId', async (req, reply) => {
+      const e = await svc.update(req.org, req.params.endpointId, req.body);
+      return sendData(req, reply, endpointView(e));
+    });
+
+    app.post<{ Params: Params }>('/api/v1/webhook-endpoints/:endpointId/rotate-secret', async (req, reply) => {
+      const e = svc.rotate(req.org, req.params.endpointId);
+      return sendData(req, reply, { id: e.id, secret: e.secret, secretPrefix: e.secretPrefix });
+    });
+
+    app.delete<{ Params: Params }>('/api/v1/webhook-endpoints/:endpointId', async (req, reply) => {
+      svc.remove(req.org, req.params.endpointId);
+      return sendData(req, reply, { deleted: true });
+    });
+
+    app.get<{ Params: Params; Querystring: Query }>('/api/v1/webhook-endpoints/:endpointId/deliveries', async (req, reply) => {
+      const limit = pageParam(req.query.limit, 'limit', DELIVERIES_PAGE.def, DELIVERIES_PAGE.max);
+      const page = svc.listDeliveries(req.org, req.params.endpointId, { status: req.query.status, limit, cursor: req.query.cursor });
+      return sendData(req, reply, { deliveries: page.deliveries.map(deliveryView) }, { pagination: { nextCursor: page.nextCursor, limit } });
+    });
+  },
+};

@@ -73,7 +73,7 @@ export function factsFor(seed: number, callId: string, persona: Persona, outcome
   const r = rng();
   switch (persona) {
     case 'cooperative':
-      return { ...base, objective: r < 0.8 ? 'True' : 'Unknown', sentiment: 'positive', resolved: r < 0.8, promise: rng() < 0.4, infoUpdate: rng() < 0.15 };
+      return { ...base, objective: r < 0.8 ? 'True' : 'Unknown', sentiment: r < 0.8 ? 'positive' : 'neutral', resolved: r < 0.8, promise: rng() < 0.4, infoUpdate: rng() < 0.15 };
     case 'busy':
       return { ...base, objective: r < 0.5 ? 'True' : 'False', sentiment: 'neutral', resolved: r < 0.5 };
     case 'confused':
@@ -217,7 +217,7 @@ export function scriptFor(input: ScriptInput): { segments: Segment[]; facts: Fac
 }
 
 function topicQuestion(topic: string): string {
-  if (/^to /.test(topic)) return `I'd like ${topic.replace(/^to /, 'to ')} with you today. Does that work for you?`;
+  if (/^to /.test(topic)) return `As I said, I'm calling ${topic}. It only takes a minute; shall we go ahead?`;
   return `It's ${topic}. Can we go over it together now?`;
 }
 

@@ -2,7 +2,8 @@ import { stat } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { resolve as resolvePath } from 'node:path';
 import type { ApiClient } from '../api/client.js';
-import { getContactList, type ContactList, type ImportJob } from '../api/contacts.js';
+import { getContactList, getImportJob, type ContactList, type ImportJob } from '../api/contacts.js';
+import { NotFoundError } from '../api/errors.js';
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { defaultErrorsPath, ErrorsFile } from './errors-file.js';
@@ -447,6 +448,12 @@ async function openState(req: ImportRequest, ctx: Context, options: StateOptions
     return { state, resumed: true };
   }
 
+  if (existing && !req.force && existing.listId === req.listId && sameFile(existing) && (await forgottenByServer(api, existing, ctx.signal))) {
+    // The server no longer has this import's jobs: it was reset, or it is an emulator
+    // started again (same seed, same port, so the same list id). Nothing would be imported twice.
+    ctx.info(`the server does not know the import jobs recorded in ${path} (was it reset or restarted?); starting a new import of ${req.file} into list ${req.listId}`);
+    existing = undefined;
+  }
   if (existing && !req.force) {
     const owner = ImportState.runningOwner(existing);
     if (owner && !existing.complete) throw new UsageError(`another vap (process ${owner}) is importing with the state file ${path} right now`, 'wait for it, or pass --state-file to keep another state');
@@ -470,6 +477,22 @@ async function openState(req: ImportRequest, ctx: Context, options: StateOptions
     throw new UsageError(`cannot write the state file ${path}: ${describeError(err)}`, 'pass --state-file to keep it elsewhere (or set VAP_STATE_DIR)');
   }
   return { state, resumed: false };
+}
+
+/**
+ * Whether the server has lost every trace of a state's import: its first job is unknown
+ * (404), or it is complete without a job (nothing was sent).
+ */
+async function forgottenByServer(api: ApiClient, d: StateData, signal: AbortSignal): Promise<boolean> {
+  const job = d.jobs.find((j): j is string => Boolean(j)) ?? d.open.find((r) => r.job)?.job;
+  if (!job) return d.complete;
+  try {
+    await getImportJob(api, job, signal);
+    return false;
+  } catch (err) {
+    if (err instanceof NotFoundError) return true;
+    throw err;
+  }
 }
 
 function completedSummary(req: ImportRequest, d: StateData, statePath: string, started: number): ImportSummary {

@@ -83,6 +83,28 @@ describe('import state location', () => {
     expect(states(stateDir).filter((n) => n.startsWith(`${listA}-`))).toHaveLength(2);
   });
 
+  it('an emulator started again on the same port (same seed, same list id): the new import is accepted, the old state is known to be stale', async () => {
+    const stateDir = join(root, 'state-restart');
+    const file = leads(join(root, 'restart'));
+    const first = await startTestEmulator({ seed: 7 });
+    const port = Number(new URL(first.url).port);
+    const listId = await createList(first);
+    const env = { ...cliEnv(first.url, ORG_A.apiKey), VAP_STATE_DIR: stateDir };
+    expect((await runCli(['contacts', 'import', listId, file], { env })).code).toBe(0);
+    const refused = await runCli(['contacts', 'import', listId, file], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/was already imported into list/);
+    await first.close();
+    const again = await startTestEmulator({ seed: 7, port });
+    onTestFinished(() => again.close());
+    expect(again.url).toBe(first.url);
+    expect(await createList(again)).toBe(listId);
+    const r = await runCli(['contacts', 'import', listId, file, '--json'], { env });
+    expect(r.stderr).toContain(`the server does not know the import jobs recorded in ${JSON.parse(r.stdout).stateFile} (was it reset or restarted?); starting a new import of ${file} into list ${listId}`);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ imported: 2, complete: true, resumed: false });
+  });
+
   it('--resume after the file changed, or into another list, still says which (the state is found by the input path)', async () => {
     const stateDir = join(root, 'state-resume');
     const env = { ...cliEnv(a.url, ORG_A.apiKey), VAP_STATE_DIR: stateDir };

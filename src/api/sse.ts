@@ -87,6 +87,7 @@ export const DEFAULT_HEARTBEAT_MS = 15_000;
 const DEFAULT_RETRY_MS = 1_000;
 const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
 const SEEN_IDS_KEPT = 10_000;
+const STREAM_HEADERS_TIMEOUT_MS = 10_000;
 
 class Dropped extends Error {
   constructor(readonly reason: string) {
@@ -137,6 +138,9 @@ async function* streamBatches<T>(api: ApiClient, opts: EventStreamOptions): Asyn
           auth: authSchemeFor(opts.path),
           accept: 'text/event-stream',
           query: { types: opts.types?.length ? opts.types.join(',') : undefined, lastEventId },
+          // The server answers a stream at once (errors before any byte); a connection whose
+          // answer does not come is given up sooner than a JSON request's.
+          timeoutMs: STREAM_HEADERS_TIMEOUT_MS,
           signal,
         });
       } catch (err) {

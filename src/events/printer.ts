@@ -68,11 +68,20 @@ export function writer(stream: Writable): LineWriter {
   let failure: Error | undefined;
   let draining: Promise<void> | undefined;
   const closed = () => Object.assign(new Error('stdout is closed'), { code: 'EPIPE' });
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      if (scheduled) flushNow().catch(() => undefined);
+    });
+  };
 
   const flushNow = (): Promise<void> => {
     scheduled = false;
     if (failure) return Promise.reject(failure);
-    if (!buffer) return draining ?? Promise.resolve();
+    // While the stream drains, what gathers waits; the drain writes it out.
+    if (draining) return draining;
+    if (!buffer) return Promise.resolve();
     if (stream.destroyed || stream.writableEnded) {
       failure = closed();
       return Promise.reject(failure);
@@ -83,7 +92,7 @@ export function writer(stream: Writable): LineWriter {
       if (err) failure ??= err;
     });
     if (ok) return Promise.resolve();
-    draining ??= new Promise<void>((resolve) => {
+    draining = new Promise<void>((resolve) => {
       const done = () => {
         stream.off('drain', done);
         stream.off('close', done);
@@ -94,21 +103,16 @@ export function writer(stream: Writable): LineWriter {
       stream.on('drain', done);
       stream.on('close', done);
       stream.on('error', done);
-    });
+    }).then(() => (buffer ? flushNow() : undefined));
     return draining;
   };
 
   const write = ((text: string): Promise<void> | undefined => {
     if (failure) return Promise.reject(failure);
     buffer += text;
-    if (draining) return draining.then(() => (failure ? Promise.reject(failure) : undefined));
+    if (draining) return draining;
     if (buffer.length >= FLUSH_AT) return flushNow();
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(() => {
-        if (scheduled) flushNow().catch(() => undefined);
-      });
-    }
+    schedule();
     return undefined;
   }) as LineWriter;
   write.flush = async () => {

@@ -83,7 +83,9 @@ describe('vap events tail', () => {
     await emu.control('DELETE', '/streams/drop');
     await publish('eval.run.completed', { data: { runId: 'run_last' } });
     published += 1;
-    await until('every event printed', () => jsonLines(tail.stdout()).length >= published, 30_000);
+    await until('every event printed', () => jsonLines(tail.stdout()).length >= published, 30_000).catch((err: Error) => {
+      throw new Error(`${err.message}: ${jsonLines(tail.stdout()).length} of ${published} printed; stderr ends with:\n${tail.stderr().split('\n').slice(-8).join('\n')}`);
+    });
     tail.interrupt();
     const res = await tail.done;
     expect(res.code).toBe(130);

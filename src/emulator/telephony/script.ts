@@ -152,7 +152,7 @@ export function scriptFor(input: ScriptInput): { segments: Segment[]; facts: Fac
     case 'legal':
       u(pick(rng, ["I've already spoken to my lawyer about you people. If this doesn't stop, you'll hear from my attorney.", "This is harassment. My lawyer will be in touch, I'm keeping a record of every call."]));
       a(`I'm sorry to hear that, ${first}. I've noted your concern, and I'll pass it to our compliance team; someone from that team will contact you in writing.`);
-      u("Fine. Don't call me again until then.");
+      u("Fine. I'll wait to hear from them in writing.");
       a('Understood. Thank you for your time.');
       break;
     case 'crisis':

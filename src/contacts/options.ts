@@ -2,6 +2,7 @@
  * The flags of `vap contacts import`, as Commander parses them. Here, below both the
  * verb (src/commands/contacts/import.ts, which declares them) and the pipeline
  * (command.ts, which reads them), so that neither imports the other's module back.
+ * Types only: `vap contacts --help` loads nothing from src/contacts.
  */
 export interface ImportOptions {
   format?: 'csv' | 'json';
@@ -22,6 +23,3 @@ export interface ImportOptions {
   wait?: boolean;
   timeout: number;
 }
-
-/** The server's limit on contacts per request (the emulator's; the spec does not state one). */
-export const MAX_BATCH_SIZE = 10_000;

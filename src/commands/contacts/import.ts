@@ -1,15 +1,17 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
-import { MAX_BATCH_SIZE, type ImportOptions } from '../../contacts/options.js';
+import type { ImportOptions } from '../../contacts/options.js';
 import { action } from '../action.js';
 import { durationOption } from '../duration.js';
 import type { ContextFactory } from '../types.js';
 
 // Only Commander and types at the top: csv-parse, stream-json, libphonenumber-js,
 // validator and undici are loaded inside run(), so `vap contacts --help` loads none.
-// (contacts/options.ts holds only the flags' type and one constant.)
 
-export { MAX_BATCH_SIZE, type ImportOptions };
+export type { ImportOptions };
+
+/** The server's limit on contacts per request (the emulator's; the spec does not state one). */
+export const MAX_BATCH_SIZE = 10_000;
 
 const intIn = (flag: string, min: number, max: number) => (v: string): number => {
   const n = Number(v);

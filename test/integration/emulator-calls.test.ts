@@ -470,3 +470,46 @@ describe('seed control path', () => {
     }
   });
 });
+
+describe('persistence', () => {
+  it('a restart resumes calls in flight and regenerates seeded calls from their stored batch', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vap-calls-state-'));
+    try {
+      const first = await startTestEmulator({ dataDir: dir });
+      const { campaignId: cid } = await setup(first, 24);
+      const seeded = await first.control<{ campaignId: string }>('POST', '/calls/seed', { count: 20_000 });
+      const sample = (await first.api('GET', `/api/v1/calls?campaignId=${seeded.campaignId}&pageSize=3&page=77`)).body.data.calls as Call[];
+      const sampleDetail = (await first.api('GET', `/api/v1/calls/${sample[0]!.id}`)).body.data;
+      await first.api('POST', `/api/v1/campaigns/${cid}/calls`, { queueAllPending: true });
+      await first.api('POST', `/api/v1/campaigns/${cid}/start`);
+      await until('a call in flight', async () => (await first.api('GET', `/api/v1/campaigns/${cid}/calls?pageSize=1`)).body.data.summary.active > 0);
+      const before = (await first.api('GET', `/api/v1/campaigns/${cid}/calls?pageSize=1`)).body.data.summary;
+      await first.close();
+      expect(before.queued).toBeGreaterThan(0);
+      // 20,000 seeded calls are a few hundred bytes of batch parameters in the state file
+      const { statSync } = await import('node:fs');
+      expect(statSync(join(dir, 'state.json')).size).toBeLessThan(2_000_000);
+
+      const second = await startTestEmulator({ dataDir: dir });
+      try {
+        expect((await second.api('GET', `/api/v1/calls/${sample[0]!.id}`)).body.data).toEqual(sampleDetail);
+        expect((await second.api('GET', `/api/v1/calls?campaignId=${seeded.campaignId}&pageSize=3&page=77`)).body.data.calls).toEqual(sample);
+        const done = await until('the campaign completes after the restart', async () => {
+          const c = (await second.api('GET', `/api/v1/campaigns/${cid}`)).body.data;
+          return c.status === 'completed' && c;
+        });
+        expect(done.completedAt).not.toBeNull();
+        const s = (await second.api('GET', `/api/v1/campaigns/${cid}/calls`)).body.data.summary;
+        expect(s).toMatchObject({ total: 24, queued: 0, active: 0 });
+        const ended = (await events(second)).filter((e) => e.type === 'call.ended');
+        const listed = (await second.api('GET', `/api/v1/campaigns/${cid}/calls?pageSize=100`)).body.data.calls as Call[];
+        // every call of the campaign ended exactly once across the restart
+        for (const c of listed) expect(ended.filter((e) => e.callId === c.id)).toHaveLength(1);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import { notFound } from '../errors.js';
 import type { ModuleEnv } from '../types.js';
+import { generateBatch, type SeedBatch } from './seed-batch.js';
 import type { AnalysisCore, CallRecord, CampaignContactRecord, CampaignRecord, RunRecord, RunView } from './types.js';
 
 /**
@@ -18,6 +19,7 @@ export const COLLECTIONS = {
   campaignContacts: 'campaign-contacts',
   runs: 'campaign-runs',
   calls: 'calls',
+  seedBatches: 'call-seed-batches',
 } as const;
 
 const models = new WeakMap<ModuleEnv, TelephonyModel>();
@@ -39,6 +41,8 @@ export function compareCalls(a: CallRecord, b: CallRecord): number {
 
 export class TelephonyModel {
   private readonly sorted = new Map<string, CallRecord[]>();
+  /** Seeded calls per organization: in memory only (their batches are stored). */
+  private readonly seeded = new Map<string, Map<string, CallRecord>>();
   private readonly interned = new Map<string, AnalysisCore>();
 
   constructor(readonly env: ModuleEnv) {}
@@ -68,7 +72,7 @@ export class TelephonyModel {
 
   /** The call, or undefined (another tenant's id is undefined too). */
   findCall(orgId: string, id: string): CallRecord | undefined {
-    return this.callMap(orgId).get(id);
+    return this.callMap(orgId).get(id) ?? this.seededMap(orgId).get(id);
   }
 
   call(orgId: string, id: string): CallRecord {
@@ -139,20 +143,33 @@ export class TelephonyModel {
     idx.splice(i, 0, call);
   }
 
-  /** Adds many calls at once (seeding): one sort of the batch and one merge with the index. */
-  addCalls(orgId: string, calls: CallRecord[]): void {
-    const map = this.callMap(orgId);
-    for (const c of calls) map.set(c.id, c);
-    const batch = [...calls].sort(compareCalls);
+  seedBatches(orgId: string): Map<string, SeedBatch> {
+    return this.env.store.collection<SeedBatch>(orgId, COLLECTIONS.seedBatches);
+  }
+
+  /** Stores a seed batch and adds its calls (one sort of the batch, one merge with the index). */
+  addSeedBatch(orgId: string, batch: SeedBatch): void {
     const idx = this.index(orgId);
-    const merged: CallRecord[] = new Array(idx.length + batch.length);
-    let i = 0;
-    let j = 0;
-    let k = 0;
-    while (i < idx.length && j < batch.length) merged[k++] = compareCalls(idx[i]!, batch[j]!) <= 0 ? idx[i++]! : batch[j++]!;
-    while (i < idx.length) merged[k++] = idx[i++]!;
-    while (j < batch.length) merged[k++] = batch[j++]!;
-    this.sorted.set(orgId, merged);
+    this.seedBatches(orgId).set(batch.id, batch);
+    const calls = this.generate(orgId, batch);
+    this.sorted.set(orgId, merge(idx, calls));
+  }
+
+  private seededMap(orgId: string): Map<string, CallRecord> {
+    let m = this.seeded.get(orgId);
+    if (!m) {
+      m = new Map();
+      this.seeded.set(orgId, m);
+    }
+    return m;
+  }
+
+  private generate(orgId: string, batch: SeedBatch): CallRecord[] {
+    const stored = this.callMap(orgId);
+    const seeded = this.seededMap(orgId);
+    const calls = generateBatch(this.env.options.seed, orgId, batch, (a) => this.intern(a), (id) => stored.has(id) || seeded.has(id));
+    for (const c of calls) seeded.set(c.id, c);
+    return calls;
   }
 
   /** One shared object per distinct set of analysis facts. */
@@ -180,9 +197,26 @@ export class TelephonyModel {
   private index(orgId: string): CallRecord[] {
     let idx = this.sorted.get(orgId);
     if (!idx) {
+      // First use (or after a restart): the stored calls, plus the seeded batches regenerated in order.
       idx = [...this.callMap(orgId).values()].sort(compareCalls);
       this.sorted.set(orgId, idx);
+      for (const b of this.seedBatches(orgId).values()) {
+        idx = merge(idx, this.generate(orgId, b));
+        this.sorted.set(orgId, idx);
+      }
     }
     return idx;
   }
+}
+
+function merge(idx: CallRecord[], calls: CallRecord[]): CallRecord[] {
+  const batch = [...calls].sort(compareCalls);
+  const merged: CallRecord[] = new Array(idx.length + batch.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < idx.length && j < batch.length) merged[k++] = compareCalls(idx[i]!, batch[j]!) <= 0 ? idx[i++]! : batch[j++]!;
+  while (i < idx.length) merged[k++] = idx[i++]!;
+  while (j < batch.length) merged[k++] = batch[j++]!;
+  return merged;
 }

@@ -3,6 +3,7 @@ import { eventLogFor } from '../events/log.js';
 import type { ModuleEnv } from '../types.js';
 import { analysisCore, callFacts, costOf, summaryOf } from './analysis.js';
 import { telephonyFor, type TelephonyModel } from './model.js';
+import { randomPerson } from './people.js';
 import { intBetween, pick, rngFor } from './rng.js';
 import { drawOutcome, drawPersona, drawSeconds, scriptFor, topicFrom, type Segment } from './script.js';
 import type { CallRecord, CallStatus, CampaignRecord, Direction } from './types.js';
@@ -21,16 +22,6 @@ import type { CallRecord, CallStatus, CampaignRecord, Direction } from './types.
 export const MAX_IN_FLIGHT = 3;
 export const SPEAKER_DELAY_MS = 5_000;
 export const ANALYSIS_DELAY_MS = 120_000;
-
-const FIRST = ['Maria', 'James', 'Aisha', 'Tom', 'Priya', 'Daniel', 'Sofia', 'Kenji', 'Grace', 'Omar', 'Lena', 'Marcus', 'Elena', 'Noah', 'Chloe', 'Ravi'];
-const LAST = ['Lopez', 'Walker', 'Khan', 'Becker', 'Patel', 'Okafor', 'Rossi', 'Tanaka', 'Murphy', 'Haddad', 'Novak', 'Reid', 'Silva', 'Dubois'];
-
-export function randomPerson(rng: () => number): { name: string; phoneNumber: string } {
-  const area = 200 + Math.floor(rng() * 800);
-  const line = String(Math.floor(rng() * 10_000)).padStart(4, '0');
-  const mid = 200 + Math.floor(rng() * 800);
-  return { name: `${pick(rng, FIRST)} ${pick(rng, LAST)}`, phoneNumber: `+1${area}${mid}${line}` };
-}
 
 interface Live {
   orgId: string;

@@ -77,6 +77,7 @@ describe('organization stream', () => {
     expect(s.res.headers.get('cache-control')).toBe('no-cache');
     expect(s.res.headers.get('x-request-id')).toMatch(/^req_/);
     expect(s.res.headers.get('x-heartbeat-interval')).toBe('15000');
+    expect(Number(s.res.headers.get('x-resume-after'))).toBeGreaterThanOrEqual(0);
     await until('the replay comment', () => s.text().includes(': replayed 0\n\n'));
     expect(s.text().startsWith('retry: 1000\n\n')).toBe(true);
     const p = await publish({ type: 'call.started', callId: 'call_f1', data: { status: 'in_progress' } });
@@ -170,6 +171,7 @@ describe('resume across both streams (one id space per organization)', () => {
     expect(org.events().map((e) => e.data.callId)).toEqual(['call_other', 'call_r1']);
     org.close();
     const both = await open(`/api/v1/events?lastEventId=${d.firstId}`, { 'last-event-id': '0' });
+    expect(both.res.headers.get('x-resume-after')).toBe(d.firstId);
     await until('replay', () => both.text().includes(': replayed'));
     expect(both.text()).toContain(': replayed 1\n\n');
     both.close();

@@ -174,6 +174,9 @@ export class StreamHub {
       connection: 'keep-alive',
       'x-request-id': opts.requestId,
       'x-heartbeat-interval': String(this.heartbeatMs),
+      // Where this stream starts (the id it resumes after): a client that opened without an id
+      // and is dropped before its first event can resume here instead of losing what came between.
+      'x-resume-after': String(lastSent),
       'x-accel-buffering': 'no',
     });
     res.flushHeaders();

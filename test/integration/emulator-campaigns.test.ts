@@ -270,6 +270,17 @@ describe('inbound and API campaigns', () => {
     });
     expect(calls[0]).toMatchObject({ direction: 'inbound', campaignId: id });
     await emu.api('POST', `/api/v1/campaigns/${id}/pause`);
+    // with a contact list, callers are matched against it
+    const listed = await emu.api('POST', '/api/v1/campaigns', { name: 'Patients line', direction: 'inbound', agentId, provisionedPhoneNumberId: numbers.orgs[0]!.phoneNumbers[1]!.id, contactListId: listId });
+    expect(listed.body.data.contactListName).toBe('Patients');
+    await emu.api('POST', `/api/v1/campaigns/${listed.body.data.id}/start`);
+    const known = await until('a caller from the list', async () => {
+      const r = await emu.api('GET', `/api/v1/campaigns/${listed.body.data.id}/calls?pageSize=100`);
+      return r.body.data.calls.find((x: { contactId: string | null }) => x.contactId !== null);
+    });
+    expect(contactIds).toContain(known.contactId);
+    expect(known.calleeName).toMatch(/^Patient /);
+    await emu.api('POST', `/api/v1/campaigns/${listed.body.data.id}/pause`);
     // globex cannot use acme's numbers
     const b = await setupOrg(emu, 1, ORG_B.apiKey);
     const other = await emu.api('POST', '/api/v1/campaigns', { name: 'x', direction: 'inbound', agentId: b.agentId, provisionedPhoneNumberId: pn.id }, ORG_B.apiKey);

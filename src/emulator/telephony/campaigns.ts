@@ -1,5 +1,6 @@
 import { agentModelFor } from '../agents/model.js';
 import { contactsCollection, LISTS, type StoredContact, type StoredList } from '../contacts/model.js';
+import { personOf } from './people.js';
 import { conflict, HttpError, unprocessable } from '../errors.js';
 import { eventLogFor } from '../events/log.js';
 import type { ModuleEnv, Org } from '../types.js';
@@ -39,15 +40,6 @@ export function campaignService(env: ModuleEnv) {
   };
 
   const list = (org: Org, id: string): StoredList | undefined => env.store.collection<StoredList>(org.id, LISTS).get(id);
-
-  /** Name and phone of a contact, from its list's schema: the string fields named like "name" (joined), the first phone field. */
-  const personOf = (l: StoredList, c: StoredContact): { name: string; phoneNumber: string } => {
-    const fields = l.schema.fields;
-    const names = fields.filter((f) => f.type === 'string' && /name/i.test(f.name)).map((f) => c.data[f.name]).filter((v) => typeof v === 'string' && v.trim());
-    const phoneField = fields.find((f) => f.type === 'phone') ?? fields.find((f) => /phone|mobile|tel/i.test(f.name));
-    const phone = phoneField ? c.data[phoneField.name] : undefined;
-    return { name: (names as string[]).join(' ').trim(), phoneNumber: phone === undefined || phone === null ? '' : String(phone) };
-  };
 
   return {
     create(org: Org, raw: unknown): CampaignRecord {

@@ -3,7 +3,8 @@ import { eventLogFor } from '../events/log.js';
 import type { ModuleEnv } from '../types.js';
 import { analysisCore, callFacts, costOf, summaryOf } from './analysis.js';
 import { telephonyFor, type TelephonyModel } from './model.js';
-import { randomPerson } from './people.js';
+import { contactsCollection, LISTS, type StoredContact, type StoredList } from '../contacts/model.js';
+import { personOf, randomPerson } from './people.js';
 import { intBetween, pick, rngFor } from './rng.js';
 import { drawOutcome, drawPersona, drawSeconds, scriptFor, topicFrom, type Segment } from './script.js';
 import type { CallRecord, CallStatus, CampaignRecord, Direction } from './types.js';
@@ -271,11 +272,30 @@ export class Simulator {
       campaign.inboundCount++;
       let person = randomPerson(rng);
       let contactId: string | null = null;
-      const contacts = campaign.contactListId ? this.model.contactsOf(orgId, campaign.id) : [];
-      if (contacts.length > 0 && rng() < 0.6) {
-        const c = pick(rng, contacts);
-        person = { name: c.name, phoneNumber: c.phoneNumber };
-        contactId = c.contactId;
+      // 60% of callers are contacts of the campaign (or else of its list), matched by number; the rest strangers.
+      if (campaign.contactListId && rng() < 0.6) {
+        const known = this.model.contactsOf(orgId, campaign.id);
+        if (known.length > 0) {
+          const c = pick(rng, known);
+          person = { name: c.name, phoneNumber: c.phoneNumber };
+          contactId = c.contactId;
+        } else {
+          const list = this.env.store.collection<StoredList>(orgId, LISTS).get(campaign.contactListId);
+          const stored = this.env.store.collection<StoredContact>(orgId, contactsCollection(campaign.contactListId));
+          if (list && stored.size > 0) {
+            const k = Math.floor(rng() * stored.size);
+            let i = 0;
+            for (const c of stored.values()) {
+              if (i++ < k) continue;
+              const p = personOf(list, c);
+              if (p.phoneNumber) {
+                person = { name: p.name, phoneNumber: p.phoneNumber };
+                contactId = c.id;
+              }
+              break;
+            }
+          }
+        }
       }
       const call = this.newCall(orgId, campaign, { phoneNumber: person.phoneNumber, calleeName: person.name, contactId, priority: 5, scheduledFor: null, direction: 'inbound' });
       call.status = 'initiated'; // inbound calls are never queued: the first status update has previousStatus null

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { testStateDir } from './state-dir.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = fileURLToPath(new URL('../../bin/vap.js', import.meta.url));
@@ -24,7 +25,7 @@ export async function vap(args: string[], opts: { env?: Record<string, string>; 
     cwd: opts.cwd,
     timeout: opts.timeout,
     ...(opts.input === undefined ? { stdin: 'ignore' as const } : { input: opts.input }),
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', ...opts.env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', VAP_STATE_DIR: testStateDir(), ...opts.env },
   });
   return { exitCode: r.exitCode ?? 1, stdout: String(r.stdout), stderr: String(r.stderr) };
 }

@@ -1,6 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import { main } from '../../src/cli.js';
 import type { IO } from '../../src/context.js';
+import { testStateDir } from './state-dir.js';
 
 export interface CliResult {
   code: number;
@@ -20,7 +21,8 @@ export interface RunOptions {
 /**
  * Runs the CLI in-process with test streams, the way a user would run it but
  * without a child process: argv in, exit code and captured output out.
- * The environment is exactly `env` (plus VAP_CONFIG_DIR if given), never the test runner's.
+ * The environment is exactly `env` (plus VAP_CONFIG_DIR if given), never the test runner's;
+ * VAP_STATE_DIR defaults to a temporary folder of this test process, never the user's.
  */
 export async function runCli(argv: string[], opts: RunOptions = {}): Promise<CliResult> {
   const stdout = new PassThrough();
@@ -37,7 +39,7 @@ export async function runCli(argv: string[], opts: RunOptions = {}): Promise<Cli
     stdoutIsTTY: Boolean(opts.tty),
     stderrIsTTY: Boolean(opts.tty),
   };
-  const code = await main(argv, { io, env: { NO_COLOR: '1', ...opts.env }, signal: opts.signal ?? new AbortController().signal });
+  const code = await main(argv, { io, env: { NO_COLOR: '1', VAP_STATE_DIR: testStateDir(), ...opts.env }, signal: opts.signal ?? new AbortController().signal });
   return { code, stdout: out, stderr: err };
 }
 

@@ -161,6 +161,12 @@ async function* streamBatches<T>(api: ApiClient, opts: EventStreamOptions): Asyn
         throw new Dropped(`the server answered ${res.status} ${res.contentType ?? 'without a content type'}, not an event stream`);
       }
       everOpened = true;
+      // A stream opened without an id says where it starts (x-resume-after): a drop before the
+      // first event then resumes from there, and what came in between is not lost.
+      if (lastEventId === undefined) {
+        const after = headerText(res.headers['x-resume-after']);
+        if (after && isDecimal(after)) lastEventId = after;
+      }
       const heartbeatMs = opts.heartbeatMs ?? headerMs(res.headers['x-heartbeat-interval']) ?? DEFAULT_HEARTBEAT_MS;
       const reconnect = droppedAt !== undefined;
       opts.onState?.({ kind: 'opened', reconnect, requestId: res.requestId, heartbeatMs });
@@ -270,6 +276,11 @@ function headerMs(v: string | string[] | undefined): number | undefined {
   if (!s || !/^\d+$/.test(s.trim())) return undefined;
   const ms = Number(s);
   return ms > 0 ? ms : undefined;
+}
+
+function headerText(v: string | string[] | undefined): string | undefined {
+  const s = Array.isArray(v) ? v[0] : v;
+  return s?.trim() || undefined;
 }
 
 function seconds(ms: number): string {

@@ -1,4 +1,6 @@
 import type { RegisterGroup } from '../types.js';
+import { overviewCommand } from './overview.js';
 
-// PLACEHOLDER: replaced by the group's verbs (issue 9).
-export const register: RegisterGroup = () => {};
+export const register: RegisterGroup = (group, makeContext) => {
+  group.addCommand(overviewCommand(makeContext));
+};

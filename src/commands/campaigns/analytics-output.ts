@@ -1,0 +1,44 @@
+import type { AnalyticsMeta } from '../../api/analytics.js';
+import type { Context } from '../../context.js';
+import { PLAIN, flatten, renderGroups, type Group, type Style } from '../../campaigns/render.js';
+import { loadChalk } from '../../ui/style.js';
+import { tsvField } from '../../ui/format.js';
+
+/** chalk for stdout as the render module's Style (plain when colour is off). */
+export async function stdoutStyle(ctx: Context): Promise<Style> {
+  const chalk = await ctx.stdoutStyle();
+  return chalk.level > 0 ? { bold: (s) => chalk.bold(s), dim: (s) => chalk.dim(s), yellow: (s) => chalk.yellow(s) } : PLAIN;
+}
+
+/** The terminal's width for charts (80 when unknown). */
+export function columnsOf(ctx: Context): number {
+  const c = (ctx.io.stdout as { columns?: number }).columns;
+  return typeof c === 'number' && c > 20 ? c : 80;
+}
+
+/**
+ * Prints analytics: grouped tables (and whatever `more` adds) for a person; the JSON
+ * with --json/-o json/ndjson/--query; `key<TAB>value` lines with dotted keys when piped.
+ */
+export async function printAnalytics(
+  data: { meta?: AnalyticsMeta },
+  ctx: Context,
+  render: { title?: string; groups: Group[]; more?: (style: Style) => string },
+): Promise<void> {
+  if (data.meta?.isStale) {
+    await ctx.warn('some ended calls still await their analysis: these figures will change (meta.isStale)');
+  }
+  if (ctx.out.human) {
+    const style = await stdoutStyle(ctx);
+    const parts = [...(render.title ? [style.bold(render.title), ''] : []), renderGroups(render.groups, style)];
+    if (render.more) parts.push('', render.more(style));
+    ctx.io.stdout.write(`${parts.join('\n')}\n`);
+    return;
+  }
+  const g = ctx.globals;
+  if (ctx.out.format === 'tsv' && !g.query) {
+    ctx.io.stdout.write(flatten(data).map(([k, v]) => `${k}\t${tsvField(v)}\n`).join(''));
+    return;
+  }
+  await ctx.out.data(data);
+}

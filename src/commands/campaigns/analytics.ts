@@ -1,0 +1,156 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  getAnalyticsSummary,
+  getCampaignAnalytics,
+  getInboundAnalytics,
+  getRealtimeAnalytics,
+  type DateRange,
+  type RealtimeAnalytics,
+} from '../../api/analytics.js';
+import { getCampaign } from '../../api/campaigns.js';
+import { UnprocessableEntityError } from '../../api/errors.js';
+import { inboundGroups, metricGroups, realtimeGroups, renderHourChart, renderWatchScreen, summaryGroups } from '../../campaigns/render.js';
+import type { Context } from '../../context.js';
+import { CliError, InterruptedError, UsageError } from '../../errors.js';
+import { action } from '../action.js';
+import type { ContextFactory } from '../types.js';
+import { columnsOf, printAnalytics, stdoutStyle } from './analytics-output.js';
+import { isoDay } from './shared.js';
+
+export interface AnalyticsOptions {
+  summary?: boolean;
+  realtime?: boolean;
+  inbound?: boolean;
+  watch?: boolean;
+  interval?: number;
+  from?: string;
+  to?: string;
+}
+
+/** The spec intends realtime analytics to be polled every 5 to 10 seconds. */
+export const MIN_INTERVAL = 5;
+export const MAX_INTERVAL = 10;
+
+function intervalSeconds(v: string): number {
+  const m = /^(\d+)s?$/.exec(v.trim());
+  const n = m ? Number(m[1]) : NaN;
+  if (!Number.isInteger(n) || n < MIN_INTERVAL || n > MAX_INTERVAL) {
+    throw new InvalidArgumentError(`--interval must be ${MIN_INTERVAL} to ${MAX_INTERVAL} seconds (realtime analytics are meant to be polled that often) (got "${v}").`);
+  }
+  return n;
+}
+
+export function analyticsCommand(makeContext: ContextFactory): Command {
+  return new Command('analytics')
+    .description('A campaign’s metrics: calls, success, quality, compliance and cost')
+    .argument('<campaignId>', 'the campaign id')
+    .option('--from <YYYY-MM-DD>', 'only calls created on or after this day (UTC)', isoDay('--from'))
+    .option('--to <YYYY-MM-DD>', 'only calls created on or before this day (UTC)', isoDay('--to'))
+    .option('--summary', 'the five headline figures only')
+    .option('--realtime', 'calls active and queued now, completed today, and the call rate')
+    .option('--watch', 'with --realtime: refresh in place on a terminal until Ctrl-C (NDJSON, one line per refresh, when piped)')
+    .option('--interval <seconds>', `with --watch: seconds between refreshes, ${MIN_INTERVAL} to ${MAX_INTERVAL} (default ${MIN_INTERVAL})`, intervalSeconds)
+    .option('--inbound', 'inbound campaigns: answered and missed calls, waits, and calls by hour as a chart')
+    .addHelpText(
+      'after',
+      `
+Rates are shown as percentages (the JSON keeps 0..1 with four decimals). When some
+ended calls still await their analysis the figures are provisional: a warning says so
+on stderr.
+
+Examples:
+  $ vap campaigns analytics 0b7c…
+  $ vap campaigns analytics 0b7c… --from 2026-11-01 --to 2026-11-07
+  $ vap campaigns analytics 0b7c… --summary --json
+  $ vap campaigns analytics 0b7c… --realtime --watch --interval 10
+  $ vap campaigns analytics 0b7c… --inbound`,
+    )
+    .action(action<AnalyticsOptions>(makeContext, (args, opts, ctx) => run(args[0]!, opts, ctx)));
+}
+
+/** Checks that the flags go together; every refusal is a usage error with nothing sent. */
+export function checkFlags(opts: AnalyticsOptions): DateRange {
+  const modes = (['summary', 'realtime', 'inbound'] as const).filter((m) => opts[m]);
+  if (modes.length > 1) throw new UsageError(`--${modes[0]} and --${modes[1]} cannot go together`, 'pick one view');
+  if (opts.watch && !opts.realtime) throw new UsageError('--watch goes with --realtime', 'use `--realtime --watch`');
+  if (opts.interval !== undefined && !opts.watch) throw new UsageError('--interval goes with --watch', 'use `--realtime --watch --interval 5`');
+  if ((opts.from || opts.to) && modes.length > 0) {
+    throw new UsageError(`--from/--to do not apply to --${modes[0]}`, 'date ranges are for the full metrics: drop --from/--to, or drop the view flag');
+  }
+  if (opts.from && opts.to && opts.from > opts.to) throw new UsageError(`--from ${opts.from} is after --to ${opts.to}`);
+  const range: DateRange = {};
+  if (opts.from) range.dateFrom = opts.from;
+  if (opts.to) range.dateTo = opts.to;
+  return range;
+}
+
+export async function run(id: string, opts: AnalyticsOptions, ctx: Context): Promise<void> {
+  const range = checkFlags(opts);
+  const api = await ctx.api();
+  if (opts.summary) {
+    const s = await getAnalyticsSummary(api, id, ctx.signal);
+    return printAnalytics(s, ctx, { title: `Campaign ${id}: summary`, groups: summaryGroups(s) });
+  }
+  if (opts.realtime) {
+    if (opts.watch) return watch(id, opts.interval ?? MIN_INTERVAL, ctx);
+    const r = await getRealtimeAnalytics(api, id, ctx.signal);
+    return printAnalytics(r, ctx, { title: `Campaign ${id}: now`, groups: realtimeGroups(r) });
+  }
+  if (opts.inbound) {
+    let a;
+    try {
+      a = await getInboundAnalytics(api, id, ctx.signal);
+    } catch (err) {
+      if (err instanceof UnprocessableEntityError && err.code === 'not_inbound') {
+        throw new CliError(`campaign ${id} is not an inbound campaign`, undefined, 'drop --inbound to see its metrics');
+      }
+      throw err;
+    }
+    const width = Math.min(columnsOf(ctx), 120);
+    return printAnalytics(a, ctx, {
+      title: `Campaign ${id}: inbound`,
+      groups: inboundGroups(a),
+      more: (style) => `${style.bold('Calls by hour (UTC)')}\n${renderHourChart(a.callsByHour, a.peakHour, width, style)}`,
+    });
+  }
+  const data = await getCampaignAnalytics(api, id, range, ctx.signal);
+  const span = range.dateFrom || range.dateTo ? ` (${range.dateFrom ?? '…'} to ${range.dateTo ?? '…'})` : '';
+  return printAnalytics(data, ctx, { title: `Campaign ${data.campaign?.name ?? id} (${data.campaign?.status ?? ''})${span}`, groups: metricGroups(data.metrics) });
+}
+
+/**
+ * Polls realtime analytics every `seconds`. On a terminal (stdout, table output) the
+ * screen is redrawn in place with log-update; otherwise each poll is one NDJSON line.
+ * Ctrl-C ends it with exit 130, the cursor shown again and the last screen kept.
+ */
+async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const campaign = await getCampaign(api, id, ctx.signal);
+  const live = ctx.out.human && ctx.io.stdoutIsTTY;
+  const title = `Campaign ${campaign.name} (${campaign.id}) · realtime`;
+  let draw: ((text: string) => void) & { done(): void };
+  if (live) {
+    const { createLogUpdate } = await import('log-update');
+    const logUpdate = createLogUpdate(ctx.io.stdout as NodeJS.WriteStream, { showCursor: false });
+    draw = Object.assign((text: string) => logUpdate(text), { done: () => logUpdate.done() });
+  } else {
+    draw = Object.assign((text: string) => void ctx.io.stdout.write(`${text}\n`), { done: () => undefined });
+  }
+  const style = live ? await stdoutStyle(ctx) : undefined;
+  try {
+    for (;;) {
+      const r: RealtimeAnalytics = await getRealtimeAnalytics(api, id, ctx.signal);
+      const at = new Date();
+      draw(live ? renderWatchScreen({ title, data: r, updatedAt: at, intervalSeconds: seconds, style }) : JSON.stringify({ ...r, campaignId: id, readAt: at.toISOString() }));
+      await sleep(seconds * 1000, undefined, { signal: ctx.signal });
+    }
+  } catch (err) {
+    if (ctx.signal.aborted) {
+      draw.done();
+      throw new InterruptedError('stopped watching');
+    }
+    draw.done();
+    throw err;
+  }
+}

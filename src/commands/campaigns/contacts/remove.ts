@@ -1,0 +1,30 @@
+import { Command } from 'commander';
+import { removeCampaignContact } from '../../../api/campaigns.js';
+import type { Context } from '../../../context.js';
+import { action } from '../../action.js';
+import type { ContextFactory } from '../../types.js';
+
+export function removeCommand(makeContext: ContextFactory): Command {
+  return new Command('remove')
+    .alias('rm')
+    .description('Remove contacts from a campaign (a queued call of theirs is cancelled; the contact stays in its list)')
+    .argument('<campaignId>', 'the campaign id')
+    .argument('<contactId...>', 'one or more contact ids')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ vap campaigns contacts remove 0b7c… ct_1
+  $ vap campaigns contacts remove 0b7c… ct_1 ct_2 ct_3`,
+    )
+    .action(action(makeContext, ([id, ...contactIds], _opts, ctx) => run(id!, contactIds, ctx)));
+}
+
+export async function run(id: string, contactIds: string[], ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  for (const contactId of contactIds) {
+    await removeCampaignContact(api, id, contactId, ctx.signal);
+    if (ctx.globals.quiet) ctx.io.stdout.write(`${contactId}\n`);
+    await ctx.success(`Removed contact ${contactId} from campaign ${id}`);
+  }
+}

@@ -1,0 +1,160 @@
+import { readFile } from 'node:fs/promises';
+import { InvalidArgumentError } from 'commander';
+import type { Campaign, CampaignCall, CampaignContact, Run } from '../../api/campaigns.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import type { Column } from '../../ui/format.js';
+
+export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
+  { header: 'id', value: (c) => c.id },
+  { header: 'name', value: (c) => c.name },
+  { header: 'status', value: (c) => c.status },
+  { header: 'direction', value: (c) => c.direction },
+  { header: 'type', value: (c) => c.type },
+  { header: 'contacts', value: (c) => c.totalContacts },
+  { header: 'pending', value: (c) => c.pendingContacts },
+  { header: 'created', value: (c) => c.createdAt },
+];
+
+export const CAMPAIGN_FIELDS: Column<Campaign>[] = [
+  { header: 'id', value: (c) => c.id },
+  { header: 'name', value: (c) => c.name },
+  { header: 'description', value: (c) => c.description },
+  { header: 'status', value: (c) => c.status },
+  { header: 'direction', value: (c) => c.direction },
+  { header: 'type', value: (c) => c.type },
+  { header: 'agent', value: (c) => c.agentId + (c.agent?.type ? ` (${c.agent.type})` : '') },
+  { header: 'contact list', value: (c) => (c.contactListId ? `${c.contactListName ?? ''} (${c.contactListId})` : '') },
+  { header: 'contacts', value: (c) => c.totalContacts },
+  { header: 'pending', value: (c) => c.pendingContacts },
+  { header: 'phone number', value: (c) => (c.provisionedPhoneNumberId ? `${c.phoneNumber ?? ''} (${c.provisionedPhoneNumberId})` : '') },
+  { header: 'workspace', value: (c) => c.workspaceId },
+  { header: 'created', value: (c) => c.createdAt },
+  { header: 'updated', value: (c) => c.updatedAt },
+  { header: 'started', value: (c) => c.startedAt },
+  { header: 'completed', value: (c) => c.completedAt },
+];
+
+export const CONTACT_COLUMNS: Column<CampaignContact>[] = [
+  { header: 'contact', value: (c) => c.contactId },
+  { header: 'name', value: (c) => c.name },
+  { header: 'phone', value: (c) => c.phoneNumber },
+  { header: 'status', value: (c) => c.status },
+  { header: 'added', value: (c) => c.addedAt },
+  { header: 'last call', value: (c) => c.lastCallId },
+];
+
+export const CALL_COLUMNS: Column<CampaignCall>[] = [
+  { header: 'id', value: (c) => c.id },
+  { header: 'status', value: (c) => c.status },
+  { header: 'phone', value: (c) => c.phoneNumber },
+  { header: 'name', value: (c) => c.calleeName },
+  { header: 'duration', value: (c) => c.duration },
+  { header: 'priority', value: (c) => c.priority },
+  { header: 'scheduled', value: (c) => c.scheduledFor },
+  { header: 'created', value: (c) => c.createdAt },
+];
+
+export const RUN_COLUMNS: Column<Run>[] = [
+  { header: 'id', value: (r) => r.id },
+  { header: 'started', value: (r) => r.startedAt },
+  { header: 'ended', value: (r) => r.endedAt ?? '(running)' },
+  { header: 'calls', value: (r) => r.totalCalls },
+  { header: 'completed', value: (r) => r.completedCalls },
+];
+
+/** The agent from --agent or $VAP_AGENT. */
+export function resolveAgent(opts: { agent?: string }, ctx: Context): string {
+  const agent = opts.agent?.trim() || ctx.env.VAP_AGENT?.trim();
+  if (!agent) throw new UsageError('missing --agent <agentId>', 'pass --agent ag_… or set VAP_AGENT (a campaign calls with one agent)');
+  return agent;
+}
+
+const E164 = /^\+[1-9]\d{1,14}$/;
+
+export function e164(flag: string) {
+  return (v: string): string => {
+    const s = v.trim();
+    if (!E164.test(s)) throw new InvalidArgumentError(`${flag} must be an E.164 number such as +14155550123 (got "${v}").`);
+    return s;
+  };
+}
+
+/** Commander parser for an ISO timestamp (with a time and a zone, or Z). */
+export function isoTime(flag: string) {
+  return (v: string): string => {
+    const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) && !Number.isNaN(Date.parse(v));
+    if (!ok) throw new InvalidArgumentError(`${flag} must be an ISO time with a zone, such as 2026-11-23T09:30:00Z (got "${v}").`);
+    return new Date(v).toISOString();
+  };
+}
+
+/** Commander parser for a calendar day YYYY-MM-DD that exists. */
+export function isoDay(flag: string) {
+  return (v: string): string => {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+    const d = m ? new Date(`${v}T00:00:00Z`) : undefined;
+    if (!m || !d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== v) {
+      throw new InvalidArgumentError(`${flag} must be a day as YYYY-MM-DD, such as 2026-11-01 (got "${v}").`);
+    }
+    return v;
+  };
+}
+
+export function intRange(flag: string, min: number, max: number) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v.trim()) || !Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max} (got "${v}").`);
+    return n;
+  };
+}
+
+export function nonNegative(flag: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${flag} must be a number of seconds, 0 or more (got "${v}").`);
+    return n;
+  };
+}
+
+/** Splits `a,b c` lists into ids. */
+export function splitIds(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '' && !s.startsWith('#'));
+}
+
+/**
+ * Contact ids from --contacts (comma-separated, repeatable) and --file (one id a line,
+ * or comma-separated; `#` comments; `-` reads stdin). Duplicates are dropped, order kept.
+ */
+export async function contactIdsFrom(opts: { contacts?: string[]; file?: string }, ctx: Context): Promise<string[]> {
+  const ids: string[] = [];
+  for (const c of opts.contacts ?? []) ids.push(...splitIds(c));
+  if (opts.file !== undefined) {
+    let text: string;
+    try {
+      text = opts.file === '-' ? await readStream(ctx.io.stdin) : await readFile(opts.file, 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read --file ${opts.file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    }
+    const lines = text.split(/\r?\n/).map((l) => l.replace(/#.*$/, ''));
+    ids.push(...splitIds(lines.join('\n')));
+  }
+  return [...new Set(ids)];
+}
+
+async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += chunk.toString();
+  return text;
+}
+
+export const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
+
+/** Whether the user asked for machine output or ids (so a verb prints data, not only a note). */
+export function machine(ctx: Context): boolean {
+  const g = ctx.globals;
+  return Boolean(g.json || g.output || g.query || g.quiet);
+}

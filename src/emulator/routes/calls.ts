@@ -120,7 +120,7 @@ function recordingsOf(seed: number, call: CallRecord): Array<{ sid: string; dura
 }
 
 function detail(env: ModuleEnv, sim: ReturnType<typeof simulatorFor>, call: CallRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...renderCall(call), answeredAt: call.answeredAt, cost: call.cost, runId: call.runId, summary: null, analysis: null };
+  const out: Record<string, unknown> = { ...renderCall(call), ringingAt: call.ringingAt, answeredAt: call.answeredAt, cost: call.cost, runId: call.runId, summary: null, analysis: null };
   if (call.analyzedAt) {
     const facts = callFacts(env.options.seed, call);
     out.summary = summaryOf(call, facts);

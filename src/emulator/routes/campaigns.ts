@@ -72,7 +72,7 @@ export const campaignsModule: EmulatorModule = {
       const query = { ...(req.query as Q) };
       delete query.campaignId;
       const q = parseCallQuery(query, c.id);
-      const page = listCalls(model.calls(req.org.id), q);
+      const page = listCalls(model.callsOf(req.org.id, c.id), q);
       return { data: { calls: page.calls.map(renderCall), pagination: pagination(q.page, q.pageSize, page.total), summary: page.summary } };
     });
     app.post('/api/v1/campaigns/:id/calls', async (req, reply) => {

@@ -44,6 +44,12 @@ export class TelephonyModel {
   /** Seeded calls per organization: in memory only (their batches are stored). */
   private readonly seeded = new Map<string, Map<string, CallRecord>>();
   private readonly interned = new Map<string, AnalysisCore>();
+  private readonly versions = new Map<string, number>();
+  private readonly byCampaign = new Map<string, { version: number; map: Map<string, CallRecord[]> }>();
+
+  private bump(orgId: string): void {
+    this.versions.set(orgId, this.version(orgId) + 1);
+  }
 
   constructor(readonly env: ModuleEnv) {}
 
@@ -70,6 +76,34 @@ export class TelephonyModel {
     return this.index(orgId);
   }
 
+  /**
+   * The campaign's calls, oldest first (read-only; built in one pass over the index
+   * after calls were added, then reused). Calls are never removed.
+   */
+  callsOf(orgId: string, campaignId: string): readonly CallRecord[] {
+    const v = this.version(orgId);
+    let cached = this.byCampaign.get(orgId);
+    if (!cached || cached.version !== v) {
+      const map = new Map<string, CallRecord[]>();
+      for (const c of this.index(orgId)) {
+        let list = map.get(c.campaignId);
+        if (!list) {
+          list = [];
+          map.set(c.campaignId, list);
+        }
+        list.push(c);
+      }
+      cached = { version: v, map };
+      this.byCampaign.set(orgId, cached);
+    }
+    return cached.map.get(campaignId) ?? [];
+  }
+
+  /** Bumped whenever a call is added to the organization (records change in place otherwise). */
+  version(orgId: string): number {
+    return this.versions.get(orgId) ?? 0;
+  }
+
   /** The call, or undefined (another tenant's id is undefined too). */
   findCall(orgId: string, id: string): CallRecord | undefined {
     return this.callMap(orgId).get(id) ?? this.seededMap(orgId).get(id);
@@ -86,8 +120,8 @@ export class TelephonyModel {
     const runs = this.runList(orgId, campaignId);
     if (runs.length === 0) return [];
     const counts = new Map<string, { total: number; completed: number }>(runs.map((r) => [r.id, { total: 0, completed: 0 }]));
-    for (const c of this.index(orgId)) {
-      if (c.campaignId !== campaignId || !c.runId) continue;
+    for (const c of this.callsOf(orgId, campaignId)) {
+      if (!c.runId) continue;
       const n = counts.get(c.runId);
       if (!n) continue;
       n.total++;
@@ -141,6 +175,7 @@ export class TelephonyModel {
     let i = idx.length;
     while (i > 0 && compareCalls(idx[i - 1]!, call) > 0) i--;
     idx.splice(i, 0, call);
+    this.bump(orgId);
   }
 
   seedBatches(orgId: string): Map<string, SeedBatch> {
@@ -153,6 +188,7 @@ export class TelephonyModel {
     this.seedBatches(orgId).set(batch.id, batch);
     const calls = this.generate(orgId, batch);
     this.sorted.set(orgId, merge(idx, calls));
+    this.bump(orgId);
   }
 
   private seededMap(orgId: string): Map<string, CallRecord> {

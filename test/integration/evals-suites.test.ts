@@ -175,6 +175,8 @@ describe('vap evals update', () => {
     await expectUsage([...base, '--noise', 'wind:extreme'], /unknown noise level "extreme"/);
     await expectUsage([...base, '--iterations', '50'], /1 to 20/);
     await expectUsage(base, /nothing to update.*--status ready.*--no-noise/);
+    await expectUsage([...base, '--noise', 'cafe:low', '--no-noise'], /--noise and --no-noise contradict each other/);
+    await expectUsage([...base, '--no-noise', '--noise', 'cafe:low'], /--noise and --no-noise contradict each other/);
   });
 });
 

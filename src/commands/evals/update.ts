@@ -17,10 +17,15 @@ interface UpdateOptions {
   name?: string;
   iterations?: string;
   criterion?: string[];
+  /** Set when both --noise and --no-noise were given (Commander keeps only the last). */
+  noiseConflict?: boolean;
 }
 
 export function updateCommand(makeContext: ContextFactory): Command {
-  return new Command('update')
+  // --noise and --no-noise share one value, so Commander would keep the last silently;
+  // the option events tell that both were given.
+  const given = new Set<string>();
+  const cmd = new Command('update')
     .description('Change a suite: mark it ready, set or clear background noise, rename it, change iterations or criteria')
     .argument('[evalId]', 'the eval suite (or pass --eval)')
     .addOption(agentOption())
@@ -39,12 +44,22 @@ Examples:
   $ vap evals update ev_123 --agent ag_456 --noise call_center:high
   $ vap evals update ev_123 --agent ag_456 --no-noise --iterations 5`,
     )
-    .action(action<UpdateOptions>(makeContext, (args, opts, ctx) => run(args[0], opts, ctx)));
+    .action(
+      action<UpdateOptions>(makeContext, (args, opts, ctx) => {
+        const both = given.has('noise') && given.has('no-noise');
+        given.clear();
+        return run(args[0], { ...opts, noiseConflict: both }, ctx);
+      }),
+    );
+  cmd.on('option:noise', () => given.add('noise'));
+  cmd.on('option:no-noise', () => given.add('no-noise'));
+  return cmd;
 }
 
 export async function run(arg: string | undefined, opts: UpdateOptions, ctx: Context): Promise<void> {
   const agentId = resolveAgent(opts, ctx);
   const evalId = resolveEvalId(arg, opts);
+  if (opts.noiseConflict) throw new UsageError('--noise and --no-noise contradict each other', 'pass --noise type:level to set the noise, or --no-noise to switch it off');
   const change: SuiteChange = {};
   if (opts.status !== undefined) {
     const status = opts.status.trim();

@@ -48,10 +48,19 @@ export function failedScenarios(o: RunOutcome): Array<{ scenario: ScenarioSummar
   return out;
 }
 
-/** `::error title=…::…` lines: one per failed scenario, one per failed gate, one for a failed run. */
+/**
+ * `::error title=…::…` lines: one per failed scenario, one per failed gate, one for a failed
+ * run. When every gate passed (exit 0), a scenario whose mean is below --min-score is only a
+ * `::warning` (the gate is on the overall score): a green job shows no red annotation.
+ */
 export function annotations(o: RunOutcome): string[] {
   const run = o.detail.run;
-  const lines = failedScenarios(o).map(({ scenario, reason }) => command('error', `Eval scenario failed: ${scenario.name}`, reason));
+  const ok = passed(o);
+  const lines = failedScenarios(o).map(({ scenario, reason }) =>
+    ok && !scenario.failed
+      ? command('warning', `Eval scenario below --min-score: ${scenario.name}`, reason)
+      : command('error', `Eval scenario failed: ${scenario.name}`, reason),
+  );
   if (run.status === 'failed') lines.push(command('error', `Eval run #${run.runNumber} failed`, run.error || 'the run failed'));
   else if (run.status === 'completed') {
     for (const g of o.gates.filter((x) => !x.passed)) lines.push(command('error', `Eval gate failed: ${g.gate}`, g.message));

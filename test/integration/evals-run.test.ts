@@ -406,5 +406,8 @@ describe('vap evals runs diff', () => {
     const r = await vap(['evals', 'runs', 'diff', 'run_a', 'run_b', '--agent', agentId]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--eval');
+    const one = await vap(['evals', 'runs', 'diff', 'run_a', '--eval', 'ev_x', '--agent', agentId]);
+    expect(one.code).toBe(2);
+    expect(one.stderr.trim()).toBe('error: diff compares two runs; only run_a was given; use `diff <runA> <runB> --eval <evalId>` (see `vap evals runs list <evalId>`)');
   });
 });

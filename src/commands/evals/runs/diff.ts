@@ -16,7 +16,7 @@ export function diffCommand(makeContext: ContextFactory): Command {
   const cmd = new Command('diff')
     .description('Compare two runs of a suite: per scenario and per criterion, A, B and the change; gate CI on run B')
     .argument('<runA|evalId>', 'run A (the base), or the suite when three ids are given')
-    .argument('<runB|runA>', 'run B (the candidate)')
+    .argument('[runB|runA]', 'run B (the candidate)')
     .argument('[runB]', 'run B when the suite came first')
     .addOption(agentOption())
     .addOption(evalOption());
@@ -48,7 +48,7 @@ function resolveIds(args: (string | undefined)[], opts: { eval?: string }): { ev
     if (!opts.eval) throw new UsageError('missing the eval suite', 'use `diff <runA> <runB> --eval <evalId>` or `diff <evalId> <runA> <runB>`');
     return { evalId: opts.eval, a: given[0]!, b: given[1]! };
   }
-  throw new UsageError('diff compares two runs', 'use `diff <runA> <runB> --eval <evalId>`');
+  throw new UsageError(`diff compares two runs; ${given.length === 1 ? `only ${given[0]} was given` : 'none was given'}`, 'use `diff <runA> <runB> --eval <evalId>` (see `vap evals runs list <evalId>`)');
 }
 
 export async function run(args: (string | undefined)[], opts: DiffOptions & GlobalOptions, ctx: Context): Promise<void> {

@@ -1,7 +1,9 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
 import { csvLine } from './csv-write.js';
 
 /**
@@ -18,6 +20,36 @@ export function defaultErrorsPath(input: string): string {
   const ext = extname(input);
   const stem = basename(input, ext);
   return join(dirname(input), `${stem}.errors.csv`);
+}
+
+/**
+ * Where the errors file goes, decided before anything is sent: `--errors-file` when given
+ * (its folder must exist and be writable: a usage error otherwise); else beside the input
+ * when that folder is writable; else (a read-only input folder) in `fallbackDir`, vap's
+ * state folder. The summary names the file either way.
+ */
+export async function chooseErrorsPath(explicit: string | undefined, input: string, fallbackDir: string): Promise<string> {
+  if (explicit) {
+    const dir = dirname(resolve(explicit));
+    if (!(await writableDir(dir))) {
+      throw new UsageError(`cannot write the errors file ${explicit}: the folder ${dir} does not exist or is not writable`, 'pass --errors-file with a path in a folder you can write');
+    }
+    return explicit;
+  }
+  const beside = defaultErrorsPath(input);
+  if (await writableDir(dirname(resolve(beside)))) return beside;
+  await mkdir(fallbackDir, { recursive: true, mode: 0o700 });
+  return join(fallbackDir, basename(beside));
+}
+
+async function writableDir(dir: string): Promise<boolean> {
+  try {
+    if (!(await stat(dir)).isDirectory()) return false;
+    await access(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export { csvField, csvLine } from './csv-write.js';

@@ -1,19 +1,19 @@
 import { stat } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
-import { resolve as resolvePath } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { getContactList, getImportJob, type ContactList, type ImportJob } from '../api/contacts.js';
 import { NotFoundError } from '../api/errors.js';
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
-import { defaultErrorsPath, ErrorsFile } from './errors-file.js';
+import { chooseErrorsPath, ErrorsFile } from './errors-file.js';
 import { resolveMapping, type Mapping } from './mapping.js';
 import { THREAD_MIN_BYTES, ValidationPool, type Validated } from './pool.js';
 import { ProgressBar } from './progress.js';
 import { RowReporter, suggestFix, type ImportSummary, type NormalisationExample } from './report.js';
 import { BatchSender, describeError, findBatchJob, JobTracker, listBaseline, type JobOutcome } from './sender.js';
 import { InputError, openSource, type InputFormat, type RowSource } from './source.js';
-import { defaultStatePath, ImportState, inputIdentity, StateFileError, statesOfInput, stateTarget, type StateData, type StateOptions } from './state.js';
+import { defaultStatePath, ImportState, stateDir, inputIdentity, StateFileError, statesOfInput, stateTarget, type StateData, type StateOptions } from './state.js';
 
 /**
  * The bulk import, as a streaming pipeline:
@@ -98,6 +98,9 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
     throw new FileUnreadable(`cannot read ${file}: ${err instanceof InputError ? err.message : (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }
   if (size === 0) throw new FileUnreadable(`cannot read ${file}: the file is empty`);
+  // Where rejected rows will go, before anything is sent (a read-only input folder falls
+  // back to vap's state folder; an unwritable --errors-file is a usage error).
+  req = { ...req, errorsFile: await chooseErrorsPath(req.errorsFile, file, join(dirname(stateDir(ctx.env)), 'errors')) };
 
   // The schema is asked for first: the worker has nothing to do until it is known, so
   // the request goes out before anything else starts.
@@ -183,7 +186,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
     throw err;
   }
 
-  const errorsPath = req.errorsFile ?? defaultErrorsPath(file);
+  const errorsPath = req.errorsFile!;
   const errorsOut = new ErrorsFile(errorsPath, mapping.columns, mapping.keptColumns, req.format === 'csv' ? req.delimiter : ',');
   const bar = new ProgressBar(ctx.io.stderr, size, req.progress && ctx.io.stderrIsTTY && !ctx.globals.quiet);
   const reporter = new RowReporter((line) => bar.log(line));

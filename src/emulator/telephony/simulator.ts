@@ -387,10 +387,12 @@ export class Simulator {
     call.cost = costOf({ status, duration: call.duration, startedAt: call.startedAt });
     this.setStatus(orgId, call, status);
     this.emit(orgId, call, 'call.ended', { status, durationSeconds: call.duration, engine: call.engine });
+    // The campaign may have been deleted meanwhile (its calls live on).
+    const campaign = this.model.campaignMap(orgId).get(call.campaignId);
+    if (!campaign) return;
     const contact = call.contactId && call.direction === 'outbound' ? this.model.contactsOf(orgId, call.campaignId).find((c) => c.contactId === call.contactId) : undefined;
     if (contact && contact.lastCallId === call.id) contact.status = status === 'completed' ? 'called' : 'failed';
-    const campaign = this.model.campaignMap(orgId).get(call.campaignId);
-    if (campaign) this.maybeComplete(orgId, campaign);
+    this.maybeComplete(orgId, campaign);
   }
 
   /** Writes the analysis on the call and publishes call.analysis.completed. */

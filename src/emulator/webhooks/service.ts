@@ -360,7 +360,8 @@ export class WebhookService {
       else if (d.attemptCount >= MAX_ATTEMPTS) d.status = 'dead_lettered';
       else {
         d.status = 'pending';
-        d.nextAttemptAt = this.env.clock.iso(this.env.clock.nowMs() + backoffMs(d.attemptCount));
+        // Counted from when the failed attempt began (an attempt slower than the wait retries at once).
+        d.nextAttemptAt = this.env.clock.iso(Date.parse(d.lastAttemptAt!) + backoffMs(d.attemptCount));
         this.schedule(orgId, d);
       }
     }

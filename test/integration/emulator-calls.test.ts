@@ -153,6 +153,33 @@ describe('lifecycle and events', () => {
   });
 });
 
+describe('streams', () => {
+  it('the call stream replays the events of the call, transcript segments included; the organization stream leaves those out', async () => {
+    const connected = calls.find((c) => c.status === 'completed')!;
+    const read = async (path: string) => {
+      const ac = new AbortController();
+      const res = await fetch(`${emu.url}${path}`, { headers: { authorization: `Bearer ${ORG_A.apiKey}` }, signal: ac.signal });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      let text = '';
+      while (!/: replayed \d+/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += Buffer.from(value!).toString();
+      }
+      ac.abort();
+      return text.split('\n').filter((l) => l.startsWith('event: ')).map((l) => l.slice(7));
+    };
+    const own = await read(`/api/v1/calls/${connected.id}/events?lastEventId=0`);
+    expect(own).toContain('call.transcript.updated');
+    expect(own).toContain('call.voice.updated');
+    expect(own.at(-1)).toBe('call.analysis.completed');
+    const org = await read('/api/v1/events?lastEventId=0&types=call.started,call.ended');
+    expect(org.length).toBeGreaterThan(0);
+    expect(new Set(org)).toEqual(new Set(['call.started', 'call.ended']));
+  });
+});
+
 describe('cancel', () => {
   it('only queued calls are cancellable', async () => {
     const { campaignId: draft } = await setup(emu, 2);

@@ -22,8 +22,15 @@ export function money(n: number): string {
   return `$${n.toFixed(2)}`;
 }
 
+/** Seconds as given, plus minutes and hours past a minute: 151.2 → "151.2 s (2m 31s)". */
 export function seconds(n: number): string {
-  return `${Number.isInteger(n) ? n : n.toFixed(1)} s`;
+  const raw = `${Number.isInteger(n) ? n : n.toFixed(1)} s`;
+  if (n < 60) return raw;
+  const total = Math.round(n);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return `${raw} (${h ? `${h}h ${m}m` : `${m}m`} ${s}s)`;
 }
 
 export interface Group {

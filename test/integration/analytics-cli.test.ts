@@ -72,7 +72,7 @@ describe('vap campaigns analytics <id>', () => {
     expect(cell(t, 'Success', 'Objective success rate')).toBe(pct(m.successMetrics.objectiveSuccessRate));
     expect(cell(t, 'Success', 'Callback rate')).toBe(pct(m.successMetrics.callbackRate));
     expect(cell(t, 'Quality', 'Avg sentiment (0..1)')).toBe(String(m.qualityMetrics.avgSentimentScore));
-    expect(Number(cell(t, 'Quality', 'Avg call duration').replace(/ s$/, ''))).toBeCloseTo(m.qualityMetrics.avgCallDuration, 1);
+    expect(Number(cell(t, 'Quality', 'Avg call duration').replace(/ s( \(.*\))?$/, ''))).toBeCloseTo(m.qualityMetrics.avgCallDuration, 1);
     expect(cell(t, 'Compliance', 'Do-not-call rate')).toBe(pct(m.complianceMetrics.doNotCallRate));
     expect(cell(t, 'Cost', 'Total cost')).toBe(`$${m.costMetrics.totalCost.toFixed(2)}`);
     expect(cell(t, 'Cost', 'Avg cost per call')).toBe(`$${m.costMetrics.avgCostPerCall.toFixed(2)}`);
@@ -193,6 +193,7 @@ describe('vap campaigns analytics <id>', () => {
     expect(r.stdout).toContain(`Campaign Renewals (${outbound}) · realtime`);
     expect(r.stdout).toMatch(/Active calls\s+0/);
     expect(r.stdout).toMatch(/updated at \d\d:\d\d:\d\d UTC · every 5 s · Ctrl-C to stop/);
+    expect(r.stderr).toBe('');
   });
 });
 

@@ -12,7 +12,8 @@ import { getCampaign } from '../../api/campaigns.js';
 import { UnprocessableEntityError } from '../../api/errors.js';
 import { inboundGroups, metricGroups, realtimeGroups, renderHourChart, renderWatchScreen, summaryGroups } from '../../campaigns/render.js';
 import type { Context } from '../../context.js';
-import { CliError, InterruptedError, UsageError } from '../../errors.js';
+import { CliError, SilentExit, UsageError } from '../../errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 import { columnsOf, printAnalytics, stdoutStyle } from './analytics-output.js';
@@ -122,7 +123,7 @@ export async function run(id: string, opts: AnalyticsOptions, ctx: Context): Pro
 /**
  * Polls realtime analytics every `seconds`. On a terminal (stdout, table output) the
  * screen is redrawn in place with log-update; otherwise each poll is one NDJSON line.
- * Ctrl-C ends it with exit 130, the cursor shown again and the last screen kept.
+ * Ctrl-C ends it with exit 130 (no error line), the cursor shown again and the last screen kept.
  */
 async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
   const api = await ctx.api();
@@ -147,8 +148,9 @@ async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
     }
   } catch (err) {
     if (ctx.signal.aborted) {
+      // Ctrl-C is how a watch ends: the last screen stays, the cursor comes back, exit 130 without an error line.
       draw.done();
-      throw new InterruptedError('stopped watching');
+      throw new SilentExit(ExitCode.INTERRUPTED);
     }
     draw.done();
     throw err;

@@ -50,7 +50,7 @@ export function triageCall(call: PastCall): Triage {
   };
   const summary = `${cap(call.direction)} call (${minutes(call.durationSeconds)}): the caller wanted to ${call.callerIntent}; ${outcome}, ${call.sentiment} sentiment.${twist[category]}`;
   const mood = call.sentiment === 'positive' ? 'friendly' : call.sentiment === 'negative' ? 'frustrated' : 'matter-of-fact';
-  const who = call.direction === 'outbound' ? 'customer who picks up an outbound call' : 'caller';
+  const who = call.direction === 'outbound' ? 'customer reached by an outbound call' : 'caller';
   const persona: Record<Kind, string> = {
     happy_path: `A ${mood} ${who} who opens with: "${firstUser}" and gives the details when asked.`,
     edge_case: `A ${mood} ${who} whose situation does not fit the usual path (opens with: "${firstUser}").`,

@@ -226,6 +226,9 @@ describe('control: heartbeat, drop, stall', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(u.ended()).toBe(false);
     u.close();
+    // Stream GETs appear in the request log like any other request.
+    const logged = (await emu.requests()).filter((r) => r.method === 'GET' && r.path === '/api/v1/events');
+    expect(logged.length).toBeGreaterThanOrEqual(2);
   });
 
   it('stalls: no events and no heartbeats while stalled; the events stay in the log', async () => {

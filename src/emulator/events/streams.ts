@@ -133,8 +133,6 @@ export class StreamHub {
     view: (e: LoggedEvent) => Record<string, unknown>;
   }): void {
     const { res } = opts;
-    // Hijacked replies get no onResponse hook: marked so the request log can record them (server.ts).
-    if (res.req) (res.req as { vapStream?: boolean }).vapStream = true;
     const log = eventLogFor(this.env);
     let lastSent = opts.afterSeq ?? log.lastSeq(opts.orgId);
     let replaying = true;

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { access, constants, rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { Transform, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CliError, UsageError } from '../errors.js';
+
+/**
+ * Saving a downloaded stream (call audio): to a file, written whole or not at all (a
+ * temporary file beside the target, renamed when every announced byte arrived, removed
+ * on any error or Ctrl-C), or to stdout with back-pressure. Never buffers the body.
+ * The same approach as `vap voices preview`.
+ */
+
+export type Progress = (received: number, total: number | undefined) => void;
+
+/** Before anything is sent: the directory exists and is writable, and the target is not a directory. */
+export async function checkWritable(file: string, flag = '-O'): Promise<void> {
+  const target = resolve(file);
+  const dir = dirname(target);
+  try {
+    await access(dir, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot write ${flag} ${file}: ${code === 'ENOENT' ? `the directory ${dir} does not exist` : `the directory ${dir} is not writable`}`);
+  }
+  const st = await stat(target).catch(() => undefined);
+  if (st?.isDirectory()) throw new UsageError(`cannot write ${flag} ${file}: it is a directory`);
+}
+
+function counter(onChunk: (n: number) => void): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      onChunk(chunk.length);
+      done(null, chunk);
+    },
+  });
+}
+
+function checkLength(received: number, expected: number | undefined): void {
+  if (expected !== undefined && received !== expected) {
+    throw new CliError(`the download ended after ${received} of ${expected} bytes`, undefined, 'nothing was kept; run the command again');
+  }
+}
+
+/** Streams `body` into `file` through a temporary file; returns the bytes written. */
+export async function saveToFile(
+  body: AsyncIterable<Uint8Array> & NodeJS.ReadableStream,
+  file: string,
+  opts: { signal?: AbortSignal; expectedBytes?: number; onProgress?: Progress },
+): Promise<number> {
+  const target = resolve(file);
+  const tmp = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.part`);
+  let received = 0;
+  try {
+    await pipeline(
+      body,
+      counter((n) => {
+        received += n;
+        opts.onProgress?.(received, opts.expectedBytes);
+      }),
+      createWriteStream(tmp, { flags: 'wx' }),
+      { signal: opts.signal },
+    );
+    checkLength(received, opts.expectedBytes);
+    await rename(tmp, target);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  return received;
+}
+
+/** Copies `body` to an open stream (stdout) with back-pressure, leaving it open; returns the bytes. */
+export async function copyToStream(
+  body: AsyncIterable<Uint8Array>,
+  out: Writable,
+  opts: { signal?: AbortSignal; expectedBytes?: number; onProgress?: Progress },
+): Promise<number> {
+  let received = 0;
+  for await (const chunk of body) {
+    opts.signal?.throwIfAborted();
+    received += chunk.length;
+    opts.onProgress?.(received, opts.expectedBytes);
+    if (!out.write(chunk)) await once(out, 'drain', { signal: opts.signal });
+  }
+  checkLength(received, opts.expectedBytes);
+  return received;
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1048576).toFixed(1)} MiB`;
+}
+
+/** Files at least this large show a progress line on a terminal's stderr. */
+export const PROGRESS_MIN_BYTES = 1024 * 1024;
+
+/**
+ * A one-line progress meter on stderr (`\r` redrawn at most every 100 ms), for a
+ * download whose size is known; `done()` clears the line.
+ */
+export function progressLine(stderr: Writable, label: string): { update: Progress; done: () => void } {
+  let last = 0;
+  let drawn = false;
+  const draw = (received: number, total: number | undefined) => {
+    const pct = total ? ` (${Math.floor((received / total) * 100)}%)` : '';
+    stderr.write(`\r\x1b[2K${label} ${formatBytes(received)}${total ? ` of ${formatBytes(total)}` : ''}${pct}`);
+    drawn = true;
+  };
+  return {
+    update(received, total) {
+      const now = Date.now();
+      if (now - last < 100 && received !== total) return;
+      last = now;
+      draw(received, total);
+    },
+    done() {
+      if (drawn) stderr.write('\r\x1b[2K');
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { AUDIO_FORMATS, streamCallAudio, type AudioFormat } from '../../api/calls.js';
+import { checkWritable, copyToStream, formatBytes, progressLine, PROGRESS_MIN_BYTES, saveToFile } from '../../calls/download.js';
+import type { Context } from '../../context.js';
+import { CliError, UsageError } from '../../errors.js';
+import { action } from '../action.js';
+import type { ContextFactory } from '../types.js';
+import { checkCallId } from './transcript.js';
+
+export interface AudioOptions {
+  format?: AudioFormat;
+  recording?: string;
+  outputFile?: string;
+}
+
+function parseFormat(v: string): AudioFormat {
+  const s = v.trim().toLowerCase();
+  if ((AUDIO_FORMATS as readonly string[]).includes(s)) return s as AudioFormat;
+  throw new InvalidArgumentError(`--format must be mp3 or wav; got "${v}".`);
+}
+
+export function audioCommand(makeContext: ContextFactory): Command {
+  return new Command('audio')
+    .description("Download a call's recording (MP3 or WAV) to a file, or stream it to a player through a pipe")
+    .argument('<callId>', 'the call id')
+    .option('--format <fmt>', 'mp3 (default) or wav; taken from the -O file name (.wav) when not given', parseFormat)
+    .option('--recording <sid>', 'which recording (default: the first; sids from `vap calls recording`)')
+    .option('-O, --output-file <file>', "write the audio to this file (written whole or not at all); '-' for stdout")
+    .addHelpText(
+      'after',
+      `
+The file is streamed to disk (never held in memory) through a temporary file that
+is renamed once every byte arrived; an error or Ctrl-C leaves nothing behind. Without
+-O (or with -O -) the audio goes to stdout, which must not be a terminal. Large
+downloads show their progress on stderr.
+
+Examples:
+  $ vap calls audio 0b6d2f7c-5b8e-4c8e-9d0e-3f7a1c2b4d5e -O call.mp3
+  $ vap calls audio 0b6d2f7c-5b8e-4c8e-9d0e-3f7a1c2b4d5e -O call.wav
+  $ vap calls audio 0b6d2f7c-5b8e-4c8e-9d0e-3f7a1c2b4d5e --format wav | sox -t wav - -n stat
+  $ vap calls audio 0b6d2f7c-5b8e-4c8e-9d0e-3f7a1c2b4d5e | mpv -`,
+    )
+    .action(action<AudioOptions>(makeContext, ([callId], opts, ctx) => run(callId!, opts, ctx)));
+}
+
+export async function run(callId: string, opts: AudioOptions, ctx: Context): Promise<void> {
+  checkCallId(callId, 'audio');
+  const file = opts.outputFile === '-' ? undefined : opts.outputFile;
+  if (file === undefined && ctx.io.stdoutIsTTY) {
+    throw new UsageError('refusing to write audio to a terminal', 'pass -O call.mp3, or pipe it to a player (`| mpv -`)');
+  }
+  const fromName = file ? extname(file).slice(1).toLowerCase() : '';
+  const format: AudioFormat = opts.format ?? (fromName === 'wav' ? 'wav' : 'mp3');
+  if (file !== undefined) await checkWritable(file);
+
+  const api = await ctx.api();
+  const res = await streamCallAudio(api, callId, { format, recordingSid: opts.recording }, ctx.signal);
+  const type = res.contentType?.split(';')[0]?.trim().toLowerCase();
+  if (!type?.startsWith('audio/')) {
+    res.body.resume?.();
+    throw new CliError(`expected audio (${format === 'wav' ? 'audio/wav' : 'audio/mpeg'}) for call ${callId}, got ${type ?? 'no content type'}${res.requestId ? ` (request id ${res.requestId})` : ''}`);
+  }
+  const total = res.contentLength;
+  const showProgress = ctx.io.stderrIsTTY && !ctx.globals.quiet && total !== undefined && total >= PROGRESS_MIN_BYTES;
+  const progress = showProgress ? progressLine(ctx.io.stderr, `Downloading ${file ?? 'audio'}`) : undefined;
+  try {
+    if (file === undefined) {
+      await copyToStream(res.body, ctx.io.stdout, { signal: ctx.signal, expectedBytes: total, onProgress: progress?.update });
+      return;
+    }
+    await saveToFile(res.body, file, { signal: ctx.signal, expectedBytes: total, onProgress: progress?.update });
+  } finally {
+    progress?.done();
+  }
+  const { size } = await stat(file);
+  await ctx.success(`Saved the recording of call ${callId} to ${file} (${format.toUpperCase()}, ${formatBytes(size)})`);
+}

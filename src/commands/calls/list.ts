@@ -1,0 +1,141 @@
+import { once } from 'node:events';
+import { Command } from 'commander';
+import { CALLS_DEFAULT_PAGE_SIZE, CALLS_MAX_PAGE_SIZE, callPages, type Call, type CallDirection, type CallFilters, type CallsPagination, type CallStatusFilter, type CallsSummary } from '../../api/calls.js';
+import { CALL_TSV_COLUMNS, callTableHeader, callTableRow, summaryLine } from '../../calls/format.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { action } from '../action.js';
+import { positiveInt } from '../listing.js';
+import type { ContextFactory } from '../types.js';
+import { checkRanges, dateOption, pageSizeOption, parseDirection, parseStatus, secondsOption } from './options.js';
+
+export interface CallListOptions {
+  status?: CallStatusFilter;
+  campaign?: string;
+  direction?: CallDirection;
+  from?: string;
+  to?: string;
+  minDuration?: number;
+  maxDuration?: number;
+  search?: string;
+  page?: number;
+  pageSize?: number;
+  limit?: number;
+  all?: boolean;
+}
+
+export function listCommand(makeContext: ContextFactory): Command {
+  return new Command('list')
+    .alias('ls')
+    .description('List calls, newest first, with filters; the counts by status follow the table')
+    .option('--status <status>', 'queued, in-progress (or in_progress), completed, failed or cancelled', parseStatus)
+    .option('--campaign <campaignId>', "only this campaign's calls")
+    .option('--direction <dir>', 'outbound or inbound', parseDirection)
+    .option('--from <date>', 'created on or after (2026-11-01 or an ISO 8601 time)', dateOption('--from'))
+    .option('--to <date>', 'created on or before (a date includes the whole day)', dateOption('--to'))
+    .option('--min-duration <d>', 'at least this long (90, 90s, 2m)', secondsOption('--min-duration'))
+    .option('--max-duration <d>', 'at most this long (90, 90s, 2m)', secondsOption('--max-duration'))
+    .option('--search <text>', "callee name or phone number (digits match the number's digits)")
+    .option('--page <n>', 'start at this page', positiveInt('--page'))
+    .option('--page-size <n>', `calls per page, at most ${CALLS_MAX_PAGE_SIZE} (default ${CALLS_DEFAULT_PAGE_SIZE}; ${CALLS_MAX_PAGE_SIZE} with --all or --limit)`, pageSizeOption(CALLS_MAX_PAGE_SIZE))
+    .option('--limit <n>', 'how many calls in all, following pages as needed (default: one page)', positiveInt('--limit'))
+    .option('--all', 'follow every page, printing each as it arrives (memory stays flat)')
+    .addHelpText(
+      'after',
+      `
+On a terminal the table is followed by the counts over every matching call (total,
+completed, failed, active, queued); when piped they go to stderr so stdout stays data
+(TSV without headers: id, status, direction, calleeName, phoneNumber, duration in
+seconds, createdAt, campaignId).
+
+Examples:
+  $ vap calls list
+  $ vap calls list --status in-progress
+  $ vap calls list --campaign 6f1c2a9e-… --status failed --from 2026-11-01 --to 2026-11-07
+  $ vap calls list --min-duration 2m --search "+1415"
+  $ vap calls list --all -o ndjson > calls.ndjson
+  $ vap calls list --status queued -q | xargs -n1 vap calls cancel`,
+    )
+    .action(action<CallListOptions>(makeContext, (_args, opts, ctx) => run(opts, ctx)));
+}
+
+export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
+  if (opts.all && opts.limit !== undefined) throw new UsageError('--all and --limit disagree', 'give one: --all for every call, --limit n for the first n');
+  checkRanges(opts);
+  const filters: CallFilters = {
+    status: opts.status,
+    campaignId: opts.campaign,
+    direction: opts.direction,
+    dateFrom: opts.from,
+    dateTo: opts.to,
+    minDuration: opts.minDuration,
+    maxDuration: opts.maxDuration,
+    search: opts.search,
+  };
+  const pageSize = opts.pageSize ?? (opts.all ? CALLS_MAX_PAGE_SIZE : opts.limit !== undefined ? Math.min(CALLS_MAX_PAGE_SIZE, opts.limit) : CALLS_DEFAULT_PAGE_SIZE);
+  const wanted = opts.all ? Infinity : (opts.limit ?? pageSize);
+  const api = await ctx.api();
+
+  let summary: CallsSummary | undefined;
+  let first: CallsPagination | undefined;
+  let shown = 0;
+  let more = false;
+  // Page by page, each yielded row by row as it arrives. When calls are created while the
+  // listing is being read, the newest-first pages shift: rows already printed on the page
+  // before are skipped (only that page's ids are kept, so memory stays flat).
+  async function* rows(): AsyncGenerator<Call> {
+    let previous = new Set<string>();
+    for await (const page of callPages(api, { ...filters, startPage: opts.page ?? 1, pageSize }, ctx.signal)) {
+      summary ??= page.summary;
+      first ??= page.pagination;
+      const ids = new Set<string>();
+      for (const call of page.calls) {
+        if (shown >= wanted) {
+          more = true;
+          return;
+        }
+        ids.add(call.id);
+        if (previous.has(call.id)) continue;
+        shown++;
+        yield call;
+      }
+      previous = ids;
+      more = page.pagination.page < page.pagination.totalPages;
+      if (shown >= wanted) return;
+    }
+  }
+
+  const empty = emptyMessage(opts);
+  if (ctx.out.human && !ctx.globals.query) {
+    const chalk = await ctx.stdoutStyle();
+    let count = 0;
+    for await (const call of rows()) {
+      if (count++ === 0) await write(ctx, `${callTableHeader(chalk)}\n`);
+      await write(ctx, `${callTableRow(call, chalk)}\n`);
+    }
+    if (count === 0) ctx.io.stderr.write(`${empty}\n`);
+    if (summary && (count > 0 || summary.total > 0)) await write(ctx, `\n${chalk.dim(footer(summary, first, shown, more, opts))}\n`);
+    return;
+  }
+  await ctx.out.list(rows(), { columns: CALL_TSV_COLUMNS, empty });
+  if (summary) ctx.info(footer(summary, first, shown, more, opts));
+}
+
+function footer(s: CallsSummary, p: CallsPagination | undefined, shown: number, more: boolean, opts: CallListOptions): string {
+  const line = summaryLine(s);
+  if (!p || !more || shown === 0) return line;
+  const start = (p.page - 1) * p.pageSize + 1;
+  const next = opts.limit !== undefined ? `--limit ${opts.limit + (opts.pageSize ?? CALLS_DEFAULT_PAGE_SIZE)}` : `--page ${p.page + 1}`;
+  return `${line} (showing ${start}–${start + shown - 1}; ${next} or --all for more)`;
+}
+
+function emptyMessage(opts: CallListOptions): string {
+  const filtered = [opts.status, opts.campaign, opts.direction, opts.from, opts.to, opts.minDuration, opts.maxDuration, opts.search].some((v) => v !== undefined);
+  if (opts.page && opts.page > 1) return `No calls on page ${opts.page}.`;
+  return filtered ? 'No calls match these filters.' : 'No calls yet. Queue some with `vap campaigns calls queue <campaignId>`.';
+}
+
+/** A write to stdout that waits when the pipe is full, so a slow reader never makes rows pile up. */
+async function write(ctx: Context, text: string): Promise<void> {
+  if (!ctx.io.stdout.write(text)) await once(ctx.io.stdout, 'drain', { signal: ctx.signal });
+}

@@ -1,0 +1,65 @@
+import { Command } from 'commander';
+import { getTranscript, type TranscriptMessage } from '../../api/calls.js';
+import { formatCallDuration } from '../../calls/format.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { renderChat } from '../../evals/render/chat.js';
+import { terminalWidth } from '../../evals/render/width.js';
+import { action } from '../action.js';
+import type { ContextFactory } from '../types.js';
+
+/** An empty id is a usage error (nothing is sent). */
+export function checkCallId(callId: string | undefined, verb: string): void {
+  if (!callId?.trim()) throw new UsageError('the call id is empty', `give the id of a call, e.g. \`vap calls ${verb} <callId>\` (ids from \`vap calls list\`)`);
+}
+
+export function transcriptCommand(makeContext: ContextFactory): Command {
+  return new Command('transcript')
+    .description("Print a call's transcript as a chat (agent and caller)")
+    .argument('<callId>', 'the call id')
+    .addHelpText(
+      'after',
+      `
+On a terminal the transcript reads as a chat, agent and caller each in a colour of
+their own. Piped, one message per line: ordinal, role, text (TSV). --json gives the
+transcript as the API returns it; -o ndjson one message per line.
+
+Examples:
+  $ vap calls transcript 0b6d2f7c-5b8e-4c8e-9d0e-3f7a1c2b4d5e
+  $ vap calls transcript 0b6d2f7c-5b8e-4c8e-9d0e-3f7a1c2b4d5e --json
+  $ vap calls transcript 0b6d2f7c-5b8e-4c8e-9d0e-3f7a1c2b4d5e | grep -i lawyer`,
+    )
+    .action(action(makeContext, ([callId], _opts, ctx) => run(callId!, ctx)));
+}
+
+export async function run(callId: string, ctx: Context): Promise<void> {
+  checkCallId(callId, 'transcript');
+  const api = await ctx.api();
+  const t = await getTranscript(api, callId, ctx.signal);
+  const format = ctx.out.format;
+  if (ctx.globals.query || (format === 'json' && !ctx.globals.quiet)) {
+    await ctx.out.data(t);
+    return;
+  }
+  const empty = `No transcript for call ${t.callId}: transcripts exist for calls the agent handled, once they are under way.`;
+  if (ctx.out.human) {
+    if (t.messages.length === 0) {
+      ctx.io.stderr.write(`${empty}\n`);
+      return;
+    }
+    const chalk = await ctx.stdoutStyle();
+    const width = Math.min(100, terminalWidth(ctx.io.stdout, ctx.env));
+    const head = chalk.dim(`Call ${t.callId} · ${t.messageCount} message${t.messageCount === 1 ? '' : 's'}${t.duration ? ` · ${formatCallDuration(t.duration)}` : ''}`);
+    ctx.io.stdout.write(`${head}\n\n${renderChat(t.messages, { width, chalk }).join('\n')}\n`);
+    return;
+  }
+  await ctx.out.list<TranscriptMessage>(t.messages, {
+    columns: [
+      { header: 'ordinal', value: (m) => m.ordinal },
+      { header: 'role', value: (m) => m.role },
+      { header: 'text', value: (m) => m.text },
+    ],
+    id: (m) => m.ordinal,
+    empty,
+  });
+}

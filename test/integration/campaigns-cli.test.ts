@@ -197,8 +197,14 @@ describe('contacts, queue, start, pause, runs, delete', () => {
     const tableCalls = await vap(['campaigns', 'calls', 'list', id], { tty: true });
     expect(tableCalls.stdout).toMatch(/^ID\s+STATUS\s+PHONE/);
     expect(tableCalls.stderr).toContain('4 calls: 0 completed, 0 failed, 0 in progress, 4 queued');
-    const badFilter = await vap(['campaigns', 'calls', 'list', id, '--from', '2026-13-01']);
-    expect(badFilter.code).toBe(2);
+    await emu.clearRequests();
+    for (const argv of [['--from', '2026-13-01'], ['--status', 'ringing'], ['--min-duration', '5m', '--max-duration', '1m'], ['--from', '2026-11-08', '--to', '2026-11-01']]) {
+      const r = await vap(['campaigns', 'calls', 'list', id, ...argv]);
+      expect(r.code, argv.join(' ')).toBe(2);
+    }
+    expect(await sent()).toEqual([]);
+    const synonym = await vap(['campaigns', 'calls', 'list', id, '--status', 'in_progress', '--min-duration', '0s', '-q']);
+    expect([synonym.code, synonym.stdout]).toEqual([0, '']);
 
     const start = await vap(['campaigns', 'start', id]);
     expect(start.code).toBe(0);

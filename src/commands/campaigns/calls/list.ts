@@ -6,7 +6,8 @@ import { UsageError } from '../../../errors.js';
 import { action } from '../../action.js';
 import { addListingOptions, paginateOptions, type ListingOptions } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
-import { CALL_COLUMNS, nonNegative } from '../shared.js';
+import { parseDuration } from '../../duration.js';
+import { CALL_COLUMNS } from '../shared.js';
 
 export const CALL_STATUS_FILTERS = ['queued', 'in-progress', 'completed', 'failed', 'cancelled'] as const;
 
@@ -18,6 +19,24 @@ interface ListOptions extends ListingOptions {
   minDuration?: number;
   maxDuration?: number;
   search?: string;
+}
+
+// The filters of `vap calls list` (same names and values), kept small here: --status also
+// takes in_progress, durations take units (90, 90s, 2m).
+
+function parseStatus(v: string): string {
+  const s = v.trim().toLowerCase();
+  if (s === 'in_progress' || s === 'in-progress') return 'in-progress';
+  if ((CALL_STATUS_FILTERS as readonly string[]).includes(s)) return s;
+  throw new InvalidArgumentError(`--status must be one of: ${CALL_STATUS_FILTERS.join(', ')} (in_progress also works); got "${v}".`);
+}
+
+function secondsOption(flag: string) {
+  return (v: string): number => {
+    const ms = parseDuration(v);
+    if (ms === undefined || ms < 0 || ms % 1000 !== 0) throw new InvalidArgumentError(`${flag} takes whole seconds (90) or a duration (90s, 2m, 1m30s); got "${v}".`);
+    return ms / 1000;
+  };
 }
 
 /** A day (YYYY-MM-DD) or an ISO time. */
@@ -35,12 +54,12 @@ export function listCommand(makeContext: ContextFactory): Command {
       .alias('ls')
       .description('List a campaign’s calls, newest first, with a count by status')
       .argument('<campaignId>', 'the campaign id')
-      .addOption(new Option('--status <status>', 'only calls in this status (in-progress: initiated, ringing or in progress)').choices(CALL_STATUS_FILTERS))
+      .option('--status <status>', 'queued, in-progress (initiated, ringing or in progress; also in_progress), completed, failed or cancelled', parseStatus)
       .addOption(new Option('--direction <direction>', 'outbound or inbound').choices(['outbound', 'inbound']))
       .option('--from <date>', 'created on or after this day or time', dayOrTime('--from'))
       .option('--to <date>', 'created on or before this day (the whole day) or time', dayOrTime('--to'))
-      .option('--min-duration <s>', 'at least this many seconds long', nonNegative('--min-duration'))
-      .option('--max-duration <s>', 'at most this many seconds long', nonNegative('--max-duration'))
+      .option('--min-duration <d>', 'at least this long (90, 90s, 2m)', secondsOption('--min-duration'))
+      .option('--max-duration <d>', 'at most this long (90, 90s, 2m)', secondsOption('--max-duration'))
       .option('--search <text>', 'match the callee’s name or phone number'),
   )
     .addHelpText(
@@ -49,7 +68,8 @@ export function listCommand(makeContext: ContextFactory): Command {
 Examples:
   $ vap campaigns calls list 0b7c…
   $ vap campaigns calls list 0b7c… --status failed --from 2026-11-01 --to 2026-11-07
-  $ vap campaigns calls list 0b7c… --min-duration 60 --all -o ndjson`,
+  $ vap campaigns calls list 0b7c… --status in-progress
+  $ vap campaigns calls list 0b7c… --min-duration 1m --all -o ndjson`,
     )
     .action(action<ListOptions>(makeContext, (args, opts, ctx) => run(args[0]!, opts, ctx)));
 }

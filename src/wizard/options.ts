@@ -1,5 +1,6 @@
 import type { SourceType } from '../api/eval-imports.js';
 import { UsageError } from '../errors.js';
+import { hasCalendarDay } from '../evals/imports/dates.js';
 
 /** The wizard's flags, one (or two) per step, as Commander parses them. */
 export interface WizardFlags {
@@ -43,7 +44,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
 export function parseDateFlag(flag: string, v: string | undefined): string | undefined {
   if (v === undefined || v.trim() === '') return undefined;
   const s = v.trim();
-  if (!DATE.test(s) || Number.isNaN(Date.parse(s))) throw new UsageError(`${flag} ${v} is not a date`, `use YYYY-MM-DD or an ISO timestamp, e.g. ${flag} 2026-11-01`);
+  if (!DATE.test(s) || Number.isNaN(Date.parse(s)) || !hasCalendarDay(s)) throw new UsageError(`${flag} ${v} is not a date`, `use YYYY-MM-DD or an ISO timestamp, e.g. ${flag} 2026-11-01`);
   return s;
 }
 

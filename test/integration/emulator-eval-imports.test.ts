@@ -142,6 +142,8 @@ describe('candidates', () => {
       ['sourceType=call_center', 'sourceId'],
       [`sourceType=call_center&sourceId=${cc}&from=yesterday`, 'from'],
       [`sourceType=call_center&sourceId=${cc}&to=2026-13-45`, 'to'],
+      [`sourceType=call_center&sourceId=${cc}&from=2026-02-31`, 'from'],
+      [`sourceType=call_center&sourceId=${cc}&to=2026-04-31T10:00:00Z`, 'to'],
       [`sourceType=call_center&sourceId=${cc}&minDuration=-1`, 'minDuration'],
       [`sourceType=call_center&sourceId=${cc}&direction=sideways`, 'direction'],
       [`sourceType=call_center&sourceId=${cc}&page=0`, 'page'],

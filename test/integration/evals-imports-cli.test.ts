@@ -86,6 +86,7 @@ describe('sources and candidates', () => {
     for (const argv of [
       ['evals', 'imports', 'candidates', ev, '--agent', agent],
       ['evals', 'imports', 'candidates', ev, '--agent', agent, '--source', 'cc_x', '--from', 'yesterday'],
+      ['evals', 'imports', 'candidates', ev, '--agent', agent, '--source', 'cc_x', '--to', '2026-02-31'],
       ['evals', 'imports', 'candidates', ev, '--agent', agent, '--source', 'cc_x', '--page-size', '101'],
       ['evals', 'imports', 'candidates', ev, '--agent', agent, '--source', 'cc_x', '--direction', 'up'],
       ['evals', 'imports', 'candidates', ev, '--agent', agent, '--source', 'cc_x', '--source-type', 'phone'],

@@ -92,6 +92,7 @@ describe('vap evals import without a terminal', () => {
     await expectUsage([...base, '--batch-size', '51'], /--batch-size 51/);
     await expectUsage([...base, '--batch-size', '0'], /--batch-size 0/);
     await expectUsage([...base, '--from', 'yesterday'], /--from yesterday/);
+    await expectUsage([...base, '--from', '2026-02-31'], /--from 2026-02-31 is not a date/);
     await expectUsage([...base, '--from', '2026-11-10', '--to', '2026-11-01'], /--from .* after --to/);
     await expectUsage([...base, '--min-duration', 'long'], /--min-duration long/);
     await expectUsage([...base, '--source-type', 'fax'], /--source-type fax/);

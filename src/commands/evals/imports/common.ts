@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import type { SourceType } from '../../../api/eval-imports.js';
 import { UsageError } from '../../../errors.js';
+import { hasCalendarDay } from '../../../evals/imports/dates.js';
 
 /** `--calls id,id,...` (commas or spaces; repeated ids kept once). */
 export function parseCallIds(v: string, prev: string[] = []): string[] {
@@ -28,7 +29,7 @@ export function isoDate(flag: string) {
   return (v: string): string => {
     const s = v.trim();
     const ok = /^\d{4}-\d{2}-\d{2}$/.test(s) ? !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) : /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s));
-    if (!ok) throw new InvalidArgumentError(`${flag} takes an ISO date (2026-03-01) or timestamp (2026-03-01T09:00:00Z).`);
+    if (!ok || !hasCalendarDay(s)) throw new InvalidArgumentError(`${flag} takes an ISO date (2026-03-01) or timestamp (2026-03-01T09:00:00Z).`);
     return s;
   };
 }

@@ -321,11 +321,19 @@ export function candidateView(c: PastCall): Record<string, unknown> {
 }
 
 /** `from`/`to` (ISO date or timestamp); a date `to` includes that whole day. */
+/** A real calendar day first (Date.parse rolls 2026-02-31 over to March 3). */
+function calendarDay(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+}
+
 export function parseWhen(value: unknown, name: 'from' | 'to'): number | undefined {
   if (value === undefined || value === '') return undefined;
   if (typeof value !== 'string') throw badRequest(`${name} must be an ISO date (YYYY-MM-DD) or timestamp`);
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const ms = Date.parse(dateOnly ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(ms) || !/^\d{4}-\d{2}-\d{2}/.test(value)) throw badRequest(`${name} must be an ISO date (YYYY-MM-DD) or timestamp`, [{ field: name, message: 'not an ISO date' }]);
+  if (Number.isNaN(ms) || !calendarDay(value)) throw badRequest(`${name} must be an ISO date (YYYY-MM-DD) or timestamp`, [{ field: name, message: 'not an ISO date' }]);
   return dateOnly && name === 'to' ? ms + 86_400_000 - 1 : ms;
 }

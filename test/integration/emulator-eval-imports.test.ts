@@ -104,6 +104,10 @@ describe('candidates', () => {
       const p2 = await candidates(ev, `sourceType=call_center&sourceId=${cc.id}&pageSize=10&page=2`);
       expect(p2.data.calls.map((c: any) => c.id)).toEqual(calls.slice(10, 20).map((c: any) => c.id));
       expect(p2.meta.pagination.nextCursor).toBe(cc.callCount > 20 ? '3' : null);
+      // A client that follows nextCursor generically (?cursor=) walks the same pages.
+      const p1 = await candidates(ev, `sourceType=call_center&sourceId=${cc.id}&pageSize=10`);
+      const viaCursor = await candidates(ev, `sourceType=call_center&sourceId=${cc.id}&pageSize=10&cursor=${p1.meta.pagination.nextCursor}`);
+      expect(viaCursor.data.calls.map((c: any) => c.id)).toEqual(p2.data.calls.map((c: any) => c.id));
     }
   });
 

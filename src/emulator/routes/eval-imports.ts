@@ -44,7 +44,10 @@ export const evalImportsModule: EmulatorModule = {
         query.direction = q.direction;
       }
       if (q.search) query.search = q.search;
-      const page = pageParam(q.page, 'page', 1, Number.MAX_SAFE_INTEGER);
+      // `meta.pagination.nextCursor` is the next page number; a client that follows the
+      // cursor generically (`?cursor=<nextCursor>`) gets that page, not page 1 again.
+      if (q.page && q.cursor && q.page !== q.cursor) throw badRequest('page and cursor disagree; pass one of them', [{ field: 'cursor', message: 'disagrees with page' }]);
+      const page = pageParam(q.page || q.cursor, q.page ? 'page' : 'cursor', 1, Number.MAX_SAFE_INTEGER);
       const pageSize = pageParam(q.pageSize, 'pageSize', 25, 100);
       const all = model.candidates(req.org.id, suite.id, query);
       const slice = all.slice((page - 1) * pageSize, page * pageSize);

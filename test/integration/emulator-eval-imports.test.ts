@@ -152,10 +152,13 @@ describe('candidates', () => {
       [`sourceType=call_center&sourceId=${cc}&direction=sideways`, 'direction'],
       [`sourceType=call_center&sourceId=${cc}&page=0`, 'page'],
       [`sourceType=call_center&sourceId=${cc}&pageSize=abc`, 'pageSize'],
+      [`sourceType=call_center&sourceId=${cc}&cursor=x`, 'cursor'],
+      [`sourceType=call_center&sourceId=${cc}&page=2&cursor=3`, 'cursor'],
     ] as const) {
       const r = await emu.api('GET', `${base(ev)}/candidates?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.error.message).toContain(name);
+      expect(r.body.error.details?.[0]?.field, q).toBe(name);
     }
     expect((await emu.api('GET', `${base(ev)}/candidates?sourceType=call_center&sourceId=cc_nope`)).status).toBe(404);
     // A campaign id asked as a call center is unknown there.

@@ -12,6 +12,14 @@ type PE = { agentId: string; evalId: string };
 type PI = PE & { importId: string };
 type Query = Record<string, string | undefined>;
 
+/** pageParam, with `details` naming the parameter like every other 400 of this route. */
+function paging(value: string | undefined, name: string, def: number, max: number): number {
+  if (value !== undefined && value !== '' && !(Number.isInteger(Number(value)) && Number(value) >= 1)) {
+    throw badRequest(`${name} must be an integer of at least 1`, [{ field: name, message: 'must be an integer ≥ 1' }]);
+  }
+  return pageParam(value, name, def, max);
+}
+
 const BASE = '/api/v1/agents/:agentId/evals/:evalId/imports';
 
 export const evalImportsModule: EmulatorModule = {
@@ -47,8 +55,8 @@ export const evalImportsModule: EmulatorModule = {
       // `meta.pagination.nextCursor` is the next page number; a client that follows the
       // cursor generically (`?cursor=<nextCursor>`) gets that page, not page 1 again.
       if (q.page && q.cursor && q.page !== q.cursor) throw badRequest('page and cursor disagree; pass one of them', [{ field: 'cursor', message: 'disagrees with page' }]);
-      const page = pageParam(q.page || q.cursor, q.page ? 'page' : 'cursor', 1, Number.MAX_SAFE_INTEGER);
-      const pageSize = pageParam(q.pageSize, 'pageSize', 25, 100);
+      const page = paging(q.page || q.cursor, q.page ? 'page' : 'cursor', 1, Number.MAX_SAFE_INTEGER);
+      const pageSize = paging(q.pageSize, 'pageSize', 25, 100);
       const all = model.candidates(req.org.id, suite.id, query);
       const slice = all.slice((page - 1) * pageSize, page * pageSize);
       const more = page * pageSize < all.length;

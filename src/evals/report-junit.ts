@@ -41,8 +41,8 @@ export function junitReport(o: RunOutcome): string {
     let sTime = 0;
     const cases = s.results.map((r) => {
       const c: Node = {
-        '@_name': `${s.name} #${r.iterationNumber}`,
-        '@_classname': `evals.${o.evalId}.${s.name}`,
+        '@_name': attr(`${s.name} #${r.iterationNumber}`),
+        '@_classname': attr(`evals.${o.evalId}.${s.name}`),
         '@_time': seconds(r.durationSeconds ?? 0),
       };
       sTime += r.durationSeconds ?? 0;
@@ -64,14 +64,14 @@ export function junitReport(o: RunOutcome): string {
     skippedTotal += sSkipped;
     totalTime += sTime;
     suites.push({
-      '@_name': s.name,
+      '@_name': attr(s.name),
       '@_tests': cases.length,
       '@_failures': sFailures,
       '@_errors': 0,
       '@_skipped': sSkipped,
       '@_time': seconds(sTime),
       properties: { property: [
-        { '@_name': 'scenarioId', '@_value': s.scenarioId },
+        { '@_name': 'scenarioId', '@_value': attr(s.scenarioId) },
         { '@_name': 'meanScore', '@_value': fmtScore(s.meanScore) },
       ] },
       testcase: cases,
@@ -80,7 +80,7 @@ export function junitReport(o: RunOutcome): string {
 
   // The run and its gates.
   const gateCases: Node[] = [];
-  const runCase: Node = { '@_name': 'run completed', '@_classname': `evals.${o.evalId}.gates`, '@_time': '0' };
+  const runCase: Node = { '@_name': 'run completed', '@_classname': attr(`evals.${o.evalId}.gates`), '@_time': '0' };
   let gFailures = 0;
   let gErrors = 0;
   if (run.status !== 'completed') {
@@ -91,7 +91,7 @@ export function junitReport(o: RunOutcome): string {
   gateCases.push(runCase);
   if (run.status === 'completed') {
     for (const g of o.gates) {
-      const c: Node = { '@_name': g.gate, '@_classname': `evals.${o.evalId}.gates`, '@_time': '0' };
+      const c: Node = { '@_name': attr(g.gate), '@_classname': attr(`evals.${o.evalId}.gates`), '@_time': '0' };
       if (!g.passed) {
         const message = `gate ${g.gate} failed: ${g.message}`;
         c.failure = { '@_message': attr(message), '@_type': 'gate', '#text': text(message) };
@@ -113,7 +113,7 @@ export function junitReport(o: RunOutcome): string {
     '@_skipped': 0,
     '@_time': '0',
     properties: { property: [
-      { '@_name': 'runId', '@_value': run.id },
+      { '@_name': 'runId', '@_value': attr(run.id) },
       { '@_name': 'runNumber', '@_value': String(run.runNumber) },
       { '@_name': 'status', '@_value': run.status },
       { '@_name': 'overallScore', '@_value': fmtScore(run.overallScore) },

@@ -297,6 +297,21 @@ describe('reports', () => {
     expect(suites.slice(0, 3).flatMap((s) => s.testcase!).filter((c) => c.skipped).length).toBe(iterationFailures);
   });
 
+  it('JUnit stays well-formed XML when a scenario name carries markup and control characters', async () => {
+    const created = await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: `Suite ${Math.random()}` });
+    const evalId = created.body.data.id as string;
+    const name = '<A & "B"> \u0001bell\u0007 ]]>';
+    expect((await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, { ...SCENARIOS[0]!, name })).status).toBe(201);
+    const junit = join(dir, 'odd-names.xml');
+    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '1', '--report', `junit=${junit}`]);
+    expect(r.code).toBe(0);
+    const xml = readFileSync(junit, 'utf8');
+    // eslint-disable-next-line no-control-regex
+    expect(xml).not.toMatch(/[\x00-\x08\x0B\x0C\x0E-\x1F]/);
+    const doc = (await parse(xml)) as { testsuite: Array<{ name: string }> };
+    expect(doc.testsuite[0]!.name).toBe('<A & "B"> bell ]]>');
+  });
+
   it('GitHub Actions: a Markdown step summary appended, ::error annotations on stdout (not with --json)', async () => {
     const evalId = await suite({ iterations: 1 });
     const summary = join(dir, 'step-summary.md');

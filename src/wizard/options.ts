@@ -141,7 +141,7 @@ export function planFromFlags(f: WizardFlags, env: Record<string, string | undef
  */
 export function requireScriptedFlags(p: WizardPlan): void {
   const missing = (flag: string, hint: string): never => {
-    throw new UsageError(`missing ${flag} (no terminal to ask on)`, hint);
+    throw new UsageError(`missing ${flag} (nothing is asked without a terminal, with --no-input or in CI)`, hint);
   };
   if (!p.agent) missing('--agent <agentId>', 'pass --agent ag_… or set VAP_AGENT (see `vap agents list`)');
   if (!p.evalId) missing('--eval <evalId>', 'pass --eval ev_… (see `vap evals list --agent <agentId>`)');

@@ -79,7 +79,7 @@ export async function pickCalls(plan: WizardPlan, source: ChosenSource, ids: { a
     return calls;
   }
   // From here on the calls are ticked on a terminal; prompter refuses (naming the flag) without one.
-  if (!ctx.prompter.canPrompt) throw new UsageError('missing --calls id,… or --all-candidates (no terminal to ask on)', 'pick the calls to import');
+  if (!ctx.prompter.canPrompt) throw new UsageError('missing --calls id,… or --all-candidates (nothing is asked without a terminal, with --no-input or in CI)', 'pick the calls to import');
   if (!plan.filterGiven) filter = await askFilters(ctx, filter);
   const selected = new Set<string>();
   let page = 1;

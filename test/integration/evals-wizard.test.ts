@@ -82,8 +82,8 @@ describe('vap evals import without a terminal', () => {
   });
 
   it('never prompts with --no-input or under CI, even on a terminal', async () => {
-    await expectUsage(['--no-input'], /--agent/, { tty: true });
-    await expectUsage([], /--agent/, { tty: true, env: { CI: 'true' } });
+    await expectUsage(['--no-input'], /missing --agent .*\(nothing is asked without a terminal, with --no-input or in CI\)/, { tty: true });
+    await expectUsage([], /missing --agent .*\(nothing is asked without a terminal, with --no-input or in CI\)/, { tty: true, env: { CI: 'true' } });
   });
 
   it('refuses bad values before sending anything', async () => {

@@ -212,6 +212,14 @@ describe('vap evals run', () => {
     expect(tight.stdout).toBe(`${runId}\n`);
   });
 
+  it('a suite with no enabled scenario: exit 1, one line saying how to add one', async () => {
+    const evalId = await suite({ scenarios: 0 });
+    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait']);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(`error: suite ${evalId} has no enabled scenario to run; add one with \`vap evals scenarios add ${evalId} --agent ${agentId}\` or import real calls with \`vap evals import --agent ${agentId} --eval ${evalId}\``);
+    expect(r.stdout).toBe('');
+  });
+
   it('a run that ends failed exits 1 with the reason (control path), and the reports say so', async () => {
     const evalId = await suite();
     await emu.control('POST', '/evals/next-run', { outcome: 'fail', reason: 'the tester pool is down', evalId });

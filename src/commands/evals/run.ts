@@ -1,5 +1,8 @@
 import { Command, Option } from 'commander';
+import { ApiError } from '../../api/errors.js';
 import { getSuite, startRun, type Run } from '../../api/evals.js';
+import { CliError } from '../../errors.js';
+import { ExitCode } from '../../exit-codes.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import { followRun, reportOption, resumeCommand, type FollowSettings, type ReportTarget } from '../../evals/follow.js';
 import { checkCriterionKeys, countOption, criterionGateOption, scoreOption, type CriterionGate, type GateSpec } from '../../evals/gates.js';
@@ -98,7 +101,16 @@ export async function run(evalId: string, opts: WaitOptions & { agent?: string }
     const suite = await getSuite(api, agentId, evalId, ctx.signal);
     checkCriterionKeys(settings.gates, (suite.scoringCriteria ?? []).map((c) => c.key));
   }
-  const started = await startRun(api, agentId, evalId);
+  const started = await startRun(api, agentId, evalId).catch((err: unknown) => {
+    if (err instanceof ApiError && err.code === 'no_enabled_scenarios') {
+      throw new CliError(
+        `suite ${evalId} has no enabled scenario to run`,
+        ExitCode.FAILURE,
+        `add one with \`vap evals scenarios add ${evalId} --agent ${agentId}\` or import real calls with \`vap evals import --agent ${agentId} --eval ${evalId}\``,
+      );
+    }
+    throw err;
+  });
   const ref = { agentId, evalId, runId: started.id };
   if (!opts.wait) {
     await printStarted(started, ctx);

@@ -156,7 +156,7 @@ describe('import, triage, review, create scenarios', () => {
     const b = (await vap(['evals', 'imports', 'candidates', ev, '--agent', agent, '--source', s.callCenters[1].id, '-q'])).stdout.trim().split('\n');
     const bad = await vap(['evals', 'imports', 'create', ev, '--agent', agent, '--source', s.callCenters[0].id, '--calls', `${a[0]},${b[0]}`]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/do not belong/);
+    expect(bad.stderr).toContain(`call ${b[0]} does not belong to call_center ${s.callCenters[0].id}; nothing was imported`);
     const imp = (await vap(['evals', 'imports', 'create', ev, '--agent', agent, '--source', s.callCenters[0].id, '--calls', a[0]!, '-q'])).stdout.trim();
     const r = await vap(['evals', 'imports', 'create-scenarios', ev, imp, '--agent', agent, '--calls', a[0]!]);
     expect(r.code).toBe(1);

@@ -150,12 +150,12 @@ export class ImportModel {
     const inSource = new Set(source.calls.map((c) => c.id));
     const foreign = callIds.filter((id) => !inSource.has(id));
     if (foreign.length > 0) {
-      throw unprocessable('calls_not_in_source', `${foreign.length} of the calls do not belong to ${sourceType} ${source.id}; nothing was imported`, { callIds: foreign });
+      throw unprocessable('calls_not_in_source', `${some(foreign)} ${foreign.length === 1 ? 'does' : 'do'} not belong to ${sourceType} ${source.id}; nothing was imported`, { callIds: foreign });
     }
     const imported = this.importedCallIds(orgId, suite.id);
     const again = callIds.filter((id) => imported.has(id));
     if (again.length > 0) {
-      throw conflict('calls_already_imported', `${again.length} of the calls are already imported into this suite; nothing was imported`, { callIds: again });
+      throw conflict('calls_already_imported', `${some(again)} ${again.length === 1 ? 'is' : 'are'} already imported into this suite; nothing was imported`, { callIds: again });
     }
     let seq = 0;
     for (const i of this.imports(orgId).values()) seq = Math.max(seq, i.seq);
@@ -261,10 +261,10 @@ export class ImportModel {
     const callIds = [...new Set(ids as string[])];
     const inImport = new Set(imp.callIds);
     const foreign = callIds.filter((id) => !inImport.has(id));
-    if (foreign.length > 0) throw unprocessable('calls_not_in_import', `${foreign.length} of the calls are not in import ${imp.id}; no scenario was created`, { callIds: foreign });
+    if (foreign.length > 0) throw unprocessable('calls_not_in_import', `${some(foreign)} ${foreign.length === 1 ? 'is' : 'are'} not in import ${imp.id}; no scenario was created`, { callIds: foreign });
     const untriaged = callIds.filter((id) => !imp.triage[id]);
     if (untriaged.length > 0) {
-      throw conflict('not_triaged', `${untriaged.length} of the calls are not triaged yet; triage the import first (no scenario was created)`, { callIds: untriaged });
+      throw conflict('not_triaged', `${some(untriaged)} ${untriaged.length === 1 ? 'is' : 'are'} not triaged yet; triage the import first (no scenario was created)`, { callIds: untriaged });
     }
     const evals = evalModelFor(this.env);
     const scenarioIds: string[] = [];
@@ -321,6 +321,13 @@ export function candidateView(c: PastCall): Record<string, unknown> {
 }
 
 /** `from`/`to` (ISO date or timestamp); a date `to` includes that whole day. */
+/** `call a`, `calls a, b, c` or `5 calls (a, b, c, …)`: the ids in the message, not only in details. */
+function some(ids: string[]): string {
+  if (ids.length === 1) return `call ${ids[0]}`;
+  if (ids.length <= 3) return `calls ${ids.join(', ')}`;
+  return `${ids.length} calls (${ids.slice(0, 3).join(', ')}, …)`;
+}
+
 /** A real calendar day first (Date.parse rolls 2026-02-31 over to March 3). */
 function calendarDay(s: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(s);

@@ -4,7 +4,7 @@ import { FINISHED_RUN_STATUSES, listRunResults, type RunDetail, type RunResult }
 import type { Context } from '../context.js';
 import { CliError, GateError, InterruptedError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { annotations, appendStepSummary, inGithubActions } from './github.js';
+import { annotations, appendStepSummary, appendTimeoutSummary, inGithubActions, timeoutAnnotation } from './github.js';
 import { checkCriterionKeys, evaluateGates, gateArgs, type GateSpec } from './gates.js';
 import { outcomeJson, type RunOutcome } from './outcome.js';
 import { formatDuration, runProgress } from './progress.js';
@@ -96,7 +96,12 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
       throw new InterruptedError(`stopped waiting; run ${ref.runId} goes on${seen}. Resume waiting with: ${resumeCommand(ref, s)}`);
     }
     if (deadline.signal.aborted) {
-      throw new WaitTimeoutError(`run ${ref.runId} had not finished after ${formatDuration(s.timeout)}${seen}; it goes on. Keep waiting with: ${resumeCommand(ref, s)}`);
+      const what = `run ${ref.runId} had not finished after ${formatDuration(s.timeout)}${seen}; it goes on`;
+      await appendTimeoutSummary(ctx.env, ref.runId, what, resumeCommand(ref, s)).catch((e: Error) => ctx.warn(`could not append to $GITHUB_STEP_SUMMARY: ${e.message}`));
+      if (inGithubActions(ctx.env) && !machineOutput(ctx) && !ctx.globals.quiet) {
+        ctx.io.stdout.write(`${timeoutAnnotation(ref.runId, `${what}. Keep waiting with: ${resumeCommand(ref, s)}`)}\n`);
+      }
+      throw new WaitTimeoutError(`${what}. Keep waiting with: ${resumeCommand(ref, s)}`);
     }
     throw err;
   } finally {

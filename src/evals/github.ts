@@ -68,6 +68,18 @@ export function annotations(o: RunOutcome): string[] {
   return lines;
 }
 
+/** A wait that ran out (exit 124): one `::error` and a step-summary section with the command that keeps waiting. */
+export function timeoutAnnotation(runId: string, message: string): string {
+  return command('error', `Eval run ${runId} timed out`, message);
+}
+
+export async function appendTimeoutSummary(env: Env, runId: string, message: string, resume: string): Promise<boolean> {
+  const file = env.GITHUB_STEP_SUMMARY;
+  if (!file) return false;
+  await appendFile(file, `### Eval run \`${runId}\`: ⏱ timed out\n\n${md(message)}\n\nKeep waiting with:\n\n\`\`\`\n${resume}\n\`\`\`\n\n`, 'utf8');
+  return true;
+}
+
 /** Writes the step summary when $GITHUB_STEP_SUMMARY names a file (appends, as GitHub expects). */
 export async function appendStepSummary(env: Env, o: RunOutcome): Promise<boolean> {
   const file = env.GITHUB_STEP_SUMMARY;

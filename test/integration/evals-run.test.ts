@@ -236,12 +236,20 @@ describe('vap evals run', () => {
   it('--timeout on a held run: exit 124, the run id and the command that keeps waiting; that command then finishes it', async () => {
     const evalId = await suite();
     await emu.control('POST', '/evals/next-run', { outcome: 'hold', evalId });
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--timeout', '500ms', '--min-score', '0.1', '--min-criterion', 'tone=0.2', '--report', `junit=${join(dir, 'held.xml')}`]);
+    const summary = join(dir, 'timeout-summary.md');
+    const env = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary };
+    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--timeout', '500ms', '--min-score', '0.1', '--min-criterion', 'tone=0.2', '--report', `junit=${join(dir, 'held.xml')}`], { env });
     expect(r.code).toBe(124);
     const runId = /run (run_\w+) had not finished after 500ms/.exec(r.stderr)?.[1];
     expect(runId).toBeDefined();
     const resume = `vap evals runs get ${runId} --eval ${evalId} --agent ${agentId} --wait --min-score 0.1 --min-criterion tone=0.2 --report junit=${join(dir, 'held.xml')}`;
     expect(r.stderr).toContain(`Keep waiting with: ${resume}`);
+    // In GitHub Actions: an ::error annotation and a step-summary section with that command.
+    expect(r.stdout).toContain(`::error title=Eval run ${runId} timed out::run ${runId} had not finished after 500ms`);
+    expect(r.stdout).toContain(`Keep waiting with: ${resume}\n`);
+    const md = readFileSync(summary, 'utf8');
+    expect(md).toContain(`### Eval run \`${runId}\`: ⏱ timed out`);
+    expect(md).toContain(`\n${resume}\n`);
     const still = await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/runs/${runId}`);
     expect(still.body.data.run.status).toBe('running');
 

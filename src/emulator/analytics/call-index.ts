@@ -37,6 +37,11 @@ export class CallIndex {
     return this.grouping(orgId).byCampaign.get(campaignId) ?? NONE;
   }
 
+  /** Every campaign id that has calls (deleted campaigns' too) → its calls, oldest first. */
+  groups(orgId: string): ReadonlyMap<string, readonly CallRecord[]> {
+    return this.grouping(orgId).byCampaign;
+  }
+
   private grouping(orgId: string): Grouping {
     const source = this.model.calls(orgId);
     const g = this.orgs.get(orgId);

@@ -24,6 +24,8 @@ export interface Tally {
   sentimentSum: number;
   /** Seconds, over completed calls. */
   completedDuration: number;
+  /** Seconds, over every call (only ended calls have a duration). */
+  duration: number;
   costMills: number;
 }
 
@@ -44,6 +46,7 @@ export function emptyTally(): Tally {
     doNotCall: 0,
     sentimentSum: 0,
     completedDuration: 0,
+    duration: 0,
     costMills: 0,
   };
 }
@@ -51,6 +54,7 @@ export function emptyTally(): Tally {
 /** Adds one call to the tally. */
 export function count(t: Tally, c: CallFacts): void {
   t.total++;
+  t.duration += c.duration;
   const s = c.status;
   if (s === 'completed') {
     t.completed++;
@@ -73,6 +77,11 @@ export function count(t: Tally, c: CallFacts): void {
     if (a.doNotCall.requested) t.doNotCall++;
     t.sentimentSum += sentimentScore(a.sentiment.overallSentiment);
   }
+}
+
+/** Adds tally b into a. */
+export function addTally(a: Tally, b: Tally): void {
+  for (const k of Object.keys(b) as Array<keyof Tally>) a[k] += b[k];
 }
 
 export function tally(calls: Iterable<CallFacts>, keep?: (c: CallFacts) => boolean): Tally {

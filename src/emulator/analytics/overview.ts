@@ -1,11 +1,11 @@
-import { metricsOf, tally, type Tally } from './metrics.js';
-import { round, type CallFacts } from './rules.js';
+import { metricsOf, type Tally } from './metrics.js';
+import { round } from './rules.js';
 
 /**
- * GET /api/v1/analytics/overview: the organization's campaigns and calls. Counts and
- * duration over every call of the organization (those of a deleted campaign too, as
- * the calls listing shows them); the averages of rates over the existing campaigns
- * that have at least one analysed call. Pure.
+ * GET /api/v1/analytics/overview, from tallies: `org` over every call of the
+ * organization (those of a deleted campaign too, as the calls listing shows them) for
+ * the counts and the duration; one tally per existing campaign for the averages of
+ * rates (over the campaigns with at least one analysed call) and the top campaign. Pure.
  */
 
 export interface CampaignRef {
@@ -25,32 +25,14 @@ export interface Overview {
   period: { from: string; to: string };
 }
 
-/**
- * `campaigns` in creation order; `callsOf(id)` the campaign's calls; `allCalls` every
- * call of the organization, oldest first.
- */
-export function overviewOf(
-  campaigns: readonly CampaignRef[],
-  callsOf: (campaignId: string) => Iterable<CallFacts>,
-  allCalls: readonly CallFacts[],
-  nowMs: number,
-): { overview: Overview; awaitingAnalysis: number } {
-  let totalCalls = 0;
-  let totalCallDuration = 0;
-  let awaitingAnalysis = 0;
-  let from: string | null = null;
-  for (const c of allCalls) {
-    totalCalls++;
-    totalCallDuration += c.duration;
-    if ((c.status === 'completed' || c.status === 'failed') && !c.analysis) awaitingAnalysis++;
-    if (from === null || c.createdAt < from) from = c.createdAt;
-  }
+/** `campaigns` in creation order; `oldestCreatedAt` of every call (null without calls). */
+export function overviewOf(campaigns: readonly CampaignRef[], tallyOf: (campaignId: string) => Tally, org: Tally, oldestCreatedAt: string | null, nowMs: number): Overview {
   let rated = 0;
   let humanSum = 0;
   let objectiveSum = 0;
   let top: { c: CampaignRef; t: Tally; rate: number } | null = null;
   for (const c of campaigns) {
-    const t = tally(callsOf(c.id));
+    const t = tallyOf(c.id);
     if (t.analysed === 0) continue;
     const human = t.reachedHuman / t.analysed;
     const objective = t.objectiveMet / t.analysed;
@@ -62,16 +44,13 @@ export function overviewOf(
   }
   const now = new Date(nowMs).toISOString();
   return {
-    overview: {
-      totalCampaigns: campaigns.length,
-      activeCampaigns: campaigns.filter((c) => c.status === 'active').length,
-      totalCalls,
-      totalCallDuration,
-      avgHumanContactRate: rated > 0 ? round(humanSum / rated, 4) : 0,
-      avgObjectiveSuccessRate: rated > 0 ? round(objectiveSum / rated, 4) : 0,
-      topPerformingCampaign: top ? { id: top.c.id, name: top.c.name, objectiveSuccessRate: metricsOf(top.t).successMetrics.objectiveSuccessRate } : null,
-      period: { from: from ?? now, to: now },
-    },
-    awaitingAnalysis,
+    totalCampaigns: campaigns.length,
+    activeCampaigns: campaigns.filter((c) => c.status === 'active').length,
+    totalCalls: org.total,
+    totalCallDuration: org.duration,
+    avgHumanContactRate: rated > 0 ? round(humanSum / rated, 4) : 0,
+    avgObjectiveSuccessRate: rated > 0 ? round(objectiveSum / rated, 4) : 0,
+    topPerformingCampaign: top ? { id: top.c.id, name: top.c.name, objectiveSuccessRate: metricsOf(top.t).successMetrics.objectiveSuccessRate } : null,
+    period: { from: oldestCreatedAt ?? now, to: now },
   };
 }

@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callIndexFor } from '../analytics/call-index.js';
 import { inRange, isAllTime, parseRange } from '../analytics/dates.js';
 import { HOURS, inboundOf } from '../analytics/inbound.js';
-import { isStale, metricsOf, summaryOf, tally } from '../analytics/metrics.js';
+import { addTally, emptyTally, isStale, metricsOf, summaryOf, tally } from '../analytics/metrics.js';
 import { overviewOf } from '../analytics/overview.js';
-import { realtimeOf } from '../analytics/realtime.js';
+import { trackerOf } from '../analytics/tracker.js';
 import { HttpError, notFound } from '../errors.js';
 import { telephonyFor } from '../telephony/model.js';
 import type { CampaignRecord, RunView } from '../telephony/types.js';
@@ -38,20 +38,20 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
     const range = parseRange(req.query as Query);
     const c = campaignOf(req);
     const calls = index.ofCampaign(req.org.id, c.id);
-    const t = isAllTime(range) ? tally(calls) : tally(calls, (x) => inRange(x.createdAt, range));
+    const t = isAllTime(range) ? trackerOf(calls).tally() : tally(calls, (x) => inRange(x.createdAt, range));
     return { data: { campaign: campaignRef(c), metrics: metricsOf(t), meta: meta(isStale(t)) } };
   });
 
   app.get('/api/v1/campaigns/:id/analytics/summary', async (req) => {
     const c = campaignOf(req);
-    const t = tally(index.ofCampaign(req.org.id, c.id));
+    const t = trackerOf(index.ofCampaign(req.org.id, c.id)).tally();
     return { data: { ...summaryOf(t), meta: meta(isStale(t)) } };
   });
 
   app.get('/api/v1/campaigns/:id/analytics/realtime', async (req) => {
     const c = campaignOf(req);
     const now = env.clock.nowMs();
-    return { data: { ...realtimeOf(index.ofCampaign(req.org.id, c.id), now), meta: { calculatedAt: env.clock.iso(now) } } };
+    return { data: { ...trackerOf(index.ofCampaign(req.org.id, c.id)).realtime(now), meta: { calculatedAt: env.clock.iso(now) } } };
   });
 
   app.get('/api/v1/campaigns/:id/analytics/inbound', async (req, reply) => {
@@ -60,7 +60,7 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
       throw new HttpError(422, 'not_inbound', `campaign ${c.id} is an ${c.direction} campaign; inbound analytics exist for inbound campaigns only (use /analytics)`);
     }
     const calls = index.ofCampaign(req.org.id, c.id);
-    const t = tally(calls, (x) => x.direction === 'inbound');
+    const t = trackerOf(calls).tally();
     const { callsByHour, ...rest } = inboundOf(calls);
     // A JS object lists "10".."23" before "00".."09" (integer-like keys first): write the hours in clock order.
     const hours = `{${HOURS.map((h) => `"${h}":${callsByHour[h]}`).join(',')}}`;
@@ -85,8 +85,16 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
 
   app.get('/api/v1/analytics/overview', async (req) => {
     const orgId = req.org.id;
-    const { overview, awaitingAnalysis } = overviewOf(model.campaigns(orgId), (id) => index.ofCampaign(orgId, id), index.all(orgId), env.clock.nowMs());
-    return { data: { ...overview, meta: meta(awaitingAnalysis > 0) } };
+    const now = env.clock.nowMs();
+    const tallies = new Map<string, ReturnType<typeof emptyTally>>();
+    const org = emptyTally();
+    for (const [campaignId, calls] of index.groups(orgId)) {
+      const t = trackerOf(calls).tally();
+      tallies.set(campaignId, t);
+      addTally(org, t);
+    }
+    const overview = overviewOf(model.campaigns(orgId), (id) => tallies.get(id) ?? emptyTally(), org, index.all(orgId)[0]?.createdAt ?? null, now);
+    return { data: { ...overview, meta: { calculatedAt: env.clock.iso(now), isStale: isStale(org) } } };
   });
 }
 

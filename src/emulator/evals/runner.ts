@@ -63,7 +63,7 @@ export class EvalRunner {
     if (!agent) throw notFound('agent', suite.agentId);
     const scenarios = [...this.model.scenarios(orgId).values()].filter((s) => s.evalId === suite.id && s.isEnabled);
     if (scenarios.length === 0) {
-      throw unprocessable('no_enabled_scenarios', `eval suite ${suite.id} has no enabled scenario to run; add one (POST .../scenarios) or enable one first`);
+      throw unprocessable('no_enabled_scenarios', `eval suite ${suite.id} has no enabled scenario to run; add an enabled one (POST .../scenarios; the API has no call that enables a scenario later)`);
     }
     const plan = [];
     for (const s of scenarios) for (let i = 1; i <= suite.iterationsPerScenario; i++) plan.push({ scenarioId: s.id, iterationNumber: i, index: plan.length });

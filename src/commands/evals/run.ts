@@ -61,8 +61,8 @@ Any failed iteration fails the run's gate unless --allow-failed-iterations allow
 Reports: --report junit=<path> writes a JUnit file (a suite per scenario, a case
 per iteration with the transcript, and a "gates" suite), --report json=<path> the
 --json document. In GitHub Actions, a Markdown summary is appended to
-$GITHUB_STEP_SUMMARY, and failed scenarios and gates are printed as ::error
-annotations (not with --json, -o or -q, which keep stdout for data).`;
+$GITHUB_STEP_SUMMARY, and failed scenarios, gates, runs and timeouts are printed
+as ::error annotations (not with --json, -o or -q, which keep stdout for data).`;
 
 export function runCommand(makeContext: ContextFactory): Command {
   const cmd = new Command('run')

@@ -183,6 +183,15 @@ describe('vap evals runs results', () => {
     }
   });
 
+  it('a run that ended with no result says so on a terminal (not "yet")', async () => {
+    const failed = runs[3]!;
+    expect(failed.status).toBe('failed');
+    const r = await vap(['evals', 'runs', 'results', suite, failed.id, '--agent', agent], { tty: true });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim()).toBe(`Run ${failed.id} ended failed with no results: failed on purpose by the test.`);
+  });
+
   it('checks the run arguments before sending', async () => {
     for (const [argv, err] of [
       [['evals', 'runs', 'results', suite, '--agent', agent], /missing the eval suite/],

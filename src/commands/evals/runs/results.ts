@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { getSuite, listRunResults, type RunResult } from '../../../api/evals.js';
+import { FINISHED_RUN_STATUSES, getRun, getSuite, listRunResults, type RunResult } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
 import { fmtSeconds, renderResult } from '../../../evals/render/results.js';
 import { fmtScore } from '../../../evals/render/score.js';
@@ -65,9 +65,13 @@ export async function run(args: (string | undefined)[], opts: ResultsOptions, ct
   const results = all.filter(
     (r) => (!wanted || r.evalScenarioId.toLowerCase() === wanted || (r.scenarioName ?? '').toLowerCase() === wanted) && (!opts.failed || r.status === 'failed'),
   );
+  // No result at all: a run that ended (failed at once, say) has none to come; one still going will.
+  const ended = all.length === 0 && human ? await getRun(api, agentId, evalId, runId, ctx.signal).then((d) => d.run, () => undefined) : undefined;
   const empty =
     all.length === 0
-      ? `No results in run ${runId} yet; a result appears when its call ends (see \`vap evals runs get ${evalId} ${runId} --agent ${agentId}\`).`
+      ? ended && FINISHED_RUN_STATUSES.has(ended.status)
+        ? `Run ${runId} ended ${ended.status} with no results${ended.error ? `: ${ended.error}` : ''}.`
+        : `No results in run ${runId} yet; a result appears when its call ends (see \`vap evals runs get ${evalId} ${runId} --agent ${agentId}\`).`
       : `No results match${opts.scenario ? `; the scenarios in this run are: ${[...new Set(all.map((r) => r.scenarioName ?? r.evalScenarioId))].join(', ')}` : ''}.`;
   if (!human) {
     await ctx.out.list(results, { columns: RESULT_COLUMNS, empty });

@@ -208,6 +208,16 @@ describe('vap calls list', () => {
     expect(r.stderr).toContain('No calls match these filters.');
   });
 
+  it('Ctrl-C while a page is awaited stops the listing with exit 130', async () => {
+    await emu.fault({ method: 'GET', path: '/api/v1/calls', delayMs: 3000, count: 1 });
+    const ac = new AbortController();
+    const p = vap(['calls', 'list', '--all', '-o', 'ndjson'], { signal: ac.signal });
+    setTimeout(() => ac.abort(), 200);
+    const r = await p;
+    expect(r.code).toBe(130);
+    expect(r.stdout).toBe('');
+  });
+
   it("lists only the key's organization", async () => {
     const r = await vap(['calls', 'list', '--all', '-q'], { key: ORG_B.apiKey });
     expect(r.code, r.stderr).toBe(0);

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { setFlagsFromString } from 'node:v8';
 import { Command } from 'commander';
 import { CALLS_DEFAULT_PAGE_SIZE, CALLS_MAX_PAGE_SIZE, callPages, type Call, type CallDirection, type CallFilters, type CallsPagination, type CallStatusFilter, type CallsSummary } from '../../api/calls.js';
 import { CALL_TSV_COLUMNS, callTableHeader, callTableRow, summaryLine } from '../../calls/format.js';
@@ -74,6 +75,7 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
   };
   const pageSize = opts.pageSize ?? (opts.all ? CALLS_MAX_PAGE_SIZE : opts.limit !== undefined ? Math.min(CALLS_MAX_PAGE_SIZE, opts.limit) : CALLS_DEFAULT_PAGE_SIZE);
   const wanted = opts.all ? Infinity : (opts.limit ?? pageSize);
+  if (wanted > STEADY_ROWS) keepYoungGenerationSmall();
   const api = await ctx.api();
 
   let summary: CallsSummary | undefined;
@@ -119,6 +121,26 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
   }
   await ctx.out.list(rows(), { columns: CALL_TSV_COLUMNS, empty });
   if (summary) ctx.info(footer(summary, first, shown, more, opts));
+}
+
+/** Beyond this many rows a listing is a long stream (see keepYoungGenerationSmall). */
+const STEADY_ROWS = 1000;
+
+/**
+ * A long --all streams page after page with nothing kept, yet V8 doubles its young
+ * generation (up to 16 MB a semi-space on Node 20) as the objects of the page in hand
+ * survive scavenges: peak RSS rose ~13 MB over a short listing's for no gain. Keeping the
+ * young generation at its starting size holds memory flat (same peak for 1,000 or
+ * 100,000 rows, test/bench/calls.mjs) at no measurable cost in speed. The flag is read
+ * at each growth decision, so setting it now takes effect; a one-shot process is the
+ * only thing it affects.
+ */
+function keepYoungGenerationSmall(): void {
+  try {
+    setFlagsFromString('--semi-space-growth-factor=1');
+  } catch {
+    // an engine without the flag: nothing to do
+  }
 }
 
 function footer(s: CallsSummary, p: CallsPagination | undefined, shown: number, more: boolean, opts: CallListOptions): string {

@@ -67,6 +67,16 @@ describe('vap evals run', () => {
     expect(q.stderr).toBe('');
   });
 
+  it('gates and reports without --wait are a usage error, before a run is started', async () => {
+    const evalId = await suite();
+    const before = await runsPosted();
+    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--min-score', '0.8', '--report', `junit=${join(dir, 'nowait.xml')}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('error: --min-score, --report need --wait (without it the run is only started, nothing is gated or written); add --wait, or gate later with `vap evals runs get <runId> --eval <evalId> --wait ...`');
+    expect(r.stdout).toBe('');
+    expect(await runsPosted()).toBe(before);
+  });
+
   it('--wait --json: {run, aggregates, results, gates}; exit 0 when every gate passes', async () => {
     const evalId = await suite();
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '0', '--allow-failed-iterations', '6', '--json']);

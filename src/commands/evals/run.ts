@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { ApiError } from '../../api/errors.js';
 import { getSuite, startRun, type Run } from '../../api/evals.js';
-import { CliError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import { followRun, reportOption, resumeCommand, type FollowSettings, type ReportTarget } from '../../evals/follow.js';
@@ -74,7 +74,7 @@ export function runCommand(makeContext: ContextFactory): Command {
       'after',
       `
 Without --wait the run id is printed (only the id with -q), with the command that
-waits for it. With --wait, progress goes to stderr and, when the run ends, a table
+waits for it; the gates and --report need --wait. With --wait, progress goes to stderr and, when the run ends, a table
 of scores per scenario and per criterion to stdout (--json: {run, aggregates,
 results, gates}).
 
@@ -94,6 +94,16 @@ Examples:
 
 export async function run(evalId: string, opts: WaitOptions & { agent?: string } & GlobalOptions, ctx: Context): Promise<void> {
   const agentId = resolveAgent(opts, ctx);
+  if (!opts.wait) {
+    // Without --wait nothing is gated or reported: a CI job would pass without its gate.
+    const needWait = [
+      opts.minScore !== undefined && '--min-score',
+      opts.minCriterion?.length && '--min-criterion',
+      opts.allowFailedIterations !== undefined && '--allow-failed-iterations',
+      opts.report?.length && '--report',
+    ].filter((x): x is string => typeof x === 'string');
+    if (needWait.length) throw new UsageError(`${needWait.join(', ')} ${needWait.length === 1 ? 'needs' : 'need'} --wait (without it the run is only started, nothing is gated or written)`, 'add --wait, or gate later with `vap evals runs get <runId> --eval <evalId> --wait ...`');
+  }
   const settings = followSettings(opts);
   const api = await ctx.api();
   if (settings.gates.minCriteria.length) {

@@ -419,6 +419,18 @@ describe('vap calls recording and audio', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.part'))).toEqual([]);
   });
 
+  it('a large download shows its progress on a terminal stderr (content-length known)', async () => {
+    // WAV is 16,000 bytes a second: a call over 70 s is more than 1 MiB
+    const long = (await httpAll({ status: 'completed', minDuration: 70 })).calls[0]!;
+    const file = join(dir, 'long.wav');
+    const r = await vap(['calls', 'audio', long.id, '-O', file], { tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/Downloading .*long\.wav [\d.]+ MiB of [\d.]+ MiB \(100%\)/);
+    expect(readFileSync(file).length).toBeGreaterThan(1024 * 1024);
+    const quiet = await vap(['calls', 'audio', long.id, '-O', file]);
+    expect(quiet.stderr).not.toContain('Downloading');
+  });
+
   it('audio -O x.mp3 (and --format mp3) writes MPEG audio frames', async () => {
     const file = join(dir, 'call.mp3');
     const r = await vap(['calls', 'audio', call.id, '-O', file, '--format', 'mp3', '--recording', meta.recordings[0]!.sid]);

@@ -18,7 +18,7 @@ export function pageParam(value: unknown, name: string, def: number, max: number
   if (value === undefined || value === '') return def;
   const n = typeof value === 'number' ? value : Number(value);
   if (!Number.isInteger(n) || n < min) {
-    throw badRequest(`${name} must be an integer of at least ${min}`);
+    throw badRequest(`${name} must be an integer of at least ${min}`, [{ field: name, message: `must be an integer of at least ${min}` }]);
   }
   return Math.min(n, max);
 }

@@ -77,6 +77,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   });
 
+  // JSON bodies: an empty body sent with `content-type: application/json` (many clients set
+  // it on every request, a body-less POST or DELETE included) is read as `{}`, not refused.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      const e = new Error(`the body is not valid JSON: ${(err as Error).message}`) as Error & { statusCode: number };
+      e.statusCode = 400;
+      done(e, undefined);
+    }
+  });
+
   // Request id on every response, as a header too.
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -139,7 +154,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500 ? fe.statusCode : 500;
     if (status === 500) opts.log?.(`internal error: ${fe.stack ?? fe.message}`);
     const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : status === 400 ? 'invalid_body' : status === 500 ? 'internal_error' : 'bad_request';
-    const message = status === 500 ? 'internal error' : fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/.test(fe.message) ? `the body is not valid JSON: ${fe.message}` : fe.message;
+    const message = status === 500 ? 'internal error' : fe.message.startsWith('the body is not valid JSON') ? fe.message : fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/.test(fe.message) ? `the body is not valid JSON: ${fe.message}` : fe.message;
     return reply.code(status).send(errorBody(req.id, code, message));
   });
 

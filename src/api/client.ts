@@ -104,9 +104,21 @@ export class ApiClient {
       let res: HttpResponse;
       // The response headers must arrive within the timeout (undici's own timers are coarse
       // below a second); for a JSON request the body too (bodyTimeout), never for a stream.
-      const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(), timeout);
-      const signal = opts.signal ? AbortSignal.any([opts.signal, deadline.signal]) : deadline.signal;
+      // One controller for both the deadline and the caller's signal. Not AbortSignal.any:
+      // on Node 20 the signals it makes are never freed (a leak per request in long listings).
+      // The caller's signal is unlinked once the response body is done with.
+      const controller = new AbortController();
+      let deadlineHit = false;
+      const timer = setTimeout(() => {
+        deadlineHit = true;
+        controller.abort();
+      }, timeout);
+      const caller = opts.signal;
+      const onCallerAbort = () => controller.abort(caller?.reason);
+      if (caller?.aborted) controller.abort(caller.reason);
+      else caller?.addEventListener('abort', onCallerAbort, { once: true });
+      const unlink = () => caller?.removeEventListener('abort', onCallerAbort);
+      const signal = controller.signal;
       try {
         const agent = await this.dispatcher();
         res = await agent.request({
@@ -120,9 +132,10 @@ export class ApiClient {
           signal,
         });
       } catch (err) {
+        unlink();
         if (opts.signal?.aborted) throw err;
         const code = (err as { code?: string }).code;
-        const timedOut = deadline.signal.aborted || (code !== undefined && TIMEOUT_CODES.has(code));
+        const timedOut = deadlineHit || (code !== undefined && TIMEOUT_CODES.has(code));
         const wrapped = timedOut ? new RequestTimeoutError(url.toString(), timeout, err) : new ConnectionError(url.toString(), err);
         this.log?.(`< ${wrapped.message} after ${ms(started)}`);
         if (isIdempotent(opts.method) && attempt < this.retry.maxRetries) {
@@ -133,6 +146,8 @@ export class ApiClient {
       } finally {
         clearTimeout(timer);
       }
+      if (res.body.destroyed || res.body.readableEnded) unlink();
+      else res.body.once('close', unlink);
       const requestId = first(res.headers['x-request-id']);
       this.log?.(`< ${res.statusCode} in ${ms(started)}${requestId ? ` (request id ${requestId})` : ''}`);
       if (res.statusCode < 400) return res;

@@ -19,3 +19,8 @@ if (existsSync(new URL('./events.mjs', import.meta.url))) {
   const mod = await import('./events.mjs');
   if (typeof mod.benchEvents === 'function') await mod.benchEvents();
 }
+
+if (existsSync(new URL('./calls.mjs', import.meta.url))) {
+  const mod = await import('./calls.mjs');
+  if (typeof mod.benchCalls === 'function') await mod.benchCalls();
+}

@@ -43,7 +43,7 @@ export interface ProgramIO {
  */
 export async function buildProgram(argv: string[], io: ProgramIO, makeContext: ContextFactory, loadAll = false): Promise<Command> {
   const wanted = loadAll ? undefined : groupInArgv(argv);
-  const program = new Command('vap').description('The command line for the Voice Agent Platform: agents, voices, contacts, and a local emulator.');
+  const program = new Command('vap').description('The command line for the Voice Agent Platform: agents, voices, evals, live events, webhooks, calls, campaigns, contacts, and a local emulator.');
   // Only at the top level: a verb may have a --version option of its own (agents rollback).
   if (!wanted) program.version(`vap ${version()}`, '-V, --version', 'print the version');
   program
@@ -80,7 +80,7 @@ Examples:
     const group = program.command(g.name).description(g.description);
     if (loadAll || g.name === wanted) {
       const mod = await g.load();
-      await mod.register(group, makeContext);
+      await mod.register(group, makeContext, { fullTree: () => buildProgram([], io, makeContext, true) });
     }
   }
   configureTree(program, io);

@@ -1,14 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { CliError } from '../errors.js';
 import { configFile } from './paths.js';
-import type { ConfigData, ProfileData } from './store.js';
+import type { ConfigData, ConfigView } from './types.js';
 
-/** What resolving settings needs from the config file. */
-export interface ConfigView {
-  readonly path: string;
-  readonly defaultProfile: string | undefined;
-  profile(name: string): ProfileData | undefined;
-}
+export type { ConfigView } from './types.js';
 
 /**
  * Reads the config file without loading conf (and its JSON-schema validator), which

@@ -1,5 +1,5 @@
 import type { ConfigView } from './read.js';
-import type { ProfileData } from './store.js';
+import type { ProfileData } from './types.js';
 
 /** Where the base URL comes from when nothing else sets it: the emulator's default address. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';

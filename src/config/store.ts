@@ -1,24 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import Conf from 'conf';
 import { configDir } from './paths.js';
-import type { ConfigView } from './read.js';
+import type { ConfigData, ConfigView, ProfileData } from './types.js';
 
-export interface ProfileData {
-  apiKey?: string;
-  baseUrl?: string;
-  output?: string;
-  /**
-   * The signing secret `vap webhooks listen` signs forwarded events with: `whsec_` and 32
-   * base64url characters, made on first use and kept, so that a local receiver configured
-   * with it keeps working from one run to the next.
-   */
-  webhookListenSecret?: string;
-}
-
-export interface ConfigData {
-  defaultProfile?: string;
-  profiles: Record<string, ProfileData>;
-}
+export type { ConfigData, ProfileData } from './types.js';
 
 /**
  * The config file, for changes (conf: atomic writes, mode 0600). Where it lives: the

@@ -87,14 +87,8 @@ describe('the import graph of src/', () => {
     expect(graph.get('api/contacts.ts')).toContain('api/contact-schema.ts');
   });
 
-  // Two cycles in files issue 10 does not own, left for their owners (each through a
-  // type-only or a lazy import): config/read.ts ⇄ config/store.ts (types of each other),
-  // and program.ts → commands/registry.ts → commands/completion/index.ts → import('program.ts').
-  // Delete an entry when its cycle is gone; any other cycle fails.
-  const KNOWN = new Set(['config/read.ts config/store.ts', 'commands/completion/index.ts commands/registry.ts program.ts']);
-
-  it('has no cycle (but the known ones above)', () => {
-    expect(cycles(graph).filter((c) => !KNOWN.has(c.join(' ')))).toEqual([]);
+  it('has no cycle', () => {
+    expect(cycles(graph)).toEqual([]);
   });
 
   it('has no cycle among the contacts pipeline and its verbs', () => {

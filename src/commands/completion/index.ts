@@ -3,7 +3,7 @@ import { SHELLS, type Shell } from '../../completion/scripts.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
+export const register: RegisterGroup = (group, makeContext, host) => {
   group
     .addArgument(new Argument('<shell>', 'the shell to complete for').choices(SHELLS))
     .addHelpText(
@@ -16,12 +16,9 @@ Examples:
     )
     .action(
       action(makeContext, async (args, _opts, ctx) => {
-        const [{ buildProgram }, { completionTree }, { completionScript }] = await Promise.all([
-          import('../../program.js'),
-          import('../../completion/tree.js'),
-          import('../../completion/scripts.js'),
-        ]);
-        const full = await buildProgram([], ctx.io, makeContext, true);
+        const [{ completionTree }, { completionScript }] = await Promise.all([import('../../completion/tree.js'), import('../../completion/scripts.js')]);
+        if (!host) throw new Error('vap completion is registered without the program that holds the command tree');
+        const full = await host.fullTree();
         ctx.io.stdout.write(completionScript(args[0] as Shell, completionTree(full)));
       }),
     );

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN } from '../helpers/built.js';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
@@ -92,6 +92,37 @@ describe.skipIf(!hasTmux())('campaigns analytics --realtime --watch in a real te
       expect(after).not.toMatch(/error/i);
     } finally {
       tty.kill();
+    }
+  });
+
+  it('draws the screen in a pseudo-terminal that reports no size (0 rows, 0 columns)', async () => {
+    // script(1) without a controlling terminal opens a 0×0 pty, as `docker exec -t` and some
+    // CI runners do; log-update clipped every frame to 0 lines there and drew nothing.
+    const hasScript = (() => {
+      try {
+        execFileSync('script', ['--version'], { stdio: 'ignore' });
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    if (!hasScript) return;
+    const cmd = `stty rows 0 cols 0; exec node ${shellQuote(BIN)} campaigns analytics ${campaignId} --realtime --watch --interval 5`;
+    const child = spawn('script', ['-qfec', cmd, '/dev/null'], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, NO_COLOR: '1', TERM: 'xterm-256color' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    try {
+      await waitUntil(async () => (/Ctrl-C to stop/.test(out) ? true : undefined), 15_000);
+      expect(out).toMatch(/Campaign Live \(.+\) · realtime/);
+      expect(out).toMatch(/Active calls\s+\d+/);
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.stdin.write('\x03');
+      expect(await exited).toBe(130);
+    } finally {
+      child.kill();
     }
   });
 });

@@ -133,7 +133,7 @@ async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
   let draw: ((text: string) => void) & { done(): void };
   if (live) {
     const { createLogUpdate } = await import('log-update');
-    const logUpdate = createLogUpdate(ctx.io.stdout as NodeJS.WriteStream, { showCursor: false });
+    const logUpdate = createLogUpdate(sizedView(ctx.io.stdout as NodeJS.WriteStream), { showCursor: false });
     draw = Object.assign((text: string) => logUpdate(text), { done: () => logUpdate.done() });
   } else {
     draw = Object.assign((text: string) => void ctx.io.stdout.write(`${text}\n`), { done: () => undefined });
@@ -155,4 +155,24 @@ async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
     draw.done();
     throw err;
   }
+}
+
+/**
+ * The stream as log-update sees it, with a size of 0 read as unknown: a pseudo-terminal
+ * opened without a size (script(1), `docker exec -t`, some CI runners) reports 0 rows and
+ * 0 columns, and log-update then draws nothing at all (it clips every frame to 0 lines).
+ */
+function sizedView(out: NodeJS.WriteStream): NodeJS.WriteStream {
+  return {
+    write: (chunk: string) => out.write(chunk),
+    get isTTY() {
+      return out.isTTY;
+    },
+    get rows() {
+      return out.rows || undefined;
+    },
+    get columns() {
+      return out.columns || undefined;
+    },
+  } as unknown as NodeJS.WriteStream;
 }

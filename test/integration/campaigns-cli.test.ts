@@ -246,6 +246,17 @@ describe('contacts, queue, start, pause, runs, delete', () => {
     const missing = await vap(['campaigns', 'trigger', id]);
     expect(missing.code).toBe(2);
     expect(await sent()).toEqual([]);
+    // Refusals name the command to run, not the API's path.
+    const draft = await vap(['campaigns', 'trigger', id, '--phone', '+14155550199']);
+    expect(draft.code).toBe(1);
+    expect(draft.stderr).toContain(`start it with \`vap campaigns start ${id}\``);
+    const queue = await vap(['campaigns', 'calls', 'queue', id, '--all-pending']);
+    expect(queue.code).toBe(1);
+    expect(queue.stderr).toContain(`vap campaigns trigger ${id} --phone`);
+    const add = await vap(['campaigns', 'contacts', 'add', id, '--contacts', contactIds[0]!]);
+    expect(add.code).toBe(1);
+    expect(add.stderr).toContain(`vap campaigns trigger ${id} --phone`);
+    for (const r of [draft, queue, add]) expect(r.stderr).not.toContain('/api/v1/');
     expect((await vap(['campaigns', 'start', id])).code).toBe(0);
     const r = await vap(['campaigns', 'trigger', id, '--phone', '+14155550199', '--name', 'Ada', '--json']);
     expect(r.code).toBe(0);
@@ -254,6 +265,8 @@ describe('contacts, queue, start, pause, runs, delete', () => {
     const notApi = await create(['--name', 'Not API', '--contact-list', listId]);
     const refused = await vap(['campaigns', 'trigger', notApi, '--phone', '+14155550199']);
     expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`vap campaigns calls queue ${notApi}`);
+    expect(refused.stderr).not.toContain('/api/v1/');
   });
 
   it('delete: asks on a terminal, needs --yes in scripts, offers to pause an active one', async () => {

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError } from 'commander';
 import type { Campaign, CampaignCall, CampaignContact, Run } from '../../api/campaigns.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { ConflictError, UnprocessableEntityError } from '../../api/errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import type { Column } from '../../ui/format.js';
 
 export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
@@ -157,4 +158,20 @@ export const collect = (v: string, prev: string[] = []): string[] => [...prev, v
 export function machine(ctx: Context): boolean {
   const g = ctx.globals;
   return Boolean(g.json || g.output || g.query || g.quiet);
+}
+
+/**
+ * The API's refusals of a campaign's kind or state name its own paths (POST …/trigger);
+ * a CLI user is told which command to run instead. Anything else is returned unchanged.
+ */
+export function campaignRefusal(err: unknown, id: string): unknown {
+  if (err instanceof UnprocessableEntityError) {
+    if (err.code === 'api_campaign') return new CliError(`campaign ${id} is an API campaign: it has no contacts and queues no calls`, undefined, `place each call with \`vap campaigns trigger ${id} --phone +1…\``);
+    if (err.code === 'not_api_campaign') return new CliError(`campaign ${id} is not an API campaign (type api)`, undefined, `queue its calls with \`vap campaigns calls queue ${id} --contacts ct_…\` or --all-pending`);
+    if (err.code === 'contacts_not_in_campaign') return new CliError(`${err.message.replace(/ \(add them with [^)]*\)/, '')}`, undefined, `add them first with \`vap campaigns contacts add ${id} --contacts …\``);
+  }
+  if (err instanceof ConflictError && err.code === 'campaign_not_active') {
+    return new CliError(`campaign ${id} is not active`, undefined, `start it with \`vap campaigns start ${id}\`, then trigger the call`);
+  }
+  return err;
 }

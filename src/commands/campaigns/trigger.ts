@@ -3,7 +3,7 @@ import { triggerCampaignCall } from '../../api/campaigns.js';
 import type { Context } from '../../context.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
-import { CALL_COLUMNS, e164, isoTime } from './shared.js';
+import { CALL_COLUMNS, campaignRefusal, e164, isoTime } from './shared.js';
 
 interface TriggerOptions {
   phone?: string;
@@ -33,7 +33,12 @@ export async function run(id: string, opts: TriggerOptions, ctx: Context): Promi
   const body: { phoneNumber: string; calleeName?: string; scheduledFor?: string } = { phoneNumber: opts.phone! };
   if (opts.name?.trim()) body.calleeName = opts.name.trim();
   if (opts.at) body.scheduledFor = opts.at;
-  const call = await triggerCampaignCall(api, id, body, ctx.signal);
+  let call;
+  try {
+    call = await triggerCampaignCall(api, id, body, ctx.signal);
+  } catch (err) {
+    throw campaignRefusal(err, id);
+  }
   await ctx.out.item(call, { fields: CALL_COLUMNS });
   await ctx.success(`Queued call ${call.id} to ${call.phoneNumber}; follow it with \`vap calls tail ${call.id}\``);
 }

@@ -4,7 +4,7 @@ import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
-import { CALL_COLUMNS, collect, contactIdsFrom, intRange, isoTime } from '../shared.js';
+import { CALL_COLUMNS, campaignRefusal, collect, contactIdsFrom, intRange, isoTime } from '../shared.js';
 
 interface QueueOptions {
   contacts?: string[];
@@ -62,7 +62,9 @@ export async function buildQueueBody(opts: QueueOptions, ctx: Context, now = Dat
 export async function run(id: string, opts: QueueOptions, ctx: Context): Promise<void> {
   const body = await buildQueueBody(opts, ctx);
   const api = await ctx.api();
-  const res = await queueCampaignCalls(api, id, body, ctx.signal);
+  const res = await queueCampaignCalls(api, id, body, ctx.signal).catch((err: unknown) => {
+    throw campaignRefusal(err, id);
+  });
   if (!ctx.out.human || res.calls.length > 0) await ctx.out.list(res.calls, { columns: CALL_COLUMNS, empty: '' });
   await ctx.success(`Queued ${res.queued} call${res.queued === 1 ? '' : 's'} on campaign ${id}${res.queued === 0 ? ' (every contact given is already queued or called)' : ''}`);
 }

@@ -4,7 +4,7 @@ import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
-import { collect, contactIdsFrom } from '../shared.js';
+import { campaignRefusal, collect, contactIdsFrom } from '../shared.js';
 
 interface AddOptions {
   contacts?: string[];
@@ -38,7 +38,9 @@ export async function run(id: string, opts: AddOptions, ctx: Context): Promise<v
   let added = 0;
   let skipped = 0;
   for (let i = 0; i < ids.length; i += ADD_CONTACTS_MAX) {
-    const res = await addCampaignContacts(api, id, ids.slice(i, i + ADD_CONTACTS_MAX), ctx.signal);
+    const res = await addCampaignContacts(api, id, ids.slice(i, i + ADD_CONTACTS_MAX), ctx.signal).catch((err: unknown) => {
+      throw campaignRefusal(err, id);
+    });
     added += res.added;
     skipped += res.skipped;
   }

@@ -353,6 +353,8 @@ describe('listing', () => {
       ['?direction=up', 'direction'],
       ['?dateFrom=yesterday', 'dateFrom'],
       ['?dateTo=2026-13-45', 'dateTo'],
+      ['?dateFrom=2026-02-30', 'dateFrom'],
+      ['?dateTo=2026-04-31T10:00:00Z', 'dateTo'],
       ['?minDuration=-1', 'minDuration'],
       ['?minDuration=10&maxDuration=5', 'minDuration'],
     ]) {
@@ -360,6 +362,23 @@ describe('listing', () => {
       expect(r.status, q).toBe(400);
       expect(r.body.error.message.startsWith(field!), `${q}: ${r.body.error.message}`).toBe(true);
     }
+  });
+
+  it('reads a timestamp without a zone as UTC whatever the host zone; refuses an impossible day', async () => {
+    const { campaignId, contactIds } = await setup(emu, 2, ORG_B.apiKey);
+    const tz = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      const r = await emu.api('POST', `/api/v1/campaigns/${campaignId}/calls`, { contactIds: [contactIds[0]], scheduledFor: '2030-01-05T10:00:00' }, ORG_B.apiKey);
+      expect(r.status).toBe(201);
+      expect(r.body.data.calls[0].scheduledFor).toBe('2030-01-05T10:00:00.000Z');
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+    const bad = await emu.api('POST', `/api/v1/campaigns/${campaignId}/calls`, { contactIds: [contactIds[1]], scheduledFor: '2030-02-30T10:00:00Z' }, ORG_B.apiKey);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/^scheduledFor: is not a valid date/);
   });
 
   it('keeps organizations apart on every call path', async () => {

@@ -61,7 +61,15 @@ export function isoMs(value: unknown, field: string, endOfDay = false): number |
   if (typeof value !== 'string' || !ISO.test(value.trim())) fail(field, `must be an ISO 8601 date or timestamp (got ${JSON.stringify(value)})`);
   const v = value.trim();
   const dateOnly = v.length === 10;
-  const ms = Date.parse(dateOnly ? `${v}T00:00:00.000Z` : v);
-  if (Number.isNaN(ms)) fail(field, `is not a valid date (got ${JSON.stringify(value)})`);
+  // A timestamp without a zone is UTC (Date.parse would read it in the host's zone, so the
+  // same request would mean different instants on different machines).
+  const normal = dateOnly ? `${v}T00:00:00.000Z` : /(?:Z|[+-]\d{2}:?\d{2})$/.test(v) ? v.replace(' ', 'T') : `${v.replace(' ', 'T')}Z`;
+  const ms = Date.parse(normal);
+  // Date.parse rolls impossible days over (2026-02-30 → March 2); refuse them instead.
+  const [y, m, d] = v.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  if (Number.isNaN(ms) || day.getUTCFullYear() !== y || day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) {
+    fail(field, `is not a valid date (got ${JSON.stringify(value)})`);
+  }
   return dateOnly && endOfDay ? ms + 86_400_000 - 1 : ms;
 }

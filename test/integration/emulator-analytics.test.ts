@@ -524,6 +524,13 @@ describe('tenant isolation', () => {
     expect((await emu.api('GET', `/api/v1/campaigns/${seededB.campaignId}/analytics`)).status).toBe(404);
     const own = (await ok('GET', `/api/v1/campaigns/${seededB.campaignId}/analytics`, undefined, BKEY)).data;
     expect(own.metrics.callStats.totalCalls).toBe(40);
+    // Every per-campaign analytics path: acme's key on globex's campaign (and its run) is a 404.
+    const runs = (await ok('GET', `/api/v1/campaigns/${seededB.campaignId}/runs`, undefined, BKEY)).data.runs;
+    const runId = runs[0]?.id ?? '00000000-0000-4000-8000-000000000000';
+    for (const p of ['/analytics/summary', '/analytics/realtime', '/analytics/inbound', '/runs', `/runs/${runId}/analytics`]) {
+      const r = await emu.api('GET', `/api/v1/campaigns/${seededB.campaignId}${p}`);
+      expect([r.status, r.body.error?.code], p).toEqual([404, 'not_found']);
+    }
   });
 });
 

@@ -1,17 +1,9 @@
-import { createHash } from 'node:crypto';
 import { seededRandom } from '../ids.js';
+import type { Rng } from '../evals/text.js';
 
-export type Rng = () => number;
-
-/** A PRNG seeded from the hash of `parts`: the same seed and inputs give the same draws in every emulator. */
-export function rngFor(...parts: Array<string | number>): Rng {
-  const d = createHash('sha256').update(parts.join('\u0000')).digest();
-  return seededRandom(d.readUInt32LE(0));
-}
-
-export function pick<T>(rng: Rng, items: readonly T[]): T {
-  return items[Math.floor(rng() * items.length) % items.length]!;
-}
+// The emulator's seeded draws: one hashing PRNG (rngFor) and pick for every simulated
+// area, shared with the evals tester and scorer (same seed and inputs, same draws).
+export { pick, rngFor, type Rng } from '../evals/text.js';
 
 export function intBetween(rng: Rng, lo: number, hi: number): number {
   return lo + Math.floor(rng() * (hi - lo + 1));

@@ -170,10 +170,34 @@ export function renderWatchScreen(opts: {
 export function flatten(obj: unknown, prefix = ''): Array<[string, unknown]> {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return [[prefix, obj]];
   const out: Array<[string, unknown]> = [];
-  for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
+  for (const [k, v] of entriesInOrder(obj as Record<string, unknown>)) {
     const key = prefix ? `${prefix}.${k}` : k;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) out.push(...flatten(v, key));
     else out.push([key, v]);
   }
   return out;
+}
+
+/**
+ * An object's entries with keys made only of digits ("00".."23" of callsByHour) in their
+ * written order: a JavaScript object lists "10".."23" (array-index keys) before "00".."09".
+ */
+export function entriesInOrder(obj: Record<string, unknown>): Array<[string, unknown]> {
+  const entries = Object.entries(obj);
+  return entries.length > 1 && entries.every(([k]) => /^\d+$/.test(k)) ? entries.sort(([a], [b]) => (a.length - b.length) || (a < b ? -1 : a > b ? 1 : 0)) : entries;
+}
+
+/** JSON.stringify, with digit-only keys in order (see entriesInOrder): "00" comes before "10". */
+export function stringifyInOrder(value: unknown, indent = 0, depth = 0): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  const pad = indent ? `\n${' '.repeat(indent * (depth + 1))}` : '';
+  const end = indent ? `\n${' '.repeat(indent * depth)}` : '';
+  const sep = indent ? ': ' : ':';
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    return `[${value.map((v) => `${pad}${stringifyInOrder(v, indent, depth + 1)}`).join(',')}${end}]`;
+  }
+  const entries = entriesInOrder(value as Record<string, unknown>).filter(([, v]) => v !== undefined && typeof v !== 'function');
+  if (entries.length === 0) return '{}';
+  return `{${entries.map(([k, v]) => `${pad}${JSON.stringify(k)}${sep}${stringifyInOrder(v, indent, depth + 1)}`).join(',')}${end}}`;
 }

@@ -141,9 +141,16 @@ describe('vap campaigns analytics <id>', () => {
   });
 
   it('--inbound: figures and a 24-row calls-by-hour chart with the peak hour marked', async () => {
-    const a = JSON.parse((await vap(['campaigns', 'analytics', inbound, '--inbound', '--json'])).stdout);
+    const json = (await vap(['campaigns', 'analytics', inbound, '--inbound', '--json'])).stdout;
+    const a = JSON.parse(json);
     expect(a.totalInboundCalls).toBe(80);
     expect(Object.keys(a.callsByHour)).toHaveLength(24);
+    // The hours stay in clock order, as the API writes them ("00" first), in JSON and TSV alike.
+    const clock = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'));
+    expect([...json.matchAll(/"(\d\d)": \d+/g)].map((m) => m[1])).toEqual(clock);
+    expect(json.trimEnd()).toBe(JSON.stringify(a, null, 2).replace(/"callsByHour": \{[^}]*\}/, `"callsByHour": {\n${clock.map((h) => `    "${h}": ${a.callsByHour[h]}`).join(',\n')}\n  }`));
+    const tsv = (await vap(['campaigns', 'analytics', inbound, '--inbound', '-o', 'tsv'])).stdout;
+    expect([...tsv.matchAll(/^callsByHour\.(\d\d)\t/gm)].map((m) => m[1])).toEqual(clock);
     const r = await vap(['campaigns', 'analytics', inbound, '--inbound'], { tty: true });
     expect(r.code).toBe(0);
     const t = r.stdout;

@@ -1,6 +1,6 @@
 import type { AnalyticsMeta } from '../../api/analytics.js';
 import type { Context } from '../../context.js';
-import { PLAIN, flatten, renderGroups, type Group, type Style } from '../../campaigns/render.js';
+import { PLAIN, flatten, renderGroups, stringifyInOrder, type Group, type Style } from '../../campaigns/render.js';
 import { loadChalk } from '../../ui/style.js';
 import { tsvField } from '../../ui/format.js';
 
@@ -38,6 +38,11 @@ export async function printAnalytics(
   const g = ctx.globals;
   if (ctx.out.format === 'tsv' && !g.query) {
     ctx.io.stdout.write(flatten(data).map(([k, v]) => `${k}\t${tsvField(v)}\n`).join(''));
+    return;
+  }
+  if (!g.query && (ctx.out.format === 'json' || ctx.out.format === 'ndjson')) {
+    // Written by hand so that callsByHour keeps the API's clock order ("00" first).
+    ctx.io.stdout.write(`${stringifyInOrder(data, ctx.out.format === 'json' ? 2 : 0)}\n`);
     return;
   }
   await ctx.out.data(data);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORG_A, ORG_B, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { cliEnv, runCli, type RunOptions } from '../helpers/run-cli.js';
+import { callFilters } from '../../src/commands/calls/options.js';
 
 // `vap calls list|get|transcript|recording|audio|cancel` against a real emulator: calls
 // made through the public API (an outbound campaign run to its end at timeScale 1000)
@@ -136,6 +137,9 @@ describe('vap calls list', () => {
     expect(page.stdout.trim().split('\n')).toEqual(calls.slice(50, 75).map((c) => c.id));
     const dflt = await vap(['calls', 'list', '-q']);
     expect(dflt.stdout.trim().split('\n')).toHaveLength(50);
+    // the footer's next step is n more, not n + a page size
+    const few = await vap(['calls', 'list', '--limit', '3']);
+    expect(few.stderr).toContain(`(showing 1–3; --limit 6 or --all for more)`);
   });
 
   const cases: Array<[string, string[], Record<string, string | number>]> = [
@@ -175,6 +179,8 @@ describe('vap calls list', () => {
     const since = await httpAll({ dateFrom: at });
     const r2 = await vap(['calls', 'list', '--from', at, '--all', '-q']);
     expect(r2.stdout.trim().split('\n')).toEqual(since.calls.map((c) => c.id));
+    // a date is sent as an instant that keeps the promise on any server: --to as the day's last millisecond
+    expect(callFilters({ from, to })).toMatchObject({ dateFrom: `${from}T00:00:00.000Z`, dateTo: `${to}T23:59:59.999Z` });
     const byCampaign = await vap(['calls', 'list', '--campaign', campaignId, '--status', 'completed', '--all', '-q']);
     expect(byCampaign.stdout.trim().split('\n')).toEqual((await httpAll({ campaignId, status: 'completed' })).calls.map((c) => c.id));
   });
@@ -182,7 +188,7 @@ describe('vap calls list', () => {
   it('refuses bad filters locally with one line and exit 2, sending nothing', async () => {
     await emu.clearRequests();
     const bad: Array<[string[], RegExp]> = [
-      [['--status', 'bogus'], /argument 'bogus' is invalid\. use one of: queued, in-progress \(or in_progress\), completed, failed, cancelled\./],
+      [['--status', 'bogus'], /argument 'bogus' is invalid\. --status must be one of: queued, in-progress \(or in_progress\), completed, failed, cancelled; got "bogus"\./],
       [['--status', 'ringing'], /in-progress lists initiated, ringing and in_progress calls/],
       [['--direction', 'sideways'], /--direction must be outbound or inbound/],
       [['--from', 'yesterday'], /--from takes a date/],

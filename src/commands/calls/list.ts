@@ -1,24 +1,16 @@
 import { once } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { Command } from 'commander';
-import { CALLS_DEFAULT_PAGE_SIZE, CALLS_MAX_PAGE_SIZE, callPages, type Call, type CallDirection, type CallFilters, type CallsPagination, type CallStatusFilter, type CallsSummary } from '../../api/calls.js';
+import { CALLS_DEFAULT_PAGE_SIZE, CALLS_MAX_PAGE_SIZE, callPages, type Call, type CallsPagination, type CallsSummary } from '../../api/calls.js';
 import { CALL_TSV_COLUMNS, callTableHeader, callTableRow, summaryLine } from '../../calls/format.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import { positiveInt } from '../listing.js';
 import type { ContextFactory } from '../types.js';
-import { checkRanges, dateOption, pageSizeOption, parseDirection, parseStatus, secondsOption } from './options.js';
+import { addCallFilterOptions, callFilters, hasCallFilters, pageSizeOption, type CallFilterOptions } from './options.js';
 
-export interface CallListOptions {
-  status?: CallStatusFilter;
-  campaign?: string;
-  direction?: CallDirection;
-  from?: string;
-  to?: string;
-  minDuration?: number;
-  maxDuration?: number;
-  search?: string;
+export interface CallListOptions extends CallFilterOptions {
   page?: number;
   pageSize?: number;
   limit?: number;
@@ -26,17 +18,9 @@ export interface CallListOptions {
 }
 
 export function listCommand(makeContext: ContextFactory): Command {
-  return new Command('list')
-    .alias('ls')
-    .description('List calls, newest first, with filters; the counts by status follow the table')
-    .option('--status <status>', 'queued, in-progress (or in_progress), completed, failed or cancelled', parseStatus)
-    .option('--campaign <campaignId>', "only this campaign's calls")
-    .option('--direction <dir>', 'outbound or inbound', parseDirection)
-    .option('--from <date>', 'created on or after (2026-11-01 or an ISO 8601 time)', dateOption('--from'))
-    .option('--to <date>', 'created on or before (a date includes the whole day)', dateOption('--to'))
-    .option('--min-duration <d>', 'at least this long (90, 90s, 2m)', secondsOption('--min-duration'))
-    .option('--max-duration <d>', 'at most this long (90, 90s, 2m)', secondsOption('--max-duration'))
-    .option('--search <text>', "callee name or phone number (digits match the number's digits)")
+  return addCallFilterOptions(
+    new Command('list').alias('ls').description('List calls, newest first, with filters; the counts by status follow the table'),
+  )
     .option('--page <n>', 'start at this page', positiveInt('--page'))
     .option('--page-size <n>', `calls per page, at most ${CALLS_MAX_PAGE_SIZE} (default ${CALLS_DEFAULT_PAGE_SIZE}; ${CALLS_MAX_PAGE_SIZE} with --all or --limit)`, pageSizeOption(CALLS_MAX_PAGE_SIZE))
     .option('--limit <n>', 'how many calls in all, following pages as needed (default: one page)', positiveInt('--limit'))
@@ -62,17 +46,7 @@ Examples:
 
 export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
   if (opts.all && opts.limit !== undefined) throw new UsageError('--all and --limit disagree', 'give one: --all for every call, --limit n for the first n');
-  checkRanges(opts);
-  const filters: CallFilters = {
-    status: opts.status,
-    campaignId: opts.campaign,
-    direction: opts.direction,
-    dateFrom: opts.from,
-    dateTo: opts.to,
-    minDuration: opts.minDuration,
-    maxDuration: opts.maxDuration,
-    search: opts.search,
-  };
+  const filters = callFilters(opts);
   const pageSize = opts.pageSize ?? (opts.all ? CALLS_MAX_PAGE_SIZE : opts.limit !== undefined ? Math.min(CALLS_MAX_PAGE_SIZE, opts.limit) : CALLS_DEFAULT_PAGE_SIZE);
   const wanted = opts.all ? Infinity : (opts.limit ?? pageSize);
   if (wanted > STEADY_ROWS) keepYoungGenerationSmall();
@@ -147,12 +121,13 @@ function footer(s: CallsSummary, p: CallsPagination | undefined, shown: number, 
   const line = summaryLine(s);
   if (!p || !more || shown === 0) return line;
   const start = (p.page - 1) * p.pageSize + 1;
-  const next = opts.limit !== undefined ? `--limit ${opts.limit + (opts.pageSize ?? CALLS_DEFAULT_PAGE_SIZE)}` : `--page ${p.page + 1}`;
+  // With --limit n, the next step is n more (at most every match), not n + a page size.
+  const next = opts.limit !== undefined ? `--limit ${Math.min(s.total, opts.limit * 2)}` : `--page ${p.page + 1}`;
   return `${line} (showing ${start}–${start + shown - 1}; ${next} or --all for more)`;
 }
 
 function emptyMessage(opts: CallListOptions): string {
-  const filtered = [opts.status, opts.campaign, opts.direction, opts.from, opts.to, opts.minDuration, opts.maxDuration, opts.search].some((v) => v !== undefined);
+  const filtered = hasCallFilters(opts);
   if (opts.page && opts.page > 1) return `No calls on page ${opts.page}.`;
   return filtered ? 'No calls match these filters.' : 'No calls yet. Queue some with `vap campaigns calls queue <campaignId>`.';
 }

@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from 'commander';
-import { CALL_DIRECTIONS, CALL_STATUS_FILTERS, type CallDirection, type CallStatusFilter } from '../../api/calls.js';
+import { InvalidArgumentError, type Command } from 'commander';
+import { CALL_DIRECTIONS, CALL_STATUS_FILTERS, type CallDirection, type CallFilters, type CallStatusFilter } from '../../api/calls.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration } from '../duration.js';
 
@@ -15,7 +15,7 @@ export function parseStatus(v: string): CallStatusFilter {
   if (s === 'in_progress' || s === 'in-progress' || s === 'inprogress' || s === 'active') return 'in-progress';
   if ((CALL_STATUS_FILTERS as readonly string[]).includes(s)) return s as CallStatusFilter;
   const hint = s === 'initiated' || s === 'ringing' ? ` (in-progress lists initiated, ringing and in_progress calls)` : s === 'canceled' ? ' (spelled cancelled)' : '';
-  throw new InvalidArgumentError(`use one of: ${STATUS_CHOICES}${hint}.`);
+  throw new InvalidArgumentError(`--status must be one of: ${STATUS_CHOICES}; got "${v}"${hint}.`);
 }
 
 export function parseDirection(v: string): CallDirection {
@@ -29,8 +29,8 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2
 
 /**
  * `--from` / `--to`: a date (2026-11-01, the whole day for --to) or an ISO 8601 time
- * (2026-11-01T09:00Z; without a zone it is UTC). Sent as given, or normalised to ISO
- * UTC for a time.
+ * (2026-11-01T09:00Z; without a zone it is UTC). A date is kept as given here;
+ * `callFilters` sends it as a UTC instant (see apiDate). A time is normalised to ISO UTC.
  */
 export function dateOption(flag: string) {
   return (v: string): string => {
@@ -61,6 +61,66 @@ export function pageSizeOption(max: number) {
     if (!Number.isInteger(n) || n < 1 || n > max) throw new InvalidArgumentError(`--page-size must be a whole number from 1 to ${max}; got "${v}".`);
     return n;
   };
+}
+
+/**
+ * A --from / --to value as sent: the spec only says `dateFrom` / `dateTo` are ISO 8601,
+ * "on or after / on or before creation", so a date is sent as the instant that keeps the
+ * CLI's promise on any server: the day's first millisecond for --from, its last for --to
+ * (a server reading `dateTo=2026-11-07` as midnight would otherwise drop that whole day).
+ */
+export function apiDate(v: string | undefined, edge: 'start' | 'end'): string | undefined {
+  if (v === undefined || !DATE_ONLY.test(v)) return v;
+  return edge === 'start' ? `${v}T00:00:00.000Z` : `${v}T23:59:59.999Z`;
+}
+
+/** The filter flags of a calls listing, as parsed by `addCallFilterOptions`. */
+export interface CallFilterOptions {
+  status?: CallStatusFilter;
+  campaign?: string;
+  direction?: CallDirection;
+  from?: string;
+  to?: string;
+  minDuration?: number;
+  maxDuration?: number;
+  search?: string;
+}
+
+/**
+ * The filters of the calls listing (spec: status, campaignId, direction, dateFrom,
+ * dateTo, minDuration, maxDuration, search) as flags, shared by `vap calls list` and
+ * `vap campaigns calls list` (which passes `campaign: false`: the campaign is its argument).
+ */
+export function addCallFilterOptions(cmd: Command, opts: { campaign?: boolean } = {}): Command {
+  cmd.option('--status <status>', 'queued, in-progress (or in_progress), completed, failed or cancelled', parseStatus);
+  if (opts.campaign !== false) cmd.option('--campaign <campaignId>', "only this campaign's calls");
+  return cmd
+    .option('--direction <dir>', 'outbound or inbound', parseDirection)
+    .option('--from <date>', 'created on or after (2026-11-01 or an ISO 8601 time)', dateOption('--from'))
+    .option('--to <date>', 'created on or before (a date includes the whole day)', dateOption('--to'))
+    .option('--min-duration <d>', 'at least this long (90, 90s, 2m)', secondsOption('--min-duration'))
+    .option('--max-duration <d>', 'at most this long (90, 90s, 2m)', secondsOption('--max-duration'))
+    .option('--search <text>', "callee name or phone number (digits match the number's digits)");
+}
+
+/** The parsed flags as the API's query (checked against each other first: nothing is sent when they disagree). */
+export function callFilters(o: CallFilterOptions): CallFilters {
+  checkRanges(o);
+  return {
+    status: o.status,
+    campaignId: o.campaign,
+    direction: o.direction,
+    dateFrom: apiDate(o.from, 'start'),
+    dateTo: apiDate(o.to, 'end'),
+    minDuration: o.minDuration,
+    maxDuration: o.maxDuration,
+    search: o.search,
+  };
+}
+
+/** Whether any filter flag was given (for the empty listing's message). */
+export function hasCallFilters(o: CallFilterOptions): boolean {
+  return [o.status, o.campaign, o.direction, o.from, o.to, o.minDuration, o.maxDuration, o.search].some((v) => v !== undefined);
 }
 
 /** Checks flags against each other (nothing is sent when they disagree). */

@@ -258,6 +258,10 @@ describe('contacts, queue, start, pause, runs, delete', () => {
     expect(add.stderr).toContain(`vap campaigns trigger ${id} --phone`);
     for (const r of [draft, queue, add]) expect(r.stderr).not.toContain('/api/v1/');
     expect((await vap(['campaigns', 'start', id])).code).toBe(0);
+    // The open run: "(running)" in a table, an empty field in TSV (no made-up value for scripts).
+    const openTsv = (await vap(['campaigns', 'runs', id])).stdout;
+    expect(openTsv).toMatch(/^[0-9a-f-]{36}\t\S+\t\t0\t0\n$/);
+    expect((await vap(['campaigns', 'runs', id], { tty: true })).stdout).toContain('(running)');
     const r = await vap(['campaigns', 'trigger', id, '--phone', '+14155550199', '--name', 'Ada', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ phoneNumber: '+14155550199', calleeName: 'Ada', priority: 10, campaignId: id });

@@ -7,7 +7,7 @@ import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 import { printAnalytics } from './analytics-output.js';
-import { RUN_COLUMNS, isoDay } from './shared.js';
+import { isoDay, runColumns } from './shared.js';
 
 interface RunsOptions {
   from?: string;
@@ -38,7 +38,7 @@ export async function run(id: string, runId: string | undefined, opts: RunsOptio
   const api = await ctx.api();
   if (!runId) {
     const runs = await listRuns(api, id, ctx.signal);
-    await ctx.out.list(runs, { columns: RUN_COLUMNS, empty: `Campaign ${id} has no runs yet: each \`vap campaigns start\` opens one.` });
+    await ctx.out.list(runs, { columns: runColumns(ctx.out.human), empty: `Campaign ${id} has no runs yet: each \`vap campaigns start\` opens one.` });
     return;
   }
   const data = await getRunAnalytics(api, id, runId, { dateFrom: opts.from, dateTo: opts.to }, ctx.signal);

@@ -56,13 +56,16 @@ export const CALL_COLUMNS: Column<CampaignCall>[] = [
   { header: 'created', value: (c) => c.createdAt },
 ];
 
-export const RUN_COLUMNS: Column<Run>[] = [
-  { header: 'id', value: (r) => r.id },
-  { header: 'started', value: (r) => r.startedAt },
-  { header: 'ended', value: (r) => r.endedAt ?? '(running)' },
-  { header: 'calls', value: (r) => r.totalCalls },
-  { header: 'completed', value: (r) => r.completedCalls },
-];
+/** Runs as rows; a run still open reads "(running)" in a table, and an empty field in TSV. */
+export function runColumns(human: boolean): Column<Run>[] {
+  return [
+    { header: 'id', value: (r) => r.id },
+    { header: 'started', value: (r) => r.startedAt },
+    { header: 'ended', value: (r) => r.endedAt ?? (human ? '(running)' : null) },
+    { header: 'calls', value: (r) => r.totalCalls },
+    { header: 'completed', value: (r) => r.completedCalls },
+  ];
+}
 
 /** The agent from --agent or $VAP_AGENT. */
 export function resolveAgent(opts: { agent?: string }, ctx: Context): string {

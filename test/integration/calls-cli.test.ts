@@ -270,6 +270,15 @@ describe('status synonyms and cancel (a slow emulator, so that calls stay in fli
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('cancel reads a 400 or 422 refusal (the spec shows no status code) like a 409: the call says its status', async () => {
+    for (const status of [400, 422]) {
+      await slow.fault({ method: 'POST', path: `/api/v1/calls/${active.id}/cancel`, status, count: 1 });
+      const r = await sv(['calls', 'cancel', active.id]);
+      expect(r.code, String(status)).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`call ${active.id} cannot be cancelled: it is (initiated|ringing|in progress|already completed)`));
+    }
+  });
+
   it('cancel cancels a queued call, and refuses it the second time (already cancelled)', async () => {
     const id = queuedIds[0]!;
     const r = await sv(['calls', 'cancel', id]);
@@ -346,6 +355,13 @@ describe('vap calls get', () => {
     expect(other.code).toBe(1);
     const empty = await vap(['calls', 'get', ' ']);
     expect(empty.code).toBe(2);
+    await emu.clearRequests();
+    for (const verb of ['get', 'transcript', 'recording', 'audio', 'cancel']) {
+      const notId = await vap(['calls', verb, 'call-1234', '-O', '-'].slice(0, verb === 'audio' ? 5 : 3));
+      expect(notId.code, verb).toBe(2);
+      expect(notId.stderr).toBe('error: "call-1234" is not a call id: call ids are UUIDs; copy one from `vap calls list` (or `vap calls list -q`)\n');
+    }
+    expect((await emu.requests()).filter((q) => q.path.startsWith('/api/v1/calls'))).toEqual([]);
   });
 });
 
@@ -486,6 +502,7 @@ describe('vap calls recording and audio', () => {
     expect(existsSync(file)).toBe(false);
     const sid = await vap(['calls', 'audio', call.id, '--recording', 'RE0000', '-O', file]);
     expect(sid.code).toBe(1);
+    expect(sid.stderr).toContain(`error: call ${call.id} has no recording RE0000; list its recordings with \`vap calls recording ${call.id}\``);
     expect(existsSync(file)).toBe(false);
     expect(readdirSync(dir).filter((f) => f.endsWith('.part'))).toEqual([]);
   });

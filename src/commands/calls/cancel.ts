@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { cancelCall, getCall } from '../../api/calls.js';
-import { ConflictError } from '../../api/errors.js';
+import { cancelCall, getCall, type Call } from '../../api/calls.js';
+import { BadRequestError, ConflictError, UnprocessableEntityError } from '../../api/errors.js';
 import { CALL_TSV_COLUMNS } from '../../calls/format.js';
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
@@ -31,18 +31,29 @@ const ACTIVE = new Set(['initiated', 'ringing', 'in_progress']);
 export async function run(callId: string, ctx: Context): Promise<void> {
   checkCallId(callId, 'cancel');
   const api = await ctx.api();
-  let call;
+  const statusNow = () => getCall(api, callId, ctx.signal).then((c) => c, () => undefined);
+  let call: Call | undefined;
   try {
     call = await cancelCall(api, callId, ctx.signal);
   } catch (err) {
-    if (!(err instanceof ConflictError)) throw err;
+    // A refusal: 409 on the emulator; the spec shows no status code, so 400/422 read the same way.
+    if (!(err instanceof ConflictError || err instanceof BadRequestError || err instanceof UnprocessableEntityError)) throw err;
     // The refusal names the status when the server gives it (details.status); else the call says.
     const given = (err.details as { status?: unknown } | undefined)?.status;
-    const status = typeof given === 'string' ? given : await getCall(api, callId, ctx.signal).then((c) => String(c.status), () => undefined);
+    const status = typeof given === 'string' ? given : await statusNow().then((c) => (c ? String(c.status) : undefined));
+    if ((status === undefined || status === 'queued') && !(err instanceof ConflictError)) throw err;
     throw new CliError(refusal(callId, status));
   }
-  await ctx.out.item(call, { fields: CALL_TSV_COLUMNS });
-  await ctx.success(`Cancelled call ${call.id ?? callId}${call.calleeName ? ` to ${call.calleeName}` : ''}; it will not be dialled`);
+  // The spec shows no response body for cancel, and its state table says a call already
+  // initiated stays "unchanged": a body without the call (or 204) is checked by reading the
+  // call, and a call that is not cancelled afterwards is a refusal.
+  if (!call || typeof call !== 'object' || typeof call.status !== 'string') call = (await statusNow()) ?? call;
+  if (call && typeof call === 'object' && typeof call.status === 'string' && call.status !== 'cancelled') {
+    throw new CliError(refusal(callId, call.status));
+  }
+  const shown: Call = call && typeof call === 'object' ? call : ({ id: callId, status: 'cancelled' } as Call);
+  await ctx.out.item(shown, { fields: CALL_TSV_COLUMNS });
+  await ctx.success(`Cancelled call ${shown.id ?? callId}${shown.calleeName ? ` to ${shown.calleeName}` : ''}; it will not be dialled`);
 }
 
 export function refusal(callId: string, status: string | undefined): string {

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { AUDIO_FORMATS, streamCallAudio, type AudioFormat } from '../../api/calls.js';
 import { checkWritable, copyToStream, formatBytes, progressLine, PROGRESS_MIN_BYTES, saveToFile } from '../../calls/download.js';
 import type { Context } from '../../context.js';
+import { NotFoundError } from '../../api/errors.js';
 import { CliError, UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
@@ -21,12 +22,19 @@ function parseFormat(v: string): AudioFormat {
   throw new InvalidArgumentError(`--format must be mp3 or wav; got "${v}".`);
 }
 
+function nonEmpty(flag: string) {
+  return (v: string): string => {
+    if (!v.trim()) throw new InvalidArgumentError(`${flag} is empty; give a recording sid from \`vap calls recording <callId>\`.`);
+    return v.trim();
+  };
+}
+
 export function audioCommand(makeContext: ContextFactory): Command {
   return new Command('audio')
     .description("Download a call's recording (MP3 or WAV) to a file, or stream it to a player through a pipe")
     .argument('<callId>', 'the call id')
     .option('--format <fmt>', 'mp3 (default) or wav; taken from the -O file name (.wav) when not given', parseFormat)
-    .option('--recording <sid>', 'which recording (default: the first; sids from `vap calls recording`)')
+    .option('--recording <sid>', 'which recording (default: the first; sids from `vap calls recording`)', nonEmpty('--recording'))
     .option('-O, --output-file <file>', "write the audio to this file (written whole or not at all); '-' for stdout")
     .addHelpText(
       'after',
@@ -56,9 +64,19 @@ export async function run(callId: string, opts: AudioOptions, ctx: Context): Pro
   if (file !== undefined) await checkWritable(file);
 
   const api = await ctx.api();
-  const res = await streamCallAudio(api, callId, { format, recordingSid: opts.recording }, ctx.signal);
+  let res;
+  try {
+    res = await streamCallAudio(api, callId, { format, recordingSid: opts.recording }, ctx.signal);
+  } catch (err) {
+    // The API's message names its own path; say which vap command lists the recordings.
+    if (err instanceof NotFoundError && opts.recording !== undefined && (err.code === 'recording_not_found' || (err.code !== 'no_recording' && err.message.includes(opts.recording)))) {
+      throw new CliError(`call ${callId} has no recording ${opts.recording}`, undefined, `list its recordings with \`vap calls recording ${callId}\``);
+    }
+    throw err;
+  }
   const type = res.contentType?.split(';')[0]?.trim().toLowerCase();
-  if (!type?.startsWith('audio/')) {
+  // Audio, or bytes without a more precise type (a server may send application/octet-stream).
+  if (!type?.startsWith('audio/') && type !== 'application/octet-stream') {
     res.body.resume?.();
     throw new CliError(`expected audio (${format === 'wav' ? 'audio/wav' : 'audio/mpeg'}) for call ${callId}, got ${type ?? 'no content type'}${res.requestId ? ` (request id ${res.requestId})` : ''}`);
   }

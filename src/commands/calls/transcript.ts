@@ -8,9 +8,12 @@ import { terminalWidth } from '../../evals/render/width.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 
-/** An empty id is a usage error (nothing is sent). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An empty id, or one that is not a UUID (the spec's call ids are), is a usage error: nothing is sent. */
 export function checkCallId(callId: string | undefined, verb: string): void {
   if (!callId?.trim()) throw new UsageError('the call id is empty', `give the id of a call, e.g. \`vap calls ${verb} <callId>\` (ids from \`vap calls list\`)`);
+  if (!UUID.test(callId)) throw new UsageError(`"${callId}" is not a call id: call ids are UUIDs`, 'copy one from `vap calls list` (or `vap calls list -q`)');
 }
 
 export function transcriptCommand(makeContext: ContextFactory): Command {

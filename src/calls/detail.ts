@@ -75,14 +75,15 @@ function resolutionText(a: CallAnalysis): string | undefined {
   return `${[head, ...bits].join(', ')}${present(r.summary) ? ` — ${r.summary}` : ''}`;
 }
 
-function objectiveLines(objectives: Record<string, Objective> | undefined, chalk: ChalkInstance, depth = 0): string[] {
-  if (!objectives) return [];
-  const out: string[] = [];
+/** One line per objective (sub-objectives indented): plain text, with its mark painted apart so wrapping counts visible columns only. */
+function objectiveLines(objectives: Record<string, Objective> | undefined, chalk: ChalkInstance, depth = 0): Array<{ indent: string; mark: string; text: string }> {
+  if (!objectives || typeof objectives !== 'object') return [];
+  const out: Array<{ indent: string; mark: string; text: string }> = [];
   for (const [name, o] of Object.entries(objectives)) {
     if (!o || typeof o !== 'object') continue;
     const mark = o.status === 'True' ? chalk.green('✓') : o.status === 'False' ? chalk.red('✗') : chalk.dim('?');
-    const conf = o.confidence !== undefined ? chalk.dim(` (${pct(o.confidence)})`) : '';
-    out.push(`${'  '.repeat(depth)}${mark} ${name}: ${o.status}${conf}${o.reasoning ? ` — ${o.reasoning}` : ''}`);
+    const conf = o.confidence !== undefined ? ` (${pct(o.confidence)})` : '';
+    out.push({ indent: '  '.repeat(depth), mark, text: `${name}: ${o.status ?? 'Unknown'}${conf}${present(o.reasoning) ? ` — ${o.reasoning}` : ''}` });
     out.push(...objectiveLines(o.subObjectives, chalk, depth + 1));
   }
   return out;
@@ -97,7 +98,7 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
   const callee = [call.calleeName, call.phoneNumber ? `(${call.phoneNumber})` : ''].filter(Boolean).join(' ');
   facts.push([call.direction === 'inbound' ? 'Caller' : 'Callee', callee]);
   if (call.failureReason) facts.push(['Failure', String(call.failureReason).replace(/_/g, ' ')]);
-  facts.push(['Campaign', call.campaignId ?? '']);
+  if (call.campaignId) facts.push(['Campaign', call.campaignId]);
   if (call.agentId) facts.push(['Agent', `${call.agentId}${call.agentVersion != null ? ` v${call.agentVersion}` : ''}`]);
   facts.push(['Created', `${shortTime(call.createdAt)} UTC`]);
   if (call.endedAt) facts.push(['Ended', `${shortTime(call.endedAt)} UTC`]);
@@ -139,7 +140,9 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
   if (objectives.length) {
     lines.push('');
     lines.push(chalk.bold('Objectives'));
-    for (const o of objectives) lines.push(...wrapText(o, width - 2).map((l, i) => (i === 0 ? `  ${l}` : `      ${l}`)));
+    for (const o of objectives) {
+      lines.push(...wrapText(o.text, width - 6 - o.indent.length).map((l, i) => (i === 0 ? `  ${o.indent}${o.mark} ${l}` : `  ${o.indent}    ${l}`)));
+    }
   }
   if (a.analyzedAt) {
     lines.push('');

@@ -138,7 +138,7 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
   lines.push(...labelled(rows, chalk, width));
   const objectives = objectiveLines(a.objectives, chalk);
   if (objectives.length) {
-    lines.push('');
+    if (rows.length) lines.push('');
     lines.push(chalk.bold('Objectives'));
     for (const o of objectives) {
       lines.push(...wrapText(o.text, width - 6 - o.indent.length).map((l, i) => (i === 0 ? `  ${o.indent}${o.mark} ${l}` : `  ${o.indent}    ${l}`)));

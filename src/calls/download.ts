@@ -8,10 +8,10 @@ import { pipeline } from 'node:stream/promises';
 import { CliError, UsageError } from '../errors.js';
 
 /**
- * Saving a downloaded stream (call audio): to a file, written whole or not at all (a
- * temporary file beside the target, renamed when every announced byte arrived, removed
- * on any error or Ctrl-C), or to stdout with back-pressure. Never buffers the body.
- * The same approach as `vap voices preview`.
+ * Saving a downloaded stream (`vap calls audio`, `vap voices preview`): to a file,
+ * written whole or not at all (a temporary file beside the target, renamed when every
+ * announced byte arrived, removed on any error or Ctrl-C), or to stdout with
+ * back-pressure. Never buffers the body.
  */
 
 export type Progress = (received: number, total: number | undefined) => void;
@@ -88,6 +88,14 @@ export async function copyToStream(
   }
   checkLength(received, opts.expectedBytes);
   return received;
+}
+
+/** The byte count a response announced (`content-length`), when it gave a valid one. */
+export function announcedLength(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const raw = headers['content-length'];
+  const v = Array.isArray(raw) ? raw[0] : raw;
+  if (v === undefined || !/^\d+$/.test(v.trim())) return undefined;
+  return Number(v);
 }
 
 export function formatBytes(n: number): string {

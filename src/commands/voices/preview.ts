@@ -1,12 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { access, constants, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import type { Writable } from 'node:stream';
+import { stat } from 'node:fs/promises';
 import { Command } from 'commander';
 import { streamVoicePreview } from '../../api/voices.js';
+import { announcedLength, checkWritable, copyToStream, formatBytes, saveToFile } from '../../calls/download.js';
 import type { Context } from '../../context.js';
 import { CliError, UsageError } from '../../errors.js';
 import { action } from '../action.js';
@@ -49,45 +44,13 @@ export async function run(voiceId: string, opts: PreviewOptions, ctx: Context): 
     throw new CliError(`expected audio (audio/mpeg) for the preview of voice ${voiceId}, got ${type ?? 'no content type'}${res.requestId ? ` (request id ${res.requestId})` : ''}`);
   }
 
+  // Streamed, never held whole: to stdout, or through a temporary file renamed once every announced byte arrived.
+  const expectedBytes = announcedLength(res.headers);
   if (file === undefined) {
-    await copyTo(res.body, ctx.io.stdout);
+    await copyToStream(res.body, ctx.io.stdout, { signal: ctx.signal, expectedBytes });
     return;
   }
-  // A temporary file beside the target, renamed on success: a failure leaves nothing half-written.
-  const target = resolve(file);
-  const tmp = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.part`);
-  try {
-    await pipeline(res.body, createWriteStream(tmp, { flags: 'wx' }), { signal: ctx.signal });
-    await rename(tmp, target);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-  const { size } = await stat(target);
+  await saveToFile(res.body, file, { signal: ctx.signal, expectedBytes });
+  const { size } = await stat(file);
   await ctx.success(`Saved the preview of voice ${voiceId} to ${file} (${formatBytes(size)})`);
-}
-
-/** The directory must exist and be writable, and the target must not be a directory: checked before anything is sent. */
-async function checkWritable(file: string): Promise<void> {
-  const target = resolve(file);
-  const dir = dirname(target);
-  try {
-    await access(dir, constants.W_OK);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot write -O ${file}: ${code === 'ENOENT' ? `the directory ${dir} does not exist` : `the directory ${dir} is not writable`}`);
-  }
-  const st = await stat(target).catch(() => undefined);
-  if (st?.isDirectory()) throw new UsageError(`cannot write -O ${file}: it is a directory`);
-}
-
-/** Copies a stream to stdout with back-pressure, leaving stdout open. */
-async function copyTo(body: AsyncIterable<Uint8Array>, out: Writable): Promise<void> {
-  for await (const chunk of body) {
-    if (!out.write(chunk)) await once(out, 'drain');
-  }
-}
-
-function formatBytes(n: number): string {
-  return n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`;
 }

@@ -51,3 +51,16 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+export type Rng = () => number;
+
+/** A PRNG seeded from the SHA-256 of `parts`: the same draws for the same seed and inputs, in every emulator. */
+export function rngFor(...parts: Array<string | number>): Rng {
+  const d = createHash('sha256').update(parts.join('\u0000')).digest();
+  return seededRandom(d.readUInt32LE(0));
+}
+
+/** One of `items`, drawn with `rng`. */
+export function pick<T>(rng: Rng, items: readonly T[]): T {
+  return items[Math.floor(rng() * items.length) % items.length]!;
+}

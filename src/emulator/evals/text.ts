@@ -1,20 +1,9 @@
-import { createHash } from 'node:crypto';
-import { seededRandom } from '../ids.js';
+import { pick, rngFor, type Rng } from '../ids.js';
 import type { NoiseLevel } from './types.js';
 
 /** Small helpers for the tester and the scorer: seeded randomness and phrase shaping. */
 
-export type Rng = () => number;
-
-/** A PRNG seeded from the hash of `parts` (stable across emulators with the same seed). */
-export function rngFor(...parts: Array<string | number>): Rng {
-  const d = createHash('sha256').update(parts.join('\u0000')).digest();
-  return seededRandom(d.readUInt32LE(0));
-}
-
-export function pick<T>(rng: Rng, items: readonly T[]): T {
-  return items[Math.floor(rng() * items.length) % items.length]!;
-}
+export { pick, rngFor, type Rng };
 
 export function between(rng: Rng, lo: number, hi: number): number {
   return lo + rng() * (hi - lo);

@@ -1,9 +1,8 @@
-import { seededRandom } from '../ids.js';
-import type { Rng } from '../evals/text.js';
+import { seededRandom, type Rng } from '../ids.js';
 
-// The emulator's seeded draws: one hashing PRNG (rngFor) and pick for every simulated
-// area, shared with the evals tester and scorer (same seed and inputs, same draws).
-export { pick, rngFor, type Rng } from '../evals/text.js';
+// The emulator's seeded draws: one hashing PRNG (rngFor) and pick, from ids.ts, for every
+// simulated area (the evals tester and scorer use the same ones).
+export { pick, rngFor, type Rng } from '../ids.js';
 
 export function intBetween(rng: Rng, lo: number, hi: number): number {
   return lo + Math.floor(rng() * (hi - lo + 1));

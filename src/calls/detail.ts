@@ -101,6 +101,7 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
   if (call.campaignId) facts.push(['Campaign', call.campaignId]);
   if (call.agentId) facts.push(['Agent', `${call.agentId}${call.agentVersion != null ? ` v${call.agentVersion}` : ''}`]);
   facts.push(['Created', `${shortTime(call.createdAt)} UTC`]);
+  if (typeof call.scheduledFor === 'string' && call.scheduledFor) facts.push(['Scheduled', `${shortTime(call.scheduledFor)} UTC`]);
   if (call.endedAt) facts.push(['Ended', `${shortTime(call.endedAt)} UTC`]);
   if (typeof call.cost === 'number') facts.push(['Cost', `$${call.cost.toFixed(3)}`]);
   lines.push(...labelled(facts, chalk, width));
@@ -108,7 +109,13 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
   const a = call.analysis;
   if (!a) {
     lines.push('');
-    lines.push(chalk.dim(ended || call.status === 'failed' ? 'Not analysed yet: the analysis comes a couple of minutes after the call ends.' : `No analysis: the call is ${call.status}; it is analysed after it ends.`));
+    const why =
+      call.status === 'cancelled'
+        ? 'No analysis: the call was cancelled before it was dialled.'
+        : ended || call.status === 'failed' || call.status === 'completed'
+          ? 'Not analysed yet: the analysis comes a couple of minutes after the call ends.'
+          : `No analysis yet: the call is ${String(call.status).replace('_', ' ')}; it is analysed a couple of minutes after it ends.`;
+    lines.push(chalk.dim(why));
     return lines.join('\n');
   }
   const flags = analysisFlags(a);

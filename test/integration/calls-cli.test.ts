@@ -287,6 +287,8 @@ describe('status synonyms and cancel (a slow emulator, so that calls stay in fli
     expect(r.stdout).toContain('status\tcancelled\n');
     expect(r.stderr).toContain(`Cancelled call ${id}`);
     expect((await slow.api('GET', `/api/v1/calls/${id}`)).body.data.status).toBe('cancelled');
+    const shown = await sv(['calls', 'get', id], { tty: true });
+    expect(shown.stdout).toContain('No analysis: the call was cancelled before it was dialled.');
     const again = await sv(['calls', 'cancel', id]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`call ${id} cannot be cancelled: it is already cancelled; only queued calls can be cancelled`);

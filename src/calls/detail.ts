@@ -2,7 +2,7 @@ import type { ChalkInstance } from 'chalk';
 import type { CallAnalysis, CallDetail, Objective } from '../api/calls.js';
 import { wrapText } from '../evals/render/wrap.js';
 import type { Column } from '../ui/format.js';
-import { formatCallDuration, paintStatus, shortTime } from './format.js';
+import { CALL_TSV_COLUMNS, formatCallDuration, paintStatus, shortTime } from './format.js';
 
 /**
  * How one call reads on a terminal (`vap calls get`): a header line, the call's facts,
@@ -170,13 +170,8 @@ function labelled(rows: Array<[string, string]>, chalk: ChalkInstance, width: nu
 
 /** Fields for `calls get` piped as TSV (one `field<TAB>value` line each): flat and greppable. */
 export const CALL_DETAIL_FIELDS: Column<CallDetail>[] = [
-  { header: 'id', value: (c) => c.id },
-  { header: 'status', value: (c) => c.status },
-  { header: 'direction', value: (c) => c.direction },
-  { header: 'calleeName', value: (c) => c.calleeName },
-  { header: 'phoneNumber', value: (c) => c.phoneNumber },
-  { header: 'duration', value: (c) => c.duration },
-  { header: 'campaignId', value: (c) => c.campaignId },
+  // the listing's columns (id … duration, campaignId, createdAt), then the detail's own
+  ...CALL_TSV_COLUMNS.filter((col) => col.header !== 'createdAt'),
   { header: 'createdAt', value: (c) => c.createdAt },
   { header: 'endedAt', value: (c) => c.endedAt },
   { header: 'failureReason', value: (c) => c.failureReason ?? '' },

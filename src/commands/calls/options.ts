@@ -93,14 +93,29 @@ export interface CallFilterOptions {
  */
 export function addCallFilterOptions(cmd: Command, opts: { campaign?: boolean } = {}): Command {
   cmd.option('--status <status>', 'queued, in-progress (or in_progress), completed, failed or cancelled', parseStatus);
-  if (opts.campaign !== false) cmd.option('--campaign <campaignId>', "only this campaign's calls");
+  if (opts.campaign !== false) cmd.option('--campaign <campaignId>', "only this campaign's calls", campaignIdOption);
   return cmd
     .option('--direction <dir>', 'outbound or inbound', parseDirection)
     .option('--from <date>', 'created on or after (2026-11-01 or an ISO 8601 time)', dateOption('--from'))
     .option('--to <date>', 'created on or before (a date includes the whole day)', dateOption('--to'))
     .option('--min-duration <d>', 'at least this long (90, 90s, 2m)', secondsOption('--min-duration'))
     .option('--max-duration <d>', 'at most this long (90, 90s, 2m)', secondsOption('--max-duration'))
-    .option('--search <text>', "callee name or phone number (digits match the number's digits)");
+    .option('--search <text>', "callee name or phone number (digits match the number's digits)", searchOption);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `--campaign`: campaign ids are UUIDs (spec); anything else would list nothing without a word. */
+export function campaignIdOption(v: string): string {
+  const s = v.trim();
+  if (!UUID.test(s)) throw new InvalidArgumentError(`--campaign takes a campaign id (a UUID, from \`vap campaigns list -q\`); got "${v}".`);
+  return s;
+}
+
+/** `--search`: an empty text would match every call. */
+export function searchOption(v: string): string {
+  if (!v.trim()) throw new InvalidArgumentError('--search is empty; give part of a name or a phone number.');
+  return v.trim();
 }
 
 /** The parsed flags as the API's query (checked against each other first: nothing is sent when they disagree). */

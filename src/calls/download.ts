@@ -108,10 +108,11 @@ export function formatBytes(n: number): string {
 export const PROGRESS_MIN_BYTES = 1024 * 1024;
 
 /**
- * A one-line progress meter on stderr (`\r` redrawn at most every 100 ms), for a
- * download whose size is known; `done()` clears the line.
+ * A one-line progress meter on stderr (`\r` redrawn at most every 100 ms); `done()`
+ * clears the line. When the size is unknown it counts bytes, and shows itself only
+ * once `minUnknown` bytes have arrived (a small download stays silent).
  */
-export function progressLine(stderr: Writable, label: string): { update: Progress; done: () => void } {
+export function progressLine(stderr: Writable, label: string, minUnknown = 0): { update: Progress; done: () => void } {
   let last = 0;
   let drawn = false;
   const draw = (received: number, total: number | undefined) => {
@@ -121,6 +122,7 @@ export function progressLine(stderr: Writable, label: string): { update: Progres
   };
   return {
     update(received, total) {
+      if (total === undefined && received < minUnknown) return;
       const now = Date.now();
       if (now - last < 100 && received !== total) return;
       last = now;

@@ -488,6 +488,10 @@ describe('vap calls recording and audio', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/refusing to write audio to a terminal; pass -O call.mp3/);
     expect(r.stdout).toBe('');
+    const clash = await vap(['calls', 'audio', call.id, '--format', 'mp3', '-O', join(dir, 'x.wav')]);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toMatch(/x\.wav names a WAV file but --format is mp3; drop --format .*x\.mp3/);
+    expect(existsSync(join(dir, 'x.wav'))).toBe(false);
     const bad = await vap(['calls', 'audio', call.id, '--format', 'ogg', '-O', join(dir, 'x.ogg')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--format must be mp3 or wav/);

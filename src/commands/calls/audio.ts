@@ -60,6 +60,9 @@ export async function run(callId: string, opts: AudioOptions, ctx: Context): Pro
     throw new UsageError('refusing to write audio to a terminal', 'pass -O call.mp3, or pipe it to a player (`| mpv -`)');
   }
   const fromName = file ? extname(file).slice(1).toLowerCase() : '';
+  if (opts.format && (fromName === 'mp3' || fromName === 'wav') && fromName !== opts.format) {
+    throw new UsageError(`-O ${file} names a ${fromName.toUpperCase()} file but --format is ${opts.format}`, `drop --format (the file name decides), or name the file ${file!.slice(0, -fromName.length)}${opts.format}`);
+  }
   const format: AudioFormat = opts.format ?? (fromName === 'wav' ? 'wav' : 'mp3');
   if (file !== undefined) await checkWritable(file);
 
@@ -81,8 +84,9 @@ export async function run(callId: string, opts: AudioOptions, ctx: Context): Pro
     throw new CliError(`expected audio (${format === 'wav' ? 'audio/wav' : 'audio/mpeg'}) for call ${callId}, got ${type ?? 'no content type'}${res.requestId ? ` (request id ${res.requestId})` : ''}`);
   }
   const total = res.contentLength;
-  const showProgress = ctx.io.stderrIsTTY && !ctx.globals.quiet && total !== undefined && total >= PROGRESS_MIN_BYTES;
-  const progress = showProgress ? progressLine(ctx.io.stderr, `Downloading ${file ?? 'audio'}`) : undefined;
+  // Large downloads show their progress; without a content-length, once a large amount has arrived.
+  const showProgress = ctx.io.stderrIsTTY && !ctx.globals.quiet && (total === undefined || total >= PROGRESS_MIN_BYTES);
+  const progress = showProgress ? progressLine(ctx.io.stderr, `Downloading ${file ?? 'audio'}`, PROGRESS_MIN_BYTES) : undefined;
   try {
     if (file === undefined) {
       await copyToStream(res.body, ctx.io.stdout, { signal: ctx.signal, expectedBytes: total, onProgress: progress?.update });

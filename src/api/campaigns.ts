@@ -1,6 +1,7 @@
 import type { ApiClient } from './client.js';
 import { hasMoreByPages, type Page, type PageRequest } from './paginate.js';
 import { apiPath } from './path.js';
+import type { CallFilters, CallsSummary } from './calls.js';
 
 // Document 2: campaigns, their contacts, their queued calls and their runs.
 // Every endpoint takes `x-api-key` and answers `{ data: {...} }` (see /work/notes/calls-contract.md).
@@ -72,14 +73,6 @@ export interface CampaignCall {
   startedAt: string | null;
   failureReason: string | null;
   [k: string]: unknown;
-}
-
-export interface CallsSummary {
-  total: number;
-  completed: number;
-  failed: number;
-  active: number;
-  queued: number;
 }
 
 export interface Run {
@@ -172,21 +165,13 @@ export async function removeCampaignContact(api: ApiClient, id: string, contactI
   return (await api.request<{ removed: boolean }>({ method: 'DELETE', path: apiPath`/api/v1/campaigns/${id}/contacts/${contactId}`, auth, signal })).data;
 }
 
-/** The call filters of GET /calls and /campaigns/{id}/calls. */
-export interface CallFilters {
-  status?: string;
-  direction?: string;
-  dateFrom?: string;
-  dateTo?: string;
-  minDuration?: number;
-  maxDuration?: number;
-  search?: string;
-}
+/** The call filters of /campaigns/{id}/calls: those of GET /calls but the campaign. */
+export type CampaignCallFilters = Omit<CallFilters, 'campaignId'>;
 
 export async function listCampaignCallsPage(
   api: ApiClient,
   id: string,
-  req: PageRequest & CallFilters,
+  req: PageRequest & CampaignCallFilters,
   signal?: AbortSignal,
 ): Promise<Page<CampaignCall> & { summary?: CallsSummary }> {
   const { page, pageSize, cursor: _cursor, ...filters } = req;
@@ -215,3 +200,5 @@ export async function queueCampaignCalls(api: ApiClient, id: string, body: Queue
 export async function listRuns(api: ApiClient, id: string, signal?: AbortSignal): Promise<Run[]> {
   return (await api.request<{ runs: Run[] }>({ method: 'GET', path: apiPath`/api/v1/campaigns/${id}/runs`, auth, signal })).data?.runs ?? [];
 }
+
+export type { CallFilters, CallsSummary } from './calls.js';

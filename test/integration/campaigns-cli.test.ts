@@ -196,7 +196,7 @@ describe('contacts, queue, start, pause, runs, delete', () => {
     expect(queued.stdout.trim().split('\n')).toHaveLength(4);
     const tableCalls = await vap(['campaigns', 'calls', 'list', id], { tty: true });
     expect(tableCalls.stdout).toMatch(/^ID\s+STATUS\s+PHONE/);
-    expect(tableCalls.stderr).toContain('4 calls: 0 completed, 0 failed, 0 in progress, 4 queued');
+    expect(tableCalls.stderr).toContain('4 calls: 0 completed, 0 failed, 0 active, 4 queued');
     await emu.clearRequests();
     for (const argv of [['--from', '2026-13-01'], ['--status', 'ringing'], ['--min-duration', '5m', '--max-duration', '1m'], ['--from', '2026-11-08', '--to', '2026-11-01']]) {
       const r = await vap(['campaigns', 'calls', 'list', id, ...argv]);

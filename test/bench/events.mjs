@@ -2,8 +2,10 @@
 // (POST /_emulator/events { count }) and read by `vap events tail --json` (the built
 // binary), beside a baseline measured in the same run: a bare SSE reader in plain Node
 // (node:http, split on blank lines, print each data line) reading the same burst.
-// Latency is from the event's emission (its occurredAt: the emulator runs at time scale 1,
-// so simulated time is real time) to the line arriving on the reader's stdout.
+// The emulator produces the burst 20 events per turn of its event loop (frames reach the socket
+// while the rest is produced). Latency is from the event's emission (its real append time in the
+// emulator, returned by the control path with stamps: true) to the line arriving on the reader's
+// stdout.
 // RSS of the vap process is sampled across the burst (it should stay flat).
 // Usage: npm run build && node test/bench/events.mjs [--count 10000] [--rounds 3]
 import { spawn } from 'node:child_process';
@@ -73,8 +75,7 @@ async function measure(emu, name, cmd, args, env) {
   const child = spawn(cmd, args, { env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c) => (stderr += c));
-  const latencies = [];
-  let firstEmit = Infinity;
+  const arrivals = [];
   let lastRecv = 0;
   let received = 0;
   let done;
@@ -88,9 +89,7 @@ async function measure(emu, name, cmd, args, env) {
       return;
     }
     if (ev.type !== 'call.status.updated' || ev.data?.bench !== name) return;
-    const emitted = Date.parse(ev.occurredAt);
-    firstEmit = Math.min(firstEmit, emitted);
-    latencies.push(now - emitted);
+    arrivals.push([ev.data.n, now]);
     lastRecv = now;
     if (++received === COUNT) done();
   });
@@ -102,7 +101,7 @@ async function measure(emu, name, cmd, args, env) {
   await sleep(200);
   const rss = [rssKb(child.pid)];
   const sampler = setInterval(() => rss.push(rssKb(child.pid)), 20);
-  await control(emu.url, 'POST', '/events', { type: 'call.status.updated', callId: 'call_bench', data: { status: 'ringing', previousStatus: 'initiated', bench: name }, count: COUNT });
+  const { stamps } = await control(emu.url, 'POST', '/events', { type: 'call.status.updated', callId: 'call_bench', data: { status: 'ringing', previousStatus: 'initiated', bench: name }, count: COUNT, stamps: true });
   const timeout = setTimeout(() => done(), 60_000);
   await finished;
   clearTimeout(timeout);
@@ -112,7 +111,9 @@ async function measure(emu, name, cmd, args, env) {
   await new Promise((r) => child.once('exit', r));
   for (let i = 0; (await control(emu.url, 'GET', '/streams')).open > 0 && i < 200; i++) await sleep(25);
   if (received < COUNT) throw new Error(`${name}: received ${received} of ${COUNT} events: ${stderr}`);
-  latencies.sort((a, b) => a - b);
+  // Emission is the event's real append time in the emulator (same host, same clock).
+  const latencies = arrivals.map(([n, at]) => at - stamps[n - 1]).sort((a, b) => a - b);
+  const firstEmit = stamps[0];
   const valid = rss.filter(Number.isFinite);
   return {
     name,

@@ -14,6 +14,8 @@ import type { EmulatorModule, ModuleEnv, Org } from '../types.js';
 
 type Query = Record<string, string | undefined>;
 const MAX_BURST = 100_000;
+/** Events appended per turn of the event loop in a published burst. */
+const BURST_CHUNK = 20;
 
 export const eventsModule: EmulatorModule = {
   name: 'events',
@@ -57,7 +59,7 @@ export const eventsModule: EmulatorModule = {
 
     // ---- control path ----
     app.post('/_emulator/events', async (req, reply) => {
-      const body = (req.body ?? {}) as { org?: unknown; type?: unknown; callId?: unknown; data?: unknown; count?: unknown };
+      const body = (req.body ?? {}) as { org?: unknown; type?: unknown; callId?: unknown; data?: unknown; count?: unknown; stamps?: unknown };
       const org = orgOf(env, body.org);
       if (typeof body.type !== 'string' || !eventTypeInfo(body.type)) {
         throw new HttpError(400, 'unknown_event_type', `type: "${String(body.type)}" is not in the catalog (known: ${EVENT_TYPES.map((t) => t.type).join(', ')})`);
@@ -70,7 +72,12 @@ export const eventsModule: EmulatorModule = {
       const log = eventLogFor(env);
       const data = (body.data ?? {}) as Record<string, unknown>;
       const ids: string[] = [];
+      // stamps: true returns each event's real append time (ms), for latency measurements.
+      const stamps: number[] | undefined = body.stamps === true ? [] : undefined;
       const n = count ?? 1;
+      // A burst is produced as a real source would: BURST_CHUNK events at a time, yielding to the
+      // event loop between chunks so each chunk's frames reach the sockets while the rest is still
+      // being produced (one synchronous loop held every write until the last event existed).
       for (let i = 1; i <= n; i++) {
         const e = log.append(org.id, {
           type: info.type,
@@ -79,8 +86,10 @@ export const eventsModule: EmulatorModule = {
           streamOnly: info.streamOnly,
         });
         ids.push(e.id);
+        stamps?.push(e.realTimeMs);
+        if (i % BURST_CHUNK === 0 && i < n) await new Promise<void>((r) => setImmediate(r));
       }
-      return reply.code(201).send({ org: org.name, published: n, firstId: ids[0], lastId: ids[ids.length - 1], ids: n <= 1000 ? ids : undefined });
+      return reply.code(201).send({ org: org.name, published: n, firstId: ids[0], lastId: ids[ids.length - 1], ids: n <= 1000 ? ids : undefined, stamps });
     });
 
     app.post('/_emulator/streams/drop', async (req) => {

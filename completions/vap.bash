@@ -207,7 +207,7 @@ _vap() {
     'vap campaigns contacts add --contacts') COMPREPLY=(); return ;;
     'vap campaigns contacts add --file') COMPREPLY=(); return ;;
     'vap campaigns calls list --status') COMPREPLY=(); return ;;
-    'vap campaigns calls list --direction') COMPREPLY=($(compgen -W 'outbound inbound' -- "$cur")); return ;;
+    'vap campaigns calls list --direction') COMPREPLY=(); return ;;
     'vap campaigns calls list --from') COMPREPLY=(); return ;;
     'vap campaigns calls list --to') COMPREPLY=(); return ;;
     'vap campaigns calls list --min-duration') COMPREPLY=(); return ;;

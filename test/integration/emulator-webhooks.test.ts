@@ -194,6 +194,22 @@ describe('delivery', () => {
     await emu.api('DELETE', `/api/v1/webhook-endpoints/${ep.id}`);
   });
 
+  it('checks the URL again at delivery time: loopback allowed at create, refused at the attempt once disallowed', async () => {
+    const ep = await createEndpoint('/later-refused');
+    await emu.control('POST', '/webhooks/allow-loopback', { allow: false });
+    try {
+      const p = await publish();
+      await until('refused', async () => ['failed', 'dead_lettered'].includes((await deliveries(ep.id))[0]?.status));
+      const [d] = await deliveries(ep.id);
+      expect(d).toMatchObject({ eventId: p.firstId, attemptCount: 1, responseStatus: null });
+      expect(d!.error).toMatch(/^url refused: /);
+      expect(received.filter((r) => r.path === '/later-refused')).toEqual([]);
+    } finally {
+      await emu.control('POST', '/webhooks/allow-loopback', { allow: true });
+      await emu.api('DELETE', `/api/v1/webhook-endpoints/${ep.id}`);
+    }
+  });
+
   it('retries 5xx/429/408 with the same event id and growing simulated backoff, then succeeds', async () => {
     const ep = await createEndpoint('/flaky');
     const codes = [500, 429, 408];

@@ -1,4 +1,5 @@
 import { pageParam, sendData } from '../envelope.js';
+import { badRequest } from '../errors.js';
 import type { EmulatorModule } from '../types.js';
 import { deliveryView, endpointView, webhooksFor } from '../webhooks/service.js';
 
@@ -17,6 +18,16 @@ export const webhooksModule: EmulatorModule = {
     const svc = webhooksFor(env);
     env.onReady(() => svc.start());
     env.onClose(() => svc.stop());
+
+    // Control: switch the loopback allowance at run time. The URL is checked again at every
+    // attempt, so an endpoint created while loopback was allowed is refused once it is not
+    // (this is how the delivery-time SSRF check is tested).
+    app.post('/_emulator/webhooks/allow-loopback', async (req) => {
+      const allow = (req.body as { allow?: unknown } | undefined)?.allow;
+      if (typeof allow !== 'boolean') throw badRequest('allow must be true or false');
+      (env.options as { allowLoopbackUrls: boolean }).allowLoopbackUrls = allow;
+      return { allowLoopbackUrls: allow };
+    });
 
     app.get('/api/v1/webhook-endpoints', async (req, reply) => sendData(req, reply, { endpoints: svc.list(req.org).map(endpointView) }));
 

@@ -74,6 +74,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     requestIdHeader: false,
     logger: false,
     return503OnClosing: false,
+    // Closing ends every connection at once (keep-alive ones a client holds open included),
+    // instead of waiting for clients' keep-alive timeouts: the emulator is going away.
+    forceCloseConnections: true,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   });
 

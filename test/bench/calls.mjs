@@ -15,30 +15,21 @@
 // page: memory does not grow with the number of calls). Nothing here is asserted by tests.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { machineLine, mb, measureChild, table } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
-const TIME = '/usr/bin/time';
 const KEY = 'key_bench_calls';
 
 /** Runs a child; resolves with wall time, peak RSS (KB), exit code, stdout line count and stderr. */
 async function measure(args, { env = {} } = {}) {
-  const hasTime = existsSync(TIME);
-  const rssDir = hasTime ? await mkdtemp(join(tmpdir(), 'vap-rss-')) : undefined;
-  const rssFile = rssDir ? join(rssDir, 'rss') : undefined;
-  const cmd = hasTime ? TIME : process.execPath;
-  const argv = hasTime ? ['-f', '%M', '-o', rssFile, process.execPath, ...args] : args;
-  const started = performance.now();
-  const child = spawn(cmd, argv, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let lines = 0;
   let firstLine;
   let partial = '';
-  child.stdout.on('data', (c) => {
+  const onStdout = (c) => {
     const s = c.toString('utf8');
     if (firstLine === undefined) {
       partial += s;
@@ -47,32 +38,9 @@ async function measure(args, { env = {} } = {}) {
       if (partial.length > 65536 || nl >= 0) partial = '';
     }
     for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) lines++;
-  });
-  let stderr = '';
-  child.stderr.on('data', (c) => (stderr += c));
-  let hwm = 0;
-  let poll;
-  if (!hasTime) {
-    poll = setInterval(async () => {
-      try {
-        const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
-        const m = /VmHWM:\s+(\d+) kB/.exec(status);
-        if (m) hwm = Math.max(hwm, Number(m[1]));
-      } catch {
-        // gone
-      }
-    }, 20);
-  }
-  const code = await new Promise((resolve) => child.on('close', resolve));
-  const wallMs = performance.now() - started;
-  if (poll) clearInterval(poll);
-  let rssKb = hwm;
-  if (rssDir) {
-    const text = await readFile(rssFile, 'utf8').catch(() => '');
-    rssKb = Number(text.trim().split('\n').pop()) || 0;
-    await rm(rssDir, { recursive: true, force: true });
-  }
-  return { code, wallMs, rssKb, lines, firstLine, stderr };
+  };
+  const r = await measureChild(args, { env, cwd: ROOT, onStdout });
+  return { ...r, lines, firstLine };
 }
 
 function startEmulator() {
@@ -93,23 +61,13 @@ async function seed(url, count) {
   return res.json();
 }
 
-const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
 const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const rate = (rows, ms) => `${Math.round((rows * 1000) / ms).toLocaleString('en-US')}/s`;
 
-function table(rows) {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
-  return rows
-    .map((r, i) => {
-      const line = r.map((v, c) => (c === 0 ? String(v).padEnd(widths[c]) : String(v).padStart(widths[c]))).join('  ');
-      return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
-    })
-    .join('\n');
-}
 
 export async function benchCalls({ count = 100_000, runs = 3, log = (s) => process.stdout.write(`${s}\n`) } = {}) {
   if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` first');
-  log(`\ncalls list benchmark (node ${process.versions.node}, ${availableParallelism()} cores: ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  log(`\ncalls list benchmark (${machineLine()})`);
   const emu = await startEmulator();
   try {
     const t = performance.now();

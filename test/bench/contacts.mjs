@@ -16,54 +16,23 @@
 // the smallest and the largest file. Nothing here is asserted by the tests.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { BENCH_SCHEMA, generateContactsCsv } from './generate-contacts.mjs';
+import { machineLine, mb, measureChild, table } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
 const FLOOR = fileURLToPath(new URL('./csv-floor.mjs', import.meta.url));
-const TIME = '/usr/bin/time';
 
 /** Runs a child; resolves with wall time, peak RSS (KB), exit code and output. */
 async function measure(args, { env = {}, cwd = ROOT } = {}) {
-  const hasTime = existsSync(TIME);
-  const rssFile = hasTime ? join(await mkdtemp(join(tmpdir(), 'vap-rss-')), 'rss') : undefined;
-  const cmd = hasTime ? TIME : process.execPath;
-  const argv = hasTime ? ['-f', '%M', '-o', rssFile, process.execPath, ...args] : args;
-  const started = performance.now();
-  const child = spawn(cmd, argv, { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => (stdout += c));
-  child.stderr.on('data', (c) => (stderr += c));
-  let hwm = 0;
-  let poll;
-  if (!hasTime) {
-    // Without /usr/bin/time: VmHWM (the peak) of the child, read until it exits.
-    poll = setInterval(async () => {
-      try {
-        const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
-        const m = /VmHWM:\s+(\d+) kB/.exec(status);
-        if (m) hwm = Math.max(hwm, Number(m[1]));
-      } catch {
-        // gone
-      }
-    }, 20);
-  }
-  const code = await new Promise((resolve) => child.on('close', resolve));
-  const wallMs = performance.now() - started;
-  if (poll) clearInterval(poll);
-  let rssKb = hwm;
-  if (rssFile) {
-    const text = await readFile(rssFile, 'utf8').catch(() => '');
-    rssKb = Number(text.trim().split('\n').pop()) || 0;
-    await rm(rssFile, { force: true });
-  }
-  return { code, wallMs, rssKb, stdout, stderr };
+  const r = await measureChild(args, { env, cwd, onStdout: (c) => (stdout += c) });
+  return { ...r, stdout };
 }
 
 /** Runs a child `runs` times: the fastest run, every wall time, and the highest peak RSS. */
@@ -105,22 +74,14 @@ async function contactCount(emu, listId) {
   return (await res.json()).data.contactCount;
 }
 
-const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
 const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const rate = (rows, ms) => `${Math.round((rows * 1000) / ms).toLocaleString('en-US')}/s`;
 
-function table(rows) {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
-  return rows.map((r, i) => {
-    const line = r.map((v, c) => (c === 0 ? String(v).padEnd(widths[c]) : String(v).padStart(widths[c]))).join('  ');
-    return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
-  }).join('\n');
-}
 
 export async function benchContacts({ sizes = [100_000, 1_000_000], runs = 3, keep = false, log = (s) => process.stdout.write(`${s}\n`) } = {}) {
   if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` first');
   const dir = await mkdtemp(join(tmpdir(), 'vap-bench-contacts-'));
-  log(`\ncontacts import benchmark (node ${process.versions.node}, ${availableParallelism()} cores: ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  log(`\ncontacts import benchmark (${machineLine()})`);
   log(`files in ${dir}`);
   const emu = await startEmulator();
   const results = [];

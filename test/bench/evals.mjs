@@ -15,10 +15,10 @@
 // Targets: polling p95 < 1 s; event-driven p95 < 100 ms. Nothing here is asserted by tests.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { machineLine, table } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
@@ -86,19 +86,10 @@ const pct = (xs, p) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
 
-function table(rows) {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
-  return rows
-    .map((r, i) => {
-      const line = r.map((v, c) => (c === 0 ? String(v).padEnd(widths[c]) : String(v).padStart(widths[c]))).join('  ');
-      return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
-    })
-    .join('\n');
-}
 
 export async function benchEvals({ runs = 20, timeScale = 100, log = (s) => process.stdout.write(`${s}\n`) } = {}) {
   if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` first');
-  log(`\nevals run --wait benchmark (node ${process.versions.node}, ${availableParallelism()} cores: ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  log(`\nevals run --wait benchmark (${machineLine()})`);
   const emu = await startEmulator(timeScale);
   try {
     const agent = await api(emu, 'POST', '/api/v1/agents', { name: 'Bench', engine: 'realtime', instructions: 'Greet callers. Book appointments.' });

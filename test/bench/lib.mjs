@@ -1,0 +1,66 @@
+// What the benchmarks share: running a child while measuring its wall time and peak RSS,
+// the machine line each benchmark starts with, and the plain-text result table.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const TIME = '/usr/bin/time';
+
+/**
+ * Runs `node ...args`; resolves with its exit code, wall time, peak RSS (KB: by
+ * /usr/bin/time -f %M when present, else by polling VmHWM in /proc/<pid>/status) and
+ * stderr. `onStdout` sees each stdout chunk (nothing is kept otherwise).
+ */
+export async function measureChild(args, { env = {}, cwd, onStdout = () => {} } = {}) {
+  const hasTime = existsSync(TIME);
+  const rssDir = hasTime ? await mkdtemp(join(tmpdir(), 'vap-rss-')) : undefined;
+  const rssFile = rssDir ? join(rssDir, 'rss') : undefined;
+  const cmd = hasTime ? TIME : process.execPath;
+  const argv = hasTime ? ['-f', '%M', '-o', rssFile, process.execPath, ...args] : args;
+  const started = performance.now();
+  const child = spawn(cmd, argv, { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', onStdout);
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  let hwm = 0;
+  const poll = hasTime
+    ? undefined
+    : setInterval(async () => {
+        try {
+          const m = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${child.pid}/status`, 'utf8'));
+          if (m) hwm = Math.max(hwm, Number(m[1]));
+        } catch {
+          // gone
+        }
+      }, 20);
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  const wallMs = performance.now() - started;
+  if (poll) clearInterval(poll);
+  let rssKb = hwm;
+  if (rssDir) {
+    const text = await readFile(rssFile, 'utf8').catch(() => '');
+    rssKb = Number(text.trim().split('\n').pop()) || 0;
+    await rm(rssDir, { recursive: true, force: true });
+  }
+  return { code, wallMs, rssKb, stderr };
+}
+
+/** `node 20.20.2, 2 cores: <model>, load 0.12 0.34 0.56`: what a figure was measured on. */
+export function machineLine() {
+  return `node ${process.versions.node}, ${availableParallelism()} cores: ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+}
+
+/** Rows as a plain-text table: the first row is the header, the first column left-aligned. */
+export function table(rows) {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
+  return rows
+    .map((r, i) => {
+      const line = r.map((v, c) => (c === 0 ? String(v).padEnd(widths[c]) : String(v).padStart(widths[c]))).join('  ');
+      return i === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
+    })
+    .join('\n');
+}
+
+export const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;

@@ -68,6 +68,17 @@ export async function forwardEvent(event: StreamEvent, rec: EventRecord, opts: F
     const t = Math.floor((opts.now?.() ?? Date.now()) / 1000);
     let status: number | undefined;
     let error: string | undefined;
+    // One controller per attempt, linked to Ctrl-C and unlinked after (AbortSignal.any keeps
+    // every signal it makes reachable on Node 20: a leak per forwarded event in a long listen).
+    const attemptAbort = new AbortController();
+    const timeoutMs = opts.timeoutMs ?? 10_000;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      attemptAbort.abort();
+    }, timeoutMs);
+    const onStop = () => attemptAbort.abort(opts.signal.reason);
+    opts.signal.addEventListener('abort', onStop, { once: true });
     try {
       const res = await fetch(opts.url, {
         method: 'POST',
@@ -80,14 +91,17 @@ export async function forwardEvent(event: StreamEvent, rec: EventRecord, opts: F
         },
         body,
         redirect: 'manual',
-        signal: AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs ?? 10_000)]),
+        signal: attemptAbort.signal,
       });
       status = res.status;
       await res.arrayBuffer().catch(() => undefined);
     } catch (err) {
       if (opts.signal.aborted) throw err;
       const e = err as Error & { cause?: { code?: string; message?: string } };
-      error = e.name === 'TimeoutError' ? `no answer within ${Math.round((opts.timeoutMs ?? 10_000) / 1000)}s` : (e.cause?.code ?? e.cause?.message ?? e.message);
+      error = timedOut ? `no answer within ${Math.round(timeoutMs / 1000)}s` : (e.cause?.code ?? e.cause?.message ?? e.message);
+    } finally {
+      clearTimeout(timer);
+      opts.signal.removeEventListener('abort', onStop);
     }
     const ms = Date.now() - started;
     const common = { eventId: event.id, type: rec.type, attempt, status, error, ms };

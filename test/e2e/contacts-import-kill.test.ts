@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN, vap } from '../helpers/built.js';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 
-/** The state file of an import of `file` (issue 10: in VAP_STATE_DIR, found by the input path it records). */
+/** The state file of an import of `file` (in VAP_STATE_DIR, found by the input path it records). */
 function statePathOf(file: string): string {
   const d = join(env.VAP_STATE_DIR!, 'imports');
   for (const n of existsSync(d) ? readdirSync(d) : []) {

@@ -10,7 +10,7 @@ import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator
 import { cliEnv, runCli } from '../helpers/run-cli.js';
 import { SCHEMA } from './emulator-contacts-helpers.js';
 
-/** The state file of an import of `file` (issue 10: in VAP_STATE_DIR, found by the input path it records). */
+/** The state file of an import of `file` (in VAP_STATE_DIR, found by the input path it records). */
 function statePathOf(file: string): string {
   const d = join(env.VAP_STATE_DIR!, 'imports');
   for (const n of existsSync(d) ? readdirSync(d) : []) {
@@ -153,7 +153,7 @@ describe('vap contacts import (local file)', () => {
 
   it('--allow-invalid exits 0; the on-screen list is capped at 20 lines', async () => {
     const listId = await createList();
-    // Two causes, half each (one cause for nearly every row is reported as one line: issue 10).
+    // Two causes, half each (one cause for nearly every row is reported as one line).
     const bad = Array.from({ length: 30 }, (_, i) => (i % 2 ? `P${i},not-a-phone-${i}` : `,${phone(100 + i)}`));
     const file = write('many-bad.csv', `name,phone\nGood,${phone(1)}\n${bad.join('\n')}\n`);
     const r = await runCli(['contacts', 'import', listId, file, '--allow-invalid'], { env });

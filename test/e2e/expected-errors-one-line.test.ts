@@ -50,7 +50,7 @@ describe('error reports (built binary)', () => {
   });
 
   it('an errors file in a folder that does not exist: one line naming the fix, exit 2, no stack even with VAP_DEBUG=1', async () => {
-    // (The stack of an unexpected error, shown only with VAP_DEBUG=1, is checked in test/unit/issue10-report.test.ts.)
+    // (The stack of an unexpected error, shown only with VAP_DEBUG=1, is checked in test/unit/error-report-stack.test.ts.)
     const listId = (await emu.api<{ data: { id: string } }>('POST', '/api/v1/contact-lists', { name: 'i10', schema: { fields: [{ name: 'phone', type: 'phone', required: true }] } })).body.data.id;
     const dir = mkdtempSync(join(tmpdir(), 'vap-e2e-i10-'));
     const file = join(dir, 'bad.csv');

@@ -1,0 +1,99 @@
+/**
+ * The one place where text that came from someone else (the API, a file, a stream, an
+ * argument echoed back) is made safe to print on a terminal.
+ *
+ * A name like `EVIL\x1b]0;pwned\x07\x1b[2J` would retitle the window and clear the
+ * screen if printed raw, and a right-to-left override (U+202E) would make a line read
+ * differently from what it says. Such characters are never passed through: each is
+ * replaced by a visible escape, in the manner of `cat -v`, so that nothing is hidden
+ * either:
+ *
+ * | character                                   | shown as        |
+ * |---------------------------------------------|-----------------|
+ * | ESC (0x1B)                                  | `\e`            |
+ * | CR, and TAB and LF in one-line text         | `\r` `\t` `\n`  |
+ * | other C0 controls (0x00–0x1F), DEL (0x7F)   | `\x07`, `\x7f`  |
+ * | C1 controls (U+0080–U+009F)                 | `\x9b`          |
+ * | bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069), line and paragraph separators (U+2028, U+2029) | `\u202e` |
+ *
+ * Only data goes through here: vap's own colours and cursor movement are added after,
+ * around the neutralized text, and so keep working. JSON output (`--json`, `-o ndjson`,
+ * `--query`) never goes through here: JSON escapes control characters itself, and stays
+ * byte-exact.
+ */
+
+/** Every character that must not reach a terminal from data, tab and newline included. */
+const UNSAFE_ONE_LINE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** The same, but tab and newline (and a CR before a newline) are kept, for multi-line text. */
+const UNSAFE_MULTI_LINE = /\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** Tests without the global flag's state. */
+const ANY_UNSAFE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+const NAMED: Record<string, string> = { '\x1b': '\\e', '\r': '\\r', '\t': '\\t', '\n': '\\n' };
+
+/** The visible form of one unsafe character. */
+export function visibleEscape(ch: string): string {
+  const named = NAMED[ch];
+  if (named) return named;
+  const code = ch.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * One line of untrusted text, safe for a terminal: every control character (tab and
+ * newline too), DEL, C1 control and bidirectional override is shown as a visible escape.
+ * Use it for table cells, `field value` lines, names and ids inside messages.
+ */
+export function safeText(text: string): string {
+  return text.replace(UNSAFE_ONE_LINE, visibleEscape);
+}
+
+/**
+ * Multi-line untrusted text (a transcript line, a summary, a reason), safe for a
+ * terminal: newlines and tabs are kept (a CRLF becomes a newline), everything else
+ * unsafe is shown as a visible escape.
+ */
+export function safeLines(text: string): string {
+  return text.replace(UNSAFE_MULTI_LINE, (m) => (m === '\r\n' ? '\n' : visibleEscape(m)));
+}
+
+/** Whether text holds anything that `safeText` would escape (tab and newline included). */
+export function hasUnsafe(text: string): boolean {
+  return ANY_UNSAFE.test(text);
+}
+
+/** Any value as one safe line: nothing for null/undefined, JSON for objects. */
+export function safeValue(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return safeText(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return safeText(JSON.stringify(value) ?? '');
+}
+
+/** Text vap made itself (its own colours, say), to be put into `safe` unchanged. */
+export class Trusted {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+/** Marks text as vap's own, so that `safe` passes it through (its escape codes kept). */
+export function trusted(text: string): Trusted {
+  return new Trusted(text);
+}
+
+/**
+ * A template tag for messages that mix vap's words with data: the literal parts are
+ * vap's and kept as written; every interpolated value is data and goes through
+ * `safeValue`, unless it was marked with `trusted()`.
+ *
+ *   ctx.success(safe`Created agent ${agent.name} (${agent.id})`)
+ */
+export function safe(strings: TemplateStringsArray, ...values: unknown[]): string {
+  let out = strings[0] ?? '';
+  values.forEach((v, i) => {
+    out += (v instanceof Trusted ? v.text : safeValue(v)) + (strings[i + 1] ?? '');
+  });
+  return out;
+}

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Run, RunResult } from '../api/evals.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
 import { passed, type RunOutcome } from './outcome.js';
-import { ciText, criterionRows, fmtScore, iterationsText, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_ICON, type ScenarioRow } from './report-model.js';
+import { ciText, criterionRows, fmtScore, iterationsText, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, type ScenarioRow } from './report-model.js';
 import { progressText } from './summary.js';
 import { countsText, methodText } from './verdict.js';
 
@@ -274,7 +274,7 @@ function scenarioTable(rows: readonly ScenarioRow[], o: RunOutcome): string {
   const body = rows.map((r) => {
     const x = r.comparison;
     if (!c) return `<tr><td>${esc(r.summary.name)}</td><td class="num">${r.summary.iterations}</td><td class="num">${r.summary.failed}</td><td class="num">${fmtScore(r.summary.meanScore)}</td></tr>`;
-    return `<tr><td>${esc(r.summary.name)}</td><td class="num">${esc(iterationsText(r.summary))}</td><td class="num">${fmtScore(x?.current.mean ?? r.summary.meanScore)}</td><td class="num">${fmtScore(x?.baseline.mean)}</td><td class="num">${signed(x?.delta)}</td><td>${ciText(x?.ci)}</td><td class="v-${(x?.verdict ?? '').replace(/ /g, '-')}" title="${esc(x?.reason ?? '')}">${x ? `${VERDICT_ICON[x.verdict]} ${esc(x.verdict)}` : '–'}</td></tr>`;
+    return `<tr><td>${esc(r.summary.name)}</td><td class="num">${esc(iterationsText(r.summary))}</td><td class="num">${fmtScore(x?.current.mean ?? r.summary.meanScore)}</td><td class="num">${fmtScore(x?.baseline.mean)}</td><td class="num">${signed(x?.delta)}</td><td>${ciText(x?.ci)}</td><td class="v-${(x?.verdict ?? '').replace(/ /g, '-')}" title="${esc(x?.reason ?? '')}">${x ? `${VERDICT_MARK[x.verdict]} ${esc(x.verdict)}` : '–'}</td></tr>`;
   });
   return `<table><thead>${head}</thead><tbody>${body.join('')}</tbody></table>`;
 }
@@ -289,7 +289,7 @@ function criteriaTable(o: RunOutcome): string {
     const name = `${r.summary.name && r.summary.name !== r.summary.key ? `${esc(r.summary.name)} ` : ''}<code>${esc(r.summary.key)}</code>`;
     const w = r.summary.weight === null ? '' : r.summary.weight.toFixed(2);
     const tail = c
-      ? `<td class="num">${fmtScore(x?.baseline.mean)}</td><td class="num">${signed(x?.delta)}</td><td>${ciText(x?.ci)}</td><td class="v-${(x?.verdict ?? '').replace(/ /g, '-')}" title="${esc(x?.reason ?? '')}">${x ? `${VERDICT_ICON[x.verdict]} ${esc(x.verdict)}` : '–'}</td>`
+      ? `<td class="num">${fmtScore(x?.baseline.mean)}</td><td class="num">${signed(x?.delta)}</td><td>${ciText(x?.ci)}</td><td class="v-${(x?.verdict ?? '').replace(/ /g, '-')}" title="${esc(x?.reason ?? '')}">${x ? `${VERDICT_MARK[x.verdict]} ${esc(x.verdict)}` : '–'}</td>`
       : `<td class="num">${fmtScore(r.summary.max)}</td>`;
     return `<tr><td>${name}</td><td class="num">${w}</td><td class="num">${fmtScore(x?.current.mean ?? r.summary.average)}</td>${tail}</tr>`;
   });

@@ -65,11 +65,20 @@ export function ciText(ci: [number, number] | null | undefined): string {
   return ci ? `${signed(ci[0])} to ${signed(ci[1])}` : '–';
 }
 
+/** Marks beside a verdict in the Markdown report (GitHub shows them as emoji). */
 export const VERDICT_ICON: Record<Verdict, string> = {
   regressed: '🔻',
   improved: '🔺',
-  'no significant change': '🟰',
+  'no significant change': '➖',
   'too few iterations': '⚪',
+};
+
+/** Marks beside a verdict in the HTML report (plain symbols: no emoji font needed, and they print). */
+export const VERDICT_MARK: Record<Verdict, string> = {
+  regressed: '▼',
+  improved: '▲',
+  'no significant change': '=',
+  'too few iterations': '○',
 };
 
 export function iterationsText(s: ScenarioSummary): string {

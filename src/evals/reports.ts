@@ -44,7 +44,7 @@ export async function checkReportTargets(reports: readonly ReportTarget[]): Prom
     if (st?.isDirectory()) throw refuse('it is a folder');
     let dir = dirname(target);
     for (;;) {
-      const d = await stat(dir).catch((err: unknown) => (code(err) === 'ENOENT' ? null : undefined));
+      const d = await stat(dir).catch((err: unknown) => (code(err) === 'ENOENT' || code(err) === 'ENOTDIR' ? null : undefined));
       if (d === null) {
         const up = dirname(dir);
         if (up === dir) throw refuse(`the folder ${dir} does not exist`);

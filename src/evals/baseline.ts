@@ -111,7 +111,8 @@ export async function resolveBaseline(api: ApiClient, ref: SuiteRef, spec: Basel
             : `no completed run of suite ${ref.evalId} made against agent version ${spec.version} to compare with`,
       };
     }
-    detail = await getRun(api, ref.agentId, ref.evalId, pick.id, signal);
+    const [d, results] = await Promise.all([getRun(api, ref.agentId, ref.evalId, pick.id, signal), listRunResults(api, ref.agentId, ref.evalId, pick.id, signal)]);
+    return { detail: d, results };
   }
   const results = await listRunResults(api, ref.agentId, ref.evalId, detail.run.id, signal);
   return { detail, results };

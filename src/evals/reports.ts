@@ -90,12 +90,17 @@ export async function renderReport(kind: ReportKind, o: RunOutcome): Promise<str
  */
 export async function writeReports(ctx: Context, o: RunOutcome, reports: readonly ReportTarget[]): Promise<void> {
   const { writeFileAtomic } = await import('./write-atomic.js');
+  // Each file is written while the next report renders (the writes run on libuv's threads).
+  const writes: Array<Promise<void>> = [];
+  const failed = (r: ReportTarget) => (err: unknown) => {
+    throw new CliError(`could not write the ${r.kind} report to ${r.path}: ${(err as Error).message}`);
+  };
   for (const r of reports) {
-    try {
-      await writeFileAtomic(r.path, await renderReport(r.kind, o));
-    } catch (err) {
-      throw new CliError(`could not write the ${r.kind} report to ${r.path}: ${(err as Error).message}`);
-    }
+    const content = await renderReport(r.kind, o).catch(failed(r));
+    writes.push(writeFileAtomic(r.path, content).catch(failed(r)));
   }
-  await appendStepSummary(ctx.env, o).catch((err: Error) => ctx.warn(`could not append to $GITHUB_STEP_SUMMARY: ${err.message}`));
+  writes.push(appendStepSummary(ctx.env, o).then(() => undefined, (err: Error) => ctx.warn(`could not append to $GITHUB_STEP_SUMMARY: ${err.message}`)));
+  const settled = await Promise.allSettled(writes);
+  const rejected = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+  if (rejected) throw rejected.reason;
 }

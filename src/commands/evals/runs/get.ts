@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { FINISHED_RUN_STATUSES, getRun, type RunDetail } from '../../../api/evals.js';
+import { FINISHED_RUN_STATUSES, getRun, listRunResults, type RunDetail } from '../../../api/evals.js';
 import type { Context, GlobalOptions } from '../../../context.js';
 import { checkBaseline } from '../../../evals/baseline.js';
 import { finishRun, followRun } from '../../../evals/follow.js';
@@ -47,18 +47,21 @@ export async function run(args: (string | undefined)[], opts: GetOptions & Globa
   const ref = { agentId, evalId, runId };
   await checkReportTargets(settings.reports);
   const api = await ctx.api();
-  const detail = await getRun(api, agentId, evalId, runId, ctx.signal);
-  if (settings.gates.baseline) await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, detail.run, ctx.signal);
-  if (opts.wait) return followRun(ctx, api, ref, settings, detail);
   const gated =
     settings.gates.minScore !== undefined ||
     settings.gates.minCriteria.length > 0 ||
     opts.allowFailedIterations !== undefined ||
     settings.reports.length > 0 ||
     settings.gates.baseline !== undefined;
+  // Gated without --wait: the run has most likely ended, so its results are read beside it
+  // (one round trip instead of two; unused, and dropped, when it is still going).
+  const early = gated && !opts.wait ? listRunResults(api, agentId, evalId, runId, ctx.signal).catch(() => undefined) : undefined;
+  const detail = await getRun(api, agentId, evalId, runId, ctx.signal);
+  if (settings.gates.baseline) await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, detail.run, ctx.signal);
+  if (opts.wait) return followRun(ctx, api, ref, settings, detail);
   if (gated) {
     checkCriterionKeys(settings.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
-    if (FINISHED_RUN_STATUSES.has(detail.run.status)) return finishRun(ctx, api, ref, detail, settings);
+    if (FINISHED_RUN_STATUSES.has(detail.run.status)) return finishRun(ctx, api, ref, detail, settings, { results: await early });
   }
   await printRun(detail, ctx);
   if (gated) await finishRun(ctx, api, ref, detail, settings); // still going: says to add --wait (exit 1)

@@ -71,6 +71,8 @@ _vap() {
     'vap evals run --min-score') COMPREPLY=(); return ;;
     'vap evals run --min-criterion') COMPREPLY=(); return ;;
     'vap evals run --allow-failed-iterations') COMPREPLY=(); return ;;
+    'vap evals run --baseline') COMPREPLY=(); return ;;
+    'vap evals run --min-effect') COMPREPLY=(); return ;;
     'vap evals run --timeout') COMPREPLY=(); return ;;
     'vap evals run --report') COMPREPLY=(); return ;;
     'vap evals runs list --agent') COMPREPLY=(); return ;;
@@ -81,6 +83,8 @@ _vap() {
     'vap evals runs get --min-score') COMPREPLY=(); return ;;
     'vap evals runs get --min-criterion') COMPREPLY=(); return ;;
     'vap evals runs get --allow-failed-iterations') COMPREPLY=(); return ;;
+    'vap evals runs get --baseline') COMPREPLY=(); return ;;
+    'vap evals runs get --min-effect') COMPREPLY=(); return ;;
     'vap evals runs get --timeout') COMPREPLY=(); return ;;
     'vap evals runs get --report') COMPREPLY=(); return ;;
     'vap evals runs results --agent') COMPREPLY=(); return ;;
@@ -93,7 +97,10 @@ _vap() {
     'vap evals runs diff --min-score') COMPREPLY=(); return ;;
     'vap evals runs diff --min-criterion') COMPREPLY=(); return ;;
     'vap evals runs diff --allow-failed-iterations') COMPREPLY=(); return ;;
+    'vap evals runs diff --baseline') COMPREPLY=(); return ;;
+    'vap evals runs diff --min-effect') COMPREPLY=(); return ;;
     'vap evals runs diff --max-drop') COMPREPLY=(); return ;;
+    'vap evals runs diff --report') COMPREPLY=(); return ;;
     'vap evals import --agent') COMPREPLY=(); return ;;
     'vap evals import --eval') COMPREPLY=(); return ;;
     'vap evals import --import') COMPREPLY=(); return ;;
@@ -295,13 +302,13 @@ _vap() {
     'vap evals scenarios') words='list add' ;;
     'vap evals scenarios list') words='--agent --eval --category --enabled' ;;
     'vap evals scenarios add') words='--agent --eval --name --persona --goal --category' ;;
-    'vap evals run') words='--agent --min-score --min-criterion --allow-failed-iterations --wait --timeout --report' ;;
+    'vap evals run') words='--agent --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --wait --timeout --report' ;;
     'vap evals runs') words='list get results delete diff' ;;
     'vap evals runs list') words='--agent --eval --limit' ;;
-    'vap evals runs get') words='--agent --eval --min-score --min-criterion --allow-failed-iterations --wait --timeout --report' ;;
+    'vap evals runs get') words='--agent --eval --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --wait --timeout --report' ;;
     'vap evals runs results') words='--agent --eval --scenario --failed' ;;
     'vap evals runs delete') words='--agent --eval' ;;
-    'vap evals runs diff') words='--agent --eval --min-score --min-criterion --allow-failed-iterations --max-drop' ;;
+    'vap evals runs diff') words='--agent --eval --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --max-drop --report' ;;
     'vap evals import') words='--agent --eval --import --resume --source-type --source --from --to --min-duration --direction --search --calls --all-candidates --page-size --batch-size --create' ;;
     'vap evals imports') words='sources candidates list create triage calls create-scenarios' ;;
     'vap evals imports sources') words='--agent --eval' ;;

@@ -1,7 +1,9 @@
 import type { ChalkInstance } from 'chalk';
 import type { Run, RunDetail, RunResult } from '../api/evals.js';
 import { fmtScore, type GateResult } from './gates.js';
-import { summarizeCriteria, summarizeScenarios } from './summary.js';
+import { safeText } from '../ui/safe-text.js';
+import { summarizeCriteria, summarizeScenarios, verdictCell, verdictWord } from './summary.js';
+import { countsText, methodText, type RunComparison } from './verdict.js';
 
 export interface RunSide {
   detail: RunDetail;
@@ -70,20 +72,24 @@ function deltaText(d: number | null, chalk: ChalkInstance): string {
   return chalk.dim('0.000');
 }
 
-/** Headline (the two runs and their agent versions), then scenario and criterion tables, then gates. */
-export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], chalk: ChalkInstance): Promise<string> {
+/** Headline (the two runs and their agent versions), then scenario and criterion tables (with each row's verdict), then gates. */
+export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], chalk: ChalkInstance, comparison?: RunComparison): Promise<string> {
   const { renderTable } = await import('../ui/table.js');
   const side = (label: string, r: RunBrief) =>
     `${label}: run #${r.runNumber} (${r.id}) ${r.status}, agent version ${r.agentVersion ?? '?'}, overall ${fmtScore(r.overallScore)}, ${r.failedIterations} of ${r.totalIterations} iterations failed`;
-  const columns = (first: string) => [
-    { header: first, value: (x: DiffRow) => x.name },
+  const scenarioVerdicts = new Map((comparison?.scenarios ?? []).map((x) => [x.scenarioId, x]));
+  const criterionVerdicts = new Map((comparison?.criteria ?? []).map((x) => [x.key, x]));
+  const columns = (first: string, verdicts: Map<string, RunComparison['scenarios'][number] | RunComparison['criteria'][number]>) => [
+    { header: first, value: (x: DiffRow) => safeText(x.name) },
     { header: 'A', value: (x: DiffRow) => fmtScore(x.a) },
     { header: 'B', value: (x: DiffRow) => fmtScore(x.b) },
     { header: 'delta', value: (x: DiffRow) => deltaText(x.delta, chalk) },
+    ...(comparison ? [{ header: 'verdict', value: (x: DiffRow) => verdictCell(verdicts.get(x.key), chalk) }] : []),
   ];
   const parts = [side('A', diff.a), side('B', diff.b), `overall ${fmtScore(diff.overall.a)} → ${fmtScore(diff.overall.b)} (${deltaText(diff.overall.delta, chalk)})`];
-  if (diff.scenarios.length) parts.push('', renderTable(diff.scenarios, columns('scenario'), chalk));
-  if (diff.criteria.length) parts.push('', renderTable(diff.criteria.map((c) => ({ ...c, name: c.key })), columns('criterion'), chalk));
-  if (gates.length) parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${g.gate}: ${g.message}`));
+  if (comparison) parts.push(`verdict: ${verdictWord(comparison.verdict, chalk)}: ${countsText(comparison.counts)}`, chalk.dim(`Verdicts: ${methodText(comparison.method)}.`));
+  if (diff.scenarios.length) parts.push('', renderTable(diff.scenarios, columns('scenario', scenarioVerdicts), chalk));
+  if (diff.criteria.length) parts.push('', renderTable(diff.criteria.map((c) => ({ ...c, name: c.key })), columns('criterion', criterionVerdicts), chalk));
+  if (gates.length) parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${safeText(g.gate)}: ${safeText(g.message)}`));
   return parts.join('\n');
 }

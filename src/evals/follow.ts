@@ -1,27 +1,20 @@
-import { InvalidArgumentError } from 'commander';
 import type { ApiClient } from '../api/client.js';
-import { FINISHED_RUN_STATUSES, listRunResults, type RunDetail, type RunResult } from '../api/evals.js';
+import { FINISHED_RUN_STATUSES, getSuite, listRunResults, listRuns, type Run, type RunDetail, type RunResult } from '../api/evals.js';
 import type { Context } from '../context.js';
-import { CliError, GateError, InterruptedError, WaitTimeoutError } from '../errors.js';
+import { CliError, GateError, InterruptedError, UsageError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { annotations, appendStepSummary, appendTimeoutSummary, inGithubActions, timeoutAnnotation } from './github.js';
+import { safe, safeText } from '../ui/safe-text.js';
+import { baselineArg, resolveBaseline } from './baseline.js';
 import { checkCriterionKeys, evaluateGates, gateArgs, type GateSpec } from './gates.js';
-import { outcomeJson, type RunOutcome } from './outcome.js';
+import { annotations, inGithubActions, timeoutAnnotation } from './github.js';
+import { outcomeJson, runLabel, unseenRun, type BaselineOutcome, type RunOutcome, type RunStop } from './outcome.js';
 import { formatDuration, runProgress } from './progress.js';
-import { renderRunSummary, runSummaryTsv, progressText } from './summary.js';
+import { reportNeeds, writeReports, type ReportTarget } from './reports.js';
+import { progressText, renderRunSummary, runSummaryTsv } from './summary.js';
+import { DEFAULT_MIN_EFFECT, CONFIDENCE } from './verdict.js';
 import { waitForRun, type WatchCompletion } from './wait.js';
 
-export interface ReportTarget {
-  kind: 'junit' | 'json';
-  path: string;
-}
-
-/** Commander parser for the repeatable `--report junit=path|json=path`. */
-export function reportOption(v: string, previous: ReportTarget[] = []): ReportTarget[] {
-  const m = /^(junit|json)=(.+)$/.exec(v.trim());
-  if (!m) throw new InvalidArgumentError('--report takes junit=<path> or json=<path> (repeat it for both).');
-  return [...previous, { kind: m[1] as ReportTarget['kind'], path: m[2]! }];
-}
+export { reportOption, type ReportTarget } from './reports.js';
 
 export interface FollowSettings {
   timeout: number;
@@ -37,7 +30,7 @@ export interface RunRef {
   runId: string;
 }
 
-/** The command that goes on waiting for a run with the same gates and reports. */
+/** The command that goes on waiting for a run with the same gates, baseline and reports. */
 export function resumeCommand(ref: RunRef, s: Pick<FollowSettings, 'gates' | 'reports'>): string {
   const args = ['vap', 'evals', 'runs', 'get', ref.runId, '--eval', ref.evalId, '--agent', ref.agentId, '--wait', ...gateArgs(s.gates)];
   for (const r of s.reports) args.push('--report', `${r.kind}=${r.path}`);
@@ -57,7 +50,9 @@ async function completionWatch(api: ApiClient, ctx: Context, poll: boolean): Pro
 
 /**
  * Waits for a run to finish (progress on stderr), then finishes it (see finishRun).
- * --timeout: exit 124 with the command that goes on waiting; Ctrl-C: exit 130, the run goes on.
+ * --timeout: exit 124 with the command that goes on waiting; Ctrl-C: exit 130, the run goes
+ * on; an error of the API: exit 1. In each case the reports are still written, saying why
+ * (so that a CI step that publishes them finds them, failing as the command did).
  */
 export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: FollowSettings, initial?: RunDetail, opts: { idPrinted?: boolean } = {}): Promise<void> {
   const deadline = new AbortController();
@@ -92,17 +87,21 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
   } catch (err) {
     progress?.stop();
     const seen = last ? ` (last seen ${last.run.status}, ${progressText(last.run)})` : '';
+    const resume = resumeCommand(ref, s);
     if (ctx.signal.aborted) {
-      throw new InterruptedError(`stopped waiting; run ${ref.runId} goes on${seen}. Resume waiting with: ${resumeCommand(ref, s)}`);
+      const message = `stopped waiting; run ${ref.runId} goes on${seen}`;
+      await writeStopped(ctx, ref, s, last, { kind: 'interrupted', message, resume });
+      throw new InterruptedError(`${message}. Resume waiting with: ${resume}`);
     }
     if (deadline.signal.aborted) {
       const what = `run ${ref.runId} had not finished after ${formatDuration(s.timeout)}${seen}; it goes on`;
-      await appendTimeoutSummary(ctx.env, ref.runId, what, resumeCommand(ref, s)).catch((e: Error) => ctx.warn(`could not append to $GITHUB_STEP_SUMMARY: ${e.message}`));
+      await writeStopped(ctx, ref, s, last, { kind: 'timeout', message: what, resume });
       if (inGithubActions(ctx.env) && !machineOutput(ctx) && !ctx.globals.quiet) {
-        ctx.io.stdout.write(`${timeoutAnnotation(ref.runId, `${what}. Keep waiting with: ${resumeCommand(ref, s)}`)}\n`);
+        ctx.io.stdout.write(`${timeoutAnnotation(ref.runId, `${what}. Keep waiting with: ${resume}`)}\n`);
       }
-      throw new WaitTimeoutError(`${what}. Keep waiting with: ${resumeCommand(ref, s)}`);
+      throw new WaitTimeoutError(`${what}. Keep waiting with: ${resume}`);
     }
+    if (!(err instanceof UsageError)) await writeStopped(ctx, ref, s, last, { kind: 'error', message: `stopped waiting for run ${ref.runId}${seen}: ${(err as Error)?.message ?? String(err)}`, resume });
     throw err;
   } finally {
     clearTimeout(timer);
@@ -111,31 +110,75 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
   await finishRun(ctx, api, ref, detail, s, { ...opts, results });
 }
 
-/**
- * A finished run: its results, the gates, the reports (JUnit, JSON, GitHub step summary),
- * the summary on stdout, and the exit: 0 passed, 3 below a gate, 1 the run failed.
- */
-export async function finishRun(ctx: Context, api: ApiClient, ref: RunRef, detail: RunDetail, s: Pick<FollowSettings, 'gates' | 'reports'>, opts: { idPrinted?: boolean; results?: RunResult[] } = {}): Promise<void> {
-  if (!FINISHED_RUN_STATUSES.has(detail.run.status)) throw new CliError(`run ${ref.runId} is still ${detail.run.status}`, ExitCode.FAILURE, 'add --wait to wait for it');
-  checkCriterionKeys(s.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
-  const results = opts.results ?? (await listRunResults(api, ref.agentId, ref.evalId, ref.runId, ctx.signal));
-  const gates = detail.run.status === 'completed' ? evaluateGates(s.gates, detail) : [];
-  const outcome: RunOutcome = { agentId: ref.agentId, evalId: ref.evalId, detail, results, gates };
-  await writeReports(ctx, outcome, s.reports);
-  await printOutcome(ctx, outcome, opts);
-  await exitFor(ctx, outcome);
+/** The reports of a run the wait gave up on: its last-seen state and why (a failure to write them is only a warning). */
+async function writeStopped(ctx: Context, ref: RunRef, s: Pick<FollowSettings, 'reports'>, last: RunDetail | undefined, stop: RunStop): Promise<void> {
+  const o: RunOutcome = { agentId: ref.agentId, evalId: ref.evalId, detail: last ?? unseenRun(ref.runId), results: [], gates: [], stopped: stop };
+  await writeReports(ctx, o, s.reports).catch((err: Error) => ctx.warn(err.message));
 }
 
-export async function writeReports(ctx: Context, o: RunOutcome, reports: ReportTarget[]): Promise<void> {
-  for (const r of reports) {
-    try {
-      if (r.kind === 'junit') await (await import('./report-junit.js')).writeJunitReport(r.path, o);
-      else await (await import('./report-json.js')).writeJsonReport(r.path, o);
-    } catch (err) {
-      throw new CliError(`could not write the ${r.kind} report to ${r.path}: ${(err as Error).message}`);
-    }
+/**
+ * A finished run: its results, its baseline and verdicts, the gates, the reports (JUnit,
+ * JSON, Markdown, HTML, GitHub step summary), the summary on stdout, and the exit: 0
+ * passed, 3 below a gate, 1 the run failed.
+ */
+export async function finishRun(
+  ctx: Context,
+  api: ApiClient,
+  ref: RunRef,
+  detail: RunDetail,
+  s: Pick<FollowSettings, 'gates' | 'reports'>,
+  opts: { idPrinted?: boolean; results?: RunResult[] } = {},
+): Promise<void> {
+  checkCriterionKeys(s.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
+  if (!FINISHED_RUN_STATUSES.has(detail.run.status)) {
+    const err = new CliError(`run ${ref.runId} is still ${detail.run.status}`, ExitCode.FAILURE, 'add --wait to wait for it');
+    await writeStopped(ctx, ref, s, detail, { kind: 'error', message: `run ${runLabel(detail.run)} is still ${detail.run.status}: add --wait to wait for it`, resume: resumeCommand(ref, s) });
+    throw err;
   }
-  await appendStepSummary(ctx.env, o).catch((err: Error) => ctx.warn(`could not append to $GITHUB_STEP_SUMMARY: ${err.message}`));
+  let outcome: RunOutcome;
+  try {
+    outcome = await gatherOutcome(ctx, api, ref, detail, s, opts.results);
+  } catch (err) {
+    if (!(err instanceof UsageError)) await writeStopped(ctx, ref, s, detail, { kind: 'error', message: `could not read run ${runLabel(detail.run)}: ${(err as Error)?.message ?? String(err)}` });
+    throw err;
+  }
+  await writeReports(ctx, outcome, s.reports);
+  const printed = await printOutcome(ctx, outcome, opts);
+  await exitFor(ctx, outcome, printed);
+}
+
+/** Reads what the gates and reports need, side by side: results, baseline (and its results), suite, recent runs. */
+export async function gatherOutcome(ctx: Context, api: ApiClient, ref: RunRef, detail: RunDetail, s: Pick<FollowSettings, 'gates' | 'reports'>, known?: RunResult[]): Promise<RunOutcome> {
+  const needs = reportNeeds(s.reports, ctx.env);
+  const spec = s.gates.baseline;
+  const wantRuns = needs.history || (spec !== undefined && spec.kind !== 'run');
+  const [results, runs, suite] = await Promise.all([
+    known ?? listRunResults(api, ref.agentId, ref.evalId, ref.runId, ctx.signal),
+    wantRuns ? listRuns(api, ref.agentId, ref.evalId, ctx.signal) : undefined,
+    needs.suite ? getSuite(api, ref.agentId, ref.evalId, ctx.signal).catch(() => undefined) : undefined,
+  ]);
+  const baseline = spec && detail.run.status === 'completed' ? await baselineOutcome(ctx, api, ref, detail, results, runs) : undefined;
+  const gates = detail.run.status === 'completed' ? evaluateGates(s.gates, detail, undefined, baseline) : [];
+  return { agentId: ref.agentId, evalId: ref.evalId, detail, results, gates, baseline, suite: suite ? { name: suite.name } : undefined, history: needs.history ? runs : undefined };
+
+  async function baselineOutcome(ctx: Context, api: ApiClient, ref: RunRef, d: RunDetail, res: RunResult[], list?: Run[]): Promise<BaselineOutcome> {
+    const typed = baselineArg(spec!);
+    let found;
+    try {
+      found = await resolveBaseline(api, ref, spec!, d.run, ctx.signal, list);
+    } catch (err) {
+      // Checked before the wait; a baseline deleted since then is said, not fatal.
+      if (err instanceof UsageError) found = { missing: err.message };
+      else throw err;
+    }
+    if (found.missing !== undefined) {
+      await ctx.warn(safe`no baseline: ${found.missing}; the verdicts are left out`);
+      return { spec: typed, missing: found.missing };
+    }
+    const { compareRuns } = await import('./compare.js');
+    const side = { detail: found.detail, results: found.results };
+    return { spec: typed, side, comparison: compareRuns({ detail: d, results: res }, side, { minEffect: s.gates.minEffect ?? DEFAULT_MIN_EFFECT, confidence: CONFIDENCE }) };
+  }
 }
 
 /** Whether stdout carries data for a program (then it stays clean of annotations). */
@@ -144,31 +187,34 @@ export function machineOutput(ctx: Context): boolean {
   return Boolean(g.json || g.query || (g.output && g.output !== 'table'));
 }
 
-async function printOutcome(ctx: Context, o: RunOutcome, opts: { idPrinted?: boolean }): Promise<void> {
+/** Prints the outcome; true when the summary a person reads (with the gates) went to stdout. */
+async function printOutcome(ctx: Context, o: RunOutcome, opts: { idPrinted?: boolean }): Promise<boolean> {
   const write = (text: string) => new Promise<void>((resolve) => (ctx.io.stdout.write(text) ? resolve() : ctx.io.stdout.once('drain', resolve)));
   if (ctx.globals.quiet && !ctx.globals.query) {
     if (!opts.idPrinted) await write(`${o.detail.run.id}\n`);
-    return;
+    return false;
   }
   if (machineOutput(ctx)) {
-    if (ctx.globals.output === 'tsv' && !ctx.globals.query) await ctx.out.data(runSummaryTsv(o.detail, o.results, o.gates));
+    if (ctx.globals.output === 'tsv' && !ctx.globals.query) await ctx.out.data(runSummaryTsv(o.detail, o.results, o.gates, o.baseline?.comparison));
     else await ctx.out.data(outcomeJson(o));
-    return;
+    return false;
   }
   const chalk = await ctx.stdoutStyle();
-  await write(`${await renderRunSummary(o.detail, o.results, o.gates, chalk)}\n`);
+  await write(`${await renderRunSummary(o.detail, o.results, o.gates, chalk, o.baseline)}\n`);
   if (inGithubActions(ctx.env)) for (const line of annotations(o)) await write(`${line}\n`);
+  return true;
 }
 
-async function exitFor(ctx: Context, o: RunOutcome): Promise<void> {
+/** The exit: 1 when the run failed, 3 below a gate (each failed gate printed once: in the summary, or on stderr when stdout carries data), else 0. */
+async function exitFor(ctx: Context, o: RunOutcome, gatesPrinted: boolean): Promise<void> {
   const run = o.detail.run;
   if (run.status === 'failed') {
-    throw new CliError(`run #${run.runNumber} (${run.id}) failed${run.error ? `: ${run.error}` : ''}`);
+    throw new CliError(safe`run #${run.runNumber} (${run.id}) failed${run.error ? `: ${safeText(run.error)}` : ''}`);
   }
   const failed = o.gates.filter((g) => !g.passed);
   if (failed.length) {
-    for (const g of failed) ctx.io.stderr.write(`✗ gate ${g.gate} failed: ${g.message}\n`);
-    throw new GateError(`run #${run.runNumber} (${run.id}) completed below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}`);
+    if (!gatesPrinted) for (const g of failed) ctx.io.stderr.write(safe`✗ gate ${g.gate} failed: ${g.message}\n`);
+    throw new GateError(safe`run #${run.runNumber} (${run.id}) completed below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}`);
   }
-  await ctx.success(`run #${run.runNumber} (${run.id}) passed ${o.gates.length === 1 ? 'its gate' : `all ${o.gates.length} gates`}`);
+  await ctx.success(safe`run #${run.runNumber} (${run.id}) passed ${o.gates.length === 1 ? 'its gate' : `all ${o.gates.length} gates`}`);
 }

@@ -1,6 +1,8 @@
 import { InvalidArgumentError } from 'commander';
 import type { CriterionAggregate, RunDetail } from '../api/evals.js';
 import { UsageError } from '../errors.js';
+import { baselineArg, type BaselineSpec } from './baseline.js';
+import { countsText, DEFAULT_MIN_EFFECT, regressions, type RunComparison } from './verdict.js';
 
 /**
  * Quality gates of an eval run (CI): a floor on the overall score, floors on criteria,
@@ -13,6 +15,12 @@ export interface GateSpec {
   allowFailedIterations: number;
   /** Diff only: B may drop by at most this much against A (overall and each criterion). */
   maxDrop?: number;
+  /** `--baseline`: the run to compare with (`runs diff` compares with run A without it). */
+  baseline?: BaselineSpec;
+  /** `--fail-on-regression`: fail when a scenario or criterion regressed significantly. */
+  failOnRegression?: boolean;
+  /** `--min-effect`: the smallest change a verdict counts (default 0.05). */
+  minEffect?: number;
 }
 
 export interface CriterionGate {
@@ -70,8 +78,17 @@ export function checkCriterionKeys(spec: GateSpec, known: readonly string[]): vo
 
 export const fmtScore = (v: number | null | undefined): string => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(3) : '–');
 
-/** Evaluates the gates on a finished run (or the finished run B of a diff, with A for --max-drop). */
-export function evaluateGates(spec: GateSpec, detail: RunDetail, base?: RunDetail): GateResult[] {
+/** What the baseline comparison gave, for --fail-on-regression: the comparison, or why there is none. */
+export interface RegressionInput {
+  comparison?: RunComparison;
+  missing?: string;
+}
+
+/**
+ * Evaluates the gates on a finished run (or the finished run B of a diff, with A for
+ * --max-drop), and --fail-on-regression on the baseline comparison.
+ */
+export function evaluateGates(spec: GateSpec, detail: RunDetail, base?: RunDetail, regression?: RegressionInput): GateResult[] {
   const run = detail.run;
   const results: GateResult[] = [];
   const overall = typeof run.overallScore === 'number' ? run.overallScore : null;
@@ -127,7 +144,20 @@ export function evaluateGates(spec: GateSpec, detail: RunDetail, base?: RunDetai
       });
     }
   }
+  if (spec.failOnRegression) results.push(regressionGate(regression ?? {}));
   return results;
+}
+
+/** `--fail-on-regression`: passes unless a scenario or criterion regressed significantly (no baseline: passes, and says so). */
+export function regressionGate(r: RegressionInput): GateResult {
+  const gate = '--fail-on-regression';
+  if (!r.comparison) return { gate, passed: true, actual: null, threshold: 0, message: `nothing to compare with: ${r.missing ?? 'no baseline'}` };
+  const c = r.comparison;
+  const against = `against run #${c.baseline.runNumber}`;
+  const bad = regressions(c);
+  if (bad.length === 0) return { gate, passed: true, actual: 0, threshold: 0, message: `no significant regression ${against} (${countsText(c.counts)})` };
+  const names = bad.map((x) => `${'scenarioId' in x ? x.name : x.key} ${x.delta === null ? '' : x.delta.toFixed(3)}`.trim());
+  return { gate, passed: false, actual: bad.length, threshold: 0, message: `${bad.length} significant regression${bad.length === 1 ? '' : 's'} ${against}: ${names.join(', ')}` };
 }
 
 /** The gate flags as typed, to repeat them in a resume command. */
@@ -137,6 +167,9 @@ export function gateArgs(spec: GateSpec): string[] {
   for (const g of spec.minCriteria) args.push('--min-criterion', `${g.key}=${g.min}`);
   if (spec.allowFailedIterations !== 0) args.push('--allow-failed-iterations', String(spec.allowFailedIterations));
   if (spec.maxDrop !== undefined) args.push('--max-drop', String(spec.maxDrop));
+  if (spec.baseline) args.push('--baseline', baselineArg(spec.baseline));
+  if (spec.failOnRegression) args.push('--fail-on-regression');
+  if (spec.minEffect !== undefined && spec.minEffect !== DEFAULT_MIN_EFFECT) args.push('--min-effect', String(spec.minEffect));
   return args;
 }
 

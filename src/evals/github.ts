@@ -2,38 +2,10 @@ import { appendFile } from 'node:fs/promises';
 import type { Env } from '../context.js';
 import { fmtScore } from './gates.js';
 import { passed, type RunOutcome } from './outcome.js';
-import { summarizeCriteria, summarizeScenarios, type ScenarioSummary } from './summary.js';
+import { summarizeScenarios, type ScenarioSummary } from './summary.js';
 
-// GitHub Actions: a Markdown summary appended to $GITHUB_STEP_SUMMARY, and `::error`
+// GitHub Actions: the Markdown report appended to $GITHUB_STEP_SUMMARY, and `::error`
 // workflow commands for the scenarios that failed (GitHub reads them from stdout).
-
-/** Markdown for the job summary page. */
-export function stepSummary(o: RunOutcome): string {
-  const run = o.detail.run;
-  const verdict = run.status !== 'completed' ? `❌ run ${run.status}` : passed(o) ? '✅ passed' : '❌ below a gate';
-  const lines = [
-    `### Eval run #${run.runNumber} of \`${o.evalId}\`: ${verdict}`,
-    '',
-    `Run \`${run.id}\`, agent \`${o.agentId}\` version ${run.agentVersion ?? '?'}, overall score **${fmtScore(run.overallScore)}**, ` +
-      `${run.completedIterations ?? 0} completed and ${run.failedIterations ?? 0} failed of ${run.totalIterations} iterations.`,
-  ];
-  if (run.error) lines.push('', `Error: ${md(run.error)}`);
-  const scenarios = summarizeScenarios(o.results);
-  if (scenarios.length) {
-    lines.push('', '| Scenario | Iterations | Failed | Mean score |', '|---|---:|---:|---:|');
-    for (const s of scenarios) lines.push(`| ${md(s.name)} | ${s.iterations} | ${s.failed} | ${fmtScore(s.meanScore)} |`);
-  }
-  const criteria = summarizeCriteria(o.detail.aggregates.criteria);
-  if (criteria.length) {
-    lines.push('', '| Criterion | Average | Max | Weight |', '|---|---:|---:|---:|');
-    for (const c of criteria) lines.push(`| ${md(c.name ? `${c.name} (${c.key})` : c.key)} | ${fmtScore(c.average)} | ${fmtScore(c.max)} | ${c.weight === null ? '' : c.weight.toFixed(2)} |`);
-  }
-  if (o.gates.length && run.status === 'completed') {
-    lines.push('', '| Gate | Result |', '|---|---|');
-    for (const g of o.gates) lines.push(`| \`${g.gate}\` | ${g.passed ? '✅' : '❌'} ${md(g.message)} |`);
-  }
-  return `${lines.join('\n')}\n\n`;
-}
 
 /** Scenarios worth an annotation: a failed iteration, or a mean below --min-score. */
 export function failedScenarios(o: RunOutcome): Array<{ scenario: ScenarioSummary; reason: string }> {
@@ -73,18 +45,15 @@ export function timeoutAnnotation(runId: string, message: string): string {
   return command('error', `Eval run ${runId} timed out`, message);
 }
 
-export async function appendTimeoutSummary(env: Env, runId: string, message: string, resume: string): Promise<boolean> {
-  const file = env.GITHUB_STEP_SUMMARY;
-  if (!file) return false;
-  await appendFile(file, `### Eval run \`${runId}\`: ⏱ timed out\n\n${md(message)}\n\nKeep waiting with:\n\n\`\`\`\n${resume}\n\`\`\`\n\n`, 'utf8');
-  return true;
-}
-
-/** Writes the step summary when $GITHUB_STEP_SUMMARY names a file (appends, as GitHub expects). */
+/**
+ * Appends the Markdown report (the same as `--report markdown=`, with the baseline columns
+ * when there is a baseline) to the job's summary when $GITHUB_STEP_SUMMARY names a file.
+ */
 export async function appendStepSummary(env: Env, o: RunOutcome): Promise<boolean> {
   const file = env.GITHUB_STEP_SUMMARY;
   if (!file) return false;
-  await appendFile(file, stepSummary(o), 'utf8');
+  const { markdownReport } = await import('./report-markdown.js');
+  await appendFile(file, `${markdownReport(o)}\n`, 'utf8');
   return true;
 }
 
@@ -100,8 +69,4 @@ function escapeData(s: string): string {
 }
 function escapeProperty(s: string): string {
   return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-
-function md(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }

@@ -1,5 +1,25 @@
-import type { RunDetail, RunResult } from '../api/evals.js';
+import type { Run, RunDetail, RunResult } from '../api/evals.js';
 import type { GateResult } from './gates.js';
+import type { RunComparison, RunSide } from './verdict.js';
+
+/** The baseline of a run: the comparison with it, or why there is none. */
+export interface BaselineOutcome {
+  /** `--baseline` as typed (`previous`, `version:3`, a run id); `runs diff` says the run A id. */
+  spec: string;
+  comparison?: RunComparison;
+  /** The baseline run and its results (the HTML report's charts mark it). */
+  side?: RunSide;
+  /** Why there is no comparison (a first run has no previous one). */
+  missing?: string;
+}
+
+/** Why a wait ended without a finished run: `--timeout` (124), Ctrl-C (130) or an error (1). */
+export interface RunStop {
+  kind: 'timeout' | 'interrupted' | 'error';
+  message: string;
+  /** The command that goes on waiting, with the same gates and reports. */
+  resume?: string;
+}
 
 /** A finished (or last seen) run with its results and the gates evaluated on it. */
 export interface RunOutcome {
@@ -8,14 +28,41 @@ export interface RunOutcome {
   detail: RunDetail;
   results: RunResult[];
   gates: GateResult[];
+  baseline?: BaselineOutcome;
+  /** The suite (its name, for the Markdown and HTML reports), when it was read. */
+  suite?: { name?: string };
+  /** The suite's runs, newest first (the HTML report's trend chart), when they were read. */
+  history?: Run[];
+  /** Set when the wait ended before the run did: the reports say so, and fail. */
+  stopped?: RunStop;
 }
 
-/** The `--json` / `--report json=` document: `{ run, aggregates, results, gates }`. */
-export function outcomeJson(o: RunOutcome): { run: RunDetail['run']; aggregates: RunDetail['aggregates']; results: RunResult[]; gates: GateResult[] } {
-  return { run: o.detail.run, aggregates: o.detail.aggregates, results: o.results, gates: o.gates };
+export interface OutcomeJson {
+  run: RunDetail['run'];
+  aggregates: RunDetail['aggregates'];
+  results: RunResult[];
+  gates: GateResult[];
+  baseline?: ({ spec: string } & RunComparison) | { spec: string; missing: string };
+}
+
+/** The `--json` / `--report json=` document: `{ run, aggregates, results, gates }`, plus `baseline` with --baseline. */
+export function outcomeJson(o: RunOutcome): OutcomeJson {
+  const out: OutcomeJson = { run: o.detail.run, aggregates: o.detail.aggregates, results: o.results, gates: o.gates };
+  if (o.baseline) out.baseline = o.baseline.comparison ? { spec: o.baseline.spec, ...o.baseline.comparison } : { spec: o.baseline.spec, missing: o.baseline.missing ?? 'no baseline' };
+  return out;
 }
 
 /** Whether the run completed with every gate passed. */
 export function passed(o: RunOutcome): boolean {
-  return o.detail.run.status === 'completed' && o.gates.every((g) => g.passed);
+  return !o.stopped && o.detail.run.status === 'completed' && o.gates.every((g) => g.passed);
+}
+
+/** `#3 (run_x)`, or the id alone for a run never seen (its number unknown). */
+export function runLabel(run: Pick<RunDetail['run'], 'id' | 'runNumber'>): string {
+  return Number.isFinite(run.runNumber) && run.runNumber > 0 ? `#${run.runNumber} (${run.id})` : run.id;
+}
+
+/** A run that was never read (the wait ended before its first answer): only its id is known. */
+export function unseenRun(runId: string): RunDetail {
+  return { run: { id: runId, runNumber: 0, status: 'unknown', totalIterations: 0 }, aggregates: { criteria: [] } };
 }

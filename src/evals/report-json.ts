@@ -1,11 +1,9 @@
 import { outcomeJson, passed, type RunOutcome } from './outcome.js';
-import { writeFileAtomic } from './write-atomic.js';
 
-/** `--report json=path`: the `--json` document plus the suite, agent and verdict, written atomically. */
+/**
+ * `--report json=path`: the `--json` document plus the suite, agent and verdict; when the
+ * wait ended before the run did, `stopped` says why (`timeout`, `interrupted`, `error`).
+ */
 export function jsonReport(o: RunOutcome): string {
-  return `${JSON.stringify({ evalId: o.evalId, agentId: o.agentId, passed: passed(o), ...outcomeJson(o) }, null, 2)}\n`;
-}
-
-export async function writeJsonReport(path: string, o: RunOutcome): Promise<void> {
-  await writeFileAtomic(path, jsonReport(o));
+  return `${JSON.stringify({ evalId: o.evalId, agentId: o.agentId, passed: passed(o), ...(o.stopped ? { stopped: o.stopped } : {}), ...outcomeJson(o) }, null, 2)}\n`;
 }

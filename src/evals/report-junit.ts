@@ -2,17 +2,19 @@ import type { RunResult } from '../api/evals.js';
 import { fmtScore } from './gates.js';
 import type { RunOutcome } from './outcome.js';
 import { summarizeScenarios } from './summary.js';
-import { writeFileAtomic } from './write-atomic.js';
 
 // `--report junit=path`. One <testsuite> per scenario with a <testcase> per iteration, and a
 // last suite, "gates", with a testcase for the run itself and one per gate, so that the
 // report fails exactly when the command does:
 // - an iteration that failed is a <failure> carrying its error, unless --allow-failed-iterations
 //   covers the run's failed iterations, then it is <skipped> with the same reason;
-// - a run that ended failed is an <error> on the "run completed" testcase;
+// - a run that ended failed, or a wait that ended before the run did (--timeout, Ctrl-C, an
+//   error of the API), is an <error> on the "run completed" testcase saying why;
 // - a gate below its threshold is a <failure> on its testcase naming the gate and the value
 //   (a criterion below --min-criterion, the overall score below --min-score, ...).
 // Each iteration's transcript, per-criterion scores and their reasons go to <system-out>.
+// The document validates against the Jenkins xUnit plugin's junit-10.xsd (which allows no
+// `skipped` on <testsuites>: the count is on each <testsuite>).
 
 type Node = Record<string, unknown>;
 
@@ -32,7 +34,6 @@ export function junitReport(o: RunOutcome): string {
   let tests = 0;
   let failures = 0;
   let errors = 0;
-  let skippedTotal = 0;
   let totalTime = 0;
 
   for (const s of scenarios) {
@@ -61,7 +62,6 @@ export function junitReport(o: RunOutcome): string {
     });
     tests += cases.length;
     failures += sFailures;
-    skippedTotal += sSkipped;
     totalTime += sTime;
     suites.push({
       '@_name': attr(s.name),
@@ -83,13 +83,18 @@ export function junitReport(o: RunOutcome): string {
   const runCase: Node = { '@_name': 'run completed', '@_classname': attr(`evals.${o.evalId}.gates`), '@_time': '0' };
   let gFailures = 0;
   let gErrors = 0;
-  if (run.status !== 'completed') {
+  if (o.stopped) {
+    const reason = o.stopped.message;
+    const body = o.stopped.resume ? `${reason}\n${o.stopped.kind === 'timeout' ? 'Keep waiting with' : 'Resume waiting with'}: ${o.stopped.resume}` : reason;
+    runCase.error = { '@_message': attr(reason), '@_type': o.stopped.kind === 'timeout' ? 'timeout' : o.stopped.kind, '#text': text(body) };
+    gErrors++;
+  } else if (run.status !== 'completed') {
     const reason = run.status === 'failed' ? `run failed: ${run.error || 'no reason given'}` : `run not finished (${run.status})`;
     runCase.error = { '@_message': attr(reason), '@_type': 'run_failed', '#text': text(reason) };
     gErrors++;
   }
   gateCases.push(runCase);
-  if (run.status === 'completed') {
+  if (run.status === 'completed' && !o.stopped) {
     for (const g of o.gates) {
       const c: Node = { '@_name': attr(g.gate), '@_classname': attr(`evals.${o.evalId}.gates`), '@_time': '0' };
       if (!g.passed) {
@@ -118,6 +123,12 @@ export function junitReport(o: RunOutcome): string {
       { '@_name': 'status', '@_value': run.status },
       { '@_name': 'overallScore', '@_value': fmtScore(run.overallScore) },
       { '@_name': 'agentVersion', '@_value': String(run.agentVersion ?? '') },
+      ...(o.baseline?.comparison
+        ? [
+            { '@_name': 'baselineRunId', '@_value': attr(o.baseline.comparison.baseline.id) },
+            { '@_name': 'baselineVerdict', '@_value': o.baseline.comparison.verdict },
+          ]
+        : []),
     ] },
     testcase: gateCases,
   });
@@ -129,7 +140,6 @@ export function junitReport(o: RunOutcome): string {
       '@_tests': tests,
       '@_failures': failures,
       '@_errors': errors,
-      '@_skipped': skippedTotal,
       '@_time': seconds(totalTime),
       testsuite: suites,
     },
@@ -143,10 +153,10 @@ function build(doc: unknown): string {
   return `${builder.build(doc).trimEnd()}\n`;
 }
 
-/** Loads fast-xml-parser (only when a JUnit report is asked for) and writes the report atomically. */
-export async function writeJunitReport(path: string, o: RunOutcome): Promise<void> {
+/** Loads fast-xml-parser (only when a JUnit report is asked for) and renders the report. */
+export async function renderJunitReport(o: RunOutcome): Promise<string> {
   await loadJunitBuilder();
-  await writeFileAtomic(path, junitReport(o));
+  return junitReport(o);
 }
 
 /** Prepares the builder (for tests that call junitReport directly). */

@@ -1,7 +1,10 @@
 import type { ChalkInstance } from 'chalk';
 import type { CriterionAggregate, Run, RunDetail, RunResult } from '../api/evals.js';
 import type { Column } from '../ui/format.js';
+import { safeText } from '../ui/safe-text.js';
 import { fmtScore, type GateResult } from './gates.js';
+import type { BaselineOutcome } from './outcome.js';
+import { countsText, methodText, type Comparison, type RunComparison, type Verdict } from './verdict.js';
 
 /** One scenario of a run: its iterations and the mean of its completed iterations' scores. */
 export interface ScenarioSummary {
@@ -73,45 +76,100 @@ export function progressText(run: Run): string {
 export function headline(run: Run): string {
   const parts = [`Run #${run.runNumber} (${run.id}) ${run.status}`];
   const details = [`overall ${fmtScore(run.overallScore)}`, `agent version ${run.agentVersion ?? '?'}`, progressText(run)];
-  if (run.error) details.push(`error: ${run.error}`);
+  if (run.error) details.push(`error: ${safeText(run.error)}`);
   return `${parts[0]}: ${details.join(', ')}`;
 }
 
 const SCENARIO_COLUMNS: Column<ScenarioSummary>[] = [
-  { header: 'scenario', value: (s) => s.name },
+  { header: 'scenario', value: (s) => safeText(s.name) },
   { header: 'iterations', value: (s) => s.iterations },
   { header: 'failed', value: (s) => s.failed },
   { header: 'mean score', value: (s) => fmtScore(s.meanScore) },
 ];
 
 const CRITERION_COLUMNS: Column<CriterionSummary>[] = [
-  { header: 'criterion', value: (c) => c.key },
-  { header: 'name', value: (c) => c.name ?? '' },
+  { header: 'criterion', value: (c) => safeText(c.key) },
+  { header: 'name', value: (c) => safeText(c.name ?? '') },
   { header: 'average', value: (c) => fmtScore(c.average) },
   { header: 'max', value: (c) => fmtScore(c.max) },
   { header: 'weight', value: (c) => (c.weight === null ? '' : c.weight.toFixed(2)) },
 ];
 
-/** The end-of-run report for a person: headline, scenario table, criterion table, gates. */
-export async function renderRunSummary(detail: RunDetail, results: readonly RunResult[], gates: readonly GateResult[], chalk: ChalkInstance): Promise<string> {
+const signed = (v: number | null | undefined) => (typeof v === 'number' ? `${v > 0 ? '+' : ''}${v.toFixed(3)}` : '–');
+
+/** A verdict, coloured: regressed red, improved green, too few iterations dim. */
+export function verdictWord(v: Verdict, chalk: ChalkInstance): string {
+  return v === 'regressed' ? chalk.red(v) : v === 'improved' ? chalk.green(v) : v === 'too few iterations' ? chalk.dim(v) : v;
+}
+
+/** The verdict of a row ('–' when it has none). */
+export function verdictCell(c: Comparison | undefined, chalk: ChalkInstance): string {
+  return c ? verdictWord(c.verdict, chalk) : '–';
+}
+
+/** `Against run #4 (run_x, agent version 3): regressed: 1 regressed, 2 too few iterations` and the method. */
+export function baselineLines(b: BaselineOutcome | undefined, chalk: ChalkInstance): string[] {
+  if (!b) return [];
+  const c = b.comparison;
+  if (!c) return [chalk.yellow(`No baseline (--baseline ${safeText(b.spec)}): ${safeText(b.missing ?? '')}`)];
+  const v = chalk.bold(verdictWord(c.verdict, chalk));
+  return [
+    `Against run #${c.baseline.runNumber} (${safeText(c.baseline.id)}, agent version ${c.baseline.agentVersion ?? '?'}): ${v}: ${countsText(c.counts)}; overall ${fmtScore(c.overall.baseline)} → ${fmtScore(c.overall.current)} (${signed(c.overall.delta)})`,
+    chalk.dim(`Verdicts: ${methodText(c.method)}.`),
+  ];
+}
+
+/** The end-of-run report for a person: headline, scenario table, criterion table (with the baseline's columns and verdicts when there is one), gates. */
+export async function renderRunSummary(detail: RunDetail, results: readonly RunResult[], gates: readonly GateResult[], chalk: ChalkInstance, baseline?: BaselineOutcome): Promise<string> {
   const { renderTable } = await import('../ui/table.js');
   const scenarios = summarizeScenarios(results);
   const criteria = summarizeCriteria(detail.aggregates.criteria);
+  const c = baseline?.comparison;
   const parts = [chalk.bold(headline(detail.run))];
-  if (scenarios.length) parts.push('', renderTable(scenarios, SCENARIO_COLUMNS, chalk));
-  if (criteria.length) parts.push('', renderTable(criteria, CRITERION_COLUMNS, chalk));
+  const bl = baselineLines(baseline, chalk);
+  if (bl.length) parts.push(...bl);
+  if (scenarios.length) {
+    const cmp = new Map((c?.scenarios ?? []).map((x) => [x.scenarioId, x]));
+    const cols: Column<ScenarioSummary>[] = c
+      ? [
+          ...SCENARIO_COLUMNS,
+          { header: 'baseline', value: (s) => fmtScore(cmp.get(s.scenarioId)?.baseline.mean) },
+          { header: 'delta', value: (s) => signed(cmp.get(s.scenarioId)?.delta) },
+          { header: 'verdict', value: (s) => verdictCell(cmp.get(s.scenarioId), chalk) },
+        ]
+      : SCENARIO_COLUMNS;
+    parts.push('', renderTable(scenarios, cols, chalk));
+  }
+  if (criteria.length) {
+    const cmp = new Map((c?.criteria ?? []).map((x) => [x.key, x]));
+    const cols: Column<CriterionSummary>[] = c
+      ? [
+          ...CRITERION_COLUMNS,
+          { header: 'baseline', value: (x) => fmtScore(cmp.get(x.key)?.baseline.mean) },
+          { header: 'delta', value: (x) => signed(cmp.get(x.key)?.delta) },
+          { header: 'verdict', value: (x) => verdictCell(cmp.get(x.key), chalk) },
+        ]
+      : CRITERION_COLUMNS;
+    parts.push('', renderTable(criteria, cols, chalk));
+  }
   if (gates.length) {
-    parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${g.gate}: ${g.message}`));
+    parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${safeText(g.gate)}: ${safeText(g.message)}`));
   }
   return parts.join('\n');
 }
 
-/** TSV for `-o tsv`: one record per line, its kind first (run, scenario, criterion, gate). */
-export function runSummaryTsv(detail: RunDetail, results: readonly RunResult[], gates: readonly GateResult[]): unknown[][] {
+/** TSV for `-o tsv`: one record per line, its kind first (run, scenario, criterion, gate; with a baseline: baseline, verdict). */
+export function runSummaryTsv(detail: RunDetail, results: readonly RunResult[], gates: readonly GateResult[], comparison?: RunComparison): unknown[][] {
   const r = detail.run;
   const rows: unknown[][] = [['run', r.id, r.runNumber, r.status, r.overallScore ?? '', r.agentVersion ?? '', r.completedIterations ?? '', r.failedIterations ?? '', r.totalIterations]];
   for (const s of summarizeScenarios(results)) rows.push(['scenario', s.scenarioId, s.name, s.iterations, s.failed, s.meanScore ?? '']);
   for (const c of summarizeCriteria(detail.aggregates.criteria)) rows.push(['criterion', c.key, c.name ?? '', c.average ?? '', c.max ?? '', c.weight ?? '']);
   for (const g of gates) rows.push(['gate', g.gate, g.passed ? 'passed' : 'failed', g.actual ?? '', g.threshold]);
+  if (comparison) {
+    const b = comparison.baseline;
+    rows.push(['baseline', b.id, b.runNumber, comparison.verdict, b.overallScore ?? '', b.agentVersion ?? '']);
+    for (const x of comparison.scenarios) rows.push(['verdict', 'scenario', x.scenarioId, x.name, x.verdict, x.delta ?? '', x.ci?.[0] ?? '', x.ci?.[1] ?? '']);
+    for (const x of comparison.criteria) rows.push(['verdict', 'criterion', x.key, x.name ?? '', x.verdict, x.delta ?? '', x.ci?.[0] ?? '', x.ci?.[1] ?? '']);
+  }
   return rows;
 }

@@ -58,12 +58,14 @@ describe('vap evals run --wait (built binary)', () => {
     expect(doc.testsuite!.map((s) => s.tests)).toEqual([2, 2, 3]);
   });
 
-  it('exit 3: completed below --min-score; the failed gate on stderr and in the JUnit file', async () => {
+  it('exit 3: completed below --min-score; the failed gate once (in the summary on stdout) and in the JUnit file', async () => {
     const evalId = await suite(1);
     const file = join(dir, 'gate.xml');
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '0.99', '--allow-failed-iterations', '2', '--report', `junit=${file}`], { env });
     expect(r.exitCode).toBe(3);
-    expect(r.stderr).toMatch(/✗ gate --min-score 0\.99 failed: overall score 0\.\d{3} < 0\.99/);
+    expect(r.stdout).toMatch(/^✗ --min-score 0\.99: overall score 0\.\d{3} < 0\.99$/m);
+    expect(r.stderr).not.toContain('--min-score 0.99:');
+    expect(r.stderr).toMatch(/error: run #1 \(run_\w+\) completed below a gate$/);
     const doc = await junit(file);
     expect(doc.failures).toBe(1);
     const gates = doc.testsuite!.find((s) => s.name === 'gates')!;

@@ -155,13 +155,20 @@ describe('vap evals run', () => {
     }
   });
 
-  it('exit 3 below --min-score, each failed gate on stderr; a passing --min-criterion passes', async () => {
+  it('exit 3 below --min-score; a failed gate is printed once (in the summary, or on stderr when stdout is data)', async () => {
     const evalId = await suite();
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '1', '--min-criterion', 'tone=0', '--allow-failed-iterations', '6']);
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/✗ gate --min-score 1 failed: overall score 0\.\d{3} < 1/);
-    expect(r.stderr).not.toContain('gate --min-criterion tone=0 failed');
-    expect(r.stderr).toMatch(/error: run #1 \(run_\w+\) completed below a gate/);
+    expect(r.stdout).toMatch(/^✗ --min-score 1: overall score 0\.\d{3} < 1$/m);
+    expect(r.stdout).toMatch(/^✓ --min-criterion tone=0: tone average/m);
+    expect(r.stderr).not.toContain('--min-score 1:');
+    expect(r.stderr).not.toContain('✗');
+    expect(r.stderr).toMatch(/error: run #1 \(run_\w+\) completed below a gate\n$/);
+    const runId = /run #1 \((run_\w+)\)/.exec(r.stderr)![1]!;
+    const json = await vap(['evals', 'runs', 'get', runId, '--eval', evalId, '--agent', agentId, '--min-score', '1', '--allow-failed-iterations', '6', '--json']);
+    expect(json.code).toBe(3);
+    expect(json.stderr.match(/✗ gate --min-score 1 failed: overall score 0\.\d{3} < 1\n/g)).toHaveLength(1);
+    expect(json.stdout).not.toContain('✗');
   });
 
   it('exit 3 when a criterion averages below --min-criterion', async () => {
@@ -257,9 +264,16 @@ describe('vap evals run', () => {
     // In GitHub Actions: an ::error annotation and a step-summary section with that command.
     expect(r.stdout).toContain(`::error title=Eval run ${runId} timed out::run ${runId} had not finished after 500ms`);
     expect(r.stdout).toContain(`Keep waiting with: ${resume}\n`);
+    // The step summary is the Markdown report of the run as last seen, with the command that keeps waiting.
     const md = readFileSync(summary, 'utf8');
-    expect(md).toContain(`### Eval run \`${runId}\`: ⏱ timed out`);
-    expect(md).toContain(`\n${resume}\n`);
+    expect(md).toMatch(/^<!-- vap-evals suite=ev_\w+ -->\n### ⏱ Eval run #1 timed out\n/);
+    expect(md).toContain(`run ${runId} had not finished after 500ms`);
+    expect(md).toContain(`Keep waiting with:\n\n\`\`\`text\n${resume}\n\`\`\`\n`);
+    // The JUnit file is written too, with an <error> saying why.
+    const timedOut = (await parse(readFileSync(join(dir, 'held.xml'), 'utf8'))) as { errors?: number; testsuite?: Array<{ name?: string; testcase?: Array<{ name?: string; error?: Array<{ message?: string; type?: string }> }> }> };
+    expect(timedOut.errors).toBe(1);
+    const runCase = timedOut.testsuite!.find((x) => x.name === 'gates')!.testcase![0]!;
+    expect(runCase.error![0]).toMatchObject({ type: 'timeout', message: expect.stringContaining(`run ${runId} had not finished after 500ms`) });
     const still = await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/runs/${runId}`);
     expect(still.body.data.run.status).toBe('running');
 
@@ -353,9 +367,9 @@ describe('reports', () => {
     expect(r.stdout).toMatch(/^::error title=Eval gate failed%3A --min-score 1::overall score 0\.\d{3} < 1$/m);
     expect(r.stdout).toMatch(/^::error title=Eval scenario failed%3A .+::mean score 0\.\d{3} < --min-score 1/m);
     const md = readFileSync(summary, 'utf8');
-    expect(md.startsWith('# earlier step\n### Eval run #1 of `')).toBe(true);
-    expect(md).toContain('| Scenario | Iterations | Failed | Mean score |');
-    expect(md).toContain('| `--min-score 1` | ❌ overall score');
+    expect(md.startsWith(`# earlier step\n<!-- vap-evals suite=${evalId} -->\n### ❌ Eval run #1 of Suite `)).toBe(true);
+    expect(md).toContain('| Scenario | Iterations | Failed | Score |');
+    expect(md).toContain('| `--min-score 1` | ❌ failed: overall score');
 
     const runId = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/runs`)).body.data.runs[0].id;
     const json = await vap(['evals', 'runs', 'get', runId, '--eval', evalId, '--agent', agentId, '--min-score', '1', '--allow-failed-iterations', '3', '--json'], { env });
@@ -443,7 +457,8 @@ describe('vap evals runs diff', () => {
     const drops = [d.overall, ...d.criteria].filter((row: { delta: number | null }) => row.delta !== null && row.delta < 0);
     const strict = await vap(['evals', 'runs', 'diff', a.id, b.id, '--eval', evalId, '--agent', agentId, '--allow-failed-iterations', '6', '--max-drop', '0']);
     expect(strict.code).toBe(drops.length ? 3 : 0);
-    if (drops.length) expect(strict.stderr).toMatch(/✗ gate --max-drop 0 \(.+\) failed: .+ \(dropped 0\.\d{3}, more than 0\)/);
+    if (drops.length) expect(strict.stdout).toMatch(/^✗ --max-drop 0 \(.+\): .+ \(dropped 0\.\d{3}, more than 0\)$/m);
+    if (drops.length) expect(strict.stderr).not.toContain('✗');
     const gate = await vap(['evals', 'runs', 'diff', a.id, b.id, '--eval', evalId, '--agent', agentId, '--min-score', '1']);
     expect(gate.code).toBe(3);
   });
@@ -454,6 +469,6 @@ describe('vap evals runs diff', () => {
     expect(r.stderr).toContain('--eval');
     const one = await vap(['evals', 'runs', 'diff', 'run_a', '--eval', 'ev_x', '--agent', agentId]);
     expect(one.code).toBe(2);
-    expect(one.stderr.trim()).toBe('error: diff compares two runs; only run_a was given; use `diff <runA> <runB> --eval <evalId>` (see `vap evals runs list <evalId>`)');
+    expect(one.stderr.trim()).toBe('error: diff compares two runs; only run_a was given; use `diff <runA> <runB> --eval <evalId>`, or `diff <runB> --baseline previous --eval <evalId>` (see `vap evals runs list <evalId>`)');
   });
 });

@@ -1,44 +1,69 @@
 import { Command } from 'commander';
-import { FINISHED_RUN_STATUSES, getRun, listRunResults } from '../../../api/evals.js';
+import { FINISHED_RUN_STATUSES, getRun, getSuite, listRunResults, listRuns, type RunDetail, type RunResult } from '../../../api/evals.js';
 import type { Context, GlobalOptions } from '../../../context.js';
+import { baselineArg, resolveBaseline } from '../../../evals/baseline.js';
 import { diffRuns, renderDiff, type RunSide } from '../../../evals/diff.js';
 import { machineOutput, resumeCommand } from '../../../evals/follow.js';
 import { checkCriterionKeys, evaluateGates, scoreOption } from '../../../evals/gates.js';
+import type { RunOutcome } from '../../../evals/outcome.js';
+import { checkReportTargets, reportNeeds, reportOption, writeReports, type ReportTarget } from '../../../evals/reports.js';
+import { CONFIDENCE, DEFAULT_MIN_EFFECT } from '../../../evals/verdict.js';
 import { CliError, GateError, UsageError } from '../../../errors.js';
+import { safe } from '../../../ui/safe-text.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent } from '../options.js';
-import { addGateOptions, gateSpec, type GateOptions } from '../run.js';
+import { addBaselineOptions, addGateOptions, gateSpec, type GateOptions } from '../run.js';
 
-type DiffOptions = GateOptions & { agent?: string; eval?: string; maxDrop?: number };
+type DiffOptions = GateOptions & { agent?: string; eval?: string; maxDrop?: number; report?: ReportTarget[] };
 
 export function diffCommand(makeContext: ContextFactory): Command {
   const cmd = new Command('diff')
-    .description('Compare two runs of a suite: per scenario and per criterion, A, B and the change; gate CI on run B')
-    .argument('<runA|evalId>', 'run A (the base), or the suite when three ids are given')
+    .description('Compare two runs of a suite: per scenario and per criterion, A, B, the change and a verdict; gate CI on run B')
+    .argument('<runA|evalId|runB>', 'run A (the base); the suite when it comes first; run B alone with --baseline')
     .argument('[runB|runA]', 'run B (the candidate)')
     .argument('[runB]', 'run B when the suite came first')
     .addOption(agentOption())
     .addOption(evalOption());
-  addGateOptions(cmd)
+  addBaselineOptions(addGateOptions(cmd), 'run B')
     .option('--max-drop <score>', 'exit 3 when B\'s overall score or any criterion is lower than A\'s by more than this', scoreOption('--max-drop'))
+    .option('--report <kind=path>', 'write run B against A as junit=<path>, json=<path>, markdown=<path> or html=<path> (repeatable)', reportOption)
     .addHelpText(
       'after',
       `
-Both runs must have ended. The gates of \`vap evals run\` apply to run B, plus
---max-drop against A. Exit 0 passed, 3 below a gate, 1 when run B failed.
+Both runs must have ended. Run A is the baseline: give it, or give run B alone with
+--baseline previous|version:<n>|<runId>. Per scenario and per criterion, a verdict
+over the iterations' scores (Welch's t-test, 95% interval, minimum effect 0.05 or
+--min-effect): regressed, improved, no significant change, or too few iterations.
+The gates of \`vap evals run\` apply to run B, plus --max-drop (a plain threshold
+on the averages) and --fail-on-regression (a significant regression only) against
+A. Exit 0 passed, 3 below a gate, 1 when run B failed.
 
 Examples:
   $ vap evals runs diff run_001 run_002 --eval ev_123 --agent ag_456
   $ vap evals runs diff ev_123 run_001 run_002 --agent ag_456 --max-drop 0.05
-  $ vap evals runs diff run_001 run_002 --eval ev_123 --agent ag_456 --json`,
+  $ vap evals runs diff run_002 --eval ev_123 --agent ag_456 --baseline previous --fail-on-regression
+  $ vap evals runs diff run_001 run_002 --eval ev_123 --agent ag_456 --report markdown=comment.md --json`,
     )
     .action(action<DiffOptions>(makeContext, (args, opts, ctx) => run(args, opts, ctx)));
   return cmd;
 }
 
-function resolveIds(args: (string | undefined)[], opts: { eval?: string }): { evalId: string; a: string; b: string } {
+function resolveIds(args: (string | undefined)[], opts: { eval?: string; baseline?: unknown }): { evalId: string; a?: string; b: string } {
   const given = args.filter((x): x is string => typeof x === 'string' && x.length > 0);
+  if (opts.baseline) {
+    // Run B alone (or the suite and run B), compared with --baseline.
+    if (given.length === 2) {
+      const [evalId, b] = given as [string, string];
+      if (opts.eval && opts.eval !== evalId) throw new UsageError(`--eval ${opts.eval} disagrees with the suite argument ${evalId}`, 'give the suite once');
+      return { evalId, b };
+    }
+    if (given.length === 1) {
+      if (!opts.eval) throw new UsageError('missing the eval suite', 'use `diff <runB> --baseline … --eval <evalId>` or `diff <evalId> <runB> --baseline …`');
+      return { evalId: opts.eval, b: given[0]! };
+    }
+    throw new UsageError('--baseline names run A: give run B alone', 'use `diff <runB> --baseline previous --eval <evalId>`, or two runs without --baseline');
+  }
   if (given.length === 3) {
     const [evalId, a, b] = given as [string, string, string];
     if (opts.eval && opts.eval !== evalId) throw new UsageError(`--eval ${opts.eval} disagrees with the suite argument ${evalId}`, 'give the suite once');
@@ -48,20 +73,32 @@ function resolveIds(args: (string | undefined)[], opts: { eval?: string }): { ev
     if (!opts.eval) throw new UsageError('missing the eval suite', 'use `diff <runA> <runB> --eval <evalId>` or `diff <evalId> <runA> <runB>`');
     return { evalId: opts.eval, a: given[0]!, b: given[1]! };
   }
-  throw new UsageError(`diff compares two runs; ${given.length === 1 ? `only ${given[0]} was given` : 'none was given'}`, 'use `diff <runA> <runB> --eval <evalId>` (see `vap evals runs list <evalId>`)');
+  throw new UsageError(`diff compares two runs; ${given.length === 1 ? `only ${given[0]} was given` : 'none was given'}`, 'use `diff <runA> <runB> --eval <evalId>`, or `diff <runB> --baseline previous --eval <evalId>` (see `vap evals runs list <evalId>`)');
 }
 
 export async function run(args: (string | undefined)[], opts: DiffOptions & GlobalOptions, ctx: Context): Promise<void> {
   const { evalId, a, b } = resolveIds(args, opts);
   const agentId = resolveAgent(opts, ctx);
-  const spec = gateSpec(opts);
+  const spec = gateSpec(opts, { baseline: false });
+  const reports = opts.report ?? [];
+  await checkReportTargets(reports);
   const api = await ctx.api();
-  const [detailA, detailB, resultsA, resultsB] = await Promise.all([
-    getRun(api, agentId, evalId, a, ctx.signal),
+  const needs = reportNeeds(reports, ctx.env);
+  const [detailB, resultsB, runs, suite] = await Promise.all([
     getRun(api, agentId, evalId, b, ctx.signal),
-    listRunResults(api, agentId, evalId, a, ctx.signal),
     listRunResults(api, agentId, evalId, b, ctx.signal),
+    needs.history || (spec.baseline && spec.baseline.kind !== 'run') ? listRuns(api, agentId, evalId, ctx.signal) : undefined,
+    needs.suite ? getSuite(api, agentId, evalId, ctx.signal).catch(() => undefined) : undefined,
   ]);
+  let detailA: RunDetail;
+  let resultsA: RunResult[];
+  if (a) {
+    [detailA, resultsA] = await Promise.all([getRun(api, agentId, evalId, a, ctx.signal), listRunResults(api, agentId, evalId, a, ctx.signal)]);
+  } else {
+    const found = await resolveBaseline(api, { agentId, evalId }, spec.baseline!, detailB.run, ctx.signal, runs);
+    if (found.missing !== undefined) throw new UsageError(`--baseline ${baselineArg(spec.baseline!)}: ${found.missing}`, 'name run A instead: `diff <runA> <runB>`');
+    ({ detail: detailA, results: resultsA } = found);
+  }
   checkCriterionKeys(spec, detailB.aggregates.criteria.map((c) => c.criterionKey));
   for (const [label, d] of [['A', detailA], ['B', detailB]] as const) {
     if (!FINISHED_RUN_STATUSES.has(d.run.status)) {
@@ -70,21 +107,38 @@ export async function run(args: (string | undefined)[], opts: DiffOptions & Glob
   }
   const sideA: RunSide = { detail: detailA, results: resultsA };
   const sideB: RunSide = { detail: detailB, results: resultsB };
-  const gates = detailB.run.status === 'completed' ? evaluateGates(spec, detailB, detailA) : [];
+  const { compareRuns } = await import('../../../evals/compare.js');
+  const comparison = detailA.run.status === 'completed' ? compareRuns(sideB, sideA, { minEffect: spec.minEffect ?? DEFAULT_MIN_EFFECT, confidence: CONFIDENCE }) : undefined;
+  const missing = comparison ? undefined : `run A #${detailA.run.runNumber} (${detailA.run.id}) ${detailA.run.status}: it has no scores to compare with`;
+  const gates = detailB.run.status === 'completed' ? evaluateGates(spec, detailB, detailA, { comparison, missing }) : [];
   const diff = diffRuns(sideA, sideB);
 
+  const outcome: RunOutcome = {
+    agentId,
+    evalId,
+    detail: detailB,
+    results: resultsB,
+    gates,
+    baseline: { spec: spec.baseline ? baselineArg(spec.baseline) : detailA.run.id, comparison, side: sideA, missing },
+    suite: suite ? { name: suite.name } : undefined,
+    history: needs.history ? runs : undefined,
+  };
+  if (reports.length) await writeReports(ctx, outcome, reports);
+
+  let gatesPrinted = false;
   if (ctx.globals.quiet && !ctx.globals.query) {
     ctx.io.stdout.write(`${detailB.run.id}\n`);
   } else if (machineOutput(ctx)) {
-    await ctx.out.data({ ...diff, gates });
+    await ctx.out.data({ ...diff, comparison: comparison ?? null, gates });
   } else {
-    ctx.io.stdout.write(`${await renderDiff(diff, gates, await ctx.stdoutStyle())}\n`);
+    ctx.io.stdout.write(`${await renderDiff(diff, gates, await ctx.stdoutStyle(), comparison)}\n`);
+    gatesPrinted = true;
   }
 
-  if (detailB.run.status === 'failed') throw new CliError(`run B #${detailB.run.runNumber} (${detailB.run.id}) failed${detailB.run.error ? `: ${detailB.run.error}` : ''}`);
+  if (detailB.run.status === 'failed') throw new CliError(safe`run B #${detailB.run.runNumber} (${detailB.run.id}) failed${detailB.run.error ? `: ${detailB.run.error}` : ''}`);
   const failed = gates.filter((g) => !g.passed);
   if (failed.length) {
-    for (const g of failed) ctx.io.stderr.write(`✗ gate ${g.gate} failed: ${g.message}\n`);
+    if (!gatesPrinted) for (const g of failed) ctx.io.stderr.write(safe`✗ gate ${g.gate} failed: ${g.message}\n`);
     throw new GateError(`run B #${detailB.run.runNumber} (${detailB.run.id}) is below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}`);
   }
 }

@@ -1,13 +1,15 @@
 import { Command } from 'commander';
-import { FINISHED_RUN_STATUSES, getRun, type RunDetail } from '../../../api/evals.js';
+import { FINISHED_RUN_STATUSES, getRun, listRunResults, type RunDetail } from '../../../api/evals.js';
 import type { Context, GlobalOptions } from '../../../context.js';
+import { checkBaseline } from '../../../evals/baseline.js';
 import { finishRun, followRun } from '../../../evals/follow.js';
+import { checkReportTargets } from '../../../evals/reports.js';
 import { checkCriterionKeys, fmtScore } from '../../../evals/gates.js';
 import { progressText, summarizeCriteria } from '../../../evals/summary.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveRunIds } from '../options.js';
-import { addGateOptions, addWaitOptions, followSettings, GATES_HELP, type WaitOptions } from '../run.js';
+import { addBaselineOptions, addGateOptions, addWaitOptions, followSettings, GATES_HELP, type WaitOptions } from '../run.js';
 
 type GetOptions = WaitOptions & { agent?: string; eval?: string };
 
@@ -18,20 +20,21 @@ export function getCommand(makeContext: ContextFactory): Command {
     .argument('[runId]', 'the run')
     .addOption(agentOption())
     .addOption(evalOption());
-  addWaitOptions(addGateOptions(cmd))
+  addWaitOptions(addBaselineOptions(addGateOptions(cmd)))
     .addHelpText(
       'after',
       `
 Without --wait: the run, its criteria's average and best scores, and the agent
-version it ran against (--json: {run, aggregates}). Gates or --report on a run that
-has ended apply as with --wait; on one still going they need --wait.
+version it ran against (--json: {run, aggregates}). Gates, --baseline or --report on
+a run that has ended apply as with --wait; on one still going they need --wait.
 
 ${GATES_HELP}
 
 Examples:
   $ vap evals runs get ev_123 run_789 --agent ag_456
   $ vap evals runs get run_789 --eval ev_123 --agent ag_456 --json
-  $ vap evals runs get run_789 --eval ev_123 --agent ag_456 --wait --min-score 0.8 --report junit=evals.xml`,
+  $ vap evals runs get run_789 --eval ev_123 --agent ag_456 --wait --min-score 0.8 --report junit=evals.xml
+  $ vap evals runs get run_789 --eval ev_123 --agent ag_456 --baseline version:3 --report markdown=comment.md`,
     )
     .action(action<GetOptions>(makeContext, (args, opts, ctx) => run(args, opts, ctx)));
   return cmd;
@@ -42,13 +45,23 @@ export async function run(args: (string | undefined)[], opts: GetOptions & Globa
   const agentId = resolveAgent(opts, ctx);
   const settings = followSettings(opts);
   const ref = { agentId, evalId, runId };
+  await checkReportTargets(settings.reports);
   const api = await ctx.api();
+  const gated =
+    settings.gates.minScore !== undefined ||
+    settings.gates.minCriteria.length > 0 ||
+    opts.allowFailedIterations !== undefined ||
+    settings.reports.length > 0 ||
+    settings.gates.baseline !== undefined;
+  // Gated without --wait: the run has most likely ended, so its results are read beside it
+  // (one round trip instead of two; unused, and dropped, when it is still going).
+  const early = gated && !opts.wait ? listRunResults(api, agentId, evalId, runId, ctx.signal).catch(() => undefined) : undefined;
   const detail = await getRun(api, agentId, evalId, runId, ctx.signal);
+  if (settings.gates.baseline) await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, detail.run, ctx.signal);
   if (opts.wait) return followRun(ctx, api, ref, settings, detail);
-  const gated = settings.gates.minScore !== undefined || settings.gates.minCriteria.length > 0 || opts.allowFailedIterations !== undefined || settings.reports.length > 0;
   if (gated) {
     checkCriterionKeys(settings.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
-    if (FINISHED_RUN_STATUSES.has(detail.run.status)) return finishRun(ctx, api, ref, detail, settings);
+    if (FINISHED_RUN_STATUSES.has(detail.run.status)) return finishRun(ctx, api, ref, detail, settings, { results: await early });
   }
   await printRun(detail, ctx);
   if (gated) await finishRun(ctx, api, ref, detail, settings); // still going: says to add --wait (exit 1)

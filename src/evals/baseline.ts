@@ -1,0 +1,119 @@
+import { InvalidArgumentError } from 'commander';
+import type { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import { getRun, listRunResults, listRuns, type Run, type RunDetail, type RunResult } from '../api/evals.js';
+import { UsageError } from '../errors.js';
+
+/**
+ * `--baseline <runId>|previous|version:<n>`: the run a run is compared with.
+ * - `previous`: the newest completed run of the same suite before this one (by run number);
+ * - `version:<n>`: the newest completed run made against agent version n (not this one);
+ * - a run id: that run, which must be a completed run of the same suite.
+ */
+export type BaselineSpec = { kind: 'previous' } | { kind: 'version'; version: number } | { kind: 'run'; runId: string };
+
+/** Commander parser for --baseline. */
+export function baselineOption(v: string): BaselineSpec {
+  const s = v.trim();
+  if (s === 'previous') return { kind: 'previous' };
+  const m = /^version:(\d+)$/.exec(s);
+  if (m) {
+    const version = Number(m[1]);
+    if (!Number.isSafeInteger(version) || version < 1) throw new InvalidArgumentError('--baseline version:<n> takes an agent version ≥ 1 (e.g. version:3).');
+    return { kind: 'version', version };
+  }
+  if (/^version:/.test(s)) throw new InvalidArgumentError('--baseline version:<n> takes a whole agent version (e.g. version:3).');
+  if (s === '' || /[\s/\\?#]/.test(s) || s === '.' || s === '..') throw new InvalidArgumentError('--baseline takes a run id, previous, or version:<n>.');
+  return { kind: 'run', runId: s };
+}
+
+/** The flag as typed, to repeat it in a resume command. */
+export function baselineArg(spec: BaselineSpec): string {
+  return spec.kind === 'previous' ? 'previous' : spec.kind === 'version' ? `version:${spec.version}` : spec.runId;
+}
+
+/** The baseline as words: `the previous completed run`, `the newest run on agent version 3`, `run run_x`. */
+export function baselineWords(spec: BaselineSpec): string {
+  return spec.kind === 'previous' ? 'the previous completed run' : spec.kind === 'version' ? `the newest completed run on agent version ${spec.version}` : `run ${spec.runId}`;
+}
+
+export interface SuiteRef {
+  agentId: string;
+  evalId: string;
+}
+
+/** A baseline found, with its results; or why there is none. */
+export type ResolvedBaseline = { detail: RunDetail; results: RunResult[]; missing?: undefined } | { missing: string; detail?: undefined; results?: undefined };
+
+async function fetchRun(api: ApiClient, ref: SuiteRef, runId: string, signal?: AbortSignal): Promise<RunDetail> {
+  try {
+    return await getRun(api, ref.agentId, ref.evalId, runId, signal);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) {
+      throw new UsageError(`--baseline ${runId} is not a run of suite ${ref.evalId}`, `see \`vap evals runs list ${ref.evalId} --agent ${ref.agentId}\``);
+    }
+    throw err;
+  }
+}
+
+function checkUsable(detail: RunDetail, ref: SuiteRef): void {
+  const r = detail.run;
+  if (r.status === 'completed') return;
+  const why = r.status === 'failed' ? `failed${r.error ? ` (${r.error})` : ''}: it has no scores to compare with` : `is still ${r.status}`;
+  throw new UsageError(`--baseline run #${r.runNumber} (${r.id}) ${why}`, `pick a completed run (\`vap evals runs list ${ref.evalId} --agent ${ref.agentId}\`)`);
+}
+
+/**
+ * Before a run is started or followed: a baseline named by id must be a completed run of
+ * the suite, and one named by version must exist. `previous` is looked up at the end (a
+ * first run has none; that is said, not refused). Usage errors (exit 2) otherwise.
+ */
+export async function checkBaseline(api: ApiClient, ref: SuiteRef, spec: BaselineSpec, current?: { id: string }, signal?: AbortSignal): Promise<void> {
+  if (spec.kind === 'run') {
+    if (current && spec.runId === current.id) throw new UsageError(`--baseline ${spec.runId} is the run itself`, 'compare with another run, previous, or version:<n>');
+    checkUsable(await fetchRun(api, ref, spec.runId, signal), ref);
+  } else if (spec.kind === 'version') {
+    const runs = await listRuns(api, ref.agentId, ref.evalId, signal);
+    if (!pickVersion(runs, spec.version, current?.id)) throw noVersion(runs, spec.version, ref, current?.id);
+  }
+}
+
+function pickVersion(runs: readonly Run[], version: number, exclude?: string): Run | undefined {
+  return [...runs].filter((r) => r.status === 'completed' && r.agentVersion === version && r.id !== exclude).sort((a, b) => b.runNumber - a.runNumber)[0];
+}
+
+function noVersion(runs: readonly Run[], version: number, ref: SuiteRef, exclude?: string): UsageError {
+  const versions = [...new Set(runs.filter((r) => r.status === 'completed' && r.id !== exclude && typeof r.agentVersion === 'number').map((r) => r.agentVersion as number))].sort((a, b) => a - b);
+  return new UsageError(
+    `--baseline version:${version}: suite ${ref.evalId} has no completed run made against agent version ${version}`,
+    versions.length ? `versions with a completed run: ${versions.join(', ')}` : 'the suite has no completed run yet; run it first, or leave --baseline out',
+  );
+}
+
+/** Finds the baseline of `current` and reads its results. */
+export async function resolveBaseline(api: ApiClient, ref: SuiteRef, spec: BaselineSpec, current: Run, signal?: AbortSignal, runs?: readonly Run[]): Promise<ResolvedBaseline> {
+  let detail: RunDetail;
+  if (spec.kind === 'run') {
+    if (spec.runId === current.id) throw new UsageError(`--baseline ${spec.runId} is the run itself`, 'compare with another run, previous, or version:<n>');
+    detail = await fetchRun(api, ref, spec.runId, signal);
+    checkUsable(detail, ref);
+  } else {
+    const list = runs ?? (await listRuns(api, ref.agentId, ref.evalId, signal));
+    const pick =
+      spec.kind === 'previous'
+        ? [...list].filter((r) => r.status === 'completed' && r.runNumber < current.runNumber && r.id !== current.id).sort((a, b) => b.runNumber - a.runNumber)[0]
+        : pickVersion(list, spec.version, current.id);
+    if (!pick) {
+      return {
+        missing:
+          spec.kind === 'previous'
+            ? `no completed run of suite ${ref.evalId} before run #${current.runNumber} to compare with`
+            : `no completed run of suite ${ref.evalId} made against agent version ${spec.version} to compare with`,
+      };
+    }
+    const [d, results] = await Promise.all([getRun(api, ref.agentId, ref.evalId, pick.id, signal), listRunResults(api, ref.agentId, ref.evalId, pick.id, signal)]);
+    return { detail: d, results };
+  }
+  const results = await listRunResults(api, ref.agentId, ref.evalId, detail.run.id, signal);
+  return { detail, results };
+}

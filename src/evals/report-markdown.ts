@@ -1,0 +1,237 @@
+import type { RunResult } from '../api/evals.js';
+import { safeLines, safeText } from '../ui/safe-text.js';
+import { passed, runLabel, type RunOutcome } from './outcome.js';
+import { ciText, criterionRows, fmtScore, iterationsText, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_ICON, worstIteration, type ScenarioRow } from './report-model.js';
+import { progressText } from './summary.js';
+import { countsText, methodText } from './verdict.js';
+
+/**
+ * `--report markdown=path` and the GitHub step summary: a pull-request comment body.
+ *
+ *   <!-- vap-evals suite=ev_123 -->            a hidden marker, to update one comment in place
+ *   ### ❌ Eval run #5 of Booking: …            one line with the verdict and the run
+ *   the run, its overall score against the baseline, the method of the verdicts
+ *   | Scenario | … | Verdict |                  regressions first
+ *   | Criterion | … | Verdict |
+ *   | Gate | Result |
+ *   <details> per regressed or failed scenario: the worst iteration's criteria and transcript
+ *
+ * Everything that came from the API is escaped for Markdown and HTML (a transcript is
+ * someone else's text), and the comment stays within GitHub's limit of 65,536 characters:
+ * transcripts are cut first, then dropped, then the details, then table rows, and the
+ * comment says what was cut.
+ */
+
+export const GITHUB_COMMENT_LIMIT = 65_536;
+
+export function marker(evalId: string): string {
+  return `<!-- vap-evals suite=${evalId.replace(/--+/g, '-').replace(/[^\w.:-]/g, '_')} -->`;
+}
+
+/** Inline text (a table cell, a line): Markdown and HTML punctuation escaped, control characters shown, one line. */
+export function mdText(s: string): string {
+  return safeText(s)
+    .replace(/[\\`*[\]|~#!{}]/g, '\\$&')
+    .replace(/(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g, '\\_') // an underscore inside a word is no emphasis
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/@(?=\w)/g, '@\u200b'); // no @-mention of a stranger's name
+}
+
+/** A code span that holds any text (backticks inside included), for a table cell. */
+export function mdCode(s: string): string {
+  const text = safeText(s);
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`.replace(/\|/g, '\\|');
+}
+
+/** Text inside raw HTML (a <summary>). */
+export function htmlText(s: string): string {
+  return safeText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/@(?=\w)/g, '@\u200b');
+}
+
+function fencedBlock(lines: readonly string[]): string[] {
+  const body = lines.join('\n');
+  const longest = Math.max(2, ...(body.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = '`'.repeat(longest + 1);
+  return [`${fence}text`, ...lines, fence];
+}
+
+function table(head: string[], align: Array<'l' | 'r'>, rows: string[][]): string[] {
+  return [`| ${head.join(' | ')} |`, `|${align.map((a) => (a === 'r' ? '---:' : '---')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)];
+}
+
+/** How much of the long parts to keep (level 0 keeps everything a comment should hold). */
+interface Budget {
+  /** Transcript turns per excerpt (null: the whole transcript up to the cap below). */
+  turns: number;
+  /** Characters per turn. */
+  chars: number;
+  details: boolean;
+  /** Scenario rows kept (Infinity: all). */
+  rows: number;
+  reasons: number;
+}
+
+const BUDGETS: Budget[] = [
+  { turns: 40, chars: 600, details: true, rows: Infinity, reasons: 400 },
+  { turns: 16, chars: 300, details: true, rows: Infinity, reasons: 300 },
+  { turns: 8, chars: 160, details: true, rows: Infinity, reasons: 200 },
+  { turns: 4, chars: 100, details: true, rows: Infinity, reasons: 160 },
+  { turns: 0, chars: 0, details: true, rows: Infinity, reasons: 120 },
+  { turns: 0, chars: 0, details: false, rows: Infinity, reasons: 0 },
+  { turns: 0, chars: 0, details: false, rows: 200, reasons: 0 },
+  { turns: 0, chars: 0, details: false, rows: 50, reasons: 0 },
+  { turns: 0, chars: 0, details: false, rows: 10, reasons: 0 },
+];
+
+/** The comment body, within `limit` characters. */
+export function markdownReport(o: RunOutcome, limit = GITHUB_COMMENT_LIMIT): string {
+  for (let i = 0; i < BUDGETS.length; i++) {
+    const text = render(o, BUDGETS[i]!, i > 0);
+    if (text.length <= limit) return text;
+  }
+  // Still too long (thousands of criteria?): cut at a line and say so.
+  const note = `\n\n_This report was cut to fit GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString('en-US')}-character comment limit; the HTML and JSON reports have it whole._\n`;
+  const text = render(o, BUDGETS[BUDGETS.length - 1]!, true);
+  return `${text.slice(0, text.lastIndexOf('\n', limit - note.length))}${note}`;
+}
+
+function headline(o: RunOutcome): string {
+  const run = o.detail.run;
+  const suite = o.suite?.name ? ` of ${mdText(o.suite.name)}` : '';
+  const label = run.runNumber > 0 ? `#${run.runNumber}` : mdCode(run.id);
+  if (o.stopped) {
+    const icon = o.stopped.kind === 'timeout' ? '⏱' : o.stopped.kind === 'interrupted' ? '⏹' : '❌';
+    const what = o.stopped.kind === 'timeout' ? 'timed out' : o.stopped.kind === 'interrupted' ? 'was not waited for to the end' : 'could not be reported';
+    return `### ${icon} Eval run ${label}${suite} ${what}`;
+  }
+  if (run.status === 'failed') return `### ❌ Eval run ${label}${suite} failed`;
+  const failed = o.gates.filter((g) => !g.passed).length;
+  const gates = passed(o) ? '✅' : '❌';
+  const state = failed ? `below ${failed === 1 ? 'a gate' : `${failed} gates`}` : o.gates.length ? 'passed' : 'completed';
+  const c = o.baseline?.comparison;
+  const verdict = c ? `: ${c.verdict} against #${c.baseline.runNumber}` : '';
+  return `### ${gates} Eval run ${label}${suite} ${state}${verdict}`;
+}
+
+function render(o: RunOutcome, b: Budget, truncated: boolean): string {
+  const run = o.detail.run;
+  const out: string[] = [marker(o.evalId), headline(o), ''];
+  const facts = [`Run ${mdCode(run.id)}`, `suite ${mdCode(o.evalId)}`, `agent ${mdCode(o.agentId)} version ${run.agentVersion ?? '?'}`];
+  const c = o.baseline?.comparison;
+  const overall = `overall **${fmtScore(run.overallScore)}**`;
+  facts.push(c ? `${overall} (run #${c.baseline.runNumber}: ${fmtScore(c.overall.baseline)}, ${signed(c.overall.delta)})` : overall);
+  if (run.totalIterations) facts.push(progressText(run));
+  out.push(facts.join(' · '));
+  if (o.stopped) {
+    out.push('', mdText(o.stopped.message));
+    if (o.stopped.resume) out.push('', o.stopped.kind === 'timeout' ? 'Keep waiting with:' : 'Resume waiting with:', '', ...fencedBlock([o.stopped.resume]));
+  }
+  if (run.status === 'failed') out.push('', `Error: ${mdText(run.error || 'the run failed (no reason given)')}`);
+  if (c) {
+    out.push('', `Against run #${c.baseline.runNumber} (${mdCode(c.baseline.id)}, agent version ${c.baseline.agentVersion ?? '?'}): **${c.verdict}**: ${countsText(c.counts)}. <sub>${mdText(methodText(c.method))}.</sub>`);
+  } else if (o.baseline?.missing) {
+    out.push('', `No baseline (${mdCode(`--baseline ${o.baseline.spec}`)}): ${mdText(o.baseline.missing)}.`);
+  }
+
+  const rows = scenarioRows(o);
+  if (rows.length) {
+    out.push('');
+    const shown = rows.slice(0, b.rows);
+    if (c) {
+      out.push(...table(['Scenario', 'Iterations', 'Score', 'Baseline', 'Δ', `${Math.round(c.method.confidence * 100)}% CI`, 'Verdict'], ['l', 'r', 'r', 'r', 'r', 'l', 'l'], shown.map((r) => scenarioCells(r))));
+    } else {
+      out.push(...table(['Scenario', 'Iterations', 'Failed', 'Score'], ['l', 'r', 'r', 'r'], shown.map((r) => [mdText(r.summary.name), String(r.summary.iterations), String(r.summary.failed), fmtScore(r.summary.meanScore)])));
+    }
+    if (shown.length < rows.length) out.push('', `_…and ${rows.length - shown.length} more scenarios: see the HTML or JSON report._`);
+  }
+
+  const criteria = criterionRows(o);
+  if (criteria.length) {
+    out.push('');
+    if (c) {
+      out.push(
+        ...table(['Criterion', 'Weight', 'Score', 'Baseline', 'Δ', `${Math.round(c.method.confidence * 100)}% CI`, 'Verdict'], ['l', 'r', 'r', 'r', 'r', 'l', 'l'], criteria.map((r) => {
+          const x = r.comparison;
+          return [criterionName(r.summary.key, r.summary.name), weight(r.summary.weight), fmtScore(x?.current.mean ?? r.summary.average), fmtScore(x?.baseline.mean), signed(x?.delta), ciText(x?.ci), x ? `${VERDICT_ICON[x.verdict]} ${x.verdict}` : '–'];
+        })),
+      );
+    } else {
+      out.push(...table(['Criterion', 'Weight', 'Average', 'Best'], ['l', 'r', 'r', 'r'], criteria.map((r) => [criterionName(r.summary.key, r.summary.name), weight(r.summary.weight), fmtScore(r.summary.average), fmtScore(r.summary.max)])));
+    }
+  }
+
+  out.push('');
+  if (o.gates.length) {
+    out.push(...table(['Gate', 'Result'], ['l', 'l'], o.gates.map((g) => [mdCode(g.gate), `${g.passed ? '✅ passed' : '❌ failed'}: ${mdText(g.message)}`])));
+  } else {
+    out.push(`Gates: ${o.stopped || run.status !== 'completed' ? 'not evaluated: the run did not complete' : 'none'}.`);
+  }
+
+  if (b.details) {
+    for (const r of rows.filter((x) => x.flagged)) out.push('', ...details(r, b));
+  }
+  if (truncated) {
+    const what = b.details ? (b.turns ? 'Transcripts were shortened' : 'Transcripts were left out') : 'Transcripts and details were left out';
+    out.push('', `_${what} to keep this comment within GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString('en-US')}-character limit; the HTML report has them whole._`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function criterionName(key: string, name: string | null): string {
+  return name && name !== key ? `${mdText(name)} (${mdCode(key)})` : mdCode(key);
+}
+
+const weight = (w: number | null) => (w === null ? '' : w.toFixed(2));
+
+function scenarioCells(r: ScenarioRow): string[] {
+  const x = r.comparison;
+  return [
+    mdText(r.summary.name),
+    iterationsText(r.summary),
+    fmtScore(x?.current.mean ?? r.summary.meanScore),
+    fmtScore(x?.baseline.mean),
+    signed(x?.delta),
+    ciText(x?.ci),
+    x ? `${VERDICT_ICON[x.verdict]} ${x.verdict}` : '–',
+  ];
+}
+
+function clip(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, Math.max(0, n - 1))}…` : s;
+}
+
+/** A collapsed section: the worst iteration's criterion reasons and transcript excerpt. */
+function details(r: ScenarioRow, b: Budget): string[] {
+  const s = r.summary;
+  const x = r.comparison;
+  const why = x?.verdict === 'regressed' ? `${VERDICT_ICON.regressed} regressed, ${fmtScore(x.current.mean)} against ${fmtScore(x.baseline.mean)} (${signed(x.delta)})` : '';
+  const fails = s.failed ? `${s.failed} of ${s.iterations} iterations failed` : '';
+  const summary = `<b>${htmlText(s.name)}</b>: ${htmlText([why, fails].filter(Boolean).join('; '))}`;
+  const worst = worstIteration(s.results);
+  const out = [`<details><summary>${summary}</summary>`, ''];
+  if (worst) out.push(...iteration(worst, b));
+  out.push('', '</details>');
+  return out;
+}
+
+function iteration(r: RunResult, b: Budget): string[] {
+  const head = [`Worst iteration: **#${r.iterationNumber}** ${mdCode(r.id)}`, r.status === 'failed' ? '❌ failed' : `score ${fmtScore(r.overallScore)}`, seconds(r.durationSeconds)].filter(Boolean).join(' · ');
+  const out = [head];
+  if (r.error) out.push('', `Error: ${mdText(r.error)}`);
+  const scores = r.criterionScores ?? [];
+  if (scores.length) {
+    out.push('', ...table(['Criterion', 'Score', 'Reason'], ['l', 'r', 'l'], scores.map((c) => [mdCode(c.criterionKey), fmtScore(c.score), mdText(clip(c.reason ?? '', b.reasons || 0))])));
+  }
+  const transcript = transcriptOf(r);
+  if (transcript.length && b.turns > 0) {
+    const lines = transcript.slice(0, b.turns).map((t) => `${roleLabel(t.role)}: ${clip(safeLines(t.text ?? '').replace(/\n/g, ' '), b.chars)}`);
+    if (transcript.length > b.turns) lines.push(`… ${transcript.length - b.turns} more turns`);
+    out.push('', 'Transcript:', '', ...fencedBlock(lines));
+  }
+  return out;
+}

@@ -1,0 +1,96 @@
+import type { RunResult, TranscriptLine } from '../api/evals.js';
+import { fmtScore } from './gates.js';
+import type { RunOutcome } from './outcome.js';
+import { summarizeCriteria, summarizeScenarios, type CriterionSummary, type ScenarioSummary } from './summary.js';
+import type { CriterionComparison, ScenarioComparison, Verdict } from './verdict.js';
+
+// What the Markdown and HTML reports show, computed once: scenarios with their comparison
+// (regressions first), criteria with theirs, the worst iteration of a scenario.
+
+export interface ScenarioRow {
+  summary: ScenarioSummary;
+  comparison?: ScenarioComparison;
+  /** A scenario worth opening: it regressed, or an iteration failed. */
+  flagged: boolean;
+}
+
+export interface CriterionRow {
+  summary: CriterionSummary;
+  comparison?: CriterionComparison;
+}
+
+/** Scenarios, regressions first (the largest drop first), then those with a failed iteration, then the run's order. */
+export function scenarioRows(o: RunOutcome): ScenarioRow[] {
+  const byId = new Map((o.baseline?.comparison?.scenarios ?? []).map((c) => [c.scenarioId, c]));
+  const rows = summarizeScenarios(o.results).map((summary, i) => {
+    const comparison = byId.get(summary.scenarioId);
+    return { summary, comparison, flagged: comparison?.verdict === 'regressed' || summary.failed > 0, i };
+  });
+  const rank = (r: (typeof rows)[number]) => (r.comparison?.verdict === 'regressed' ? 0 : r.summary.failed > 0 ? 1 : 2);
+  rows.sort((a, b) => rank(a) - rank(b) || (rank(a) === 0 ? (a.comparison!.delta ?? 0) - (b.comparison!.delta ?? 0) : 0) || a.i - b.i);
+  return rows.map(({ i: _i, ...r }) => r);
+}
+
+export function criterionRows(o: RunOutcome): CriterionRow[] {
+  const byKey = new Map((o.baseline?.comparison?.criteria ?? []).map((c) => [c.key, c]));
+  return summarizeCriteria(o.detail.aggregates.criteria).map((summary) => ({ summary, comparison: byKey.get(summary.key) }));
+}
+
+/** The iteration to show for a scenario: a failed one (with its error), else the lowest score. */
+export function worstIteration(results: readonly RunResult[]): RunResult | undefined {
+  const failed = results.find((r) => r.status === 'failed');
+  if (failed) return failed;
+  let worst: RunResult | undefined;
+  for (const r of results) if (typeof r.overallScore === 'number' && (!worst || r.overallScore < (worst.overallScore as number))) worst = r;
+  return worst ?? results[0];
+}
+
+export function transcriptOf(r: RunResult): TranscriptLine[] {
+  return [...(r.transcript ?? [])].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
+}
+
+/** Document 2's roles: `agent`, and `user` who is the caller (the eval's tester). */
+export function roleLabel(role: string): string {
+  return role === 'user' ? 'caller' : role || '?';
+}
+
+/** `+0.034`, `-0.120`, `0.000`. */
+export function signed(v: number | null | undefined): string {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return '–';
+  const t = Math.abs(v) < 0.0005 ? '0.000' : v.toFixed(3);
+  return v > 0 && t !== '0.000' ? `+${t}` : t;
+}
+
+export function ciText(ci: [number, number] | null | undefined): string {
+  return ci ? `${signed(ci[0])} to ${signed(ci[1])}` : '–';
+}
+
+/** Marks beside a verdict in the Markdown report (GitHub shows them as emoji). */
+export const VERDICT_ICON: Record<Verdict, string> = {
+  regressed: '🔻',
+  improved: '🔺',
+  'no significant change': '➖',
+  'too few iterations': '⚪',
+};
+
+/** Marks beside a verdict in the HTML report (plain symbols: no emoji font needed, and they print). */
+export const VERDICT_MARK: Record<Verdict, string> = {
+  regressed: '▼',
+  improved: '▲',
+  'no significant change': '=',
+  'too few iterations': '○',
+};
+
+export function iterationsText(s: ScenarioSummary): string {
+  return s.failed ? `${s.iterations} (${s.failed} failed)` : String(s.iterations);
+}
+
+export { fmtScore };
+
+/** 134 → "2m 14s"; 45 → "45s". */
+export function seconds(s: number | null | undefined): string {
+  if (typeof s !== 'number' || !Number.isFinite(s)) return '';
+  const t = Math.round(s);
+  const m = Math.floor(t / 60);
+  return m > 0 ? `${m}m ${String(t % 60).padStart(2, '0')}s` : `${t}s`;
+}

@@ -281,7 +281,7 @@ _vap() {
     'vap agents delete') words='' ;;
     'vap agents versions') words='--limit --page --all' ;;
     'vap agents rollback') words='--reason' ;;
-    'vap agents tools') words='--set' ;;
+    'vap agents tools') words='--set --clear' ;;
     'vap agents voice') words='--set --language' ;;
     'vap voices') words='list preview' ;;
     'vap voices list') words='--language' ;;

@@ -288,7 +288,7 @@ _vap() {
     'vap agents delete') words='' ;;
     'vap agents versions') words='--limit --page --all' ;;
     'vap agents rollback') words='--reason' ;;
-    'vap agents tools') words='--set' ;;
+    'vap agents tools') words='--set --clear' ;;
     'vap agents voice') words='--set --language' ;;
     'vap voices') words='list preview' ;;
     'vap voices list') words='--language' ;;
@@ -376,7 +376,7 @@ _vap() {
     'vap import-jobs watch') words='--interval --timeout' ;;
     'vap emulator') words='start' ;;
     'vap emulator start') words='--port --host --org --time-scale --data-dir --seed --allow-loopback-urls --log' ;;
-    'vap api') words='GET POST PUT PATCH DELETE get post put patch delete -d --data' ;;
+    'vap api') words='GET POST PUT PATCH DELETE get post put patch delete -d --data --paginate -i --include' ;;
     'vap completion') words='bash zsh fish' ;;
   esac
   COMPREPLY=($(compgen -W "$words --profile --base-url -o --output --json --query -q --quiet --no-color --no-input -y --yes --verbose -h --help" -- "$cur"))

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { CommanderError } from 'commander';
 import { createContext, type Env, type IO } from './context.js';
 import { ExitCode } from './exit-codes.js';
-import { buildProgram, commanderExitCode } from './program.js';
+import { buildProgram, commanderExitCode, helpArgv } from './program.js';
 import { reportError } from './report.js';
 import { version } from './version.js';
 
@@ -57,7 +57,7 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   const debug = env.VAP_DEBUG === '1';
   try {
     const program = await buildProgram(argv, io, (globals) => createContext(io, env, globals, controller.signal));
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(helpArgv(program, argv) ?? argv, { from: 'user' });
     return controller.signal.aborted && !terminated ? ExitCode.INTERRUPTED : ExitCode.OK;
   } catch (err) {
     if (err instanceof CommanderError) return commanderExitCode(err);

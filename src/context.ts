@@ -7,6 +7,7 @@ import { AuthRequiredError } from './errors.js';
 import type { Format } from './ui/format.js';
 import { Output } from './ui/output.js';
 import { createPrompter, type Prompter } from './ui/prompter.js';
+import { isAccessible, plainSpinner } from './ui/accessible.js';
 import { startSpinner, type Spinner } from './ui/spinner.js';
 import { colorEnabled, loadChalk } from './ui/style.js';
 import { version } from './version.js';
@@ -68,7 +69,9 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   const outColor = colorEnabled({ flag: colorFlag, isTTY: io.stdoutIsTTY, env });
   const errColor = colorEnabled({ flag: colorFlag, isTTY: io.stderrIsTTY, env });
   const format: Format | undefined = globals.json ? 'json' : globals.output;
-  const spinner = (text: string) => startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
+  // VAP_ACCESSIBLE: a spinner is plain lines instead (src/ui/accessible.ts).
+  const spinner = (text: string) =>
+    isAccessible(env) && io.stderrIsTTY && !globals.quiet ? Promise.resolve(plainSpinner(text, io.stderr)) : startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
   const out = new Output(io.stdout, io.stderr, {
     spinner,
     format,

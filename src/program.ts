@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { GlobalOptions } from './context.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 import { GROUPS } from './commands/registry.js';
+import { addHelpTopics, helpTopicsText } from './commands/help-topics.js';
 import type { ContextFactory } from './commands/types.js';
 import { FORMATS } from './ui/format.js';
 import { version } from './version.js';
@@ -66,8 +67,11 @@ Environment:
   VAP_BASE_URL   API base URL
   VAP_PROFILE    config profile
   NO_COLOR       turn colour off
+  VAP_ACCESSIBLE plain lines instead of spinners, bars and redraws (also ACCESSIBLE)
 
 ${EXIT_CODES_HELP}
+
+${helpTopicsText()}
 
 Examples:
   $ vap emulator start --port 4010
@@ -76,6 +80,7 @@ Examples:
   $ vap agents create --name Reception --instructions "Greet callers" --engine realtime`,
     );
 
+  addHelpTopics(program);
   for (const g of GROUPS) {
     const group = program.command(g.name).description(g.description);
     if (loadAll || g.name === wanted) {
@@ -96,8 +101,51 @@ function configureTree(cmd: Command, io: ProgramIO): void {
       writeErr: (s) => io.stderr.write(s),
     })
     .showSuggestionAfterError(true)
-    .showHelpAfterError(`(run \`${commandPath(cmd)} --help\` for usage)`);
+    .showHelpAfterError(`(run \`${commandPath(cmd)} --help\` for usage)`)
+    // A verb's help lists the global flags it takes under a heading of their own, as gh does.
+    .configureHelp({ ...cmd.configureHelp(), showGlobalOptions: true });
   for (const sub of cmd.commands) configureTree(sub, io);
+}
+
+/**
+ * `vap help <command…>` (and `vap agents help <verb>`) as the argv Commander handles best:
+ * - a command path that does not exist drops the word "help", so that Commander reports the
+ *   unknown command with its suggestion and exit 2, as `vap <typo>` does (alone it would
+ *   print the parent's help and exit 0);
+ * - a known path becomes `<path…> --help`, so that `vap help agents list` shows the help of
+ *   `agents list` (alone Commander would show that of `agents`).
+ * Undefined when argv asks for no help.
+ */
+export function helpArgv(program: Command, argv: string[]): string[] | undefined {
+  let cmd = program;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return undefined;
+    if (a.startsWith('-')) {
+      if (VALUE_OPTIONS.has(a)) i++;
+      continue;
+    }
+    if (a === 'help' && cmd.commands.length > 0) {
+      let target = cmd;
+      for (let j = i + 1; j < argv.length; j++) {
+        const w = argv[j]!;
+        if (w.startsWith('-')) continue;
+        if (target.commands.length === 0) return undefined;
+        const sub = findCommand(target, w);
+        if (!sub) return [...argv.slice(0, i), ...argv.slice(i + 1)];
+        target = sub;
+      }
+      return target === cmd ? undefined : [...argv.slice(0, i), ...argv.slice(i + 1), '--help'];
+    }
+    const sub = findCommand(cmd, a);
+    if (!sub) return undefined;
+    cmd = sub;
+  }
+  return undefined;
+}
+
+function findCommand(cmd: Command, name: string): Command | undefined {
+  return cmd.commands.find((c) => c.name() === name || c.aliases().includes(name));
 }
 
 export function commandPath(cmd: Command): string {

@@ -53,7 +53,7 @@ export class ApiClient {
     const text = await res.body.text();
     const requestId = first(res.headers['x-request-id']);
     if (res.statusCode === 204 || text.trim() === '') {
-      return { data: undefined as T, status: res.statusCode, requestId };
+      return { data: undefined as T, status: res.statusCode, requestId, headers: res.headers as Headers };
     }
     let body: unknown;
     try {
@@ -61,7 +61,7 @@ export class ApiClient {
     } catch {
       throw new ApiError(res.statusCode, `the server answered ${res.statusCode} with a body that is not JSON`, { requestId, body: text.slice(0, 200) });
     }
-    return unwrapEnvelope<T>(body, opts.envelope ?? 'auto', res.statusCode, requestId);
+    return { ...unwrapEnvelope<T>(body, opts.envelope ?? 'auto', res.statusCode, requestId), headers: res.headers as Headers };
   }
 
   /** A request whose body is streamed back as is (audio, server-sent events). */

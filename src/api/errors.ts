@@ -10,8 +10,14 @@ export class ApiError extends Error {
   readonly body: unknown;
   /** Field-level details when the server gave them (`{ field, message }`). */
   readonly details?: unknown;
+  /** The response's headers (`vap api --include` prints them before the error). */
+  readonly headers?: Record<string, string | string[] | undefined>;
 
-  constructor(status: number, message: string, opts: { requestId?: string; code?: string; body?: unknown; details?: unknown } = {}) {
+  constructor(
+    status: number,
+    message: string,
+    opts: { requestId?: string; code?: string; body?: unknown; details?: unknown; headers?: Record<string, string | string[] | undefined> } = {},
+  ) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
@@ -19,13 +25,14 @@ export class ApiError extends Error {
     this.code = opts.code;
     this.body = opts.body;
     this.details = opts.details;
+    this.headers = opts.headers;
   }
 
   static fromResponse(status: number, rawBody: string, headers: Record<string, string | string[] | undefined>): ApiError {
     const requestId = headerValue(headers, 'x-request-id');
     const parsed = parseBody(rawBody);
     const { message, code, details, requestId: bodyRequestId } = describeBody(parsed, status);
-    const opts = { requestId: bodyRequestId ?? requestId, code, body: parsed, details };
+    const opts = { requestId: bodyRequestId ?? requestId, code, body: parsed, details, headers };
     const Cls = errorClassFor(status);
     return new Cls(status, message, opts);
   }

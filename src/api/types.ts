@@ -17,6 +17,8 @@ export interface ApiResponse<T> {
   pagination?: Pagination;
   requestId?: string;
   status: number;
+  /** The response's headers (`vap api --include` prints them). */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 /**

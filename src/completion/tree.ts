@@ -33,7 +33,8 @@ export function completionTree(program: Command): CompletionTree {
   const globals = [...ownOptions(program), { flags: ['-h', '--help'], description: 'show help', takesValue: false }];
   const visit = (cmd: Command, path: string) => {
     const options = path === 'vap' ? [] : ownOptions(cmd);
-    const subs = cmd.commands.filter((c) => c.name() !== 'help');
+    // Hidden commands (the help topics) are left out, as they are of the help's command list.
+    const subs = cmd.createHelp().visibleCommands(cmd).filter((c) => c.name() !== 'help');
     const args = (cmd as unknown as { registeredArguments?: Array<{ argChoices?: string[] }> }).registeredArguments ?? [];
     nodes.push({
       path,

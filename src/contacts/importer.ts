@@ -10,6 +10,7 @@ import { chooseErrorsPath, ErrorsFile } from './errors-file.js';
 import { resolveMapping, type Mapping } from './mapping.js';
 import { THREAD_MIN_BYTES, ValidationPool, type Validated } from './pool.js';
 import { ProgressBar } from './progress.js';
+import { isAccessible } from '../ui/accessible.js';
 import { RowReporter, suggestFix, type ImportSummary, type NormalisationExample } from './report.js';
 import { BatchSender, describeError, findBatchJob, JobTracker, listBaseline, type JobOutcome } from './sender.js';
 import { InputError, openSource, type InputFormat, type RowSource } from './source.js';
@@ -188,7 +189,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
 
   const errorsPath = req.errorsFile!;
   const errorsOut = new ErrorsFile(errorsPath, mapping.columns, mapping.keptColumns, req.format === 'csv' ? req.delimiter : ',');
-  const bar = new ProgressBar(ctx.io.stderr, size, req.progress && ctx.io.stderrIsTTY && !ctx.globals.quiet);
+  const bar = new ProgressBar(ctx.io.stderr, size, req.progress && ctx.io.stderrIsTTY && !ctx.globals.quiet, isAccessible(ctx.env));
   const reporter = new RowReporter((line) => bar.log(line));
   const warn = (line: string) => bar.log(`! ${line}`);
   const F = mapping.fields.length;

@@ -17,6 +17,8 @@ export interface ProgressFigures {
 }
 
 const FRAME_MS = 100;
+/** How often the plain form checks whether another tenth was read. */
+const PLAIN_CHECK_MS = 500;
 
 /**
  * `12,345`: what toLocaleString('en-US') gives for a whole number, without loading
@@ -41,38 +43,66 @@ export function formatEta(seconds: number): string {
   return `${h ? `${h}:` : ''}${mm}:${String(sec).padStart(2, '0')}`;
 }
 
-/** One frame of the bar (exported for tests). */
-export function renderBar(f: ProgressFigures, size: number, elapsedMs: number, width = 80): string {
-  const frac = size > 0 ? Math.min(1, f.bytes / size) : 1;
+function fraction(f: ProgressFigures, size: number): number {
+  return size > 0 ? Math.min(1, f.bytes / size) : 1;
+}
+
+/** The figures after the bar: percentage, rows, rows sent, rows/s, ETA (or the phase). */
+function renderFigures(f: ProgressFigures, size: number, elapsedMs: number): string {
+  const frac = fraction(f, size);
   const secs = elapsedMs / 1000;
   const rate = secs > 0 ? f.rows / secs : 0;
   const eta = frac > 0 && frac < 1 ? (secs * (1 - frac)) / frac : frac >= 1 ? 0 : NaN;
-  const tail = [
+  return [
     `${String(Math.floor(frac * 100)).padStart(3)}%`,
     `${formatCount(f.rows)} rows`,
     ...(f.sent !== undefined ? [`${formatCount(f.sent)} sent`] : []),
     `${formatCount(rate)} rows/s`,
     f.phase ?? `ETA ${formatEta(eta)}`,
   ].join('  ');
+}
+
+/** The plain form of a frame, a line of its own (VAP_ACCESSIBLE): `progress: 20%  10,000 rows  …`. */
+export function renderPlain(f: ProgressFigures, size: number, elapsedMs: number): string {
+  return `progress: ${renderFigures(f, size, elapsedMs).trimStart()}`;
+}
+
+/** One frame of the bar (exported for tests). */
+export function renderBar(f: ProgressFigures, size: number, elapsedMs: number, width = 80): string {
+  const frac = fraction(f, size);
+  const tail = renderFigures(f, size, elapsedMs);
   const barWidth = Math.max(10, Math.min(30, width - tail.length - 4));
   const full = Math.round(frac * barWidth);
   return `[${'█'.repeat(full)}${'░'.repeat(barWidth - full)}] ${tail}`.slice(0, Math.max(20, width - 1));
 }
 
+/**
+ * With `plain` (VAP_ACCESSIBLE), nothing is redrawn: a line of its own each time another
+ * tenth of the file is read (`progress: 20%  …`), which a screen reader reads once.
+ */
 export class ProgressBar {
   private figures: ProgressFigures = { bytes: 0, rows: 0 };
   private timer: NodeJS.Timeout | undefined;
   private drawn = false;
   private readonly started = Date.now();
+  private tenthsSaid = 0;
 
   constructor(
     private readonly stream: Writable,
     private readonly size: number,
     readonly enabled: boolean,
+    private readonly plain = false,
   ) {
     if (!enabled) return;
-    this.timer = setInterval(() => this.draw(), FRAME_MS);
+    this.timer = setInterval(() => (plain ? this.sayTenth() : this.draw()), plain ? PLAIN_CHECK_MS : FRAME_MS);
     this.timer.unref();
+  }
+
+  private sayTenth(): void {
+    const tenths = Math.floor(fraction(this.figures, this.size) * 10);
+    if (tenths <= this.tenthsSaid || tenths >= 10) return;
+    this.tenthsSaid = tenths;
+    this.stream.write(`${renderPlain(this.figures, this.size, Date.now() - this.started)}\n`);
   }
 
   update(f: ProgressFigures): void {

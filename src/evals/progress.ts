@@ -1,6 +1,7 @@
 import type { Run } from '../api/evals.js';
 import type { Context } from '../context.js';
 import { progressText } from './summary.js';
+import { drawsInPlace } from '../ui/accessible.js';
 
 /** Without a terminal, a progress line at most this often (and whenever the status changes). */
 const PLAIN_EVERY_MS = 5000;
@@ -13,7 +14,7 @@ export interface RunProgress {
 /** A live bar on a terminal's stderr, plain lines otherwise, nothing with -q. */
 export function runProgress(ctx: Context): RunProgress | null {
   if (ctx.globals.quiet) return null;
-  return ctx.io.stderrIsTTY ? new BarProgress(ctx, Date.now()) : new LineProgress(ctx);
+  return drawsInPlace(ctx) ? new BarProgress(ctx, Date.now()) : new LineProgress(ctx);
 }
 
 class BarProgress implements RunProgress {

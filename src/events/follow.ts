@@ -4,6 +4,7 @@ import { openEventBatches, type StreamEvent, type StreamState } from '../api/sse
 import type { Context, GlobalOptions } from '../context.js';
 import { SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
+import { nearest } from '../ui/suggest.js';
 
 /**
  * The loop both tails and `webhooks listen` run: the stream opened with the checked types,
@@ -143,10 +144,10 @@ export async function checkTypes(
     for (const t of types) {
       const entry = known.get(t);
       if (!entry) {
-        const near = catalog.filter((e) => e.type.includes(t) || t.includes(e.type.split('.').slice(-2).join('.'))).map((e) => e.type);
+        const near = nearest(t, catalog.map((e) => e.type));
         throw new UsageError(
           `unknown event type "${t}" in ${flag}`,
-          near.length ? `did you mean ${near.slice(0, 3).join(' or ')}? (\`vap events types\` lists them all)` : `known types: ${catalog.map((e) => e.type).join(', ')}`,
+          near.length ? `did you mean ${near.join(' or ')}? (\`vap events types\` lists them all)` : `known types: ${catalog.map((e) => e.type).join(', ')}`,
         );
       }
       if (opts.stream === 'organization' && isStreamOnly(entry)) {

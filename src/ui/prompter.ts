@@ -1,5 +1,6 @@
 import { Writable, type Readable } from 'node:stream';
 import { InterruptedError, UsageError } from '../errors.js';
+import { safeText } from './safe-text.js';
 
 export interface Choice<T> {
   name: string;
@@ -19,6 +20,8 @@ export interface Prompter {
   password(message: string, opts: { flag: string }): Promise<string>;
   select<T>(message: string, choices: Choice<T>[], opts: { flag: string; default?: T }): Promise<T>;
   checkbox<T>(message: string, choices: Array<Choice<T> & { checked?: boolean }>, opts: { flag: string }): Promise<T[]>;
+  /** A checkbox whose heading is redrawn with the number ticked so far; every choice is shown at once. */
+  countedCheckbox<T>(heading: (ticked: number) => string, choices: Array<Choice<T> & { checked?: boolean }>, opts: { flag: string }): Promise<T[]>;
 }
 
 /**
@@ -57,6 +60,18 @@ export function createPrompter(opts: { canPrompt: boolean; input: Readable; outp
     }
   };
   return {
+    countedCheckbox: async <T>(heading: (ticked: number) => string, choices: Array<Choice<T> & { checked?: boolean }>, o: { flag: string }) => {
+      if (!opts.canPrompt) refuse(heading(0), o.flag);
+      const { countedCheckbox } = await import('./counted-checkbox.js');
+      try {
+        // The heading and the choices carry data (call intents, previews): shown as safe single lines.
+        const safeChoices = choices.map((c) => ({ ...c, name: safeText(c.name), ...(c.short !== undefined ? { short: safeText(c.short) } : {}) }));
+        return (await countedCheckbox({ message: (n: number) => safeText(heading(n)), choices: safeChoices }, context())) as T[];
+      } catch (err) {
+        if ((err as Error).name === 'ExitPromptError' || (err as Error).name === 'AbortPromptError') throw new InterruptedError();
+        throw err;
+      }
+    },
     canPrompt: opts.canPrompt,
     confirm: (message, o) => guard(message, o.flag, (p) => p.confirm({ message, default: o.default ?? false }, context())),
     input: (message, o) => guard(message, o.flag, (p) => p.input({ message, default: o.default, validate: o.validate }, context())),

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/client.js';
-import { createImport } from '../api/eval-imports.js';
+import { createImport, type CallImport } from '../api/eval-imports.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { planFromFlags, requireScriptedFlags, type WizardFlags } from './options.js';
@@ -8,7 +8,7 @@ import { chooseResume } from './resume.js';
 import { reviewAndCreate } from './review.js';
 import { selectAgent } from './select-agent.js';
 import { selectSource } from './select-source.js';
-import { selectSuite } from './select-suite.js';
+import { removeCreatedSuite, selectSuite } from './select-suite.js';
 import { triageImport } from './triage.js';
 
 export type { WizardFlags } from './options.js';
@@ -36,18 +36,26 @@ export async function runImportWizard(flags: WizardFlags, ctx: Context): Promise
   const api = async () => (client ??= await ctx.api());
 
   const agentId = await selectAgent(plan.agent, api, ctx);
-  const evalId = await selectSuite(plan.evalId, agentId, await api(), ctx);
+  const suite = await selectSuite(plan.evalId, agentId, await api(), ctx);
+  const evalId = suite.id;
   const ids = { agentId, evalId };
 
-  let imp = await chooseResume({ importId: plan.importId, resume: plan.resume, sourceGiven: Boolean(plan.source?.sourceId) }, ids, await api(), ctx);
-  if (imp) {
-    ctx.info(`Resuming import ${imp.id}: ${imp.label}, ${imp.triagedCalls}/${imp.totalCalls} triaged`);
-  } else {
-    const source = await selectSource(plan.source, ids, await api(), ctx);
-    const callIds = await pickCalls(plan, source, ids, await api(), ctx);
-    const created = await createImport(await api(), agentId, evalId, { sourceType: source.sourceType, sourceId: source.sourceId, callIds });
-    imp = { source: `${source.sourceType}:${source.sourceId}`, label: `${source.name}`, ...created };
-    ctx.info(`Imported ${created.totalCalls} call${created.totalCalls === 1 ? '' : 's'} from ${source.name} as ${created.id}`);
+  let imp: CallImport | undefined;
+  try {
+    imp = await chooseResume({ importId: plan.importId, resume: plan.resume, sourceGiven: Boolean(plan.source?.sourceId) }, ids, await api(), ctx);
+    if (imp) {
+      ctx.info(`Resuming import ${imp.id}: ${imp.label}, ${imp.triagedCalls}/${imp.totalCalls} triaged`);
+    } else {
+      const source = await selectSource(plan.source, ids, await api(), ctx);
+      const callIds = await pickCalls(plan, source, ids, await api(), ctx);
+      const created = await createImport(await api(), agentId, evalId, { sourceType: source.sourceType, sourceId: source.sourceId, callIds });
+      imp = { source: `${source.sourceType}:${source.sourceId}`, label: `${source.name}`, ...created };
+      ctx.info(`Imported ${created.totalCalls} call${created.totalCalls === 1 ? '' : 's'} from ${source.name} as ${created.id}`);
+    }
+  } catch (err) {
+    // Stopped before the import was made: a suite made for it by the wizard goes too (the user never committed to it).
+    if (suite.created) await removeCreatedSuite(suite, agentId, await api(), ctx);
+    throw err;
   }
   const importIds = { ...ids, importId: imp.id };
 

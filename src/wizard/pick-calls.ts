@@ -68,6 +68,15 @@ async function allCandidates(api: ApiClient, ids: { agentId: string; evalId: str
   return [...new Set(out)];
 }
 
+/**
+ * The rows of a page of calls: --page-size, but no more than fit on the terminal with the
+ * heading, the help line and the answers above them, so that every row is in view at once.
+ */
+export function visiblePageSize(wanted: number, ctx: Context): number {
+  const rows = (ctx.io.stderr as { rows?: number }).rows;
+  return rows && rows > 0 ? Math.max(3, Math.min(wanted, rows - 8)) : wanted;
+}
+
 /** Step 5: the calls to import: --calls, --all-candidates, or ticked page by page. */
 export async function pickCalls(plan: WizardPlan, source: ChosenSource, ids: { agentId: string; evalId: string }, api: ApiClient, ctx: Context): Promise<string[]> {
   if (Array.isArray(plan.calls)) return plan.calls;
@@ -82,14 +91,17 @@ export async function pickCalls(plan: WizardPlan, source: ChosenSource, ids: { a
   if (!ctx.prompter.canPrompt) throw new UsageError('missing --calls id,… or --all-candidates (nothing is asked without a terminal, with --no-input or in CI)', 'pick the calls to import');
   if (!plan.filterGiven) filter = await askFilters(ctx, filter);
   const selected = new Set<string>();
+  const pageSize = visiblePageSize(plan.pageSize, ctx);
   let page = 1;
   for (;;) {
-    const r = await listCandidatesPage(api, ids.agentId, ids.evalId, apiFilter(source, filter), { page, pageSize: plan.pageSize }, ctx.signal);
-    const pages = Math.max(1, Math.ceil(r.total / plan.pageSize));
+    const r = await listCandidatesPage(api, ids.agentId, ids.evalId, apiFilter(source, filter), { page, pageSize }, ctx.signal);
+    const pages = Math.max(1, Math.ceil(r.total / pageSize));
     if (r.calls.length > 0) {
-      const first = (page - 1) * plan.pageSize + 1;
-      const ticked = await ctx.prompter.checkbox(
-        `Calls ${first}–${first + r.calls.length - 1} of ${r.total} (page ${page}/${pages}, ${selected.size} selected; space ticks, enter goes on)`,
+      const first = (page - 1) * pageSize + 1;
+      // Every row of the page is on screen, so the range is what is shown; the count follows the ticks.
+      const elsewhere = [...selected].filter((id) => !r.calls.some((c) => c.id === id)).length;
+      const ticked = await ctx.prompter.countedCheckbox(
+        (n) => `Calls ${first}–${first + r.calls.length - 1} of ${r.total} (page ${page}/${pages}, ${elsewhere + n} selected; space ticks, enter goes on)`,
         r.calls.map((c) => ({ name: describeCall(c), value: c.id, checked: selected.has(c.id), short: c.id.slice(0, 8) })),
         { flag: '--calls id,…' },
       );

@@ -1,12 +1,13 @@
 import type { ApiClient } from '../api/client.js';
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
+import { drawsInPlace } from '../ui/accessible.js';
 import { triageAll, type TriageProgress } from './imports-bridge.js';
 
-/** A bar redrawn in place on a terminal's stderr; plain lines per batch when stderr is piped; nothing under -q. */
+/** A bar redrawn in place on a terminal's stderr; plain lines per batch when stderr is piped or VAP_ACCESSIBLE is set; nothing under -q. */
 function progressWriter(ctx: Context): { update(p: TriageProgress): void; stop(): void } {
   if (ctx.globals.quiet) return { update() {}, stop() {} };
-  if (!ctx.io.stderrIsTTY) {
+  if (!drawsInPlace(ctx)) {
     return { update: (p) => ctx.io.stderr.write(`triaged ${p.triaged}/${p.total}\n`), stop() {} };
   }
   let drawn = false;

@@ -16,7 +16,20 @@ export class TmuxSession {
     // A person at a terminal: CI is not set (vap never prompts under CI), unless the test sets it.
     // The pane stays open after the command ends, so that its last output can be read.
     const script = `unset CI; ${exports ? `export ${exports}; ` : ''}${command}; echo "[exit $?]"; sleep 600`;
-    execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), 'bash', '--norc', '--noprofile', '-c', script]);
+    const args = ['new-session', '-d', '-s', this.name, '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), 'bash', '--norc', '--noprofile', '-c', script];
+    // The tmux server exits when its last session is killed; a session started while it is
+    // exiting fails with "server exited unexpectedly" (tests in parallel files do this). The
+    // next attempt starts a fresh server.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        execFileSync('tmux', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+        return;
+      } catch (err) {
+        const stderr = String((err as { stderr?: Buffer }).stderr ?? '');
+        if (attempt >= 5 || !/server exited unexpectedly|no server running|lost server/.test(stderr)) throw err;
+        spawnSync('sleep', ['0.2']);
+      }
+    }
   }
 
   /** The screen and up to 100 lines of scrollback, wrapped lines joined. */

@@ -51,10 +51,27 @@ describe('vap agents tools', () => {
     expect(JSON.parse((await vap(['agents', 'tools', id, '--json'])).stdout)).toEqual([{ id: t3!.id, name: t3!.name }]);
     expect((await vap(['agents', 'tools', id, '-q'])).stdout).toBe(`${t3!.id}\n`);
 
-    const cleared = await vap(['agents', 'tools', id, '--set', '']);
+    const cleared = await vap(['agents', 'tools', id, '--clear']);
     expect(cleared.code).toBe(0);
     expect(cleared.stderr).toContain('Removed every tool');
     expect(JSON.parse((await vap(['agents', 'tools', id, '--json'])).stdout)).toEqual([]);
+  });
+
+  it('an empty --set is refused before anything is sent: clearing is --clear', async () => {
+    const id = await createAgent();
+    const [t1] = await tools(ORG_A.name);
+    await vap(['agents', 'tools', id, '--set', t1!.id]);
+    await emu.clearRequests();
+    for (const empty of ['', ' , ,']) {
+      const r = await vap(['agents', 'tools', id, '--set', empty]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`error: --set "${empty}" names no tool id; give the tool ids (--set tool_a,tool_b), or pass --clear to remove every tool\n`);
+    }
+    const both = await vap(['agents', 'tools', id, '--set', t1!.id, '--clear']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe('error: --set and --clear disagree; give --set id,… to replace the tools, or --clear to remove them all\n');
+    expect(await emu.requests()).toEqual([]);
+    expect(JSON.parse((await vap(['agents', 'tools', id, '--json'])).stdout).map((t: any) => t.id)).toEqual([t1!.id]);
   });
 
   it('refuses a tool of another tenant, naming it, and leaves the list as it was', async () => {

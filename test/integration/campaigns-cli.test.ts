@@ -197,6 +197,15 @@ describe('contacts, queue, start, pause, runs, delete', () => {
     const tableCalls = await vap(['campaigns', 'calls', 'list', id], { tty: true });
     expect(tableCalls.stdout).toMatch(/^ID\s+STATUS\s+PHONE/);
     expect(tableCalls.stderr).toContain('4 calls: 0 completed, 0 failed, 0 active, 4 queued');
+    // Piped: stdout is TSV data only; the counts go to stderr, as `vap calls list` says them.
+    const piped = await vap(['campaigns', 'calls', 'list', id]);
+    expect(piped.stdout.trim().split('\n')).toHaveLength(4);
+    expect(piped.stdout).not.toContain('calls:');
+    expect(piped.stderr).toBe('4 calls: 0 completed, 0 failed, 0 active, 4 queued\n');
+    const two = await vap(['campaigns', 'calls', 'list', id, '--limit', '2', '-o', 'ndjson']);
+    expect(two.stdout.trim().split('\n')).toHaveLength(2);
+    expect(two.stderr).toBe('4 calls: 0 completed, 0 failed, 0 active, 4 queued (showing 2; --all for every one)\n');
+    expect((await vap(['campaigns', 'calls', 'list', id, '-q'])).stderr).toBe('');
     await emu.clearRequests();
     for (const argv of [['--from', '2026-13-01'], ['--status', 'ringing'], ['--min-duration', '5m', '--max-duration', '1m'], ['--from', '2026-11-08', '--to', '2026-11-01']]) {
       const r = await vap(['campaigns', 'calls', 'list', id, ...argv]);
@@ -289,7 +298,9 @@ describe('contacts, queue, start, pause, runs, delete', () => {
     const no = await vap(['campaigns', 'delete', api], { tty: true, stdin: 'n\n' });
     expect(no.stderr).toContain('is active: it must be paused before it is deleted');
     expect(no.stderr).toContain('Pause it now and delete it?');
-    expect(no.code).toBe(1);
+    // Declining is a choice, not a failure.
+    expect(no.code).toBe(0);
+    expect(no.stderr).toContain(`nothing deleted: campaign Active one (${api}) was kept (still active)`);
     expect(JSON.parse((await vap(['campaigns', 'get', api, '--json'])).stdout).status).toBe('active');
 
     await emu.clearRequests();

@@ -93,6 +93,20 @@ describe('vap voices preview', () => {
     expect(await emu.requests()).toEqual([]);
   });
 
+  it('refuses -O with another audio format’s name (previews are MP3) before sending anything, and writes nothing', async () => {
+    for (const name of ['preview.wav', 'preview.WAV', 'preview.ogg', 'preview.flac']) {
+      const file = join(dir, name);
+      const r = await vap(['voices', 'preview', 'voice_any', '-O', file]);
+      expect(r.code, name).toBe(2);
+      const ext = name.split('.').pop()!;
+      expect(r.stderr).toBe(
+        `error: voice previews are MP3 (audio/mpeg), and -O ${file} names a ${ext.toUpperCase()} file; name it ${file.slice(0, -ext.length)}mp3, or convert the stream yourself: vap voices preview voice_any | ffmpeg -i - ${file}\n`,
+      );
+      expect(existsSync(file)).toBe(false);
+    }
+    expect(await emu.requests()).toEqual([]);
+  });
+
   it('leaves nothing behind when the request fails: unknown voice, dropped connection', async () => {
     const file = join(dir, 'missing.mp3');
     const r = await vap(['voices', 'preview', 'voice_nope', '-O', file]);

@@ -95,6 +95,34 @@ describe.skipIf(!hasTmux())('campaigns analytics --realtime --watch in a real te
     }
   });
 
+  it('with VAP_ACCESSIBLE=1, writes a plain line when a figure changes instead of redrawing, cursor left alone', async () => {
+    const tty = new TmuxSession(`node ${shellQuote(BIN)} campaigns analytics ${campaignId} --realtime --watch --interval 5`, {
+      env: { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, NO_COLOR: '1', TERM: 'xterm-256color', VAP_ACCESSIBLE: '1' },
+      width: 160,
+      height: 30,
+    });
+    const lines = (screen: string) => screen.split('\n').filter((l) => /^\d\d:\d\d:\d\d UTC {2}Active calls \d+ · Queued calls \d+ · Completed today \d+ · Call rate [\d.]+ \/ min · Last call at /.test(l));
+    try {
+      const first = await tty.waitFor(/UTC {2}Active calls/);
+      expect(first).toMatch(/^Campaign Live \(.+\) · realtime; a line when a figure changes, every 5 s; Ctrl-C to stop$/m);
+      expect(lines(first)).toHaveLength(1);
+      expect(cursorVisible(tty)).toBe(true);
+      // Calls run at 20×: the figures change, and each change is a line added below the last (the first kept as it was).
+      const later = await waitUntil(async () => {
+        const screen = tty.capture();
+        return lines(screen).length >= 2 ? screen : undefined;
+      }, 40_000);
+      const [l1, l2] = lines(later);
+      expect(l1).toBe(lines(first)[0]);
+      expect(l2!.slice(14)).not.toBe(l1!.slice(14));
+      expect(count(later, '· realtime')).toBe(1);
+      tty.sendKeys('C-c');
+      expect(await tty.exitCode()).toBe(130);
+    } finally {
+      tty.kill();
+    }
+  });
+
   it('draws the screen in a pseudo-terminal that reports no size (0 rows, 0 columns)', async () => {
     // script(1) without a controlling terminal opens a 0×0 pty, as `docker exec -t` and some
     // CI runners do; log-update clipped every frame to 0 lines there and drew nothing.

@@ -15,6 +15,17 @@ const UP = 'Up';
 const SPACE = 'Space';
 const ENTER = 'Enter';
 
+/** The call rows (◯ or ◉) drawn under the last heading that starts with `heading`. */
+function rowsUnder(screen: string, heading: string): number {
+  const after = screen.split(heading).pop()!.split('\n').slice(1);
+  let n = 0;
+  for (const line of after) {
+    if (!/^[ ❯][◯◉] /.test(line)) break;
+    n++;
+  }
+  return n;
+}
+
 async function post<T = any>(path: string, body: unknown): Promise<T> {
   const r = await emu.api<{ data: T }>('POST', path, body);
   expect(r.status, path).toBeLessThan(300);
@@ -84,14 +95,21 @@ describe.skipIf(!hasTmux())('vap evals import in a real terminal (tmux)', () => 
       await tty.waitFor(/Text search/);
       tty.sendKeys(ENTER);
 
-      // Page 1: tick the first two calls.
-      await tty.waitFor(new RegExp(`Calls 1–5 of ${candidates.total} \\(page 1/`));
-      tty.sendKeys(SPACE, DOWN, SPACE, ENTER);
+      // Page 1: tick the first two calls; the heading counts them as they are ticked, and shows every row it announces.
+      screen = await tty.waitFor(new RegExp(`Calls 1–5 of ${candidates.total} \\(page 1/\\d+, 0 selected`));
+      expect(rowsUnder(screen, 'Calls 1–5 of')).toBe(5);
+      tty.sendKeys(SPACE);
+      await tty.waitFor(/Calls 1–5 of .*\(page 1\/\d+, 1 selected/);
+      tty.sendKeys(DOWN, SPACE);
+      await tty.waitFor(/Calls 1–5 of .*\(page 1\/\d+, 2 selected/);
+      tty.sendKeys(ENTER);
       await tty.waitFor(/Import the 2 selected calls/);
       tty.sendKeys(ENTER); // the cursor starts on "Next page"
       // Page 2: tick the first call; then back to page 1, where the ticks are kept.
       await tty.waitFor(new RegExp(`Calls 6–10 of ${candidates.total} \\(page 2/.*2 selected`));
-      tty.sendKeys(SPACE, ENTER);
+      tty.sendKeys(SPACE);
+      await tty.waitFor(/Calls 6–10 of .*\(page 2\/\d+, 3 selected/);
+      tty.sendKeys(ENTER);
       await tty.waitFor(/Import the 3 selected calls/);
       tty.sendKeys(DOWN, ENTER); // "Next page" → "Previous page"
       screen = await tty.waitFor(/Calls 1–5 of .*3 selected/);
@@ -122,6 +140,49 @@ describe.skipIf(!hasTmux())('vap evals import in a real terminal (tmux)', () => 
       tty.kill();
     }
   }, 90_000);
+
+  it('on a short terminal, pages hold the rows that fit, and the announced range is the rows shown', async () => {
+    const tty = new TmuxSession(`node ${shellQuote(BIN)} evals import --agent ${agent} --eval ${scratch} --source-type call-center --page-size 50 --min-duration 0 --direction any --search ''`, {
+      env: { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, NO_COLOR: '1', TERM: 'xterm-256color' },
+      height: 20,
+    });
+    try {
+      await tty.waitFor(/Import calls from/);
+      tty.sendKeys(ENTER);
+      const screen = await tty.waitFor(/Calls 1–\d+ of \d+ \(page 1\//);
+      const [, last] = /Calls 1–(\d+) of/.exec(screen)!;
+      // 20 rows: the heading, the help line and the answers above leave 12 for calls.
+      expect(Number(last)).toBe(12);
+      expect(rowsUnder(screen, 'Calls 1–')).toBe(12);
+      tty.sendKeys('C-c');
+      expect(await tty.exitCode()).toBe(130);
+    } finally {
+      tty.kill();
+    }
+  });
+
+  it('a suite created in the wizard is removed again when the wizard stops before the import', async () => {
+    const named = 'Abandoned suite';
+    const tty = start(`--agent ${agent}`);
+    try {
+      await tty.waitFor(/Eval suite/);
+      tty.sendKeys(UP, ENTER); // the last choice: "+ Create a new suite"
+      await tty.waitFor(/Name of the new suite/);
+      tty.sendKeys('-l', named);
+      tty.sendKeys(ENTER);
+      await tty.waitFor(/Created suite Abandoned suite \(ev_\w+\); it is removed again if the wizard stops before the calls are imported/);
+      await tty.waitFor(/Import calls from/);
+      // While it exists, the suite is there; Ctrl-C at the source step stops the wizard.
+      expect((await get<{ evals: Array<{ name: string }> }>(`/api/v1/agents/${agent}/evals`)).evals.map((e) => e.name)).toContain(named);
+      tty.sendKeys('C-c');
+      const screen = await tty.waitFor(/\[exit \d+\]/);
+      expect(screen).toMatch(/Removed suite Abandoned suite \(ev_\w+\), created for this import: nothing was imported/);
+      expect(await tty.exitCode()).toBe(130);
+    } finally {
+      tty.kill();
+    }
+    expect((await get<{ evals: Array<{ name: string }> }>(`/api/v1/agents/${agent}/evals`)).evals.map((e) => e.name)).not.toContain(named);
+  });
 
   it('is Ctrl-C safe during triage, and offers to resume the import when run again', async () => {
     const suite = (await post<{ id: string }>(`/api/v1/agents/${agent}/evals`, { name: 'Resumed', iterationsPerScenario: 1 })).id;

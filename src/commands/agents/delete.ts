@@ -1,8 +1,9 @@
 import { Command } from 'commander';
-import { deleteAgent } from '../../api/agents.js';
+import { deleteAgent, getAgent } from '../../api/agents.js';
 import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import { safe } from '../../ui/safe-text.js';
 import { action } from '../action.js';
+import { confirmOrKeep } from '../confirm.js';
 import type { ContextFactory } from '../types.js';
 
 export function deleteCommand(makeContext: ContextFactory): Command {
@@ -22,9 +23,9 @@ Examples:
 
 export async function run(agentId: string, ctx: Context): Promise<void> {
   if (!ctx.globals.yes) {
-    // Without a terminal this is a usage error naming --yes; nothing is sent.
-    const ok = await ctx.prompter.confirm(`Delete agent ${agentId}? This cannot be undone.`, { flag: '--yes', default: false });
-    if (!ok) throw new CliError(`not deleted: agent ${agentId} was kept`);
+    // The prompt names the agent (read first); without a terminal it is a usage error naming --yes, and nothing is sent.
+    const label = ctx.prompter.canPrompt ? safe`agent ${(await getAgent(await ctx.api(), agentId, ctx.signal)).name} (${agentId})` : `agent ${agentId}`;
+    if (!(await confirmOrKeep(ctx, `Delete ${label}? This cannot be undone.`, `nothing deleted: ${label} was kept`))) return;
   }
   const api = await ctx.api();
   const res = await deleteAgent(api, agentId);

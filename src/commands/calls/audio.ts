@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { AUDIO_FORMATS, streamCallAudio, type AudioFormat } from '../../api/calls.js';
 import { checkWritable, copyToStream, formatBytes, progressLine, PROGRESS_MIN_BYTES, saveToFile } from '../../calls/download.js';
 import type { Context } from '../../context.js';
+import { drawsInPlace } from '../../ui/accessible.js';
 import { NotFoundError } from '../../api/errors.js';
 import { CliError, UsageError } from '../../errors.js';
 import { action } from '../action.js';
@@ -85,7 +86,8 @@ export async function run(callId: string, opts: AudioOptions, ctx: Context): Pro
   }
   const total = res.contentLength;
   // Large downloads show their progress; without a content-length, once a large amount has arrived.
-  const showProgress = ctx.io.stderrIsTTY && !ctx.globals.quiet && (total === undefined || total >= PROGRESS_MIN_BYTES);
+  // A line redrawn in place: not with VAP_ACCESSIBLE (the size is said once the file is saved).
+  const showProgress = drawsInPlace(ctx) && !ctx.globals.quiet && (total === undefined || total >= PROGRESS_MIN_BYTES);
   const progress = showProgress ? progressLine(ctx.io.stderr, `Downloading ${file ?? 'audio'}`, PROGRESS_MIN_BYTES) : undefined;
   try {
     if (file === undefined) {

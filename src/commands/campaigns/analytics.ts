@@ -14,6 +14,8 @@ import { inboundGroups, metricGroups, realtimeGroups, renderHourChart, renderWat
 import type { Context } from '../../context.js';
 import { CliError, SilentExit, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
+import { isAccessible } from '../../ui/accessible.js';
+import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 import { columnsOf, printAnalytics, stdoutStyle } from './analytics-output.js';
@@ -128,10 +130,17 @@ export async function run(id: string, opts: AnalyticsOptions, ctx: Context): Pro
 async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const campaign = await getCampaign(api, id, ctx.signal);
-  const live = ctx.out.human && ctx.io.stdoutIsTTY;
+  const human = ctx.out.human && ctx.io.stdoutIsTTY;
+  // VAP_ACCESSIBLE: no screen redrawn in place; a plain line for each poll that changed a figure.
+  const plain = human && isAccessible(ctx.env);
+  const live = human && !plain;
   const title = `Campaign ${campaign.name} (${campaign.id}) · realtime`;
   let draw: ((text: string) => void) & { done(): void };
-  if (live) {
+  let lastFigures: string | undefined;
+  if (plain) {
+    ctx.io.stdout.write(`${safeText(title)}; a line when a figure changes, every ${seconds} s; Ctrl-C to stop\n`);
+    draw = Object.assign((text: string) => void ctx.io.stdout.write(`${text}\n`), { done: () => undefined });
+  } else if (live) {
     const { createLogUpdate } = await import('log-update');
     const logUpdate = createLogUpdate(sizedView(ctx.io.stdout as NodeJS.WriteStream), { showCursor: false });
     draw = Object.assign((text: string) => logUpdate(text), { done: () => logUpdate.done() });
@@ -143,7 +152,13 @@ async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
     for (;;) {
       const r: RealtimeAnalytics = await getRealtimeAnalytics(api, id, ctx.signal);
       const at = new Date();
-      draw(live ? renderWatchScreen({ title, data: r, updatedAt: at, intervalSeconds: seconds, style }) : JSON.stringify({ ...r, campaignId: id, readAt: at.toISOString() }));
+      if (plain) {
+        const figures = realtimeGroups(r)[0]!.rows.map(([label, value]) => `${label} ${value}`).join(' · ');
+        if (figures !== lastFigures) draw(safeText(`${at.toISOString().slice(11, 19)} UTC  ${figures}`));
+        lastFigures = figures;
+      } else {
+        draw(live ? renderWatchScreen({ title, data: r, updatedAt: at, intervalSeconds: seconds, style }) : JSON.stringify({ ...r, campaignId: id, readAt: at.toISOString() }));
+      }
       await sleep(seconds * 1000, undefined, { signal: ctx.signal });
     }
   } catch (err) {

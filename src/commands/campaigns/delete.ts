@@ -3,7 +3,9 @@ import { ConflictError } from '../../api/errors.js';
 import { deleteCampaign, getCampaign, pauseCampaign, type Campaign } from '../../api/campaigns.js';
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
+import { safe } from '../../ui/safe-text.js';
 import { action } from '../action.js';
+import { confirmOrKeep } from '../confirm.js';
 import type { ContextFactory } from '../types.js';
 import { machine } from './shared.js';
 
@@ -47,22 +49,17 @@ export async function run(id: string, opts: DeleteOptions, ctx: Context): Promis
   if (campaign.status === 'active') {
     if (opts.pause) {
       pauseFirst = true;
-      if (!yes) {
-        const ok = await ctx.prompter.confirm(`Campaign ${campaign.name} is active. Pause it and delete it? This cannot be undone.`, { flag: '--yes', default: false });
-        if (!ok) throw new CliError(`not deleted: campaign ${id} was kept (still active)`);
-      }
+      if (!yes && !(await confirmOrKeep(ctx, safe`Campaign ${campaign.name} (${id}) is active. Pause it and delete it? This cannot be undone.`, safe`nothing deleted: campaign ${campaign.name} (${id}) was kept (still active)`))) return;
     } else if (ctx.prompter.canPrompt && !yes) {
-      ctx.info(`Campaign ${campaign.name} (${id}) is active: it must be paused before it is deleted.`);
-      const ok = await ctx.prompter.confirm('Pause it now and delete it? This cannot be undone.', { flag: '--pause --yes', default: false });
-      if (!ok) throw new CliError(`not deleted: campaign ${id} was kept (still active)`);
+      ctx.info(safe`Campaign ${campaign.name} (${id}) is active: it must be paused before it is deleted.`);
+      if (!(await confirmOrKeep(ctx, 'Pause it now and delete it? This cannot be undone.', safe`nothing deleted: campaign ${campaign.name} (${id}) was kept (still active)`, '--pause --yes'))) return;
       pauseFirst = true;
     } else {
       throw activeError(campaign);
     }
   } else if (!yes) {
     // Without a terminal this is a usage error naming --yes; nothing is deleted.
-    const ok = await ctx.prompter.confirm(`Delete campaign ${campaign.name} (${id})? This cannot be undone.`, { flag: '--yes', default: false });
-    if (!ok) throw new CliError(`not deleted: campaign ${id} was kept`);
+    if (!(await confirmOrKeep(ctx, safe`Delete campaign ${campaign.name} (${id})? This cannot be undone.`, safe`nothing deleted: campaign ${campaign.name} (${id}) was kept`))) return;
   }
   if (pauseFirst) {
     await pauseCampaign(api, id, ctx.signal);

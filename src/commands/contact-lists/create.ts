@@ -3,7 +3,8 @@ import { createContactList } from '../../api/contacts.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import type { ColumnStats } from '../../contacts/schema-infer.js';
 import type { FieldInput } from '../../contacts/schema-input.js';
-import { CliError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import { safe } from '../../ui/safe-text.js';
 import { truncate } from '../../ui/format.js';
 import { action } from '../action.js';
 import { positiveInt } from '../listing.js';
@@ -90,7 +91,7 @@ export async function run(opts: CreateOptions & GlobalOptions, ctx: Context): Pr
       throw new UsageError('the schema inferred from --from-csv needs confirmation and there is no terminal to ask on', 'check it with --dry-run, then pass --yes');
     }
     const ok = await ctx.prompter.confirm(`Create contact list "${name}" with this schema?`, { flag: '--yes', default: true });
-    if (!ok) throw new CliError('cancelled; no contact list was created');
+    if (!ok) return ctx.info(safe`nothing created: contact list "${name}" was not made`);
   }
 
   const api = await ctx.api();

@@ -4,7 +4,7 @@ import { paginate } from '../../api/paginate.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import type { FieldInput } from '../../contacts/schema-input.js';
 import type { SchemaField } from '../../contacts/validate.js';
-import { CliError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import { positiveInt } from '../listing.js';
 import type { ContextFactory } from '../types.js';
@@ -118,7 +118,7 @@ export async function run(id: string, opts: UpdateSchemaOptions & GlobalOptions,
       throw new UsageError('this schema change can make existing contacts fail validation, and there is no terminal to confirm on', 'pass --yes to apply it anyway');
     }
     const ok = await ctx.prompter.confirm(`Apply ${changes.length === 1 ? 'this change' : 'these changes'} to ${list.id}?`, { flag: '--yes', default: false });
-    if (!ok) throw new CliError('cancelled; the schema was not changed');
+    if (!ok) return ctx.info('nothing changed: the schema was not updated');
   }
 
   const updated = await updateContactListSchema(api, list.id, { fields: changes.map((c) => c.field) });

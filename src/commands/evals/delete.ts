@@ -1,8 +1,9 @@
 import { Command } from 'commander';
-import { deleteSuite } from '../../api/evals.js';
+import { deleteSuite, getSuite } from '../../api/evals.js';
 import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import { safe } from '../../ui/safe-text.js';
 import { action } from '../action.js';
+import { confirmOrKeep } from '../confirm.js';
 import type { ContextFactory } from '../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from './options.js';
 
@@ -32,9 +33,9 @@ export async function run(arg: string | undefined, opts: DeleteOptions, ctx: Con
   const agentId = resolveAgent(opts, ctx);
   const evalId = resolveEvalId(arg, opts);
   if (!ctx.globals.yes) {
-    // Without a terminal this is a usage error naming --yes; nothing is sent.
-    const ok = await ctx.prompter.confirm(`Delete eval suite ${evalId} with its scenarios, runs and results? This cannot be undone.`, { flag: '--yes', default: false });
-    if (!ok) throw new CliError(`not deleted: suite ${evalId} was kept`);
+    // The prompt names the suite (read first); without a terminal it is a usage error naming --yes, and nothing is sent.
+    const label = ctx.prompter.canPrompt ? safe`eval suite ${(await getSuite(await ctx.api(), agentId, evalId, ctx.signal)).name} (${evalId})` : `eval suite ${evalId}`;
+    if (!(await confirmOrKeep(ctx, `Delete ${label} with its scenarios, runs and results? This cannot be undone.`, `nothing deleted: ${label} was kept`))) return;
   }
   const api = await ctx.api();
   const res = await deleteSuite(api, agentId, evalId);

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { FINISHED_STATUSES, getImportJob, type ImportJob } from '../../api/contacts.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import { CliError, InterruptedError, WaitTimeoutError } from '../../errors.js';
+import { drawsInPlace } from '../../ui/accessible.js';
 import { action } from '../action.js';
 import { durationOption, formatDuration } from '../duration.js';
 import type { ContextFactory } from '../types.js';
@@ -45,7 +46,7 @@ export async function run(id: string, opts: WatchOptions & GlobalOptions, ctx: C
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new DOMException('watch timed out', 'TimeoutError')), opts.timeout);
   const signal = AbortSignal.any([ctx.signal, deadline.signal]);
-  const progress = ctx.globals.quiet ? null : ctx.io.stderrIsTTY ? new BarRenderer(ctx, started) : new LineRenderer(ctx);
+  const progress = ctx.globals.quiet ? null : drawsInPlace(ctx) ? new BarRenderer(ctx, started) : new LineRenderer(ctx);
   let job: ImportJob | undefined;
   try {
     for (;;) {

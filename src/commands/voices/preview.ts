@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { extname } from 'node:path';
 import { Command } from 'commander';
 import { streamVoicePreview } from '../../api/voices.js';
 import { announcedLength, checkWritable, copyToStream, formatBytes, saveToFile } from '../../calls/download.js';
@@ -6,6 +7,9 @@ import type { Context } from '../../context.js';
 import { CliError, UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
+
+/** Audio formats a preview is not (it is MP3): `-O` with one of these is refused. */
+const OTHER_AUDIO = new Set(['wav', 'wave', 'ogg', 'oga', 'opus', 'flac', 'm4a', 'aac', 'webm', 'aif', 'aiff', 'wma']);
 
 interface PreviewOptions {
   outputFile?: string;
@@ -19,7 +23,9 @@ export function previewCommand(makeContext: ContextFactory): Command {
     .addHelpText(
       'after',
       `
-Without -O, the audio goes to stdout, which must not be a terminal.
+Previews are MP3: -O takes a .mp3 name (or any name that is not another audio
+format's; -O x.wav is refused rather than written with MP3 bytes in it). Without -O,
+the audio goes to stdout, which must not be a terminal.
 
 Examples:
   $ vap voices preview voice_znruc1uit24f -O lucia.mp3
@@ -33,6 +39,15 @@ export async function run(voiceId: string, opts: PreviewOptions, ctx: Context): 
   const file = opts.outputFile === '-' ? undefined : opts.outputFile;
   if (file === undefined && ctx.io.stdoutIsTTY) {
     throw new UsageError('refusing to write audio to a terminal; pass -O file.mp3 or pipe to a player');
+  }
+  // The service sends previews as MP3 only: an audio file name of another format would get MP3 bytes under a wrong name.
+  const ext = file ? extname(file).slice(1).toLowerCase() : '';
+  if (OTHER_AUDIO.has(ext)) {
+    const mp3 = `${file!.slice(0, -ext.length)}mp3`;
+    throw new UsageError(
+      `voice previews are MP3 (audio/mpeg), and -O ${file} names a ${ext.toUpperCase()} file`,
+      `name it ${mp3}, or convert the stream yourself: vap voices preview ${voiceId} | ffmpeg -i - ${file}`,
+    );
   }
   if (file !== undefined) await checkWritable(file);
 

@@ -1,8 +1,9 @@
 import { Command } from 'commander';
-import { deleteWebhookEndpoint } from '../../api/webhooks.js';
+import { deleteWebhookEndpoint, getWebhookEndpoint } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import { safe } from '../../ui/safe-text.js';
 import { action } from '../action.js';
+import { confirmOrKeep } from '../confirm.js';
 import type { ContextFactory } from '../types.js';
 
 export function deleteCommand(makeContext: ContextFactory): Command {
@@ -22,8 +23,13 @@ Examples:
 
 export async function run(id: string, ctx: Context): Promise<void> {
   if (!ctx.globals.yes) {
-    const ok = await ctx.prompter.confirm(`Delete webhook endpoint ${id}? Its queued deliveries are abandoned.`, { flag: '--yes', default: false });
-    if (!ok) throw new CliError(`not deleted: endpoint ${id} was kept`);
+    // The prompt names the endpoint and where it delivers (read first).
+    let label = `webhook endpoint ${id}`;
+    if (ctx.prompter.canPrompt) {
+      const ep = await getWebhookEndpoint(await ctx.api(), id, ctx.signal);
+      label = safe`webhook endpoint ${ep.name} (${id}, ${ep.url})`;
+    }
+    if (!(await confirmOrKeep(ctx, `Delete ${label}? Its queued deliveries are abandoned.`, `nothing deleted: ${label} was kept`))) return;
   }
   const api = await ctx.api();
   const res = await deleteWebhookEndpoint(api, id);

@@ -1,8 +1,10 @@
 import { Command } from 'commander';
-import { rotateWebhookSecret } from '../../api/webhooks.js';
+import { getWebhookEndpoint, rotateWebhookSecret } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
-import { CliError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import { safe } from '../../ui/safe-text.js';
 import { action } from '../action.js';
+import { confirmOrKeep } from '../confirm.js';
 import type { ContextFactory } from '../types.js';
 import { showSecretOnce } from './create.js';
 import { SecretFile } from './shared.js';
@@ -34,8 +36,12 @@ export async function run(id: string, opts: RotateOptions, ctx: Context): Promis
     throw new UsageError('-q prints only the id, and the new secret is shown only now', 'add --secret-file <file> to keep the secret');
   }
   if (!ctx.globals.yes) {
-    const ok = await ctx.prompter.confirm(`Rotate the secret of ${id}? The old secret stops working at once.`, { flag: '--yes', default: false });
-    if (!ok) throw new CliError(`not rotated: ${id} keeps its secret`);
+    let label = id;
+    if (ctx.prompter.canPrompt) {
+      const ep = await getWebhookEndpoint(await ctx.api(), id, ctx.signal);
+      label = safe`${ep.name} (${id})`;
+    }
+    if (!(await confirmOrKeep(ctx, `Rotate the secret of ${label}? The old secret stops working at once.`, `nothing rotated: ${label} keeps its secret`))) return;
   }
   const secretFile = opts.secretFile ? await SecretFile.prepare(opts.secretFile) : undefined;
   let rotated: { id: string; secret: string; secretPrefix?: string };

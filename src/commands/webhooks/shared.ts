@@ -6,6 +6,7 @@ import { isStreamOnly, listEventTypes } from '../../api/events.js';
 import type { WebhookEndpoint } from '../../api/webhooks.js';
 import { CliError, UsageError } from '../../errors.js';
 import type { Column } from '../../ui/format.js';
+import { nearest } from '../../ui/suggest.js';
 
 type EndpointLike = Partial<WebhookEndpoint> & { id: string };
 
@@ -59,7 +60,10 @@ export async function checkWebhookEventTypes(api: ApiClient, types: readonly str
   const deliverable = catalog.filter((e) => !isStreamOnly(e)).map((e) => e.type);
   for (const t of types) {
     const entry = catalog.find((e) => e.type === t);
-    if (!entry) throw new UsageError(`unknown event type "${t}"`, `webhooks can subscribe to: ${deliverable.join(', ')}`);
+    if (!entry) {
+      const near = nearest(t, deliverable);
+      throw new UsageError(`unknown event type "${t}"`, `${near.length ? `did you mean ${near.join(' or ')}? ` : ''}webhooks can subscribe to: ${deliverable.join(', ')}`);
+    }
     if (isStreamOnly(entry)) {
       throw new UsageError(
         `"${t}" is delivered on the call stream only, never to a webhook`,

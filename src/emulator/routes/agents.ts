@@ -18,6 +18,13 @@ const PREVIEW_CHUNK = 1024;
 type Params = { agentId: string };
 type Query = Record<string, string | undefined>;
 
+/** `name` from the query, or `cursor` in its place (the value of an earlier `nextCursor`); both and different is a 400. */
+function cursorOr(q: Query, name: string): string | undefined {
+  const v = q[name];
+  if (v && q.cursor && v !== q.cursor) throw badRequest(`${name} and cursor disagree; pass one of them`, [{ field: 'cursor', message: `disagrees with ${name}` }]);
+  return v || q.cursor;
+}
+
 export const agentsModule: EmulatorModule = {
   name: 'agents',
   register(app, env) {
@@ -25,7 +32,8 @@ export const agentsModule: EmulatorModule = {
     const catalog = model.catalog;
 
     app.get<{ Querystring: Query }>('/api/v1/agents', async (req, reply) => {
-      const page = pageParam(req.query.page, 'page', 1, Number.MAX_SAFE_INTEGER);
+      // `nextCursor` is the next page number; a client that follows it generically (`?cursor=`) gets that page.
+      const page = pageParam(cursorOr(req.query, 'page'), req.query.page ? 'page' : 'cursor', 1, Number.MAX_SAFE_INTEGER);
       const pageSize = pageParam(req.query.pageSize, 'pageSize', AGENTS_PAGE.def, AGENTS_PAGE.max);
       const all = model.list(req.org, req.query.search);
       const start = (page - 1) * pageSize;
@@ -72,7 +80,8 @@ export const agentsModule: EmulatorModule = {
     app.get<{ Params: Params; Querystring: Query }>('/api/v1/agents/:agentId/versions', async (req, reply) => {
       const a = model.get(req.org, req.params.agentId);
       const limit = pageParam(req.query.limit, 'limit', VERSIONS_PAGE.def, VERSIONS_PAGE.max);
-      const offset = pageParam(req.query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
+      // `nextCursor` is the next offset; `?cursor=` is taken in place of `offset`.
+      const offset = pageParam(cursorOr(req.query, 'offset'), req.query.offset ? 'offset' : 'cursor', 0, Number.MAX_SAFE_INTEGER, 0);
       const newestFirst = [...a.versions].reverse();
       const versions = newestFirst.slice(offset, offset + limit).map((r) => model.versionView(a, r));
       const next = offset + limit < newestFirst.length ? String(offset + limit) : null;

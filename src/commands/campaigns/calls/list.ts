@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { CAMPAIGN_CALLS_MAX_PAGE_SIZE, listCampaignCallsPage, type CallsSummary } from '../../../api/campaigns.js';
 import { paginate } from '../../../api/paginate.js';
 import type { Context } from '../../../context.js';
+import { summaryLine } from '../../../calls/format.js';
 import { action } from '../../action.js';
 import { addCallFilterOptions, callFilters, type CallFilterOptions } from '../../calls/options.js';
 import { addListingOptions, paginateOptions, type ListingOptions } from '../../listing.js';
@@ -47,7 +48,9 @@ export async function run(id: string, opts: ListOptions, ctx: Context): Promise<
     paginateOptions(opts, CAMPAIGN_CALLS_MAX_PAGE_SIZE),
   );
   const n = await ctx.out.list(items, { columns: CALL_COLUMNS, empty: 'No calls match.' });
-  if (ctx.out.human && summary && n > 0) {
-    ctx.info(`${summary.total} calls: ${summary.completed} completed, ${summary.failed} failed, ${summary.active} active, ${summary.queued} queued`);
+  // The counts cover every matching call; on stderr, on a terminal and piped alike (stdout stays data), as `vap calls list` does.
+  if (summary && (n > 0 || summary.total > 0)) {
+    const more = n < summary.total && !opts.all ? ` (showing ${n}; --all for every one)` : '';
+    ctx.info(`${summaryLine(summary)}${more}`);
   }
 }

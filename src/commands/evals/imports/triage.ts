@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { AuthenticationError, NotFoundError, PermissionDeniedError } from '../../../api/errors.js';
 import type { Context } from '../../../context.js';
 import { InterruptedError } from '../../../errors.js';
+import { drawsInPlace } from '../../../ui/accessible.js';
 import { triageAll, TriageInterruptedError, type TriageProgress } from '../../../evals/imports/triage.js';
 import { action } from '../../action.js';
 import { formatDuration } from '../../duration.js';
@@ -46,7 +47,7 @@ export async function run(args: (string | undefined)[], opts: Options, ctx: Cont
   const api = await ctx.api();
   const resume = `vap evals imports triage ${importId} --eval ${evalId} --agent ${agentId}${batchSize !== 10 ? ` --batch-size ${batchSize}` : ''}`;
   const started = Date.now();
-  const progress = ctx.globals.quiet ? null : ctx.io.stderrIsTTY ? new Bar(ctx, started) : new Lines(ctx);
+  const progress = ctx.globals.quiet ? null : drawsInPlace(ctx) ? new Bar(ctx, started) : new Lines(ctx);
   let last: TriageProgress | undefined;
   let result: { triaged: number; total: number };
   try {

@@ -1,8 +1,9 @@
 import { Command } from 'commander';
-import { deleteRun } from '../../../api/evals.js';
+import { deleteRun, getRun, getSuite } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
-import { CliError } from '../../../errors.js';
+import { safe } from '../../../ui/safe-text.js';
 import { action } from '../../action.js';
+import { confirmOrKeep } from '../../confirm.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveRunIds } from '../options.js';
 
@@ -33,8 +34,14 @@ export async function run(args: (string | undefined)[], opts: DeleteOptions, ctx
   const agentId = resolveAgent(opts, ctx);
   const { evalId, runId } = resolveRunIds(args, opts);
   if (!ctx.globals.yes) {
-    const ok = await ctx.prompter.confirm(`Delete run ${runId} of suite ${evalId} with its results? This cannot be undone.`, { flag: '--yes', default: false });
-    if (!ok) throw new CliError(`not deleted: run ${runId} was kept`);
+    // The prompt names the run by its number and the suite by its name (both read first).
+    let label = `run ${runId} of suite ${evalId}`;
+    if (ctx.prompter.canPrompt) {
+      const api = await ctx.api();
+      const [{ run }, suite] = await Promise.all([getRun(api, agentId, evalId, runId, ctx.signal), getSuite(api, agentId, evalId, ctx.signal)]);
+      label = safe`run #${run.runNumber} (${runId}, ${run.status}) of suite ${suite.name} (${evalId})`;
+    }
+    if (!(await confirmOrKeep(ctx, `Delete ${label} with its results? This cannot be undone.`, `nothing deleted: ${label} was kept`))) return;
   }
   const api = await ctx.api();
   const res = await deleteRun(api, agentId, evalId, runId);

@@ -1,0 +1,24 @@
+import { distance } from 'fastest-levenshtein';
+
+/**
+ * The names nearest to a mistyped one, for a "did you mean" hint: those at the smallest
+ * edit distance (fastest-levenshtein), if that is at most 3 edits and leaves more than 40%
+ * of the word right (the rule of Commander's own suggestions for commands).
+ * A name given without its prefix (`ended` for `call.ended`) or with a typo in a part of
+ * it counts as near. Best first, at most `max`.
+ */
+export function nearest(word: string, candidates: readonly string[], max = 3): string[] {
+  const w = word.trim().toLowerCase();
+  if (!w) return [];
+  const scored = candidates.map((c) => {
+    const lc = c.toLowerCase();
+    let d = distance(w, lc);
+    // The last part(s) of a dotted name: `ended` → `call.ended`, `run.completd` → `eval.run.completed`.
+    const parts = lc.split('.');
+    for (let i = 1; i < parts.length; i++) d = Math.min(d, distance(w, parts.slice(i).join('.')) + 1);
+    return { c, d };
+  });
+  const best = Math.min(...scored.map((s) => s.d));
+  if (!Number.isFinite(best) || best > 3 || (w.length - best) / w.length <= 0.4) return [];
+  return scored.filter((s) => s.d === best).map((s) => s.c).slice(0, max);
+}

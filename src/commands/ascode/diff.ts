@@ -1,11 +1,9 @@
 import type { Context, GlobalOptions } from '../../context.js';
 import { SilentExit } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
-import { hasChanges } from '../../ascode/plan.js';
-import { planJson, renderPlan } from '../../ascode/render.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
-import { addDirOption, machineOutput, openProject, planFor, PROJECT_HELP, type DirOptions } from './common.js';
+import { addDirOption, currentProfile, machineOutput, PROJECT_HELP, type DirOptions } from './common.js';
 
 interface DiffOptions extends DirOptions {
   exitCode?: boolean;
@@ -46,7 +44,8 @@ Examples:
 };
 
 export async function run(opts: DiffOptions & GlobalOptions, ctx: Context): Promise<void> {
-  const project = await openProject(opts, ctx);
+  const [{ openProject, planFor }, { hasChanges }, { planJson, renderPlan }] = await Promise.all([import('../../ascode/open.js'), import('../../ascode/plan.js'), import('../../ascode/render.js')]);
+  const project = await openProject(opts, ctx, await currentProfile(ctx));
   const api = await ctx.api();
   const plan = await planFor(project, api, {}, ctx);
   const changed = hasChanges(plan);

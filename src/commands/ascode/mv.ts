@@ -1,5 +1,4 @@
 import type { Context, GlobalOptions } from '../../context.js';
-import { findRoot, noProjectError } from '../../ascode/project.js';
 import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
@@ -24,6 +23,7 @@ Examples:
 };
 
 export async function run(from: string, to: string, opts: DirOptions & GlobalOptions, ctx: Context): Promise<void> {
+  const { findRoot, noProjectError } = await import('../../ascode/project.js');
   const start = opts.dir ?? '.';
   const root = findRoot(start);
   if (!root) throw noProjectError(start);

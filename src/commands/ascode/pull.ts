@@ -3,10 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context, GlobalOptions } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { findRoot, readConfig } from '../../ascode/project.js';
-import { ProblemList } from '../../ascode/problems.js';
-import { loadState } from '../../ascode/state.js';
-import { configPath, configWithProfile, newConfig, writeFileAtomic } from '../../ascode/write.js';
 import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
@@ -53,6 +49,12 @@ Examples:
 
 export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Promise<void> {
   if (opts.all && opts.agent?.length) throw new UsageError('--all and --agent choose differently', 'pass one of them');
+  const [{ findRoot, readConfig }, { ProblemList }, { loadState }, { configPath, configWithProfile, newConfig, writeFileAtomic }] = await Promise.all([
+    import('../../ascode/project.js'),
+    import('../../ascode/problems.js'),
+    import('../../ascode/state.js'),
+    import('../../ascode/write.js'),
+  ]);
   const start = resolve(opts.dir ?? '.');
   const profile = await currentProfile(ctx);
   let root = findRoot(start);

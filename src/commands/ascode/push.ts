@@ -4,17 +4,16 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { CliError, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { reportOption } from '../../evals/follow.js';
-import { Applier, type ApplyResult, type Reporter } from '../../ascode/apply.js';
+import type { ApplyResult, Reporter } from '../../ascode/apply.js';
 import type { EvalTarget } from '../../ascode/eval-gate.js';
-import { hasChanges, willApply, type Plan, type PlanItem } from '../../ascode/plan.js';
-import { countPlan, planJson, renderPlan } from '../../ascode/render.js';
+import type { Plan, PlanItem } from '../../ascode/plan.js';
 import { safe, safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
 import { durationOption } from '../duration.js';
 import { addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
 import type { RegisterGroup } from '../types.js';
-import { SecretFile } from '../webhooks/shared.js';
-import { addDirOption, machineOutput, openProject, planFor, PROJECT_HELP, type DirOptions } from './common.js';
+import type { SecretFile } from '../webhooks/shared.js';
+import { addDirOption, currentProfile, machineOutput, PROJECT_HELP, type DirOptions } from './common.js';
 
 interface PushOptions extends DirOptions, Omit<WaitOptions, 'wait'> {
   dryRun?: boolean;
@@ -110,6 +109,7 @@ async function prepareSecrets(opts: PushOptions, creates: PlanItem[]): Promise<M
   if (creates.length > 1 && !opts.secretFile.includes('{slug}')) {
     throw new UsageError(`this push creates ${creates.length} webhook endpoints and --secret-file names one file`, 'put {slug} in the path, e.g. --secret-file secrets/{slug}.secret');
   }
+  const { SecretFile } = await import('../webhooks/shared.js');
   try {
     for (const i of creates) files.set(i.key, await SecretFile.prepare(opts.secretFile.replaceAll('{slug}', i.key)));
   } catch (err) {
@@ -121,7 +121,13 @@ async function prepareSecrets(opts: PushOptions, creates: PlanItem[]): Promise<M
 
 export async function run(opts: PushOptions & GlobalOptions, ctx: Context): Promise<void> {
   checkEvalFlags(opts);
-  const project = await openProject(opts, ctx);
+  const [{ openProject, planFor }, { hasChanges, willApply }, { countPlan, planJson, renderPlan }, { Applier }] = await Promise.all([
+    import('../../ascode/open.js'),
+    import('../../ascode/plan.js'),
+    import('../../ascode/render.js'),
+    import('../../ascode/apply.js'),
+  ]);
+  const project = await openProject(opts, ctx, await currentProfile(ctx));
   const api = await ctx.api();
   const plan = await planFor(project, api, { force: opts.force, prune: opts.prune, replaceSuite: opts.replaceSuite }, ctx);
   const machine = machineOutput(ctx);

@@ -104,13 +104,15 @@ export class Applier {
     await this.save();
   }
 
-  private entryFor(kind: Kind, id: string, fields: FieldHashes, version?: number): Entry {
-    return { id, fields, hash: contentHash(kind, fields), ...(version !== undefined ? { version } : {}) };
+  /** The state entry of a synced resource; the file's digest is kept when the file says what the platform has. */
+  private entryFor(kind: Kind, id: string, fields: FieldHashes, version?: number, item?: PlanItem): Entry {
+    const matches = item?.local && changedFields(kind, item.local.hashes, fields).length === 0;
+    return { id, fields, hash: contentHash(kind, fields), ...(version !== undefined ? { version } : {}), ...(matches ? { file: item.local!.digest } : {}) };
   }
 
   /** Compares what the platform kept with the file; reports each field it did not keep. */
   private checkKept(item: PlanItem, kept: FieldHashes, keptModel: object): void {
-    const local = fieldHashes(item.kind, item.localModel!);
+    const local = item.local!.hashes;
     const lost = changedFields(item.kind, local, kept);
     for (const f of lost) {
       const sent = show((item.localModel as unknown as Record<string, unknown>)[f]);
@@ -172,7 +174,7 @@ export class Applier {
     const remote = item.remote;
     if (!remote) return;
     const fields = fieldHashes(item.kind, item.remoteModel!);
-    await this.record(item.kind, item.key, this.entryFor(item.kind, remote.id, fields, item.kind === 'agent' ? (remote as RemoteAgent).version : undefined));
+    await this.record(item.kind, item.key, this.entryFor(item.kind, remote.id, fields, item.kind === 'agent' ? (remote as RemoteAgent).version : undefined, item));
     if (item.kind === 'agent') Object.assign(this.state.tools, (remote as RemoteAgent).toolIds);
   }
 
@@ -261,7 +263,7 @@ export class Applier {
     const kept = fieldHashes('agent', back.model);
     this.checkKept(item, kept, back.model);
     Object.assign(this.state.tools, back.toolIds);
-    await this.record('agent', item.key, this.entryFor('agent', id, kept, back.version));
+    await this.record('agent', item.key, this.entryFor('agent', id, kept, back.version, item));
     this.result.changedAgents.push({ slug: item.key, id, name: local.name, created, fromVersion: created ? undefined : item.fromVersion, before: created ? undefined : before, version: back.version });
     const what = created ? `created (${id}, version ${back.version})` : `updated ${item.changes.join(', ')} (${id}, version ${item.fromVersion ?? '?'} → ${back.version})`;
     this.input.report.done(item, `agent ${item.key}: ${what}`);
@@ -352,7 +354,7 @@ export class Applier {
     const back = await this.readSuiteBack(agentId, id);
     const kept = fieldHashes('suite', back);
     this.checkKept(item, kept, back);
-    await this.record('suite', item.key, this.entryFor('suite', id, kept));
+    await this.record('suite', item.key, this.entryFor('suite', id, kept, undefined, item));
     this.result.changedSuites.add(item.key);
     this.input.report.done(item, `suite ${item.key}: ${verb}`);
   }
@@ -392,7 +394,7 @@ export class Applier {
     const model = webhookModelOf(back);
     const kept = fieldHashes('webhook', model);
     this.checkKept(item, kept, model);
-    await this.record('webhook', item.key, this.entryFor('webhook', id, kept));
+    await this.record('webhook', item.key, this.entryFor('webhook', id, kept, undefined, item));
     this.input.report.done(item, `webhook ${item.key}: ${verb}`);
   }
 

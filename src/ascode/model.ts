@@ -71,12 +71,18 @@ export const FIELDS = {
 export type FieldHashes = Record<string, string>;
 
 /** A BCP 47 tag in its canonical case (`es-mx` → `es-MX`); left as is when it is not one. */
+const canonicalTags = new Map<string, string>();
 export function canonicalLanguage(tag: string): string {
-  try {
-    return Intl.getCanonicalLocales(tag)[0] ?? tag;
-  } catch {
-    return tag;
+  let c = canonicalTags.get(tag);
+  if (c === undefined) {
+    try {
+      c = Intl.getCanonicalLocales(tag)[0] ?? tag;
+    } catch {
+      c = tag;
+    }
+    canonicalTags.set(tag, c);
   }
+  return c;
 }
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;

@@ -171,20 +171,34 @@ export interface BuildPlanInput {
   opts: PlanOptions;
 }
 
-/**
- * Reads the platform (bounded concurrency) and builds the plan. Names the files use are
- * resolved here: an unknown tool or voice is a problem at its line, and nothing is sent.
- */
-export async function buildPlan(input: BuildPlanInput): Promise<{ plan: Plan; problems: ProblemList }> {
-  const { files, state, reader, opts, profile } = input;
-  const problems = new ProblemList();
-  const settings = input.config.profiles.get(profile) ?? { vars: {}, tools: {} };
+/** Which resources have files (folder and file names only, nothing parsed): enough to start reading the platform. */
+export interface Presence {
+  agents: ReadonlySet<string>;
+  webhooks: boolean;
+}
 
-  // ---- read the platform: tracked agents (with their suites and the tracked suites' scenarios), webhooks, voices
+export function presenceOf(files: LocalFiles): Presence {
+  return { agents: new Set(files.agents.keys()), webhooks: files.webhooks.size > 0 };
+}
+
+/** What the platform has of the resources a project tracks. */
+export interface RemoteSnapshot {
+  agentIds: Map<string, string>;
+  remoteAgents: Map<string, RemoteAgent | null>;
+  suiteLists: Map<string, Suite[] | null>;
+  suiteIds: Map<string, string>;
+  replacements: Map<string, string>;
+  remoteSuites: Map<string, RemoteSuite | null>;
+  replacementSuites: Map<string, RemoteSuite | null>;
+  endpoints: import('../api/webhooks.js').WebhookEndpoint[];
+  voices: Voice[];
+}
+
+/** Reads the platform: tracked agents (with their suites and the tracked suites' scenarios), webhooks, voices. */
+export async function readRemote(state: State, presence: Presence, reader: RemoteReader): Promise<RemoteSnapshot> {
   const voicesP = reader.voices();
-  const needWebhooks = Object.keys(state.webhooks).length > 0 || files.webhooks.size > 0 || Object.values(state.intents).some((i) => i.kind === 'webhook');
+  const needWebhooks = Object.keys(state.webhooks).length > 0 || presence.webhooks || Object.values(state.intents).some((i) => i.kind === 'webhook');
   const webhooksP = needWebhooks ? reader.webhooks() : Promise.resolve([]);
-
   const agentIds = new Map<string, string>(); // slug → id to read
   for (const [slug, e] of Object.entries(state.agents)) agentIds.set(slug, e.id);
   for (const [k, intent] of Object.entries(state.intents)) {
@@ -195,7 +209,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<{ plan: Plan; pr
   const adoptSearch = new Map<string, Promise<string | undefined>>();
   for (const [k, intent] of Object.entries(state.intents)) {
     const slug = k.slice('agent:'.length);
-    if (intent.kind !== 'agent' || intent.id || state.agents[slug] || !files.agents.has(slug)) continue;
+    if (intent.kind !== 'agent' || intent.id || state.agents[slug] || !presence.agents.has(slug)) continue;
     adoptSearch.set(
       slug,
       (async () => {
@@ -258,14 +272,26 @@ export async function buildPlan(input: BuildPlanInput): Promise<{ plan: Plan; pr
     ...[...replacements].map(async ([key, id]) => replacementSuites.set(key, await readSuite(key, id))),
   ]);
 
-  const endpoints = await webhooksP;
-  const voices = await voicesP;
+  return { agentIds, remoteAgents, suiteLists, suiteIds, replacements, remoteSuites, replacementSuites, endpoints: await webhooksP, voices: await voicesP };
+}
+
+/**
+ * Reads the platform (bounded concurrency) and builds the plan. Names the files use are
+ * resolved here: an unknown tool or voice is a problem at its line, and nothing is sent.
+ */
+export async function buildPlan(input: BuildPlanInput, remote?: Promise<RemoteSnapshot>): Promise<{ plan: Plan; problems: ProblemList }> {
+  const { files, state, opts, profile } = input;
+  const problems = new ProblemList();
+  const settings = input.config.profiles.get(profile) ?? { vars: {}, tools: {} };
+  const { agentIds, remoteAgents, suiteLists, suiteIds, replacements, remoteSuites, replacementSuites, endpoints, voices } = await (remote ?? readRemote(state, presenceOf(files), input.reader));
 
   // ---- names: tools (state < what the platform shows < vap.yaml) and voices
   const tools: Record<string, string> = { ...state.tools };
   for (const a of remoteAgents.values()) if (a) Object.assign(tools, a.toolIds);
   Object.assign(tools, settings.tools);
+  // Files unchanged since the last sync were resolved then; the others are checked here.
   for (const a of files.agents.values()) {
+    if (!a.parsed) continue;
     a.model.tools.forEach((name, i) => {
       if (!tools[name]) {
         problems.add({
@@ -298,7 +324,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<{ plan: Plan; pr
     const base = state.agents[slug];
     const intent = state.intents[intentKey('agent', slug)];
     const remote = agentIds.has(slug) ? (remoteAgents.get(slug) ?? null) : null;
-    items.push(planOne('agent', slug, local, local?.model, base, intent, remote, remote?.model, opts));
+    items.push(planOne('agent', slug, local, base, intent, remote, remote?.model, opts));
     const it = items.at(-1)!;
     if (remote) it.fromVersion = intent?.fromVersion ?? remote.version;
   }
@@ -309,7 +335,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<{ plan: Plan; pr
     const base = state.suites[key];
     const intent = state.intents[intentKey('suite', key)];
     const remote = suiteIds.has(key) ? (remoteSuites.get(key) ?? null) : null;
-    const item = planOne('suite', key, local, local?.model, base, intent, remote, remote?.model, opts);
+    const item = planOne('suite', key, local, base, intent, remote, remote?.model, opts);
     item.agentKey = key.split('/')[0]!;
     const replacement = replacementSuites.get(key);
     if (intent?.op === 'replace' && replacement && local) {
@@ -318,16 +344,16 @@ export async function buildPlan(input: BuildPlanInput): Promise<{ plan: Plan; pr
       item.replacement = replacement;
       item.reason = 'finishing the replacement an interrupted push started';
       item.scenarios = { add: diffScenarios(local.model, replacement.model), stale: [] };
-      item.changes = changedFields('suite', fieldHashes('suite', local.model), fieldHashes('suite', replacement.model));
+      item.changes = changedFields('suite', local.hashes, fieldHashes('suite', replacement.model));
     } else if (item.action === 'update' && local && remote) {
       suiteApplicability(item, local.model, remote.model, opts);
     }
     items.push(item);
   }
+  const knownSuites = new Set([...Object.values(state.suites).map((e) => e.id), ...suiteIds.values(), ...replacements.values()]);
   for (const [agentSlug, list] of suiteLists) {
     for (const s of list ?? []) {
-      const known = Object.values(state.suites).some((e) => e.id === s.id) || [...suiteIds.values()].includes(s.id) || [...replacements.values()].includes(s.id);
-      if (!known) untracked.push({ kind: 'suite', agentKey: agentSlug, name: s.name, id: s.id });
+      if (!knownSuites.has(s.id)) untracked.push({ kind: 'suite', agentKey: agentSlug, name: s.name, id: s.id });
     }
   }
 
@@ -344,7 +370,7 @@ export async function buildPlan(input: BuildPlanInput): Promise<{ plan: Plan; pr
     }
     const e = id ? endpoints.find((x) => x.id === id) : undefined;
     const remote: RemoteWebhook | null = e ? { id: e.id, model: webhookModelOf(e) } : null;
-    items.push(planOne('webhook', slug, local, local?.model, base, intent, remote, remote?.model, opts));
+    items.push(planOne('webhook', slug, local, base, intent, remote, remote?.model, opts));
   }
 
   return { plan: { profile, items, voices, tools, untracked }, problems };
@@ -365,48 +391,47 @@ function planOne(
   kind: Kind,
   key: string,
   local: LocalAgent | LocalSuite | LocalWebhook | undefined,
-  localModel: AnyModel | undefined,
   stateEntry: Entry | undefined,
   intent: Intent | undefined,
   remote: RemoteAgent | RemoteSuite | RemoteWebhook | null,
   remoteModel: AnyModel | undefined,
   opts: PlanOptions,
 ): PlanItem {
-  const name = localModel?.name ?? remoteModel?.name ?? key;
   const file = local?.file ?? (kind === 'agent' ? `agents/${key}/agent.md` : kind === 'suite' ? `agents/${key.split('/')[0]}/evals/${key.split('/')[1]}.yaml` : `webhooks/${key}.yaml`);
-  const item: PlanItem = { kind, key, name, file, action: 'unchanged', changes: [], drift: [], local, localModel, remote: remote ?? undefined, remoteModel, base: stateEntry, id: remote?.id ?? stateEntry?.id };
+  const item: PlanItem = { kind, key, name: remoteModel?.name ?? key, file, action: 'unchanged', changes: [], drift: [], local, remote: remote ?? undefined, remoteModel, base: stateEntry, id: remote?.id ?? stateEntry?.id };
+  // The file's model is read (and a file unchanged since the last sync parsed) only when needed.
+  Object.defineProperty(item, 'localModel', { enumerable: true, configurable: true, get: () => local?.model });
+  const done = (extra: Partial<PlanItem>): PlanItem => {
+    Object.assign(item, extra);
+    if (local && (item.action !== 'unchanged' || !remoteModel)) item.name = local.model.name;
+    return item;
+  };
 
   if (!local) {
     // The file was removed: a delete, applied only with --prune.
-    if (!stateEntry) return { ...item, action: 'forget' };
-    if (!remote) return { ...item, action: 'forget', reason: 'already gone from the platform' };
+    if (!stateEntry) return done({ action: 'forget' });
+    if (!remote) return done({ action: 'forget', reason: 'already gone from the platform' });
     const drift = changedFields(kind, stateEntry.fields, hashesOf(kind, remoteModel!));
-    return {
-      ...item,
-      action: 'delete',
-      drift,
-      needsPrune: !opts.prune,
-      reason: opts.prune ? undefined : 'the file was removed; pass --prune to delete it on the platform',
-    };
+    return done({ action: 'delete', drift, needsPrune: !opts.prune, reason: opts.prune ? undefined : 'the file was removed; pass --prune to delete it on the platform' });
   }
-  const localHashes = hashesOf(kind, localModel!);
+  const localHashes = local.hashes;
   if (!stateEntry) {
     if (remote) {
       // Created by a push that was interrupted before it could record it: adopt it.
       const base: Entry = { id: remote.id, fields: hashesOf(kind, remoteModel!), hash: '' };
       const c = classify(kind, base.fields, localHashes, base.fields, opts);
-      return { ...item, ...c, action: c.action === 'unchanged' ? 'unchanged' : 'update', resync: true, adopted: true, base };
+      return done({ ...c, action: c.action === 'unchanged' ? 'unchanged' : 'update', resync: true, adopted: true, base });
     }
-    return { ...item, action: 'create', changes: [] };
+    return done({ action: 'create', changes: [] });
   }
   if (!remote) {
-    if (opts.force) return { ...item, action: 'create', forced: true, id: undefined };
-    return { ...item, action: 'drift', drift: ['deleted'], reason: 'deleted on the platform since the last sync; push --force creates it again, `vap pull` forgets it' };
+    if (opts.force) return done({ action: 'create', forced: true, id: undefined });
+    return done({ action: 'drift', drift: ['deleted'], reason: 'deleted on the platform since the last sync; push --force creates it again, `vap pull` forgets it' });
   }
   const remoteHashes = hashesOf(kind, remoteModel!);
   const base = recoverBase(kind, stateEntry, intent, remoteHashes, remoteModel);
   const c = classify(kind, base.fields, localHashes, remoteHashes, opts);
-  return { ...item, ...c, base, resync: c.resync || base.hash !== stateEntry.hash };
+  return done({ ...c, base, resync: c.resync || base.hash !== stateEntry.hash || (c.action === 'unchanged' && stateEntry.file !== local.digest) });
 }
 
 /** The agents a push changes (their config, not only their suites). */

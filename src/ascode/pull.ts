@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { CliError, UsageError } from '../errors.js';
 import { fieldHashes, contentHash, type FieldHashes, type Kind } from './model.js';
-import { agentFile, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
+import { agentFile, fileDigest, hashesOfText, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
 import { intentKey, SECTION, saveState, type Entry, type State } from './state.js';
@@ -56,7 +56,7 @@ function changedLocally(kind: Kind, key: string, files: LocalFiles, invalid: Set
   if (invalid.has(file)) return true;
   const local = kind === 'agent' ? files.agents.get(key) : kind === 'suite' ? files.suites.get(key) : files.webhooks.get(key);
   if (!local) return true;
-  const h = fieldHashes(kind, local.model);
+  const h = local.hashes;
   return Object.keys(entry.fields).some((f) => entry.fields[f] !== h[f]);
 }
 
@@ -64,7 +64,8 @@ export async function pull(input: PullInput): Promise<PullResult> {
   const { api, root, profile, settings, state, selection, force } = input;
   const reader = new RemoteReader(api, input.signal);
   const problems = new ProblemList();
-  const files = await readFiles(root, { vars: settings.vars, profile }, problems);
+  const readOpts = { vars: settings.vars, profile };
+  const files = await readFiles(root, readOpts, problems, (kind, key) => state[SECTION[kind]][key]);
   const invalid = new Set(problems.items.map((p) => p.file));
 
   // ---- which agents and webhooks
@@ -169,15 +170,17 @@ export async function pull(input: PullInput): Promise<PullResult> {
 
   // ---- refuse to overwrite local changes (nothing is written when one is found)
   const contents = new Map<string, string | null>(); // file → new text (null: remove)
+  const finalText = new Map<string, string>(); // file → its text once pulled, when it says what the platform has
   const refused: string[] = [];
   const result: PullResult = { written: [], unchanged: [], removed: [], counts: { agents: 0, suites: 0, webhooks: 0 } };
   for (const t of targets) {
     const entry = state[SECTION[t.kind]][t.key];
     const local = t.kind === 'agent' ? files.agents.get(t.key) : t.kind === 'suite' ? files.suites.get(t.key) : files.webhooks.get(t.key);
     const remoteHashes = t.remote ? fieldHashes(t.kind, t.remote.model) : undefined;
-    const sameAsRemote = local && remoteHashes && !invalid.has(t.file) && Object.entries(fieldHashes(t.kind, local.model)).every(([f, h]) => remoteHashes[f] === h);
+    const sameAsRemote = local && remoteHashes && !invalid.has(t.file) && Object.entries(local.hashes).every(([f, h]) => remoteHashes[f] === h);
     if (sameAsRemote) {
       result.unchanged.push(t.file);
+      finalText.set(t.file, local.text);
       continue;
     }
     if (!force && changedLocally(t.kind, t.key, files, invalid, entry, t.file, root)) {
@@ -213,6 +216,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
       result.removed.push(file);
     } else {
       const before = existsSync(path) ? await readFile(path, 'utf8') : undefined;
+      finalText.set(file, text);
       if (before === text) result.unchanged.push(file);
       else {
         await writeFileAtomic(path, text);
@@ -228,7 +232,18 @@ export async function pull(input: PullInput): Promise<PullResult> {
       continue;
     }
     const fields: FieldHashes = fieldHashes(t.kind, t.remote.model);
-    section[t.key] = { id: t.remote.id, fields, hash: contentHash(t.kind, fields), ...(t.kind === 'agent' ? { version: (t.remote as RemoteAgent).version } : {}) };
+    // The file's digest is recorded when its text reads back as what the platform has.
+    const text = finalText.get(t.file);
+    const local = t.kind === 'agent' ? files.agents.get(t.key) : t.kind === 'suite' ? files.suites.get(t.key) : files.webhooks.get(t.key);
+    const textHashes = text === undefined ? undefined : local && local.text === text ? local.hashes : hashesOfText(t.kind, t.file, text, readOpts);
+    const same = textHashes !== undefined && Object.keys(fields).every((f) => fields[f] === textHashes[f]);
+    section[t.key] = {
+      id: t.remote.id,
+      fields,
+      hash: contentHash(t.kind, fields),
+      ...(t.kind === 'agent' ? { version: (t.remote as RemoteAgent).version } : {}),
+      ...(same ? { file: fileDigest(t.kind, text!, settings.vars) } : {}),
+    };
     if (t.kind === 'agent') Object.assign(state.tools, (t.remote as RemoteAgent).toolIds);
     result.counts[SECTION[t.kind]]++;
   }

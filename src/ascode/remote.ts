@@ -1,3 +1,4 @@
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import { getAgent, getAgentTools, listAgentsPage, AGENTS_MAX_PAGE_SIZE, type Agent, type Tool } from '../api/agents.js';
 import type { ApiClient } from '../api/client.js';
@@ -76,7 +77,10 @@ export class RemoteReader {
   constructor(
     private readonly api: ApiClient,
     private readonly signal?: AbortSignal,
-  ) {}
+  ) {
+    // Each request in flight listens to the signal (Ctrl-C); more than Node's default of 10.
+    if (signal && getMaxListeners(signal) < 4 * CONCURRENCY) setMaxListeners(4 * CONCURRENCY, signal);
+  }
 
   private run<T>(fn: () => Promise<T>): Promise<T> {
     return this.limit(fn);

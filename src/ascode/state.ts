@@ -23,6 +23,8 @@ export interface Entry {
   fields: FieldHashes;
   /** Agents: the platform's currentVersion when last synced. */
   version?: number;
+  /** The digest of the file's text when it matched the platform at that sync (such a file is not parsed again). */
+  file?: string;
 }
 
 export type IntentOp = 'create' | 'update' | 'replace';

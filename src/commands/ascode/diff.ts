@@ -45,7 +45,7 @@ Examples:
 
 export async function run(opts: DiffOptions & GlobalOptions, ctx: Context): Promise<void> {
   const [{ openProject, planFor }, { hasChanges }, { planJson, renderPlan }] = await Promise.all([import('../../ascode/open.js'), import('../../ascode/plan.js'), import('../../ascode/render.js')]);
-  const project = await openProject(opts, ctx, await currentProfile(ctx));
+  const project = await openProject(opts, ctx, await currentProfile(ctx), { api: () => ctx.api() });
   const api = await ctx.api();
   const plan = await planFor(project, api, {}, ctx);
   const changed = hasChanges(plan);

@@ -223,7 +223,7 @@ function evalTargets(plan: Plan, r: ApplyResult, project: { state: { agents: Rec
   const agents = new Set([...r.changedAgents.map((a) => a.slug), ...[...r.changedSuites].map((k) => k.split('/')[0]!)]);
   const out: EvalTarget[] = [];
   for (const s of [...project.files.suites.values()].sort((a, b) => a.key.localeCompare(b.key))) {
-    if (!s.gate || !agents.has(s.agentSlug)) continue;
+    if (!agents.has(s.agentSlug) || !s.gate) continue;
     const agentId = project.state.agents[s.agentSlug]?.id;
     const suiteId = project.state.suites[s.key]?.id;
     if (agentId && suiteId) out.push({ agentKey: s.agentSlug, agentId, suiteKey: s.key, suiteId, suiteName: s.model.name });

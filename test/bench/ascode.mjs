@@ -11,9 +11,11 @@
 //   vap       node bin/vap.js diff --json       (the same requests, then the files, the state,
 //                                                the three-way plan and its JSON)
 // Each: wall time (start-up included). The median of the runs of each is kept.
-// Target: vap ≤ 1.5x the bare client. Nothing here is asserted by tests.
+// Target: vap ≤ 1.5x the bare client. Files whose text is the one recorded at the last sync
+// are not parsed (their digest is in the state); a last measure edits every file (a comment
+// added) so that all 600 are parsed, for information. Nothing here is asserted by tests.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -111,7 +113,25 @@ export async function benchAscode({ agents = 200, runs = 5, log = (s) => process
     const ratio = mv / mb;
     log(`\nvap diff / bare client: ${ratio.toFixed(2)}x (${ratio <= 1.5 ? 'within' : 'NOT within'} the 1.5x target)`);
     log(`every run (s): bare ${bare.map((w) => (w / 1000).toFixed(2)).join(', ')}; vap ${vap.map((w) => (w / 1000).toFixed(2)).join(', ')}`);
-    return { bare: mb, vap: mv, ratio };
+
+    // Every file edited (a comment added: the text differs from the last sync, the content
+    // does not), so that every one of the 600 files is parsed and checked.
+    for (const slug of readdirSync(join(dir, 'agents'))) {
+      const md = join(dir, 'agents', slug, 'agent.md');
+      writeFileSync(md, readFileSync(md, 'utf8').replace(/^---\n/, '---\n# edited\n'));
+      for (const f of readdirSync(join(dir, 'agents', slug, 'evals'))) {
+        const y = join(dir, 'agents', slug, 'evals', f);
+        writeFileSync(y, `# edited\n${readFileSync(y, 'utf8')}`);
+      }
+    }
+    const parsed = [];
+    for (let i = 0; i < Math.max(1, Math.ceil(runs / 2)); i++) {
+      const v = await measureChild([BIN, 'diff', '--json', '--profile', 'bench'], { env, cwd: dir });
+      if (v.code !== 0) throw new Error(`vap diff exited ${v.code}: ${v.stderr.slice(-500)}`);
+      parsed.push(v.wallMs);
+    }
+    log(`with every file edited since the last sync (all 600 parsed): vap diff ${secs(median(parsed))} median, ${(median(parsed) / mb).toFixed(2)}x the bare client`);
+    return { bare: mb, vap: mv, ratio, parsed: median(parsed) };
   } finally {
     emu.child.kill('SIGTERM');
   }

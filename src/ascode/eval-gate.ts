@@ -7,7 +7,7 @@ import { CliError, GateError, InterruptedError, WaitTimeoutError } from '../erro
 import { ExitCode } from '../exit-codes.js';
 import { followRun, resumeCommand, type FollowSettings, type RunRef } from '../evals/follow.js';
 import { evaluateGates } from '../evals/gates.js';
-import { safe } from '../ui/safe-text.js';
+import { safe, safeText } from '../ui/safe-text.js';
 import type { ChangedAgent } from './apply.js';
 import { contentHash, fieldHashes } from './model.js';
 import { findVoice, type Plan } from './plan.js';
@@ -73,7 +73,7 @@ export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<v
     return;
   }
   const several = targets.length > 1;
-  ctx.info(`Running ${targets.length} gating suite${several ? 's' : ''}: ${targets.map((t) => t.suiteKey).join(', ')}`);
+  ctx.info(`Running ${targets.length} gating suite${several ? 's' : ''}: ${safeText(targets.map((t) => t.suiteKey).join(', '))}`);
 
   // Start every run at once: they proceed side by side on the platform.
   const outcomes: Outcome[] = await Promise.all(
@@ -119,9 +119,9 @@ export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<v
     // The platform stays as pushed: say how to finish the gate, or to roll back by hand.
     const pending = outcomes.filter((o) => o.status === 'pending' && o.ref);
     ctx.io.stderr.write(`The push is applied; its evals did not finish, so nothing was rolled back.\n`);
-    for (const o of pending) ctx.io.stderr.write(`  finish the gate of ${o.target.suiteKey}: ${resumeCommand(o.ref!, settings)}\n`);
+    for (const o of pending) ctx.io.stderr.write(`  finish the gate of ${safeText(o.target.suiteKey)}: ${resumeCommand(o.ref!, settings)}\n`);
     const reason = `vap push ${input.pushId}: rolled back by hand, its evals did not finish`;
-    for (const a of rollbackable) ctx.io.stderr.write(`  or roll back agent ${a.slug}: ${rollbackCommand(a, reason)}\n`);
+    for (const a of rollbackable) ctx.io.stderr.write(`  or roll back agent ${safeText(a.slug)}: ${rollbackCommand(a, reason)}\n`);
     throw stop;
   }
 

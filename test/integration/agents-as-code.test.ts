@@ -144,6 +144,8 @@ describe('vap push', () => {
     expect(after.total).toBe(before.total + 1);
     expect(after.versions[0]).toMatchObject({ changeType: 'prompt_updated', changedFields: ['instructions'] });
     expect(after.versions[0].reason).toMatch(/^friendlier greeting \(vap push \S+\)$/);
+    const listed = await runCli(['agents', 'versions', agentId, '--limit', '1'], { env: cliEnv(emu.url, ORG_A.apiKey) });
+    expect(listed.stdout).toMatch(/\tprompt_updated\t.*\tinstructions: friendlier greeting \(vap push \S+\)\n$/);
     expect((await vap(['diff', '--exit-code'])).code).toBe(0);
     const files = snapshot(dir);
     expect((await vap(['pull'])).code).toBe(0);

@@ -328,6 +328,21 @@ describe('vap push', () => {
     expect((await vap(['diff', '--exit-code'])).code).toBe(0);
   });
 
+  it('reads each resource back and reports a field the platform did not keep', async () => {
+    writeFileSync(join(dir, 'vap.yaml'), 'version: 1\nprofiles:\n  staging: {}\n');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(dir, 'webhooks'));
+    // The platform stores the normalised URL (a path of "/" added).
+    writeFileSync(join(dir, 'webhooks', 'hook.yaml'), 'name: Hook\nurl: http://127.0.0.1:9\nevents: [call.ended]\n');
+    const r = await vap(['push', '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('webhook hook: the platform did not keep url (sent "http://127.0.0.1:9", it has "http://127.0.0.1:9/")');
+    expect(r.stdout).toMatch(/secret of webhook hook \(we_\w+\): whsec_/);
+    const diff = await vap(['diff', '--exit-code']);
+    expect(diff.code).toBe(3);
+    expect(diff.stdout).toContain('url: "http://127.0.0.1:9/" → "http://127.0.0.1:9"');
+  });
+
   it('adds a scenario to a suite without touching the others', async () => {
     const { agentId, suiteId } = await seedAgent();
     await vap(['pull', '--agent', agentId]);
@@ -414,6 +429,25 @@ describe('vap push --eval', () => {
     expect(r.stderr).toMatch(new RegExp(`or roll back agent ${slug}: vap agents rollback ${agentId} --version \\d+ --reason`));
     const v = await versions(agentId);
     expect(v.versions[0].changeType).toBe('prompt_updated');
+    await emu.control('DELETE', '/evals/next-run');
+  });
+
+  it('Ctrl-C while the evals run leaves the platform as pushed and prints what finishes the gate or the rollback (exit 130)', async () => {
+    const { agentId, slug } = await pushedProject();
+    writeFileSync(agentMd(slug), readFileSync(agentMd(slug), 'utf8').replace('Hello', 'Hiya'));
+    await emu.control('POST', '/evals/next-run', { outcome: 'hold' });
+    await emu.clearRequests();
+    const ctrlC = new AbortController();
+    const running = runCli(['--profile', 'staging', 'push', '--yes', '--eval', '--dir', dir], { env: cliEnv(emu.url, ORG_A.apiKey), signal: ctrlC.signal });
+    for (let i = 0; i < 200 && !(await emu.requests()).some((q) => q.method === 'POST' && q.path.endsWith('/runs')); i++) await new Promise((res) => setTimeout(res, 20));
+    await new Promise((res) => setTimeout(res, 100));
+    ctrlC.abort();
+    const r = await running;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain('The push is applied; its evals did not finish, so nothing was rolled back.');
+    expect(r.stderr).toMatch(/finish the gate of .*: vap evals runs get run_\S+ --eval ev_\S+ --agent ag_\S+ --wait/);
+    expect(r.stderr).toMatch(new RegExp(`or roll back agent ${slug}: vap agents rollback ${agentId} --version \\d+`));
+    expect((await emu.api('GET', `/api/v1/agents/${agentId}`)).body.data.instructions).toContain('Hiya');
     await emu.control('DELETE', '/evals/next-run');
   });
 

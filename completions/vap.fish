@@ -417,7 +417,7 @@ complete -c vap -n '__vap_path_is '\''vap pull'\''' -l force -d 'overwrite files
 complete -c vap -n '__vap_path_is '\''vap diff'\''' -s C -l dir -r -d 'the project folder, or a folder inside it (default: the current directory)'
 complete -c vap -n '__vap_path_is '\''vap diff'\''' -l exit-code -d 'exit 3 when there is anything to apply or any drift, 0 when there is nothing (for CI)'
 complete -c vap -n '__vap_path_is '\''vap push'\''' -s C -l dir -r -d 'the project folder, or a folder inside it (default: the current directory)'
-complete -c vap -n '__vap_path_is '\''vap push'\''' -l dry-run -d 'print the plan and stop (nothing is sent)'
+complete -c vap -n '__vap_path_is '\''vap push'\''' -l dry-run -d 'print the plan and stop (nothing is changed)'
 complete -c vap -n '__vap_path_is '\''vap push'\''' -l prune -d 'also delete what the state tracks but the files no longer have'
 complete -c vap -n '__vap_path_is '\''vap push'\''' -l force -d 'apply over drift and conflicts (the files win over changes made on the platform)'
 complete -c vap -n '__vap_path_is '\''vap push'\''' -l replace-suite -d 'replace a suite whose scenarios were edited or removed (a new suite from the file; the old one is deleted with its run history)'

@@ -28,7 +28,7 @@ interface PushOptions extends DirOptions, Omit<WaitOptions, 'wait'> {
 export const register: RegisterGroup = (cmd, makeContext) => {
   addDirOption(cmd)
     .description('Apply the files to the profile\'s organization: create, update, and (with --prune) delete; with --eval, run the gating suites and roll back on failure')
-    .option('--dry-run', 'print the plan and stop (nothing is sent)')
+    .option('--dry-run', 'print the plan and stop (nothing is changed)')
     .option('--prune', 'also delete what the state tracks but the files no longer have')
     .option('--force', 'apply over drift and conflicts (the files win over changes made on the platform)')
     .option('--replace-suite', 'replace a suite whose scenarios were edited or removed (a new suite from the file; the old one is deleted with its run history)')
@@ -61,6 +61,10 @@ With --eval, the gating suites of the agents that changed run with the gates of
 before the push (the reason names the push and the gate) and its voice and tools are
 restored; the exit is 3 (1 when a run failed). Ctrl-C or --timeout leaves the platform
 as pushed and prints the command that finishes the gate or the rollback.
+
+--json prints, instead of the plan, what the push did: { pushId, profile, plan,
+applied, failed, notApplied } (with --eval, each run's document follows, as
+\`vap evals run --wait --json\` prints it). A new webhook's secret is a line of its own.
 
 ${PROJECT_HELP}
 

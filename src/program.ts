@@ -83,7 +83,8 @@ Examples:
   addHelpTopics(program);
   for (const g of GROUPS) {
     const group = program.command(g.name).description(g.description);
-    if (loadAll || g.name === wanted) {
+    if (g.aliases) group.aliases(g.aliases);
+    if (loadAll || g.name === wanted || (wanted !== undefined && g.aliases?.includes(wanted))) {
       const mod = await g.load();
       await mod.register(group, makeContext, { fullTree: () => buildProgram([], io, makeContext, true) });
     }

@@ -61,6 +61,8 @@ export interface AgentChange {
   variables?: Variable[];
   description?: string;
   tags?: string[];
+  /** Why (not in the spec's field list; the emulator keeps it on the version the change makes, as rollback does). */
+  reason?: string;
 }
 
 /** PATCH: any subset of the agent's fields; a change to instructions makes a new version. */

@@ -6,6 +6,8 @@
 export interface GroupEntry {
   name: string;
   description: string;
+  /** Other names the group answers to (`vap plan` is `vap diff`). */
+  aliases?: string[];
   load: () => Promise<{ register: import('./types.js').RegisterGroup }>;
 }
 
@@ -23,6 +25,10 @@ export const GROUPS: GroupEntry[] = [
   { name: 'contact-lists', description: 'Contact lists and their schemas', load: () => import('./contact-lists/index.js') },
   { name: 'contacts', description: 'List contacts and bulk-import them from CSV or JSON', load: () => import('./contacts/index.js') },
   { name: 'import-jobs', description: 'Follow, inspect and cancel contact import jobs', load: () => import('./import-jobs/index.js') },
+  { name: 'pull', description: 'Write agents, eval suites and webhook endpoints as files (agents as code)', load: () => import('./ascode/pull.js') },
+  { name: 'diff', aliases: ['plan'], description: 'Compare the files, the last sync and the platform: what a push would change, and drift', load: () => import('./ascode/diff.js') },
+  { name: 'push', description: 'Apply the files to a profile; with --eval, gate on the eval suites and roll back on failure', load: () => import('./ascode/push.js') },
+  { name: 'mv', description: 'Rename an agent, suite or webhook in the files and the state', load: () => import('./ascode/mv.js') },
   { name: 'emulator', description: 'Run a local emulator of the platform API', load: () => import('./emulator/index.js') },
   { name: 'api', description: 'Send a raw request (auth header and envelope handled)', load: () => import('./api/index.js') },
   { name: 'completion', description: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion/index.js') },

@@ -29,3 +29,8 @@ if (existsSync(new URL('./calls.mjs', import.meta.url))) {
   const mod = await import('./calls.mjs');
   if (typeof mod.benchCalls === 'function') await mod.benchCalls();
 }
+
+if (existsSync(new URL('./ascode.mjs', import.meta.url))) {
+  const mod = await import('./ascode.mjs');
+  if (typeof mod.benchAscode === 'function') await mod.benchAscode();
+}

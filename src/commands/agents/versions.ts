@@ -21,7 +21,9 @@ export function versionColumns(human: boolean): Column<AgentVersion>[] {
 
 function note(v: AgentVersion): string {
   if (v.changeType === 'rollback' && v.rolledBackTo !== undefined) return `to version ${v.rolledBackTo}${v.reason ? `: ${v.reason}` : ''}`;
-  return v.changedFields?.length ? v.changedFields.join(', ') : '';
+  const fields = v.changedFields?.length ? v.changedFields.join(', ') : '';
+  // A change may carry a reason too (`vap push --reason`; an extension, as on rollback).
+  return v.reason ? `${fields}${fields ? ': ' : ''}${v.reason}` : fields;
 }
 
 export function versionsCommand(makeContext: ContextFactory): Command {

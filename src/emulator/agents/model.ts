@@ -140,10 +140,15 @@ export class AgentModel {
     return agent;
   }
 
-  /** PATCH: any subset of the settable fields. A change to `instructions` is `prompt_updated`; any other change `settings_updated`; no change, no version. */
+  /**
+   * PATCH: any subset of the settable fields. A change to `instructions` is `prompt_updated`; any other change `settings_updated`; no change, no version.
+   * `reason` (an extension, as on rollback) is kept on the version the change makes.
+   */
   update(org: Org, agentId: string, rawBody: unknown): AgentRecord {
     const agent = this.get(org, agentId);
     const body = v.objectBody(rawBody);
+    const reason = v.text(body, 'reason', { max: LIMITS.reason, blankOk: true });
+    delete body.reason;
     v.onlyFields(body, ['name', 'instructions', 'engine', 'variables', 'description', 'tags', 'modality'], {
       id: 'is read-only',
       currentVersion: 'is read-only; use POST /api/v1/agents/{agentId}/rollback to go back to an earlier version',
@@ -171,7 +176,7 @@ export class AgentModel {
       next.engine = engine;
     }
     const changed = diff(agent.config, next);
-    if (changed.length > 0) this.commit(org, agent, next, changed.includes('instructions') ? 'prompt_updated' : 'settings_updated', changed);
+    if (changed.length > 0) this.commit(org, agent, next, changed.includes('instructions') ? 'prompt_updated' : 'settings_updated', changed, reason ? { reason } : {});
     return agent;
   }
 
@@ -330,6 +335,8 @@ export class AgentModel {
     if (r.changeType === 'rollback') {
       out.rolledBackTo = r.rolledBackTo;
       out.reason = r.reason ?? null;
+    } else if (r.reason) {
+      out.reason = r.reason;
     }
     return out;
   }

@@ -1,0 +1,425 @@
+import { createAgent, deleteAgent, setAgentTools, setAgentVoice, updateAgent, type AgentChange } from '../api/agents.js';
+import type { ApiClient } from '../api/client.js';
+import { ApiError, BadRequestError, NotFoundError } from '../api/errors.js';
+import { addScenario, createSuite, deleteSuite, updateSuite, type SuiteChange } from '../api/evals.js';
+import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint, type WebhookEndpointChange } from '../api/webhooks.js';
+import { changedFields, contentHash, fieldHashes, scenarioHash, type AgentModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
+import { findVoice, type Plan, type PlanItem } from './plan.js';
+import { RemoteReader, type RemoteAgent } from './remote.js';
+import { intentKey, saveState, SECTION, type Entry, type Intent, type State } from './state.js';
+
+/**
+ * Applies a plan resource by resource, journalled: before a create or an update its
+ * intent is written to the state; after it, the resource is read back, compared with
+ * its file, and recorded. A push killed at any point (SIGKILL included) and run again
+ * adopts what it had created and continues; nothing is created twice.
+ */
+
+export interface Reporter {
+  /** A resource was applied. */
+  done(item: PlanItem, message: string): void;
+  /** Something to say about an applied resource (a field the platform did not keep). */
+  warn(message: string): void;
+  /** A resource could not be applied. */
+  failed(item: PlanItem, message: string): void;
+  /** A new webhook endpoint's secret, shown once. */
+  secret(item: PlanItem, id: string, secret: string): Promise<void>;
+}
+
+export interface ChangedAgent {
+  slug: string;
+  id: string;
+  name: string;
+  /** Created by this push (nothing to roll back to). */
+  created: boolean;
+  /** The version before the push, and what it had (voice and tools are restored after a rollback). */
+  fromVersion?: number;
+  before?: RemoteAgent;
+  /** The version after the push. */
+  version?: number;
+}
+
+export interface ApplyResult {
+  applied: PlanItem[];
+  failed: Array<{ item: PlanItem; message: string }>;
+  /** Not attempted: drift, conflict, not applicable, deletes without --prune, suites of agents that failed. */
+  skipped: Array<{ item: PlanItem; message: string }>;
+  changedAgents: ChangedAgent[];
+  /** Suites created, updated or replaced, by key. */
+  changedSuites: Set<string>;
+}
+
+export interface ApplyInput {
+  api: ApiClient;
+  root: string;
+  plan: Plan;
+  state: State;
+  pushId: string;
+  /** Kept on the version an agent change makes. */
+  reason: string;
+  report: Reporter;
+  signal?: AbortSignal;
+}
+
+const AGENT_PATCH_FIELDS = ['name', 'engine', 'variables', 'description', 'tags', 'instructions'] as const;
+
+export function describeError(err: unknown): string {
+  if (err instanceof ApiError) return `${err.message} (HTTP ${err.status}${err.requestId ? `, request id ${err.requestId}` : ''})`;
+  return (err as Error)?.message ?? String(err);
+}
+
+function isAbort(err: unknown): boolean {
+  return (err as Error)?.name === 'AbortError';
+}
+
+export class Applier {
+  private readonly reader: RemoteReader;
+  private reasonAccepted = true;
+  readonly result: ApplyResult = { applied: [], failed: [], skipped: [], changedAgents: [], changedSuites: new Set() };
+
+  constructor(private readonly input: ApplyInput) {
+    this.reader = new RemoteReader(input.api, input.signal);
+  }
+
+  private get state(): State {
+    return this.input.state;
+  }
+
+  private save(): Promise<void> {
+    return saveState(this.input.root, this.state);
+  }
+
+  private async writeIntent(kind: Kind, key: string, intent: Omit<Intent, 'push' | 'at' | 'kind'>): Promise<Intent> {
+    const full: Intent = { ...intent, kind, push: this.input.pushId, at: new Date().toISOString() };
+    this.state.intents[intentKey(kind, key)] = full;
+    await this.save();
+    return full;
+  }
+
+  private async record(kind: Kind, key: string, entry: Entry | undefined): Promise<void> {
+    const section = this.state[SECTION[kind]];
+    if (entry) section[key] = entry;
+    else delete section[key];
+    delete this.state.intents[intentKey(kind, key)];
+    await this.save();
+  }
+
+  /** The state entry of a synced resource; the file's digest is kept when the file says what the platform has. */
+  private entryFor(kind: Kind, id: string, fields: FieldHashes, version?: number, item?: PlanItem): Entry {
+    const matches = item?.local && changedFields(kind, item.local.hashes, fields).length === 0;
+    return { id, fields, hash: contentHash(kind, fields), ...(version !== undefined ? { version } : {}), ...(matches ? { file: item.local!.digest } : {}) };
+  }
+
+  /** Compares what the platform kept with the file; reports each field it did not keep. */
+  private checkKept(item: PlanItem, kept: FieldHashes, keptModel: object): void {
+    const local = item.local!.hashes;
+    const lost = changedFields(item.kind, local, kept);
+    for (const f of lost) {
+      const sent = show((item.localModel as unknown as Record<string, unknown>)[f]);
+      const has = show((keptModel as Record<string, unknown>)[f]);
+      this.input.report.warn(`${item.kind} ${item.key}: the platform did not keep ${f} (sent ${sent}, it has ${has})`);
+    }
+  }
+
+  async run(): Promise<ApplyResult> {
+    const { plan } = this.input;
+    const items = plan.items;
+    const by = (kind: Kind, f: (i: PlanItem) => boolean) => items.filter((i) => i.kind === kind && f(i));
+    const upserts = (i: PlanItem) => i.action === 'create' || i.action === 'update' || i.action === 'replace';
+
+    for (const i of items) {
+      if (i.action === 'drift' || i.action === 'conflict' || i.action === 'blocked') this.skip(i, i.reason ?? i.action);
+      if (i.action === 'delete' && i.needsPrune) this.skip(i, 'the file was removed; pass --prune to delete it on the platform');
+    }
+
+    for (const i of by('webhook', upserts)) await this.guard(i, () => this.applyWebhook(i));
+    for (const a of by('agent', () => true)) {
+      if (upserts(a)) await this.guard(a, () => this.applyAgent(a));
+      else if (a.action === 'unchanged' && a.resync) await this.resync(a);
+      for (const s of by('suite', (x) => x.agentKey === a.key && upserts(x))) {
+        const agentId = this.state.agents[a.key]?.id;
+        if (!agentId) {
+          this.skip(s, `its agent ${a.key} is not on the platform${a.action === 'create' ? ' (its create failed)' : ''}`);
+          continue;
+        }
+        await this.guard(s, () => this.applySuite(s, agentId));
+      }
+    }
+    for (const i of items) if (i.action === 'unchanged' && i.resync && i.kind !== 'agent') await this.resync(i);
+    // Deletes last: suites, then agents, then webhooks.
+    for (const kind of ['suite', 'agent', 'webhook'] as const) {
+      for (const i of by(kind, (x) => x.action === 'delete' && !x.needsPrune)) await this.guard(i, () => this.applyDelete(i));
+    }
+    for (const i of items) if (i.action === 'forget') await this.record(i.kind, i.key, undefined);
+    return this.result;
+  }
+
+  private skip(item: PlanItem, message: string): void {
+    this.result.skipped.push({ item, message });
+  }
+
+  private async guard(item: PlanItem, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+      this.result.applied.push(item);
+    } catch (err) {
+      if (isAbort(err) || this.input.signal?.aborted) throw err;
+      const message = describeError(err);
+      this.result.failed.push({ item, message });
+      this.input.report.failed(item, message);
+    }
+  }
+
+  private async resync(item: PlanItem): Promise<void> {
+    const remote = item.remote;
+    if (!remote) return;
+    const fields = fieldHashes(item.kind, item.remoteModel!);
+    await this.record(item.kind, item.key, this.entryFor(item.kind, remote.id, fields, item.kind === 'agent' ? (remote as RemoteAgent).version : undefined, item));
+    if (item.kind === 'agent') Object.assign(this.state.tools, (remote as RemoteAgent).toolIds);
+  }
+
+  // ------------------------------------------------------------------ agents
+
+  private voiceId(model: AgentModel): string | undefined {
+    if (!model.voice) return undefined;
+    const v = findVoice(this.input.plan.voices, model.voice.name, model.voice.language);
+    if (!v) throw new Error(`no voice ${model.voice.name} (${model.voice.language})`);
+    return v.id;
+  }
+
+  private toolIds(model: AgentModel): string[] {
+    return model.tools.map((n) => {
+      const id = this.input.plan.tools[n];
+      if (!id) throw new Error(`no tool named ${n}`);
+      return id;
+    });
+  }
+
+  private async patchAgent(id: string, body: AgentChange): Promise<void> {
+    const withReason = this.reasonAccepted && this.input.reason ? { ...body, reason: this.input.reason } : body;
+    try {
+      await updateAgent(this.input.api, id, withReason);
+    } catch (err) {
+      // A platform that does not take a reason with a change: send it without, and say so once.
+      if (err instanceof BadRequestError && 'reason' in withReason && /\breason\b/.test(`${err.message} ${JSON.stringify(err.details ?? '')}`)) {
+        this.reasonAccepted = false;
+        this.input.report.warn('the platform does not keep a reason with a change; the push goes on without one');
+        await updateAgent(this.input.api, id, body);
+        return;
+      }
+      throw err;
+    }
+  }
+
+  private async applyAgent(item: PlanItem): Promise<void> {
+    const local = item.localModel as AgentModel;
+    const target = fieldHashes('agent', local);
+    const api = this.input.api;
+    let id: string;
+    let created = false;
+    let before: RemoteAgent | undefined;
+    let fields: readonly string[];
+    if (item.action === 'create') {
+      const intent = await this.writeIntent('agent', item.key, { op: 'create', name: local.name, target });
+      const res = await createAgent(api, {
+        name: local.name,
+        instructions: local.instructions,
+        engine: local.engine,
+        variables: local.variables,
+        ...(local.description ? { description: local.description } : {}),
+        ...(local.tags.length ? { tags: local.tags } : {}),
+      });
+      id = res.id;
+      intent.id = id;
+      await this.save();
+      created = true;
+      fields = ['voice', 'tools'];
+    } else {
+      id = item.id!;
+      before = item.remote as RemoteAgent;
+      const previous = this.state.intents[intentKey('agent', item.key)];
+      const adoptedCreate = previous?.op === 'create';
+      created = adoptedCreate || Boolean(item.adopted);
+      await this.writeIntent('agent', item.key, {
+        op: adoptedCreate ? 'create' : 'update',
+        name: local.name,
+        id,
+        target,
+        ...(created ? {} : { fromVersion: item.fromVersion }),
+      });
+      fields = item.changes;
+      const patch: AgentChange = {};
+      for (const f of AGENT_PATCH_FIELDS) if (fields.includes(f)) (patch as Record<string, unknown>)[f] = local[f];
+      if (Object.keys(patch).length) await this.patchAgent(id, patch);
+    }
+    if (fields.includes('voice') && local.voice) {
+      const voiceId = this.voiceId(local);
+      await setAgentVoice(api, id, { voiceId: voiceId!, language: local.voice.language });
+    }
+    if (fields.includes('tools') && (item.action !== 'create' || local.tools.length)) await setAgentTools(api, id, this.toolIds(local));
+
+    const back = await this.reader.agent(id);
+    if (!back) throw new Error(`agent ${id} is gone from the platform right after the push`);
+    const kept = fieldHashes('agent', back.model);
+    this.checkKept(item, kept, back.model);
+    Object.assign(this.state.tools, back.toolIds);
+    await this.record('agent', item.key, this.entryFor('agent', id, kept, back.version, item));
+    this.result.changedAgents.push({ slug: item.key, id, name: local.name, created, fromVersion: created ? undefined : item.fromVersion, before: created ? undefined : before, version: back.version });
+    const what = created ? `created (${id}, version ${back.version})` : `updated ${item.changes.join(', ')} (${id}, version ${item.fromVersion ?? '?'} → ${back.version})`;
+    this.input.report.done(item, `agent ${item.key}: ${what}`);
+  }
+
+  // ------------------------------------------------------------------ suites
+
+  private async readSuiteBack(agentId: string, id: string): Promise<SuiteModel> {
+    const suites = await this.reader.suites(agentId);
+    const s = suites?.find((x) => x.id === id);
+    const scenarios = s ? await this.reader.scenarios(agentId, id) : null;
+    if (!s || !scenarios) throw new Error(`suite ${id} is gone from the platform right after the push`);
+    const { suiteModelOf } = await import('./remote.js');
+    return suiteModelOf(s, scenarios);
+  }
+
+  private async addScenarios(agentId: string, suiteId: string, want: SuiteModel, have: SuiteModel | undefined): Promise<number> {
+    // Only what the platform does not have yet (a push resumed after a kill adds the rest).
+    const haveHashes = (have?.scenarios ?? []).map(scenarioHash);
+    let added = 0;
+    for (const s of want.scenarios) {
+      const h = scenarioHash(s);
+      const at = haveHashes.indexOf(h);
+      if (at >= 0) {
+        haveHashes.splice(at, 1);
+        continue;
+      }
+      await addScenario(this.input.api, agentId, suiteId, { name: s.name, persona: s.persona, goal: s.goal, category: s.category });
+      added++;
+    }
+    return added;
+  }
+
+  private async createSuiteFrom(item: PlanItem, agentId: string, local: SuiteModel, intent: Intent): Promise<string> {
+    const res = await createSuite(this.input.api, agentId, {
+      name: local.name,
+      iterationsPerScenario: local.iterations,
+      scoringCriteria: local.criteria,
+      ...(local.noise ? { noise: local.noise } : {}),
+    });
+    intent.id = res.id;
+    await this.save();
+    return res.id;
+  }
+
+  private async applySuite(item: PlanItem, agentId: string): Promise<void> {
+    const local = item.localModel as SuiteModel;
+    const target = fieldHashes('suite', local);
+    const scenarios = local.scenarios.map(scenarioHash);
+    const api = this.input.api;
+    let id: string;
+    let added: number;
+    let verb: string;
+    if (item.action === 'create') {
+      const intent = await this.writeIntent('suite', item.key, { op: 'create', name: local.name, target, scenarios });
+      id = await this.createSuiteFrom(item, agentId, local, intent);
+      added = await this.addScenarios(agentId, id, local, undefined);
+      if (local.status === 'ready') await updateSuite(api, agentId, id, { status: 'ready' });
+      verb = `created (${id}, ${added} scenario${added === 1 ? '' : 's'})`;
+    } else if (item.action === 'replace') {
+      const oldId = item.id!;
+      const intent = await this.writeIntent('suite', item.key, { op: 'replace', name: local.name, target, scenarios, oldId, ...(item.replacement ? { id: item.replacement.id } : {}) });
+      id = item.replacement?.id ?? (await this.createSuiteFrom(item, agentId, local, intent));
+      added = await this.addScenarios(agentId, id, local, item.replacement?.model);
+      if (local.status === 'ready') await updateSuite(api, agentId, id, { status: 'ready' });
+      if (oldId !== id) {
+        try {
+          await deleteSuite(api, agentId, oldId);
+        } catch (err) {
+          if (!(err instanceof NotFoundError)) throw err;
+        }
+      }
+      verb = `replaced (${oldId} deleted with its run history; new suite ${id}, ${added} scenario${added === 1 ? '' : 's'})`;
+    } else {
+      id = item.id!;
+      const previous = this.state.intents[intentKey('suite', item.key)];
+      await this.writeIntent('suite', item.key, { op: previous?.op === 'create' ? 'create' : 'update', name: local.name, id, target, scenarios });
+      const patch: SuiteChange = {};
+      if (item.changes.includes('name')) patch.name = local.name;
+      if (item.changes.includes('iterations')) patch.iterationsPerScenario = local.iterations;
+      if (item.changes.includes('criteria')) patch.scoringCriteria = local.criteria;
+      if (item.changes.includes('noise')) patch.noise = local.noise;
+      if (Object.keys(patch).length) await updateSuite(api, agentId, id, patch);
+      added = await this.addScenarios(agentId, id, local, (item.remote as { model: SuiteModel } | undefined)?.model);
+      if (item.changes.includes('status') && local.status === 'ready') await updateSuite(api, agentId, id, { status: 'ready' });
+      verb = `updated ${item.changes.join(', ')} (${id}${added ? `, ${added} scenario${added === 1 ? '' : 's'} added` : ''})`;
+    }
+    const back = await this.readSuiteBack(agentId, id);
+    const kept = fieldHashes('suite', back);
+    this.checkKept(item, kept, back);
+    await this.record('suite', item.key, this.entryFor('suite', id, kept, undefined, item));
+    this.result.changedSuites.add(item.key);
+    this.input.report.done(item, `suite ${item.key}: ${verb}`);
+  }
+
+  // ------------------------------------------------------------------ webhooks
+
+  private async applyWebhook(item: PlanItem): Promise<void> {
+    const local = item.localModel as WebhookModel;
+    const target = fieldHashes('webhook', local);
+    const api = this.input.api;
+    let id: string;
+    let verb: string;
+    if (item.action === 'create') {
+      const intent = await this.writeIntent('webhook', item.key, { op: 'create', name: local.name, target });
+      const res = await createWebhookEndpoint(api, { name: local.name, url: local.url, events: local.events });
+      id = res.id;
+      intent.id = id;
+      await this.save();
+      await this.input.report.secret(item, id, res.secret);
+      verb = `created (${id})`;
+    } else {
+      id = item.id!;
+      await this.writeIntent('webhook', item.key, { op: 'update', name: local.name, id, target });
+      const patch: WebhookEndpointChange = {};
+      if (item.changes.includes('name')) patch.name = local.name;
+      if (item.changes.includes('url')) patch.url = local.url;
+      if (item.changes.includes('events')) patch.events = local.events;
+      if (Object.keys(patch).length) await updateWebhookEndpoint(api, id, patch);
+      verb = `updated ${item.changes.join(', ')} (${id})`;
+      if (item.adopted) {
+        this.input.report.warn(`webhook ${item.key}: created by a push that was interrupted before its secret was shown; make a new one with \`vap webhooks rotate-secret ${id}\``);
+      }
+    }
+    const { getWebhookEndpoint } = await import('../api/webhooks.js');
+    const back = await getWebhookEndpoint(api, id, this.input.signal);
+    const { webhookModelOf } = await import('./remote.js');
+    const model = webhookModelOf(back);
+    const kept = fieldHashes('webhook', model);
+    this.checkKept(item, kept, model);
+    await this.record('webhook', item.key, this.entryFor('webhook', id, kept, undefined, item));
+    this.input.report.done(item, `webhook ${item.key}: ${verb}`);
+  }
+
+  // ------------------------------------------------------------------ deletes
+
+  private async applyDelete(item: PlanItem): Promise<void> {
+    const id = item.id!;
+    const api = this.input.api;
+    try {
+      if (item.kind === 'agent') await deleteAgent(api, id);
+      else if (item.kind === 'webhook') await deleteWebhookEndpoint(api, id);
+      else {
+        const agentId = this.state.agents[item.agentKey!]?.id ?? (item.remote as { agentId?: string } | undefined)?.agentId;
+        if (agentId) await deleteSuite(api, agentId, id);
+      }
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+    }
+    await this.record(item.kind, item.key, undefined);
+    this.input.report.done(item, `${item.kind} ${item.key}: deleted (${id})`);
+  }
+}
+
+function show(v: unknown): string {
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  const one = (text ?? '').replace(/\s+/g, ' ');
+  return one.length > 60 ? `${JSON.stringify(one.slice(0, 57))}…` : JSON.stringify(one);
+}

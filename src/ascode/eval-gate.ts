@@ -1,0 +1,175 @@
+import { extname } from 'node:path';
+import { rollbackAgent, setAgentTools, setAgentVoice } from '../api/agents.js';
+import type { ApiClient } from '../api/client.js';
+import { getRun, startRun } from '../api/evals.js';
+import type { Context } from '../context.js';
+import { CliError, GateError, InterruptedError, WaitTimeoutError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { followRun, resumeCommand, type FollowSettings, type RunRef } from '../evals/follow.js';
+import { evaluateGates } from '../evals/gates.js';
+import { safe, safeText } from '../ui/safe-text.js';
+import type { ChangedAgent } from './apply.js';
+import { contentHash, fieldHashes } from './model.js';
+import { findVoice, type Plan } from './plan.js';
+import { RemoteReader } from './remote.js';
+import { saveState, type State } from './state.js';
+
+/**
+ * `vap push --eval`: after the apply, every gating suite of every agent the push changed
+ * runs, with the waiting, gates and reports of `vap evals run --wait`. When a gate fails,
+ * each changed agent goes back to its version before the push (the rollback endpoint,
+ * with a reason naming the push and the gate), and its voice and tools are restored.
+ * Ctrl-C or a timeout leaves the platform as pushed and prints what finishes the job.
+ */
+
+export interface EvalTarget {
+  agentKey: string;
+  agentId: string;
+  suiteKey: string;
+  suiteId: string;
+  suiteName: string;
+}
+
+export interface EvalGateInput {
+  api: ApiClient;
+  root: string;
+  state: State;
+  plan: Plan;
+  pushId: string;
+  targets: EvalTarget[];
+  changedAgents: ChangedAgent[];
+  settings: FollowSettings;
+}
+
+/** With several runs, each report gets the agent and suite in its name: `evals.xml` → `evals.front-desk.booking.xml`. */
+export function reportPathFor(path: string, t: EvalTarget, several: boolean): string {
+  if (!several) return path;
+  const ext = extname(path);
+  const stem = ext ? path.slice(0, -ext.length) : path;
+  return `${stem}.${t.agentKey}.${t.suiteKey.split('/')[1]}${ext}`;
+}
+
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function rollbackCommand(a: ChangedAgent, reason: string): string {
+  return ['vap', 'agents', 'rollback', a.id, '--version', String(a.fromVersion), '--reason', reason].map(shellWord).join(' ');
+}
+
+interface Outcome {
+  target: EvalTarget;
+  ref?: RunRef;
+  status: 'passed' | 'gate' | 'failed' | 'pending';
+  /** Why it did not pass (one line). */
+  why?: string;
+  error?: unknown;
+}
+
+export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<void> {
+  const { api, targets, settings } = input;
+  if (targets.length === 0) {
+    ctx.info('--eval: no gating suite (gate: true) belongs to an agent this push changed; nothing to run');
+    return;
+  }
+  const several = targets.length > 1;
+  ctx.info(`Running ${targets.length} gating suite${several ? 's' : ''}: ${safeText(targets.map((t) => t.suiteKey).join(', '))}`);
+
+  // Start every run at once: they proceed side by side on the platform.
+  const outcomes: Outcome[] = await Promise.all(
+    targets.map(async (target): Promise<Outcome> => {
+      try {
+        const run = await startRun(api, target.agentId, target.suiteId);
+        return { target, ref: { agentId: target.agentId, evalId: target.suiteId, runId: run.id }, status: 'pending' };
+      } catch (err) {
+        return { target, status: 'failed', why: `the run could not start: ${(err as Error).message}`, error: err };
+      }
+    }),
+  );
+
+  const deadline = Date.now() + settings.timeout;
+  let stop: unknown;
+  for (const o of outcomes) {
+    if (!o.ref) continue;
+    if (stop) break;
+    const s: FollowSettings = { ...settings, timeout: Math.max(1, deadline - Date.now()), reports: settings.reports.map((r) => ({ ...r, path: reportPathFor(r.path, o.target, several) })) };
+    ctx.info(safe`Suite ${o.target.suiteKey}: run ${o.ref.runId}`);
+    try {
+      await followRun(ctx, api, o.ref, s);
+      o.status = 'passed';
+    } catch (err) {
+      if (err instanceof GateError) {
+        o.status = 'gate';
+        const detail = await getRun(api, o.ref.agentId, o.ref.evalId, o.ref.runId, ctx.signal);
+        const failed = evaluateGates(settings.gates, detail).filter((g) => !g.passed);
+        o.why = failed.map((g) => `${g.gate}: ${g.message}`).join('; ') || err.message;
+      } else if (err instanceof WaitTimeoutError || err instanceof InterruptedError || ctx.signal.aborted) {
+        stop = err;
+      } else if (err instanceof CliError && err.exitCode === ExitCode.FAILURE) {
+        o.status = 'failed';
+        o.why = err.message;
+      } else {
+        stop = err;
+      }
+    }
+  }
+
+  const rollbackable = input.changedAgents.filter((a) => !a.created && a.fromVersion !== undefined);
+  if (stop) {
+    // The platform stays as pushed: say how to finish the gate, or to roll back by hand.
+    const pending = outcomes.filter((o) => o.status === 'pending' && o.ref);
+    ctx.io.stderr.write(`The push is applied; its evals did not finish, so nothing was rolled back.\n`);
+    for (const o of pending) ctx.io.stderr.write(`  finish the gate of ${safeText(o.target.suiteKey)}: ${resumeCommand(o.ref!, settings)}\n`);
+    const reason = `vap push ${input.pushId}: rolled back by hand, its evals did not finish`;
+    for (const a of rollbackable) ctx.io.stderr.write(`  or roll back agent ${safeText(a.slug)}: ${rollbackCommand(a, reason)}\n`);
+    throw stop;
+  }
+
+  const bad = outcomes.filter((o) => o.status === 'gate' || o.status === 'failed');
+  if (bad.length === 0) {
+    await ctx.success(`evals passed (${outcomes.length} suite${several ? 's' : ''}): the new versions stay`);
+    return;
+  }
+  const first = bad[0]!;
+  const reason = clip(`vap push ${input.pushId}: ${first.status === 'gate' ? 'eval gate failed' : 'eval run failed'} on ${first.target.suiteKey} (${first.why})${bad.length > 1 ? ` and ${bad.length - 1} more` : ''}`, 1000);
+  for (const o of bad) ctx.io.stderr.write(safe`✗ ${o.target.suiteKey}: ${o.why}\n`);
+  await rollBack(ctx, input, rollbackable, reason);
+  for (const a of input.changedAgents.filter((x) => x.created)) {
+    await ctx.warn(safe`agent ${a.slug} (${a.id}) was created by this push: there is no earlier version to roll back to; it stays`);
+  }
+  const gate = bad.some((o) => o.status === 'gate');
+  const what = rollbackable.length ? `rolled back ${rollbackable.map((a) => a.slug).join(', ')}` : 'nothing to roll back';
+  if (gate) throw new GateError(`the evals of push ${input.pushId} failed a gate; ${what}`);
+  throw new CliError(`the eval run of push ${input.pushId} failed; ${what}`, ExitCode.FAILURE);
+}
+
+function clip(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** Each agent back to its version before the push; voice and tools restored if the rollback left them changed. */
+async function rollBack(ctx: Context, input: EvalGateInput, agents: ChangedAgent[], reason: string): Promise<void> {
+  const reader = new RemoteReader(input.api, ctx.signal);
+  for (const a of agents) {
+    const res = await rollbackAgent(input.api, a.id, { version: a.fromVersion!, reason });
+    let back = await reader.agent(a.id);
+    const before = a.before;
+    if (back && before) {
+      const want = before.model;
+      if (want.voice && JSON.stringify(back.model.voice) !== JSON.stringify(want.voice)) {
+        const v = findVoice(input.plan.voices, want.voice.name, want.voice.language);
+        if (v) await setAgentVoice(input.api, a.id, { voiceId: v.id, language: want.voice.language });
+      }
+      const ids = Object.values(before.toolIds);
+      const now = Object.values(back.toolIds);
+      if (ids.length !== now.length || ids.some((id) => !now.includes(id))) await setAgentTools(input.api, a.id, ids);
+      back = await reader.agent(a.id);
+    }
+    if (back) {
+      const fields = fieldHashes('agent', back.model);
+      input.state.agents[a.slug] = { id: a.id, fields, hash: contentHash('agent', fields), version: back.version };
+      await saveState(input.root, input.state);
+    }
+    ctx.io.stderr.write(safe`↩ rolled back agent ${a.slug} (${a.id}) to version ${a.fromVersion} (now version ${back?.version ?? res.version}): ${reason}\n`);
+  }
+}

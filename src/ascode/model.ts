@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The canonical models of what a project folder manages: agents, eval suites and webhook
+ * endpoints, with names instead of ids, so that the same files describe the same thing in
+ * every organization. Files, the last synced state and the platform are each read into
+ * these models; the plan compares them field by field through their hashes.
+ */
+
+export type Engine = 'realtime' | 'pipeline' | 'speech-to-speech';
+export const ENGINES: readonly Engine[] = ['realtime', 'pipeline', 'speech-to-speech'];
+
+export interface VoiceRef {
+  name: string;
+  language: string;
+}
+
+export interface AgentModel {
+  name: string;
+  engine: Engine;
+  /** null: a speech-to-speech agent speaks with its model's own voice. */
+  voice: VoiceRef | null;
+  /** Tool names, a set (the platform replaces the whole list). */
+  tools: string[];
+  variables: Array<{ name: string; description: string }>;
+  description: string;
+  tags: string[];
+  instructions: string;
+}
+
+export interface Criterion {
+  key: string;
+  name: string;
+  weight: number;
+}
+
+export interface ScenarioModel {
+  name: string;
+  persona: string;
+  goal: string;
+  category: string;
+}
+
+export interface SuiteModel {
+  name: string;
+  iterations: number;
+  status: string;
+  noise: { type: string; level: string } | null;
+  criteria: Criterion[];
+  /** A multiset: the platform lists scenarios in creation order and has no way to reorder them. */
+  scenarios: ScenarioModel[];
+}
+
+export interface WebhookModel {
+  name: string;
+  url: string;
+  /** A set of event types. */
+  events: string[];
+}
+
+export type Kind = 'agent' | 'suite' | 'webhook';
+export type AnyModel = AgentModel | SuiteModel | WebhookModel;
+
+/** The fields of each kind, in the order a plan shows them. */
+export const FIELDS = {
+  agent: ['name', 'engine', 'voice', 'tools', 'variables', 'description', 'tags', 'instructions'],
+  suite: ['name', 'iterations', 'status', 'noise', 'criteria', 'scenarios'],
+  webhook: ['name', 'url', 'events'],
+} as const satisfies Record<Kind, readonly string[]>;
+
+export type FieldHashes = Record<string, string>;
+
+/** A BCP 47 tag in its canonical case (`es-mx` → `es-MX`); left as is when it is not one. */
+const canonicalTags = new Map<string, string>();
+export function canonicalLanguage(tag: string): string {
+  let c = canonicalTags.get(tag);
+  if (c === undefined) {
+    try {
+      c = Intl.getCanonicalLocales(tag)[0] ?? tag;
+    } catch {
+      c = tag;
+    }
+    canonicalTags.set(tag, c);
+  }
+  return c;
+}
+
+const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/** Weights relative to their sum (the platform may store them normalised), rounded to 6 decimals. */
+export function normaliseWeights(criteria: Criterion[]): Criterion[] {
+  const sum = criteria.reduce((s, c) => s + c.weight, 0);
+  return criteria.map((c) => ({ key: c.key, name: c.name, weight: sum > 0 ? round6(c.weight / sum) : c.weight }));
+}
+
+/** JSON with sorted keys: one text per value, whatever order its keys were built in. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** The value of a field as it is compared: sets sorted, weights normalised, languages in canonical case. */
+export function comparable(kind: Kind, field: string, value: unknown): unknown {
+  if (kind === 'agent') {
+    if (field === 'tools') return [...new Set(value as string[])].sort();
+    if (field === 'voice') return value ? { name: (value as VoiceRef).name, language: canonicalLanguage((value as VoiceRef).language) } : null;
+  }
+  if (kind === 'suite') {
+    if (field === 'criteria') return [...normaliseWeights(value as Criterion[])].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    if (field === 'scenarios') return (value as ScenarioModel[]).map(canonicalJson).sort();
+  }
+  if (kind === 'webhook' && field === 'events') return [...new Set(value as string[])].sort();
+  return value;
+}
+
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/** One short hash per field of a model. */
+export function fieldHashes(kind: Kind, model: AnyModel): FieldHashes {
+  const out: FieldHashes = {};
+  for (const f of FIELDS[kind]) out[f] = shortHash(canonicalJson(comparable(kind, f, (model as unknown as Record<string, unknown>)[f])));
+  return out;
+}
+
+/** The content hash of a whole resource, from its field hashes. */
+export function contentHash(kind: Kind, fields: FieldHashes): string {
+  return shortHash(FIELDS[kind].map((f) => `${f}=${fields[f] ?? ''}`).join('\n'));
+}
+
+/** The hash of one scenario, for the multiset comparisons of a suite's scenarios. */
+export function scenarioHash(s: ScenarioModel): string {
+  return shortHash(canonicalJson(s));
+}
+
+/** Fields whose comparable values differ between two models of a kind. */
+export function changedFields(kind: Kind, a: FieldHashes, b: FieldHashes): string[] {
+  return FIELDS[kind].filter((f) => a[f] !== b[f]);
+}

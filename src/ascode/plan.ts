@@ -1,0 +1,442 @@
+import type { Suite } from '../api/evals.js';
+import type { Voice } from '../api/voices.js';
+import { canonicalLanguage, changedFields, contentHash, fieldHashes, scenarioHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type ScenarioModel, type SuiteModel } from './model.js';
+import type { LocalAgent, LocalFiles, LocalSuite, LocalWebhook, ProjectConfig } from './project.js';
+import { ProblemList } from './problems.js';
+import { RemoteReader, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
+import { intentKey, SECTION, type Entry, type Intent, type State } from './state.js';
+import { lineOf } from './yaml-doc.js';
+
+/**
+ * The plan: a three-way comparison, per resource, of the files, the state last synced
+ * and the platform now. Terraform's plan and kubectl diff are the models; the classes
+ * follow Vapi's gitops drift classes.
+ *
+ * | files vs last sync | platform vs last sync | class |
+ * |---|---|---|
+ * | same | same | unchanged |
+ * | changed | same | update (create when never synced) |
+ * | same | changed | drift |
+ * | changed | changed | conflict (unchanged when both made the same change) |
+ * | file removed | — | delete (applied only with --prune) |
+ */
+
+export type Action = 'unchanged' | 'create' | 'update' | 'replace' | 'delete' | 'drift' | 'conflict' | 'blocked' | 'forget';
+
+export interface PlanItem {
+  kind: Kind;
+  /** The slug (`<agent>/<suite>` for a suite). */
+  key: string;
+  name: string;
+  file: string;
+  action: Action;
+  /** The platform id, when the resource exists there. */
+  id?: string;
+  /** Fields whose values differ between the files and the platform. */
+  changes: string[];
+  /** Fields changed on the platform since the last sync. */
+  drift: string[];
+  /** Why it is not applied as it stands (drift, conflict, blocked, delete without --prune). */
+  reason?: string;
+  /** What a forced push would do instead. */
+  forced?: boolean;
+  /** A delete shown but not applied (no --prune). */
+  needsPrune?: boolean;
+  /** Found on the platform from the intent of an interrupted push. */
+  adopted?: boolean;
+  local?: LocalAgent | LocalSuite | LocalWebhook;
+  localModel?: AnyModel;
+  remote?: RemoteAgent | RemoteSuite | RemoteWebhook;
+  remoteModel?: AnyModel;
+  base?: Entry;
+  /** The state needs the platform's hashes although nothing is sent (both sides made the same change). */
+  resync?: boolean;
+  /** Suites: the scenarios to add, and those the platform has that the file no longer does. */
+  scenarios?: { add: ScenarioModel[]; stale: Array<{ name: string; why: 'edited' | 'removed' }> };
+  /** Suites: the agent they belong to (its slug). */
+  agentKey?: string;
+  /** Agents: the version before this push (what `--eval` rolls back to). */
+  fromVersion?: number;
+  /** A replace in progress: the suite already created in place of the old one. */
+  replacement?: RemoteSuite;
+}
+
+export interface Plan {
+  profile: string;
+  items: PlanItem[];
+  voices: Voice[];
+  /** Tool name → id, for this profile. */
+  tools: Record<string, string>;
+  /** Suites on the platform under tracked agents that no file describes (a pull brings them). */
+  untracked: Array<{ kind: Kind; agentKey: string; name: string; id: string }>;
+}
+
+export interface PlanOptions {
+  force?: boolean;
+  prune?: boolean;
+  replaceSuite?: boolean;
+}
+
+const CHANGE_ACTIONS: ReadonlySet<Action> = new Set(['create', 'update', 'replace', 'delete', 'drift', 'conflict', 'blocked']);
+
+/** Whether the plan has anything to apply, or drift to report (`vap diff --exit-code` exits 3). */
+export function hasChanges(plan: Plan): boolean {
+  return plan.items.some((i) => CHANGE_ACTIONS.has(i.action));
+}
+
+/** What `vap push` will send for this item. */
+export function willApply(i: PlanItem): boolean {
+  return i.action === 'create' || i.action === 'update' || i.action === 'replace' || (i.action === 'delete' && !i.needsPrune) || i.resync === true || i.action === 'forget';
+}
+
+function multisetMinus(a: string[], b: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const x of b) counts.set(x, (counts.get(x) ?? 0) + 1);
+  const out: string[] = [];
+  for (const x of a) {
+    const n = counts.get(x) ?? 0;
+    if (n > 0) counts.set(x, n - 1);
+    else out.push(x);
+  }
+  return out;
+}
+
+const hashesOf = (kind: Kind, m: AnyModel): FieldHashes => fieldHashes(kind, m);
+
+/** Where an interrupted push left a tracked resource: the fields it had already changed count as synced. */
+function recoverBase(kind: Kind, base: Entry, intent: Intent | undefined, remote: FieldHashes, remoteModel: AnyModel | undefined): Entry {
+  if (!intent || (intent.op !== 'update' && intent.op !== 'create')) return base;
+  const fields = { ...base.fields };
+  for (const [f, h] of Object.entries(intent.target)) if (remote[f] === h) fields[f] = h;
+  if (kind === 'suite' && intent.scenarios && remoteModel) {
+    const have = (remoteModel as SuiteModel).scenarios.map(scenarioHash);
+    if (multisetMinus(have, intent.scenarios).length === 0) fields.scenarios = remote.scenarios!;
+  }
+  return { ...base, fields, hash: contentHash(kind, fields) };
+}
+
+/** The class of a tracked resource whose file and platform copy both exist. */
+function classify(kind: Kind, base: FieldHashes, local: FieldHashes, remote: FieldHashes, opts: PlanOptions): Pick<PlanItem, 'action' | 'changes' | 'drift' | 'reason' | 'forced' | 'resync'> {
+  const changes = changedFields(kind, local, remote);
+  const drift = changedFields(kind, base, remote);
+  const mine = changedFields(kind, base, local);
+  if (changes.length === 0) return { action: 'unchanged', changes, drift: [], resync: drift.length > 0 };
+  if (drift.length === 0) return { action: 'update', changes, drift };
+  if (mine.length === 0) {
+    if (opts.force) return { action: 'update', changes, drift, forced: true };
+    return { action: 'drift', changes, drift, reason: `changed on the platform since the last sync (${drift.join(', ')})` };
+  }
+  if (opts.force) return { action: 'update', changes, drift, forced: true };
+  const both = drift.filter((f) => mine.includes(f));
+  return {
+    action: 'conflict',
+    changes,
+    drift,
+    reason: `changed in the files and on the platform since the last sync (platform: ${drift.join(', ')}; files: ${mine.join(', ')}${both.length ? `; both: ${both.join(', ')}` : ''})`,
+  };
+}
+
+/** For a suite to be updated: the scenarios to add, and what the API cannot apply. */
+function suiteApplicability(item: PlanItem, local: SuiteModel, remote: SuiteModel, opts: PlanOptions): void {
+  const lh = local.scenarios.map(scenarioHash);
+  const rh = remote.scenarios.map(scenarioHash);
+  const addHashes = multisetMinus(lh, rh);
+  const staleHashes = multisetMinus(rh, lh);
+  const add = addHashes.map((h) => local.scenarios[lh.indexOf(h)]!);
+  const localNames = new Set(local.scenarios.map((s) => s.name));
+  const stale = staleHashes.map((h) => {
+    const s = remote.scenarios[rh.indexOf(h)]!;
+    return { name: s.name, why: localNames.has(s.name) ? ('edited' as const) : ('removed' as const) };
+  });
+  item.scenarios = { add, stale };
+  const problems: string[] = [];
+  if (stale.length) problems.push(`${stale.length} scenario${stale.length === 1 ? '' : 's'} ${stale.length === 1 ? 'was' : 'were'} edited or removed (${stale.map((s) => `"${s.name}" ${s.why}`).join(', ')}), and the API can only add scenarios`);
+  if (remote.status === 'ready' && local.status === 'draft') problems.push('the status cannot go from ready back to draft');
+  if (problems.length === 0) return;
+  if (opts.replaceSuite) {
+    item.action = 'replace';
+    item.reason = `${problems.join('; ')}: replaced by a new suite made from the file; the old one is deleted with its ${(item.remote as RemoteSuite).runCount} run${(item.remote as RemoteSuite).runCount === 1 ? '' : 's'}`;
+  } else {
+    item.action = 'blocked';
+    item.reason = `${problems.join('; ')}: not applicable through the API; --replace-suite creates a new suite from the file and deletes this one after confirmation, losing its run history`;
+  }
+}
+
+export interface BuildPlanInput {
+  config: ProjectConfig;
+  profile: string;
+  files: LocalFiles;
+  state: State;
+  reader: RemoteReader;
+  opts: PlanOptions;
+}
+
+/** Which resources have files (folder and file names only, nothing parsed): enough to start reading the platform. */
+export interface Presence {
+  agents: ReadonlySet<string>;
+  webhooks: boolean;
+}
+
+export function presenceOf(files: LocalFiles): Presence {
+  return { agents: new Set(files.agents.keys()), webhooks: files.webhooks.size > 0 };
+}
+
+/** What the platform has of the resources a project tracks. */
+export interface RemoteSnapshot {
+  agentIds: Map<string, string>;
+  remoteAgents: Map<string, RemoteAgent | null>;
+  suiteLists: Map<string, Suite[] | null>;
+  suiteIds: Map<string, string>;
+  replacements: Map<string, string>;
+  remoteSuites: Map<string, RemoteSuite | null>;
+  replacementSuites: Map<string, RemoteSuite | null>;
+  endpoints: import('../api/webhooks.js').WebhookEndpoint[];
+  voices: Voice[];
+}
+
+/** Reads the platform: tracked agents (with their suites and the tracked suites' scenarios), webhooks, voices. */
+export async function readRemote(state: State, presence: Presence, reader: RemoteReader): Promise<RemoteSnapshot> {
+  const voicesP = reader.voices();
+  const needWebhooks = Object.keys(state.webhooks).length > 0 || presence.webhooks || Object.values(state.intents).some((i) => i.kind === 'webhook');
+  const webhooksP = needWebhooks ? reader.webhooks() : Promise.resolve([]);
+  const agentIds = new Map<string, string>(); // slug → id to read
+  for (const [slug, e] of Object.entries(state.agents)) agentIds.set(slug, e.id);
+  for (const [k, intent] of Object.entries(state.intents)) {
+    if (intent.kind === 'agent' && intent.id && !agentIds.has(k.slice('agent:'.length))) agentIds.set(k.slice('agent:'.length), intent.id);
+  }
+  // Creates interrupted before the platform's answer was recorded: look for the agent by name.
+  const trackedAgentIds = new Set(Object.values(state.agents).map((e) => e.id));
+  const adoptSearch = new Map<string, Promise<string | undefined>>();
+  for (const [k, intent] of Object.entries(state.intents)) {
+    const slug = k.slice('agent:'.length);
+    if (intent.kind !== 'agent' || intent.id || state.agents[slug] || !presence.agents.has(slug)) continue;
+    adoptSearch.set(
+      slug,
+      (async () => {
+        const candidates = (await reader.allAgents(intent.name)).filter((a) => a.name === intent.name && !trackedAgentIds.has(a.id));
+        const read = await Promise.all(candidates.map((c) => reader.agent(c.id)));
+        const same = read.filter((r): r is RemoteAgent => r !== null && fieldHashes('agent', r.model).instructions === intent.target.instructions);
+        same.sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''));
+        return same.at(-1)?.id;
+      })(),
+    );
+  }
+  for (const [slug, p] of adoptSearch) {
+    const id = await p;
+    if (id) agentIds.set(slug, id);
+  }
+
+  const remoteAgents = new Map<string, RemoteAgent | null>();
+  const suiteLists = new Map<string, Suite[] | null>();
+  await Promise.all(
+    [...agentIds].map(async ([slug, id]) => {
+      const [a, suites] = await Promise.all([reader.agent(id), reader.suites(id)]);
+      remoteAgents.set(slug, a);
+      suiteLists.set(slug, a ? suites : null);
+    }),
+  );
+
+  // Suites: tracked ones, and ones an interrupted push had created.
+  const trackedSuiteIds = new Set(Object.values(state.suites).map((e) => e.id));
+  const suiteIds = new Map<string, string>(); // key → id to read
+  const replacements = new Map<string, string>(); // key → id of the new suite of a replace in progress
+  for (const [key, e] of Object.entries(state.suites)) suiteIds.set(key, e.id);
+  for (const [k, intent] of Object.entries(state.intents)) {
+    if (intent.kind !== 'suite') continue;
+    const key = k.slice('suite:'.length);
+    const agentSlug = key.split('/')[0]!;
+    const list = suiteLists.get(agentSlug);
+    let id = intent.id;
+    if (!id && list) {
+      const found = list.filter((s) => s.name === intent.name && !trackedSuiteIds.has(s.id) && s.id !== intent.oldId);
+      found.sort((a, b) => String(a.createdAt ?? '').localeCompare(String(b.createdAt ?? '')));
+      id = found.at(-1)?.id;
+    }
+    if (!id) continue;
+    if (intent.op === 'replace') replacements.set(key, id);
+    else if (!state.suites[key]) suiteIds.set(key, id);
+  }
+  const remoteSuites = new Map<string, RemoteSuite | null>();
+  const readSuite = async (key: string, id: string): Promise<RemoteSuite | null> => {
+    const agentSlug = key.split('/')[0]!;
+    const agent = remoteAgents.get(agentSlug);
+    const s = suiteLists.get(agentSlug)?.find((x) => x.id === id);
+    if (!agent || !s) return null;
+    const scenarios = await reader.scenarios(agent.id, id);
+    if (!scenarios) return null;
+    return { id, agentId: agent.id, model: suiteModelOf(s, scenarios), runCount: s.runCount ?? 0 };
+  };
+  const replacementSuites = new Map<string, RemoteSuite | null>();
+  await Promise.all([
+    ...[...suiteIds].map(async ([key, id]) => remoteSuites.set(key, await readSuite(key, id))),
+    ...[...replacements].map(async ([key, id]) => replacementSuites.set(key, await readSuite(key, id))),
+  ]);
+
+  return { agentIds, remoteAgents, suiteLists, suiteIds, replacements, remoteSuites, replacementSuites, endpoints: await webhooksP, voices: await voicesP };
+}
+
+/**
+ * Reads the platform (bounded concurrency) and builds the plan. Names the files use are
+ * resolved here: an unknown tool or voice is a problem at its line, and nothing is sent.
+ */
+export async function buildPlan(input: BuildPlanInput, remote?: Promise<RemoteSnapshot>): Promise<{ plan: Plan; problems: ProblemList }> {
+  const { files, state, opts, profile } = input;
+  const problems = new ProblemList();
+  const settings = input.config.profiles.get(profile) ?? { vars: {}, tools: {} };
+  const { agentIds, remoteAgents, suiteLists, suiteIds, replacements, remoteSuites, replacementSuites, endpoints, voices } = await (remote ?? readRemote(state, presenceOf(files), input.reader));
+
+  // ---- names: tools (state < what the platform shows < vap.yaml) and voices
+  const tools: Record<string, string> = { ...state.tools };
+  for (const a of remoteAgents.values()) if (a) Object.assign(tools, a.toolIds);
+  Object.assign(tools, settings.tools);
+  // Files unchanged since the last sync were resolved then; the others are checked here.
+  for (const a of files.agents.values()) {
+    if (!a.parsed) continue;
+    a.model.tools.forEach((name, i) => {
+      if (!tools[name]) {
+        problems.add({
+          file: a.file,
+          line: lineOf(a.src, ['tools', i]),
+          message: `tools: no tool named "${name}" is known in profile "${profile}"; add its id under profiles.${profile}.tools in vap.yaml (the API has no tool listing)`,
+        });
+      }
+    });
+    const v = a.model.voice;
+    if (v && !findVoice(voices, v.name, v.language)) {
+      const sameName = voices.filter((x) => x.name === v.name).map((x) => x.language);
+      problems.add({
+        file: a.file,
+        line: lineOf(a.src, ['voice', 'name']),
+        message: sameName.length
+          ? `voice: ${v.name} does not speak ${v.language} (it speaks ${sameName.join(', ')}); see \`vap voices list --language ${v.language}\``
+          : `voice: no voice named "${v.name}" in profile "${profile}"; see \`vap voices list --language ${v.language}\``,
+      });
+    }
+  }
+
+  // ---- classify
+  const items: PlanItem[] = [];
+  const untracked: Plan['untracked'] = [];
+
+  const agentSlugs = new Set([...files.agents.keys(), ...Object.keys(state.agents)]);
+  for (const slug of [...agentSlugs].sort()) {
+    const local = files.agents.get(slug);
+    const base = state.agents[slug];
+    const intent = state.intents[intentKey('agent', slug)];
+    const remote = agentIds.has(slug) ? (remoteAgents.get(slug) ?? null) : null;
+    items.push(planOne('agent', slug, local, base, intent, remote, remote?.model, opts));
+    const it = items.at(-1)!;
+    if (remote) it.fromVersion = intent?.fromVersion ?? remote.version;
+  }
+
+  const suiteKeys = new Set([...files.suites.keys(), ...Object.keys(state.suites)]);
+  for (const key of [...suiteKeys].sort()) {
+    const local = files.suites.get(key);
+    const base = state.suites[key];
+    const intent = state.intents[intentKey('suite', key)];
+    const remote = suiteIds.has(key) ? (remoteSuites.get(key) ?? null) : null;
+    const item = planOne('suite', key, local, base, intent, remote, remote?.model, opts);
+    item.agentKey = key.split('/')[0]!;
+    const replacement = replacementSuites.get(key);
+    if (intent?.op === 'replace' && replacement && local) {
+      // A replace was interrupted after the new suite was made: finish it.
+      item.action = 'replace';
+      item.replacement = replacement;
+      item.reason = 'finishing the replacement an interrupted push started';
+      item.scenarios = { add: diffScenarios(local.model, replacement.model), stale: [] };
+      item.changes = changedFields('suite', local.hashes, fieldHashes('suite', replacement.model));
+    } else if (item.action === 'update' && local && remote) {
+      suiteApplicability(item, local.model, remote.model, opts);
+    }
+    items.push(item);
+  }
+  const knownSuites = new Set([...Object.values(state.suites).map((e) => e.id), ...suiteIds.values(), ...replacements.values()]);
+  for (const [agentSlug, list] of suiteLists) {
+    for (const s of list ?? []) {
+      if (!knownSuites.has(s.id)) untracked.push({ kind: 'suite', agentKey: agentSlug, name: s.name, id: s.id });
+    }
+  }
+
+  const trackedWebhookIds = new Set(Object.values(state.webhooks).map((e) => e.id));
+  const whSlugs = new Set([...files.webhooks.keys(), ...Object.keys(state.webhooks)]);
+  for (const slug of [...whSlugs].sort()) {
+    const local = files.webhooks.get(slug);
+    const base = state.webhooks[slug];
+    const intent = state.intents[intentKey('webhook', slug)];
+    let id: string | undefined = base?.id ?? intent?.id;
+    if (!id && intent && local) {
+      const found = endpoints.filter((e) => e.name === intent.name && !trackedWebhookIds.has(e.id) && fieldHashes('webhook', webhookModelOf(e)).url === intent.target.url);
+      id = found.at(-1)?.id;
+    }
+    const e = id ? endpoints.find((x) => x.id === id) : undefined;
+    const remote: RemoteWebhook | null = e ? { id: e.id, model: webhookModelOf(e) } : null;
+    items.push(planOne('webhook', slug, local, base, intent, remote, remote?.model, opts));
+  }
+
+  return { plan: { profile, items, voices, tools, untracked }, problems };
+}
+
+function diffScenarios(local: SuiteModel, remote: SuiteModel): ScenarioModel[] {
+  const lh = local.scenarios.map(scenarioHash);
+  const add = multisetMinus(lh, remote.scenarios.map(scenarioHash));
+  return add.map((h) => local.scenarios[lh.indexOf(h)]!);
+}
+
+export function findVoice(voices: Voice[], name: string, language: string): Voice | undefined {
+  const want = canonicalLanguage(language);
+  return voices.find((v) => v.name === name && canonicalLanguage(v.language) === want);
+}
+
+function planOne(
+  kind: Kind,
+  key: string,
+  local: LocalAgent | LocalSuite | LocalWebhook | undefined,
+  stateEntry: Entry | undefined,
+  intent: Intent | undefined,
+  remote: RemoteAgent | RemoteSuite | RemoteWebhook | null,
+  remoteModel: AnyModel | undefined,
+  opts: PlanOptions,
+): PlanItem {
+  const file = local?.file ?? (kind === 'agent' ? `agents/${key}/agent.md` : kind === 'suite' ? `agents/${key.split('/')[0]}/evals/${key.split('/')[1]}.yaml` : `webhooks/${key}.yaml`);
+  const item: PlanItem = { kind, key, name: remoteModel?.name ?? key, file, action: 'unchanged', changes: [], drift: [], local, remote: remote ?? undefined, remoteModel, base: stateEntry, id: remote?.id ?? stateEntry?.id };
+  // The file's model is read (and a file unchanged since the last sync parsed) only when needed.
+  Object.defineProperty(item, 'localModel', { enumerable: true, configurable: true, get: () => local?.model });
+  const done = (extra: Partial<PlanItem>): PlanItem => {
+    Object.assign(item, extra);
+    if (local && (item.action !== 'unchanged' || !remoteModel)) item.name = local.model.name;
+    return item;
+  };
+
+  if (!local) {
+    // The file was removed: a delete, applied only with --prune.
+    if (!stateEntry) return done({ action: 'forget' });
+    if (!remote) return done({ action: 'forget', reason: 'already gone from the platform' });
+    const drift = changedFields(kind, stateEntry.fields, hashesOf(kind, remoteModel!));
+    return done({ action: 'delete', drift, needsPrune: !opts.prune, reason: opts.prune ? undefined : 'the file was removed; pass --prune to delete it on the platform' });
+  }
+  const localHashes = local.hashes;
+  if (!stateEntry) {
+    if (remote) {
+      // Created by a push that was interrupted before it could record it: adopt it.
+      const base: Entry = { id: remote.id, fields: hashesOf(kind, remoteModel!), hash: '' };
+      const c = classify(kind, base.fields, localHashes, base.fields, opts);
+      return done({ ...c, action: c.action === 'unchanged' ? 'unchanged' : 'update', resync: true, adopted: true, base });
+    }
+    return done({ action: 'create', changes: [] });
+  }
+  if (!remote) {
+    if (opts.force) return done({ action: 'create', forced: true, id: undefined });
+    return done({ action: 'drift', drift: ['deleted'], reason: 'deleted on the platform since the last sync; push --force creates it again, `vap pull` forgets it' });
+  }
+  const remoteHashes = hashesOf(kind, remoteModel!);
+  const base = recoverBase(kind, stateEntry, intent, remoteHashes, remoteModel);
+  const c = classify(kind, base.fields, localHashes, remoteHashes, opts);
+  return done({ ...c, base, resync: c.resync || base.hash !== stateEntry.hash || (c.action === 'unchanged' && stateEntry.file !== local.digest) });
+}
+
+/** The agents a push changes (their config, not only their suites). */
+export function changedAgentItems(plan: Plan): PlanItem[] {
+  return plan.items.filter((i) => i.kind === 'agent' && (i.action === 'update' || i.action === 'create'));
+}
+
+export type { AgentModel };

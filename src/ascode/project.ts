@@ -1,0 +1,421 @@
+import { existsSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from '../errors.js';
+import { createHash } from 'node:crypto';
+import { ENGINES, canonicalJson, canonicalLanguage, fieldHashes, type AgentModel, type AnyModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
+import type { Entry } from './state.js';
+import { ProblemList } from './problems.js';
+import { parseYaml, substituteVars, validate, type YamlSource } from './yaml-doc.js';
+
+/**
+ * A project folder: `vap.yaml` at its root (found by walking up from the current
+ * directory, as git finds `.git`), `agents/<slug>/agent.md`, `agents/<slug>/evals/<suite>.yaml`,
+ * `webhooks/<slug>.yaml`, and `.vap/state.<profile>.json`.
+ */
+
+export const CONFIG_FILE = 'vap.yaml';
+export const FORMAT_VERSION = 1;
+const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const BCP47 = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+
+export function isSlug(s: string): boolean {
+  return SLUG.test(s) && s !== '.' && s !== '..';
+}
+
+export interface ProfileSettings {
+  vars: Record<string, string>;
+  tools: Record<string, string>;
+}
+
+export interface ProjectConfig {
+  root: string;
+  src: YamlSource;
+  profiles: Map<string, ProfileSettings>;
+}
+
+const nonBlank = z.string().refine((s) => s.trim() !== '', { message: 'must not be empty' });
+
+const ProfileSchema = z
+  .strictObject({
+    vars: z.record(z.string(), z.string()).nullish(),
+    tools: z.record(z.string(), nonBlank).nullish(),
+  })
+  .nullish();
+
+const ConfigSchema = z.strictObject({
+  version: z.literal(FORMAT_VERSION, { error: `must be ${FORMAT_VERSION} (the format this vap reads)` }),
+  profiles: z.record(z.string(), ProfileSchema).nullish(),
+});
+
+/** The folder holding vap.yaml: `start` or its closest parent that has one. */
+export function findRoot(start: string): string | undefined {
+  let dir = resolve(start);
+  for (;;) {
+    if (existsSync(join(dir, CONFIG_FILE))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
+export function noProjectError(start: string): UsageError {
+  return new UsageError(`no ${CONFIG_FILE} in ${resolve(start)} or any folder above it`, 'run `vap pull --all` in the folder that should hold the project');
+}
+
+export async function readConfig(root: string, problems: ProblemList): Promise<ProjectConfig | undefined> {
+  const text = await readFile(join(root, CONFIG_FILE), 'utf8');
+  const src = parseYaml(CONFIG_FILE, text, problems);
+  if (!src) return undefined;
+  const data = validate(src, ConfigSchema, problems);
+  if (!data) return undefined;
+  const profiles = new Map<string, ProfileSettings>();
+  for (const [name, p] of Object.entries(data.profiles ?? {})) profiles.set(name, { vars: { ...(p?.vars ?? {}) }, tools: { ...(p?.tools ?? {}) } });
+  return { root, src, profiles };
+}
+
+// ---------------------------------------------------------------------------- files
+
+/**
+ * A file of the project. A file whose text (with the profile's vars) is the one recorded at
+ * the last sync is not parsed until something needs its model: its field hashes are the
+ * state's. The others are parsed (and checked) when read.
+ */
+interface LocalFile<M> {
+  file: string;
+  /** The text of the file, as read. */
+  text: string;
+  /** The hash of the text and the profile's vars (recorded in the state at a sync). */
+  digest: string;
+  /** Whether the file was parsed when read (it differs from the last sync, or was never synced). */
+  parsed: boolean;
+  readonly src: YamlSource;
+  readonly model: M;
+  readonly hashes: FieldHashes;
+}
+
+export interface LocalAgent extends LocalFile<AgentModel> {
+  slug: string;
+}
+
+export interface LocalSuite extends LocalFile<SuiteModel> {
+  /** `<agent slug>/<suite slug>`. */
+  key: string;
+  agentSlug: string;
+  slug: string;
+  readonly gate: boolean;
+}
+
+export interface LocalWebhook extends LocalFile<WebhookModel> {
+  slug: string;
+}
+
+export interface LocalFiles {
+  agents: Map<string, LocalAgent>;
+  suites: Map<string, LocalSuite>;
+  webhooks: Map<string, LocalWebhook>;
+}
+
+export const agentFile = (slug: string) => `agents/${slug}/agent.md`;
+export const suiteFile = (agentSlug: string, slug: string) => `agents/${agentSlug}/evals/${slug}.yaml`;
+export const webhookFile = (slug: string) => `webhooks/${slug}.yaml`;
+
+const AgentSchema = z
+  .strictObject({
+    name: nonBlank,
+    engine: z.enum(ENGINES as [string, ...string[]]),
+    voice: z.strictObject({ name: nonBlank, language: z.string().regex(BCP47, { message: 'must be a BCP 47 language tag (for example es-MX)' }) }).nullish(),
+    tools: z.array(nonBlank).nullish(),
+    variables: z
+      .array(
+        z.strictObject({
+          name: z.string().regex(VARIABLE_NAME, { message: 'must start with a letter or _ and hold only letters, digits, _, . and -' }),
+          description: z.string().nullish(),
+        }),
+      )
+      .nullish(),
+    description: z.string().nullish(),
+    tags: z.array(z.string()).nullish(),
+  })
+  .superRefine((a, ctx) => {
+    if (a.engine === 'speech-to-speech' && a.voice) {
+      ctx.addIssue({ code: 'custom', path: ['voice'], message: "a speech-to-speech agent speaks with its model's own voice: remove voice" });
+    }
+    if (a.engine !== 'speech-to-speech' && !a.voice) {
+      ctx.addIssue({ code: 'custom', path: ['voice'], message: `a ${a.engine} agent needs a voice: { name, language } (see \`vap voices list\`)` });
+    }
+    const seen = new Set<string>();
+    (a.variables ?? []).forEach((v, i) => {
+      if (seen.has(v.name)) ctx.addIssue({ code: 'custom', path: ['variables', i, 'name'], message: `repeats the variable "${v.name}"` });
+      seen.add(v.name);
+    });
+  });
+
+const SuiteSchema = z.strictObject({
+  name: nonBlank,
+  iterations: z.number().int().min(1),
+  status: z.enum(['draft', 'ready']),
+  gate: z.boolean().nullish(),
+  noise: z.strictObject({ type: nonBlank, level: nonBlank }).nullish(),
+  criteria: z
+    .array(
+      z.strictObject({
+        key: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, { message: 'must be lower case letters, digits and _, starting with a letter' }),
+        name: nonBlank,
+        weight: z.number().positive(),
+      }),
+    )
+    .min(1),
+  scenarios: z.array(z.strictObject({ name: nonBlank, persona: nonBlank, goal: nonBlank, category: nonBlank })).nullish(),
+});
+
+const WebhookSchema = z.strictObject({
+  name: nonBlank,
+  url: z.string().refine(
+    (u) => {
+      try {
+        const p = new URL(u).protocol;
+        return p === 'http:' || p === 'https:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an http(s) URL' },
+  ),
+  events: z.array(nonBlank).min(1),
+});
+
+/** Splits agent.md into its front matter (YAML) and its body (the instructions, byte for byte). */
+export function splitAgentMarkdown(text: string): { frontMatter: string; body: string } | undefined {
+  const open = /^---\r?\n/.exec(text);
+  if (!open) return undefined;
+  const rest = text.slice(open[0].length);
+  const close = /^---[ \t]*(\r?\n|$)/m.exec(rest);
+  if (!close) return undefined;
+  const frontMatter = rest.slice(0, close.index);
+  let body = rest.slice(close.index + close[0].length);
+  // The file ends with one newline that is not part of the instructions (editors add it).
+  if (body.endsWith('\n')) body = body.slice(0, -1);
+  return { frontMatter, body };
+}
+
+/** agent.md from its front matter (YAML text, ending with a newline) and the instructions. */
+export function joinAgentMarkdown(frontMatter: string, instructions: string): string {
+  return `---\n${frontMatter}---\n${instructions}\n`;
+}
+
+export interface ReadOptions {
+  vars: Record<string, string>;
+  profile: string;
+}
+
+// The project's files are read synchronously: hundreds of small files are read faster
+// one after the other than through the thread pool (open, stat, read, close each), and
+// nothing else is waiting while they are read.
+function dirEntries(path: string): Dirent[] {
+  try {
+    return readdirSync(path, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/** The digest of a file's text as read for a profile (its vars change what the text means). */
+export function fileDigest(kind: Kind, text: string, vars: Record<string, string>): string {
+  return createHash('sha256').update(`vap/${FORMAT_VERSION}\0${kind}\0${canonicalJson(vars)}\0${text}`).digest('hex').slice(0, 16);
+}
+
+type Parsed<M, X = object> = { src: YamlSource; model: M } & X;
+
+function parseAgentText(file: string, text: string, opts: ReadOptions, problems: ProblemList): Parsed<AgentModel> | undefined {
+  const parts = splitAgentMarkdown(text);
+  if (!parts) {
+    problems.add({ file, line: 1, message: 'must start with YAML front matter between two "---" lines, followed by the instructions' });
+    return undefined;
+  }
+  const src = parseYaml(file, parts.frontMatter, problems, 1);
+  if (!src) return undefined;
+  const data = substituteVars(src, src.doc.toJS(), opts.vars, opts.profile, problems);
+  const a = validate(src, AgentSchema, problems, data);
+  if (!a) return undefined;
+  if (parts.body.trim() === '') {
+    problems.add({ file, line: src.lines.lineStarts.length + 2, message: 'the instructions (the text after the front matter) must not be empty' });
+    return undefined;
+  }
+  const model: AgentModel = {
+    name: a.name.trim(),
+    engine: a.engine as AgentModel['engine'],
+    voice: a.voice ? { name: a.voice.name, language: canonicalLanguage(a.voice.language) } : null,
+    tools: a.tools ?? [],
+    variables: (a.variables ?? []).map((v) => ({ name: v.name, description: v.description ?? '' })),
+    description: a.description ?? '',
+    tags: a.tags ?? [],
+    instructions: parts.body,
+  };
+  return { src, model };
+}
+
+function parseSuiteText(file: string, text: string, opts: ReadOptions, problems: ProblemList): Parsed<SuiteModel, { gate: boolean }> | undefined {
+  const src = parseYaml(file, text, problems);
+  if (!src) return undefined;
+  const data = substituteVars(src, src.doc.toJS(), opts.vars, opts.profile, problems);
+  const s = validate(src, SuiteSchema, problems, data);
+  if (!s) return undefined;
+  const model: SuiteModel = {
+    name: s.name.trim(),
+    iterations: s.iterations,
+    status: s.status,
+    noise: s.noise ? { type: s.noise.type, level: s.noise.level } : null,
+    criteria: s.criteria.map((c) => ({ key: c.key, name: c.name, weight: c.weight })),
+    scenarios: (s.scenarios ?? []).map((x) => ({ name: x.name.trim(), persona: x.persona.trim(), goal: x.goal.trim(), category: x.category.trim() })),
+  };
+  return { src, model, gate: Boolean(s.gate) };
+}
+
+function parseWebhookText(file: string, text: string, opts: ReadOptions, problems: ProblemList): Parsed<WebhookModel> | undefined {
+  const src = parseYaml(file, text, problems);
+  if (!src) return undefined;
+  const data = substituteVars(src, src.doc.toJS(), opts.vars, opts.profile, problems);
+  const w = validate(src, WebhookSchema, problems, data);
+  if (!w) return undefined;
+  return { src, model: { name: w.name.trim(), url: w.url, events: w.events } };
+}
+
+/**
+ * Reads one file: parsed now, or (when its digest is the one `synced` recorded) when its
+ * model is first needed. A lazily parsed file that no longer parses is a usage error then.
+ */
+function readLocal<M extends object, X extends object>(
+  kind: Kind,
+  root: string,
+  file: string,
+  opts: ReadOptions,
+  problems: ProblemList,
+  synced: Entry | undefined,
+  parse: (file: string, text: string, opts: ReadOptions, problems: ProblemList) => Parsed<M, X> | undefined,
+): (LocalFile<M> & X) | undefined {
+  const text = readFileSync(join(root, file), 'utf8');
+  const digest = fileDigest(kind, text, opts.vars);
+  if (synced?.file === digest) {
+    let parsed: Parsed<M, X> | undefined;
+    const get = (): Parsed<M, X> => {
+      if (parsed) return parsed;
+      const later = new ProblemList();
+      parsed = parse(file, text, opts, later);
+      if (!parsed) later.throwIfAny(() => undefined);
+      return parsed!;
+    };
+    const lazy = { file, text, digest, parsed: false, hashes: { ...synced.fields } } as LocalFile<M> & X;
+    for (const k of ['src', 'model', 'gate']) Object.defineProperty(lazy, k, { enumerable: true, get: () => (get() as Record<string, unknown>)[k] });
+    return lazy;
+  }
+  const p = parse(file, text, opts, problems);
+  if (!p) return undefined;
+  let hashes: FieldHashes | undefined;
+  return Object.assign(Object.create(null, { hashes: { enumerable: true, get: () => (hashes ??= fieldHashes(kind, p.model as unknown as AnyModel)) } }), { file, text, digest, parsed: true }, p) as LocalFile<M> & X;
+}
+
+/** The field hashes of a file's text, or undefined when it does not parse (pull checks what it writes). */
+export function hashesOfText(kind: Kind, file: string, text: string, opts: ReadOptions): FieldHashes | undefined {
+  const parse = kind === 'agent' ? parseAgentText : kind === 'suite' ? parseSuiteText : parseWebhookText;
+  const p = parse(file, text, opts, new ProblemList());
+  return p ? fieldHashes(kind, p.model as AnyModel) : undefined;
+}
+
+/** What the state recorded for a resource at its last sync (its file digest and field hashes). */
+export type SyncedLookup = (kind: Kind, key: string) => Entry | undefined;
+
+export async function readAgentFile(root: string, slug: string, opts: ReadOptions, problems: ProblemList, synced?: Entry): Promise<LocalAgent | undefined> {
+  const l = readLocal('agent', root, agentFile(slug), opts, problems, synced, parseAgentText);
+  return l && Object.assign(l, { slug });
+}
+
+export async function readSuiteFile(root: string, agentSlug: string, slug: string, opts: ReadOptions, problems: ProblemList, synced?: Entry): Promise<LocalSuite | undefined> {
+  const l = readLocal('suite', root, suiteFile(agentSlug, slug), opts, problems, synced, parseSuiteText);
+  return l && Object.assign(l, { key: `${agentSlug}/${slug}`, agentSlug, slug });
+}
+
+export async function readWebhookFile(root: string, slug: string, opts: ReadOptions, problems: ProblemList, synced?: Entry): Promise<LocalWebhook | undefined> {
+  const l = readLocal('webhook', root, webhookFile(slug), opts, problems, synced, parseWebhookText);
+  return l && Object.assign(l, { slug });
+}
+
+/** Folder and file names only: which agents and webhooks have files (nothing is parsed). */
+export function listPresence(root: string): { agents: Set<string>; webhooks: boolean } {
+  const agents = new Set(dirEntries(join(root, 'agents')).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name));
+  const webhooks = dirEntries(join(root, 'webhooks')).some((e) => !e.name.startsWith('.') && e.name.endsWith('.yaml'));
+  return { agents, webhooks };
+}
+
+const yieldToIO = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Reads every file of the project; problems are collected, not thrown. Between files it
+ * lets I/O in, so that requests already in flight (a plan reads the platform meanwhile)
+ * keep going while hundreds of files are parsed.
+ */
+export async function readFiles(root: string, opts: ReadOptions, problems: ProblemList, synced: SyncedLookup = () => undefined): Promise<LocalFiles> {
+  const out: LocalFiles = { agents: new Map(), suites: new Map(), webhooks: new Map() };
+  const jobs: Array<() => Promise<void>> = [];
+  for (const d of dirEntries(join(root, 'agents'))) {
+    if (d.name.startsWith('.')) continue;
+    if (!d.isDirectory()) {
+      problems.add({ file: `agents/${d.name}`, message: 'agents/ holds one folder per agent (agents/<slug>/agent.md); move or remove this file' });
+      continue;
+    }
+    const slug = d.name;
+    if (!isSlug(slug)) {
+      problems.add({ file: `agents/${slug}`, message: 'a folder name must be letters, digits, ".", "_" and "-" (it is the agent\'s slug)' });
+      continue;
+    }
+    const hasAgent = existsSync(join(root, agentFile(slug)));
+    const suites = (dirEntries(join(root, 'agents', slug, 'evals'))).filter((e) => !e.name.startsWith('.'));
+    if (!hasAgent) {
+      problems.add({ file: `agents/${slug}`, message: 'has no agent.md; to delete the agent, remove the whole folder (and push with --prune)' });
+      continue;
+    }
+    jobs.push(async () => {
+      const a = await readAgentFile(root, slug, opts, problems, synced('agent', slug));
+      if (a) out.agents.set(slug, a);
+    });
+    for (const e of suites) {
+      if (!e.isFile() || !e.name.endsWith('.yaml')) {
+        problems.add({ file: `agents/${slug}/evals/${e.name}`, message: 'evals/ holds one <suite>.yaml per eval suite; move or remove this' });
+        continue;
+      }
+      const suiteSlug = e.name.slice(0, -'.yaml'.length);
+      if (!isSlug(suiteSlug)) {
+        problems.add({ file: `agents/${slug}/evals/${e.name}`, message: 'a suite file name must be letters, digits, ".", "_" and "-" before .yaml' });
+        continue;
+      }
+      jobs.push(async () => {
+        const s = await readSuiteFile(root, slug, suiteSlug, opts, problems, synced('suite', `${slug}/${suiteSlug}`));
+        if (s) out.suites.set(s.key, s);
+      });
+    }
+  }
+  for (const e of dirEntries(join(root, 'webhooks'))) {
+    if (e.name.startsWith('.')) continue;
+    if (!e.isFile() || !e.name.endsWith('.yaml')) {
+      problems.add({ file: `webhooks/${e.name}`, message: 'webhooks/ holds one <slug>.yaml per endpoint; move or remove this' });
+      continue;
+    }
+    const slug = e.name.slice(0, -'.yaml'.length);
+    if (!isSlug(slug)) {
+      problems.add({ file: `webhooks/${e.name}`, message: 'a webhook file name must be letters, digits, ".", "_" and "-" before .yaml' });
+      continue;
+    }
+    jobs.push(async () => {
+      const w = await readWebhookFile(root, slug, opts, problems, synced('webhook', slug));
+      if (w) out.webhooks.set(slug, w);
+    });
+  }
+  for (let i = 0; i < jobs.length; i++) {
+    await jobs[i]!();
+    if (i % 4 === 3) await yieldToIO();
+  }
+  return out;
+}

@@ -1,0 +1,252 @@
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ApiClient } from '../api/client.js';
+import { CliError, UsageError } from '../errors.js';
+import { fieldHashes, contentHash, type FieldHashes, type Kind } from './model.js';
+import { agentFile, fileDigest, hashesOfText, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
+import { ProblemList } from './problems.js';
+import { RemoteReader, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
+import { intentKey, SECTION, saveState, type Entry, type State } from './state.js';
+import { agentMarkdown, suiteYaml, uniqueSlug, webhookYaml, writeFileAtomic } from './write.js';
+import type { ProfileSettings } from './project.js';
+
+/**
+ * `vap pull`: the platform's resources into files. A file changed locally since the last
+ * sync is not overwritten (unless forced), and a file whose content already matches is
+ * not rewritten, so a pull after a push, or a second pull, changes no byte.
+ */
+
+export interface PullSelection {
+  all?: boolean;
+  agents?: string[];
+  webhooks?: boolean;
+}
+
+export interface PullInput {
+  api: ApiClient;
+  root: string;
+  profile: string;
+  settings: ProfileSettings;
+  state: State;
+  selection: PullSelection;
+  force: boolean;
+  signal?: AbortSignal;
+}
+
+export interface PullResult {
+  written: string[];
+  unchanged: string[];
+  removed: string[];
+  counts: { agents: number; suites: number; webhooks: number };
+}
+
+interface Target {
+  kind: Kind;
+  key: string;
+  file: string;
+  remote: RemoteAgent | RemoteSuite | RemoteWebhook | null;
+  /** The agent it belongs to (suites). */
+  agentKey?: string;
+}
+
+/** Whether the file was changed (or removed, or broken) since the last sync. */
+function changedLocally(kind: Kind, key: string, files: LocalFiles, invalid: Set<string>, entry: Entry | undefined, file: string, root: string): boolean {
+  if (!entry) return existsSync(join(root, file));
+  if (invalid.has(file)) return true;
+  const local = kind === 'agent' ? files.agents.get(key) : kind === 'suite' ? files.suites.get(key) : files.webhooks.get(key);
+  if (!local) return true;
+  const h = local.hashes;
+  return Object.keys(entry.fields).some((f) => entry.fields[f] !== h[f]);
+}
+
+export async function pull(input: PullInput): Promise<PullResult> {
+  const { api, root, profile, settings, state, selection, force } = input;
+  const reader = new RemoteReader(api, input.signal);
+  const problems = new ProblemList();
+  const readOpts = { vars: settings.vars, profile };
+  const files = await readFiles(root, readOpts, problems, (kind, key) => state[SECTION[kind]][key]);
+  const invalid = new Set(problems.items.map((p) => p.file));
+
+  // ---- which agents and webhooks
+  const agentIdsToPull = new Map<string, string | undefined>(); // id → slug it has (if tracked)
+  const slugOfAgent = new Map(Object.entries(state.agents).map(([slug, e]) => [e.id, slug]));
+  let webhooksToo = Boolean(selection.webhooks || selection.all);
+  const refresh = !selection.all && !selection.agents?.length && !selection.webhooks;
+  if (selection.all) {
+    for (const a of await reader.allAgents()) agentIdsToPull.set(a.id, slugOfAgent.get(a.id));
+  }
+  for (const ref of selection.agents ?? []) {
+    const tracked = state.agents[ref];
+    if (tracked) agentIdsToPull.set(tracked.id, ref);
+    else agentIdsToPull.set(ref, slugOfAgent.get(ref));
+  }
+  if (refresh) {
+    if (Object.keys(state.agents).length === 0 && Object.keys(state.webhooks).length === 0) {
+      throw new UsageError(`profile "${profile}" tracks nothing yet in this folder`, 'choose what to pull: --all, --agent <id>, or --webhooks');
+    }
+    for (const [slug, e] of Object.entries(state.agents)) agentIdsToPull.set(e.id, slug);
+    webhooksToo = Object.keys(state.webhooks).length > 0;
+  }
+
+  // ---- read the platform
+  const targets: Target[] = [];
+  const unknownRefs: string[] = [];
+  await Promise.all(
+    [...agentIdsToPull].map(async ([id, slug]) => {
+      const [a, suites] = await Promise.all([reader.agent(id), reader.suites(id)]);
+      if (!a || !suites) {
+        if (!slug) unknownRefs.push(id);
+        else targets.push({ kind: 'agent', key: slug, file: agentFile(slug), remote: null });
+        return;
+      }
+      const withScenarios = await Promise.all(
+        suites.map(async (s) => {
+          const scenarios = await reader.scenarios(id, s.id);
+          return scenarios ? ({ id: s.id, agentId: id, model: suiteModelOf(s, scenarios), runCount: s.runCount ?? 0 } satisfies RemoteSuite) : null;
+        }),
+      );
+      targets.push({ kind: 'agent', key: slug ?? '', file: '', remote: a });
+      for (const s of withScenarios) if (s) targets.push({ kind: 'suite', key: '', file: '', remote: s, agentKey: slug ?? `@${id}` });
+    }),
+  );
+  if (unknownRefs.length) {
+    throw new UsageError(`no agent ${unknownRefs.map((r) => `"${r}"`).join(', ')}: not a slug tracked for profile "${profile}" nor an agent id in its organization`, 'see `vap agents list`');
+  }
+  if (webhooksToo) {
+    const endpoints = await reader.webhooks();
+    const slugOfWebhook = new Map(Object.entries(state.webhooks).map(([slug, e]) => [e.id, slug]));
+    const seen = new Set<string>();
+    for (const e of endpoints) {
+      const slug = slugOfWebhook.get(e.id) ?? '';
+      // A refresh (no selection) reads only the endpoints this folder already tracks.
+      if (!slug && refresh) continue;
+      if (slug) seen.add(slug);
+      targets.push({ kind: 'webhook', key: slug, file: slug ? webhookFile(slug) : '', remote: { id: e.id, model: webhookModelOf(e) } });
+    }
+    for (const slug of Object.keys(state.webhooks)) if (!seen.has(slug)) targets.push({ kind: 'webhook', key: slug, file: webhookFile(slug), remote: null });
+  }
+
+  // ---- slugs for what is new here (stable order: by name, then id)
+  const takenAgent = (s: string) => s in state.agents || existsSync(join(root, 'agents', s)) || targets.some((t) => t.kind === 'agent' && t.key === s);
+  const newAgents = targets.filter((t) => t.kind === 'agent' && !t.key && t.remote).sort((a, b) => a.remote!.model.name.localeCompare(b.remote!.model.name) || a.remote!.id.localeCompare(b.remote!.id));
+  for (const t of newAgents) {
+    t.key = uniqueSlug(t.remote!.model.name, takenAgent, 'agent');
+    for (const s of targets) if (s.kind === 'suite' && s.agentKey === `@${t.remote!.id}`) s.agentKey = t.key;
+  }
+  for (const t of targets) if (t.kind === 'agent') t.file = agentFile(t.key);
+  const slugOfSuite = new Map(Object.entries(state.suites).map(([key, e]) => [e.id, key]));
+  const suiteTargets = targets.filter((t) => t.kind === 'suite');
+  for (const t of suiteTargets) {
+    const known = slugOfSuite.get(t.remote!.id);
+    if (known && known.split('/')[0] === t.agentKey) t.key = known;
+  }
+  const takenSuite = (key: string) => key in state.suites || existsSync(join(root, suiteFile(key.split('/')[0]!, key.split('/')[1]!))) || suiteTargets.some((t) => t.key === key);
+  for (const t of suiteTargets.filter((x) => !x.key).sort((a, b) => a.remote!.model.name.localeCompare(b.remote!.model.name) || a.remote!.id.localeCompare(b.remote!.id))) {
+    const slug = uniqueSlug(t.remote!.model.name, (s) => takenSuite(`${t.agentKey}/${s}`), 'suite');
+    t.key = `${t.agentKey}/${slug}`;
+  }
+  for (const t of suiteTargets) t.file = suiteFile(t.agentKey!, t.key.split('/')[1]!);
+  // Suites tracked under a pulled agent that the platform no longer has.
+  const pulledAgents = new Set(targets.filter((t) => t.kind === 'agent' && t.remote).map((t) => t.key));
+  for (const key of Object.keys(state.suites)) {
+    const agentKey = key.split('/')[0]!;
+    if (pulledAgents.has(agentKey) && !suiteTargets.some((t) => t.key === key)) {
+      targets.push({ kind: 'suite', key, agentKey, file: suiteFile(agentKey, key.split('/')[1]!), remote: null });
+    }
+  }
+  const webhookTargets = targets.filter((t) => t.kind === 'webhook' && !t.key);
+  const takenWebhook = (s: string) => s in state.webhooks || existsSync(join(root, webhookFile(s))) || targets.some((t) => t.kind === 'webhook' && t.key === s);
+  for (const t of webhookTargets.sort((a, b) => a.remote!.model.name.localeCompare(b.remote!.model.name) || a.remote!.id.localeCompare(b.remote!.id))) {
+    t.key = uniqueSlug(t.remote!.model.name, takenWebhook, 'webhook');
+    t.file = webhookFile(t.key);
+  }
+  // A removed agent takes its suites' files with it.
+  for (const t of targets.filter((x) => x.kind === 'agent' && !x.remote)) {
+    for (const key of Object.keys(state.suites)) {
+      if (key.split('/')[0] === t.key && !targets.some((x) => x.key === key)) targets.push({ kind: 'suite', key, agentKey: t.key, file: suiteFile(t.key, key.split('/')[1]!), remote: null });
+    }
+  }
+
+  // ---- refuse to overwrite local changes (nothing is written when one is found)
+  const contents = new Map<string, string | null>(); // file → new text (null: remove)
+  const finalText = new Map<string, string>(); // file → its text once pulled, when it says what the platform has
+  const refused: string[] = [];
+  const result: PullResult = { written: [], unchanged: [], removed: [], counts: { agents: 0, suites: 0, webhooks: 0 } };
+  for (const t of targets) {
+    const entry = state[SECTION[t.kind]][t.key];
+    const local = t.kind === 'agent' ? files.agents.get(t.key) : t.kind === 'suite' ? files.suites.get(t.key) : files.webhooks.get(t.key);
+    const remoteHashes = t.remote ? fieldHashes(t.kind, t.remote.model) : undefined;
+    const sameAsRemote = local && remoteHashes && !invalid.has(t.file) && Object.entries(local.hashes).every(([f, h]) => remoteHashes[f] === h);
+    if (sameAsRemote) {
+      result.unchanged.push(t.file);
+      finalText.set(t.file, local.text);
+      continue;
+    }
+    if (!force && changedLocally(t.kind, t.key, files, invalid, entry, t.file, root)) {
+      refused.push(t.file);
+      continue;
+    }
+    if (!t.remote) {
+      contents.set(t.file, null);
+      continue;
+    }
+    const existing = existsSync(join(root, t.file)) && !invalid.has(t.file) ? await readFile(join(root, t.file), 'utf8') : undefined;
+    if (t.kind === 'agent') contents.set(t.file, agentMarkdown((t.remote as RemoteAgent).model, existing, settings.vars));
+    else if (t.kind === 'suite') {
+      const r = t.remote as RemoteSuite;
+      const gate = files.suites.get(t.key)?.gate ?? r.model.status === 'ready';
+      contents.set(t.file, suiteYaml(r.model, gate, existing, settings.vars));
+    } else contents.set(t.file, webhookYaml((t.remote as RemoteWebhook).model, existing, settings.vars));
+  }
+  if (refused.length) {
+    throw new CliError(
+      `${refused.length === 1 ? `${refused[0]} was` : `${refused.length} files were`} changed locally since the last sync${refused.length > 1 ? ` (${refused.join(', ')})` : ''}; nothing was written`,
+      1,
+      'push or discard the change (`vap diff` shows it), or pass --force to overwrite it with the platform\'s version',
+    );
+  }
+
+  // ---- write files, then the state
+  for (const [file, text] of contents) {
+    const path = join(root, file);
+    if (text === null) {
+      if (file.endsWith('/agent.md')) await rm(join(root, file, '..'), { recursive: true, force: true });
+      else await rm(path, { force: true });
+      result.removed.push(file);
+    } else {
+      const before = existsSync(path) ? await readFile(path, 'utf8') : undefined;
+      finalText.set(file, text);
+      if (before === text) result.unchanged.push(file);
+      else {
+        await writeFileAtomic(path, text);
+        result.written.push(file);
+      }
+    }
+  }
+  for (const t of targets) {
+    delete state.intents[intentKey(t.kind, t.key)];
+    const section = state[SECTION[t.kind]];
+    if (!t.remote) {
+      delete section[t.key];
+      continue;
+    }
+    const fields: FieldHashes = fieldHashes(t.kind, t.remote.model);
+    // The file's digest is recorded when its text reads back as what the platform has.
+    const text = finalText.get(t.file);
+    const local = t.kind === 'agent' ? files.agents.get(t.key) : t.kind === 'suite' ? files.suites.get(t.key) : files.webhooks.get(t.key);
+    const textHashes = text === undefined ? undefined : local && local.text === text ? local.hashes : hashesOfText(t.kind, t.file, text, readOpts);
+    const same = textHashes !== undefined && Object.keys(fields).every((f) => fields[f] === textHashes[f]);
+    section[t.key] = {
+      id: t.remote.id,
+      fields,
+      hash: contentHash(t.kind, fields),
+      ...(t.kind === 'agent' ? { version: (t.remote as RemoteAgent).version } : {}),
+      ...(same ? { file: fileDigest(t.kind, text!, settings.vars) } : {}),
+    };
+    if (t.kind === 'agent') Object.assign(state.tools, (t.remote as RemoteAgent).toolIds);
+    result.counts[SECTION[t.kind]]++;
+  }
+  await saveState(root, state);
+  return result;
+}

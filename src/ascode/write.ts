@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Document, parseDocument } from 'yaml';
+import slugify from '@sindresorhus/slugify';
+import { canonicalJson, type AgentModel, type SuiteModel, type WebhookModel } from './model.js';
+import { CONFIG_FILE, FORMAT_VERSION, joinAgentMarkdown, splitAgentMarkdown } from './project.js';
+import { mergeInto, STRINGIFY, templateFor } from './yaml-doc.js';
+
+/**
+ * Files as vap writes them. A new file has a fixed key order and formatting; a file that
+ * exists is changed in place (its comments and key order kept) and only when its content
+ * differs from what it should hold, so that a pull right after a push, or a second pull,
+ * changes no byte.
+ */
+
+/** A slug from a name (`Front Desk` → `front-desk`), unique among `taken`. */
+export function uniqueSlug(name: string, taken: (s: string) => boolean, fallback: string): string {
+  const base = (slugify(name) || fallback).slice(0, 60).replace(/-+$/, '') || fallback;
+  if (!taken(base)) return base;
+  for (let n = 2; ; n++) if (!taken(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+export async function writeFileAtomic(path: string, content: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await writeFile(tmp, content, 'utf8');
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Compares YAML values the way the plan does: a `${vars.X}` in the file counts as its value. */
+function equalWithVars(vars: Record<string, string>) {
+  const sub = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.replace(/\$\{vars\.([A-Za-z_][A-Za-z0-9_]*)\}/g, (w, n: string) => vars[n] ?? w);
+    if (Array.isArray(v)) return v.map(sub);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, sub(x)]));
+    return v;
+  };
+  return (_key: string, before: unknown, after: unknown) => canonicalJson(sub(before)) === canonicalJson(sub(after));
+}
+
+function render(doc: Document): string {
+  return doc.toString(STRINGIFY);
+}
+
+function merged(existing: string | undefined, data: Record<string, unknown>, vars: Record<string, string>): string {
+  if (existing !== undefined) {
+    const doc = parseDocument(existing);
+    if (doc.errors.length === 0) {
+      mergeInto(doc, data, equalWithVars(vars));
+      return render(doc);
+    }
+  }
+  return render(new Document(data));
+}
+
+export function agentFrontMatter(m: AgentModel): Record<string, unknown> {
+  const data: Record<string, unknown> = { name: m.name, engine: m.engine };
+  if (m.voice) data.voice = { name: m.voice.name, language: m.voice.language };
+  data.tools = [...m.tools];
+  data.variables = m.variables.map((v) => ({ name: v.name, description: v.description }));
+  if (m.description) data.description = m.description;
+  if (m.tags.length) data.tags = [...m.tags];
+  return data;
+}
+
+/** agent.md for a model; `existing` is the file as it is (its front matter is kept where it agrees). */
+export function agentMarkdown(m: AgentModel, existing: string | undefined, vars: Record<string, string>): string {
+  const parts = existing === undefined ? undefined : splitAgentMarkdown(existing);
+  return joinAgentMarkdown(merged(parts?.frontMatter, agentFrontMatter(m), vars), m.instructions);
+}
+
+export function suiteData(m: SuiteModel, gate: boolean): Record<string, unknown> {
+  return {
+    name: m.name,
+    status: m.status,
+    gate,
+    iterations: m.iterations,
+    noise: m.noise ? { type: m.noise.type, level: m.noise.level } : null,
+    criteria: m.criteria.map((c) => ({ key: c.key, name: c.name, weight: c.weight })),
+    scenarios: m.scenarios.map((s) => ({ name: s.name, category: s.category, persona: s.persona, goal: s.goal })),
+  };
+}
+
+export function suiteYaml(m: SuiteModel, gate: boolean, existing: string | undefined, vars: Record<string, string>): string {
+  return merged(existing, suiteData(m, gate), vars);
+}
+
+export function webhookYaml(m: WebhookModel, existing: string | undefined, vars: Record<string, string>): string {
+  return merged(existing, { name: m.name, url: templateFor(m.url, vars), events: [...m.events] }, vars);
+}
+
+/** A new vap.yaml naming one profile. */
+export function newConfig(profile: string): string {
+  const doc = new Document({ version: FORMAT_VERSION, profiles: { [profile]: { vars: {}, tools: {} } } });
+  doc.commentBefore = ` vap project: agents, eval suites and webhook endpoints as code.\n Profiles this folder pushes to; per profile, vars (used in files as \${vars.NAME})\n and tools (name: id) for tools no pulled agent uses yet.`;
+  return render(doc);
+}
+
+/** vap.yaml with `profile` added (comments and the other profiles kept). */
+export function configWithProfile(text: string, profile: string): string {
+  const doc = parseDocument(text);
+  const profiles = doc.get('profiles');
+  if (profiles === null || profiles === undefined) doc.set('profiles', doc.createNode({ [profile]: { vars: {}, tools: {} } }));
+  else doc.setIn(['profiles', profile], doc.createNode({ vars: {}, tools: {} }));
+  return render(doc);
+}
+
+export const configPath = (root: string) => join(root, CONFIG_FILE);

@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+
+// Only what --help needs is imported here: the verbs load src/ascode/ (yaml, zod, the
+// plan) when they run.
+
+/** `-C, --dir`: where the walk up to vap.yaml starts (default: the current directory). */
+export function addDirOption(cmd: Command): Command {
+  return cmd.option('-C, --dir <path>', 'the project folder, or a folder inside it (default: the current directory)');
+}
+
+export interface DirOptions {
+  dir?: string;
+}
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The active profile (flag, env, config), checked to be usable in a file name. */
+export async function currentProfile(ctx: Context): Promise<string> {
+  const { profile } = await ctx.credentials();
+  if (!PROFILE_NAME.test(profile)) throw new UsageError(`profile "${profile}" cannot name a state file`, 'use letters, digits, ".", "_" and "-" in profile names');
+  return profile;
+}
+
+/** Whether stdout takes data for a program (JSON, or any -o other than a table). */
+export function machineOutput(ctx: Context): boolean {
+  const g = ctx.globals;
+  return Boolean(g.json || g.query || (g.output && g.output !== 'table'));
+}
+
+export const PROJECT_HELP = `A project folder holds vap.yaml (format version, the profiles it pushes to,
+per-profile vars and tool ids), agents/<slug>/agent.md (YAML front matter, then the
+instructions byte for byte), agents/<slug>/evals/<suite>.yaml, webhooks/<slug>.yaml,
+and .vap/state.<profile>.json (ids and hashes of the last sync; commit it). vap finds
+vap.yaml by walking up from the current directory (or from --dir).`;

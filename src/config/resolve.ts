@@ -11,6 +11,8 @@ export interface Credentials {
   apiKey?: string;
   baseUrl: string;
   sources: { apiKey: Source; baseUrl: Source; profile: Source };
+  /** The config file, when it was read (to name it in messages about its settings). */
+  configPath?: string;
 }
 
 export interface ResolveInput {
@@ -38,7 +40,7 @@ export function resolveCredentials({ flags, env, readConfig }: ResolveInput): Cr
   const apiKeySource: Source = envKey ? 'env' : data.apiKey ? 'profile' : 'none';
   const baseUrl = flags.baseUrl ?? envBase ?? data.baseUrl ?? DEFAULT_BASE_URL;
   const baseUrlSource: Source = flags.baseUrl ? 'flag' : envBase ? 'env' : data.baseUrl ? 'profile' : 'default';
-  return { profile, apiKey, baseUrl, sources: { apiKey: apiKeySource, baseUrl: baseUrlSource, profile: profileSource } };
+  return { profile, apiKey, baseUrl, sources: { apiKey: apiKeySource, baseUrl: baseUrlSource, profile: profileSource }, ...(store ? { configPath: store.path } : {}) };
 }
 
 /** The first characters of a key, enough to recognise it, never enough to use it. */

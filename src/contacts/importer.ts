@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { access, constants, mkdir, rename, stat } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { ApiClient } from '../api/client.js';
@@ -13,7 +13,7 @@ import { ProgressBar } from './progress.js';
 import { RowReporter, suggestFix, type ImportSummary, type NormalisationExample } from './report.js';
 import { BatchSender, describeError, findBatchJob, JobTracker, listBaseline, type JobOutcome } from './sender.js';
 import { InputError, openSource, type InputFormat, type RowSource } from './source.js';
-import { defaultStatePath, ImportState, stateDir, inputIdentity, StateFileError, statesOfInput, stateTarget, type StateData, type StateOptions } from './state.js';
+import { defaultStatePath, ensureStateFolder, folderProblem, ImportState, stateDir, inputIdentity, StateFileError, statesOfInput, stateTarget, type StateData, type StateOptions } from './state.js';
 
 /**
  * The bulk import, as a streaming pipeline:
@@ -98,9 +98,24 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
     throw new FileUnreadable(`cannot read ${file}: ${err instanceof InputError ? err.message : (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }
   if (size === 0) throw new FileUnreadable(`cannot read ${file}: the file is empty`);
+  // Where the import's state will be written, before anything is sent: vap's state folder
+  // (created if missing), or the folder of --state-file, which must exist and be writable.
+  if (!req.dryRun) {
+    if (req.stateFile) {
+      const dir = dirname(resolvePath(req.stateFile));
+      try {
+        if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+        await access(dir, constants.W_OK);
+      } catch (err) {
+        throw new UsageError(`cannot write --state-file ${req.stateFile}: the folder ${dir}: ${folderProblem(err)}`, 'pass --state-file with a path in a folder you can write');
+      }
+    } else {
+      await ensureStateFolder(stateDir(ctx.env), ctx.env, 'pass --state-file <path>');
+    }
+  }
   // Where rejected rows will go, before anything is sent (a read-only input folder falls
   // back to vap's state folder; an unwritable --errors-file is a usage error).
-  req = { ...req, errorsFile: await chooseErrorsPath(req.errorsFile, file, join(dirname(stateDir(ctx.env)), 'errors')) };
+  req = { ...req, errorsFile: await chooseErrorsPath(req.errorsFile, file, join(dirname(stateDir(ctx.env)), 'errors'), (dir) => ensureStateFolder(dir, ctx.env, 'pass --errors-file <path>')) };
 
   // The schema is asked for first: the worker has nothing to do until it is known, so
   // the request goes out before anything else starts.
@@ -400,9 +415,17 @@ async function openState(req: ImportRequest, ctx: Context, options: StateOptions
   try {
     existing = await ImportState.read(path);
   } catch (err) {
-    if (err instanceof StateFileError && !req.resume && req.force) existing = undefined;
-    else if (err instanceof StateFileError) throw new UsageError(err.message, err.hint);
-    else throw err;
+    if (!(err instanceof StateFileError)) throw err;
+    if (req.resume || !req.force) throw new UsageError(err.message, err.hint);
+    // --force starts over, but a damaged state is never overwritten silently: it is kept aside, and said so.
+    const aside = `${path}.broken`;
+    try {
+      await rename(path, aside);
+    } catch (e) {
+      throw new UsageError(`${err.message}; and it cannot be moved aside to ${aside}: ${describeError(e)}`, 'move or remove it yourself, then run the import again');
+    }
+    await ctx.warn(`the damaged state file ${path} was moved to ${aside}; starting a new import (--force)`);
+    existing = undefined;
   }
   const api = await ctx.api();
   const sameFile = (d: StateData) => d.input.size === identity.size && d.input.head === identity.head;

@@ -2,6 +2,7 @@ import type { ChalkInstance } from 'chalk';
 import type { Run, RunDetail, RunResult } from '../api/evals.js';
 import { fmtScore, type GateResult } from './gates.js';
 import { summarizeCriteria, summarizeScenarios } from './summary.js';
+import { safeText, trusted } from '../ui/safe-text.js';
 
 export interface RunSide {
   detail: RunDetail;
@@ -70,6 +71,9 @@ function deltaText(d: number | null, chalk: ChalkInstance): string {
   return chalk.dim('0.000');
 }
 
+/** The delta as a table cell: vap's own coloured figure, passed through as it is. */
+const deltaCell = (d: number | null, chalk: ChalkInstance) => trusted(deltaText(d, chalk));
+
 /** Headline (the two runs and their agent versions), then scenario and criterion tables, then gates. */
 export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], chalk: ChalkInstance): Promise<string> {
   const { renderTable } = await import('../ui/table.js');
@@ -79,11 +83,12 @@ export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], ch
     { header: first, value: (x: DiffRow) => x.name },
     { header: 'A', value: (x: DiffRow) => fmtScore(x.a) },
     { header: 'B', value: (x: DiffRow) => fmtScore(x.b) },
-    { header: 'delta', value: (x: DiffRow) => deltaText(x.delta, chalk) },
+    { header: 'delta', value: (x: DiffRow) => deltaCell(x.delta, chalk) },
   ];
-  const parts = [side('A', diff.a), side('B', diff.b), `overall ${fmtScore(diff.overall.a)} → ${fmtScore(diff.overall.b)} (${deltaText(diff.overall.delta, chalk)})`];
+  // Run ids, statuses and gate texts are data: shown safe; the tables make their cells safe.
+  const parts = [safeText(side('A', diff.a)), safeText(side('B', diff.b)), `overall ${fmtScore(diff.overall.a)} → ${fmtScore(diff.overall.b)} (${deltaText(diff.overall.delta, chalk)})`];
   if (diff.scenarios.length) parts.push('', renderTable(diff.scenarios, columns('scenario'), chalk));
   if (diff.criteria.length) parts.push('', renderTable(diff.criteria.map((c) => ({ ...c, name: c.key })), columns('criterion'), chalk));
-  if (gates.length) parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${g.gate}: ${g.message}`));
+  if (gates.length) parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${safeText(`${g.gate}: ${g.message}`)}`));
   return parts.join('\n');
 }

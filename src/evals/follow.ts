@@ -10,6 +10,7 @@ import { outcomeJson, type RunOutcome } from './outcome.js';
 import { formatDuration, runProgress } from './progress.js';
 import { renderRunSummary, runSummaryTsv, progressText } from './summary.js';
 import { waitForRun, type WatchCompletion } from './wait.js';
+import { safeText } from '../ui/safe-text.js';
 
 export interface ReportTarget {
   kind: 'junit' | 'json';
@@ -147,7 +148,7 @@ export function machineOutput(ctx: Context): boolean {
 async function printOutcome(ctx: Context, o: RunOutcome, opts: { idPrinted?: boolean }): Promise<void> {
   const write = (text: string) => new Promise<void>((resolve) => (ctx.io.stdout.write(text) ? resolve() : ctx.io.stdout.once('drain', resolve)));
   if (ctx.globals.quiet && !ctx.globals.query) {
-    if (!opts.idPrinted) await write(`${o.detail.run.id}\n`);
+    if (!opts.idPrinted) await write(`${safeText(o.detail.run.id)}\n`);
     return;
   }
   if (machineOutput(ctx)) {
@@ -167,7 +168,7 @@ async function exitFor(ctx: Context, o: RunOutcome): Promise<void> {
   }
   const failed = o.gates.filter((g) => !g.passed);
   if (failed.length) {
-    for (const g of failed) ctx.io.stderr.write(`✗ gate ${g.gate} failed: ${g.message}\n`);
+    for (const g of failed) ctx.io.stderr.write(`✗ ${safeText(`gate ${g.gate} failed: ${g.message}`)}\n`);
     throw new GateError(`run #${run.runNumber} (${run.id}) completed below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}`);
   }
   await ctx.success(`run #${run.runNumber} (${run.id}) passed ${o.gates.length === 1 ? 'its gate' : `all ${o.gates.length} gates`}`);

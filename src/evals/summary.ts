@@ -1,6 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { CriterionAggregate, Run, RunDetail, RunResult } from '../api/evals.js';
 import type { Column } from '../ui/format.js';
+import { safeText } from '../ui/safe-text.js';
 import { fmtScore, type GateResult } from './gates.js';
 
 /** One scenario of a run: its iterations and the mean of its completed iterations' scores. */
@@ -97,11 +98,12 @@ export async function renderRunSummary(detail: RunDetail, results: readonly RunR
   const { renderTable } = await import('../ui/table.js');
   const scenarios = summarizeScenarios(results);
   const criteria = summarizeCriteria(detail.aggregates.criteria);
-  const parts = [chalk.bold(headline(detail.run))];
+  // The headline and gate lines carry ids, statuses, errors and criterion keys: shown safe; the tables make their cells safe.
+  const parts = [chalk.bold(safeText(headline(detail.run)))];
   if (scenarios.length) parts.push('', renderTable(scenarios, SCENARIO_COLUMNS, chalk));
   if (criteria.length) parts.push('', renderTable(criteria, CRITERION_COLUMNS, chalk));
   if (gates.length) {
-    parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${g.gate}: ${g.message}`));
+    parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${safeText(`${g.gate}: ${g.message}`)}`));
   }
   return parts.join('\n');
 }

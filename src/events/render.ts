@@ -1,6 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import { isDecimal, type StreamEvent } from '../api/sse.js';
 import { tsvField, truncate } from '../ui/format.js';
+import { safeText } from '../ui/safe-text.js';
 
 /**
  * How events look on a terminal and in pipes, shared by `events tail`, `calls tail` and
@@ -145,10 +146,10 @@ function typeColor(chalk: ChalkInstance, type: string): (s: string) => string {
 
 const TYPE_WIDTH = 31;
 
-/** A line of `events tail` on a terminal: time, type, call, summary. */
+/** A line of `events tail` on a terminal: time, type, call, summary (every part from the stream shown safe). */
 export function organizationLine(rec: EventRecord, chalk: ChalkInstance): string {
-  const type = typeColor(chalk, rec.type)(rec.type.padEnd(TYPE_WIDTH));
-  return `${chalk.dim(clock(rec.occurredAt))}  ${type} ${chalk.dim((rec.callId ?? '—').padEnd(22))} ${summarize(rec)}`;
+  const type = typeColor(chalk, rec.type)(safeText(rec.type).padEnd(TYPE_WIDTH));
+  return `${chalk.dim(clock(rec.occurredAt))}  ${type} ${chalk.dim(safeText(rec.callId ?? '—').padEnd(22))} ${safeText(summarize(rec))}`;
 }
 
 /**
@@ -160,8 +161,8 @@ export function callLine(rec: EventRecord, chalk: ChalkInstance): string {
   if (rec.type === 'call.transcript.updated') {
     const role = roleName(rec.data.role);
     const colour = role === 'agent' ? chalk.cyan : chalk.yellow;
-    const text = str(rec.data.text) ?? '';
-    return `${time}  ${colour.bold(role.padEnd(6))}  ${colour(text)}`;
+    const text = safeText(str(rec.data.text) ?? '');
+    return `${time}  ${colour.bold(safeText(role).padEnd(6))}  ${colour(text)}`;
   }
-  return `${time}  ${chalk.dim('·'.padEnd(6))}  ${typeColor(chalk, rec.type)(rec.type)}  ${chalk.dim(summarize(rec))}`;
+  return `${time}  ${chalk.dim('·'.padEnd(6))}  ${typeColor(chalk, rec.type)(safeText(rec.type))}  ${chalk.dim(safeText(summarize(rec)))}`;
 }

@@ -6,6 +6,7 @@ import type { FieldInput } from '../../contacts/schema-input.js';
 import { CliError, UsageError } from '../../errors.js';
 import { truncate } from '../../ui/format.js';
 import { action } from '../action.js';
+import { safeText } from '../../ui/safe-text.js';
 import { positiveInt } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { FIELD_COLUMNS, printContactList } from './get.js';
@@ -65,7 +66,7 @@ export async function run(opts: CreateOptions & GlobalOptions, ctx: Context): Pr
     stats = inferred.columns;
     if (showInferred) {
       const what = inferred.truncated ? `the header and first ${inferred.sampledRows} rows` : `the header and all ${inferred.sampledRows} rows`;
-      ctx.io.stderr.write(`Schema inferred from ${what} of ${opts.fromCsv}:\n`);
+      ctx.io.stderr.write(`${safeText(`Schema inferred from ${what} of ${opts.fromCsv}:`)}\n`);
     }
   }
   const fields = input.mergeFields(base, overrides);

@@ -6,6 +6,7 @@ import { machineOutput, resumeCommand } from '../../../evals/follow.js';
 import { checkCriterionKeys, evaluateGates, scoreOption } from '../../../evals/gates.js';
 import { CliError, GateError, UsageError } from '../../../errors.js';
 import { action } from '../../action.js';
+import { safeText } from '../../../ui/safe-text.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent } from '../options.js';
 import { addGateOptions, gateSpec, type GateOptions } from '../run.js';
@@ -74,7 +75,7 @@ export async function run(args: (string | undefined)[], opts: DiffOptions & Glob
   const diff = diffRuns(sideA, sideB);
 
   if (ctx.globals.quiet && !ctx.globals.query) {
-    ctx.io.stdout.write(`${detailB.run.id}\n`);
+    ctx.io.stdout.write(`${safeText(detailB.run.id)}\n`);
   } else if (machineOutput(ctx)) {
     await ctx.out.data({ ...diff, gates });
   } else {
@@ -84,7 +85,7 @@ export async function run(args: (string | undefined)[], opts: DiffOptions & Glob
   if (detailB.run.status === 'failed') throw new CliError(`run B #${detailB.run.runNumber} (${detailB.run.id}) failed${detailB.run.error ? `: ${detailB.run.error}` : ''}`);
   const failed = gates.filter((g) => !g.passed);
   if (failed.length) {
-    for (const g of failed) ctx.io.stderr.write(`✗ gate ${g.gate} failed: ${g.message}\n`);
+    for (const g of failed) ctx.io.stderr.write(`✗ ${safeText(`gate ${g.gate} failed: ${g.message}`)}\n`);
     throw new GateError(`run B #${detailB.run.runNumber} (${detailB.run.id}) is below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}`);
   }
 }

@@ -4,6 +4,7 @@ import type { Context, GlobalOptions } from '../context.js';
 import { CliError, InterruptedError, SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
+import { parseEncoding } from './encoding.js';
 import { runImport, type ImportRequest } from './importer.js';
 import type { ImportOptions } from './options.js';
 import { parseMapFlags } from './mapping.js';
@@ -30,6 +31,7 @@ export function resumeCommand(req: ImportRequest, opts: ImportOptions): string {
   const parts = ['vap', 'contacts', 'import', req.listId, req.file, '--resume'];
   if (opts.format) parts.push('--format', req.format);
   if (opts.delimiter !== undefined) parts.push('--delimiter', req.delimiter === '\t' ? '\\t' : req.delimiter);
+  if (opts.encoding !== undefined) parts.push('--encoding', req.encoding);
   for (const m of opts.map ?? []) parts.push('--map', m);
   if (req.defaultCountry) parts.push('--default-country', req.defaultCountry);
   if (req.batchSize !== DEFAULT_BATCH_SIZE) parts.push('--batch-size', String(req.batchSize));
@@ -67,6 +69,7 @@ export async function runImportCommand(listId: string, file: string | undefined,
     file,
     format,
     delimiter,
+    encoding: opts.encoding !== undefined ? parseEncoding(opts.encoding) : 'utf-8',
     maps: parseMapFlags(opts.map ?? []),
     defaultCountry: await checkCountry(opts.defaultCountry),
     dryRun: Boolean(opts.dryRun),
@@ -118,7 +121,7 @@ async function runUrlImport(listId: string, file: string | undefined, opts: Impo
     throw new UsageError(`--file-url ${JSON.stringify(opts.fileUrl)} is not a URL`, 'for example https://example.com/leads.csv');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--file-url must be http or https, not ${url.protocol.replace(/:$/, '')}`);
-  const local = ['dryRun', 'resume', 'stateFile', 'errorsFile', 'map', 'defaultCountry', 'delimiter', 'format', 'force'] as const;
+  const local = ['dryRun', 'resume', 'stateFile', 'errorsFile', 'map', 'defaultCountry', 'delimiter', 'encoding', 'format', 'force'] as const;
   for (const k of local) {
     const v = opts[k];
     if (v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0)) {

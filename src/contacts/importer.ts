@@ -6,6 +6,7 @@ import { getContactList, getImportJob, type ContactList, type ImportJob } from '
 import { NotFoundError } from '../api/errors.js';
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
+import { checkUtf8 } from './encoding.js';
 import { chooseErrorsPath, ErrorsFile } from './errors-file.js';
 import { resolveMapping, type Mapping } from './mapping.js';
 import { THREAD_MIN_BYTES, ValidationPool, type Validated } from './pool.js';
@@ -34,6 +35,8 @@ export interface ImportRequest {
   file: string;
   format: InputFormat;
   delimiter: string;
+  /** The file's encoding (TextDecoder's canonical name); `utf-8` is checked before anything is sent. */
+  encoding: string;
   maps: Array<{ column: string; field: string }>;
   defaultCountry?: string;
   dryRun: boolean;
@@ -73,6 +76,7 @@ function sameOptions(a: StateOptions, b: StateOptions): string[] {
   const diffs: string[] = [];
   if (a.format !== b.format) diffs.push(`--format was ${a.format}, now ${b.format}`);
   if (a.delimiter !== b.delimiter) diffs.push(`--delimiter was ${JSON.stringify(a.delimiter)}, now ${JSON.stringify(b.delimiter)}`);
+  if ((a.encoding ?? 'utf-8') !== (b.encoding ?? 'utf-8')) diffs.push(`--encoding was ${a.encoding ?? 'utf-8'}, now ${b.encoding ?? 'utf-8'}`);
   if (a.batchSize !== b.batchSize) diffs.push(`--batch-size was ${a.batchSize}, now ${b.batchSize}`);
   if ((a.defaultCountry ?? null) !== (b.defaultCountry ?? null)) diffs.push(`--default-country was ${a.defaultCountry ?? 'not given'}, now ${b.defaultCountry ?? 'not given'}`);
   const ma = JSON.stringify(Object.entries(a.mapping).sort());
@@ -98,6 +102,8 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
     throw new FileUnreadable(`cannot read ${file}: ${err instanceof InputError ? err.message : (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }
   if (size === 0) throw new FileUnreadable(`cannot read ${file}: the file is empty`);
+  // A file read as UTF-8 must be UTF-8, all of it, before anything is sent (encoding.ts).
+  if (req.encoding === 'utf-8') await checkUtf8(file, req.format, req.delimiter);
   // Where the import's state will be written, before anything is sent: vap's state folder
   // (created if missing), or the folder of --state-file, which must exist and be writable.
   if (!req.dryRun) {
@@ -133,7 +139,7 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   const pool = await ValidationPool.spawn({ threads });
   // The file is opened during the request too: its first rows are parsed meanwhile (a
   // chunk at most). Errors keep their order: the API's first, then the file's.
-  const opening = openSource(file, req.format, req.delimiter);
+  const opening = openSource(file, req.format, req.delimiter, req.encoding);
   opening.catch(() => undefined);
   try {
     let api: ApiClient;
@@ -181,6 +187,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
     mapping: mapping.pairs,
     batchSize: req.batchSize,
     defaultCountry: req.defaultCountry ?? null,
+    ...(req.encoding !== 'utf-8' ? { encoding: req.encoding } : {}),
   };
 
   let state: ImportState | undefined;

@@ -66,6 +66,8 @@ export interface StateOptions {
   mapping: Record<string, string>;
   batchSize: number;
   defaultCountry: string | null;
+  /** The file's encoding (TextDecoder's name); absent in states written before it was recorded: UTF-8. */
+  encoding?: string;
 }
 
 export interface StateData {

@@ -239,6 +239,7 @@ _vap() {
     'vap contacts list --page') COMPREPLY=(); return ;;
     'vap contacts import --format') COMPREPLY=($(compgen -W 'csv json' -- "$cur")); return ;;
     'vap contacts import --delimiter') COMPREPLY=(); return ;;
+    'vap contacts import --encoding') COMPREPLY=(); return ;;
     'vap contacts import --map') COMPREPLY=(); return ;;
     'vap contacts import --default-country') COMPREPLY=(); return ;;
     'vap contacts import --errors-file') COMPREPLY=(); return ;;
@@ -361,7 +362,7 @@ _vap() {
     'vap contact-lists update-schema') words='--field --schema-file --sample --dry-run' ;;
     'vap contacts') words='list import' ;;
     'vap contacts list') words='--search --limit --page --all' ;;
-    'vap contacts import') words='--format --delimiter --map --default-country --dry-run --errors-file --batch-size --concurrency --resume --state-file --force --allow-invalid --no-progress --file-url --file-format --wait --timeout' ;;
+    'vap contacts import') words='--format --delimiter --encoding --map --default-country --dry-run --errors-file --batch-size --concurrency --resume --state-file --force --allow-invalid --no-progress --file-url --file-format --wait --timeout' ;;
     'vap import-jobs') words='list get cancel watch' ;;
     'vap import-jobs list') words='--list --status --limit --page --all' ;;
     'vap import-jobs get') words='' ;;

@@ -379,6 +379,7 @@ complete -c vap -n '__vap_path_is '\''vap contacts list'\''' -l page -r -d 'star
 complete -c vap -n '__vap_path_is '\''vap contacts list'\''' -l all -d 'follow every page, streaming rows as they arrive'
 complete -c vap -n '__vap_path_is '\''vap contacts import'\''' -l format -x -a 'csv json' -d 'file format (default: from the extension)'
 complete -c vap -n '__vap_path_is '\''vap contacts import'\''' -l delimiter -r -d 'CSV field delimiter, e.g. ";" or "\t" (default ",")'
+complete -c vap -n '__vap_path_is '\''vap contacts import'\''' -l encoding -r -d 'the file'\''s text encoding when it is not UTF-8, e.g. latin1, windows-1252, utf-16le (any encoding Node'\''s TextDecoder reads); without it a file that is not valid UTF-8 is refused, naming the first bad byte'
 complete -c vap -n '__vap_path_is '\''vap contacts import'\''' -l map -r -d 'read this column into this schema field (repeatable; an empty field ignores the column); columns are otherwise matched to fields by name'
 complete -c vap -n '__vap_path_is '\''vap contacts import'\''' -l default-country -r -d 'ISO country for national phone numbers: with US, (415) 555-0100 becomes +14155550100'
 complete -c vap -n '__vap_path_is '\''vap contacts import'\''' -l dry-run -d 'check the file against the schema and report; send nothing'

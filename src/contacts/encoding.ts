@@ -3,7 +3,6 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { UsageError } from '../errors.js';
-import type { InputFormat } from './source.js';
 
 /**
  * The text encoding of an import file. By default a file must be UTF-8: it is checked
@@ -124,11 +123,11 @@ export async function lineAndColumn(path: string, offset: number): Promise<{ lin
  * it with the importer's own csv-parse options: blank lines are not counted, and a quoted
  * field may span lines, so the record is not simply the line.
  */
-export async function csvRecordAt(path: string, offset: number, delimiter: string): Promise<number> {
+export async function csvRecordAt(path: string, offset: number, parseOptions: object): Promise<number> {
   if (offset === 0) return 1;
-  const [{ parse }, { csvParseOptions }] = await Promise.all([import('csv-parse'), import('./source.js')]);
+  const { parse } = await import('csv-parse');
   const file = createReadStream(path, { start: 0, end: offset - 1 });
-  const parser = parse(csvParseOptions(delimiter));
+  const parser = parse(parseOptions);
   let records = 0;
   let last = -1;
   file.on('data', (c) => {
@@ -151,15 +150,16 @@ export async function csvRecordAt(path: string, offset: number, delimiter: strin
 
 /**
  * Refuses (exit 2, before anything is sent) a file that is not valid UTF-8, naming the
- * first bad byte's line and column (and, for CSV, its data row), and how to read it instead.
+ * first bad byte's line and column (and, for CSV read with `csvOptions`, its data row), and
+ * how to read it instead.
  */
-export async function checkUtf8(path: string, format: InputFormat, delimiter: string): Promise<void> {
+export async function checkUtf8(path: string, csvOptions?: object): Promise<void> {
   const bad = await findInvalidUtf8(path);
   if (!bad) return;
   const { line, column } = await lineAndColumn(path, bad.offset);
   let row = '';
-  if (format === 'csv') {
-    const record = await csvRecordAt(path, bad.offset, delimiter).catch(() => undefined);
+  if (csvOptions) {
+    const record = await csvRecordAt(path, bad.offset, csvOptions).catch(() => undefined);
     if (record !== undefined) row = record <= 1 ? ' (in the header)' : ` (data row ${record - 1})`;
   }
   const hex = [...bad.bytes.subarray(0, 1)].map((x) => `0x${x.toString(16).toUpperCase().padStart(2, '0')}`).join(' ');

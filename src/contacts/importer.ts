@@ -13,7 +13,7 @@ import { THREAD_MIN_BYTES, ValidationPool, type Validated } from './pool.js';
 import { ProgressBar } from './progress.js';
 import { RowReporter, suggestFix, type ImportSummary, type NormalisationExample } from './report.js';
 import { BatchSender, describeError, findBatchJob, JobTracker, listBaseline, type JobOutcome } from './sender.js';
-import { InputError, openSource, type InputFormat, type RowSource } from './source.js';
+import { csvParseOptions, InputError, openSource, type InputFormat, type RowSource } from './source.js';
 import { defaultStatePath, ensureStateFolder, folderProblem, ImportState, stateDir, inputIdentity, StateFileError, statesOfInput, stateTarget, type StateData, type StateOptions } from './state.js';
 
 /**
@@ -103,7 +103,7 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   }
   if (size === 0) throw new FileUnreadable(`cannot read ${file}: the file is empty`);
   // A file read as UTF-8 must be UTF-8, all of it, before anything is sent (encoding.ts).
-  if (req.encoding === 'utf-8') await checkUtf8(file, req.format, req.delimiter);
+  if (req.encoding === 'utf-8') await checkUtf8(file, req.format === 'csv' ? csvParseOptions(req.delimiter) : undefined);
   // Where the import's state will be written, before anything is sent: vap's state folder
   // (created if missing), or the folder of --state-file, which must exist and be writable.
   if (!req.dryRun) {

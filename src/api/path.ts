@@ -39,7 +39,8 @@ export function checkId(value: string, name?: string): string {
   const problem = idProblem(value);
   if (problem === undefined) return value;
   throw new UsageError(
-    `${name ? `${name} ` : ''}${JSON.stringify(value)} is not a valid id: ${problem}`,
+    // The value is shown as it is: the line it ends up in is made safe where it is printed (src/report.ts).
+    `${name ? `${name} ` : ''}"${value}" is not a valid id: ${problem}`,
     'an id is one path segment: not empty, not "." or "..", without / \\ ? # or control characters',
   );
 }

@@ -21,7 +21,8 @@ export function readConfig(env: Record<string, string | undefined>): ConfigView 
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return view(path, { profiles: {} });
+    // No file (or no folder yet, or a file where a folder of the path should be: said when writing).
+    if (code === 'ENOENT' || code === 'ENOTDIR') return view(path, { profiles: {} });
     const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (code ?? (err as Error).message);
     throw new UsageError(`cannot read the config file ${path}: ${why}`, 'make it readable, or set VAP_CONFIG_DIR to another folder');
   }

@@ -14,7 +14,7 @@ import { ProgressBar } from './progress.js';
 import { RowReporter, suggestFix, type ImportSummary, type NormalisationExample } from './report.js';
 import { BatchSender, describeError, findBatchJob, JobTracker, listBaseline, type JobOutcome } from './sender.js';
 import { csvParseOptions, InputError, openSource, type InputFormat, type RowSource } from './source.js';
-import { defaultStatePath, ensureStateFolder, folderProblem, ImportState, stateDir, inputIdentity, StateFileError, statesOfInput, stateTarget, type StateData, type StateOptions } from './state.js';
+import { defaultStatePath, ensureStateFolder, folderProblem, ImportState, stateDir, inputIdentity, StateFileError, statesOfInput, stateTarget, type InputIdentity, type StateData, type StateOptions } from './state.js';
 
 /**
  * The bulk import, as a streaming pipeline:
@@ -117,6 +117,15 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
       }
     } else {
       await ensureStateFolder(stateDir(ctx.env), ctx.env, 'pass --state-file <path>');
+    }
+    // A damaged state file is refused now, before anything is sent (--force moves it aside later).
+    if (!req.force || req.resume) {
+      try {
+        await ImportState.read(await statePathFor(req, ctx));
+      } catch (err) {
+        if (err instanceof StateFileError) throw new UsageError(err.message, err.hint);
+        throw err;
+      }
     }
   }
   // Where rejected rows will go, before anything is sent (a read-only input folder falls
@@ -412,12 +421,19 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
   return { summary, stopped };
 }
 
+/** The state file of an import: --state-file, or the default one for this server, key, list and file content. */
+async function statePathFor(req: ImportRequest, ctx: Context, identity?: InputIdentity): Promise<string> {
+  if (req.stateFile) return req.stateFile;
+  const creds = await ctx.credentials();
+  return defaultStatePath(ctx.env, { baseUrl: creds.baseUrl, apiKey: creds.apiKey ?? '', listId: req.listId, input: identity ?? (await inputIdentity(resolvePath(req.file))) });
+}
+
 /** Opens a fresh state, or the one to resume (settling its one unknown batch); refuses what would import twice. */
 async function openState(req: ImportRequest, ctx: Context, options: StateOptions): Promise<{ state: ImportState; resumed: boolean } | { complete: StateData; path: string }> {
   const identity = await inputIdentity(resolvePath(req.file));
   const creds = await ctx.credentials();
   const target = stateTarget({ baseUrl: creds.baseUrl, apiKey: creds.apiKey ?? '' });
-  let path = req.stateFile ?? defaultStatePath(ctx.env, { baseUrl: creds.baseUrl, apiKey: creds.apiKey ?? '', listId: req.listId, input: identity });
+  let path = await statePathFor(req, ctx, identity);
   let existing: StateData | undefined;
   try {
     existing = await ImportState.read(path);

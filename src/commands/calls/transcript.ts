@@ -53,7 +53,7 @@ export async function run(callId: string, ctx: Context): Promise<void> {
     }
     const chalk = await ctx.stdoutStyle();
     const width = Math.min(100, terminalWidth(ctx.io.stdout, ctx.env));
-    const head = chalk.dim(`Call ${safeText(String(t.callId))} · ${t.messageCount} message${t.messageCount === 1 ? '' : 's'}${t.duration ? ` · ${formatCallDuration(t.duration)}` : ''}`);
+    const head = chalk.dim(safeText(`Call ${t.callId} · ${t.messageCount} message${t.messageCount === 1 ? '' : 's'}${t.duration ? ` · ${formatCallDuration(t.duration)}` : ''}`));
     ctx.io.stdout.write(`${head}\n\n${renderChat(t.messages, { width, chalk }).join('\n')}\n`);
     return;
   }

@@ -33,7 +33,7 @@ export function renderResult(r: RunResult, opts: ResultRenderOptions): string[] 
   const status = failed ? chalk.red(statusText) : r.status === 'completed' ? chalk.green(statusText) : chalk.yellow(statusText);
   const parts = [
     chalk.bold(safeText(String(r.scenarioName ?? r.evalScenarioId))),
-    `iteration ${r.iterationNumber}`,
+    safeText(`iteration ${r.iterationNumber}`),
     status,
     ...(failed ? [] : [`score ${chalk.bold(fmtScore(r.overallScore))}`]),
     ...(fmtSeconds(r.durationSeconds) ? [fmtSeconds(r.durationSeconds)] : []),

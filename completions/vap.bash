@@ -231,6 +231,7 @@ _vap() {
     'vap contact-lists create --schema-file') COMPREPLY=(); return ;;
     'vap contact-lists create --from-csv') COMPREPLY=(); return ;;
     'vap contact-lists create --sample') COMPREPLY=(); return ;;
+    'vap contact-lists create --encoding') COMPREPLY=(); return ;;
     'vap contact-lists update-schema --field') COMPREPLY=(); return ;;
     'vap contact-lists update-schema --schema-file') COMPREPLY=(); return ;;
     'vap contact-lists update-schema --sample') COMPREPLY=(); return ;;
@@ -357,7 +358,7 @@ _vap() {
     'vap analytics overview') words='' ;;
     'vap contact-lists') words='list create get update-schema' ;;
     'vap contact-lists list') words='--limit --page --all' ;;
-    'vap contact-lists create') words='--name --field --schema-file --from-csv --sample --dry-run' ;;
+    'vap contact-lists create') words='--name --field --schema-file --from-csv --sample --encoding --dry-run' ;;
     'vap contact-lists get') words='' ;;
     'vap contact-lists update-schema') words='--field --schema-file --sample --dry-run' ;;
     'vap contacts') words='list import' ;;

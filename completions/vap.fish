@@ -366,6 +366,7 @@ complete -c vap -n '__vap_path_is '\''vap contact-lists create'\''' -l field -r 
 complete -c vap -n '__vap_path_is '\''vap contact-lists create'\''' -l schema-file -r -d 'JSON schema: {"fields": [...]} or a bare array of {name, type, required}'
 complete -c vap -n '__vap_path_is '\''vap contact-lists create'\''' -l from-csv -r -d 'infer the schema from the header and a sample of rows of a CSV file (--field overrides a column)'
 complete -c vap -n '__vap_path_is '\''vap contact-lists create'\''' -l sample -r -d 'rows of --from-csv to sample'
+complete -c vap -n '__vap_path_is '\''vap contact-lists create'\''' -l encoding -r -d 'the --from-csv file'\''s text encoding when it is not UTF-8, e.g. latin1 (any encoding Node'\''s TextDecoder reads)'
 complete -c vap -n '__vap_path_is '\''vap contact-lists create'\''' -l dry-run -d 'print the schema that would be sent, and send nothing'
 complete -c vap -n '__vap_path_is '\''vap contact-lists update-schema'\''' -l field -r -d 'a field to add or change (repeatable); without :required or :optional an existing field keeps its flag'
 complete -c vap -n '__vap_path_is '\''vap contact-lists update-schema'\''' -l schema-file -r -d 'JSON: {"fields": [...]} or a bare array; fields to add or change'

@@ -17,6 +17,7 @@ export interface CreateOptions {
   schemaFile?: string;
   fromCsv?: string;
   sample?: number;
+  encoding?: string;
   dryRun?: boolean;
 }
 
@@ -30,6 +31,7 @@ export function createCommand(makeContext: ContextFactory): Command {
     .addOption(new Option('--schema-file <file>', 'JSON schema: {"fields": [...]} or a bare array of {name, type, required}').conflicts('fromCsv'))
     .option('--from-csv <file>', 'infer the schema from the header and a sample of rows of a CSV file (--field overrides a column)')
     .option('--sample <rows>', 'rows of --from-csv to sample', positiveInt('--sample'), 100)
+    .option('--encoding <name>', "the --from-csv file's text encoding when it is not UTF-8, e.g. latin1 (any encoding Node's TextDecoder reads)")
     .option('--dry-run', 'print the schema that would be sent, and send nothing')
     .addHelpText(
       'after',
@@ -53,14 +55,15 @@ export async function run(opts: CreateOptions & GlobalOptions, ctx: Context): Pr
   if (!name) throw new UsageError('--name is empty', 'give the list a name');
   const overrides = input.parseFieldSpecs(opts.field);
 
+  if (opts.encoding !== undefined && !opts.fromCsv) throw new UsageError('--encoding goes with --from-csv', 'it says how to read the CSV file the schema is inferred from');
   let base: FieldInput[] = [];
   let stats: ColumnStats[] | undefined;
   // The inferred schema is shown unless -q, and always when it is about to be confirmed.
   const showInferred = !opts.quiet || (!opts.dryRun && !opts.yes);
   if (opts.schemaFile) base = await input.readSchemaFile(opts.schemaFile);
   if (opts.fromCsv) {
-    const { readCsvSample, inferSchema } = await import('../../contacts/schema-infer.js');
-    const sample = await readCsvSample(opts.fromCsv, opts.sample ?? 100);
+    const [{ readCsvSample, inferSchema }, { parseEncoding }] = await Promise.all([import('../../contacts/schema-infer.js'), import('../../contacts/encoding.js')]);
+    const sample = await readCsvSample(opts.fromCsv, opts.sample ?? 100, '--from-csv', opts.encoding !== undefined ? parseEncoding(opts.encoding) : 'utf-8');
     const inferred = inferSchema(sample.header, sample.rows, { truncated: sample.truncated, source: `--from-csv "${opts.fromCsv}"` });
     base = inferred.fields;
     stats = inferred.columns;

@@ -44,8 +44,8 @@ const defaultId = (row: unknown) => (row as { id?: unknown } | null)?.id;
  * piped, or JSON / NDJSON / TSV when asked; `--query` filters the JSON data first and
  * `-q` prints ids only. Every human-readable form (table, detail, TSV, ids, the "no
  * results" line) shows data through src/ui/safe-text.ts; JSON and NDJSON are written
- * byte-exact (JSON escapes control characters itself). Listings stream: NDJSON, TSV, ids and JSON arrays are written
- * item by item as pages arrive.
+ * byte-exact (JSON escapes control characters itself). Listings stream: NDJSON, TSV,
+ * ids and JSON arrays are written item by item as pages arrive.
  */
 export class Output {
   constructor(

@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ApiClient } from './api/client.js';
 import type { ConfigStore } from './config/store.js';
 import { readConfig } from './config/read.js';
-import { resolveCredentials, type Credentials } from './config/resolve.js';
+import { checkCredentials, checkNumericSettings, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
 import { AuthRequiredError } from './errors.js';
 import type { Format } from './ui/format.js';
 import { Output } from './ui/output.js';
@@ -108,7 +108,6 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
       if (client) return client;
       const creds = await credentials();
       // Settings are checked before the first request: a bad one is a usage error naming it and its source.
-      const { checkCredentials, checkNumericSettings, numericSetting } = await import('./config/check.js');
       checkNumericSettings(env);
       checkCredentials(creds);
       if (!creds.apiKey) {
@@ -149,7 +148,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
 }
 
 /** The `--verbose` log: one safe line per request, response and retry (a request id or URL is the server's text). */
-export function verboseLog(stderr: Writable): (line: string) => void {
+function verboseLog(stderr: Writable): (line: string) => void {
   return (line) => stderr.write(`${safeText(line)}\n`);
 }
 

@@ -1,6 +1,5 @@
 import type { Writable } from 'node:stream';
 import { ApiError, ConnectionError, IncompleteResponseError } from './api/errors.js';
-import { isIdempotent } from './api/retry.js';
 import { CliError, OutputError, SilentExit } from './errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { safeLines, safeText } from './ui/safe-text.js';
@@ -57,8 +56,8 @@ export function describe(err: unknown): { code: ExitCodeValue; message: string }
   }
   if (err instanceof IncompleteResponseError) {
     const hint =
-      err.method && !isIdempotent(err.method)
-        ? `the ${err.method} may have been carried out: check before running it again`
+      !err.idempotent
+        ? `the ${err.method ?? 'request'} may have been carried out: check before running it again`
         : 'it was retried and failed each time; run the command again';
     return { code: ExitCode.FAILURE, message: `${err.message}; ${hint}` };
   }

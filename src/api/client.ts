@@ -165,7 +165,7 @@ export class ApiClient {
         } catch (err) {
           if (opts.signal?.aborted) throw err;
           const code = (err as { code?: string }).code;
-          const wrapped = code !== undefined && TIMEOUT_CODES.has(code) ? new RequestTimeoutError(url.toString(), timeout, err) : new IncompleteResponseError(url.toString(), err, opts.method);
+          const wrapped = code !== undefined && TIMEOUT_CODES.has(code) ? new RequestTimeoutError(url.toString(), timeout, err) : new IncompleteResponseError(url.toString(), err, opts.method, isIdempotent(opts.method));
           this.log?.(`< ${wrapped.message} after ${ms(started)}`);
           if (isIdempotent(opts.method) && attempt < this.retry.maxRetries) {
             await this.wait(backoffDelay(attempt, this.retry), attempt, wrapped.message, opts.signal);

@@ -61,9 +61,12 @@ export class ConnectionError extends Error {
 export class IncompleteResponseError extends ConnectionError {
   /** The request's method: whether it may have taken effect depends on it. */
   readonly method?: string;
-  constructor(url: string, cause: unknown, method?: string) {
+  /** Whether the method is idempotent (then it was retried before this was thrown). */
+  readonly idempotent: boolean;
+  constructor(url: string, cause: unknown, method?: string, idempotent = true) {
     super(url, cause);
     this.method = method;
+    this.idempotent = idempotent;
     this.message = `the connection to ${new URL(url).origin} closed before the answer was complete`;
     this.name = 'IncompleteResponseError';
   }

@@ -3,7 +3,7 @@ import { callStreamPath, isStreamOnly, listEventTypes, ORGANIZATION_STREAM_PATH,
 import { openEventBatches, type StreamEvent, type StreamState } from '../api/sse.js';
 import type { Context, GlobalOptions } from '../context.js';
 import { SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
-import { numericSetting } from '../config/check.js';
+import { numericSetting } from '../config/resolve.js';
 import { ExitCode } from '../exit-codes.js';
 import { safeText } from '../ui/safe-text.js';
 

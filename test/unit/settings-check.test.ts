@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redactUrl, redactUrlsIn } from '../../src/api/redact.js';
-import { apiKeyProblem, baseUrlProblem, checkBaseUrl, numericSetting } from '../../src/config/check.js';
+import { apiKeyProblem, baseUrlProblem, checkBaseUrl, numericSetting } from '../../src/config/resolve.js';
 import { UsageError } from '../../src/errors.js';
 
 describe('base URL check', () => {

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { redactUrl } from '../../api/redact.js';
-import { verboseLog, type Context } from '../../context.js';
+import type { Context } from '../../context.js';
+import { safeText } from '../../ui/safe-text.js';
 import { keyPrefix } from '../../config/resolve.js';
 import { AuthRequiredError, UsageError } from '../../errors.js';
 import { action } from '../action.js';
@@ -48,7 +49,7 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     key = (await ctx.prompter.password('API key:', { flag: '--with-key' })).trim();
   }
   if (!key) throw new UsageError('the API key is empty', 'pass the key on stdin with --with-key, or type it at the prompt');
-  const { apiKeyProblem, checkBaseUrl, checkNumericSettings, numericSetting } = await import('../../config/check.js');
+  const { apiKeyProblem, checkBaseUrl, checkNumericSettings, numericSetting } = await import('../../config/resolve.js');
   const keyProblem = apiKeyProblem(key);
   if (keyProblem) throw new UsageError(`the API key ${opts.withKey ? 'read from stdin' : 'typed'} ${keyProblem}`, 'check that only the key was pasted');
 
@@ -65,7 +66,7 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     const { checkKey } = await import('../../api/identity.js');
     const { AuthenticationError, PermissionDeniedError } = await import('../../api/errors.js');
     const { version } = await import('../../version.js');
-    const api = new ApiClient({ baseUrl, apiKey: key, userAgent: `vap/${version()}`, timeoutMs: numericSetting(ctx.env, 'VAP_TIMEOUT_MS'), log: ctx.globals.verbose ? verboseLog(ctx.io.stderr) : undefined });
+    const api = new ApiClient({ baseUrl, apiKey: key, userAgent: `vap/${version()}`, timeoutMs: numericSetting(ctx.env, 'VAP_TIMEOUT_MS'), log: ctx.globals.verbose ? (l) => ctx.io.stderr.write(`${safeText(l)}\n`) : undefined });
     try {
       await checkKey(api, 'bearer', ctx.signal);
     } catch (err) {

@@ -1,4 +1,4 @@
-import { baseUrlProblem } from '../../config/check.js';
+import { baseUrlProblem } from '../../config/resolve.js';
 import { UsageError } from '../../errors.js';
 
 /** The settings `vap config` reads and writes. */
@@ -17,7 +17,7 @@ export function parseConfigKey(key: string): ConfigKey {
   throw new UsageError(`unknown config key "${key}"`, `valid keys: ${Object.keys(CONFIG_KEYS).join(', ')}`);
 }
 
-/** `vap config set base_url <value>`: the same checks as a base URL from any other source (src/config/check.ts). */
+/** `vap config set base_url <value>`: the same checks as a base URL from any other source (src/config/resolve.ts). */
 export function validateBaseUrl(value: string): string {
   const bad = baseUrlProblem(value);
   if (bad) throw new UsageError(`the base URL ${JSON.stringify(value)} ${bad.problem}`, bad.hint ?? 'give an http(s) URL such as https://api.example.com');

@@ -34,11 +34,15 @@ export function toRecord(event: StreamEvent): EventRecord {
   };
 }
 
+const C0 = /[\x00-\x1f]/;
+
 /** The JSON line for --json / -o ndjson: the id, then the envelope as the server sent it. */
 export function jsonLine(event: StreamEvent): string {
-  // The envelope is passed on as received (one line of JSON): no parse, no stringify.
+  // The envelope is passed on as received (one line of JSON): no parse, no stringify. JSON
+  // never holds a raw control character (it escapes them), so text that does is not JSON
+  // and is not passed on as it is: it is written as JSON below, escaped.
   const raw = event.raw;
-  if (raw && raw.charCodeAt(0) === 123 /* { */ && !raw.includes('\n') && isDecimal(event.id)) {
+  if (raw && raw.charCodeAt(0) === 123 /* { */ && !C0.test(raw) && isDecimal(event.id)) {
     return raw.length === 2 && raw === '{}' ? `{"id":"${event.id}"}` : `{"id":"${event.id}",${raw.slice(1)}`;
   }
   const body = event.data && typeof event.data === 'object' && !Array.isArray(event.data) ? event.data : { type: event.type, data: event.data };

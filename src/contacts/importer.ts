@@ -1,4 +1,4 @@
-import { access, constants, mkdir, rename, stat } from 'node:fs/promises';
+import { access, constants, rename, stat } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { ApiClient } from '../api/client.js';

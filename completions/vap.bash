@@ -238,6 +238,7 @@ _vap() {
     'vap contact-lists create --schema-file') COMPREPLY=(); return ;;
     'vap contact-lists create --from-csv') COMPREPLY=(); return ;;
     'vap contact-lists create --sample') COMPREPLY=(); return ;;
+    'vap contact-lists create --encoding') COMPREPLY=(); return ;;
     'vap contact-lists update-schema --field') COMPREPLY=(); return ;;
     'vap contact-lists update-schema --schema-file') COMPREPLY=(); return ;;
     'vap contact-lists update-schema --sample') COMPREPLY=(); return ;;
@@ -246,6 +247,7 @@ _vap() {
     'vap contacts list --page') COMPREPLY=(); return ;;
     'vap contacts import --format') COMPREPLY=($(compgen -W 'csv json' -- "$cur")); return ;;
     'vap contacts import --delimiter') COMPREPLY=(); return ;;
+    'vap contacts import --encoding') COMPREPLY=(); return ;;
     'vap contacts import --map') COMPREPLY=(); return ;;
     'vap contacts import --default-country') COMPREPLY=(); return ;;
     'vap contacts import --errors-file') COMPREPLY=(); return ;;
@@ -379,12 +381,12 @@ _vap() {
     'vap analytics overview') words='' ;;
     'vap contact-lists') words='list create get update-schema' ;;
     'vap contact-lists list') words='--limit --page --all' ;;
-    'vap contact-lists create') words='--name --field --schema-file --from-csv --sample --dry-run' ;;
+    'vap contact-lists create') words='--name --field --schema-file --from-csv --sample --encoding --dry-run' ;;
     'vap contact-lists get') words='' ;;
     'vap contact-lists update-schema') words='--field --schema-file --sample --dry-run' ;;
     'vap contacts') words='list import' ;;
     'vap contacts list') words='--search --limit --page --all' ;;
-    'vap contacts import') words='--format --delimiter --map --default-country --dry-run --errors-file --batch-size --concurrency --resume --state-file --force --allow-invalid --no-progress --file-url --file-format --wait --timeout' ;;
+    'vap contacts import') words='--format --delimiter --encoding --map --default-country --dry-run --errors-file --batch-size --concurrency --resume --state-file --force --allow-invalid --no-progress --file-url --file-format --wait --timeout' ;;
     'vap import-jobs') words='list get cancel watch' ;;
     'vap import-jobs list') words='--list --status --limit --page --all' ;;
     'vap import-jobs get') words='' ;;

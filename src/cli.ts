@@ -3,7 +3,7 @@ import { CommanderError } from 'commander';
 import { createContext, type Env, type IO } from './context.js';
 import { ExitCode } from './exit-codes.js';
 import { buildProgram, commanderExitCode, helpArgv } from './program.js';
-import { reportError } from './report.js';
+import { reportError, reportOutputFailure } from './report.js';
 import { version } from './version.js';
 
 export interface MainDeps {
@@ -73,12 +73,14 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
 }
 
 function processIO(): IO {
-  // A closed pipe (`vap agents list | head -1`) is not an error.
-  const ignoreEpipe = (err: NodeJS.ErrnoException) => {
+  // A closed pipe (`vap agents list | head -1`) is not an error. Any other failed write
+  // (a full disk: `vap agents list > /dev/full`) is one line on stderr and exit 1, not a
+  // stack trace; nothing more can be written there anyway.
+  const onStdoutError = (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
+    process.exit(reportOutputFailure(err, process.stderr));
   };
-  process.stdout.on('error', ignoreEpipe);
+  process.stdout.on('error', onStdoutError);
   return {
     stdin: process.stdin,
     stdout: process.stdout,

@@ -2,12 +2,13 @@ import type { Readable, Writable } from 'node:stream';
 import type { ApiClient } from './api/client.js';
 import type { ConfigStore } from './config/store.js';
 import { readConfig } from './config/read.js';
-import { resolveCredentials, type Credentials } from './config/resolve.js';
+import { checkCredentials, checkNumericSettings, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
 import { AuthRequiredError } from './errors.js';
 import type { Format } from './ui/format.js';
 import { Output } from './ui/output.js';
 import { createPrompter, type Prompter } from './ui/prompter.js';
 import { isAccessible, plainSpinner } from './ui/accessible.js';
+import { safeMessage, safeText, type Trusted } from './ui/safe-text.js';
 import { startSpinner, type Spinner } from './ui/spinner.js';
 import { colorEnabled, loadChalk } from './ui/style.js';
 import { version } from './version.js';
@@ -54,12 +55,17 @@ export interface Context {
   spinner(text: string): Promise<Spinner>;
   /** chalk for text written to stdout (colour only when wanted there). */
   stdoutStyle(): Promise<import('chalk').ChalkInstance>;
-  /** A line of information on stderr (suppressed by -q). */
-  info(message: string): void;
+  /**
+   * A line of information on stderr (suppressed by -q). Like success and warn, it shows
+   * the message as one safe line (src/ui/safe-text.ts): ids, names and other data in it
+   * can never drive the terminal. A message marked `trusted()` (built with `safe`, with
+   * colours of vap's own) is printed as it is.
+   */
+  info(message: string | Trusted): void;
   /** "✓ message" on stderr (suppressed by -q). */
-  success(message: string): Promise<void>;
+  success(message: string | Trusted): Promise<void>;
   /** "! message" on stderr. */
-  warn(message: string): Promise<void>;
+  warn(message: string | Trusted): Promise<void>;
   /** Release what the context opened (HTTP connections). */
   dispose(): Promise<void>;
 }
@@ -104,6 +110,9 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     async api() {
       if (client) return client;
       const creds = await credentials();
+      // Settings are checked before the first request: a bad one is a usage error naming it and its source.
+      checkNumericSettings(env);
+      checkCredentials(creds);
       if (!creds.apiKey) {
         throw new AuthRequiredError(
           creds.profile === 'default' ? 'no API key found' : `no API key found for profile "${creds.profile}"`,
@@ -115,30 +124,35 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
         baseUrl: creds.baseUrl,
         apiKey: creds.apiKey,
         userAgent: `vap/${version()} node/${process.versions.node}`,
-        timeoutMs: env.VAP_TIMEOUT_MS ? Number(env.VAP_TIMEOUT_MS) : undefined,
-        log: globals.verbose ? (line) => io.stderr.write(`${line}\n`) : undefined,
+        timeoutMs: numericSetting(env, 'VAP_TIMEOUT_MS'),
+        log: globals.verbose ? verboseLog(io.stderr) : undefined,
       });
       return client;
     },
     stdoutStyle: () => loadChalk(outColor),
     spinner,
     info(message) {
-      if (!globals.quiet) io.stderr.write(`${message}\n`);
+      if (!globals.quiet) io.stderr.write(`${safeMessage(message)}\n`);
     },
     async success(message) {
       if (globals.quiet) return;
       const chalk = await loadChalk(errColor);
-      io.stderr.write(`${chalk.green('✓')} ${message}\n`);
+      io.stderr.write(`${chalk.green('✓')} ${safeMessage(message)}\n`);
     },
     async warn(message) {
       const chalk = await loadChalk(errColor);
-      io.stderr.write(`${chalk.yellow('!')} ${message}\n`);
+      io.stderr.write(`${chalk.yellow('!')} ${safeMessage(message)}\n`);
     },
     async dispose() {
       await client?.close().catch(() => undefined);
     },
   };
   return ctx;
+}
+
+/** The `--verbose` log: one safe line per request, response and retry (a request id or URL is the server's text). */
+function verboseLog(stderr: Writable): (line: string) => void {
+  return (line) => stderr.write(`${safeText(line)}\n`);
 }
 
 export function isCI(env: Env): boolean {

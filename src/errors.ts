@@ -59,3 +59,33 @@ export class SilentExit extends CliError {
     this.name = 'SilentExit';
   }
 }
+
+/**
+ * Standard output could not be written (ENOSPC, EIO, a closed descriptor...): one line and
+ * exit 1. A closed pipe (EPIPE) is not an error and never becomes one of these.
+ */
+export class OutputError extends CliError {
+  readonly code?: string;
+  constructor(cause: unknown) {
+    const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+    super(`cannot write to standard output: ${writeProblem(cause)}`, ExitCode.FAILURE, 'check where the output goes (a full disk, a closed file)');
+    this.name = 'OutputError';
+    this.code = code;
+  }
+}
+
+function writeProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const known: Record<string, string> = {
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'the disk quota is exceeded',
+    EFBIG: 'the file is too large',
+    EIO: 'an input/output error',
+    EBADF: 'it is closed',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EROFS: 'the file system is read-only',
+  };
+  if (code && known[code]) return `${known[code]} (${code})`;
+  return code ?? ((err as Error | undefined)?.message || 'unknown error');
+}

@@ -14,7 +14,7 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_CODES_HELP = `Exit codes:
   0    success
   1    the operation failed: API error, network failure, run failed
-  2    usage: bad flag, argument or input; nothing was sent
+  2    usage: bad flag, argument, setting or input; nothing was sent
   3    a check failed: an eval gate (score, criterion, regression), or changes
        or drift under vap diff --exit-code
   4    authentication: no key, or the key was refused (401, 403)

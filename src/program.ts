@@ -5,6 +5,7 @@ import { GROUPS } from './commands/registry.js';
 import { addHelpTopics, helpTopicsText } from './commands/help-topics.js';
 import type { ContextFactory } from './commands/types.js';
 import { FORMATS } from './ui/format.js';
+import { safeLines } from './ui/safe-text.js';
 import { version } from './version.js';
 import type { Writable } from 'node:stream';
 
@@ -99,7 +100,8 @@ function configureTree(cmd: Command, io: ProgramIO): void {
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
+      // Commander's errors echo the arguments (an id pasted from elsewhere): made safe.
+      writeErr: (s) => io.stderr.write(safeLines(s)),
     })
     .showSuggestionAfterError(true)
     .showHelpAfterError(`(run \`${commandPath(cmd)} --help\` for usage)`)

@@ -1,7 +1,8 @@
 import type { Writable } from 'node:stream';
-import { ApiError, ConnectionError } from './api/errors.js';
-import { CliError, SilentExit } from './errors.js';
+import { ApiError, ConnectionError, IncompleteResponseError } from './api/errors.js';
+import { CliError, OutputError, SilentExit } from './errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { safeLines, safeText } from './ui/safe-text.js';
 
 /**
  * The one place where an error becomes a message on stderr and an exit code.
@@ -11,10 +12,26 @@ import { ExitCode, type ExitCodeValue } from './exit-codes.js';
  * where vap noticed the problem, which helps no one fix it.
  */
 export function reportError(err: unknown, stderr: Writable, opts: { debug: boolean }): ExitCodeValue {
+  if (err instanceof OutputError) {
+    if (outputFailureShown) return err.exitCode;
+    outputFailureShown = true;
+  }
   const { code, message } = describe(err);
-  if (message) stderr.write(`error: ${message}\n`);
-  if (opts.debug && err instanceof Error && err.stack && !isExpected(err)) stderr.write(`${err.stack}\n`);
+  // Messages echo ids, names and the API's own words: one safe line, whatever they hold.
+  if (message) stderr.write(`error: ${safeText(message)}\n`);
+  if (opts.debug && err instanceof Error && err.stack && !isExpected(err)) stderr.write(`${safeLines(err.stack)}\n`);
   return code;
+}
+
+/** Whether the line about a failed write to stdout was printed (it is printed once, whoever notices first). */
+let outputFailureShown = false;
+
+/**
+ * A write to stdout failed outside any awaited write (the stream's 'error' event): the same
+ * one line as reportError gives an OutputError, printed once; returns the exit code (1).
+ */
+export function reportOutputFailure(err: unknown, stderr: Writable): ExitCodeValue {
+  return reportError(err instanceof OutputError ? err : new OutputError(err), stderr, { debug: false });
 }
 
 /** An error with a message of its own for the user (no stack trace, ever). */
@@ -36,6 +53,13 @@ export function describe(err: unknown): { code: ExitCodeValue; message: string }
       return { code: ExitCode.AUTH, message: `the key may not do this: ${err.message} (HTTP 403${rid})` };
     }
     return { code: ExitCode.FAILURE, message: `${err.message} (HTTP ${err.status}${rid})` };
+  }
+  if (err instanceof IncompleteResponseError) {
+    const hint =
+      !err.idempotent
+        ? `the ${err.method ?? 'request'} may have been carried out: check before running it again`
+        : 'it was retried and failed each time; run the command again';
+    return { code: ExitCode.FAILURE, message: `${err.message}; ${hint}` };
   }
   if (err instanceof ConnectionError) {
     return { code: ExitCode.FAILURE, message: `${err.message}; check --base-url / VAP_BASE_URL, or start a local emulator with \`vap emulator start\`` };

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createAgent, type HttpAgent, type HttpResponse } from './http.js';
-import { ApiError, ConnectionError, RequestTimeoutError } from './errors.js';
+import { ApiError, ConnectionError, IncompleteResponseError, RequestTimeoutError } from './errors.js';
 import { unwrapEnvelope } from './envelope.js';
 import { joinUrl } from './path.js';
+import { redactUrl } from './redact.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, isIdempotent, parseRetryAfter, shouldRetryStatus, type RetryPolicy } from './retry.js';
 import type { ApiResponse, AuthScheme, RequestOptions, StreamResponse } from './types.js';
 
@@ -47,10 +48,13 @@ export class ApiClient {
     return (this.agent ??= createAgent(Math.min(this.timeoutMs, 10_000)));
   }
 
-  /** A JSON request; the envelope is unwrapped to `{ data, pagination, requestId }`. */
+  /**
+   * A JSON request; the envelope is unwrapped to `{ data, pagination, requestId }`. The body
+   * is read inside the retry loop: a response cut off in the middle of its body is a
+   * connection error, retried for idempotent methods like any other.
+   */
   async request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
-    const res = await this.send(opts, false);
-    const text = await res.body.text();
+    const { res, text } = await this.send(opts, false);
     const requestId = first(res.headers['x-request-id']);
     if (res.statusCode === 204 || text.trim() === '') {
       return { data: undefined as T, status: res.statusCode, requestId, headers: res.headers as Headers };
@@ -66,7 +70,7 @@ export class ApiClient {
 
   /** A request whose body is streamed back as is (audio, server-sent events). */
   async stream(opts: RequestOptions & { accept?: string }): Promise<StreamResponse> {
-    const res = await this.send(opts, true);
+    const { res } = await this.send(opts, true);
     return {
       status: res.statusCode,
       headers: res.headers as Headers,
@@ -84,8 +88,12 @@ export class ApiClient {
     return scheme === 'bearer' ? { authorization: `Bearer ${this.apiKey}` } : { 'x-api-key': this.apiKey };
   }
 
-  /** Sends with retries; returns a 2xx response whose body is still unread, or throws. */
-  private async send(opts: RequestOptions & { accept?: string }, streaming: boolean): Promise<HttpResponse> {
+  /**
+   * Sends with retries; returns a 2xx response, or throws. A streaming response's body is
+   * left unread; a JSON response's body is read (within the same attempt, so that a body
+   * cut off by the connection is retried as a connection error).
+   */
+  private async send(opts: RequestOptions & { accept?: string }, streaming: boolean): Promise<{ res: HttpResponse; text: string }> {
     const url = new URL(joinUrl(this.baseUrl, opts.path, opts.query));
     const headers: Record<string, string> = {
       'user-agent': this.userAgent,
@@ -100,7 +108,7 @@ export class ApiClient {
     const timeout = opts.timeoutMs ?? this.timeoutMs;
     for (let attempt = 0; ; attempt++) {
       const started = Date.now();
-      this.log?.(`> ${opts.method} ${url.toString()}${opts.auth === 'bearer' ? ' (Authorization: Bearer [redacted])' : ' (x-api-key: [redacted])'}`);
+      this.log?.(`> ${opts.method} ${redactUrl(url.toString())}${opts.auth === 'bearer' ? ' (Authorization: Bearer [redacted])' : ' (x-api-key: [redacted])'}`);
       let res: HttpResponse;
       // The response headers must arrive within the timeout (undici's own timers are coarse
       // below a second); for a JSON request the body too (bodyTimeout), never for a stream.
@@ -150,7 +158,22 @@ export class ApiClient {
       else res.body.once('close', unlink);
       const requestId = first(res.headers['x-request-id']);
       this.log?.(`< ${res.statusCode} in ${ms(started)}${requestId ? ` (request id ${requestId})` : ''}`);
-      if (res.statusCode < 400) return res;
+      if (res.statusCode < 400) {
+        if (streaming) return { res, text: '' };
+        try {
+          return { res, text: await res.body.text() };
+        } catch (err) {
+          if (opts.signal?.aborted) throw err;
+          const code = (err as { code?: string }).code;
+          const wrapped = code !== undefined && TIMEOUT_CODES.has(code) ? new RequestTimeoutError(url.toString(), timeout, err) : new IncompleteResponseError(url.toString(), err, opts.method, isIdempotent(opts.method));
+          this.log?.(`< ${wrapped.message} after ${ms(started)}`);
+          if (isIdempotent(opts.method) && attempt < this.retry.maxRetries) {
+            await this.wait(backoffDelay(attempt, this.retry), attempt, wrapped.message, opts.signal);
+            continue;
+          }
+          throw wrapped;
+        }
+      }
       const text = await res.body.text().catch(() => '');
       const error = ApiError.fromResponse(res.statusCode, text, res.headers as Headers);
       if (shouldRetryStatus(opts.method, res.statusCode) && attempt < this.retry.maxRetries) {

@@ -60,6 +60,31 @@ export class ConnectionError extends Error {
   }
 }
 
+/**
+ * The response began (status and headers) but its body was cut off: the connection closed,
+ * or was reset, before the answer was complete. Idempotent requests are retried; for the
+ * others the request may or may not have taken effect.
+ */
+export class IncompleteResponseError extends ConnectionError {
+  /** The request's method: whether it may have taken effect depends on it. */
+  readonly method?: string;
+  /** Whether the method is idempotent (then it was retried before this was thrown). */
+  readonly idempotent: boolean;
+  constructor(url: string, cause: unknown, method?: string, idempotent = true) {
+    super(url, cause);
+    this.method = method;
+    this.idempotent = idempotent;
+    this.message = `the connection to ${new URL(url).origin} closed before the answer was complete`;
+    this.name = 'IncompleteResponseError';
+  }
+}
+
+/** Whether an error while reading a response body means the connection was cut (not an abort of ours). */
+export function isConnectionCut(err: unknown): boolean {
+  const code = (err as { code?: string } | undefined)?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH';
+}
+
 /** No response within the timeout. */
 export class RequestTimeoutError extends ConnectionError {
   readonly timeoutMs: number;

@@ -1,18 +1,51 @@
+import { UsageError } from '../errors.js';
+
 /**
  * Builds an API path with every interpolated value encoded as one path segment:
- * `apiPath\`/api/v1/agents/${id}\``. An id is data, never a path fragment:
- * `../x` becomes `..%2Fx`, and a bare `.` or `..` is encoded too.
+ * `apiPath\`/api/v1/agents/${id}\``. An id is data, never a path fragment: a value that
+ * could not stay one segment is refused before anything is sent (see checkId), and the
+ * rest is percent-encoded.
  */
 export function apiPath(strings: TemplateStringsArray, ...values: Array<string | number>): string {
   let out = strings[0] ?? '';
   values.forEach((v, i) => {
-    out += encodeSegment(String(v)) + (strings[i + 1] ?? '');
+    out += encodeSegment(typeof v === 'number' ? String(v) : checkId(v)) + (strings[i + 1] ?? '');
   });
   return out;
 }
 
+/** Characters an id never holds: C0 and C1 controls, DEL, line separators, bidi overrides and isolates. */
+const CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+/** Characters that end or escape a path segment, or start a query or fragment. */
+const SEPARATOR = /[/\\?#]/;
+
+/**
+ * Why a value cannot be an id (one path segment), or undefined when it can. Empty, `.` and
+ * `..` are refused because URL parsers resolve them (`%2E%2E` too: WHATWG URLs treat it as
+ * `..`, so `/campaigns/c/contacts/..` would name the campaign itself); `/`, `\`, `?` and `#`
+ * because a slash-tolerant server splits or cuts the path there even when encoded; control
+ * characters because no id holds them and they would reach logs and terminals.
+ */
+export function idProblem(value: string): string | undefined {
+  if (value === '') return 'it is empty';
+  if (value === '.' || value === '..') return `"${value}" is not an id`;
+  if (SEPARATOR.test(value)) return `it contains "${SEPARATOR.exec(value)![0]}"`;
+  if (CONTROL.test(value)) return 'it contains a control character';
+  return undefined;
+}
+
+/** An id that stays one path segment, or a usage error (exit 2) naming the argument when known. */
+export function checkId(value: string, name?: string): string {
+  const problem = idProblem(value);
+  if (problem === undefined) return value;
+  throw new UsageError(
+    // The value is shown as it is: the line it ends up in is made safe where it is printed (src/report.ts).
+    `${name ? `${name} ` : ''}"${value}" is not a valid id: ${problem}`,
+    'an id is one path segment: not empty, not "." or "..", without / \\ ? # or control characters',
+  );
+}
+
 export function encodeSegment(value: string): string {
-  if (value === '.' || value === '..') return value.replace(/\./g, '%2E');
   return encodeURIComponent(value);
 }
 

@@ -2,6 +2,7 @@ import type { ChalkInstance } from 'chalk';
 import type { CallAnalysis, CallDetail, Objective } from '../api/calls.js';
 import { wrapText } from '../evals/render/wrap.js';
 import type { Column } from '../ui/format.js';
+import { safeText } from '../ui/safe-text.js';
 import { CALL_TSV_COLUMNS, formatCallDuration, paintStatus, shortTime } from './format.js';
 
 /**
@@ -89,11 +90,11 @@ function objectiveLines(objectives: Record<string, Objective> | undefined, chalk
   return out;
 }
 
-/** The detail as printable text for a terminal. */
+/** The detail as printable text for a terminal; every text from the API is shown safe (here, or by wrapText). */
 export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width = 80): string {
   const lines: string[] = [];
   const ended = Boolean(call.endedAt);
-  lines.push(`${chalk.bold(`Call ${call.id}`)}  ${paintStatus(String(call.status), chalk)} · ${call.direction} · ${formatCallDuration(call.duration, ended)}`);
+  lines.push(`${chalk.bold(`Call ${safeText(String(call.id))}`)}  ${paintStatus(String(call.status), chalk, safeText(String(call.status)))} · ${safeText(String(call.direction))} · ${formatCallDuration(call.duration, ended)}`);
   const facts: Array<[string, string]> = [];
   const callee = [call.calleeName, call.phoneNumber ? `(${call.phoneNumber})` : ''].filter(Boolean).join(' ');
   facts.push([call.direction === 'inbound' ? 'Caller' : 'Callee', callee]);
@@ -114,7 +115,7 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
         ? 'No analysis: the call was cancelled before it was dialled.'
         : ended || call.status === 'failed' || call.status === 'completed'
           ? 'Not analysed yet: the analysis comes a couple of minutes after the call ends.'
-          : `No analysis yet: the call is ${String(call.status).replace('_', ' ')}; it is analysed a couple of minutes after it ends.`;
+          : `No analysis yet: the call is ${safeText(String(call.status).replace('_', ' '))}; it is analysed a couple of minutes after it ends.`;
     lines.push(chalk.dim(why));
     return lines.join('\n');
   }
@@ -122,7 +123,7 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
   if (flags.length) {
     lines.push('');
     for (const f of flags) {
-      lines.push(chalk.red.bold(`! ${f.text}`));
+      lines.push(chalk.red.bold(`! ${safeText(f.text)}`));
       if (f.action) lines.push(...wrapText(f.action, width - 4).map((l) => `  ${chalk.red(l)}`));
     }
   }
@@ -153,7 +154,7 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
   }
   if (a.analyzedAt) {
     lines.push('');
-    lines.push(chalk.dim(`Analysed ${shortTime(a.analyzedAt)} UTC · vap calls get ${call.id} --json for every field`));
+    lines.push(chalk.dim(`Analysed ${shortTime(a.analyzedAt)} UTC · vap calls get ${safeText(String(call.id))} --json for every field`));
   }
   return lines.join('\n');
 }

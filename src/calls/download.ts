@@ -5,7 +5,9 @@ import { access, constants, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { isConnectionCut } from '../api/errors.js';
 import { CliError, UsageError } from '../errors.js';
+import { safeText } from '../ui/safe-text.js';
 
 /**
  * Saving a downloaded stream (`vap calls audio`, `vap voices preview`): to a file,
@@ -68,9 +70,16 @@ export async function saveToFile(
     await rename(tmp, target);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
-    throw err;
+    throw cutOff(err, received, opts.expectedBytes, 'nothing was kept; run the command again');
   }
   return received;
+}
+
+/** A body cut off by the connection, as a one-line error (nothing kept); other errors as they are. */
+function cutOff(err: unknown, received: number, expected: number | undefined, hint: string): unknown {
+  if (!isConnectionCut(err)) return err;
+  const of = expected !== undefined ? ` after ${received} of ${expected} bytes` : ` after ${received} bytes`;
+  return new CliError(`the connection closed before the download was complete${of}`, undefined, hint);
 }
 
 /** Copies `body` to an open stream (stdout) with back-pressure, leaving it open; returns the bytes. */
@@ -80,11 +89,15 @@ export async function copyToStream(
   opts: { signal?: AbortSignal; expectedBytes?: number; onProgress?: Progress },
 ): Promise<number> {
   let received = 0;
-  for await (const chunk of body) {
-    opts.signal?.throwIfAborted();
-    received += chunk.length;
-    opts.onProgress?.(received, opts.expectedBytes);
-    if (!out.write(chunk)) await once(out, 'drain', { signal: opts.signal });
+  try {
+    for await (const chunk of body) {
+      opts.signal?.throwIfAborted();
+      received += chunk.length;
+      opts.onProgress?.(received, opts.expectedBytes);
+      if (!out.write(chunk)) await once(out, 'drain', { signal: opts.signal });
+    }
+  } catch (err) {
+    throw cutOff(err, received, opts.expectedBytes, 'what was written is incomplete; run the command again');
   }
   checkLength(received, opts.expectedBytes);
   return received;
@@ -117,7 +130,7 @@ export function progressLine(stderr: Writable, label: string, minUnknown = 0): {
   let drawn = false;
   const draw = (received: number, total: number | undefined) => {
     const pct = total ? ` (${Math.floor((received / total) * 100)}%)` : '';
-    stderr.write(`\r\x1b[2K${label} ${formatBytes(received)}${total ? ` of ${formatBytes(total)}` : ''}${pct}`);
+    stderr.write(`\r\x1b[2K${safeText(label)} ${formatBytes(received)}${total ? ` of ${formatBytes(total)}` : ''}${pct}`);
     drawn = true;
   };
   return {

@@ -1,6 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { Call, CallsSummary } from '../api/calls.js';
 import type { Column } from '../ui/format.js';
+import { safeText } from '../ui/safe-text.js';
 
 /** `2m 05s`, `45s`, `1h 02m`; `—` for a call that has not ended (0 s and no end). */
 export function formatCallDuration(seconds: number, ended = true): string {
@@ -19,7 +20,7 @@ export function formatCallDuration(seconds: number, ended = true): string {
 export function shortTime(iso: string | null | undefined): string {
   if (!iso) return '';
   const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return String(iso);
+  if (Number.isNaN(d.getTime())) return safeText(String(iso));
   return d.toISOString().slice(0, 16).replace('T', ' ');
 }
 
@@ -73,8 +74,9 @@ const TABLE: FixedColumn[] = [
   { header: 'CREATED (UTC)', width: 16, value: (c) => shortTime(c.createdAt) },
 ];
 
+/** A cell of the fixed-width table: data shown as one safe line, cut or padded to `width`. */
 function fit(text: string, width: number, align?: 'right'): string {
-  const one = text.replace(/\s+/g, ' ');
+  const one = safeText(text.replace(/\s+/g, ' '));
   const cut = [...one].length > width ? `${[...one].slice(0, width - 1).join('')}…` : one;
   const pad = ' '.repeat(Math.max(0, width - [...cut].length));
   return align === 'right' ? pad + cut : cut + pad;

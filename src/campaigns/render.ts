@@ -1,3 +1,4 @@
+import { safeText } from '../ui/safe-text.js';
 import type { AnalyticsSummary, CampaignMetrics, InboundAnalytics, RealtimeAnalytics } from '../api/analytics.js';
 
 // Rendering of campaign analytics for a person: grouped tables, the calls-by-hour bar
@@ -116,11 +117,11 @@ export function inboundGroups(a: InboundAnalytics): Group[] {
   ];
 }
 
-/** Groups as titled two-column tables, labels aligned across every group. */
+/** Groups as titled two-column tables, labels aligned across every group; values (the API's figures and times) shown safe. */
 export function renderGroups(groups: Group[], style: Style = PLAIN): string {
   const width = Math.max(0, ...groups.flatMap((g) => g.rows.map(([l]) => l.length)));
   return groups
-    .map((g) => [style.bold(g.title), ...g.rows.map(([l, v]) => `  ${l.padEnd(width)}  ${v}`)].join('\n'))
+    .map((g) => [style.bold(g.title), ...g.rows.map(([l, v]) => `  ${l.padEnd(width)}  ${safeText(String(v))}`)].join('\n'))
     .join('\n\n');
 }
 
@@ -137,12 +138,12 @@ export function renderHourChart(callsByHour: Record<string, number>, peakHour: s
   const marker = '  ◀ peak';
   // "HH │" + bar + " " + count + marker
   const room = Math.max(10, width - 4 - 1 - countWidth - marker.length - 1);
-  const peak = peakHour?.slice(0, 2) ?? null;
+  const peak = typeof peakHour === 'string' ? peakHour.slice(0, 2) : null;
   return HOURS.map((h, i) => {
     const n = counts[i]!;
     const len = max === 0 ? 0 : Math.round((n / max) * room);
     const bar = '█'.repeat(n > 0 ? Math.max(1, len) : 0);
-    const line = `${h} │${bar} ${String(n).padStart(countWidth)}`;
+    const line = `${h} │${bar} ${safeText(String(n)).padStart(countWidth)}`;
     return h === peak ? `${style.bold(line)}${style.yellow(marker)}` : line;
   }).join('\n');
 }
@@ -158,7 +159,7 @@ export function renderWatchScreen(opts: {
   const style = opts.style ?? PLAIN;
   const stamp = opts.updatedAt.toISOString().slice(11, 19);
   return [
-    style.bold(opts.title),
+    style.bold(safeText(opts.title)),
     '',
     renderGroups(realtimeGroups(opts.data), style),
     '',

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { accessSync, constants } from 'node:fs';
 import Conf from 'conf';
-import { configDir } from './paths.js';
+import { CliError, UsageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { configDir, configFile } from './paths.js';
+import { readConfig } from './read.js';
 import type { ConfigData, ConfigView, ProfileData } from './types.js';
 
 export type { ConfigData, ProfileData } from './types.js';
@@ -12,16 +16,48 @@ export type { ConfigData, ProfileData } from './types.js';
  */
 export class ConfigStore implements ConfigView {
   private readonly conf: Conf<ConfigData>;
+  private readonly dir: string;
 
+  /**
+   * Opens the config for changes. A corrupt file is refused first (readConfig: one line
+   * naming it and how to recover; conf is never let near it, so it is never overwritten),
+   * and a folder that cannot be created or written is a usage error naming it (exit 2).
+   */
   constructor(env: Record<string, string | undefined>) {
-    this.conf = new Conf<ConfigData>({
-      projectName: 'vap',
-      projectSuffix: '',
-      configName: 'config',
-      cwd: configDir(env),
-      configFileMode: 0o600,
-      defaults: { profiles: {} },
-    });
+    this.dir = configDir(env);
+    readConfig(env);
+    try {
+      this.conf = new Conf<ConfigData>({
+        projectName: 'vap',
+        projectSuffix: '',
+        configName: 'config',
+        cwd: this.dir,
+        configFileMode: 0o600,
+        defaults: { profiles: {} },
+      });
+    } catch (err) {
+      throw folderError(err, this.dir, configFile(env), ExitCode.USAGE);
+    }
+  }
+
+  /** Refuses (exit 2, before anything is sent) when the config cannot be written: the folder for conf's atomic rename, the file itself. */
+  assertWritable(): void {
+    try {
+      accessSync(this.dir, constants.W_OK);
+      accessSync(this.conf.path, constants.W_OK);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw folderError(err, this.dir, this.conf.path, ExitCode.USAGE);
+    }
+  }
+
+  /** A change, written through conf; a failure to write is one line naming the folder and the fix. */
+  private write(key: 'profiles' | 'defaultProfile', value: unknown): void {
+    try {
+      this.conf.set(key, value as never);
+    } catch (err) {
+      throw folderError(err, this.dir, this.conf.path, ExitCode.FAILURE);
+    }
   }
 
   get path(): string {
@@ -33,7 +69,7 @@ export class ConfigStore implements ConfigView {
   }
 
   setDefaultProfile(name: string): void {
-    this.conf.set('defaultProfile', name);
+    this.write('defaultProfile', name);
   }
 
   profiles(): Record<string, ProfileData> {
@@ -50,14 +86,14 @@ export class ConfigStore implements ConfigView {
     for (const k of Object.keys(next) as Array<keyof ProfileData>) {
       if (next[k] === undefined) delete next[k];
     }
-    this.conf.set('profiles', { ...all, [name]: next });
+    this.write('profiles', { ...all, [name]: next });
   }
 
   removeProfileKey(name: string, key: keyof ProfileData): boolean {
     const p = this.profile(name);
     if (!p || p[key] === undefined) return false;
     const { [key]: _removed, ...rest } = p;
-    this.conf.set('profiles', { ...this.profiles(), [name]: rest });
+    this.write('profiles', { ...this.profiles(), [name]: rest });
     return true;
   }
 
@@ -69,4 +105,18 @@ export class ConfigStore implements ConfigView {
     this.updateProfile(name, { webhookListenSecret: secret });
     return secret;
   }
+}
+
+/** An error of the config folder or file (not writable, read-only file system, full disk) as one line naming the folder and the fix. */
+function folderError(err: unknown, dir: string, file: string, exitCode: 1 | 2): CliError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why =
+    code === 'EACCES' || code === 'EPERM' ? 'permission denied'
+    : code === 'EROFS' ? 'the file system is read-only'
+    : code === 'ENOSPC' ? 'the disk is full'
+    : code === 'ENOTDIR' ? 'a part of the path is a file, not a folder'
+    : (code ?? (err as Error).message);
+  const message = `cannot write the config file ${file} in the folder ${dir}: ${why}`;
+  const hint = 'make the folder writable, or set VAP_CONFIG_DIR to a folder you can write';
+  return exitCode === ExitCode.USAGE ? new UsageError(message, hint) : new CliError(message, exitCode, hint);
 }

@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js/min';
-import { isBlank, valueChecker, type Checked, type SchemaField } from './validate.js';
+import { isBlank, nulByteReason, valueChecker, type Checked, type SchemaField } from './validate.js';
 
 /**
  * Validation of a chunk of rows: the same work whether it runs on the main thread
@@ -79,6 +79,13 @@ export function chunkChecker(spec: CheckSpec): (input: ChunkInput) => ChunkResul
             errors.push(r, fields[f]!.name, 'is required');
           }
           rowValues[f] = undefined;
+          continue;
+        }
+        const nul = nulByteReason(raw);
+        if (nul !== undefined) {
+          if (!bad) invalid.push(r);
+          bad = true;
+          errors.push(r, fields[f]!.name, nul);
           continue;
         }
         if (isString[f] && typeof raw === 'string') {

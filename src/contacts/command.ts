@@ -3,6 +3,8 @@ import { FINISHED_STATUSES, getImportJob, importContactsFromUrl, type ImportJob 
 import type { Context, GlobalOptions } from '../context.js';
 import { CliError, InterruptedError, SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
+import { safeLines, safeText } from '../ui/safe-text.js';
+import { parseEncoding } from './encoding.js';
 import { runImport, type ImportRequest } from './importer.js';
 import type { ImportOptions } from './options.js';
 import { parseMapFlags } from './mapping.js';
@@ -29,6 +31,7 @@ export function resumeCommand(req: ImportRequest, opts: ImportOptions): string {
   const parts = ['vap', 'contacts', 'import', req.listId, req.file, '--resume'];
   if (opts.format) parts.push('--format', req.format);
   if (opts.delimiter !== undefined) parts.push('--delimiter', req.delimiter === '\t' ? '\\t' : req.delimiter);
+  if (opts.encoding !== undefined) parts.push('--encoding', req.encoding);
   for (const m of opts.map ?? []) parts.push('--map', m);
   if (req.defaultCountry) parts.push('--default-country', req.defaultCountry);
   if (req.batchSize !== DEFAULT_BATCH_SIZE) parts.push('--batch-size', String(req.batchSize));
@@ -66,6 +69,7 @@ export async function runImportCommand(listId: string, file: string | undefined,
     file,
     format,
     delimiter,
+    encoding: opts.encoding !== undefined ? parseEncoding(opts.encoding) : 'utf-8',
     maps: parseMapFlags(opts.map ?? []),
     defaultCountry: await checkCountry(opts.defaultCountry),
     dryRun: Boolean(opts.dryRun),
@@ -86,10 +90,10 @@ export async function runImportCommand(listId: string, file: string | undefined,
     const again = resumeCommand(req, opts);
     const inFlight = summary.jobs ? ` Jobs already accepted (${summary.jobs}) go on on the server; nothing was cancelled.` : '';
     if (stopped.interrupted) {
-      ctx.io.stderr.write(`Interrupted after reading ${formatCount(summary.rows)} rows.${inFlight}\nResume with:\n  ${again}\n`);
+      ctx.io.stderr.write(`Interrupted after reading ${formatCount(summary.rows)} rows.${inFlight}\nResume with:\n  ${safeText(again)}\n`);
       throw new SilentExit(ExitCode.INTERRUPTED);
     }
-    ctx.io.stderr.write(`The import stopped before the end.${inFlight} Once the cause is fixed, resume with:\n  ${again}\n`);
+    ctx.io.stderr.write(`The import stopped before the end.${inFlight} Once the cause is fixed, resume with:\n  ${safeText(again)}\n`);
     throw stopped.error;
   }
   const rejected = summary.rejectedLocally + summary.rejectedByServer;
@@ -103,7 +107,8 @@ async function printSummary(summary: ImportSummary, batchSize: number, ctx: Cont
     return;
   }
   if (ctx.globals.quiet) return;
-  ctx.io.stdout.write(summaryText(summary, batchSize));
+  // The summary names files and lists: every line shown safe.
+  ctx.io.stdout.write(safeLines(summaryText(summary, batchSize)));
 }
 
 async function runUrlImport(listId: string, file: string | undefined, opts: ImportOptions & GlobalOptions, ctx: Context): Promise<void> {
@@ -116,7 +121,7 @@ async function runUrlImport(listId: string, file: string | undefined, opts: Impo
     throw new UsageError(`--file-url ${JSON.stringify(opts.fileUrl)} is not a URL`, 'for example https://example.com/leads.csv');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--file-url must be http or https, not ${url.protocol.replace(/:$/, '')}`);
-  const local = ['dryRun', 'resume', 'stateFile', 'errorsFile', 'map', 'defaultCountry', 'delimiter', 'format', 'force'] as const;
+  const local = ['dryRun', 'resume', 'stateFile', 'errorsFile', 'map', 'defaultCountry', 'delimiter', 'encoding', 'format', 'force'] as const;
   for (const k of local) {
     const v = opts[k];
     if (v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0)) {
@@ -127,7 +132,7 @@ async function runUrlImport(listId: string, file: string | undefined, opts: Impo
   const accepted = await importContactsFromUrl(api, listId, url.toString(), opts.fileFormat);
   if (!opts.wait) {
     if (ctx.out.format === 'json' || ctx.out.format === 'ndjson' || ctx.globals.query) await ctx.out.data(accepted);
-    else ctx.io.stdout.write(`${accepted.jobId}\n`);
+    else ctx.io.stdout.write(`${safeText(String(accepted.jobId))}\n`);
     ctx.info(`Import job ${accepted.jobId} started (${accepted.status}); follow it with \`vap import-jobs watch ${accepted.jobId}\``);
     return;
   }
@@ -161,11 +166,11 @@ async function runUrlImport(listId: string, file: string | undefined, opts: Impo
   if (ctx.out.format === 'json' || ctx.out.format === 'ndjson' || ctx.globals.query) await ctx.out.data(job);
   else {
     const p = job.progress;
-    ctx.io.stdout.write(
+    ctx.io.stdout.write(safeLines(
       `Import job ${job.id} ${job.status}: ${formatCount(p.total)} rows, ${formatCount(p.successful)} imported, ${formatCount(p.failed)} rejected${
         typeof (job as { message?: unknown }).message === 'string' && job.status === 'failed' ? ` (${(job as { message?: string }).message})` : ''
       }\n`,
-    );
+    ));
   }
   if (job.status !== 'completed') throw new CliError(`import job ${job.id} ${job.status}`);
   if (job.progress.failed > 0 && !opts.allowInvalid) throw new SilentExit(ExitCode.FAILURE);

@@ -28,7 +28,7 @@ export function defaultErrorsPath(input: string): string {
  * when that folder is writable; else (a read-only input folder) in `fallbackDir`, vap's
  * state folder. The summary names the file either way.
  */
-export async function chooseErrorsPath(explicit: string | undefined, input: string, fallbackDir: string): Promise<string> {
+export async function chooseErrorsPath(explicit: string | undefined, input: string, fallbackDir: string, ensureFallback?: (dir: string) => Promise<void>): Promise<string> {
   if (explicit) {
     const dir = dirname(resolve(explicit));
     if (!(await writableDir(dir))) {
@@ -38,7 +38,8 @@ export async function chooseErrorsPath(explicit: string | undefined, input: stri
   }
   const beside = defaultErrorsPath(input);
   if (await writableDir(dirname(resolve(beside)))) return beside;
-  await mkdir(fallbackDir, { recursive: true, mode: 0o700 });
+  if (ensureFallback) await ensureFallback(fallbackDir);
+  else await mkdir(fallbackDir, { recursive: true, mode: 0o700 });
   return join(fallbackDir, basename(beside));
 }
 

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { access, constants, rename, stat } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { ApiClient } from '../api/client.js';
@@ -6,6 +6,7 @@ import { getContactList, getImportJob, type ContactList, type ImportJob } from '
 import { NotFoundError } from '../api/errors.js';
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
+import { checkUtf8 } from './encoding.js';
 import { chooseErrorsPath, ErrorsFile } from './errors-file.js';
 import { resolveMapping, type Mapping } from './mapping.js';
 import { THREAD_MIN_BYTES, ValidationPool, type Validated } from './pool.js';
@@ -13,8 +14,8 @@ import { ProgressBar } from './progress.js';
 import { isAccessible } from '../ui/accessible.js';
 import { RowReporter, suggestFix, type ImportSummary, type NormalisationExample } from './report.js';
 import { BatchSender, describeError, findBatchJob, JobTracker, listBaseline, type JobOutcome } from './sender.js';
-import { InputError, openSource, type InputFormat, type RowSource } from './source.js';
-import { defaultStatePath, ImportState, stateDir, inputIdentity, StateFileError, statesOfInput, stateTarget, type StateData, type StateOptions } from './state.js';
+import { csvParseOptions, InputError, openSource, type InputFormat, type RowSource } from './source.js';
+import { defaultStatePath, ensureStateFolder, folderProblem, ImportState, stateDir, inputIdentity, StateFileError, statesOfInput, stateTarget, type InputIdentity, type StateData, type StateOptions } from './state.js';
 
 /**
  * The bulk import, as a streaming pipeline:
@@ -35,6 +36,8 @@ export interface ImportRequest {
   file: string;
   format: InputFormat;
   delimiter: string;
+  /** The file's encoding (TextDecoder's canonical name); `utf-8` is checked before anything is sent. */
+  encoding: string;
   maps: Array<{ column: string; field: string }>;
   defaultCountry?: string;
   dryRun: boolean;
@@ -74,6 +77,7 @@ function sameOptions(a: StateOptions, b: StateOptions): string[] {
   const diffs: string[] = [];
   if (a.format !== b.format) diffs.push(`--format was ${a.format}, now ${b.format}`);
   if (a.delimiter !== b.delimiter) diffs.push(`--delimiter was ${JSON.stringify(a.delimiter)}, now ${JSON.stringify(b.delimiter)}`);
+  if ((a.encoding ?? 'utf-8') !== (b.encoding ?? 'utf-8')) diffs.push(`--encoding was ${a.encoding ?? 'utf-8'}, now ${b.encoding ?? 'utf-8'}`);
   if (a.batchSize !== b.batchSize) diffs.push(`--batch-size was ${a.batchSize}, now ${b.batchSize}`);
   if ((a.defaultCountry ?? null) !== (b.defaultCountry ?? null)) diffs.push(`--default-country was ${a.defaultCountry ?? 'not given'}, now ${b.defaultCountry ?? 'not given'}`);
   const ma = JSON.stringify(Object.entries(a.mapping).sort());
@@ -99,9 +103,35 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
     throw new FileUnreadable(`cannot read ${file}: ${err instanceof InputError ? err.message : (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
   }
   if (size === 0) throw new FileUnreadable(`cannot read ${file}: the file is empty`);
+  // A file read as UTF-8 must be UTF-8, all of it, before anything is sent (encoding.ts).
+  if (req.encoding === 'utf-8') await checkUtf8(file, req.format === 'csv' ? csvParseOptions(req.delimiter) : undefined);
+  // Where the import's state will be written, before anything is sent: vap's state folder
+  // (created if missing), or the folder of --state-file, which must exist and be writable.
+  if (!req.dryRun) {
+    if (req.stateFile) {
+      const dir = dirname(resolvePath(req.stateFile));
+      try {
+        if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+        await access(dir, constants.W_OK);
+      } catch (err) {
+        throw new UsageError(`cannot write --state-file ${req.stateFile}: the folder ${dir}: ${folderProblem(err)}`, 'pass --state-file with a path in a folder you can write');
+      }
+    } else {
+      await ensureStateFolder(stateDir(ctx.env), ctx.env, 'pass --state-file <path>');
+    }
+    // A damaged state file is refused now, before anything is sent (--force moves it aside later).
+    if (!req.force || req.resume) {
+      try {
+        await ImportState.read(await statePathFor(req, ctx));
+      } catch (err) {
+        if (err instanceof StateFileError) throw new UsageError(err.message, err.hint);
+        throw err;
+      }
+    }
+  }
   // Where rejected rows will go, before anything is sent (a read-only input folder falls
   // back to vap's state folder; an unwritable --errors-file is a usage error).
-  req = { ...req, errorsFile: await chooseErrorsPath(req.errorsFile, file, join(dirname(stateDir(ctx.env)), 'errors')) };
+  req = { ...req, errorsFile: await chooseErrorsPath(req.errorsFile, file, join(dirname(stateDir(ctx.env)), 'errors'), (dir) => ensureStateFolder(dir, ctx.env, 'pass --errors-file <path>')) };
 
   // The schema is asked for first: the worker has nothing to do until it is known, so
   // the request goes out before anything else starts.
@@ -119,7 +149,7 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   const pool = await ValidationPool.spawn({ threads });
   // The file is opened during the request too: its first rows are parsed meanwhile (a
   // chunk at most). Errors keep their order: the API's first, then the file's.
-  const opening = openSource(file, req.format, req.delimiter);
+  const opening = openSource(file, req.format, req.delimiter, req.encoding);
   opening.catch(() => undefined);
   try {
     let api: ApiClient;
@@ -167,6 +197,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
     mapping: mapping.pairs,
     batchSize: req.batchSize,
     defaultCountry: req.defaultCountry ?? null,
+    ...(req.encoding !== 'utf-8' ? { encoding: req.encoding } : {}),
   };
 
   let state: ImportState | undefined;
@@ -391,19 +422,34 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
   return { summary, stopped };
 }
 
+/** The state file of an import: --state-file, or the default one for this server, key, list and file content. */
+async function statePathFor(req: ImportRequest, ctx: Context, identity?: InputIdentity): Promise<string> {
+  if (req.stateFile) return req.stateFile;
+  const creds = await ctx.credentials();
+  return defaultStatePath(ctx.env, { baseUrl: creds.baseUrl, apiKey: creds.apiKey ?? '', listId: req.listId, input: identity ?? (await inputIdentity(resolvePath(req.file))) });
+}
+
 /** Opens a fresh state, or the one to resume (settling its one unknown batch); refuses what would import twice. */
 async function openState(req: ImportRequest, ctx: Context, options: StateOptions): Promise<{ state: ImportState; resumed: boolean } | { complete: StateData; path: string }> {
   const identity = await inputIdentity(resolvePath(req.file));
   const creds = await ctx.credentials();
   const target = stateTarget({ baseUrl: creds.baseUrl, apiKey: creds.apiKey ?? '' });
-  let path = req.stateFile ?? defaultStatePath(ctx.env, { baseUrl: creds.baseUrl, apiKey: creds.apiKey ?? '', listId: req.listId, input: identity });
+  let path = await statePathFor(req, ctx, identity);
   let existing: StateData | undefined;
   try {
     existing = await ImportState.read(path);
   } catch (err) {
-    if (err instanceof StateFileError && !req.resume && req.force) existing = undefined;
-    else if (err instanceof StateFileError) throw new UsageError(err.message, err.hint);
-    else throw err;
+    if (!(err instanceof StateFileError)) throw err;
+    if (req.resume || !req.force) throw new UsageError(err.message, err.hint);
+    // --force starts over, but a damaged state is never overwritten silently: it is kept aside, and said so.
+    const aside = `${path}.broken`;
+    try {
+      await rename(path, aside);
+    } catch (e) {
+      throw new UsageError(`${err.message}; and it cannot be moved aside to ${aside}: ${describeError(e)}`, 'move or remove it yourself, then run the import again');
+    }
+    await ctx.warn(`the damaged state file ${path} was moved to ${aside}; starting a new import (--force)`);
+    existing = undefined;
   }
   const api = await ctx.api();
   const sameFile = (d: StateData) => d.input.size === identity.size && d.input.head === identity.head;

@@ -7,6 +7,8 @@
 export interface ImportOptions {
   format?: 'csv' | 'json';
   delimiter?: string;
+  /** The file's text encoding (default UTF-8, checked). */
+  encoding?: string;
   map?: string[];
   defaultCountry?: string;
   dryRun?: boolean;

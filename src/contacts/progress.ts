@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { safeText } from '../ui/safe-text.js';
 
 /**
  * The progress bar on stderr, drawn by hand with `\r` (ora draws spinners, not bars
@@ -112,7 +113,7 @@ export class ProgressBar {
   /** Prints a line above the bar (or just prints it when there is no bar). */
   log(line: string): void {
     if (this.drawn) this.stream.write('\r\x1b[2K');
-    this.stream.write(`${line}\n`);
+    this.stream.write(`${safeText(line)}\n`);
     if (this.drawn) this.draw();
   }
 

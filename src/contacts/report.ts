@@ -1,4 +1,5 @@
 import { formatCount } from './progress.js';
+import { safeText } from '../ui/safe-text.js';
 
 /** Rejected rows listed on screen before "… and N more". */
 export const MAX_ROWS_SHOWN = 20;
@@ -41,10 +42,15 @@ export class RowReporter {
   private lastRowKeys = new Set<string>();
   private readonly byCause = new Map<string, { field: string; cause: string; rows: number }>();
 
+  private readonly print: (line: string) => void;
+
+  /** `print` gets each line made safe (src/ui/safe-text.ts): the lines quote values from the file and reasons from the server. */
   constructor(
-    private readonly print: (line: string) => void,
+    print: (line: string) => void,
     private readonly max = MAX_ROWS_SHOWN,
-  ) {}
+  ) {
+    this.print = (line) => print(safeText(line));
+  }
 
   row(rowNo: number | string, field: string, reason: string, source?: string): void {
     if (rowNo !== this.lastRow || this.rejectedRows === 0) {

@@ -1,6 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../errors.js';
+import { unescapeFormula } from './csv-write.js';
 import { describeFsError, type FieldInput } from './schema-input.js';
+import { isErrorsFileHeader } from './source.js';
 import { checkValue, isBlank, type FieldType } from './validate.js';
 
 /**
@@ -85,18 +87,30 @@ export function inferSchema(header: readonly string[], rows: readonly (readonly 
 
 /**
  * Reads only the header and the first `sampleRows` data rows of a CSV file
- * (csv-parse, loaded here so that it stays out of start-up).
+ * (csv-parse, loaded here so that it stays out of start-up). As the importer does, a file
+ * read as UTF-8 must be UTF-8 (the first bad byte is named), another encoding is decoded
+ * as it is read, and vap's own errors file gets its cells back as they were (csv-write.ts).
  */
-export async function readCsvSample(path: string, sampleRows: number, flag = '--from-csv'): Promise<{ header: string[]; rows: string[][]; truncated: boolean }> {
-  const { parse } = await import('csv-parse');
+export async function readCsvSample(path: string, sampleRows: number, flag = '--from-csv', encoding = 'utf-8'): Promise<{ header: string[]; rows: string[][]; truncated: boolean }> {
+  const [{ parse }, { checkUtf8, decodingStream }] = await Promise.all([import('csv-parse'), import('./encoding.js')]);
+  const options = { bom: true, relax_column_count: true, skip_empty_lines: true };
+  if (encoding === 'utf-8') {
+    try {
+      await checkUtf8(path, options);
+    } catch (err) {
+      // A file that cannot be opened is said below, as before.
+      if (err instanceof UsageError) throw err;
+    }
+  }
   const file = createReadStream(path);
   // One record more than wanted tells whether the file goes on.
-  const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true, to: sampleRows + 2 });
+  const parser = parse({ ...options, to: sampleRows + 2 });
   const records: string[][] = [];
   const fileError = new Promise<never>((_, reject) => file.once('error', reject));
   fileError.catch(() => undefined);
   try {
-    file.pipe(parser);
+    if (encoding === 'utf-8') file.pipe(parser);
+    else file.pipe(decodingStream(encoding)).pipe(parser);
     await Promise.race([
       (async () => {
         for await (const rec of parser as AsyncIterable<string[]>) records.push(rec);
@@ -111,7 +125,7 @@ export async function readCsvSample(path: string, sampleRows: number, flag = '--
     file.unpipe(parser);
     file.destroy();
   }
-  const [header, ...rest] = records;
+  const [header, ...rest] = isErrorsFileHeader(records[0] ?? []) ? records.map((r) => r.map(unescapeFormula)) : records;
   if (!header) throw new UsageError(`${flag} "${path}" is empty`, 'expected a header row of field names, then data rows');
   const truncated = rest.length > sampleRows;
   return { header, rows: truncated ? rest.slice(0, sampleRows) : rest, truncated };

@@ -1,5 +1,6 @@
 import { createReadStream, type ReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { unescapeFormula } from './csv-write.js';
 
 /**
  * Streaming readers of the input file. Rows come out in chunks (one promise per
@@ -142,23 +143,42 @@ function fileError(err: Error): Error {
   return err;
 }
 
-export async function openCsv(path: string, delimiter = ','): Promise<RowSource> {
+/** Whether a CSV header is that of vap's errors file: its last columns are `row`, `field`, `error`. */
+export function isErrorsFileHeader(header: readonly string[]): boolean {
+  const n = header.length;
+  return n >= 3 && header[n - 3] === 'row' && header[n - 2] === 'field' && header[n - 1] === 'error';
+}
+
+/** The file's bytes as UTF-8: as they are, or decoded from `encoding` (encoding.ts). */
+async function utf8Bytes(file: ReadStream, encoding: string): Promise<Readable> {
+  if (encoding === 'utf-8') return file;
+  const { decodingStream } = await import('./encoding.js');
+  const decoded = decodingStream(encoding);
+  file.on('error', (err) => decoded.destroy(err));
+  return file.pipe(decoded);
+}
+
+export async function openCsv(path: string, delimiter = ',', encoding = 'utf-8'): Promise<RowSource> {
   const { parse } = await import('csv-parse');
   const file: ReadStream = createReadStream(path, { highWaterMark: HIGH_WATER_MARK });
   const parser = parse(csvParseOptions(delimiter));
-  file.on('error', (err) => parser.destroy(err));
-  file.pipe(parser);
+  const bytes = await utf8Bytes(file, encoding);
+  bytes.on('error', (err) => parser.destroy(err));
+  bytes.pipe(parser);
   const reader = new ChunkReader(parser, csvError);
   const header = (await reader.first()) as string[] | undefined;
   if (!header) {
     file.destroy();
     throw new InputError('the file is empty: a CSV file needs a header row of column names');
   }
+  // vap's own errors file, imported again after a fix: its cells were escaped against
+  // formulas (csv-write.ts); the original values are restored, so the round trip loses nothing.
+  const restore = isErrorsFileHeader(header);
   return {
     format: 'csv',
-    columns: header.map((h) => String(h)),
+    columns: header.map((h) => (restore ? unescapeFormula(String(h)) : String(h))),
     bytesRead: () => file.bytesRead,
-    next: (max) => reader.next(max),
+    next: restore ? async (max) => ((await reader.next(max)) as string[][]).map((row) => row.map(unescapeFormula)) : (max) => reader.next(max),
     close: () => {
       file.destroy();
       parser.destroy();
@@ -166,7 +186,7 @@ export async function openCsv(path: string, delimiter = ','): Promise<RowSource>
   };
 }
 
-export async function openJson(path: string): Promise<RowSource> {
+export async function openJson(path: string, encoding = 'utf-8'): Promise<RowSource> {
   const [{ default: StreamArray }, { default: Parser }] = await Promise.all([
     import('stream-json/streamers/StreamArray.js'),
     import('stream-json/Parser.js'),
@@ -179,9 +199,10 @@ export async function openJson(path: string): Promise<RowSource> {
     if ((err as NodeJS.ErrnoException).syscall) return fileError(err);
     return new InputError(`not valid JSON: ${err.message}`);
   };
-  file.on('error', (err) => array.destroy(err));
+  const bytes = await utf8Bytes(file, encoding);
+  bytes.on('error', (err) => array.destroy(err));
   parser.on('error', (err: Error) => array.destroy(err));
-  file.pipe(parser).pipe(array);
+  bytes.pipe(parser).pipe(array);
   const items = new ChunkReader(array, mapError);
   // Peek at the first element for the column names; it is handed out again by next().
   let pending: unknown[] = [];
@@ -207,8 +228,8 @@ export async function openJson(path: string): Promise<RowSource> {
   };
 }
 
-export function openSource(path: string, format: InputFormat, delimiter?: string): Promise<RowSource> {
-  return format === 'csv' ? openCsv(path, delimiter) : openJson(path);
+export function openSource(path: string, format: InputFormat, delimiter?: string, encoding = 'utf-8'): Promise<RowSource> {
+  return format === 'csv' ? openCsv(path, delimiter, encoding) : openJson(path, encoding);
 }
 
 /** The format by extension: .csv, .tsv, .txt are CSV (.tsv with tabs); .json is JSON. */

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import envPaths from 'env-paths';
+import { UsageError } from '../errors.js';
 
 /**
  * The state file of an import (in the user's state directory by default, see
@@ -65,6 +66,8 @@ export interface StateOptions {
   mapping: Record<string, string>;
   batchSize: number;
   defaultCountry: string | null;
+  /** The file's encoding (TextDecoder's name); absent in states written before it was recorded: UTF-8. */
+  encoding?: string;
 }
 
 export interface StateData {
@@ -97,6 +100,23 @@ export interface StateData {
   totals?: { rows: number; valid: number; rejectedLocally: number };
 }
 
+/** How to recover from a damaged state file: it is not rewritten; the user decides. */
+export const DAMAGED_HINT = (path: string) =>
+  `vap leaves it as it is: restore it from a backup to resume, or pass --force to start over (the damaged file is then kept beside it as ${path}.broken; contacts already imported would be imported again)`;
+
+/** What is wrong with a parsed state (of the right kind and version), or undefined when its shape is sound. */
+export function stateShapeProblem(d: StateData): string | undefined {
+  const obj = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (typeof d.listId !== 'string') return '"listId" is missing';
+  if (!obj(d.input) || typeof d.input.size !== 'number' || typeof d.input.head !== 'string' || typeof d.input.path !== 'string') return '"input" is incomplete';
+  if (!obj(d.options) || typeof d.options.batchSize !== 'number' || !obj(d.options.mapping)) return '"options" is incomplete';
+  if (!obj(d.prefix) || typeof d.prefix.batches !== 'number') return '"prefix" is incomplete';
+  if (!Array.isArray(d.open) || !Array.isArray(d.jobs) || !Array.isArray(d.withErrors)) return 'its batch records are missing';
+  if (d.open.some((r) => !obj(r) || typeof r.i !== 'number' || typeof r.st !== 'string')) return 'a batch record is incomplete';
+  if (!obj(d.baseline)) return '"baseline" is missing';
+  return undefined;
+}
+
 export class StateFileError extends Error {
   constructor(message: string, readonly hint?: string) {
     super(message);
@@ -113,6 +133,32 @@ export function stateDir(env: Record<string, string | undefined>): string {
   if (env.VAP_STATE_DIR) return join(env.VAP_STATE_DIR, 'imports');
   const p = envPaths('vap', { suffix: '' });
   return join(platform() === 'linux' ? p.log : p.data, 'imports');
+}
+
+/** Why a folder cannot be written, in a few words. */
+export function folderProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EROFS') return 'the file system is read-only';
+  if (code === 'ENOTDIR' || code === 'EEXIST') return 'a part of the path is a file, not a folder';
+  if (code === 'ENOSPC') return 'the disk is full';
+  if (code === 'ENOENT') return 'it does not exist';
+  return code ?? (err as Error).message;
+}
+
+/**
+ * Makes sure vap's state folder (`sub` of it: `imports`, `errors`) can be written, creating
+ * it (0700) when missing; otherwise a usage error naming the folder, where it comes from
+ * (VAP_STATE_DIR or the platform's default) and the fix. Checked before anything is sent.
+ */
+export async function ensureStateFolder(dir: string, env: Record<string, string | undefined>, alternative: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await access(dir, constants.W_OK);
+  } catch (err) {
+    const from = env.VAP_STATE_DIR ? ` (from VAP_STATE_DIR=${env.VAP_STATE_DIR})` : " (vap's state folder)";
+    throw new UsageError(`cannot write to the folder ${dir}${from}: ${folderProblem(err)}`, `make it writable, set VAP_STATE_DIR to a folder you can write, or ${alternative}`);
+  }
 }
 
 /** What a default state file is keyed by. */
@@ -205,23 +251,32 @@ export class ImportState {
     readonly data: StateData,
   ) {}
 
+  /**
+   * Reads a state file: undefined when there is none; a StateFileError (one line naming the
+   * file and how to recover) when it cannot be read, is not JSON, or is not a state of this
+   * version. A damaged file is never overwritten without a word (see importer.ts).
+   */
   static async read(path: string): Promise<StateData | undefined> {
     let text: string;
     try {
       text = await readFile(path, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new StateFileError(`cannot read the state file ${path}: ${(err as Error).message}`);
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a folder' : (code ?? (err as Error).message);
+      throw new StateFileError(`cannot read the import state file ${path}: ${why}`, 'make it readable, or pass --state-file to keep the state elsewhere');
     }
     let data: StateData;
     try {
       data = JSON.parse(text) as StateData;
-    } catch {
-      throw new StateFileError(`the state file ${path} is not valid JSON`, 'it was damaged; delete it to start over (contacts already imported would be imported again)');
+    } catch (err) {
+      throw new StateFileError(`the import state file ${path} is damaged: it is not valid JSON (${(err as Error).message})`, DAMAGED_HINT(path));
     }
-    if (data?.kind !== STATE_KIND || data.version !== STATE_VERSION || !Array.isArray(data.open) || !Array.isArray(data.jobs)) {
-      throw new StateFileError(`${path} is not a vap contacts import state file (or was written by another version)`);
+    if (data?.kind !== STATE_KIND || data.version !== STATE_VERSION) {
+      throw new StateFileError(`${path} is not a vap contacts import state file (or was written by another version of vap)`, DAMAGED_HINT(path));
     }
+    const problem = stateShapeProblem(data);
+    if (problem) throw new StateFileError(`the import state file ${path} is damaged: ${problem}`, DAMAGED_HINT(path));
     return data;
   }
 

@@ -198,3 +198,13 @@ export function validateRecord(
 function clip(s: string): string {
   return s.length > 40 ? `${s.slice(0, 39)}…` : s;
 }
+
+/**
+ * A value that holds a NUL byte (U+0000) is refused whatever its field's type: no contact
+ * field holds one, it cuts strings short in C-based tools and databases, and a file with
+ * one is usually binary or in another encoding (UTF-16). Kept apart from the type checks
+ * above, which it precedes (check-chunk.ts).
+ */
+export function nulByteReason(raw: unknown): string | undefined {
+  return typeof raw === 'string' && raw.includes('\u0000') ? 'contains a NUL byte (\\x00); is the file UTF-16 or binary? (see --encoding)' : undefined;
+}

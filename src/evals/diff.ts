@@ -1,7 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { Run, RunDetail, RunResult } from '../api/evals.js';
 import { fmtScore, type GateResult } from './gates.js';
-import { safeText } from '../ui/safe-text.js';
+import { safeText, trusted } from '../ui/safe-text.js';
 import { summarizeCriteria, summarizeScenarios, verdictCell, verdictWord } from './summary.js';
 import { countsText, methodText, type RunComparison } from './verdict.js';
 
@@ -72,6 +72,9 @@ function deltaText(d: number | null, chalk: ChalkInstance): string {
   return chalk.dim('0.000');
 }
 
+/** The delta as a table cell: vap's own coloured figure, passed through as it is. */
+const deltaCell = (d: number | null, chalk: ChalkInstance) => trusted(deltaText(d, chalk));
+
 /** Headline (the two runs and their agent versions), then scenario and criterion tables (with each row's verdict), then gates. */
 export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], chalk: ChalkInstance, comparison?: RunComparison): Promise<string> {
   const { renderTable } = await import('../ui/table.js');
@@ -83,13 +86,14 @@ export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], ch
     { header: first, value: (x: DiffRow) => safeText(x.name) },
     { header: 'A', value: (x: DiffRow) => fmtScore(x.a) },
     { header: 'B', value: (x: DiffRow) => fmtScore(x.b) },
-    { header: 'delta', value: (x: DiffRow) => deltaText(x.delta, chalk) },
-    ...(comparison ? [{ header: 'verdict', value: (x: DiffRow) => verdictCell(verdicts.get(x.key), chalk) }] : []),
+    { header: 'delta', value: (x: DiffRow) => deltaCell(x.delta, chalk) },
+    ...(comparison ? [{ header: 'verdict', value: (x: DiffRow) => trusted(verdictCell(verdicts.get(x.key), chalk)) }] : []),
   ];
-  const parts = [side('A', diff.a), side('B', diff.b), `overall ${fmtScore(diff.overall.a)} → ${fmtScore(diff.overall.b)} (${deltaText(diff.overall.delta, chalk)})`];
-  if (comparison) parts.push(`verdict: ${verdictWord(comparison.verdict, chalk)}: ${countsText(comparison.counts)}`, chalk.dim(`Verdicts: ${methodText(comparison.method)}.`));
+  // Run ids, statuses and gate texts are data: shown safe; the tables make their cells safe.
+  const parts = [safeText(side('A', diff.a)), safeText(side('B', diff.b)), `overall ${fmtScore(diff.overall.a)} → ${fmtScore(diff.overall.b)} (${deltaText(diff.overall.delta, chalk)})`];
+  if (comparison) parts.push(`verdict: ${verdictWord(comparison.verdict, chalk)}: ${safeText(countsText(comparison.counts))}`, chalk.dim(`Verdicts: ${methodText(comparison.method)}.`));
   if (diff.scenarios.length) parts.push('', renderTable(diff.scenarios, columns('scenario', scenarioVerdicts), chalk));
   if (diff.criteria.length) parts.push('', renderTable(diff.criteria.map((c) => ({ ...c, name: c.key })), columns('criterion', criterionVerdicts), chalk));
-  if (gates.length) parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${safeText(g.gate)}: ${safeText(g.message)}`));
+  if (gates.length) parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${safeText(`${g.gate}: ${g.message}`)}`));
   return parts.join('\n');
 }

@@ -191,7 +191,7 @@ export function machineOutput(ctx: Context): boolean {
 async function printOutcome(ctx: Context, o: RunOutcome, opts: { idPrinted?: boolean }): Promise<boolean> {
   const write = (text: string) => new Promise<void>((resolve) => (ctx.io.stdout.write(text) ? resolve() : ctx.io.stdout.once('drain', resolve)));
   if (ctx.globals.quiet && !ctx.globals.query) {
-    if (!opts.idPrinted) await write(`${o.detail.run.id}\n`);
+    if (!opts.idPrinted) await write(`${safeText(o.detail.run.id)}\n`);
     return false;
   }
   if (machineOutput(ctx)) {

@@ -2,6 +2,7 @@ import type { Run } from '../api/evals.js';
 import type { Context } from '../context.js';
 import { progressText } from './summary.js';
 import { drawsInPlace } from '../ui/accessible.js';
+import { safeText } from '../ui/safe-text.js';
 
 /** Without a terminal, a progress line at most this often (and whenever the status changes). */
 const PLAIN_EVERY_MS = 5000;
@@ -29,7 +30,7 @@ class BarProgress implements RunProgress {
     const bar = `${'█'.repeat(full)}${'░'.repeat(width - full)}`;
     const pct = `${Math.floor(ratio * 100)}%`.padStart(4);
     const line = `${bar} ${pct}  run #${run.runNumber} ${run.status}  ${progressText(run)}  ${formatDuration(Date.now() - this.started)}`;
-    this.ctx.io.stderr.write(`\r\x1b[2K${line}`);
+    this.ctx.io.stderr.write(`\r\x1b[2K${safeText(line)}`);
     this.drawn = true;
   }
 
@@ -49,7 +50,7 @@ class LineProgress implements RunProgress {
     const text = `run #${run.runNumber} (${run.id}) ${run.status}: ${progressText(run)}`;
     const now = Date.now();
     if (run.status !== this.lastStatus || (text !== this.lastText && now - this.lastAt >= PLAIN_EVERY_MS)) {
-      this.ctx.io.stderr.write(`${text}\n`);
+      this.ctx.io.stderr.write(`${safeText(text)}\n`);
       this.lastStatus = run.status;
       this.lastText = text;
       this.lastAt = now;

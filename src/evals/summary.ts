@@ -1,7 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { CriterionAggregate, Run, RunDetail, RunResult } from '../api/evals.js';
 import type { Column } from '../ui/format.js';
-import { safeText } from '../ui/safe-text.js';
+import { safeText, trusted } from '../ui/safe-text.js';
 import { fmtScore, type GateResult } from './gates.js';
 import type { BaselineOutcome } from './outcome.js';
 import { countsText, methodText, type Comparison, type RunComparison, type Verdict } from './verdict.js';
@@ -125,7 +125,8 @@ export async function renderRunSummary(detail: RunDetail, results: readonly RunR
   const scenarios = summarizeScenarios(results);
   const criteria = summarizeCriteria(detail.aggregates.criteria);
   const c = baseline?.comparison;
-  const parts = [chalk.bold(headline(detail.run))];
+  // The headline and gate lines carry ids, statuses, errors and criterion keys: shown safe; the tables make their cells safe.
+  const parts = [chalk.bold(safeText(headline(detail.run)))];
   const bl = baselineLines(baseline, chalk);
   if (bl.length) parts.push(...bl);
   if (scenarios.length) {
@@ -135,7 +136,7 @@ export async function renderRunSummary(detail: RunDetail, results: readonly RunR
           ...SCENARIO_COLUMNS,
           { header: 'baseline', value: (s) => fmtScore(cmp.get(s.scenarioId)?.baseline.mean) },
           { header: 'delta', value: (s) => signed(cmp.get(s.scenarioId)?.delta) },
-          { header: 'verdict', value: (s) => verdictCell(cmp.get(s.scenarioId), chalk) },
+          { header: 'verdict', value: (s) => trusted(verdictCell(cmp.get(s.scenarioId), chalk)) },
         ]
       : SCENARIO_COLUMNS;
     parts.push('', renderTable(scenarios, cols, chalk));
@@ -147,7 +148,7 @@ export async function renderRunSummary(detail: RunDetail, results: readonly RunR
           ...CRITERION_COLUMNS,
           { header: 'baseline', value: (x) => fmtScore(cmp.get(x.key)?.baseline.mean) },
           { header: 'delta', value: (x) => signed(cmp.get(x.key)?.delta) },
-          { header: 'verdict', value: (x) => verdictCell(cmp.get(x.key), chalk) },
+          { header: 'verdict', value: (x) => trusted(verdictCell(cmp.get(x.key), chalk)) },
         ]
       : CRITERION_COLUMNS;
     parts.push('', renderTable(criteria, cols, chalk));

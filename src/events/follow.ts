@@ -3,8 +3,10 @@ import { callStreamPath, isStreamOnly, listEventTypes, ORGANIZATION_STREAM_PATH,
 import { openEventBatches, type StreamEvent, type StreamState } from '../api/sse.js';
 import type { Context, GlobalOptions } from '../context.js';
 import { SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
+import { numericSetting } from '../config/resolve.js';
 import { ExitCode } from '../exit-codes.js';
 import { nearest } from '../ui/suggest.js';
+import { safeText } from '../ui/safe-text.js';
 
 /**
  * The loop both tails and `webhooks listen` run: the stream opened with the checked types,
@@ -54,9 +56,10 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
     await spec.flush?.().catch(() => undefined);
     // Said even with -q: it is what a script needs to carry on.
     if (lastId !== undefined && lastId !== '') {
-      ctx.io.stderr.write(`last event id ${lastId}; resume with: ${spec.resumeCommand(lastId)}\n`);
+      // The id is the server's text: shown safe (an id with a control character prints visibly escaped).
+      ctx.io.stderr.write(`${safeText(`last event id ${lastId}; resume with: ${spec.resumeCommand(lastId)}`)}\n`);
     } else {
-      ctx.io.stderr.write(`no event received; run the same command again to follow ${spec.label}\n`);
+      ctx.io.stderr.write(`${safeText(`no event received; run the same command again to follow ${spec.label}`)}\n`);
     }
   };
   try {
@@ -99,8 +102,7 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
  * is the base). Tests set it low to force many drops quickly; a user may, on a flaky link.
  */
 function retryCap(env: Context['env']): number | undefined {
-  const v = env.VAP_STREAM_MAX_RETRY_MS;
-  return v && /^\d+$/.test(v) ? Number(v) : undefined;
+  return numericSetting(env, 'VAP_STREAM_MAX_RETRY_MS');
 }
 
 function reportState(ctx: Context, spec: FollowSpec, s: StreamState): void {

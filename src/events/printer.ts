@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type { StreamEvent } from '../api/sse.js';
 import type { Context } from '../context.js';
 import { applyQuery } from '../ui/query.js';
+import { safeText } from '../ui/safe-text.js';
 import { callLine, jsonLine, organizationLine, toRecord, tsvLine, type EventRecord } from './render.js';
 
 export interface EventPrinter {
@@ -28,7 +29,7 @@ async function choose(ctx: Context, view: 'organization' | 'call', write: LineWr
   if (globals.query) {
     return (event) => write(`${JSON.stringify(applyQuery(JSON.parse(jsonLine(event)), globals.query!))}\n`);
   }
-  if (globals.quiet) return (event) => write(`${event.id}\n`);
+  if (globals.quiet) return (event) => write(`${safeText(event.id)}\n`);
   switch (out.format) {
     case 'json':
     case 'ndjson':

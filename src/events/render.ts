@@ -1,6 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import { isDecimal, type StreamEvent } from '../api/sse.js';
 import { tsvField, truncate } from '../ui/format.js';
+import { safeText } from '../ui/safe-text.js';
 
 /**
  * How events look on a terminal and in pipes, shared by `events tail`, `calls tail` and
@@ -33,11 +34,15 @@ export function toRecord(event: StreamEvent): EventRecord {
   };
 }
 
+const C0 = /[\x00-\x1f]/;
+
 /** The JSON line for --json / -o ndjson: the id, then the envelope as the server sent it. */
 export function jsonLine(event: StreamEvent): string {
-  // The envelope is passed on as received (one line of JSON): no parse, no stringify.
+  // The envelope is passed on as received (one line of JSON): no parse, no stringify. JSON
+  // never holds a raw control character (it escapes them), so text that does is not JSON
+  // and is not passed on as it is: it is written as JSON below, escaped.
   const raw = event.raw;
-  if (raw && raw.charCodeAt(0) === 123 /* { */ && !raw.includes('\n') && isDecimal(event.id)) {
+  if (raw && raw.charCodeAt(0) === 123 /* { */ && !C0.test(raw) && isDecimal(event.id)) {
     return raw.length === 2 && raw === '{}' ? `{"id":"${event.id}"}` : `{"id":"${event.id}",${raw.slice(1)}`;
   }
   const body = event.data && typeof event.data === 'object' && !Array.isArray(event.data) ? event.data : { type: event.type, data: event.data };
@@ -145,10 +150,10 @@ function typeColor(chalk: ChalkInstance, type: string): (s: string) => string {
 
 const TYPE_WIDTH = 31;
 
-/** A line of `events tail` on a terminal: time, type, call, summary. */
+/** A line of `events tail` on a terminal: time, type, call, summary (every part from the stream shown safe). */
 export function organizationLine(rec: EventRecord, chalk: ChalkInstance): string {
-  const type = typeColor(chalk, rec.type)(rec.type.padEnd(TYPE_WIDTH));
-  return `${chalk.dim(clock(rec.occurredAt))}  ${type} ${chalk.dim((rec.callId ?? '—').padEnd(22))} ${summarize(rec)}`;
+  const type = typeColor(chalk, rec.type)(safeText(rec.type).padEnd(TYPE_WIDTH));
+  return `${chalk.dim(clock(rec.occurredAt))}  ${type} ${chalk.dim(safeText(rec.callId ?? '—').padEnd(22))} ${safeText(summarize(rec))}`;
 }
 
 /**
@@ -160,8 +165,8 @@ export function callLine(rec: EventRecord, chalk: ChalkInstance): string {
   if (rec.type === 'call.transcript.updated') {
     const role = roleName(rec.data.role);
     const colour = role === 'agent' ? chalk.cyan : chalk.yellow;
-    const text = str(rec.data.text) ?? '';
-    return `${time}  ${colour.bold(role.padEnd(6))}  ${colour(text)}`;
+    const text = safeText(str(rec.data.text) ?? '');
+    return `${time}  ${colour.bold(safeText(role).padEnd(6))}  ${colour(text)}`;
   }
-  return `${time}  ${chalk.dim('·'.padEnd(6))}  ${typeColor(chalk, rec.type)(rec.type)}  ${chalk.dim(summarize(rec))}`;
+  return `${time}  ${chalk.dim('·'.padEnd(6))}  ${typeColor(chalk, rec.type)(safeText(rec.type))}  ${chalk.dim(safeText(summarize(rec)))}`;
 }

@@ -1,3 +1,5 @@
+import { safeTsv, Trusted } from './safe-text.js';
+
 export type Format = 'table' | 'json' | 'ndjson' | 'tsv';
 export const FORMATS: readonly Format[] = ['table', 'json', 'ndjson', 'tsv'];
 
@@ -7,18 +9,27 @@ export interface Column<T> {
   value: (row: T) => unknown;
 }
 
-/** A cell as text: empty for nothing, JSON for objects, as-is for the rest. */
+/**
+ * A cell as text: empty for nothing, JSON for objects, as-is for the rest (not yet made
+ * safe for a terminal: the table, TSV and id writers do that). A `Trusted` value (vap's
+ * own text, coloured) gives its text.
+ */
 export function cellText(v: unknown): string {
   if (v === undefined || v === null) return '';
   if (typeof v === 'string') return v;
+  if (v instanceof Trusted) return v.text;
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   if (Array.isArray(v) && v.every((x) => typeof x !== 'object' || x === null)) return v.join(',');
   return JSON.stringify(v);
 }
 
-/** A TSV field: tabs and line breaks escaped so that one record stays one line. */
+/**
+ * A TSV field: one line of visible characters (see safeTsv): backslash, tab, newline and
+ * carriage return escaped as before, and every other control character, DEL, C1 control
+ * and bidirectional override shown as a visible escape, as on a terminal.
+ */
 export function tsvField(v: unknown): string {
-  return cellText(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r/g, '\\r').replace(/\n/g, '\\n');
+  return safeTsv(cellText(v));
 }
 
 /** Shortens a string for a table cell. */

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
-import { UsageError } from '../errors.js';
+import { OutputError, UsageError } from '../errors.js';
 import { cellText, FORMATS, tsvField, type Column, type Format } from './format.js';
+import { safeText } from './safe-text.js';
 import type { Spinner } from './spinner.js';
 import { loadChalk } from './style.js';
 
@@ -41,8 +42,10 @@ const defaultId = (row: unknown) => (row as { id?: unknown } | null)?.id;
 /**
  * Prints command results on stdout: a table on a terminal, TSV without headers when
  * piped, or JSON / NDJSON / TSV when asked; `--query` filters the JSON data first and
- * `-q` prints ids only. Listings stream: NDJSON, TSV, ids and JSON arrays are written
- * item by item as pages arrive.
+ * `-q` prints ids only. Every human-readable form (table, detail, TSV, ids, the "no
+ * results" line) shows data through src/ui/safe-text.ts; JSON and NDJSON are written
+ * byte-exact (JSON escapes control characters itself). Listings stream: NDJSON, TSV,
+ * ids and JSON arrays are written item by item as pages arrive.
  */
 export class Output {
   constructor(
@@ -74,7 +77,7 @@ export class Output {
     }
     if (this.settings.quiet) {
       for await (const item of items) {
-        await this.write(`${cellText(idOf(item))}\n`);
+        await this.write(`${safeText(cellText(idOf(item)))}\n`);
         count++;
       }
       return count;
@@ -102,7 +105,7 @@ export class Output {
       case 'table': {
         const rows = await this.collectWithSpinner(items);
         if (rows.length === 0) {
-          this.stderr.write(`${spec.empty ?? 'No results.'}\n`);
+          this.stderr.write(`${safeText(spec.empty ?? 'No results.')}\n`);
           return 0;
         }
         const [{ renderTable }, chalk] = await Promise.all([import('./table.js'), loadChalk(this.settings.color)]);
@@ -115,7 +118,7 @@ export class Output {
   async item<T>(obj: T, spec: ItemSpec<T>): Promise<void> {
     if (this.settings.query) return this.queried(obj);
     if (this.settings.quiet) {
-      await this.write(`${cellText((spec.id ?? defaultId)(obj))}\n`);
+      await this.write(`${safeText(cellText((spec.id ?? defaultId)(obj)))}\n`);
       return;
     }
     switch (this.format) {
@@ -124,7 +127,7 @@ export class Output {
       case 'ndjson':
         return this.write(`${JSON.stringify(obj)}\n`);
       case 'tsv':
-        return this.write(spec.fields.map((f) => `${f.header}\t${tsvField(f.value(obj))}\n`).join(''));
+        return this.write(spec.fields.map((f) => `${tsvField(f.header)}\t${tsvField(f.value(obj))}\n`).join(''));
       case 'table': {
         const [{ renderDetail }, chalk] = await Promise.all([import('./table.js'), loadChalk(this.settings.color)]);
         return this.write(`${renderDetail(obj, spec.fields, chalk)}\n`);
@@ -182,12 +185,21 @@ export class Output {
     }
   }
 
-  /** Writes respecting back-pressure, so a slow pipe never buffers a whole listing. */
+  /**
+   * Writes respecting back-pressure, so a slow pipe never buffers a whole listing. A failed
+   * write (a full disk) rejects with an OutputError (one line, exit 1); a closed pipe keeps
+   * its own code (EPIPE), which is not an error.
+   */
   private write(text: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      const ok = this.stdout.write(text, (err) => (err ? reject(err) : undefined));
-      if (ok) resolve();
-      else this.stdout.once('drain', resolve);
+      const fail = (err: unknown) => reject((err as NodeJS.ErrnoException).code === 'EPIPE' ? err : new OutputError(err));
+      try {
+        const ok = this.stdout.write(text, (err) => (err ? fail(err) : undefined));
+        if (ok) resolve();
+        else this.stdout.once('drain', resolve);
+      } catch (err) {
+        fail(err);
+      }
     });
   }
 }

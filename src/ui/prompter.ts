@@ -43,17 +43,37 @@ function unendable(target: Writable): Writable {
   return view;
 }
 
+/**
+ * A choice as inquirer will draw it: its name, description, short answer and the reason
+ * it is disabled are data (agent, suite, source and call names, summaries), shown as safe
+ * single lines; its value is untouched.
+ */
+export function safeChoice<C extends Choice<unknown>>(c: C): C {
+  return {
+    ...c,
+    name: safeText(c.name),
+    ...(c.description !== undefined ? { description: safeText(c.description) } : {}),
+    ...(c.short !== undefined ? { short: safeText(c.short) } : {}),
+    ...(typeof c.disabled === 'string' ? { disabled: safeText(c.disabled) } : {}),
+  };
+}
+
+/**
+ * Prompts through inquirer, with every text it draws made safe first (src/ui/safe-text.ts):
+ * the message, the choices, a default and a validation message may all carry data.
+ */
 export function createPrompter(opts: { canPrompt: boolean; input: Readable; output: Writable }): Prompter {
   // A fresh view per prompt: inquirer ends the output it was given when a prompt is done.
   const context = () => ({ input: opts.input, output: unendable(opts.output), clearPromptOnDone: false });
   const refuse = (message: string, flag: string): never => {
     throw new UsageError(`cannot ask "${message}" without a terminal`, `pass ${flag}`);
   };
-  const guard = async <T>(message: string, flag: string, ask: (p: typeof import('@inquirer/prompts')) => Promise<T>): Promise<T> => {
+  const guard = async <T>(raw: string, flag: string, ask: (p: typeof import('@inquirer/prompts'), message: string) => Promise<T>): Promise<T> => {
+    const message = safeText(raw);
     if (!opts.canPrompt) refuse(message, flag);
     const prompts = await import('@inquirer/prompts');
     try {
-      return await ask(prompts);
+      return await ask(prompts, message);
     } catch (err) {
       if ((err as Error).name === 'ExitPromptError' || (err as Error).name === 'AbortPromptError') throw new InterruptedError();
       throw err;
@@ -73,12 +93,22 @@ export function createPrompter(opts: { canPrompt: boolean; input: Readable; outp
       }
     },
     canPrompt: opts.canPrompt,
-    confirm: (message, o) => guard(message, o.flag, (p) => p.confirm({ message, default: o.default ?? false }, context())),
-    input: (message, o) => guard(message, o.flag, (p) => p.input({ message, default: o.default, validate: o.validate }, context())),
-    password: (message, o) => guard(message, o.flag, (p) => p.password({ message, mask: '*' }, context())),
-    select: <T>(message: string, choices: Choice<T>[], o: { flag: string; default?: T }) =>
-      guard(message, o.flag, (p) => p.select<T>({ message, choices, default: o.default }, context())),
-    checkbox: <T>(message: string, choices: Array<Choice<T> & { checked?: boolean }>, o: { flag: string }) =>
-      guard(message, o.flag, (p) => p.checkbox<T>({ message, choices }, context())),
+    confirm: (raw, o) => guard(raw, o.flag, (p, message) => p.confirm({ message, default: o.default ?? false }, context())),
+    input: (raw, o) =>
+      guard(raw, o.flag, (p, message) =>
+        p.input(
+          {
+            message,
+            default: o.default === undefined ? undefined : safeText(o.default),
+            validate: o.validate ? (v: string) => { const r = o.validate!(v); return r === true ? true : safeText(r); } : undefined,
+          },
+          context(),
+        ),
+      ),
+    password: (raw, o) => guard(raw, o.flag, (p, message) => p.password({ message, mask: '*' }, context())),
+    select: <T>(raw: string, choices: Choice<T>[], o: { flag: string; default?: T }) =>
+      guard(raw, o.flag, (p, message) => p.select<T>({ message, choices: choices.map(safeChoice), default: o.default }, context())),
+    checkbox: <T>(raw: string, choices: Array<Choice<T> & { checked?: boolean }>, o: { flag: string }) =>
+      guard(raw, o.flag, (p, message) => p.checkbox<T>({ message, choices: choices.map(safeChoice) }, context())),
   };
 }

@@ -70,6 +70,16 @@ export function safeValue(value: unknown): string {
   return safeText(JSON.stringify(value) ?? '');
 }
 
+/**
+ * A TSV field: one line of visible characters. Backslash is doubled first, then tab,
+ * newline and carriage return become `\t`, `\n`, `\r` and every other unsafe
+ * character its visible escape, so that a record stays one line and the escapes can be
+ * told apart from a backslash in the data.
+ */
+export function safeTsv(text: string): string {
+  return safeText(text.includes('\\') ? text.replace(/\\/g, '\\\\') : text);
+}
+
 /** Text vap made itself (its own colours, say), to be put into `safe` unchanged. */
 export class Trusted {
   constructor(readonly text: string) {}
@@ -81,6 +91,17 @@ export class Trusted {
 /** Marks text as vap's own, so that `safe` passes it through (its escape codes kept). */
 export function trusted(text: string): Trusted {
   return new Trusted(text);
+}
+
+/**
+ * A message for a terminal line: a `Trusted` one as it is (vap built it, with `safe`
+ * around its data and perhaps colours of its own), anything else as one safe line.
+ * The sinks that print messages (`ctx.info`, `ctx.success`, `ctx.warn`, error lines)
+ * pass what they get through here, so a message built without `safe` is still safe.
+ * Escaping is idempotent: text that went through `safe` already comes out the same.
+ */
+export function safeMessage(message: string | Trusted): string {
+  return message instanceof Trusted ? message.text : safeText(message);
 }
 
 /**

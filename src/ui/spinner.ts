@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { safeText } from './safe-text.js';
 
 export interface Spinner {
   text(t: string): void;
@@ -9,15 +10,15 @@ export interface Spinner {
 
 const NOOP: Spinner = { text() {}, succeed() {}, fail() {}, stop() {} };
 
-/** A spinner on stderr (ora, loaded on first use); nothing at all when stderr is not a terminal. */
+/** A spinner on stderr (ora, loaded on first use); nothing at all when stderr is not a terminal. Its text is shown as one safe line. */
 export async function startSpinner(text: string, opts: { stream: Writable; enabled: boolean; color: boolean }): Promise<Spinner> {
   if (!opts.enabled) return NOOP;
   const { default: ora } = await import('ora');
-  const s = ora({ text, stream: opts.stream as NodeJS.WritableStream, color: opts.color ? 'cyan' : false, isEnabled: true, discardStdin: false }).start();
+  const s = ora({ text: safeText(text), stream: opts.stream as NodeJS.WritableStream, color: opts.color ? 'cyan' : false, isEnabled: true, discardStdin: false }).start();
   return {
-    text: (t) => { s.text = t; },
-    succeed: (t) => { s.succeed(t); },
-    fail: (t) => { s.fail(t); },
+    text: (t) => { s.text = safeText(t); },
+    succeed: (t) => { s.succeed(t === undefined ? t : safeText(t)); },
+    fail: (t) => { s.fail(t === undefined ? t : safeText(t)); },
     stop: () => { s.stop(); },
   };
 }

@@ -3,6 +3,7 @@ import { CANDIDATES_MAX_PAGE_SIZE, listCandidatesPage, type CandidateCall, type 
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { truncate } from '../ui/format.js';
+import { safeText } from '../ui/safe-text.js';
 import { parseDateFlag, parseDirection, parseMinDuration, type WizardPlan } from './options.js';
 import type { ChosenSource } from './select-source.js';
 
@@ -52,8 +53,9 @@ export function describeCall(c: CandidateCall): string {
   const when = c.startedAt ? c.startedAt.slice(0, 16).replace('T', ' ') : '';
   const mins = Math.floor(c.durationSeconds / 60);
   const secs = String(c.durationSeconds % 60).padStart(2, '0');
-  const preview = c.preview ? `  “${truncate(c.preview, 36)}”` : '';
-  return `${when}  ${String(c.direction).padEnd(8)} ${`${mins}m${secs}s`.padStart(6)}  ${String(c.sentiment).padEnd(8)}  ${truncate(String(c.callerIntent ?? ''), 24).padEnd(24)}${preview}`;
+  // Every part is the service's text: made safe before it is cut and padded.
+  const preview = c.preview ? `  “${truncate(safeText(String(c.preview)), 36)}”` : '';
+  return `${safeText(when)}  ${safeText(String(c.direction)).padEnd(8)} ${`${mins}m${secs}s`.padStart(6)}  ${safeText(String(c.sentiment)).padEnd(8)}  ${truncate(safeText(String(c.callerIntent ?? '')), 24).padEnd(24)}${preview}`;
 }
 
 /** Every candidate matching the filters (for --all-candidates). */

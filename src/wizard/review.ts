@@ -3,6 +3,7 @@ import { listTriagedCalls, type TriagedCall } from '../api/eval-imports.js';
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
 import { truncate } from '../ui/format.js';
+import { safeText } from '../ui/safe-text.js';
 import { createScenarios } from './imports-bridge.js';
 import type { CreateChoice } from './options.js';
 
@@ -19,7 +20,8 @@ export function printReview(calls: TriagedCall[], ctx: Context): void {
     if (s.persona) lines.push(`    persona:  ${truncate(s.persona, 200)}`);
     if (s.goal) lines.push(`    goal:     ${truncate(s.goal, 200)}`);
   }
-  ctx.io.stderr.write(`${lines.join('\n')}\n\n`);
+  // Categories, summaries and suggestions are the service's text: each line shown safe.
+  ctx.io.stderr.write(`${lines.map(safeText).join('\n')}\n\n`);
 }
 
 /** Step 8: which triaged calls become scenarios: --create, or a checkbox with all ticked. */

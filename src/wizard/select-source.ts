@@ -3,6 +3,7 @@ import { listImportSources, type ImportSources, type SourceType } from '../api/e
 import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
 import { SOURCE_KINDS, type SourceKind } from './options.js';
+import { safeText } from '../ui/safe-text.js';
 
 export interface ChosenSource {
   kind: SourceKind;
@@ -39,11 +40,13 @@ export async function selectSource(
     throw new CliError(`no source ${given.sourceId} for this agent's imports`, undefined, `see \`vap evals imports sources --agent ${ids.agentId} --eval ${ids.evalId}\``);
   }
   if (fits.length === 0) throw new CliError(`no ${given?.kind ? SOURCE_KINDS[given.kind].label.toLowerCase() + 's' : 'sources'} to import calls from`);
-  const width = Math.max(...fits.map((s) => s.name.length));
+  // Names are data: made safe before they are padded, so the columns line up as shown.
+  const names = new Map(fits.map((s) => [s, safeText(String(s.name))]));
+  const width = Math.max(...[...names.values()].map((n) => n.length));
   const id = await ctx.prompter.select(
     'Import calls from',
     fits.map((s) => ({
-      name: `${SOURCE_KINDS[s.kind].label.padEnd(18)} ${s.name.padEnd(width)}  ${String(s.callCount).padStart(4)} call${s.callCount === 1 ? '' : 's'}`,
+      name: `${SOURCE_KINDS[s.kind].label.padEnd(18)} ${names.get(s)!.padEnd(width)}  ${safeText(String(s.callCount)).padStart(4)} call${s.callCount === 1 ? '' : 's'}`,
       value: s.sourceId,
     })),
     { flag: '--source <sourceId>' },

@@ -37,6 +37,16 @@ export class TmuxSession {
     return execFileSync('tmux', ['capture-pane', '-p', '-J', '-S', '-100', '-t', this.name], { encoding: 'utf8' });
   }
 
+  /** The screen and scrollback with the escape codes of its colours and attributes (`capture-pane -e`). */
+  captureWithEscapes(): string {
+    return execFileSync('tmux', ['capture-pane', '-e', '-p', '-J', '-S', '-200', '-t', this.name], { encoding: 'utf8' });
+  }
+
+  /** The pane's title (an OSC 0 or 2 sequence written to the terminal sets it). */
+  paneTitle(): string {
+    return execFileSync('tmux', ['display-message', '-p', '-t', this.name, '#{pane_title}'], { encoding: 'utf8' }).replace(/\n$/, '');
+  }
+
   sendKeys(...keys: string[]): void {
     execFileSync('tmux', ['send-keys', '-t', this.name, ...keys]);
   }

@@ -136,10 +136,15 @@ describe('vap agents get', () => {
     expect(missing.stderr).toMatch(/agent ag_missing not found \(HTTP 404, request id req_\w+\)/);
   });
 
-  it('encodes the id into the path', async () => {
+  it('encodes the id into the path, and refuses one that could not stay one segment (exit 2, nothing sent)', async () => {
+    const ok = await vap(['agents', 'get', 'ag a%b']);
+    expect(ok.code).toBe(1);
+    expect(await sent()).toEqual(['GET /api/v1/agents/ag%20a%25b']);
+    await emu.clearRequests();
     const r = await vap(['agents', 'get', '../voices']);
-    expect(r.code).toBe(1);
-    expect(await sent()).toEqual(['GET /api/v1/agents/..%2Fvoices']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: <agentId> "../voices" is not a valid id: it contains "/"; an id is one path segment: not empty, not "." or "..", without / \\ ? # or control characters\n');
+    expect(await sent()).toEqual([]);
   });
 
   it('keeps tenants apart', async () => {

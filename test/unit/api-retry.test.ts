@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, DEFAULT_RETRY_POLICY, isIdempotent, parseRetryAfter, shouldRetryStatus } from '../../src/api/retry.js';
-import { apiPath, joinUrl } from '../../src/api/path.js';
+import { apiPath, checkId, idProblem, joinUrl } from '../../src/api/path.js';
+import { UsageError } from '../../src/errors.js';
 
 describe('retry policy', () => {
   it('retries 429 for every method, 5xx and 408 only for idempotent ones', () => {
@@ -38,9 +39,24 @@ describe('retry policy', () => {
 
 describe('paths', () => {
   it('encodes every id as one segment', () => {
-    expect(apiPath`/api/v1/agents/${'../admin'}`).toBe('/api/v1/agents/..%2Fadmin');
-    expect(apiPath`/api/v1/agents/${'..'}/voice`).toBe('/api/v1/agents/%2E%2E/voice');
-    expect(apiPath`/api/v1/agents/${'a b?c#d'}`).toBe('/api/v1/agents/a%20b%3Fc%23d');
+    expect(apiPath`/api/v1/agents/${'a b%c'}/voice`).toBe('/api/v1/agents/a%20b%25c/voice');
+    expect(apiPath`/api/v1/agents/${'José'}`).toBe('/api/v1/agents/Jos%C3%A9');
+    expect(apiPath`/api/v1/agents/${'ag_1'}/versions/${3}`).toBe('/api/v1/agents/ag_1/versions/3');
+  });
+
+  it('refuses, as a usage error, an id that could not stay one segment', () => {
+    for (const id of ['', '.', '..', '../admin', 'a/b', 'a\\b', 'a?b', 'a#b', 'a\nb', 'a\x1b[2Jb', 'a\x7fb', 'a\u009bb', 'a\u202eb']) {
+      let err: unknown;
+      try {
+        apiPath`/api/v1/campaigns/c1/contacts/${id}`;
+      } catch (e) {
+        err = e;
+      }
+      expect(err, JSON.stringify(id)).toBeInstanceOf(UsageError);
+      expect((err as UsageError).exitCode).toBe(2);
+    }
+    expect(() => checkId('..', '<contactId...>')).toThrow(/^<contactId\.\.\.> "\.\." is not a valid id/);
+    expect(idProblem('ag_ok-1.2')).toBeUndefined();
   });
 
   it('joins a base URL with or without a path prefix and a trailing slash', () => {

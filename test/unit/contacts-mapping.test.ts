@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { escapeFormula, unescapeFormula } from '../../src/contacts/csv-write.js';
 import { csvField, csvLine, defaultErrorsPath, ErrorsFile } from '../../src/contacts/errors-file.js';
 import { looseName, parseMapFlags, resolveMapping } from '../../src/contacts/mapping.js';
 import type { Schema } from '../../src/contacts/validate.js';
@@ -102,14 +103,30 @@ describe('errors file', () => {
     expect(csvLine(['a', 1, true])).toBe('a,1,true\r\n');
   });
 
-  it('any values survive a round trip through csv-parse (property)', () => {
+  it('any values survive a round trip through csv-parse, the formula escape undone (property)', () => {
     fc.assert(
       fc.property(fc.array(fc.array(fc.string({ unit: 'binary', maxLength: 8 }), { minLength: 3, maxLength: 3 }), { maxLength: 10 }), (rows) => {
         const text = rows.map((r) => csvLine(r)).join('');
-        expect(parse(text, { relax_column_count: true })).toEqual(rows);
+        const read = parse(text, { relax_column_count: true }) as string[][];
+        // Opened in a spreadsheet, no cell begins like a formula.
+        for (const cell of read.flat()) expect(/^[=+\-@\t\r]/.test(cell)).toBe(false);
+        expect(read.map((r) => r.map(unescapeFormula))).toEqual(rows);
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('escapes cells that a spreadsheet would run as formulas (OWASP), and only those', () => {
+    expect(csvField('=1+2')).toBe("'=1+2");
+    expect(csvField('+14155550100')).toBe("'+14155550100");
+    expect(csvField('-5')).toBe("'-5");
+    expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvField('\tx')).toBe("'\tx");
+    expect(csvField('\r=x')).toBe('"\'\r=x"');
+    expect(csvField("'quoted")).toBe("''quoted");
+    expect(csvField('=HYPERLINK("http://x","y")')).toBe('"\'=HYPERLINK(""http://x"",""y"")"');
+    expect(csvField('a=b')).toBe('a=b');
+    for (const v of ['=1+2', '+1', '-', '@', '\t', "'", "''=x", 'plain', '']) expect(unescapeFormula(escapeFormula(v))).toBe(v);
   });
 
   it('writes the original columns plus row, field and error, one line per row, atomically', async () => {

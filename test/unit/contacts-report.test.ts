@@ -109,6 +109,7 @@ describe('resume command', () => {
     file: 'my leads.csv',
     format: 'csv',
     delimiter: ',',
+    encoding: 'utf-8',
     maps: [],
     dryRun: false,
     batchSize: 1000,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { escapeFormula } from '../../src/contacts/csv-write.js';
 import { csvLine } from '../../src/contacts/errors-file.js';
 import { csvParseOptions, formatFromPath, InputError, openCsv, openJson, type RowSource } from '../../src/contacts/source.js';
 // @ts-expect-error: a plain ES module without types
@@ -82,7 +83,23 @@ describe('CSV reader', () => {
         const got = (await all(src)) as string[][];
         // Rows whose every cell is empty are blank lines only when there is one column.
         const want = rows.filter((r) => !(r.length === 1 && r[0] === ''));
-        expect(got).toEqual(want);
+        expect(got).toEqual(want.map((r) => r.map(escapeFormula)));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("restores the cells of vap's own errors file, escaped against formulas, when it is read again (property)", async () => {
+    const cell = fc.string({ unit: fc.constantFrom('a', '=', '+', '-', '@', '\t', '\r', "'", ',', '"', '\n', ' '), maxLength: 6 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(cell, cell), { minLength: 1, maxLength: 6 }), fc.tuple(cell, cell), async (rows, names) => {
+        const header = [names[0] || 'a', `${names[1]}x`, 'row', 'field', 'error'];
+        const body = rows.map(([a, b], i) => [a, b, String(i + 1), 'phone', '-bad @value']);
+        const p = file([header, ...body].map((r) => csvLine(r)).join(''));
+        const src = await openCsv(p);
+        expect(src.columns).toEqual(header);
+        const got = (await all(src)) as string[][];
+        expect(got).toEqual(body.filter((r) => !(r.length === 1 && r[0] === '')));
       }),
       { numRuns: 150 },
     );

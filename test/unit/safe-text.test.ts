@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hasUnsafe, safe, safeLines, safeText, safeValue, trusted } from '../../src/ui/safe-text.js';
+import { hasUnsafe, safe, safeLines, safeMessage, safeText, safeTsv, safeValue, trusted } from '../../src/ui/safe-text.js';
 
 /** The hostile name of the trust review: an OSC title, a screen clear and a colour. */
 const HOSTILE = 'EVIL\x1b]0;pwned\x07\x1b[2J\x1b[31mRED';
@@ -57,5 +57,34 @@ describe('safeValue, safe and hasUnsafe', () => {
     expect(hasUnsafe('plain name')).toBe(false);
     expect(hasUnsafe('tab\there')).toBe(true);
     expect(hasUnsafe('rtl\u202e')).toBe(true);
+  });
+});
+
+describe('safeTsv and safeMessage', () => {
+  /** Reads a TSV field back: the escapes undone (the inverse a script would apply). */
+  const unTsv = (f: string) =>
+    f.replace(/\\(\\|t|n|r|e|x([0-9a-f]{2})|u([0-9a-f]{4}))/g, (_, c: string, x?: string, u?: string) =>
+      c === '\\' ? '\\' : c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : c === 'e' ? '\x1b' : String.fromCharCode(parseInt((x ?? u)!, 16)),
+    );
+
+  it('makes a TSV field one line of visible characters that reads back exactly (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        const f = safeTsv(s);
+        expect(FORBIDDEN.test(f)).toBe(false);
+        expect(/[\t\n]/.test(f)).toBe(false);
+        expect(unTsv(f)).toBe(s);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(safeTsv('a\\e\x1bb')).toBe('a\\\\e\\eb');
+  });
+
+  it('shows a message as one safe line, unless vap marked it as its own', () => {
+    expect(safeMessage(`Created agent ${HOSTILE}`)).toBe('Created agent EVIL\\e]0;pwned\\x07\\e[2J\\e[31mRED');
+    const own = `\x1b[32m✓\x1b[39m ${safe`agent ${HOSTILE}`}`;
+    expect(safeMessage(trusted(own))).toBe(own);
+    // Idempotent: text made safe once is not escaped again.
+    expect(safeMessage(safeText(HOSTILE))).toBe(safeText(HOSTILE));
   });
 });

@@ -69,6 +69,16 @@ describe('readCsvSample', () => {
     expect(s).toEqual({ header: ['a', 'b'], rows: [['1', '2'], ['3', '4']], truncated: false });
   });
 
+  it('refuses a file that is not UTF-8 (naming the byte), reads it with an encoding, and restores an errors file', async () => {
+    const latin = join(dir, 'latin.csv');
+    writeFileSync(latin, Buffer.from('name,ville\nJosé,Montréal\n', 'latin1'));
+    await expect(readCsvSample(latin, 10)).rejects.toThrow(/not valid UTF-8: byte 0xE9 at line 2, column 4 \(data row 1\)/);
+    expect(await readCsvSample(latin, 10, '--from-csv', 'windows-1252')).toEqual({ header: ['name', 'ville'], rows: [['José', 'Montréal']], truncated: false });
+    const errors = join(dir, 'leads.errors.csv');
+    writeFileSync(errors, "'=name,phone,row,field,error\n'-x,'+14155550100,1,phone,bad\n");
+    expect((await readCsvSample(errors, 10)).rows).toEqual([['-x', '+14155550100', '1', 'phone', 'bad']]);
+  });
+
   it('names a missing or empty file', async () => {
     await expect(readCsvSample(join(dir, 'nope.csv'), 10)).rejects.toThrow(/cannot read --from-csv .*no such file/);
     writeFileSync(join(dir, 'empty.csv'), '');

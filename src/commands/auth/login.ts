@@ -1,5 +1,7 @@
 import { Command } from 'commander';
+import { redactUrl } from '../../api/redact.js';
 import type { Context } from '../../context.js';
+import { safeText } from '../../ui/safe-text.js';
 import { keyPrefix } from '../../config/resolve.js';
 import { AuthRequiredError, UsageError } from '../../errors.js';
 import { action } from '../action.js';
@@ -47,27 +49,29 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     key = (await ctx.prompter.password('API key:', { flag: '--with-key' })).trim();
   }
   if (!key) throw new UsageError('the API key is empty', 'pass the key on stdin with --with-key, or type it at the prompt');
-  if (/\s/.test(key)) throw new UsageError('the API key contains white space', 'check that only the key was pasted');
+  const { apiKeyProblem, checkBaseUrl, checkNumericSettings, numericSetting } = await import('../../config/resolve.js');
+  const keyProblem = apiKeyProblem(key);
+  if (keyProblem) throw new UsageError(`the API key ${opts.withKey ? 'read from stdin' : 'typed'} ${keyProblem}`, 'check that only the key was pasted');
 
   const creds = await ctx.credentials();
-  const baseUrl = creds.baseUrl;
-  try {
-    new URL(baseUrl);
-  } catch {
-    throw new UsageError(`invalid base URL "${baseUrl}"`, 'pass an http(s) URL with --base-url');
-  }
+  const baseUrl = checkBaseUrl(creds.baseUrl, creds.sources.baseUrl, creds.profile, creds.configPath);
+  checkNumericSettings(ctx.env);
+  const shownUrl = redactUrl(baseUrl);
+  // The key is stored once checked: a config that cannot be written is refused before anything is sent.
+  const store = await ctx.config();
+  store.assertWritable();
 
   if (opts.verify) {
     const { ApiClient } = await import('../../api/client.js');
     const { checkKey } = await import('../../api/identity.js');
     const { AuthenticationError, PermissionDeniedError } = await import('../../api/errors.js');
     const { version } = await import('../../version.js');
-    const api = new ApiClient({ baseUrl, apiKey: key, userAgent: `vap/${version()}`, log: ctx.globals.verbose ? (l) => ctx.io.stderr.write(`${l}\n`) : undefined });
+    const api = new ApiClient({ baseUrl, apiKey: key, userAgent: `vap/${version()}`, timeoutMs: numericSetting(ctx.env, 'VAP_TIMEOUT_MS'), log: ctx.globals.verbose ? (l) => ctx.io.stderr.write(`${safeText(l)}\n`) : undefined });
     try {
       await checkKey(api, 'bearer', ctx.signal);
     } catch (err) {
       if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
-        throw new AuthRequiredError(`the API at ${baseUrl} refused this key (HTTP ${err.status}); nothing was stored`, 'check the key and try again');
+        throw new AuthRequiredError(`the API at ${shownUrl} refused this key (HTTP ${err.status}); nothing was stored`, 'check the key and try again');
       }
       throw err;
     } finally {
@@ -75,9 +79,8 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     }
   }
 
-  const store = await ctx.config();
   store.updateProfile(creds.profile, { apiKey: key, baseUrl });
-  await ctx.success(`Logged in to ${baseUrl} as profile "${creds.profile}" (key ${keyPrefix(key)})`);
+  await ctx.success(`Logged in to ${shownUrl} as profile "${creds.profile}" (key ${keyPrefix(key)})`);
   if (ctx.env.VAP_API_KEY && ctx.env.VAP_API_KEY !== key) {
     await ctx.warn('VAP_API_KEY is set in the environment and takes precedence over the stored key');
   }

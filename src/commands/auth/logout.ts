@@ -16,6 +16,7 @@ Examples:
 export async function run(ctx: Context): Promise<void> {
   const creds = await ctx.credentials();
   const store = await ctx.config();
+  store.assertWritable();
   const removed = store.removeProfileKey(creds.profile, 'apiKey');
   if (removed) await ctx.success(`Logged out of profile "${creds.profile}"; the stored key was removed`);
   else ctx.info(`Profile "${creds.profile}" has no stored key; nothing to do`);

@@ -4,6 +4,8 @@ import { keyPrefix } from '../../config/resolve.js';
 import { AuthRequiredError, SilentExit } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { action } from '../action.js';
+import { safeText } from '../../ui/safe-text.js';
+import { redactUrl } from '../../api/redact.js';
 import type { ContextFactory } from '../types.js';
 
 interface Check {
@@ -32,7 +34,7 @@ Examples:
 export async function run(ctx: Context): Promise<void> {
   const creds = await ctx.credentials();
   if (!creds.apiKey) {
-    throw new AuthRequiredError(`not logged in (profile "${creds.profile}", ${creds.baseUrl})`, 'run `vap auth login`, or set VAP_API_KEY');
+    throw new AuthRequiredError(`not logged in (profile "${creds.profile}", ${redactUrl(creds.baseUrl)})`, 'run `vap auth login`, or set VAP_API_KEY');
   }
   const api = await ctx.api();
   const { checkKey } = await import('../../api/identity.js');
@@ -55,7 +57,7 @@ export async function run(ctx: Context): Promise<void> {
   }
   const status = {
     profile: creds.profile,
-    baseUrl: creds.baseUrl,
+    baseUrl: redactUrl(creds.baseUrl),
     keyPrefix: keyPrefix(creds.apiKey),
     keySource: creds.sources.apiKey === 'env' ? 'VAP_API_KEY' : 'config file',
     baseUrlSource: creds.sources.baseUrl,
@@ -63,11 +65,12 @@ export async function run(ctx: Context): Promise<void> {
   };
   if (ctx.out.human) {
     const chalk = await ctx.stdoutStyle();
+    // The base URL and key come from settings, the details from the API: shown safe.
     const lines = [
-      `Profile   ${status.profile}`,
-      `Base URL  ${status.baseUrl} (from ${status.baseUrlSource})`,
-      `API key   ${status.keyPrefix} (from ${status.keySource})`,
-      ...checks.map((c) => `${c.ok ? chalk.green('✓') : chalk.red('✗')} ${c.header.padEnd(21)} ${c.api}: ${c.detail}`),
+      safeText(`Profile   ${status.profile}`),
+      safeText(`Base URL  ${status.baseUrl} (from ${status.baseUrlSource})`),
+      safeText(`API key   ${status.keyPrefix} (from ${status.keySource})`),
+      ...checks.map((c) => `${c.ok ? chalk.green('✓') : chalk.red('✗')} ${safeText(`${c.header.padEnd(21)} ${c.api}: ${c.detail}`)}`),
     ];
     ctx.io.stdout.write(`${lines.join('\n')}\n`);
   } else {
@@ -84,7 +87,7 @@ export async function run(ctx: Context): Promise<void> {
   }
   if (code !== ExitCode.OK) {
     const failed = checks.find((c) => !c.ok)!;
-    ctx.io.stderr.write(`error: ${failed.header} ${failed.detail}\n`);
+    ctx.io.stderr.write(`error: ${safeText(`${failed.header} ${failed.detail}`)}\n`);
     throw new SilentExit(code as 1 | 4);
   }
 }

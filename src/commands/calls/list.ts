@@ -6,6 +6,7 @@ import { CALL_TSV_COLUMNS, callTableHeader, callTableRow, summaryLine } from '..
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
+import { safeText } from '../../ui/safe-text.js';
 import { positiveInt } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { addCallFilterOptions, callFilters, hasCallFilters, pageSizeOption, type CallFilterOptions } from './options.js';
@@ -89,8 +90,8 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
       if (count++ === 0) await write(ctx, `${callTableHeader(chalk)}\n`);
       await write(ctx, `${callTableRow(call, chalk)}\n`);
     }
-    if (count === 0) ctx.io.stderr.write(`${empty}\n`);
-    if (summary && (count > 0 || summary.total > 0)) await write(ctx, `\n${chalk.dim(footer(summary, first, shown, more, opts))}\n`);
+    if (count === 0) ctx.io.stderr.write(`${safeText(empty)}\n`);
+    if (summary && (count > 0 || summary.total > 0)) await write(ctx, `\n${chalk.dim(safeText(footer(summary, first, shown, more, opts)))}\n`);
     return;
   }
   await ctx.out.list(rows(), { columns: CALL_TSV_COLUMNS, empty });

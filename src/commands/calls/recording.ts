@@ -45,6 +45,7 @@ export async function run(callId: string, ctx: Context): Promise<void> {
     empty: `Call ${meta.callId} has no recording: only calls that connected are recorded.`,
   });
   if (human && meta.recordings.length > 0) {
-    ctx.info(`\nDownload: vap calls audio ${meta.callId} -O call-${meta.callId.slice(0, 8)}.mp3   (--format wav for WAV)`);
+    ctx.info('');
+    ctx.info(`Download: vap calls audio ${meta.callId} -O call-${meta.callId.slice(0, 8)}.mp3   (--format wav for WAV)`);
   }
 }

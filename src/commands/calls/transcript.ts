@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { getTranscript, type TranscriptMessage } from '../../api/calls.js';
 import { formatCallDuration } from '../../calls/format.js';
 import type { Context } from '../../context.js';
+import { safeText } from '../../ui/safe-text.js';
 import { UsageError } from '../../errors.js';
 import { renderChat } from '../../evals/render/chat.js';
 import { terminalWidth } from '../../evals/render/width.js';
@@ -47,12 +48,12 @@ export async function run(callId: string, ctx: Context): Promise<void> {
   const empty = `No transcript for call ${t.callId}: transcripts exist for calls the agent handled, once they are under way.`;
   if (ctx.out.human) {
     if (t.messages.length === 0) {
-      ctx.io.stderr.write(`${empty}\n`);
+      ctx.io.stderr.write(`${safeText(empty)}\n`);
       return;
     }
     const chalk = await ctx.stdoutStyle();
     const width = Math.min(100, terminalWidth(ctx.io.stdout, ctx.env));
-    const head = chalk.dim(`Call ${t.callId} · ${t.messageCount} message${t.messageCount === 1 ? '' : 's'}${t.duration ? ` · ${formatCallDuration(t.duration)}` : ''}`);
+    const head = chalk.dim(safeText(`Call ${t.callId} · ${t.messageCount} message${t.messageCount === 1 ? '' : 's'}${t.duration ? ` · ${formatCallDuration(t.duration)}` : ''}`));
     ctx.io.stdout.write(`${head}\n\n${renderChat(t.messages, { width, chalk }).join('\n')}\n`);
     return;
   }

@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { PLAIN, flatten, renderGroups, stringifyInOrder, type Group, type Style } from '../../campaigns/render.js';
 import { loadChalk } from '../../ui/style.js';
 import { tsvField } from '../../ui/format.js';
+import { safeText } from '../../ui/safe-text.js';
 
 /** chalk for stdout as the render module's Style (plain when colour is off). */
 export async function stdoutStyle(ctx: Context): Promise<Style> {
@@ -30,14 +31,14 @@ export async function printAnalytics(
   }
   if (ctx.out.human) {
     const style = await stdoutStyle(ctx);
-    const parts = [...(render.title ? [style.bold(render.title), ''] : []), renderGroups(render.groups, style)];
+    const parts = [...(render.title ? [style.bold(safeText(render.title)), ''] : []), renderGroups(render.groups, style)];
     if (render.more) parts.push('', render.more(style));
     ctx.io.stdout.write(`${parts.join('\n')}\n`);
     return;
   }
   const g = ctx.globals;
   if (ctx.out.format === 'tsv' && !g.query) {
-    ctx.io.stdout.write(flatten(data).map(([k, v]) => `${k}\t${tsvField(v)}\n`).join(''));
+    ctx.io.stdout.write(flatten(data).map(([k, v]) => `${tsvField(k)}\t${tsvField(v)}\n`).join(''));
     return;
   }
   if (!g.query && (ctx.out.format === 'json' || ctx.out.format === 'ndjson')) {

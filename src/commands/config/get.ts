@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
 import { action } from '../action.js';
+import { safeText } from '../../ui/safe-text.js';
 import type { ContextFactory } from '../types.js';
 import { CONFIG_KEYS, parseConfigKey } from './keys.js';
 import { settings } from './list.js';
@@ -22,5 +23,5 @@ export async function run(rawKey: string, ctx: Context): Promise<void> {
   const found = (await settings(ctx)).find((s) => s.key === key);
   if (!found || found.value === '') throw new CliError(`${key} is not set`);
   if (ctx.globals.json || ctx.globals.output === 'json') await ctx.out.data({ key, value: found.value, source: found.source });
-  else ctx.io.stdout.write(`${found.value}\n`);
+  else ctx.io.stdout.write(`${safeText(found.value)}\n`);
 }

@@ -1,3 +1,4 @@
+import { baseUrlProblem } from '../../config/resolve.js';
 import { UsageError } from '../../errors.js';
 
 /** The settings `vap config` reads and writes. */
@@ -16,14 +17,10 @@ export function parseConfigKey(key: string): ConfigKey {
   throw new UsageError(`unknown config key "${key}"`, `valid keys: ${Object.keys(CONFIG_KEYS).join(', ')}`);
 }
 
+/** `vap config set base_url <value>`: the same checks as a base URL from any other source (src/config/resolve.ts). */
 export function validateBaseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`"${value}" is not a URL`, 'give an http(s) URL such as https://api.example.com');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`"${value}" is not an http(s) URL`, 'give an http(s) URL such as https://api.example.com');
+  const bad = baseUrlProblem(value);
+  if (bad) throw new UsageError(`the base URL ${JSON.stringify(value)} ${bad.problem}`, bad.hint ?? 'give an http(s) URL such as https://api.example.com');
   return value.replace(/\/+$/, '');
 }
 

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { readConfig } from '../../config/read.js';
 import { keyPrefix } from '../../config/resolve.js';
+import { redactUrl } from '../../api/redact.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 
@@ -27,7 +28,7 @@ export async function settings(ctx: Context): Promise<Setting[]> {
   const store = readConfig(ctx.env);
   return [
     { key: 'profile', value: creds.profile, source: creds.sources.profile },
-    { key: 'base_url', value: creds.baseUrl, source: creds.sources.baseUrl },
+    { key: 'base_url', value: redactUrl(creds.baseUrl), source: creds.sources.baseUrl },
     { key: 'api_key', value: creds.apiKey ? keyPrefix(creds.apiKey) : '', source: creds.sources.apiKey },
     { key: 'default_profile', value: store.defaultProfile ?? 'default', source: store.defaultProfile ? 'config' : 'default' },
     { key: 'config_file', value: store.path, source: ctx.env.VAP_CONFIG_DIR ? 'env' : 'default' },

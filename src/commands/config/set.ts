@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { redactUrl } from '../../api/redact.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
@@ -24,9 +25,10 @@ export async function run(rawKey: string, value: string, ctx: Context): Promise<
   if (key === 'profile') throw new UsageError('the profile in effect is not a stored setting', 'choose it with --profile or VAP_PROFILE, or store a default with `vap config set default_profile <name>`');
   const creds = await ctx.credentials();
   const store = await ctx.config();
+  store.assertWritable();
   if (key === 'base_url') {
     store.updateProfile(creds.profile, { baseUrl: validateBaseUrl(value) });
-    await ctx.success(`base_url of profile "${creds.profile}" set to ${value}`);
+    await ctx.success(`base_url of profile "${creds.profile}" set to ${redactUrl(value)}`);
   } else {
     store.setDefaultProfile(validateProfileName(value));
     await ctx.success(`default profile set to "${value}"`);

@@ -7,6 +7,7 @@ import { UsageError } from '../../errors.js';
 import { safe } from '../../ui/safe-text.js';
 import { truncate } from '../../ui/format.js';
 import { action } from '../action.js';
+import { safeText } from '../../ui/safe-text.js';
 import { positiveInt } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { FIELD_COLUMNS, printContactList } from './get.js';
@@ -17,6 +18,7 @@ export interface CreateOptions {
   schemaFile?: string;
   fromCsv?: string;
   sample?: number;
+  encoding?: string;
   dryRun?: boolean;
 }
 
@@ -30,6 +32,7 @@ export function createCommand(makeContext: ContextFactory): Command {
     .addOption(new Option('--schema-file <file>', 'JSON schema: {"fields": [...]} or a bare array of {name, type, required}').conflicts('fromCsv'))
     .option('--from-csv <file>', 'infer the schema from the header and a sample of rows of a CSV file (--field overrides a column)')
     .option('--sample <rows>', 'rows of --from-csv to sample', positiveInt('--sample'), 100)
+    .option('--encoding <name>', "the --from-csv file's text encoding when it is not UTF-8, e.g. latin1 (any encoding Node's TextDecoder reads)")
     .option('--dry-run', 'print the schema that would be sent, and send nothing')
     .addHelpText(
       'after',
@@ -53,20 +56,21 @@ export async function run(opts: CreateOptions & GlobalOptions, ctx: Context): Pr
   if (!name) throw new UsageError('--name is empty', 'give the list a name');
   const overrides = input.parseFieldSpecs(opts.field);
 
+  if (opts.encoding !== undefined && !opts.fromCsv) throw new UsageError('--encoding goes with --from-csv', 'it says how to read the CSV file the schema is inferred from');
   let base: FieldInput[] = [];
   let stats: ColumnStats[] | undefined;
   // The inferred schema is shown unless -q, and always when it is about to be confirmed.
   const showInferred = !opts.quiet || (!opts.dryRun && !opts.yes);
   if (opts.schemaFile) base = await input.readSchemaFile(opts.schemaFile);
   if (opts.fromCsv) {
-    const { readCsvSample, inferSchema } = await import('../../contacts/schema-infer.js');
-    const sample = await readCsvSample(opts.fromCsv, opts.sample ?? 100);
+    const [{ readCsvSample, inferSchema }, { parseEncoding }] = await Promise.all([import('../../contacts/schema-infer.js'), import('../../contacts/encoding.js')]);
+    const sample = await readCsvSample(opts.fromCsv, opts.sample ?? 100, '--from-csv', opts.encoding !== undefined ? parseEncoding(opts.encoding) : 'utf-8');
     const inferred = inferSchema(sample.header, sample.rows, { truncated: sample.truncated, source: `--from-csv "${opts.fromCsv}"` });
     base = inferred.fields;
     stats = inferred.columns;
     if (showInferred) {
       const what = inferred.truncated ? `the header and first ${inferred.sampledRows} rows` : `the header and all ${inferred.sampledRows} rows`;
-      ctx.io.stderr.write(`Schema inferred from ${what} of ${opts.fromCsv}:\n`);
+      ctx.io.stderr.write(`${safeText(`Schema inferred from ${what} of ${opts.fromCsv}:`)}\n`);
     }
   }
   const fields = input.mergeFields(base, overrides);

@@ -6,6 +6,7 @@ import type { FieldInput } from '../../contacts/schema-input.js';
 import type { SchemaField } from '../../contacts/validate.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
+import { safeText } from '../../ui/safe-text.js';
 import { positiveInt } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { collect } from './create.js';
@@ -99,13 +100,14 @@ export async function run(id: string, opts: UpdateSchemaOptions & GlobalOptions,
   const risky = changes.filter(isRisky);
   const needsConfirmation = risky.length > 0 && list.contactCount > 0;
   if (!opts.quiet || (needsConfirmation && !opts.yes && !opts.dryRun)) {
-    ctx.io.stderr.write(`Changes to the schema of ${list.id} ("${list.name}"):\n${changes.map((c) => `  ${describeChange(c)}`).join('\n')}\n`);
+    // The list's name and field names are data: each line shown safe.
+    ctx.io.stderr.write(`${[`Changes to the schema of ${list.id} ("${list.name}"):`, ...changes.map((c) => `  ${describeChange(c)}`)].map(safeText).join('\n')}\n`);
   }
 
   if (needsConfirmation) {
     const impact = await sampleImpact(list, risky, opts.sample ?? 500, ctx);
     await ctx.warn(impact.headline);
-    for (const line of impact.lines) ctx.io.stderr.write(`  ${line}\n`);
+    for (const line of impact.lines) ctx.io.stderr.write(`  ${safeText(line)}\n`);
   }
 
   if (opts.dryRun) {

@@ -28,6 +28,7 @@ export function importCommand(makeContext: ContextFactory): Command {
     .argument('[file]', 'a .csv or .json file (a JSON array of objects)')
     .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'json']))
     .option('--delimiter <char>', 'CSV field delimiter, e.g. ";" or "\\t" (default ",")')
+    .option('--encoding <name>', "the file's text encoding when it is not UTF-8, e.g. latin1, windows-1252, utf-16le (any encoding Node's TextDecoder reads); without it a file that is not valid UTF-8 is refused, naming the first bad byte")
     .option('--map <column=field>', 'read this column into this schema field (repeatable; an empty field ignores the column); columns are otherwise matched to fields by name', collect)
     .option('--default-country <CC>', 'ISO country for national phone numbers: with US, (415) 555-0100 becomes +14155550100')
     .option('--dry-run', 'check the file against the schema and report; send nothing')
@@ -68,6 +69,7 @@ Examples:
   $ vap contacts import cl_123 leads.csv --dry-run --default-country US
   $ vap contacts import cl_123 leads.csv --map "E-mail=email" --map "Mobile=phone"
   $ vap contacts import cl_123 leads.csv --resume
+  $ vap contacts import cl_123 excel-export.csv --encoding latin1
   $ vap contacts import cl_123 export.json --batch-size 5000 --json
   $ vap contacts import cl_123 --file-url https://example.com/leads.csv --file-format csv --wait`,
     )

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { action } from '../action.js';
+import { safeText } from '../../ui/safe-text.js';
 import type { Context } from '../../context.js';
 import type { ContextFactory } from '../types.js';
 import { UsageError } from '../../errors.js';
@@ -75,7 +76,8 @@ export async function run(opts: StartOptions, ctx: Context): Promise<void> {
       dataDir: opts.dataDir,
       seed: opts.seed,
       allowLoopbackUrls: opts.allowLoopbackUrls,
-      log: opts.log ? (line) => ctx.io.stderr.write(`${line}\n`) : undefined,
+      // Request lines quote paths from the network: shown safe.
+      log: opts.log ? (line) => ctx.io.stderr.write(`${safeText(line)}\n`) : undefined,
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -88,7 +90,7 @@ export async function run(opts: StartOptions, ctx: Context): Promise<void> {
     ctx.io.stdout.write(`${JSON.stringify(info)}\n`);
   } else {
     ctx.io.stdout.write(`vap emulator listening on ${emulator.url}\n`);
-    for (const o of info.orgs) ctx.io.stdout.write(`  organization ${o.name}  key ${o.apiKey}\n`);
+    for (const o of info.orgs) ctx.io.stdout.write(`${safeText(`  organization ${o.name}  key ${o.apiKey}`)}\n`);
     const first = info.orgs[0]!;
     ctx.io.stdout.write(`\nTry it:\n  export VAP_BASE_URL=${emulator.url} VAP_API_KEY=${first.apiKey}\n  vap agents list\n\nPress Ctrl-C to stop.\n`);
   }

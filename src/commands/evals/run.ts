@@ -9,6 +9,7 @@ import { followRun, resumeCommand, type FollowSettings } from '../../evals/follo
 import { checkCriterionKeys, countOption, criterionGateOption, scoreOption, type CriterionGate, type GateSpec } from '../../evals/gates.js';
 import { checkReportTargets, reportOption, type ReportTarget } from '../../evals/reports.js';
 import { action } from '../action.js';
+import { safeText } from '../../ui/safe-text.js';
 import { durationOption } from '../duration.js';
 import type { ContextFactory } from '../types.js';
 import { agentOption, resolveAgent } from './options.js';
@@ -166,7 +167,7 @@ export async function run(evalId: string, opts: WaitOptions & { agent?: string }
     ctx.info(`Wait for it (and gate on it) with: ${resumeCommand(ref, settings)}`);
     return;
   }
-  if (ctx.globals.quiet) ctx.io.stdout.write(`${started.id}\n`);
+  if (ctx.globals.quiet) ctx.io.stdout.write(`${safeText(started.id)}\n`);
   else ctx.info(`Started run #${started.runNumber} (${started.id}) of ${evalId}: ${started.totalIterations} iterations`);
   await followRun(ctx, api, ref, settings, undefined, { idPrinted: Boolean(ctx.globals.quiet) });
 }

@@ -5,6 +5,7 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { CliError, InterruptedError, WaitTimeoutError } from '../../errors.js';
 import { drawsInPlace } from '../../ui/accessible.js';
 import { action } from '../action.js';
+import { safeText } from '../../ui/safe-text.js';
 import { durationOption, formatDuration } from '../duration.js';
 import type { ContextFactory } from '../types.js';
 import { printJob, progressText } from './get.js';
@@ -100,7 +101,7 @@ class BarRenderer implements Renderer {
     const bar = `${'█'.repeat(full)}${'░'.repeat(width - full)}`;
     const pct = `${Math.floor(ratio * 100)}%`.padStart(4);
     const line = `${bar} ${pct}  ${p.processed}/${p.total}  ${p.successful} ok, ${p.failed} failed  ${job.status}  ${formatDuration(Date.now() - this.started)}`;
-    this.ctx.io.stderr.write(`\r\x1b[2K${line}`);
+    this.ctx.io.stderr.write(`\r\x1b[2K${safeText(line)}`);
     this.drawn = true;
   }
 
@@ -122,7 +123,7 @@ class LineRenderer implements Renderer {
     const now = Date.now();
     const changedStatus = job.status !== this.lastStatus;
     if (changedStatus || (text !== this.lastText && now - this.lastAt >= PLAIN_EVERY_MS)) {
-      this.ctx.io.stderr.write(`${text}\n`);
+      this.ctx.io.stderr.write(`${safeText(text)}\n`);
       this.lastStatus = job.status;
       this.lastText = text;
       this.lastAt = now;

@@ -6,6 +6,7 @@ import { forwardEvent, type ForwardAttempt } from '../../events/forward.js';
 import { writer } from '../../events/printer.js';
 import { clock, toRecord } from '../../events/render.js';
 import { tsvField } from '../../ui/format.js';
+import { safeText } from '../../ui/safe-text.js';
 import { version } from '../../version.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
@@ -103,7 +104,7 @@ async function attemptPrinter(ctx: Context): Promise<{ print: (a: ForwardAttempt
 
 async function attemptLine(ctx: Context, write: (text: string) => Promise<void> | undefined): Promise<(a: ForwardAttempt) => Promise<void>> {
   const format = ctx.out.format;
-  if (ctx.globals.quiet) return async (a) => (a.outcome === 'retry' ? undefined : write(`${a.eventId}\n`));
+  if (ctx.globals.quiet) return async (a) => (a.outcome === 'retry' ? undefined : write(`${safeText(a.eventId)}\n`));
   if (format === 'json' || format === 'ndjson') return async (a) => write(`${JSON.stringify(a)}\n`);
   if (format === 'tsv') {
     return async (a) => write(`${[new Date().toISOString(), a.type, a.eventId, a.status ?? '', a.ms, a.outcome, a.attempt, a.error ?? ''].map(tsvField).join('\t')}\n`);
@@ -117,7 +118,8 @@ async function attemptLine(ctx: Context, write: (text: string) => Promise<void> 
       : a.outcome === 'refused' ? 'refused: not retried'
       : a.outcome === 'gave_up' ? `gave up after ${a.attempt} attempts`
       : '';
-    const line = `${chalk.dim(clock())}  ${a.type.padEnd(31)} ${chalk.dim(a.eventId.padStart(6))}  → ${colour(status)} ${chalk.dim(`${a.ms}ms`)}${a.error ? ` ${a.error}` : ''}${next ? `  ${next}` : ''}`;
+    // The type, event id and a network error's words came from elsewhere: shown safe.
+    const line = `${chalk.dim(clock())}  ${safeText(a.type).padEnd(31)} ${chalk.dim(safeText(a.eventId).padStart(6))}  → ${colour(status)} ${chalk.dim(`${a.ms}ms`)}${a.error ? ` ${safeText(a.error)}` : ''}${next ? `  ${next}` : ''}`;
     await write(`${line}\n`);
   };
 }

@@ -1,5 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { wrapText } from './wrap.js';
+import { safeText } from '../../ui/safe-text.js';
 
 /**
  * A conversation as a chat: one labelled, coloured turn per line of the transcript,
@@ -47,7 +48,8 @@ export interface ChatOptions {
 /** The chat as printable lines (no trailing newline on each). */
 export function renderChat(lines: readonly ChatLine[], opts: ChatOptions): string[] {
   const roles = { ...DEFAULT_ROLES, ...opts.roles };
-  const styleOf = (role: string): RoleStyle => roles[role] ?? { label: role || '?', color: 'magenta' };
+  // An unknown role is labelled with its own text (data: shown safe); the text is made safe by wrapText.
+  const styleOf = (role: string): RoleStyle => (Object.hasOwn(roles, role) ? roles[role]! : { label: safeText(String(role ?? '')) || '?', color: 'magenta' });
   const indent = ' '.repeat(Math.max(0, opts.indent ?? 0));
   const labelWidth = Math.max(0, ...lines.map((l) => styleOf(l.role).label.length));
   const gap = 2;

@@ -3,6 +3,7 @@ import type { CriterionScore, RunResult } from '../../api/evals.js';
 import { renderChat } from './chat.js';
 import { fmtScore } from './score.js';
 import { wrapText } from './wrap.js';
+import { safeText } from '../../ui/safe-text.js';
 
 /** 134 → "2m 14s"; 45 → "45s". */
 export function fmtSeconds(s: number | null | undefined): string {
@@ -27,15 +28,17 @@ export interface ResultRenderOptions {
 export function renderResult(r: RunResult, opts: ResultRenderOptions): string[] {
   const { chalk, width } = opts;
   const failed = r.status === 'failed';
-  const status = failed ? chalk.red(r.status) : r.status === 'completed' ? chalk.green(r.status) : chalk.yellow(r.status);
+  // Names, ids and statuses are the API's text: shown safe (src/ui/safe-text.ts); wrapText does the same for the rest.
+  const statusText = safeText(String(r.status));
+  const status = failed ? chalk.red(statusText) : r.status === 'completed' ? chalk.green(statusText) : chalk.yellow(statusText);
   const parts = [
-    chalk.bold(r.scenarioName ?? r.evalScenarioId),
-    `iteration ${r.iterationNumber}`,
+    chalk.bold(safeText(String(r.scenarioName ?? r.evalScenarioId))),
+    safeText(`iteration ${r.iterationNumber}`),
     status,
     ...(failed ? [] : [`score ${chalk.bold(fmtScore(r.overallScore))}`]),
     ...(fmtSeconds(r.durationSeconds) ? [fmtSeconds(r.durationSeconds)] : []),
   ];
-  const out = [`${chalk.bold('━━')} ${parts.join(chalk.dim(' · '))}  ${chalk.dim(r.id)}`];
+  const out = [`${chalk.bold('━━')} ${parts.join(chalk.dim(' · '))}  ${chalk.dim(safeText(String(r.id)))}`];
 
   const transcript = [...(r.transcript ?? [])].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
   if (transcript.length > 0) {
@@ -61,17 +64,19 @@ export function renderResult(r: RunResult, opts: ResultRenderOptions): string[] 
 /** `key  score  reason`, the reason wrapped under itself. */
 export function renderCriterionScores(scores: readonly CriterionScore[], opts: ResultRenderOptions): string[] {
   const { chalk, width } = opts;
-  const kw = Math.max(...scores.map((s) => s.criterionKey.length));
+  const keys = scores.map((s) => safeText(String(s.criterionKey)));
+  const kw = Math.max(...keys.map((k) => k.length));
   const lead = 2 + kw + 2 + 5 + 2;
   const out: string[] = [];
-  for (const s of scores) {
+  for (const [i, s] of scores.entries()) {
     // The name only when it says more than the key does ("tone" → "Tone and empathy").
-    const given = opts.criterionNames?.[s.criterionKey];
+    const names = opts.criterionNames;
+    const given = names && Object.hasOwn(names, s.criterionKey) && typeof names[s.criterionKey] === 'string' ? names[s.criterionKey] : undefined;
     const name = given && given.toLowerCase() !== s.criterionKey.replace(/_+/g, ' ').toLowerCase() ? given : undefined;
     const reason = s.reason ? (name ? `${name}: ${s.reason}` : s.reason) : (name ?? '');
     const lines = wrapText(reason, Math.max(20, width - lead));
-    lines.forEach((l, i) => {
-      out.push(i === 0 ? `  ${chalk.bold(s.criterionKey.padEnd(kw))}  ${scoreColor(chalk, s.score)(fmtScore(s.score))}  ${l}`.trimEnd() : `${' '.repeat(lead)}${l}`);
+    lines.forEach((l, j) => {
+      out.push(j === 0 ? `  ${chalk.bold(keys[i]!.padEnd(kw))}  ${scoreColor(chalk, s.score)(fmtScore(s.score))}  ${l}`.trimEnd() : `${' '.repeat(lead)}${l}`);
     });
   }
   return out;

@@ -1,12 +1,16 @@
+import { safeLines } from '../../ui/safe-text.js';
+
 /**
- * Wraps plain text (no escape codes) to `width` columns: breaks at spaces, keeps the
- * text's own line breaks, and splits a word longer than a whole line. Runs of spaces
- * collapse to one. Always returns at least one line.
+ * Wraps text to `width` columns: breaks at spaces, keeps the text's own line breaks, and
+ * splits a word longer than a whole line. Runs of spaces collapse to one. Always returns
+ * at least one line. The text is data (a transcript line, a summary, a reason): it is made
+ * safe first (src/ui/safe-text.ts), so control characters and bidi overrides come out as
+ * visible escapes, never as escape codes, and are counted in the width as they show.
  */
 export function wrapText(text: string, width: number): string[] {
   const w = Math.max(1, Math.floor(width));
   const out: string[] = [];
-  for (const paragraph of text.replace(/\r\n?/g, '\n').split('\n')) {
+  for (const paragraph of safeLines(text).split('\n')) {
     let line = '';
     for (let word of paragraph.split(/[ \t]+/).filter(Boolean)) {
       if (line && line.length + 1 + word.length <= w) {

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { removeCampaignContact } from '../../../api/campaigns.js';
 import type { Context } from '../../../context.js';
 import { action } from '../../action.js';
+import { safeText } from '../../../ui/safe-text.js';
 import type { ContextFactory } from '../../types.js';
 
 export function removeCommand(makeContext: ContextFactory): Command {
@@ -24,7 +25,7 @@ export async function run(id: string, contactIds: string[], ctx: Context): Promi
   const api = await ctx.api();
   for (const contactId of contactIds) {
     await removeCampaignContact(api, id, contactId, ctx.signal);
-    if (ctx.globals.quiet) ctx.io.stdout.write(`${contactId}\n`);
+    if (ctx.globals.quiet) ctx.io.stdout.write(`${safeText(contactId)}\n`);
     await ctx.success(`Removed contact ${contactId} from campaign ${id}`);
   }
 }

@@ -3,6 +3,7 @@ import { listTriagedCalls, type TriagedCall } from '../../../api/eval-imports.js
 import type { Context } from '../../../context.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
+import { safeText } from '../../../ui/safe-text.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent } from '../options.js';
 import { mmss, resolveImportIds } from './common.js';
@@ -61,6 +62,6 @@ export async function run(args: (string | undefined)[], opts: Options, ctx: Cont
   const untriaged = calls.filter((c) => c.triageStatus !== 'triaged').length;
   await ctx.out.list(shown, { columns: opts.wide ? WIDE_COLUMNS : CALL_COLUMNS, empty: calls.length === 0 ? `Import ${importId} has no calls.` : 'No calls match.' });
   if (ctx.out.human && untriaged > 0) {
-    ctx.io.stderr.write(`${untriaged} call${untriaged === 1 ? ' is' : 's are'} not triaged yet: vap evals imports triage ${importId} --eval ${evalId} --agent ${agentId}\n`);
+    ctx.io.stderr.write(`${safeText(`${untriaged} call${untriaged === 1 ? ' is' : 's are'} not triaged yet: vap evals imports triage ${importId} --eval ${evalId} --agent ${agentId}`)}\n`);
   }
 }

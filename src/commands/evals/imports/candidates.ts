@@ -3,6 +3,7 @@ import { CANDIDATES_DEFAULT_PAGE_SIZE, CANDIDATES_MAX_PAGE_SIZE, listCandidatesP
 import type { Context } from '../../../context.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
+import { safeText } from '../../../ui/safe-text.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
 import { intIn, isoDate, mmss, parseSourceType, resolveSourceType } from './common.js';
@@ -96,6 +97,6 @@ export async function run(arg: string | undefined, opts: Options, ctx: Context):
   if (ctx.out.human && n > 0) {
     const pages = Math.max(1, Math.ceil(res.total / pageSize));
     const more = page < pages ? `; next: --page ${page + 1}, or --all` : '';
-    ctx.io.stderr.write(`page ${page} of ${pages}, ${res.total} call${res.total === 1 ? '' : 's'} match${res.total === 1 ? 'es' : ''}${more}\n`);
+    ctx.io.stderr.write(`${safeText(`page ${page} of ${pages}, ${res.total} call${res.total === 1 ? '' : 's'} match${res.total === 1 ? 'es' : ''}${more}`)}\n`);
   }
 }

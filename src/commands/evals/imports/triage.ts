@@ -5,6 +5,7 @@ import { InterruptedError } from '../../../errors.js';
 import { drawsInPlace } from '../../../ui/accessible.js';
 import { triageAll, TriageInterruptedError, type TriageProgress } from '../../../evals/imports/triage.js';
 import { action } from '../../action.js';
+import { safeText } from '../../../ui/safe-text.js';
 import { formatDuration } from '../../duration.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent } from '../options.js';
@@ -103,7 +104,7 @@ class Bar {
     const full = Math.round(ratio * width);
     const bar = `${'█'.repeat(full)}${'░'.repeat(width - full)}`;
     const pct = `${Math.floor(ratio * 100)}%`.padStart(4);
-    this.ctx.io.stderr.write(`\r\x1b[2K${bar} ${pct}  ${p.triaged}/${p.total} triaged  ${formatDuration(Date.now() - this.started)}`);
+    this.ctx.io.stderr.write(`\r\x1b[2K${bar} ${pct}  ${safeText(`${p.triaged}/${p.total}`)} triaged  ${formatDuration(Date.now() - this.started)}`);
     this.drawn = true;
   }
 
@@ -117,7 +118,7 @@ class Bar {
 class Lines {
   constructor(private readonly ctx: Context) {}
   update(p: TriageProgress): void {
-    this.ctx.io.stderr.write(`triaged ${p.triaged}/${p.total} (+${p.processed}, ${p.remaining} remaining)\n`);
+    this.ctx.io.stderr.write(`${safeText(`triaged ${p.triaged}/${p.total} (+${p.processed}, ${p.remaining} remaining)`)}\n`);
   }
   stop(): void {}
 }

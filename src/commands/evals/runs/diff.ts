@@ -9,7 +9,7 @@ import type { RunOutcome } from '../../../evals/outcome.js';
 import { checkReportTargets, reportNeeds, reportOption, writeReports, type ReportTarget } from '../../../evals/reports.js';
 import { CONFIDENCE, DEFAULT_MIN_EFFECT } from '../../../evals/verdict.js';
 import { CliError, GateError, UsageError } from '../../../errors.js';
-import { safe } from '../../../ui/safe-text.js';
+import { safe, safeText } from '../../../ui/safe-text.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent } from '../options.js';
@@ -127,7 +127,7 @@ export async function run(args: (string | undefined)[], opts: DiffOptions & Glob
 
   let gatesPrinted = false;
   if (ctx.globals.quiet && !ctx.globals.query) {
-    ctx.io.stdout.write(`${detailB.run.id}\n`);
+    ctx.io.stdout.write(`${safeText(detailB.run.id)}\n`);
   } else if (machineOutput(ctx)) {
     await ctx.out.data({ ...diff, comparison: comparison ?? null, gates });
   } else {

@@ -6,6 +6,7 @@ import { fmtScore } from '../../../evals/render/score.js';
 import { terminalWidth } from '../../../evals/render/width.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
+import { safeText } from '../../../ui/safe-text.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveRunIds } from '../options.js';
 
@@ -78,7 +79,7 @@ export async function run(args: (string | undefined)[], opts: ResultsOptions, ct
     return;
   }
   if (results.length === 0) {
-    ctx.io.stderr.write(`${empty}\n`);
+    ctx.io.stderr.write(`${safeText(empty)}\n`);
     return;
   }
   const chalk = await ctx.stdoutStyle();

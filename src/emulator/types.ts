@@ -24,9 +24,13 @@ export interface EmulatorOptions {
   bodyLimit?: number;
   /** One line per request, for `vap emulator start --log`. */
   log?: (line: string) => void;
+  /** One line per problem found and repaired in the data directory at start (a torn last journal record). */
+  warn?: (line: string) => void;
+  /** Compact the journal into a snapshot once it holds this many bytes (default 64 MiB; tests use less). */
+  compactMinBytes?: number;
 }
 
-export type ResolvedOptions = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'orgs'>> & Pick<EmulatorOptions, 'dataDir' | 'log'>;
+export type ResolvedOptions = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'orgs' | 'warn' | 'compactMinBytes'>> & Pick<EmulatorOptions, 'dataDir' | 'log' | 'warn'>;
 
 /** What a route module gets: state, time, ids, the organizations and the options. */
 export interface ModuleEnv {

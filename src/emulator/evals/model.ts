@@ -1,5 +1,6 @@
 import { agentModelFor } from '../agents/model.js';
 import { conflict, notFound } from '../errors.js';
+import type { Collection } from '../store.js';
 import type { ModuleEnv } from '../types.js';
 import {
   DEFAULT_CRITERIA,
@@ -54,19 +55,19 @@ export class EvalModel {
 
   constructor(private readonly env: ModuleEnv) {}
 
-  suites(orgId: string): Map<string, SuiteRecord> {
+  suites(orgId: string): Collection<SuiteRecord> {
     return this.env.store.collection<SuiteRecord>(orgId, SUITES);
   }
 
-  scenarios(orgId: string): Map<string, ScenarioRecord> {
+  scenarios(orgId: string): Collection<ScenarioRecord> {
     return this.env.store.collection<ScenarioRecord>(orgId, SCENARIOS);
   }
 
-  runs(orgId: string): Map<string, RunRecord> {
+  runs(orgId: string): Collection<RunRecord> {
     return this.env.store.collection<RunRecord>(orgId, RUNS);
   }
 
-  results(orgId: string): Map<string, ResultRecord> {
+  results(orgId: string): Collection<ResultRecord> {
     return this.env.store.collection<ResultRecord>(orgId, RESULTS);
   }
 
@@ -113,7 +114,6 @@ export class EvalModel {
       updatedAt: now,
     };
     this.suites(orgId).set(suite.id, suite);
-    this.env.store.markDirty();
     return suite;
   }
 
@@ -142,7 +142,7 @@ export class EvalModel {
     if (criteria !== undefined) suite.scoringCriteria = criteria;
     if (noise !== undefined) suite.noise = noise;
     suite.updatedAt = this.env.clock.iso();
-    this.env.store.markDirty();
+    this.suites(orgId).touch(suite.id);
     return suite;
   }
 
@@ -154,7 +154,6 @@ export class EvalModel {
     for (const [id, s] of this.scenarios(orgId)) if (s.evalId === suite.id) this.scenarios(orgId).delete(id);
     for (const [id, r] of this.runs(orgId)) if (r.evalId === suite.id) this.runs(orgId).delete(id);
     for (const [id, r] of this.results(orgId)) if (r.evalId === suite.id) this.results(orgId).delete(id);
-    this.env.store.markDirty();
   }
 
   listScenarios(orgId: string, agentId: string, evalId: string): ScenarioRecord[] {
@@ -200,7 +199,7 @@ export class EvalModel {
     };
     this.scenarios(orgId).set(scenario.id, scenario);
     suite.updatedAt = scenario.createdAt;
-    this.env.store.markDirty();
+    this.suites(orgId).touch(suite.id);
     return scenario;
   }
 

@@ -97,7 +97,7 @@ export class EvalRunner {
       controlFail: arm?.outcome === 'fail' ? (arm.reason ?? CONTROL_FAIL_REASON) : null,
     };
     this.model.runs(orgId).set(run.id, run);
-    this.env.store.markDirty();
+    this.model.suites(orgId).touch(suite.id); // its run counter moved
     this.schedule(run.id, TIMING.pendingMs, () => this.begin(orgId, run.id));
     return run;
   }
@@ -121,7 +121,7 @@ export class EvalRunner {
       if (!run) continue;
       if (!run.held) return { run, released: false };
       run.held = false;
-      this.env.store.markDirty();
+      runs.touch(run.id);
       if (run.status === 'running') this.pump(orgId, run);
       return { run, released: true };
     }
@@ -134,7 +134,6 @@ export class EvalRunner {
     this.model.runs(orgId).delete(run.id);
     const results = this.model.results(orgId);
     for (const [id, r] of results) if (r.runId === run.id) results.delete(id);
-    this.env.store.markDirty();
   }
 
   /** After a restart: every run in flight goes on from its stored state. */
@@ -207,7 +206,7 @@ export class EvalRunner {
     if (!run || run.status !== 'pending') return;
     run.status = 'running';
     run.startedAt = this.env.clock.iso();
-    this.env.store.markDirty();
+    this.model.runs(orgId).touch(run.id);
     if (this.agentGone(orgId, run)) return;
     if (run.controlFail) return this.finish(orgId, run, 'failed', run.controlFail);
     if (run.held) this.watchHeld(orgId, run.id);
@@ -235,7 +234,7 @@ export class EvalRunner {
       run.inFlight[index] = endMs;
       this.schedule(run.id, endMs - now, () => this.endCall(orgId, run.id, index));
     }
-    this.env.store.markDirty();
+    this.model.runs(orgId).touch(run.id);
     if (Object.keys(run.inFlight).length === 0 && run.nextIndex >= run.plan.length) this.complete(orgId, run);
   }
 
@@ -291,7 +290,7 @@ export class EvalRunner {
     this.model.results(orgId).set(result.id, result);
     if (call.error) run.failedIterations++;
     else run.completedIterations++;
-    this.env.store.markDirty();
+    this.model.runs(orgId).touch(run.id);
     this.pump(orgId, run);
   }
 
@@ -315,7 +314,7 @@ export class EvalRunner {
     run.held = false;
     run.completedAt = this.env.clock.iso();
     if (!run.startedAt) run.startedAt = run.completedAt;
-    this.env.store.markDirty();
+    this.model.runs(orgId).touch(run.id);
     const event = eventLogFor(this.env).append(orgId, {
       type: EVENT_TYPE,
       data: {

@@ -18,6 +18,24 @@ const PREVIEW_CHUNK = 1024;
 type Params = { agentId: string };
 type Query = Record<string, string | undefined>;
 
+/**
+ * The position a listing starts at: `cursor` (a nextCursor this server gave: the next page,
+ * or the next offset) or the explicit parameter; both given and different is a 400.
+ */
+function cursorOr(cursor: string | undefined, name: 'page' | 'offset', explicit: string | undefined, def: number): number {
+  const min = name === 'page' ? 1 : 0;
+  const value = pageParam(explicit, name, def, Number.MAX_SAFE_INTEGER, min);
+  if (cursor === undefined || cursor === '') return value;
+  if (!/^\d{1,15}$/.test(cursor) || Number(cursor) < min) {
+    throw badRequest(`cursor: ${JSON.stringify(cursor.slice(0, 100))} is not a cursor this server gave (pass meta.pagination.nextCursor as it is)`, [{ field: 'cursor', message: 'not a cursor of this listing' }]);
+  }
+  const at = Number(cursor);
+  if (explicit !== undefined && explicit !== '' && value !== at) {
+    throw badRequest(`cursor and ${name} disagree (${at} and ${value}); give one of them`, [{ field: 'cursor', message: `conflicts with ${name}` }]);
+  }
+  return at;
+}
+
 export const agentsModule: EmulatorModule = {
   name: 'agents',
   register(app, env) {
@@ -25,13 +43,13 @@ export const agentsModule: EmulatorModule = {
     const catalog = model.catalog;
 
     app.get<{ Querystring: Query }>('/api/v1/agents', async (req, reply) => {
-      const page = pageParam(req.query.page, 'page', 1, Number.MAX_SAFE_INTEGER);
+      // `cursor` (the nextCursor of the previous page) is accepted in place of `page`.
+      const page = cursorOr(req.query.cursor, 'page', req.query.page, 1);
       const pageSize = pageParam(req.query.pageSize, 'pageSize', AGENTS_PAGE.def, AGENTS_PAGE.max);
-      const all = model.list(req.org, req.query.search);
       const start = (page - 1) * pageSize;
-      const agents = all.slice(start, start + pageSize).map((a) => model.view(a));
-      const more = start + pageSize < all.length;
-      return sendData(req, reply, { agents }, { pagination: { nextCursor: more ? String(page + 1) : null, limit: pageSize, page, total: all.length } });
+      const { agents, total } = model.list(req.org, req.query.search, start, pageSize);
+      const more = start + pageSize < total;
+      return sendData(req, reply, { agents: agents.map((a) => model.view(a)) }, { pagination: { nextCursor: more ? String(page + 1) : null, limit: pageSize, page, total } });
     });
 
     app.post('/api/v1/agents', async (req, reply) => {
@@ -72,11 +90,11 @@ export const agentsModule: EmulatorModule = {
     app.get<{ Params: Params; Querystring: Query }>('/api/v1/agents/:agentId/versions', async (req, reply) => {
       const a = model.get(req.org, req.params.agentId);
       const limit = pageParam(req.query.limit, 'limit', VERSIONS_PAGE.def, VERSIONS_PAGE.max);
-      const offset = pageParam(req.query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
-      const newestFirst = [...a.versions].reverse();
-      const versions = newestFirst.slice(offset, offset + limit).map((r) => model.versionView(a, r));
-      const next = offset + limit < newestFirst.length ? String(offset + limit) : null;
-      return sendData(req, reply, { versions, currentVersion: a.currentVersion, total: newestFirst.length }, { pagination: { nextCursor: next, limit } });
+      // `cursor` (the nextCursor of the previous page: the next offset) is accepted in place of `offset`.
+      const offset = cursorOr(req.query.cursor, 'offset', req.query.offset, 0);
+      const versions = model.versionsPage(req.org.id, a, offset, limit).map((r) => model.versionView(a, r));
+      const next = offset + limit < a.currentVersion ? String(offset + limit) : null;
+      return sendData(req, reply, { versions, currentVersion: a.currentVersion, total: a.currentVersion }, { pagination: { nextCursor: next, limit } });
     });
 
     app.post<{ Params: Params }>('/api/v1/agents/:agentId/rollback', async (req, reply) => {

@@ -15,7 +15,7 @@ export function objectBody(raw: unknown): Record<string, unknown> {
 export function onlyFields(body: Record<string, unknown>, allowed: readonly string[], hints: Record<string, string> = {}): void {
   for (const k of Object.keys(body)) {
     if (allowed.includes(k)) continue;
-    fail(k, hints[k] ?? `unknown field (allowed: ${allowed.join(', ')})`);
+    fail(k, (Object.hasOwn(hints, k) ? hints[k] : undefined) ?? `unknown field (allowed: ${allowed.join(', ')})`);
   }
 }
 

@@ -19,6 +19,8 @@ export interface Emulator {
   port: number;
   orgs: Org[];
   app: FastifyInstance;
+  /** The state (tests compare it with what a restart reads back). */
+  store: Store;
   close(): Promise<void>;
 }
 
@@ -233,6 +235,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     port,
     orgs,
     app,
+    store,
     async close() {
       for (const fn of closeHooks) await fn();
       await app.close();

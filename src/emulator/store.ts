@@ -270,8 +270,8 @@ export class Store {
     return ops;
   }
 
-  /** Every record, collection by collection (compaction reads it while the state keeps changing). */
-  private *records(): Generator<[key: string, id: string, value: unknown]> {
+  /** Every record, collection by collection (compaction reads it while the state keeps changing; tests compare it with what a restart reads). */
+  *records(): Generator<[key: string, id: string, value: unknown]> {
     for (const [key, c] of this.collections) for (const [id, v] of c) yield [key, id, v];
   }
 

@@ -77,6 +77,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
     // Errors the framework raises before routing (a malformed percent-encoding in the path)
     // get the one error envelope too.
+    // Requests the HTTP parser cannot read at all: the envelope, then the connection closes.
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
+      const large = err.code === 'HPE_HEADER_OVERFLOW';
+      const body = JSON.stringify(errorBody(requestId(), large ? 'headers_too_large' : 'bad_request', large ? 'the request headers are too large' : `the request could not be read as HTTP (${err.code ?? err.message})`));
+      socket.end(`HTTP/1.1 ${large ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    },
     frameworkErrors: (err, req, res) => {
       const bad = (err as FastifyError).code === 'FST_ERR_BAD_URL';
       const reply = res as unknown as FastifyReply;
@@ -86,14 +93,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         .send(errorBody(req.id, bad ? 'invalid_path' : 'bad_request', bad ? `the path is not valid: ${pathForMessage(req.url)} has a malformed percent-encoding (each % must be followed by two hex digits of UTF-8)` : err.message));
     },
   });
-  // Requests the HTTP parser cannot read at all: the envelope, then the connection closes.
-  app.server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const body = JSON.stringify(errorBody(requestId(), status === 431 ? 'headers_too_large' : 'bad_request', status === 431 ? 'the request headers are too large' : `the request could not be read as HTTP (${err.code ?? err.message})`));
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-  });
-
   // JSON bodies: an empty body sent with `content-type: application/json` (many clients set
   // it on every request, a body-less POST or DELETE included) is read as `{}`, not refused.
   // Any other content type is a 415 naming application/json (a body-less request has none).

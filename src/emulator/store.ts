@@ -226,7 +226,11 @@ export class Store {
   commit(): Promise<void> {
     const j = this.journal;
     if (!j) return RESOLVED;
-    if (this.dirty.size > 0 || this.metaChanged) j.append(this.encode());
+    try {
+      if (this.dirty.size > 0 || this.metaChanged) j.append(this.encode());
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     return j.durable();
   }
 

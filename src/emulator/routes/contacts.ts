@@ -26,6 +26,7 @@ import {
 } from '../contacts/model.js';
 import { revalidateContacts } from '../contacts/revalidate.js';
 import { checkUrl, UrlRefused } from '../contacts/url-guard.js';
+import { MAX_NESTING, nestingDepth } from '../depth.js';
 
 // Document 2: contact lists, contacts and import jobs. Authentication (x-api-key)
 // is done by the server's hook; `req.org` is the caller's organization, and every
@@ -169,6 +170,9 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
       }
       const bad = rows.findIndex((r) => !isPlainObject(r));
       if (bad >= 0) throw badRequest(`contacts[${bad}]: must be an object of field values`, [{ field: `contacts[${bad}]`, message: 'must be an object' }]);
+      // The rows are kept until the job ends: nesting that could not be written out again is refused.
+      const deep = rows.findIndex((r) => nestingDepth(r, MAX_NESTING) > MAX_NESTING);
+      if (deep >= 0) throw badRequest(`contacts[${deep}]: nested more than ${MAX_NESTING} levels deep`, [{ field: `contacts[${deep}]`, message: `nested more than ${MAX_NESTING} levels` }]);
       job = runner.create(req.org.id, list.id, { type: 'contacts' }, rows);
     } else {
       if (typeof b.fileUrl !== 'string' || b.fileUrl.trim() === '') throw badRequest('fileUrl: must be a non-empty string', [{ field: 'fileUrl', message: 'must be a string' }]);

@@ -179,7 +179,10 @@ export class WebhookService {
 
   async create(org: Org, body: unknown): Promise<EndpointRecord> {
     const b = asObject(body);
-    for (const k of ['name', 'url', 'events']) if (b[k] === undefined) throw badRequest(`${k} is required`, [{ field: k, message: 'required' }]);
+    const known = ['name', 'url', 'events'];
+    const unknown = Object.keys(b).filter((k) => !known.includes(k));
+    if (unknown.length) throw badRequest(`unknown field ${unknown[0]} (accepted: ${known.join(', ')}; isEnabled is set with PATCH)`, [{ field: unknown[0], message: 'unknown field' }]);
+    for (const k of known) if (!Object.hasOwn(b, k) || b[k] === undefined) throw badRequest(`${k} is required`, [{ field: k, message: 'required' }]);
     const name = checkName(b.name);
     const url = await this.checkEndpointUrl(b.url);
     const events = checkEvents(b.events);

@@ -148,9 +148,22 @@ export function valueChecker(type: FieldType, opts: ValidateOptions = {}): (raw:
   }
 }
 
-function checkPhone(text: string, defaultCountry?: CountryCode): Checked {
+/**
+ * What a phone value may hold: digits, a leading +, and the separators numbers are written
+ * with (spaces, - ( ) .). Anything else (a word, an extension, a second number) makes it
+ * not a phone number, rather than being dropped by the parser, which finds a number inside
+ * any text: "+14155550101 ext 5" is refused, not stored as +14155550101. One rule for every
+ * phone value: the CLI's check before an import, the emulator's import and its trigger.
+ */
+const PHONE_TEXT = /^\+?[0-9 ().-]+$/;
+
+/** A phone value checked by the phone rule: its E.164 form, or why it is not one. */
+export function checkPhone(text: string, defaultCountry?: CountryCode): Checked {
   if (!text.startsWith('+') && !defaultCountry) {
     return { ok: false, reason: `"${clip(text)}" is not in E.164 form (+14155550100); pass --default-country to convert national numbers` };
+  }
+  if (!PHONE_TEXT.test(text)) {
+    return { ok: false, reason: `"${clip(text)}" is not a phone number: only digits, a leading + and the separators space - ( ) . may appear (E.164: +14155550100)` };
   }
   // The short way for a plain +digits text, when the build has it (see phone-fast.ts); the same answers.
   const plain = checkPlainNumber?.(text, defaultCountry);

@@ -274,6 +274,7 @@ export class EvalRunner {
       id: this.env.ids.next('res'),
       runId: run.id,
       evalId: run.evalId,
+      agentVersion: run.agentVersion,
       index,
       evalScenarioId: p.scenarioId,
       iterationNumber: p.iterationNumber,
@@ -334,7 +335,9 @@ export class EvalRunner {
     run.completedAt = event.occurredAt;
   }
 
+  /** The run's results in plan order (scenario, then iteration), read through the results' per-run facet. */
   resultsOf(orgId: string, runId: string): ResultRecord[] {
-    return [...this.model.results(orgId).values()].filter((r) => r.runId === runId).sort((a, b) => a.index - b.index);
+    const idx = this.model.results(orgId).ordered({ run: (r) => r.runId });
+    return idx.page({ facet: 'run', values: [runId] }, 0, Number.MAX_SAFE_INTEGER, false).sort((a, b) => a.index - b.index);
   }
 }

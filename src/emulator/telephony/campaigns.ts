@@ -8,7 +8,8 @@ import { telephonyFor } from './model.js';
 import { phoneNumbersFor } from './phone-numbers.js';
 import { simulatorFor } from './simulator.js';
 import type { CallRecord, CampaignRecord, CampaignStatus, Direction } from './types.js';
-import { E164, fail, int, isoMs, objectBody, oneOf, onlyFields, str } from './validate.js';
+import { checkPhone } from '../../contacts/validate.js';
+import { fail, int, isoMs, objectBody, oneOf, onlyFields, str } from './validate.js';
 
 /** Campaign changes: create, update, delete, start, pause, contacts, queue, trigger (choices: /work/notes/calls-contract.md). */
 
@@ -259,8 +260,11 @@ export function campaignService(env: ModuleEnv) {
       const c = model.campaign(org.id, id);
       const body = objectBody(raw);
       onlyFields(body, ['phoneNumber', 'calleeName', 'scheduledFor']);
-      const phone = str(body, 'phoneNumber', { required: true, max: 20 })!.trim();
-      if (!E164.test(phone)) fail('phoneNumber', `must be an E.164 number such as +14155550123 (got ${JSON.stringify(phone)})`);
+      const given = str(body, 'phoneNumber', { required: true, max: 40 })!.trim();
+      // The phone rule of contact imports (src/contacts/validate.ts): stored in E.164.
+      const checked = checkPhone(given);
+      if (!checked.ok) fail('phoneNumber', `must be an E.164 number such as +14155550123: ${checked.reason}`);
+      const phone = String(checked.value);
       const calleeName = str(body, 'calleeName', { max: 200 }) ?? '';
       const scheduledFor = scheduled(body.scheduledFor, env.clock.nowMs());
       if (c.type !== 'api') throw unprocessable('not_api_campaign', `campaign ${c.id} is not an API campaign (type api); queue its calls with POST /api/v1/campaigns/${c.id}/calls`);

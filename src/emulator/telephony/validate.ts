@@ -51,7 +51,6 @@ export function pageSize(value: unknown, def: number, max: number): number {
   return int(value, 'pageSize', 1, max) ?? def;
 }
 
-export const E164 = /^\+[1-9]\d{6,14}$/;
 
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 

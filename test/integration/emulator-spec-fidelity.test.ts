@@ -69,7 +69,7 @@ describe('document 1: "Paged listings add meta.pagination = { nextCursor: <curso
       const seen: string[] = [];
       let cursor: string | null = null;
       for (let pages = 0; pages < 10; pages++) {
-        const r = await e.api('GET', `/api/v1/agents?pageSize=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const r: { status: number; body: any } = await e.api('GET', `/api/v1/agents?pageSize=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
         expect(r.status).toBe(200);
         seen.push(...r.body.data.agents.map((a: any) => a.id));
         cursor = r.body.meta.pagination.nextCursor;

@@ -78,6 +78,7 @@ export function agentModelFor(env: ModuleEnv): AgentModel {
 
 export class AgentModel {
   private readonly migrated = new Set<string>();
+  private readonly views = new WeakMap<AgentRecord, { version: number; view: Record<string, unknown> }>();
 
   constructor(
     private readonly env: ModuleEnv,
@@ -343,8 +344,19 @@ export class AgentModel {
     return { voiceId: c.voiceId, name: voice?.name ?? c.voiceId, language: c.language ?? voice?.language ?? 'en-US' };
   }
 
-  /** The agent as Get an agent returns it. */
+  /**
+   * The agent as Get an agent returns it. Rendered once per version (every change to an
+   * agent makes a version) and kept: listings read it, never change it.
+   */
   view(agent: AgentRecord): Record<string, unknown> {
+    const hit = this.views.get(agent);
+    if (hit && hit.version === agent.currentVersion) return hit.view;
+    const view = this.render(agent);
+    this.views.set(agent, { version: agent.currentVersion, view });
+    return view;
+  }
+
+  private render(agent: AgentRecord): Record<string, unknown> {
     const c = agent.config;
     const voice = this.agentVoice(agent);
     return {

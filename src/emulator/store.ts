@@ -160,6 +160,11 @@ export class Store {
     return this.collectionByKey(`${orgId}/${name}`) as Collection<T>;
   }
 
+  /** The collection if it exists (reads that must not create one per parent). */
+  existing<T>(orgId: string, name: string): Collection<T> | undefined {
+    return this.collections.get(`${orgId}/${name}`) as Collection<T> | undefined;
+  }
+
   private collectionByKey(key: string): Collection<unknown> {
     let c = this.collections.get(key);
     if (!c) {

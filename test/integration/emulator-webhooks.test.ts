@@ -238,7 +238,7 @@ describe('delivery', () => {
       const seen = new Map<number, Record<string, any>>();
       await until('dead-lettered', async () => {
         const d = (await deliveries(ep.id, '', fast))[0];
-        if (d?.status === 'pending' && d.nextAttemptAt) seen.set(d.attemptCount, d);
+        if (d?.status === 'pending' && d.attemptCount >= 1 && d.nextAttemptAt && d.lastAttemptAt) seen.set(d.attemptCount, d);
         return d?.status === 'dead_lettered';
       }, 30_000);
       expect(seen.size).toBeGreaterThan(0);

@@ -78,7 +78,7 @@ export function agentModelFor(env: ModuleEnv): AgentModel {
 
 export class AgentModel {
   private readonly migrated = new Set<string>();
-  private readonly views = new WeakMap<AgentRecord, { version: number; view: Record<string, unknown> }>();
+  private readonly views = new WeakMap<AgentRecord, { version: number; view: Record<string, unknown>; json?: string }>();
 
   constructor(
     private readonly env: ModuleEnv,
@@ -92,8 +92,8 @@ export class AgentModel {
       this.migrated.add(orgId);
       for (const a of agents.values()) {
         if (!a.versions) continue;
-        const versions = this.versionsOf(orgId, a.id);
-        for (const v of a.versions) versions.set(String(v.versionNumber), v);
+        const versions = this.versions(orgId);
+        for (const v of a.versions) versions.set(`${a.id}:${v.versionNumber}`, v);
         delete a.versions;
         agents.touch(a.id);
       }
@@ -101,22 +101,22 @@ export class AgentModel {
     return agents;
   }
 
-  /** The agent's versions by number, oldest first. */
-  private versionsOf(orgId: string, agentId: string): Collection<VersionRecord> {
-    return this.env.store.collection<VersionRecord>(orgId, `agent-versions:${agentId}`);
+  /** Every agent's versions, by `<agentId>:<number>` (a version is written once, as its own record). */
+  private versions(orgId: string): Collection<VersionRecord> {
+    return this.env.store.collection<VersionRecord>(orgId, 'agent-versions');
   }
 
   /** Version `n` of the agent (undefined when there is none). */
   version(orgId: string, agent: AgentRecord, n: number): VersionRecord | undefined {
-    return this.versionsOf(orgId, agent.id).get(String(n));
+    return this.versions(orgId).get(`${agent.id}:${n}`);
   }
 
   /** The agent's versions newest first: `limit` after skipping `offset` (numbers are 1..currentVersion, none missing). */
   versionsPage(orgId: string, agent: AgentRecord, offset: number, limit: number): VersionRecord[] {
     const out: VersionRecord[] = [];
-    const versions = this.versionsOf(orgId, agent.id);
+    const versions = this.versions(orgId);
     for (let n = agent.currentVersion - offset; n >= 1 && out.length < limit; n--) {
-      const v = versions.get(String(n));
+      const v = versions.get(`${agent.id}:${n}`);
       if (v) out.push(v);
     }
     return out;
@@ -183,7 +183,7 @@ export class AgentModel {
       config,
     };
     this.agents(org.id).set(agent.id, agent);
-    this.versionsOf(org.id, agent.id).set('1', { versionNumber: 1, changeType: 'created', changedByName: changedBy(org), changedAt: now, changedFields: [], snapshot: clone(config) });
+    this.versions(org.id).set(`${agent.id}:1`, { versionNumber: 1, changeType: 'created', changedByName: changedBy(org), changedAt: now, changedFields: [], snapshot: clone(config) });
     return agent;
   }
 
@@ -223,9 +223,10 @@ export class AgentModel {
   }
 
   delete(org: Org, agentId: string): void {
-    this.get(org, agentId);
+    const agent = this.get(org, agentId);
     this.agents(org.id).delete(agentId);
-    this.versionsOf(org.id, agentId).clear();
+    const versions = this.versions(org.id);
+    for (let n = 1; n <= agent.currentVersion; n++) versions.delete(`${agentId}:${n}`);
   }
 
   /** PUT tools: the whole list replaced in one step; every id must be one of the organization's tools. */
@@ -319,7 +320,7 @@ export class AgentModel {
     agent.currentVersion += 1;
     agent.updatedAt = now;
     this.agents(org.id).touch(agent.id);
-    this.versionsOf(org.id, agent.id).set(String(agent.currentVersion), {
+    this.versions(org.id).set(`${agent.id}:${agent.currentVersion}`, {
       versionNumber: agent.currentVersion,
       changeType,
       changedByName: changedBy(org),
@@ -349,11 +350,22 @@ export class AgentModel {
    * agent makes a version) and kept: listings read it, never change it.
    */
   view(agent: AgentRecord): Record<string, unknown> {
+    return this.cached(agent).view;
+  }
+
+  /** The same view as JSON text (kept with it): a listing page joins these instead of serializing every agent again. */
+  viewJson(agent: AgentRecord): string {
+    const c = this.cached(agent);
+    c.json ??= JSON.stringify(c.view);
+    return c.json;
+  }
+
+  private cached(agent: AgentRecord): { version: number; view: Record<string, unknown>; json?: string } {
     const hit = this.views.get(agent);
-    if (hit && hit.version === agent.currentVersion) return hit.view;
-    const view = this.render(agent);
-    this.views.set(agent, { version: agent.currentVersion, view });
-    return view;
+    if (hit && hit.version === agent.currentVersion) return hit;
+    const entry = { version: agent.currentVersion, view: this.render(agent) };
+    this.views.set(agent, entry);
+    return entry;
   }
 
   private render(agent: AgentRecord): Record<string, unknown> {

@@ -57,8 +57,8 @@ export class ImportJobRunner {
 
   /** The job's row errors, in row order. */
   errorsOf(orgId: string, job: StoredJob): JobError[] {
-    const chunks = this.errorChunks(orgId, job.id);
-    if (chunks.size === 0) return job.errors ?? [];
+    const chunks = this.env.store.existing<JobError[]>(orgId, jobErrorsCollection(job.id));
+    if (!chunks || chunks.size === 0) return job.errors ?? [];
     const out: JobError[] = [...(job.errors ?? [])];
     for (const c of chunks.values()) for (const e of c) out.push(e);
     return out;
@@ -103,7 +103,7 @@ export class ImportJobRunner {
     for (const [id, j] of jobs) {
       if (j.finishedAt && Date.parse(j.finishedAt) + TIMING.retentionMs <= now) {
         jobs.delete(id);
-        this.errorChunks(orgId, id).clear();
+        this.env.store.existing(orgId, jobErrorsCollection(id))?.clear();
       }
     }
   }

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { agentModelFor } from '../agents/model.js';
 import { BCP47 } from '../agents/validate.js';
-import { pageParam, sendData } from '../envelope.js';
+import { pageParam, sendData, sendDataJson } from '../envelope.js';
 import { badRequest, notFound } from '../errors.js';
 import type { EmulatorModule } from '../types.js';
 
@@ -49,7 +49,8 @@ export const agentsModule: EmulatorModule = {
       const start = (page - 1) * pageSize;
       const { agents, total } = model.list(req.org, req.query.search, start, pageSize);
       const more = start + pageSize < total;
-      return sendData(req, reply, { agents: agents.map((a) => model.view(a)) }, { pagination: { nextCursor: more ? String(page + 1) : null, limit: pageSize, page, total } });
+      // Each agent's JSON is rendered once per version; the page joins them.
+      return sendDataJson(req, reply, `{"agents":[${agents.map((a) => model.viewJson(a)).join(',')}]}`, { pagination: { nextCursor: more ? String(page + 1) : null, limit: pageSize, page, total } });
     });
 
     app.post('/api/v1/agents', async (req, reply) => {
@@ -57,7 +58,7 @@ export const agentsModule: EmulatorModule = {
       return sendData(req, reply, { id: a.id, name: a.config.name, engine: a.config.engine, currentVersion: a.currentVersion }, { status: 201 });
     });
 
-    app.get<{ Params: Params }>('/api/v1/agents/:agentId', async (req, reply) => sendData(req, reply, model.view(model.get(req.org, req.params.agentId))));
+    app.get<{ Params: Params }>('/api/v1/agents/:agentId', async (req, reply) => sendDataJson(req, reply, model.viewJson(model.get(req.org, req.params.agentId))));
 
     app.patch<{ Params: Params }>('/api/v1/agents/:agentId', async (req, reply) => {
       const a = model.update(req.org, req.params.agentId, req.body);

@@ -24,3 +24,8 @@ if (existsSync(new URL('./calls.mjs', import.meta.url))) {
   const mod = await import('./calls.mjs');
   if (typeof mod.benchCalls === 'function') await mod.benchCalls();
 }
+
+if (existsSync(new URL('./emulator.mjs', import.meta.url))) {
+  const mod = await import('./emulator.mjs');
+  if (typeof mod.benchEmulator === 'function') await mod.benchEmulator();
+}

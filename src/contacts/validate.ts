@@ -150,10 +150,10 @@ export function valueChecker(type: FieldType, opts: ValidateOptions = {}): (raw:
 
 /**
  * What a phone value may hold: digits, a leading +, and the separators numbers are written
- * with (spaces, - ( ) .). Anything else (a word, an extension, a second number) makes it
- * not a phone number, rather than being dropped by the parser, which finds a number inside
- * any text: "+14155550101 ext 5" is refused, not stored as +14155550101. One rule for every
- * phone value: the CLI's check before an import, the emulator's import and its trigger.
+ * with (spaces, - ( ) .). The parser finds a number inside any text; a value that holds more
+ * than the number (a word, an extension, a second number) is refused rather than stored as the
+ * number found: "+14155550101 ext 5" is not +14155550101. One rule for every phone value: the
+ * CLI's check before an import, and the emulator's imports and trigger.
  */
 const PHONE_TEXT = /^\+?[0-9 ().-]+$/;
 
@@ -162,14 +162,14 @@ export function checkPhone(text: string, defaultCountry?: CountryCode): Checked 
   if (!text.startsWith('+') && !defaultCountry) {
     return { ok: false, reason: `"${clip(text)}" is not in E.164 form (+14155550100); pass --default-country to convert national numbers` };
   }
-  if (!PHONE_TEXT.test(text)) {
-    return { ok: false, reason: `"${clip(text)}" is not a phone number: only digits, a leading + and the separators space - ( ) . may appear (E.164: +14155550100)` };
-  }
   // The short way for a plain +digits text, when the build has it (see phone-fast.ts); the same answers.
   const plain = checkPlainNumber?.(text, defaultCountry);
   if (plain !== undefined) return plain?.valid ? { ok: true, value: plain.number } : { ok: false, reason: `"${clip(text)}" is not a valid phone number` };
   const parsed = parsePhoneNumberFromString(text, defaultCountry);
   if (!parsed || !parsed.isValid()) return { ok: false, reason: `"${clip(text)}" is not a valid phone number` };
+  if (!PHONE_TEXT.test(text)) {
+    return { ok: false, reason: `"${clip(text)}" holds more than a phone number (only digits, a leading + and the separators space - ( ) . may appear, as in +14155550100)` };
+  }
   return { ok: true, value: parsed.number };
 }
 

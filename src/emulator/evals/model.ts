@@ -1,5 +1,6 @@
 import { agentModelFor } from '../agents/model.js';
 import { conflict, notFound } from '../errors.js';
+import type { OrderedIndex } from '../ordered-index.js';
 import type { Collection } from '../store.js';
 import type { ModuleEnv } from '../types.js';
 import {
@@ -90,9 +91,10 @@ export class EvalModel {
     return () => this.deletedListeners.delete(fn);
   }
 
+  /** The agent's suites in creation order (through the suites' per-agent facet: no copy of the collection). */
   listSuites(orgId: string, agentId: string): SuiteRecord[] {
     this.checkAgent(orgId, agentId);
-    return [...this.suites(orgId).values()].filter((s) => s.agentId === agentId);
+    return all(this.suites(orgId).ordered({ agent: (s) => s.agentId }), 'agent', agentId, false);
   }
 
   createSuite(orgId: string, agentId: string, rawBody: unknown): SuiteRecord {
@@ -158,7 +160,16 @@ export class EvalModel {
 
   listScenarios(orgId: string, agentId: string, evalId: string): ScenarioRecord[] {
     const suite = this.findSuite(orgId, agentId, evalId);
-    return [...this.scenarios(orgId).values()].filter((s) => s.evalId === suite.id);
+    return this.scenariosOf(orgId, suite.id);
+  }
+
+  /** A suite's scenarios in creation order. */
+  scenariosOf(orgId: string, evalId: string): ScenarioRecord[] {
+    return all(this.scenarioIndex(orgId), 'eval', evalId, false);
+  }
+
+  private scenarioIndex(orgId: string) {
+    return this.scenarios(orgId).ordered({ eval: (s) => s.evalId });
   }
 
   /** POST scenarios: the request body, checked (unknown fields refused). */
@@ -203,16 +214,15 @@ export class EvalModel {
     return scenario;
   }
 
-  /** Runs of a suite, newest first. */
+  /** Runs of a suite, newest first (runs are created in runNumber order). */
   listRuns(orgId: string, evalId: string): RunRecord[] {
-    return [...this.runs(orgId).values()].filter((r) => r.evalId === evalId).sort((a, b) => b.runNumber - a.runNumber);
+    return all(this.runs(orgId).ordered({ eval: (r) => r.evalId }), 'eval', evalId, true).sort((a, b) => b.runNumber - a.runNumber);
   }
 
   suiteView(orgId: string, s: SuiteRecord): Record<string, unknown> {
     const runs = this.listRuns(orgId, s.id);
     const latest = runs.find((r) => r.status === 'completed');
-    let scenarioCount = 0;
-    for (const sc of this.scenarios(orgId).values()) if (sc.evalId === s.id) scenarioCount++;
+    const scenarioCount = this.scenarioIndex(orgId).count({ facet: 'eval', values: [s.id] });
     return {
       id: s.id,
       name: s.name,
@@ -242,4 +252,9 @@ export class EvalModel {
       sourceCallId: s.sourceCallId,
     };
   }
+}
+
+/** Every item of one facet value, oldest or newest first. */
+function all<T>(idx: OrderedIndex<T>, facet: string, value: string, newestFirst: boolean): T[] {
+  return idx.page({ facet, values: [value] }, 0, Number.MAX_SAFE_INTEGER, newestFirst);
 }

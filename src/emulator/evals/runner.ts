@@ -61,7 +61,7 @@ export class EvalRunner {
   start(orgId: string, suite: SuiteRecord): RunRecord {
     const agent = agentModelFor(this.env).find(orgId, suite.agentId);
     if (!agent) throw notFound('agent', suite.agentId);
-    const scenarios = [...this.model.scenarios(orgId).values()].filter((s) => s.evalId === suite.id && s.isEnabled);
+    const scenarios = this.model.scenariosOf(orgId, suite.id).filter((s) => s.isEnabled);
     if (scenarios.length === 0) {
       throw unprocessable('no_enabled_scenarios', `eval suite ${suite.id} has no enabled scenario to run; add an enabled one (POST .../scenarios; the API has no call that enables a scenario later)`);
     }

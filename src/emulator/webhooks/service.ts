@@ -167,8 +167,8 @@ export class WebhookService {
 
   // ---- endpoints ----
 
-  list(org: Org): EndpointRecord[] {
-    return [...this.endpoints(org.id).values()];
+  list(org: Org): readonly EndpointRecord[] {
+    return this.endpoints(org.id).ordered().all();
   }
 
   get(org: Org, id: string): EndpointRecord {

@@ -122,7 +122,7 @@ export class ImportModel {
 
   list(orgId: string, agentId: string, evalId: string): ImportRecord[] {
     const suite = this.suite(orgId, agentId, evalId);
-    return [...this.imports(orgId).values()].filter((i) => i.evalId === suite.id).sort((a, b) => b.seq - a.seq);
+    return this.imports(orgId).ordered({ eval: (i) => i.evalId }).page({ facet: 'eval', values: [suite.id] }, 0, Number.MAX_SAFE_INTEGER, true).sort((a, b) => b.seq - a.seq);
   }
 
   find(orgId: string, agentId: string, evalId: string, importId: string): ImportRecord {

@@ -150,15 +150,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   // disk (group commit: one fsync serves every response waiting at the time).
   // The request log (control path excluded: tests use it to check what was or was not sent)
   // is written here too, with the status the answer goes out with: one hook less per request.
-  app.addHook('onSend', (req, reply, payload, done) => {
+  const logRequest = (req: FastifyRequest, status: number) => {
     const url = req.url;
     if (!url.startsWith(CONTROL)) {
       const q = url.indexOf('?');
       const bearer = req.headers.authorization !== undefined;
       const xKey = req.headers['x-api-key'] !== undefined;
-      requestLog.add(req.method, q < 0 ? url : url.slice(0, q), reply.statusCode, req.headers['user-agent'], bearer && xKey ? 'both' : bearer ? 'bearer' : xKey ? 'x-api-key' : 'none');
+      requestLog.add(req.method, q < 0 ? url : url.slice(0, q), status, req.headers['user-agent'], bearer && xKey ? 'both' : bearer ? 'bearer' : xKey ? 'x-api-key' : 'none');
     }
-    if (opts.log) opts.log(`${req.method} ${url} ${reply.statusCode}`);
+    if (opts.log) opts.log(`${req.method} ${url} ${status}`);
+  };
+  app.addHook('onSend', (req, reply, payload, done) => {
+    logRequest(req, reply.statusCode);
     if (!store.hasUnsynced) return done(null, payload);
     store.commit().then(
       () => done(null, payload),
@@ -219,6 +222,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     options: opts,
     onReady: (fn) => readyHooks.push(fn),
     onClose: (fn) => closeHooks.push(fn),
+    logRequest,
   };
   for (const mod of MODULES) await app.register(async (scope) => mod.register(scope, env));
 

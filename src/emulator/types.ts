@@ -43,6 +43,8 @@ export interface ModuleEnv {
   onReady(fn: () => void): void;
   /** Registers cleanup to run on close (cancel timers). */
   onClose(fn: () => void | Promise<void>): void;
+  /** Records a request answered outside Fastify's reply (a stream, once its headers are out) in the request log and `--log`. */
+  logRequest(req: FastifyRequest, status: number): void;
 }
 
 /** A group of routes (one per resource group of the spec). */

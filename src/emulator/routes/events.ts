@@ -32,6 +32,7 @@ export const eventsModule: EmulatorModule = {
       const types = parseTypes(req.query.types, true);
       const afterSeq = parseResume(req.query.lastEventId, req.headers['last-event-id']);
       reply.hijack();
+      env.logRequest(req, 200);
       hub.start({
         res: reply.raw,
         requestId: req.id,
@@ -48,6 +49,7 @@ export const eventsModule: EmulatorModule = {
       const callId = req.params.callId;
       if (!hub.callExists(req.org.id, callId)) throw notFound('call', callId);
       reply.hijack();
+      env.logRequest(req, 200);
       hub.start({
         res: reply.raw,
         requestId: req.id,

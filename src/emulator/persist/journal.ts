@@ -54,6 +54,8 @@ export class Journal {
   private readonly waiters: Waiter[] = [];
   private readonly callbacks: Array<{ batch: number; fn: () => void }> = [];
   private compacting: Promise<void> | undefined;
+  /** After a failed compaction, the next try waits until the journal has grown this much more. */
+  private retryAfterBytes = 0;
   private closed = false;
   failed: Error | undefined;
 
@@ -126,7 +128,7 @@ export class Journal {
       }
     }
     this.settle(upTo);
-    if (!this.failed && !this.closed && !this.compacting && this.bytes >= Math.max(this.opts.compactMinBytes, this.snapshotBytes * this.opts.compactRatio)) {
+    if (!this.failed && !this.closed && !this.compacting && this.bytes >= Math.max(this.opts.compactMinBytes, this.snapshotBytes * this.opts.compactRatio, this.retryAfterBytes)) {
       void this.compact();
     }
   }
@@ -210,7 +212,9 @@ export class Journal {
         if (!gone) break;
       }
       await unlinkAsync(join(dir, LEGACY)).catch(() => {});
+      this.retryAfterBytes = 0;
     } catch (err) {
+      this.retryAfterBytes = this.bytes + Math.max(this.opts.compactMinBytes, 1024 * 1024);
       if (out) await out.close().catch(() => {});
       unlink(tmp, () => {});
       if (!this.closed) this.opts.warn(`could not compact the state in ${dir} (${(err as Error).message}); the journal keeps growing until the next try`);

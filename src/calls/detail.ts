@@ -113,9 +113,11 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
     const why =
       call.status === 'cancelled'
         ? 'No analysis: the call was cancelled before it was dialled.'
-        : ended || call.status === 'failed' || call.status === 'completed'
-          ? 'Not analysed yet: the analysis comes a couple of minutes after the call ends.'
-          : `No analysis yet: the call is ${safeText(String(call.status).replace('_', ' '))}; it is analysed a couple of minutes after it ends.`;
+        : call.status === 'failed'
+          ? 'No analysis: the call did not connect, so there was no conversation to analyse.'
+          : ended || call.status === 'completed'
+            ? 'Not analysed yet: the analysis comes a couple of minutes after the call ends.'
+            : `No analysis yet: the call is ${safeText(String(call.status).replace('_', ' '))}; it is analysed a couple of minutes after it ends.`;
     lines.push(chalk.dim(why));
     return lines.join('\n');
   }

@@ -148,7 +148,17 @@ export function valueChecker(type: FieldType, opts: ValidateOptions = {}): (raw:
   }
 }
 
-function checkPhone(text: string, defaultCountry?: CountryCode): Checked {
+/**
+ * What a phone value may hold: digits, a leading +, and the separators numbers are written
+ * with (spaces, - ( ) .). The parser finds a number inside any text; a value that holds more
+ * than the number (a word, an extension, a second number) is refused rather than stored as the
+ * number found: "+14155550101 ext 5" is not +14155550101. One rule for every phone value: the
+ * CLI's check before an import, and the emulator's imports and trigger.
+ */
+const PHONE_TEXT = /^\+?[0-9 ().-]+$/;
+
+/** A phone value checked by the phone rule: its E.164 form, or why it is not one. */
+export function checkPhone(text: string, defaultCountry?: CountryCode): Checked {
   if (!text.startsWith('+') && !defaultCountry) {
     return { ok: false, reason: `"${clip(text)}" is not in E.164 form (+14155550100); pass --default-country to convert national numbers` };
   }
@@ -157,6 +167,9 @@ function checkPhone(text: string, defaultCountry?: CountryCode): Checked {
   if (plain !== undefined) return plain?.valid ? { ok: true, value: plain.number } : { ok: false, reason: `"${clip(text)}" is not a valid phone number` };
   const parsed = parsePhoneNumberFromString(text, defaultCountry);
   if (!parsed || !parsed.isValid()) return { ok: false, reason: `"${clip(text)}" is not a valid phone number` };
+  if (!PHONE_TEXT.test(text)) {
+    return { ok: false, reason: `"${clip(text)}" holds more than a phone number (only digits, a leading + and the separators space - ( ) . may appear, as in +14155550100)` };
+  }
   return { ok: true, value: parsed.number };
 }
 

@@ -13,6 +13,24 @@ export function sendData(
   return reply.code(opts.status ?? 200).send({ data, meta });
 }
 
+/**
+ * The same envelope around `data` already rendered as JSON text (records whose JSON is kept
+ * per version): byte for byte what sendData would send, without serializing them again.
+ */
+export function sendDataJson(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  dataJson: string,
+  opts: { status?: number; pagination?: Record<string, unknown> } = {},
+): FastifyReply {
+  const meta: Record<string, unknown> = { requestId: req.id };
+  if (opts.pagination) meta.pagination = opts.pagination;
+  return reply
+    .code(opts.status ?? 200)
+    .type('application/json; charset=utf-8')
+    .send(`{"data":${dataJson},"meta":${JSON.stringify(meta)}}`);
+}
+
 /** Clamps a listing size to the spec's maximum; refuses what is not a positive integer. */
 export function pageParam(value: unknown, name: string, def: number, max: number, min = 1): number {
   if (value === undefined || value === '') return def;

@@ -57,6 +57,10 @@ export class FaultTable {
     return f;
   }
 
+  get size(): number {
+    return this.faults.length;
+  }
+
   list(): Fault[] {
     return [...this.faults];
   }

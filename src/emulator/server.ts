@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { createHash, randomFillSync } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { authenticate } from './auth.js';
 import { Clock } from './clock.js';
 import { errorBody, HttpError } from './errors.js';
@@ -7,17 +7,11 @@ import { FaultTable } from './faults.js';
 import { IdGenerator } from './ids.js';
 import { MODULES } from './modules.js';
 import { Store } from './store.js';
+import { RequestLog } from './request-log.js';
 import type { EmulatorOptions, ModuleEnv, Org, ResolvedOptions } from './types.js';
 
-export interface RequestLogEntry {
-  method: string;
-  path: string;
-  status?: number;
-  at: string;
-  userAgent?: string;
-  /** Which auth header form was sent (never the key). */
-  auth: 'bearer' | 'x-api-key' | 'both' | 'none';
-}
+export type { RequestLogEntry } from './request-log.js';
+export { StateFileError } from './persist/files.js';
 
 export interface Emulator {
   url: string;
@@ -25,11 +19,13 @@ export interface Emulator {
   port: number;
   orgs: Org[];
   app: FastifyInstance;
+  /** The state (tests compare it with what a restart reads back). */
+  store: Store;
   close(): Promise<void>;
 }
 
 const CONTROL = '/_emulator';
-const MAX_LOG = 2000;
+const JSON_TYPE = 'application/json';
 
 export const DEFAULT_PORT = 4010;
 
@@ -53,24 +49,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
     dataDir: options.dataDir,
     log: options.log,
+    warn: options.warn,
   };
   const orgInputs = options.orgs?.length ? options.orgs : [{ name: 'demo', apiKey: demoKey(opts.seed) }];
   const orgs: Org[] = orgInputs.map((o) => ({ id: orgId(o.name), name: o.name, apiKey: o.apiKey }));
   const byKey = new Map(orgs.map((o) => [o.apiKey, o]));
   if (byKey.size !== orgs.length) throw new Error('two organizations were given the same API key');
 
-  const store = new Store(opts.dataDir);
+  const store = await Store.open({ dataDir: opts.dataDir, warn: opts.warn, compactMinBytes: options.compactMinBytes });
   const clock = new Clock(opts.timeScale, store.restored?.simNowMs);
   const ids = new IdGenerator(opts.seed, store.restored?.idCounters);
+  store.setMeta(() => ({ idCounters: ids.snapshot(), simNowMs: clock.nowMs() }));
   const faults = new FaultTable();
-  const requestLog: RequestLogEntry[] = [];
+  const requestLog = new RequestLog();
   const readyHooks: Array<() => void> = [];
   const closeHooks: Array<() => void | Promise<void>> = [];
-  const flush = () => store.flush({ idCounters: ids.snapshot(), simNowMs: clock.nowMs() });
 
   const app = Fastify({
     bodyLimit: opts.bodyLimit,
-    genReqId: () => `req_${randomBytes(10).toString('hex')}`,
+    genReqId: requestId,
     requestIdHeader: false,
     logger: false,
     return503OnClosing: false,
@@ -78,12 +75,32 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     // instead of waiting for clients' keep-alive timeouts: the emulator is going away.
     forceCloseConnections: true,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    // Errors the framework raises before routing (a malformed percent-encoding in the path)
+    // get the one error envelope too.
+    // Requests the HTTP parser cannot read at all: the envelope, then the connection closes.
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
+      const large = err.code === 'HPE_HEADER_OVERFLOW';
+      const body = JSON.stringify(errorBody(requestId(), large ? 'headers_too_large' : 'bad_request', large ? 'the request headers are too large' : `the request could not be read as HTTP (${err.code ?? err.message})`));
+      socket.end(`HTTP/1.1 ${large ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    },
+    frameworkErrors: (err, req, res) => {
+      const bad = (err as FastifyError).code === 'FST_ERR_BAD_URL';
+      const reply = res as unknown as FastifyReply;
+      reply.header('x-request-id', req.id);
+      void reply
+        .code(bad ? 400 : (err as FastifyError).statusCode ?? 400)
+        .send(errorBody(req.id, bad ? 'invalid_path' : 'bad_request', bad ? `the path is not valid: ${pathForMessage(req.url)} has a malformed percent-encoding (each % must be followed by two hex digits of UTF-8)` : err.message));
+    },
   });
-
   // JSON bodies: an empty body sent with `content-type: application/json` (many clients set
   // it on every request, a body-less POST or DELETE included) is read as `{}`, not refused.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  // Any other content type is a 415 naming application/json (a body-less request has none).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (req, _payload, done) => {
+    done(unsupportedType(req.headers['content-type']), undefined);
+  });
+  app.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, {});
     try {
@@ -95,51 +112,64 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
   });
 
-  // Request id on every response, as a header too.
-  app.addHook('onRequest', async (req, reply) => {
+  // The organization of the request's key: declared up front, so every request object keeps one shape.
+  app.decorateRequest('org', null as unknown as Org);
+
+  // Request id on every response, as a header too; then faults and authentication for the API surface.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
-  });
-
-  // Request log (control path excluded), for tests that check what was or was not sent.
-  app.addHook('onResponse', async (req, reply) => {
-    const path = req.url.split('?')[0]!;
-    if (path.startsWith(CONTROL)) return;
-    const bearer = Boolean(req.headers.authorization);
-    const xKey = Boolean(req.headers['x-api-key']);
-    requestLog.push({
-      method: req.method,
-      path,
-      status: reply.statusCode,
-      at: new Date().toISOString(),
-      userAgent: req.headers['user-agent'],
-      auth: bearer && xKey ? 'both' : bearer ? 'bearer' : xKey ? 'x-api-key' : 'none',
-    });
-    if (requestLog.length > MAX_LOG) requestLog.splice(0, requestLog.length - MAX_LOG);
-    opts.log?.(`${req.method} ${req.url} ${reply.statusCode}`);
-  });
-
-  // Faults, then authentication, for the API surface.
-  app.addHook('onRequest', async (req, reply) => {
-    const path = req.url.split('?')[0]!;
-    if (!path.startsWith('/api/')) return;
-    const fault = faults.take(req.method, path);
+    const url = req.url;
+    if (!url.startsWith('/api/')) return done();
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const fault = faults.size > 0 ? faults.take(req.method, path) : undefined;
     if (fault) {
-      if (fault.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
-      if (fault.drop) {
-        req.raw.socket.destroy();
-        return reply;
-      }
-      if (fault.status) {
-        if (fault.retryAfter !== undefined) reply.header('retry-after', fault.retryAfter);
-        return reply.code(fault.status).send(errorBody(req.id, 'injected_fault', `injected fault: HTTP ${fault.status}`));
-      }
+      void applyFault(req, reply, fault).then(
+        (answered) => {
+          if (answered) return;
+          try {
+            req.org = authenticate(path, req.headers, byKey);
+            done();
+          } catch (err) {
+            done(err as Error);
+          }
+        },
+        (err: Error) => done(err),
+      );
+      return;
     }
-    req.org = authenticate(path, req.headers, byKey);
+    try {
+      req.org = authenticate(path, req.headers, byKey);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
   });
 
-  // Persist before a response to a change goes out.
-  app.addHook('onSend', async () => {
-    if (store.isDirty) flush();
+  // Durable before acknowledged: a response waits until every change made before it is on
+  // disk (group commit: one fsync serves every response waiting at the time).
+  // The request log (control path excluded: tests use it to check what was or was not sent)
+  // is written here too, with the status the answer goes out with: one hook less per request.
+  const logRequest = (req: FastifyRequest, status: number) => {
+    const url = req.url;
+    if (!url.startsWith(CONTROL)) {
+      const q = url.indexOf('?');
+      const bearer = req.headers.authorization !== undefined;
+      const xKey = req.headers['x-api-key'] !== undefined;
+      requestLog.add(req.method, q < 0 ? url : url.slice(0, q), status, req.headers['user-agent'], bearer && xKey ? 'both' : bearer ? 'bearer' : xKey ? 'x-api-key' : 'none');
+    }
+    if (opts.log) opts.log(`${req.method} ${url} ${status}`);
+  };
+  app.addHook('onSend', (req, reply, payload, done) => {
+    logRequest(req, reply.statusCode);
+    if (!store.hasUnsynced) return done(null, payload);
+    store.commit().then(
+      () => done(null, payload),
+      (err: Error) => {
+        reply.code(503).header('content-type', 'application/json; charset=utf-8');
+        done(null, JSON.stringify(errorBody(req.id, 'persistence_failed', `the change could not be saved: ${err.message}`)));
+      },
+    );
   });
 
   app.setErrorHandler((err: FastifyError | HttpError, req, reply) => {
@@ -156,9 +186,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     const status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500 ? fe.statusCode : 500;
     if (status === 500) opts.log?.(`internal error: ${fe.stack ?? fe.message}`);
-    const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : status === 400 ? 'invalid_body' : status === 500 ? 'internal_error' : 'bad_request';
-    const message = status === 500 ? 'internal error' : fe.message.startsWith('the body is not valid JSON') ? fe.message : fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/.test(fe.message) ? `the body is not valid JSON: ${fe.message}` : fe.message;
-    return reply.code(status).send(errorBody(req.id, code, message));
+    return reply.code(status).send(errorBody(req.id, ...frameworkError(fe, status, opts.bodyLimit)));
   });
 
   app.setNotFoundHandler((req, reply) => {
@@ -173,15 +201,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     faults.clear();
     return { cleared: true };
   });
-  app.get(`${CONTROL}/requests`, async () => ({ requests: requestLog }));
+  app.get(`${CONTROL}/requests`, async () => ({ requests: requestLog.entries() }));
   app.delete(`${CONTROL}/requests`, async () => {
-    requestLog.length = 0;
+    requestLog.clear();
     return { cleared: true };
   });
   app.post(`${CONTROL}/clock/advance`, async (req) => {
     const ms = Number((req.body as { ms?: unknown } | undefined)?.ms);
     if (!Number.isFinite(ms) || ms < 0) throw new HttpError(400, 'validation_error', 'ms must be a non-negative number');
     clock.advance(ms);
+    store.noteMeta();
     return { now: clock.iso() };
   });
 
@@ -193,6 +222,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     options: opts,
     onReady: (fn) => readyHooks.push(fn),
     onClose: (fn) => closeHooks.push(fn),
+    logRequest,
   };
   for (const mod of MODULES) await app.register(async (scope) => mod.register(scope, env));
 
@@ -202,25 +232,73 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const port = typeof address === 'object' && address ? address.port : opts.port;
   const urlHost = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
 
-  // Background changes (simulated jobs) are written at least once a second.
-  const timer = setInterval(() => {
-    if (store.isDirty) flush();
-  }, 1000);
-  timer.unref();
-
   return {
     url: `http://${urlHost}:${port}`,
     host: opts.host,
     port,
     orgs,
     app,
+    store,
     async close() {
-      clearInterval(timer);
       for (const fn of closeHooks) await fn();
       await app.close();
-      flush();
+      await store.close();
     },
   };
+}
+
+/** Request ids: `req_` + 20 hex characters, cut from a pooled random buffer (one draw per 409 ids). */
+const POOL = Buffer.alloc(4090);
+let poolAt = POOL.length;
+function requestId(): string {
+  if (poolAt + 10 > POOL.length) {
+    randomFillSync(POOL);
+    poolAt = 0;
+  }
+  const id = `req_${POOL.toString('hex', poolAt, poolAt + 10)}`;
+  poolAt += 10;
+  return id;
+}
+
+/** Answers a matching fault: true when the request was answered (or dropped). */
+async function applyFault(req: FastifyRequest, reply: FastifyReply, fault: { delayMs?: number; drop?: boolean; status?: number; retryAfter?: string }): Promise<boolean> {
+  if (fault.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
+  if (fault.drop) {
+    req.raw.socket.destroy();
+    return true;
+  }
+  if (fault.status) {
+    if (fault.retryAfter !== undefined) reply.header('retry-after', fault.retryAfter);
+    void reply.code(fault.status).send(errorBody(req.id, 'injected_fault', `injected fault: HTTP ${fault.status}`));
+    return true;
+  }
+  return false;
+}
+
+function unsupportedType(contentType: string | undefined): Error {
+  const type = (contentType ?? '').split(';')[0]!.trim();
+  const e = new Error(`the body must be JSON, sent with content-type: ${JSON_TYPE}${type ? ` (this request sent ${pathForMessage(type)})` : ' (this request sent no content-type)'}`) as Error & { statusCode: number; code: string };
+  e.statusCode = 415;
+  e.code = 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
+  return e;
+}
+
+/** The code and message of an error raised by the framework (a 4xx), or of a bug (500). */
+function frameworkError(fe: FastifyError, status: number, bodyLimit: number): [code: string, message: string] {
+  if (status === 500) return ['internal_error', 'internal error'];
+  if (status === 413) return ['payload_too_large', `the body is larger than ${bodyLimit} bytes`];
+  if (status === 415) return ['unsupported_media_type', fe.message.startsWith('the body must be JSON') ? fe.message : unsupportedType(undefined).message];
+  if (fe.message.startsWith('the body is not valid JSON')) return ['invalid_body', fe.message];
+  if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return ['invalid_body', `the body is not valid JSON: ${fe.message}`];
+  if (fe.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return ['invalid_body', 'the body is shorter or longer than its content-length'];
+  if (status === 400) return ['bad_request', fe.message];
+  return ['bad_request', fe.message];
+}
+
+/** A path or header value quoted in a message: at most 200 characters, control characters escaped. */
+function pathForMessage(s: string): string {
+  const cut = s.length > 200 ? `${s.slice(0, 200)}…` : s;
+  return JSON.stringify(cut);
 }
 
 function fieldOf(where: string, instancePath: string, params: Record<string, unknown> | undefined): string {

@@ -1,84 +1,300 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
-
-interface Snapshot {
-  version: 1;
-  savedAt: string;
-  simNowMs: number;
-  idCounters: Record<string, number>;
-  collections: Record<string, Array<[string, unknown]>>;
-}
+import { Journal, type JournalOp } from './persist/journal.js';
+import { openDataDir, type Meta } from './persist/files.js';
+import { OrderedIndex, type FacetFn } from './ordered-index.js';
 
 /**
- * In-memory state: named collections per organization (`Map<id, record>`). With a
- * data directory, the whole state is written atomically (temporary file, then
- * rename) before any response to a request that changed it is sent, and on close;
- * so a restart keeps everything that was acknowledged.
+ * In-memory state: named collections per organization (`Collection<T>`, a Map from id to
+ * record). With a data directory, every change is journaled (persist/journal.ts) and a
+ * response waits until the changes made before it are on disk (`commit()`, group commit:
+ * every change made while an fsync is under way goes into the next one). A change is
+ * seen by the store when a record is `set` or `delete`d, or when a module that changed a
+ * record in place calls `collection.touch(id)`; a batch holds the records as they are
+ * when it is encoded, so several changes to one record cost one write.
  */
-export class Store {
-  private readonly collections = new Map<string, Map<string, unknown>>();
-  private dirty = false;
-  readonly file?: string;
-  /** Restored from disk: counters for the id generator and the simulated time. */
-  readonly restored?: { idCounters: Record<string, number>; simNowMs: number };
 
-  constructor(dataDir?: string) {
-    if (!dataDir) return;
-    mkdirSync(dataDir, { recursive: true });
-    this.file = join(dataDir, 'state.json');
-    if (existsSync(this.file)) {
-      const snap = JSON.parse(readFileSync(this.file, 'utf8')) as Snapshot;
-      for (const [key, entries] of Object.entries(snap.collections)) this.collections.set(key, new Map(entries));
-      this.restored = { idCounters: snap.idCounters, simNowMs: snap.simNowMs };
+/**
+ * A collection of records by id, in insertion order. `touch(id)` after changing a record
+ * in place: the change is journaled, and the collection's ordered index (when a listing
+ * asked for one) moves the record between its facet values.
+ */
+export class Collection<T> extends Map<string, T> {
+  /** @internal */
+  tracker: Store | null = null;
+  private index: OrderedIndex<T> | undefined;
+
+  constructor(readonly key: string) {
+    super();
+  }
+
+  override set(id: string, value: T): this {
+    const idx = this.index;
+    if (idx) {
+      const old = super.get(id);
+      if (old === undefined) idx.append(value);
+      else if (old === value) idx.update(value);
+      else idx.removed();
     }
+    super.set(id, value);
+    this.tracker?.noteChange(this as Collection<unknown>, id);
+    return this;
+  }
+
+  override delete(id: string): boolean {
+    const had = super.delete(id);
+    if (had) {
+      this.index?.removed();
+      this.tracker?.noteChange(this as Collection<unknown>, id);
+    }
+    return had;
+  }
+
+  override clear(): void {
+    if (this.size === 0) return;
+    super.clear();
+    this.index?.removed();
+    this.tracker?.noteClear(this as Collection<unknown>);
+  }
+
+  /** Marks a record changed in place (no-op for an id that is not in the collection). */
+  touch(id: string): void {
+    const v = super.get(id);
+    if (v === undefined) return;
+    this.index?.update(v);
+    this.tracker?.noteChange(this as Collection<unknown>, id);
+  }
+
+  /**
+   * The records in insertion order, with positions per facet value, kept up to date as the
+   * collection changes (built on first use; `facets` are fixed by the first caller).
+   */
+  ordered(facets: Readonly<Record<string, FacetFn<T>>> = {}): OrderedIndex<T> {
+    this.index ??= new OrderedIndex<T>(() => Map.prototype.values.call(this) as IterableIterator<T>, facets);
+    return this.index;
+  }
+
+  /** Sets without journaling (loading). @internal */
+  load(id: string, value: T): void {
+    super.set(id, value);
+    this.index?.removed();
+  }
+}
+
+interface Dirty {
+  cleared: boolean;
+  ids: Set<string>;
+}
+
+export interface StoreOptions {
+  dataDir?: string;
+  /** One line per problem found and repaired at start (a torn last journal record). */
+  warn?: (line: string) => void;
+  /** Compaction starts when the journal holds at least this many bytes (default 64 MiB) … */
+  compactMinBytes?: number;
+  /** … and at least this share of the last snapshot's size (default 1: 100%). */
+  compactRatio?: number;
+  /** Background changes (no request waiting) are committed within this many ms (default 100). */
+  backgroundCommitMs?: number;
+}
+
+const RESOLVED = Promise.resolve();
+
+export class Store {
+  private readonly collections = new Map<string, Collection<unknown>>();
+  private readonly dirty = new Map<Collection<unknown>, Dirty>();
+  private metaChanged = false;
+  private meta: () => Meta = () => ({ simNowMs: Date.now(), idCounters: {} });
+  private backgroundTimer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
+  private readonly backgroundMs: number;
+  private journal?: Journal;
+  private restoredMeta?: Meta;
+  private dir?: string;
+
+  private constructor(opts: StoreOptions) {
+    this.backgroundMs = opts.backgroundCommitMs ?? 100;
+  }
+
+  /** An in-memory store, or one loaded from (and journaled to) `dataDir`. */
+  static async open(opts: StoreOptions = {}): Promise<Store> {
+    const store = new Store(opts);
+    if (!opts.dataDir) return store;
+    const warn = opts.warn ?? (() => {});
+    // Loading fills the collections directly (nothing is tracked until the journal is attached).
+    const dir = await openDataDir(opts.dataDir, warn, (key) => store.collectionByKey(key));
+    store.dir = dir.path;
+    store.restoredMeta = dir.meta;
+    store.journal = new Journal(dir, {
+      compactMinBytes: opts.compactMinBytes ?? 64 * 1024 * 1024,
+      compactRatio: opts.compactRatio ?? 1,
+      warn,
+      records: () => store.records(),
+      prepare: () => store.commit(),
+      meta: () => store.meta(),
+    });
+    for (const c of store.collections.values()) c.tracker = store;
+    // A state in the old single-file format is rewritten as a snapshot at once.
+    if (dir.legacy) await store.journal.compact();
+    return store;
+  }
+
+  /** Restored from disk: counters for the id generator and the simulated time. */
+  get restored(): Meta | undefined {
+    return this.restoredMeta;
+  }
+
+  get dataDir(): string | undefined {
+    return this.dir;
+  }
+
+  get persistent(): boolean {
+    return this.journal !== undefined;
+  }
+
+  /** Where the id counters and the simulated time come from (written with every batch). */
+  setMeta(meta: () => Meta): void {
+    this.meta = meta;
   }
 
   /** The collection `name` of organization `orgId`, created empty on first use. */
-  collection<T>(orgId: string, name: string): Map<string, T> {
-    const key = `${orgId}/${name}`;
+  collection<T>(orgId: string, name: string): Collection<T> {
+    return this.collectionByKey(`${orgId}/${name}`) as Collection<T>;
+  }
+
+  /** The collection if it exists (reads that must not create one per parent). */
+  existing<T>(orgId: string, name: string): Collection<T> | undefined {
+    return this.collections.get(`${orgId}/${name}`) as Collection<T> | undefined;
+  }
+
+  private collectionByKey(key: string): Collection<unknown> {
     let c = this.collections.get(key);
     if (!c) {
-      c = new Map();
+      c = new Collection(key);
+      if (this.journal) c.tracker = this;
       this.collections.set(key, c);
     }
-    return c as Map<string, T>;
+    return c;
   }
 
   /** Every organization's collection of that name (for background simulators). */
-  *allCollections<T>(name: string): Generator<[orgId: string, Map<string, T>]> {
+  *allCollections<T>(name: string): Generator<[orgId: string, Collection<T>]> {
     for (const [key, c] of this.collections) {
       const slash = key.lastIndexOf('/');
-      if (key.slice(slash + 1) === name) yield [key.slice(0, slash), c as Map<string, T>];
+      if (key.slice(slash + 1) === name) yield [key.slice(0, slash), c as Collection<T>];
     }
   }
 
-  /** Call after any change; the change is written before the next response goes out. */
-  markDirty(): void {
-    this.dirty = true;
+  /** Every organization's collection whose name starts with `prefix` (per-parent collections such as `contacts:<listId>`). */
+  *collectionsStartingWith<T>(orgId: string, prefix: string): Generator<[name: string, Collection<T>]> {
+    const head = `${orgId}/${prefix}`;
+    for (const [key, c] of this.collections) if (key.startsWith(head)) yield [key.slice(orgId.length + 1), c as Collection<T>];
   }
 
-  get isDirty(): boolean {
-    return this.dirty;
+  /** Something outside the collections changed (the simulated clock): the next batch carries it. */
+  noteMeta(): void {
+    if (!this.journal) return;
+    this.metaChanged = true;
+    this.scheduleBackground();
   }
 
-  clear(): void {
-    this.collections.clear();
-    this.dirty = true;
+  /** @internal */
+  noteChange(c: Collection<unknown>, id: string): void {
+    let d = this.dirty.get(c);
+    if (!d) {
+      d = { cleared: false, ids: new Set() };
+      this.dirty.set(c, d);
+    }
+    d.ids.add(id);
+    this.scheduleBackground();
   }
 
-  /** Writes the state if it changed (no-op without a data directory). */
-  flush(extra: { idCounters: Record<string, number>; simNowMs: number }): void {
-    if (!this.file || !this.dirty) return;
-    const snap: Snapshot = {
-      version: 1,
-      savedAt: new Date().toISOString(),
-      simNowMs: extra.simNowMs,
-      idCounters: extra.idCounters,
-      collections: Object.fromEntries([...this.collections].map(([k, m]) => [k, [...m]])),
-    };
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(snap));
-    renameSync(tmp, this.file);
-    this.dirty = false;
+  /** @internal */
+  noteClear(c: Collection<unknown>): void {
+    let d = this.dirty.get(c);
+    if (!d) {
+      d = { cleared: true, ids: new Set() };
+      this.dirty.set(c, d);
+    }
+    d.cleared = true;
+    d.ids.clear();
+    this.scheduleBackground();
+  }
+
+  /** True while some change is not yet on disk (always false without a data directory). */
+  get hasUnsynced(): boolean {
+    return this.journal !== undefined && (this.dirty.size > 0 || this.metaChanged || !this.journal.idle);
+  }
+
+  /**
+   * Journals every change made so far and resolves once it is on disk (at once without a
+   * data directory). Rejects when the data directory cannot be written.
+   */
+  commit(): Promise<void> {
+    const j = this.journal;
+    if (!j) return RESOLVED;
+    try {
+      if (this.dirty.size > 0 || this.metaChanged) j.append(this.encode());
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    return j.durable();
+  }
+
+  /**
+   * Runs `fn` once every change made so far is on disk (at once when there is nothing to
+   * wait for). The streams send an event only once it is durable, so a client never sees an
+   * event id that a crash could hand out again.
+   */
+  afterDurable(fn: () => void): void {
+    const j = this.journal;
+    if (!j || (!this.hasUnsynced && !j.failed)) return fn();
+    if (this.dirty.size > 0 || this.metaChanged) {
+      this.immediate ??= setImmediate(() => {
+        this.immediate = undefined;
+        this.commit().catch(() => {});
+      });
+      j.afterNext(fn);
+    } else j.afterCurrent(fn);
+  }
+
+  private scheduleBackground(): void {
+    if (this.backgroundTimer) return;
+    this.backgroundTimer = setTimeout(() => {
+      this.backgroundTimer = undefined;
+      this.commit().catch(() => {});
+    }, this.backgroundMs);
+    this.backgroundTimer.unref();
+  }
+
+  private encode(): JournalOp[] {
+    const ops: JournalOp[] = [];
+    for (const [c, d] of this.dirty) {
+      if (d.cleared) ops.push(['c', c.key]);
+      for (const id of d.ids) {
+        const v = Map.prototype.get.call(c, id) as unknown;
+        ops.push(v === undefined ? ['d', c.key, id] : ['s', c.key, id, v]);
+      }
+    }
+    this.dirty.clear();
+    this.metaChanged = false;
+    return ops;
+  }
+
+  /** Every record, collection by collection (compaction reads it while the state keeps changing; tests compare it with what a restart reads). */
+  *records(): Generator<[key: string, id: string, value: unknown]> {
+    for (const [key, c] of this.collections) for (const [id, v] of c) yield [key, id, v];
+  }
+
+  /** Commits what is left and closes the journal. */
+  async close(): Promise<void> {
+    if (this.backgroundTimer) clearTimeout(this.backgroundTimer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.backgroundTimer = undefined;
+    this.immediate = undefined;
+    if (!this.journal) return;
+    try {
+      await this.commit();
+    } finally {
+      await this.journal.close();
+    }
   }
 }

@@ -24,9 +24,13 @@ export interface EmulatorOptions {
   bodyLimit?: number;
   /** One line per request, for `vap emulator start --log`. */
   log?: (line: string) => void;
+  /** One line per problem found and repaired in the data directory at start (a torn last journal record). */
+  warn?: (line: string) => void;
+  /** Compact the journal into a snapshot once it holds this many bytes (default 64 MiB; tests use less). */
+  compactMinBytes?: number;
 }
 
-export type ResolvedOptions = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'orgs'>> & Pick<EmulatorOptions, 'dataDir' | 'log'>;
+export type ResolvedOptions = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'orgs' | 'warn' | 'compactMinBytes'>> & Pick<EmulatorOptions, 'dataDir' | 'log' | 'warn'>;
 
 /** What a route module gets: state, time, ids, the organizations and the options. */
 export interface ModuleEnv {
@@ -39,6 +43,8 @@ export interface ModuleEnv {
   onReady(fn: () => void): void;
   /** Registers cleanup to run on close (cancel timers). */
   onClose(fn: () => void | Promise<void>): void;
+  /** Records a request answered outside Fastify's reply (a stream, once its headers are out) in the request log and `--log`. */
+  logRequest(req: FastifyRequest, status: number): void;
 }
 
 /** A group of routes (one per resource group of the spec). */

@@ -44,6 +44,12 @@ export interface FollowSpec {
 
 export const FINAL_CALL_EVENT = 'call.analysis.completed';
 
+/** Whether a call.ended envelope (`{ type, callId, data: { status } }`) says the call failed. */
+function endedFailed(envelope: unknown): boolean {
+  const data = (envelope as { data?: { status?: unknown } } | null)?.data;
+  return typeof data === 'object' && data !== null && data.status === 'failed';
+}
+
 /** Runs the loop until it ends; throws SilentExit(130) on Ctrl-C and WaitTimeoutError on --timeout. */
 export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpec): Promise<void> {
   const deadline = new AbortController();
@@ -75,6 +81,11 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
         if (spec.exitOn && event.type === spec.exitOn) break stream;
         if (spec.endAfterAnalysis && event.type === FINAL_CALL_EVENT) {
           ctx.info(`call ${spec.callId} is over: its analysis is in (${count} event${count === 1 ? '' : 's'}); --follow keeps listening`);
+          break stream;
+        }
+        // A call that never connected has nothing to analyse: its call.ended is its last event.
+        if (spec.endAfterAnalysis && event.type === 'call.ended' && endedFailed(event.data)) {
+          ctx.info(`call ${spec.callId} is over: it did not connect, so no analysis follows (${count} event${count === 1 ? '' : 's'}); --follow keeps listening`);
           break stream;
         }
       }

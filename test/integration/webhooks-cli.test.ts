@@ -97,7 +97,8 @@ describe('vap webhooks create', () => {
     const get = await vap(['webhooks', 'get', fields.id!], { tty: true });
     expect(get.code).toBe(0);
     expect(get.stdout).not.toContain(fields.secret);
-    expect(get.stdout).toMatch(new RegExp(`secret prefix\\s+${fields.secret!.slice(0, 10)}…`));
+    // only the recognisable prefix is readable, nothing of the secret part
+    expect(get.stdout).toMatch(/secret prefix\s+whsec_…/);
     expect(get.stdout).toMatch(/enabled\s+yes/);
     expect(get.stdout).toMatch(/last success\s+never/);
     const list = await vap(['webhooks', 'list', '--json']);
@@ -184,6 +185,11 @@ describe('vap webhooks update, disable and enable', () => {
     answer.set('/flaky', 500);
     const { id } = await create('/flaky');
     await publish('call.ended', 12);
+    await until('twelve failed attempts', async () => ((await endpoint(id)).consecutiveFailures >= 12 ? true : undefined));
+    // Continuous failure is a matter of days (five, simulated), not of a burst.
+    expect((await endpoint(id)).isEnabled).toBe(true);
+    await emu.control('POST', '/clock/advance', { ms: 5 * 86_400_000 });
+    await publish('call.ended');
     await until('the endpoint switched off', async () => ((await endpoint(id)).isEnabled ? undefined : true));
     // Attempts already under way when it was switched off still finish (and count); once
     // none is in flight the count stays put, since a disabled endpoint's queue waits.
@@ -197,7 +203,7 @@ describe('vap webhooks update, disable and enable', () => {
 
     const deliveries = await vap(['webhooks', 'deliveries', id, '--all', '--json']);
     const list = JSON.parse(deliveries.stdout) as Array<{ status: string; attemptCount: number; responseStatus: number | null }>;
-    expect(list).toHaveLength(12);
+    expect(list).toHaveLength(13);
     expect(list.filter((x) => x.attemptCount >= 1 && x.responseStatus === 500).length).toBeGreaterThanOrEqual(10);
 
     const r = await vap(['webhooks', 'enable', id, '--json']);
@@ -240,7 +246,7 @@ describe('vap webhooks rotate-secret', () => {
     const newest = readFileSync(secretFile, 'utf8').trim();
     expect(newest).not.toBe(fields.secret);
     expect(statSync(secretFile).mode & 0o777).toBe(0o600);
-    expect((await endpoint(id)).secretPrefix).toBe(newest.slice(0, 10));
+    expect(newest.startsWith((await endpoint(id)).secretPrefix)).toBe(true);
 
     const before = received.length;
     await publish('call.ended');

@@ -36,7 +36,9 @@ function call(p: Partial<CallFacts> & Pick<CallFacts, 'status'>): CallFacts {
   };
 }
 
-// 7 calls: 3 completed (61 s, 120 s, 30 s), 2 failed, 1 cancelled, 1 queued, 1 ringing.
+// 8 calls: 3 completed (61 s, 120 s, 30 s; the last not analysed yet), 2 failed (one with an
+// analysis, as state files of earlier versions have them: it is not counted), 1 cancelled,
+// 1 queued, 1 ringing.
 const CALLS: CallFacts[] = [
   call({ status: 'completed', duration: 61, endedAt: '2026-11-20T10:02:00.000Z', analysis: analysis({ human: true, objective: 'True', sentiment: 'positive' }) }),
   call({ status: 'completed', duration: 120, endedAt: '2026-11-20T10:03:00.000Z', analysis: analysis({ human: true, objective: 'False', callback: true, sentiment: 'negative' }) }),
@@ -61,19 +63,19 @@ describe('cost rule', () => {
 });
 
 describe('campaign metrics', () => {
-  it('counts every status and computes rates over analysed calls, durations over completed, costs over ended', () => {
+  it('counts every status and computes rates over analysed completed calls, durations over completed, costs over ended', () => {
     const t = tally(CALLS);
     const m = metricsOf(t);
     expect(m.callStats).toEqual({ totalCalls: 8, completedCalls: 3, failedCalls: 2, cancelledCalls: 1, pendingCalls: 2 });
-    // analysed: 4 (two completed, two failed)
-    expect(m.successMetrics).toEqual({ humanContactRate: 0.5, objectiveSuccessRate: 0.25, callbackRate: 0.25 });
-    // sentiment 1 + 0 + 0.5 + 0.5 = 2 over 4
+    // analysed: the two analysed completed calls (failed calls never connected: in no denominator)
+    expect(m.successMetrics).toEqual({ humanContactRate: 1, objectiveSuccessRate: 0.5, callbackRate: 0.5 });
+    // sentiment 1 + 0 = 1 over 2
     expect(m.qualityMetrics).toEqual({ avgSentimentScore: 0.5, avgCallDuration: round((61 + 120 + 30) / 3, 2) });
-    expect(m.complianceMetrics).toEqual({ doNotCallRate: 0.25 });
+    expect(m.complianceMetrics).toEqual({ doNotCallRate: 0 });
     // 61 s: 10 + 30; 120 s: 10 + 30; 30 s: 10 + 15; failed 10 + 10 → 125 mills over 5 ended calls
     expect(m.costMetrics).toEqual({ totalCost: 0.13, avgCostPerCall: 0.03 });
     expect(isStale(t)).toBe(true);
-    expect(summaryOf(t)).toEqual({ totalCalls: 8, completedCalls: 3, humanContactRate: 0.5, objectiveSuccessRate: 0.25, avgSentimentScore: 0.5 });
+    expect(summaryOf(t)).toEqual({ totalCalls: 8, completedCalls: 3, humanContactRate: 1, objectiveSuccessRate: 0.5, avgSentimentScore: 0.5 });
   });
 
   it('is all zeros, and not stale, without calls', () => {
@@ -93,8 +95,10 @@ describe('campaign metrics', () => {
     expect(metricsOf(tally(calls)).successMetrics.humanContactRate).toBe(0.3333);
   });
 
-  it('is not stale when only calls in flight lack an analysis', () => {
+  it('is not stale when only calls in flight, or failed calls, lack an analysis', () => {
     expect(isStale(tally([call({ status: 'in_progress' }), call({ status: 'queued' })]))).toBe(false);
+    expect(isStale(tally([call({ status: 'failed', endedAt: 'x' }), call({ status: 'completed', endedAt: 'x', analysis: analysis() })]))).toBe(false);
+    expect(isStale(tally([call({ status: 'completed', endedAt: 'x' })]))).toBe(true);
   });
 });
 
@@ -182,7 +186,8 @@ describe('overview', () => {
   ];
   const b = [
     call({ status: 'completed', duration: 20, createdAt: '2026-11-17T00:00:00.000Z', endedAt: 'x', analysis: analysis({ human: true, objective: 'True' }) }),
-    call({ status: 'failed', createdAt: '2026-11-20T00:00:00.000Z', endedAt: 'x', analysis: analysis() }),
+    call({ status: 'completed', duration: 10, createdAt: '2026-11-19T12:00:00.000Z', endedAt: 'x', analysis: analysis({ human: false, objective: 'False' }) }),
+    call({ status: 'failed', createdAt: '2026-11-20T00:00:00.000Z', endedAt: 'x' }),
   ];
   const c = [call({ status: 'queued', createdAt: '2026-11-20T01:00:00.000Z' })];
   const byId: Record<string, CallFacts[]> = { a, b, c };
@@ -191,7 +196,7 @@ describe('overview', () => {
     { id: 'b', name: 'B', status: 'active' },
     { id: 'c', name: 'C', status: 'active' },
   ];
-  const all = [b[0]!, a[0]!, a[1]!, b[1]!, c[0]!];
+  const all = [b[0]!, a[0]!, a[1]!, b[1]!, b[2]!, c[0]!];
 
   it('sums calls and duration, averages rates over campaigns with analysed calls, breaks ties by more calls', () => {
     const org = tally(all);
@@ -199,11 +204,12 @@ describe('overview', () => {
     expect(overview).toEqual({
       totalCampaigns: 3,
       activeCampaigns: 2,
-      totalCalls: 5,
-      totalCallDuration: 170,
+      totalCalls: 6,
+      totalCallDuration: 180,
       avgHumanContactRate: 0.5,
       avgObjectiveSuccessRate: 0.5,
-      topPerformingCampaign: { id: 'a', name: 'A', objectiveSuccessRate: 0.5 },
+      // a and b both at 0.5 (b's failed call counts in no rate): b has more calls
+      topPerformingCampaign: { id: 'b', name: 'B', objectiveSuccessRate: 0.5 },
       period: { from: '2026-11-17T00:00:00.000Z', to: '2026-11-21T00:00:00.000Z' },
     });
     expect(isStale(org)).toBe(false);

@@ -3,7 +3,8 @@ import { action } from '../action.js';
 import { safeText } from '../../ui/safe-text.js';
 import type { Context } from '../../context.js';
 import type { ContextFactory } from '../types.js';
-import { UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
+import { ExitCode } from '../../exit-codes.js';
 
 interface StartOptions {
   port: number;
@@ -65,7 +66,10 @@ Examples:
 }
 
 export async function run(opts: StartOptions, ctx: Context): Promise<void> {
-  const { startEmulator } = await import('../../emulator/server.js');
+  const { startEmulator, StateFileError } = await import('../../emulator/server.js');
+  // Undocumented tuning for tests: compact the journal once it holds this many bytes.
+  const compact = ctx.env.VAP_EMULATOR_COMPACT_BYTES;
+  const compactMinBytes = compact !== undefined && /^\d{1,12}$/.test(compact) ? Number(compact) : undefined;
   let emulator;
   try {
     emulator = await startEmulator({
@@ -78,8 +82,13 @@ export async function run(opts: StartOptions, ctx: Context): Promise<void> {
       allowLoopbackUrls: opts.allowLoopbackUrls,
       // Request lines quote paths from the network: shown safe.
       log: opts.log ? (line) => ctx.io.stderr.write(`${safeText(line)}\n`) : undefined,
+      // A problem found and repaired in --data-dir (a torn last journal record): one line.
+      warn: (line) => void ctx.warn(safeText(line)),
+      compactMinBytes,
     });
   } catch (err) {
+    // A state file that cannot be read: one line naming it; never a start on an empty state.
+    if (err instanceof StateFileError) throw new CliError(safeText(err.message), ExitCode.FAILURE);
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`port ${opts.port} is already in use`, 'pick another with --port, or --port 0 for any free one');
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on ${opts.host}`, 'pass an address of this machine with --host');

@@ -1,4 +1,5 @@
 import { notFound, unprocessable } from '../errors.js';
+import type { Collection } from '../store.js';
 import type { ModuleEnv, Org } from '../types.js';
 import { Catalog, type Voice } from './catalog.js';
 import * as v from './validate.js';
@@ -48,7 +49,8 @@ export interface AgentRecord {
   updatedAt: string;
   currentVersion: number;
   config: AgentConfig;
-  versions: VersionRecord[];
+  /** State files of earlier vap versions held the history here; it moves to its own collection when read. */
+  versions?: VersionRecord[];
 }
 
 /** What a speech-to-speech agent reports as its voice: the model's own (not in the voice catalog). */
@@ -75,13 +77,49 @@ export function agentModelFor(env: ModuleEnv): AgentModel {
 }
 
 export class AgentModel {
+  private readonly migrated = new Set<string>();
+  private readonly views = new WeakMap<AgentRecord, { version: number; view: Record<string, unknown>; json?: string }>();
+
   constructor(
     private readonly env: ModuleEnv,
     readonly catalog: Catalog,
   ) {}
 
-  private agents(orgId: string): Map<string, AgentRecord> {
-    return this.env.store.collection<AgentRecord>(orgId, 'agents');
+  /** The organization's agents, in creation order (each version is a record of its own: a change writes the change, not the history). */
+  private agents(orgId: string): Collection<AgentRecord> {
+    const agents = this.env.store.collection<AgentRecord>(orgId, 'agents');
+    if (!this.migrated.has(orgId)) {
+      this.migrated.add(orgId);
+      for (const a of agents.values()) {
+        if (!a.versions) continue;
+        const versions = this.versions(orgId);
+        for (const v of a.versions) versions.set(`${a.id}:${v.versionNumber}`, v);
+        delete a.versions;
+        agents.touch(a.id);
+      }
+    }
+    return agents;
+  }
+
+  /** Every agent's versions, by `<agentId>:<number>` (a version is written once, as its own record). */
+  private versions(orgId: string): Collection<VersionRecord> {
+    return this.env.store.collection<VersionRecord>(orgId, 'agent-versions');
+  }
+
+  /** Version `n` of the agent (undefined when there is none). */
+  version(orgId: string, agent: AgentRecord, n: number): VersionRecord | undefined {
+    return this.versions(orgId).get(`${agent.id}:${n}`);
+  }
+
+  /** The agent's versions newest first: `limit` after skipping `offset` (numbers are 1..currentVersion, none missing). */
+  versionsPage(orgId: string, agent: AgentRecord, offset: number, limit: number): VersionRecord[] {
+    const out: VersionRecord[] = [];
+    const versions = this.versions(orgId);
+    for (let n = agent.currentVersion - offset; n >= 1 && out.length < limit; n--) {
+      const v = versions.get(`${agent.id}:${n}`);
+      if (v) out.push(v);
+    }
+    return out;
   }
 
   /** The agent, or a 404 (another tenant's agent is not found either). */
@@ -95,14 +133,24 @@ export class AgentModel {
     return this.agents(orgId).get(agentId);
   }
 
-  list(org: Org, search?: string): AgentRecord[] {
-    const all = [...this.agents(org.id).values()];
+  /**
+   * A page of the agents (creation order) and how many match: a page costs the page (a
+   * search reads the agents once per query while none changes; see ordered-index.ts).
+   */
+  list(org: Org, search: string | undefined, offset: number, limit: number): { agents: AgentRecord[]; total: number } {
+    const idx = this.agents(org.id).ordered();
     const q = search?.trim().toLowerCase();
-    if (!q) return all;
-    return all.filter((a) => {
+    if (!q) return { agents: idx.page({}, offset, limit, false), total: idx.size };
+    const { positions } = idx.scan(`search:${q}`, {}, (a) => {
       const c = a.config;
       return c.name.toLowerCase().includes(q) || c.description.toLowerCase().includes(q) || c.tags.some((t) => t.toLowerCase().includes(q));
     });
+    return { agents: idx.pageOf(positions, offset, limit, false), total: positions.length };
+  }
+
+  /** The organization's oldest agent (the seeded history's campaign uses it). */
+  first(orgId: string): AgentRecord | undefined {
+    return this.agents(orgId).values().next().value;
   }
 
   create(org: Org, rawBody: unknown): AgentRecord {
@@ -133,10 +181,9 @@ export class AgentModel {
       updatedAt: now,
       currentVersion: 1,
       config,
-      versions: [{ versionNumber: 1, changeType: 'created', changedByName: changedBy(org), changedAt: now, changedFields: [], snapshot: clone(config) }],
     };
     this.agents(org.id).set(agent.id, agent);
-    this.env.store.markDirty();
+    this.versions(org.id).set(`${agent.id}:1`, { versionNumber: 1, changeType: 'created', changedByName: changedBy(org), changedAt: now, changedFields: [], snapshot: clone(config) });
     return agent;
   }
 
@@ -181,9 +228,10 @@ export class AgentModel {
   }
 
   delete(org: Org, agentId: string): void {
-    this.get(org, agentId);
+    const agent = this.get(org, agentId);
     this.agents(org.id).delete(agentId);
-    this.env.store.markDirty();
+    const versions = this.versions(org.id);
+    for (let n = 1; n <= agent.currentVersion; n++) versions.delete(`${agentId}:${n}`);
   }
 
   /** PUT tools: the whole list replaced in one step; every id must be one of the organization's tools. */
@@ -261,7 +309,7 @@ export class AgentModel {
     if (version === agent.currentVersion) {
       throw unprocessable('version_is_current', `version ${version} is already the current version of agent ${agent.id}; roll back to an earlier one`);
     }
-    const target = agent.versions.find((x) => x.versionNumber === version);
+    const target = this.version(org.id, agent, version);
     if (!target || version > agent.currentVersion) {
       throw unprocessable('version_not_found', `agent ${agent.id} has no version ${version}; its versions are 1 to ${agent.currentVersion}`);
     }
@@ -276,7 +324,8 @@ export class AgentModel {
     agent.config = next;
     agent.currentVersion += 1;
     agent.updatedAt = now;
-    agent.versions.push({
+    this.agents(org.id).touch(agent.id);
+    this.versions(org.id).set(`${agent.id}:${agent.currentVersion}`, {
       versionNumber: agent.currentVersion,
       changeType,
       changedByName: changedBy(org),
@@ -285,7 +334,6 @@ export class AgentModel {
       ...extra,
       snapshot: clone(next),
     });
-    this.env.store.markDirty();
   }
 
   private defaultVoice(engine: Engine): Pick<AgentConfig, 'voiceId' | 'language'> {
@@ -302,8 +350,30 @@ export class AgentModel {
     return { voiceId: c.voiceId, name: voice?.name ?? c.voiceId, language: c.language ?? voice?.language ?? 'en-US' };
   }
 
-  /** The agent as Get an agent returns it. */
+  /**
+   * The agent as Get an agent returns it. Rendered once per version (every change to an
+   * agent makes a version) and kept: listings read it, never change it.
+   */
   view(agent: AgentRecord): Record<string, unknown> {
+    return this.cached(agent).view;
+  }
+
+  /** The same view as JSON text (kept with it): a listing page joins these instead of serializing every agent again. */
+  viewJson(agent: AgentRecord): string {
+    const c = this.cached(agent);
+    c.json ??= JSON.stringify(c.view);
+    return c.json;
+  }
+
+  private cached(agent: AgentRecord): { version: number; view: Record<string, unknown>; json?: string } {
+    const hit = this.views.get(agent);
+    if (hit && hit.version === agent.currentVersion) return hit;
+    const entry = { version: agent.currentVersion, view: this.render(agent) };
+    this.views.set(agent, entry);
+    return entry;
+  }
+
+  private render(agent: AgentRecord): Record<string, unknown> {
     const c = agent.config;
     const voice = this.agentVoice(agent);
     return {

@@ -18,7 +18,7 @@ export function objectBody(body: unknown): Body {
 export function onlyFields(body: Body, allowed: readonly string[], elsewhere: Record<string, string> = {}): void {
   for (const key of Object.keys(body)) {
     if (allowed.includes(key)) continue;
-    fail(key, elsewhere[key] ?? `is not a field that can be set here (allowed: ${allowed.join(', ')})`);
+    fail(key, (Object.hasOwn(elsewhere, key) ? elsewhere[key] : undefined) ?? `is not a field that can be set here (allowed: ${allowed.join(', ')})`);
   }
 }
 

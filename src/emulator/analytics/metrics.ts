@@ -14,7 +14,7 @@ export interface Tally {
   active: number;
   /** Ended calls (completed + failed): the cost average's denominator. */
   ended: number;
-  /** Ended calls still waiting for their analysis (the figures are stale). */
+  /** Completed calls still waiting for their analysis (the figures are stale). */
   awaitingAnalysis: number;
   analysed: number;
   reachedHuman: number;
@@ -66,10 +66,13 @@ export function count(t: Tally, c: CallFacts): void {
   if (isEnded(s)) {
     t.ended++;
     t.costMills += costMills(c);
-    if (!c.analysis) t.awaitingAnalysis++;
   }
+  // Only a completed call was a conversation: it alone is analysed, and the rates are over
+  // analysed calls (a failed call that never connected has no analysis and is in no denominator).
+  if (s !== 'completed') return;
   const a = c.analysis;
-  if (a) {
+  if (!a) t.awaitingAnalysis++;
+  else {
     t.analysed++;
     if (a.humanContact.reachedHuman) t.reachedHuman++;
     if (a.objectives.primary?.status === 'True') t.objectiveMet++;
@@ -98,7 +101,7 @@ export interface Metrics {
   costMetrics: { totalCost: number; avgCostPerCall: number };
 }
 
-/** The spec's metrics groups. Rates over analysed calls (0 when none), 4 decimals; costs 2 decimals; avgCallDuration over completed calls, 2 decimals. */
+/** The spec's metrics groups. Rates over analysed (completed) calls (0 when none), 4 decimals; costs 2 decimals; avgCallDuration over completed calls, 2 decimals. */
 export function metricsOf(t: Tally): Metrics {
   return {
     callStats: { totalCalls: t.total, completedCalls: t.completed, failedCalls: t.failed, cancelledCalls: t.cancelled, pendingCalls: t.queued + t.active },
@@ -125,5 +128,5 @@ export function summaryOf(t: Tally): { totalCalls: number; completedCalls: numbe
   };
 }
 
-/** Stale while some ended call of the set awaits its analysis. */
+/** Stale while some completed call of the set awaits its analysis. */
 export const isStale = (t: Tally): boolean => t.awaitingAnalysis > 0;

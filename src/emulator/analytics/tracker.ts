@@ -8,15 +8,16 @@ import type { CallFacts } from './rules.js';
  * running totals and never read again. Only the open calls are read per request:
  * - for the realtime figures a call settles when its status is final (completed,
  *   failed, cancelled: the statuses it never leaves);
- * - for the tally (campaign metrics, summary, overview) when it is cancelled, or ended
- *   and analysed (its analysis is written once).
+ * - for the tally (campaign metrics, summary, overview) when it is cancelled or failed (a
+ *   call that never connected gets no analysis), or completed and analysed (its analysis
+ *   is written once).
  * So a campaign with 100,000 ended calls answers realtime by reading its calls in
  * flight and queued, not 100,000 records. The first request after the campaign's array
  * was replaced (a bulk seed) reads them all once.
  */
 
 const finalStatus = (s: CallFacts['status']) => s === 'completed' || s === 'failed' || s === 'cancelled';
-const tallySettled = (c: CallFacts) => c.status === 'cancelled' || ((c.status === 'completed' || c.status === 'failed') && c.analysis !== null);
+const tallySettled = (c: CallFacts) => c.status === 'cancelled' || c.status === 'failed' || (c.status === 'completed' && c.analysis !== null);
 
 export class CampaignTracker {
   private seenTally = 0;

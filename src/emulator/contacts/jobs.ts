@@ -1,8 +1,10 @@
 import { validateRecord } from '../../contacts/validate.js';
 import type { ModuleEnv } from '../types.js';
 import { FileFetcher, FileImportError } from './file-fetch.js';
+import type { Collection } from '../store.js';
 import {
   contactsCollection,
+  jobErrorsCollection,
   isActive,
   isPlainObject,
   JOB_ROWS,
@@ -11,6 +13,7 @@ import {
   LISTS,
   serverMessage,
   TIMING,
+  type JobError,
   type JobSource,
   type StoredContact,
   type StoredJob,
@@ -43,8 +46,22 @@ export class ImportJobRunner {
     });
   }
 
-  private jobs(orgId: string) {
+  /** The organization's jobs in creation order; the listing's facets: status and list. */
+  jobs(orgId: string): Collection<StoredJob> {
     return this.env.store.collection<StoredJob>(orgId, JOBS);
+  }
+
+  private errorChunks(orgId: string, jobId: string): Collection<JobError[]> {
+    return this.env.store.collection<JobError[]>(orgId, jobErrorsCollection(jobId));
+  }
+
+  /** The job's row errors, in row order. */
+  errorsOf(orgId: string, job: StoredJob): JobError[] {
+    const chunks = this.env.store.existing<JobError[]>(orgId, jobErrorsCollection(job.id));
+    if (!chunks || chunks.size === 0) return job.errors ?? [];
+    const out: JobError[] = [...(job.errors ?? [])];
+    for (const c of chunks.values()) for (const e of c) out.push(e);
+    return out;
   }
 
   /** Creates a pending job and schedules it. `rows` are the request's contacts (none for a file). */
@@ -57,7 +74,7 @@ export class ImportJobRunner {
       contactListId: listId,
       status: 'pending',
       progress: { total, processed: 0, successful: 0, failed: 0 },
-      errors: [],
+      errorsKept: 0,
       errorsTruncated: false,
       source,
       message: source.type === 'file' ? `waiting to fetch ${source.fileFormat.toUpperCase()} file` : `waiting to start: ${total} contacts`,
@@ -68,7 +85,6 @@ export class ImportJobRunner {
     };
     this.jobs(orgId).set(id, job);
     if (rows) this.env.store.collection<unknown[]>(orgId, JOB_ROWS).set(id, rows);
-    this.env.store.markDirty();
     this.schedule(orgId, id, TIMING.pendingMs);
     return job;
   }
@@ -87,7 +103,7 @@ export class ImportJobRunner {
     for (const [id, j] of jobs) {
       if (j.finishedAt && Date.parse(j.finishedAt) + TIMING.retentionMs <= now) {
         jobs.delete(id);
-        this.env.store.markDirty();
+        this.env.store.existing(orgId, jobErrorsCollection(id))?.clear();
       }
     }
   }
@@ -141,16 +157,16 @@ export class ImportJobRunner {
     this.fetches.delete(k);
   }
 
-  private touch(job: StoredJob): void {
+  private touch(orgId: string, job: StoredJob): void {
     job.updatedAt = this.env.clock.iso();
-    this.env.store.markDirty();
+    this.jobs(orgId).touch(job.id);
   }
 
   private finish(orgId: string, job: StoredJob, status: 'completed' | 'failed' | 'cancelled', message: string): void {
     job.status = status;
     job.message = message;
     job.finishedAt = this.env.clock.iso();
-    this.touch(job);
+    this.touch(orgId, job);
     this.env.store.collection<unknown[]>(orgId, JOB_ROWS).delete(job.id);
     this.fileRows.delete(this.key(orgId, job.id));
   }
@@ -163,7 +179,7 @@ export class ImportJobRunner {
       job.status = 'processing';
       job.startedAt = this.env.clock.iso();
       job.message = job.source.type === 'file' ? 'fetching the file' : 'processing';
-      this.touch(job);
+      this.touch(orgId, job);
     }
     const rows = this.rowsOf(orgId, job);
     if (!rows) {
@@ -194,7 +210,7 @@ export class ImportJobRunner {
         // A resumed job continues at `processed`; the file may have changed since.
         current.progress.total = Math.max(rows.length, current.progress.processed);
         current.message = 'processing';
-        this.touch(current);
+        this.touch(orgId, current);
         this.schedule(orgId, current.id, 0);
       },
       (err: unknown) => {
@@ -216,13 +232,21 @@ export class ImportJobRunner {
     }
     const contacts = this.env.store.collection<StoredContact>(orgId, contactsCollection(list.id));
     const p = job.progress;
+    const first = p.processed;
     const end = Math.min(p.processed + TIMING.chunkRows, rows.length);
     const now = this.env.clock.iso();
+    const errors: JobError[] = [];
+    const addError = (e: JobError) => {
+      if ((job.errorsKept ?? job.errors?.length ?? 0) < LIMITS.jobErrors) {
+        errors.push(e);
+        job.errorsKept = (job.errorsKept ?? job.errors?.length ?? 0) + 1;
+      } else job.errorsTruncated = true;
+    };
     for (let i = p.processed; i < end; i++) {
       const row = rows[i];
       const rowNo = i + 1;
       if (!isPlainObject(row)) {
-        this.addError(job, { row: rowNo, field: '(row)', message: `expected an object of field values, got ${row === null ? 'null' : Array.isArray(row) ? 'an array' : typeof row}` });
+        addError({ row: rowNo, field: '(row)', message: `expected an object of field values, got ${row === null ? 'null' : Array.isArray(row) ? 'an array' : typeof row}` });
         p.failed++;
         continue;
       }
@@ -232,13 +256,15 @@ export class ImportJobRunner {
         contacts.set(id, { id, data: res.value, createdAt: now, updatedAt: now });
         p.successful++;
       } else {
-        for (const e of res.errors) this.addError(job, { row: rowNo, field: e.field, message: serverMessage(e.message) });
+        for (const e of res.errors) addError({ row: rowNo, field: e.field, message: serverMessage(e.message) });
         p.failed++;
       }
     }
+    // The chunk's errors and its contacts are journaled with the job's progress, in one batch.
+    if (errors.length > 0) this.errorChunks(orgId, job.id).set(String(first + 1), errors);
     p.processed = p.successful + p.failed;
     if (p.total < rows.length) p.total = rows.length;
-    this.touch(job);
+    this.touch(orgId, job);
     if (p.processed >= rows.length) {
       const failed = p.failed ? `; ${p.failed} row${p.failed === 1 ? '' : 's'} failed validation` : '';
       this.finish(orgId, job, 'completed', `imported ${p.successful} of ${p.total} rows${failed}`);
@@ -246,10 +272,5 @@ export class ImportJobRunner {
     }
     job.message = `processing: ${p.processed} of ${p.total} rows`;
     this.schedule(orgId, job.id, TIMING.chunkMs);
-  }
-
-  private addError(job: StoredJob, e: StoredJob['errors'][number]): void {
-    if (job.errors.length < LIMITS.jobErrors) job.errors.push(e);
-    else job.errorsTruncated = true;
   }
 }

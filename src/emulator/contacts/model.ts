@@ -9,6 +9,10 @@ export const JOBS = 'importJobs';
 /** Rows of `contacts`-array imports still to process (deleted when the job finishes). */
 export const JOB_ROWS = 'importJobRows';
 export const contactsCollection = (listId: string) => `contacts:${listId}`;
+/** A job's row errors, one record per chunk (keyed by its first row): a chunk writes its own errors, not the job's. */
+export const jobErrorsCollection = (jobId: string) => `importJobErrors:${jobId}`;
+
+export type JobError = { row: number; field: string; message: string };
 
 // Limits the spec leaves open (recorded in README.md next to this file).
 export const LIMITS = {
@@ -73,7 +77,10 @@ export interface StoredJob {
   contactListId: string;
   status: JobStatus;
   progress: { total: number; processed: number; successful: number; failed: number };
-  errors: Array<{ row: number; field: string; message: string }>;
+  /** Error entries kept so far (in the job's error collection; at most LIMITS.jobErrors). */
+  errorsKept?: number;
+  /** State files of earlier vap versions kept the errors on the job itself. */
+  errors?: JobError[];
   errorsTruncated: boolean;
   source: JobSource;
   message: string;
@@ -101,13 +108,14 @@ export function renderContact(c: StoredContact): Record<string, unknown> {
   return out;
 }
 
-export function renderJob(j: StoredJob): Record<string, unknown> {
+/** The import job as the API answers it; `errors` are its row errors in row order. */
+export function renderJob(j: StoredJob, errors: JobError[]): Record<string, unknown> {
   return {
     id: j.id,
     contactListId: j.contactListId,
     status: j.status,
     progress: { ...j.progress },
-    errors: j.errors,
+    errors,
     errorsTruncated: j.errorsTruncated,
     message: j.message,
     source: j.source,

@@ -1,5 +1,6 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { validateRecord } from '../../contacts/validate.js';
+import type { Collection } from '../store.js';
 import { serverMessage, type StoredContact, type StoredList } from './model.js';
 
 export interface RevalidationReport {
@@ -24,16 +25,15 @@ const CHUNK = 2_000;
  */
 export async function revalidateContacts(
   list: StoredList,
-  contacts: Map<string, StoredContact>,
+  contacts: Collection<StoredContact>,
   now: () => string,
-  markDirty: () => void,
 ): Promise<RevalidationReport> {
   const report: RevalidationReport = { checked: 0, valid: 0, invalid: 0, newlyInvalid: 0 };
-  const snapshot = [...contacts.values()];
-  for (let i = 0; i < snapshot.length; i++) {
+  // The Map's own iterator (no copy): contacts an import adds meanwhile are visited too.
+  let i = 0;
+  for (const c of contacts.values()) {
     if (i > 0 && i % CHUNK === 0) await yieldToLoop();
-    const c = snapshot[i]!;
-    if (contacts.get(c.id) !== c) continue;
+    i++;
     report.checked++;
     const res = validateRecord(list.schema, c.data);
     if (res.ok) {
@@ -48,6 +48,7 @@ export async function revalidateContacts(
       if (changed) {
         delete c.validationErrors;
         c.updatedAt = now();
+        contacts.touch(c.id);
       }
     } else {
       report.invalid++;
@@ -56,6 +57,7 @@ export async function revalidateContacts(
       if (JSON.stringify(c.validationErrors) !== JSON.stringify(errors)) {
         c.validationErrors = errors;
         c.updatedAt = now();
+        contacts.touch(c.id);
       }
     }
   }
@@ -63,6 +65,5 @@ export async function revalidateContacts(
   let invalid = 0;
   for (const c of contacts.values()) if (c.validationErrors) invalid++;
   list.invalidContactCount = invalid;
-  markDirty();
   return report;
 }

@@ -1,5 +1,7 @@
 import { agentModelFor } from '../agents/model.js';
 import { conflict, notFound } from '../errors.js';
+import type { OrderedIndex } from '../ordered-index.js';
+import type { Collection } from '../store.js';
 import type { ModuleEnv } from '../types.js';
 import {
   DEFAULT_CRITERIA,
@@ -54,19 +56,19 @@ export class EvalModel {
 
   constructor(private readonly env: ModuleEnv) {}
 
-  suites(orgId: string): Map<string, SuiteRecord> {
+  suites(orgId: string): Collection<SuiteRecord> {
     return this.env.store.collection<SuiteRecord>(orgId, SUITES);
   }
 
-  scenarios(orgId: string): Map<string, ScenarioRecord> {
+  scenarios(orgId: string): Collection<ScenarioRecord> {
     return this.env.store.collection<ScenarioRecord>(orgId, SCENARIOS);
   }
 
-  runs(orgId: string): Map<string, RunRecord> {
+  runs(orgId: string): Collection<RunRecord> {
     return this.env.store.collection<RunRecord>(orgId, RUNS);
   }
 
-  results(orgId: string): Map<string, ResultRecord> {
+  results(orgId: string): Collection<ResultRecord> {
     return this.env.store.collection<ResultRecord>(orgId, RESULTS);
   }
 
@@ -89,9 +91,10 @@ export class EvalModel {
     return () => this.deletedListeners.delete(fn);
   }
 
+  /** The agent's suites in creation order (through the suites' per-agent facet: no copy of the collection). */
   listSuites(orgId: string, agentId: string): SuiteRecord[] {
     this.checkAgent(orgId, agentId);
-    return [...this.suites(orgId).values()].filter((s) => s.agentId === agentId);
+    return all(this.suites(orgId).ordered({ agent: (s) => s.agentId }), 'agent', agentId, false);
   }
 
   createSuite(orgId: string, agentId: string, rawBody: unknown): SuiteRecord {
@@ -113,7 +116,6 @@ export class EvalModel {
       updatedAt: now,
     };
     this.suites(orgId).set(suite.id, suite);
-    this.env.store.markDirty();
     return suite;
   }
 
@@ -142,7 +144,7 @@ export class EvalModel {
     if (criteria !== undefined) suite.scoringCriteria = criteria;
     if (noise !== undefined) suite.noise = noise;
     suite.updatedAt = this.env.clock.iso();
-    this.env.store.markDirty();
+    this.suites(orgId).touch(suite.id);
     return suite;
   }
 
@@ -154,12 +156,20 @@ export class EvalModel {
     for (const [id, s] of this.scenarios(orgId)) if (s.evalId === suite.id) this.scenarios(orgId).delete(id);
     for (const [id, r] of this.runs(orgId)) if (r.evalId === suite.id) this.runs(orgId).delete(id);
     for (const [id, r] of this.results(orgId)) if (r.evalId === suite.id) this.results(orgId).delete(id);
-    this.env.store.markDirty();
   }
 
   listScenarios(orgId: string, agentId: string, evalId: string): ScenarioRecord[] {
     const suite = this.findSuite(orgId, agentId, evalId);
-    return [...this.scenarios(orgId).values()].filter((s) => s.evalId === suite.id);
+    return this.scenariosOf(orgId, suite.id);
+  }
+
+  /** A suite's scenarios in creation order. */
+  scenariosOf(orgId: string, evalId: string): ScenarioRecord[] {
+    return all(this.scenarioIndex(orgId), 'eval', evalId, false);
+  }
+
+  private scenarioIndex(orgId: string) {
+    return this.scenarios(orgId).ordered({ eval: (s) => s.evalId });
   }
 
   /** POST scenarios: the request body, checked (unknown fields refused). */
@@ -200,20 +210,19 @@ export class EvalModel {
     };
     this.scenarios(orgId).set(scenario.id, scenario);
     suite.updatedAt = scenario.createdAt;
-    this.env.store.markDirty();
+    this.suites(orgId).touch(suite.id);
     return scenario;
   }
 
-  /** Runs of a suite, newest first. */
+  /** Runs of a suite, newest first (runs are created in runNumber order). */
   listRuns(orgId: string, evalId: string): RunRecord[] {
-    return [...this.runs(orgId).values()].filter((r) => r.evalId === evalId).sort((a, b) => b.runNumber - a.runNumber);
+    return all(this.runs(orgId).ordered({ eval: (r) => r.evalId }), 'eval', evalId, true).sort((a, b) => b.runNumber - a.runNumber);
   }
 
   suiteView(orgId: string, s: SuiteRecord): Record<string, unknown> {
     const runs = this.listRuns(orgId, s.id);
     const latest = runs.find((r) => r.status === 'completed');
-    let scenarioCount = 0;
-    for (const sc of this.scenarios(orgId).values()) if (sc.evalId === s.id) scenarioCount++;
+    const scenarioCount = this.scenarioIndex(orgId).count({ facet: 'eval', values: [s.id] });
     return {
       id: s.id,
       name: s.name,
@@ -243,4 +252,9 @@ export class EvalModel {
       sourceCallId: s.sourceCallId,
     };
   }
+}
+
+/** Every item of one facet value, oldest or newest first. */
+function all<T>(idx: OrderedIndex<T>, facet: string, value: string, newestFirst: boolean): T[] {
+  return idx.page({ facet, values: [value] }, 0, Number.MAX_SAFE_INTEGER, newestFirst);
 }

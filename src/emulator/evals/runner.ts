@@ -61,7 +61,7 @@ export class EvalRunner {
   start(orgId: string, suite: SuiteRecord): RunRecord {
     const agent = agentModelFor(this.env).find(orgId, suite.agentId);
     if (!agent) throw notFound('agent', suite.agentId);
-    const scenarios = [...this.model.scenarios(orgId).values()].filter((s) => s.evalId === suite.id && s.isEnabled);
+    const scenarios = this.model.scenariosOf(orgId, suite.id).filter((s) => s.isEnabled);
     if (scenarios.length === 0) {
       throw unprocessable('no_enabled_scenarios', `eval suite ${suite.id} has no enabled scenario to run; add an enabled one (POST .../scenarios; the API has no call that enables a scenario later)`);
     }
@@ -97,7 +97,7 @@ export class EvalRunner {
       controlFail: arm?.outcome === 'fail' ? (arm.reason ?? CONTROL_FAIL_REASON) : null,
     };
     this.model.runs(orgId).set(run.id, run);
-    this.env.store.markDirty();
+    this.model.suites(orgId).touch(suite.id); // its run counter moved
     this.schedule(run.id, TIMING.pendingMs, () => this.begin(orgId, run.id));
     return run;
   }
@@ -121,7 +121,7 @@ export class EvalRunner {
       if (!run) continue;
       if (!run.held) return { run, released: false };
       run.held = false;
-      this.env.store.markDirty();
+      runs.touch(run.id);
       if (run.status === 'running') this.pump(orgId, run);
       return { run, released: true };
     }
@@ -134,7 +134,6 @@ export class EvalRunner {
     this.model.runs(orgId).delete(run.id);
     const results = this.model.results(orgId);
     for (const [id, r] of results) if (r.runId === run.id) results.delete(id);
-    this.env.store.markDirty();
   }
 
   /** After a restart: every run in flight goes on from its stored state. */
@@ -207,7 +206,7 @@ export class EvalRunner {
     if (!run || run.status !== 'pending') return;
     run.status = 'running';
     run.startedAt = this.env.clock.iso();
-    this.env.store.markDirty();
+    this.model.runs(orgId).touch(run.id);
     if (this.agentGone(orgId, run)) return;
     if (run.controlFail) return this.finish(orgId, run, 'failed', run.controlFail);
     if (run.held) this.watchHeld(orgId, run.id);
@@ -235,7 +234,7 @@ export class EvalRunner {
       run.inFlight[index] = endMs;
       this.schedule(run.id, endMs - now, () => this.endCall(orgId, run.id, index));
     }
-    this.env.store.markDirty();
+    this.model.runs(orgId).touch(run.id);
     if (Object.keys(run.inFlight).length === 0 && run.nextIndex >= run.plan.length) this.complete(orgId, run);
   }
 
@@ -275,6 +274,7 @@ export class EvalRunner {
       id: this.env.ids.next('res'),
       runId: run.id,
       evalId: run.evalId,
+      agentVersion: run.agentVersion,
       index,
       evalScenarioId: p.scenarioId,
       iterationNumber: p.iterationNumber,
@@ -291,7 +291,7 @@ export class EvalRunner {
     this.model.results(orgId).set(result.id, result);
     if (call.error) run.failedIterations++;
     else run.completedIterations++;
-    this.env.store.markDirty();
+    this.model.runs(orgId).touch(run.id);
     this.pump(orgId, run);
   }
 
@@ -315,7 +315,7 @@ export class EvalRunner {
     run.held = false;
     run.completedAt = this.env.clock.iso();
     if (!run.startedAt) run.startedAt = run.completedAt;
-    this.env.store.markDirty();
+    this.model.runs(orgId).touch(run.id);
     const event = eventLogFor(this.env).append(orgId, {
       type: EVENT_TYPE,
       data: {
@@ -335,7 +335,9 @@ export class EvalRunner {
     run.completedAt = event.occurredAt;
   }
 
+  /** The run's results in plan order (scenario, then iteration), read through the results' per-run facet. */
   resultsOf(orgId: string, runId: string): ResultRecord[] {
-    return [...this.model.results(orgId).values()].filter((r) => r.runId === runId).sort((a, b) => a.index - b.index);
+    const idx = this.model.results(orgId).ordered({ run: (r) => r.runId });
+    return idx.page({ facet: 'run', values: [runId] }, 0, Number.MAX_SAFE_INTEGER, false).sort((a, b) => a.index - b.index);
   }
 }

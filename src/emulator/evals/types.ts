@@ -124,6 +124,8 @@ export interface ResultRecord {
   id: string;
   runId: string;
   evalId: string;
+  /** The agent version the run (and so this call) was made against (absent in state files of earlier versions: the run's). */
+  agentVersion?: number;
   index: number;
   evalScenarioId: string;
   iterationNumber: number;

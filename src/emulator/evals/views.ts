@@ -39,11 +39,13 @@ export function aggregates(r: RunRecord, results: ResultRecord[]): { criteria: A
   };
 }
 
-export function resultView(x: ResultRecord): Record<string, unknown> {
+/** A result as the API answers it; `agentVersion` is the version the run was made against (document 1, parts 1 and 9.2). */
+export function resultView(x: ResultRecord, run: RunRecord): Record<string, unknown> {
   return {
     id: x.id,
     evalScenarioId: x.evalScenarioId,
     iterationNumber: x.iterationNumber,
+    agentVersion: x.agentVersion ?? run.agentVersion,
     status: x.status,
     overallScore: x.overallScore,
     durationSeconds: x.durationSeconds,

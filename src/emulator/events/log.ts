@@ -1,3 +1,4 @@
+import type { Collection } from '../store.js';
 import type { ModuleEnv } from '../types.js';
 
 /**
@@ -56,14 +57,31 @@ export function eventLogFor(env: ModuleEnv): EventLog {
   return log;
 }
 
+/** The retained events of one organization in id order: appended at the end, pruned from the head. */
+interface Window {
+  events: LoggedEvent[];
+  head: number;
+}
+
 export class EventLog {
   private readonly listeners = new Map<string, Set<EventListener>>();
+  private readonly windows = new Map<string, Window>();
 
   constructor(private readonly env: ModuleEnv) {}
 
-  /** Per organization, the events in order (the store's Map keeps insertion order). */
-  private events(orgId: string): Map<string, LoggedEvent> {
+  /** Per organization, the events in order (the store's collection: persistence). */
+  private events(orgId: string): Collection<LoggedEvent> {
     return this.env.store.collection<LoggedEvent>(orgId, EVENTS);
+  }
+
+  /** The same events in an array, for replays that start at an id (built from the store once). */
+  private window(orgId: string): Window {
+    let w = this.windows.get(orgId);
+    if (!w) {
+      w = { events: [...this.events(orgId).values()], head: 0 };
+      this.windows.set(orgId, w);
+    }
+    return w;
   }
 
   /** The last sequence number handed out in the organization (0 when none). */
@@ -88,9 +106,10 @@ export class EventLog {
       realTimeMs: Date.now(),
     };
     const events = this.events(orgId);
+    const w = this.window(orgId);
     events.set(event.id, event);
-    this.prune(events);
-    this.env.store.markDirty();
+    w.events.push(event);
+    this.prune(events, w);
     for (const fn of this.listeners.get(orgId) ?? []) {
       try {
         fn(event);
@@ -102,17 +121,30 @@ export class EventLog {
     return event;
   }
 
-  /** Events after `afterSeq` still retained, oldest first. */
+  /** Events after `afterSeq` still retained, oldest first (found by binary search: a replay reads only what it sends). */
   since(orgId: string, afterSeq: number): LoggedEvent[] {
-    const out: LoggedEvent[] = [];
-    for (const e of this.events(orgId).values()) if (e.seq > afterSeq) out.push(e);
-    return out;
+    const w = this.window(orgId);
+    let lo = w.head;
+    let hi = w.events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (w.events[mid]!.seq <= afterSeq) lo = mid + 1;
+      else hi = mid;
+    }
+    return w.events.slice(lo);
+  }
+
+  /** Whether some retained event is about the call. */
+  hasCall(orgId: string, callId: string): boolean {
+    const w = this.window(orgId);
+    for (let i = w.head; i < w.events.length; i++) if (w.events[i]!.callId === callId) return true;
+    return false;
   }
 
   /** The oldest retained sequence number (undefined when the log is empty). */
   oldestSeq(orgId: string): number | undefined {
-    for (const e of this.events(orgId).values()) return e.seq;
-    return undefined;
+    const w = this.window(orgId);
+    return w.events[w.head]?.seq;
   }
 
   /** Follows the organization's new events; returns the unsubscribe function. */
@@ -137,11 +169,18 @@ export class EventLog {
     return out;
   }
 
-  private prune(events: Map<string, LoggedEvent>): void {
+  private prune(events: Collection<LoggedEvent>, w: Window): void {
     const cutoff = this.env.clock.nowMs() - RETENTION_MS;
-    for (const [id, e] of events) {
-      if (events.size <= MAX_EVENTS && Date.parse(e.occurredAt) >= cutoff) break;
-      events.delete(id);
+    while (w.head < w.events.length) {
+      const e = w.events[w.head]!;
+      if (w.events.length - w.head <= MAX_EVENTS && Date.parse(e.occurredAt) >= cutoff) break;
+      events.delete(e.id);
+      w.head++;
+    }
+    // The array drops its pruned head once it is half of it.
+    if (w.head > 1024 && w.head * 2 > w.events.length) {
+      w.events = w.events.slice(w.head);
+      w.head = 0;
     }
   }
 }

@@ -44,7 +44,7 @@ export class StreamHub {
 
   callExists(orgId: string, callId: string): boolean {
     if (this.callChecks.some((c) => c(orgId, callId))) return true;
-    return eventLogFor(this.env).since(orgId, 0).some((e) => e.callId === callId);
+    return eventLogFor(this.env).hasCall(orgId, callId);
   }
 
   get openCount(): number {
@@ -160,9 +160,12 @@ export class StreamHub {
       },
     };
     // Subscribe first, so nothing appended during the replay is missed; buffer until it is done.
+    // Events go out once they are on disk (at once without --data-dir): a client never sees an
+    // id that a crash could hand out again.
+    const store = this.env.store;
     const unsubscribe = log.subscribe(opts.orgId, (e) => {
       if (replaying) pending.push(e);
-      else send(e);
+      else store.afterDurable(() => send(e));
     });
     this.open.add(stream);
     res.on('close', stream.close);
@@ -183,25 +186,28 @@ export class StreamHub {
     res.socket?.setNoDelay(true);
     res.socket?.setTimeout(0);
     this.write(stream, `retry: ${RETRY_MS}\n\n`);
-    let replayed = 0;
-    if (opts.afterSeq !== undefined) {
-      const chunks: string[] = [];
-      for (const e of log.since(opts.orgId, opts.afterSeq)) {
-        if (!opts.filter(e)) continue;
-        lastSent = e.seq;
-        chunks.push(frame(e));
-        replayed++;
+    store.afterDurable(() => {
+      if (closed) return;
+      let replayed = 0;
+      if (opts.afterSeq !== undefined) {
+        const chunks: string[] = [];
+        for (const e of log.since(opts.orgId, opts.afterSeq)) {
+          if (!opts.filter(e)) continue;
+          lastSent = e.seq;
+          chunks.push(frame(e));
+          replayed++;
+        }
+        if (chunks.length) {
+          if (this.stalled) stream.held.push(chunks.join(''));
+          else this.write(stream, chunks.join(''));
+        }
       }
-      if (chunks.length) {
-        if (this.stalled) stream.held.push(chunks.join(''));
-        else this.write(stream, chunks.join(''));
-      }
-    }
-    const comment = `: replayed ${replayed}\n\n`;
-    if (this.stalled) stream.held.push(comment);
-    else this.write(stream, comment);
-    replaying = false;
-    for (const e of pending.splice(0)) send(e);
+      const comment = `: replayed ${replayed}\n\n`;
+      if (this.stalled) stream.held.push(comment);
+      else this.write(stream, comment);
+      replaying = false;
+      for (const e of pending.splice(0)) store.afterDurable(() => send(e));
+    });
     this.arm(stream);
   }
 }

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { agentModelFor } from '../agents/model.js';
 import { BCP47 } from '../agents/validate.js';
-import { pageParam, sendData } from '../envelope.js';
+import { pageParam, sendData, sendDataJson } from '../envelope.js';
 import { badRequest, notFound } from '../errors.js';
 import type { EmulatorModule } from '../types.js';
 
@@ -18,11 +18,22 @@ const PREVIEW_CHUNK = 1024;
 type Params = { agentId: string };
 type Query = Record<string, string | undefined>;
 
-/** `name` from the query, or `cursor` in its place (the value of an earlier `nextCursor`); both and different is a 400. */
-function cursorOr(q: Query, name: string): string | undefined {
-  const v = q[name];
-  if (v && q.cursor && v !== q.cursor) throw badRequest(`${name} and cursor disagree; pass one of them`, [{ field: 'cursor', message: `disagrees with ${name}` }]);
-  return v || q.cursor;
+/**
+ * The position a listing starts at: `cursor` (a nextCursor this server gave: the next page,
+ * or the next offset) or the explicit parameter; both given and different is a 400.
+ */
+function cursorOr(cursor: string | undefined, name: 'page' | 'offset', explicit: string | undefined, def: number): number {
+  const min = name === 'page' ? 1 : 0;
+  const value = pageParam(explicit, name, def, Number.MAX_SAFE_INTEGER, min);
+  if (cursor === undefined || cursor === '') return value;
+  if (!/^\d{1,15}$/.test(cursor) || Number(cursor) < min) {
+    throw badRequest(`cursor: ${JSON.stringify(cursor.slice(0, 100))} is not a cursor this server gave (pass meta.pagination.nextCursor as it is)`, [{ field: 'cursor', message: 'not a cursor of this listing' }]);
+  }
+  const at = Number(cursor);
+  if (explicit !== undefined && explicit !== '' && value !== at) {
+    throw badRequest(`cursor and ${name} disagree (${at} and ${value}); give one of them`, [{ field: 'cursor', message: `conflicts with ${name}` }]);
+  }
+  return at;
 }
 
 export const agentsModule: EmulatorModule = {
@@ -32,14 +43,14 @@ export const agentsModule: EmulatorModule = {
     const catalog = model.catalog;
 
     app.get<{ Querystring: Query }>('/api/v1/agents', async (req, reply) => {
-      // `nextCursor` is the next page number; a client that follows it generically (`?cursor=`) gets that page.
-      const page = pageParam(cursorOr(req.query, 'page'), req.query.page ? 'page' : 'cursor', 1, Number.MAX_SAFE_INTEGER);
+      // `cursor` (the nextCursor of the previous page) is accepted in place of `page`.
+      const page = cursorOr(req.query.cursor, 'page', req.query.page, 1);
       const pageSize = pageParam(req.query.pageSize, 'pageSize', AGENTS_PAGE.def, AGENTS_PAGE.max);
-      const all = model.list(req.org, req.query.search);
       const start = (page - 1) * pageSize;
-      const agents = all.slice(start, start + pageSize).map((a) => model.view(a));
-      const more = start + pageSize < all.length;
-      return sendData(req, reply, { agents }, { pagination: { nextCursor: more ? String(page + 1) : null, limit: pageSize, page, total: all.length } });
+      const { agents, total } = model.list(req.org, req.query.search, start, pageSize);
+      const more = start + pageSize < total;
+      // Each agent's JSON is rendered once per version; the page joins them.
+      return sendDataJson(req, reply, `{"agents":[${agents.map((a) => model.viewJson(a)).join(',')}]}`, { pagination: { nextCursor: more ? String(page + 1) : null, limit: pageSize, page, total } });
     });
 
     app.post('/api/v1/agents', async (req, reply) => {
@@ -47,7 +58,7 @@ export const agentsModule: EmulatorModule = {
       return sendData(req, reply, { id: a.id, name: a.config.name, engine: a.config.engine, currentVersion: a.currentVersion }, { status: 201 });
     });
 
-    app.get<{ Params: Params }>('/api/v1/agents/:agentId', async (req, reply) => sendData(req, reply, model.view(model.get(req.org, req.params.agentId))));
+    app.get<{ Params: Params }>('/api/v1/agents/:agentId', async (req, reply) => sendDataJson(req, reply, model.viewJson(model.get(req.org, req.params.agentId))));
 
     app.patch<{ Params: Params }>('/api/v1/agents/:agentId', async (req, reply) => {
       const a = model.update(req.org, req.params.agentId, req.body);
@@ -80,12 +91,11 @@ export const agentsModule: EmulatorModule = {
     app.get<{ Params: Params; Querystring: Query }>('/api/v1/agents/:agentId/versions', async (req, reply) => {
       const a = model.get(req.org, req.params.agentId);
       const limit = pageParam(req.query.limit, 'limit', VERSIONS_PAGE.def, VERSIONS_PAGE.max);
-      // `nextCursor` is the next offset; `?cursor=` is taken in place of `offset`.
-      const offset = pageParam(cursorOr(req.query, 'offset'), req.query.offset ? 'offset' : 'cursor', 0, Number.MAX_SAFE_INTEGER, 0);
-      const newestFirst = [...a.versions].reverse();
-      const versions = newestFirst.slice(offset, offset + limit).map((r) => model.versionView(a, r));
-      const next = offset + limit < newestFirst.length ? String(offset + limit) : null;
-      return sendData(req, reply, { versions, currentVersion: a.currentVersion, total: newestFirst.length }, { pagination: { nextCursor: next, limit } });
+      // `cursor` (the nextCursor of the previous page: the next offset) is accepted in place of `offset`.
+      const offset = cursorOr(req.query.cursor, 'offset', req.query.offset, 0);
+      const versions = model.versionsPage(req.org.id, a, offset, limit).map((r) => model.versionView(a, r));
+      const next = offset + limit < a.currentVersion ? String(offset + limit) : null;
+      return sendData(req, reply, { versions, currentVersion: a.currentVersion, total: a.currentVersion }, { pagination: { nextCursor: next, limit } });
     });
 
     app.post<{ Params: Params }>('/api/v1/agents/:agentId/rollback', async (req, reply) => {

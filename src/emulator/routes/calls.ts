@@ -37,7 +37,7 @@ export const callsModule: EmulatorModule = {
 
     app.get('/api/v1/calls', async (req) => {
       const q = parseCallQuery(req.query as Q);
-      const page = listCalls(model.calls(req.org.id), q);
+      const page = listCalls(q.campaignId !== undefined ? model.campaignCallIndex(req.org.id, q.campaignId) : model.callIndex(req.org.id), q);
       return { data: { calls: page.calls.map(renderCall), pagination: pagination(q.page, q.pageSize, page.total), summary: page.summary } };
     });
 
@@ -121,7 +121,8 @@ function recordingsOf(seed: number, call: CallRecord): Array<{ sid: string; dura
 
 function detail(env: ModuleEnv, sim: ReturnType<typeof simulatorFor>, call: CallRecord): Record<string, unknown> {
   const out: Record<string, unknown> = { ...renderCall(call), ringingAt: call.ringingAt, answeredAt: call.answeredAt, cost: call.cost, runId: call.runId, summary: null, analysis: null };
-  if (call.analyzedAt) {
+  // Only a call that connected has a conversation to analyse (a failed call has none).
+  if (call.analyzedAt && call.status === 'completed') {
     const facts = callFacts(env.options.seed, call);
     out.summary = summaryOf(call, facts);
     out.analysis = fullAnalysis(env.options.seed, call, facts, sim.segmentsOf(call));

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { campaignService } from '../telephony/campaigns.js';
 import { listCalls, parseCallQuery } from '../telephony/listing.js';
-import { telephonyFor } from '../telephony/model.js';
+import { CAMPAIGN_FACETS, telephonyFor } from '../telephony/model.js';
 import type { CampaignRecord } from '../telephony/types.js';
 import { int, oneOf } from '../telephony/validate.js';
 import { pagination, renderCall, renderCampaign, renderCampaignContact } from '../telephony/views.js';
@@ -25,7 +25,7 @@ export const campaignsModule: EmulatorModule = {
     const model = telephonyFor(env);
     const svc = campaignService(env);
     const id = (req: FastifyRequest) => (req.params as P).id;
-    const view = (req: FastifyRequest, c: CampaignRecord) => renderCampaign(c, model.contactsOf(req.org.id, c.id));
+    const view = (req: FastifyRequest, c: CampaignRecord) => renderCampaign(c, model.contactsOf(req.org.id, c.id).size, model.pendingContacts(req.org.id, c.id));
 
     app.get('/api/v1/campaigns', async (req) => {
       const q = req.query as Q;
@@ -35,12 +35,24 @@ export const campaignsModule: EmulatorModule = {
       const direction = oneOf(q.direction, 'direction', ['outbound', 'inbound'] as const);
       const search = typeof q.search === 'string' ? q.search.trim().toLowerCase() : '';
       const ws = typeof q.workspaceId === 'string' && q.workspaceId !== '' ? q.workspaceId : undefined;
-      const all = model
-        .campaigns(req.org.id)
-        .filter((c) => (!status || c.status === status) && (!direction || c.direction === direction) && (!search || c.name.toLowerCase().includes(search)) && (ws === undefined || c.workspaceId === ws))
-        .reverse();
-      const items = all.slice((page - 1) * pageSize, page * pageSize).map((c) => view(req, c));
-      return { data: { campaigns: items, pagination: pagination(page, pageSize, all.length) } };
+      // Newest first; status, direction and workspace are facets of the index (their combination
+      // names the facet), the name search reads that facet's matches once per query.
+      const idx = model.campaignMap(req.org.id).ordered(CAMPAIGN_FACETS);
+      const facet = `${status ? 's' : ''}${direction ? 'd' : ''}${ws !== undefined ? 'w' : ''}`;
+      const value = [status, direction, ws].filter((x) => x !== undefined).join('|');
+      const sel = facet ? { facet, values: [value] } : {};
+      const start = (page - 1) * pageSize;
+      let items: CampaignRecord[];
+      let total: number;
+      if (search) {
+        const { positions } = idx.scan(`${facet}:${value}:${search}`, sel, (c) => c.name.toLowerCase().includes(search));
+        items = idx.pageOf(positions, start, pageSize, true);
+        total = positions.length;
+      } else {
+        items = idx.page(sel, start, pageSize, true);
+        total = idx.count(sel);
+      }
+      return { data: { campaigns: items.map((c) => view(req, c)), pagination: pagination(page, pageSize, total) } };
     });
 
     app.post('/api/v1/campaigns', async (req, reply) => reply.code(201).send({ data: view(req, svc.create(req.org, req.body)) }));
@@ -58,8 +70,8 @@ export const campaignsModule: EmulatorModule = {
       const q = req.query as Q;
       const page = int(q.page, 'page', 1, Number.MAX_SAFE_INTEGER) ?? 1;
       const pageSize = int(q.pageSize, 'pageSize', 1, CONTACTS_PAGE.max) ?? CONTACTS_PAGE.def;
-      const all = model.contactsOf(req.org.id, c.id);
-      return { data: { contacts: all.slice((page - 1) * pageSize, page * pageSize).map(renderCampaignContact), pagination: pagination(page, pageSize, all.length) } };
+      const idx = model.contactIndex(req.org.id, c.id);
+      return { data: { contacts: idx.page({}, (page - 1) * pageSize, pageSize, false).map(renderCampaignContact), pagination: pagination(page, pageSize, idx.size) } };
     });
     app.post('/api/v1/campaigns/:id/contacts', async (req) => ({ data: svc.addContacts(req.org, id(req), req.body) }));
     app.delete('/api/v1/campaigns/:id/contacts/:contactId', async (req) => {
@@ -72,7 +84,7 @@ export const campaignsModule: EmulatorModule = {
       const query = { ...(req.query as Q) };
       delete query.campaignId;
       const q = parseCallQuery(query, c.id);
-      const page = listCalls(model.callsOf(req.org.id, c.id), q);
+      const page = listCalls(model.campaignCallIndex(req.org.id, c.id), q);
       return { data: { calls: page.calls.map(renderCall), pagination: pagination(q.page, q.pageSize, page.total), summary: page.summary } };
     });
     app.post('/api/v1/campaigns/:id/calls', async (req, reply) => {

@@ -26,6 +26,7 @@ import {
 } from '../contacts/model.js';
 import { revalidateContacts } from '../contacts/revalidate.js';
 import { checkUrl, UrlRefused } from '../contacts/url-guard.js';
+import { MAX_NESTING, nestingDepth } from '../depth.js';
 
 // Document 2: contact lists, contacts and import jobs. Authentication (x-api-key)
 // is done by the server's hook; `req.org` is the caller's organization, and every
@@ -46,8 +47,11 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
   const contactsOf = (req: FastifyRequest, listId: string) => store.collection<StoredContact>(req.org.id, contactsCollection(listId));
   const jobs = (req: FastifyRequest) => {
     runner.sweep(req.org.id);
-    return store.collection<StoredJob>(req.org.id, JOBS);
+    return runner.jobs(req.org.id);
   };
+  const jobIndex = (req: FastifyRequest) =>
+    jobs(req).ordered({ status: (j) => j.status, list: (j) => j.contactListId, listStatus: (j) => `${j.contactListId}|${j.status}` });
+  const jobOut = (req: FastifyRequest, j: StoredJob) => renderJob(j, runner.errorsOf(req.org.id, j));
   const getList = (req: FastifyRequest, id: string) => {
     const l = lists(req).get(id);
     if (!l) throw notFound('contact list', id);
@@ -70,9 +74,9 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
     const q = req.query as Query;
     const page = pageParam(q.page, 'page', 1, Number.MAX_SAFE_INTEGER);
     const limit = pageParam(q.limit, 'limit', LIMITS.listsPageDefault, LIMITS.pageMax);
-    const all = [...lists(req).values()];
-    const data = all.slice((page - 1) * limit, page * limit).map((l) => listOut(req, l));
-    return { data, pagination: pagination(page, limit, all.length) };
+    const idx = lists(req).ordered();
+    const data = idx.page({}, (page - 1) * limit, limit, false).map((l) => listOut(req, l));
+    return { data, pagination: pagination(page, limit, idx.size) };
   });
 
   app.post('/api/v1/contact-lists', async (req, reply) => {
@@ -86,7 +90,6 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
     const now = clock.iso();
     const list: StoredList = { id: ids.next('cl'), name, schema, invalidContactCount: 0, createdAt: now, updatedAt: now };
     lists(req).set(list.id, list);
-    store.markDirty();
     return reply.code(201).header('location', `/api/v1/contact-lists/${list.id}`).send({ data: listOut(req, list) });
   });
 
@@ -111,8 +114,10 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
     const run = previous.then(async () => {
       list.schema = mergeSchema(list.schema, changes);
       list.updatedAt = clock.iso();
-      store.markDirty();
-      return revalidateContacts(list, contactsOf(req, list.id), () => clock.iso(), () => store.markDirty());
+      lists(req).touch(list.id);
+      const report = await revalidateContacts(list, contactsOf(req, list.id), () => clock.iso());
+      lists(req).touch(list.id);
+      return report;
     });
     const settled = run.catch(() => undefined);
     schemaLocks.set(key, settled);
@@ -135,16 +140,12 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
     const search = (q.search as string | undefined) ?? '';
     if (search.length > LIMITS.searchLength) throw badRequest(`search: is longer than ${LIMITS.searchLength} characters`);
     const match = contactMatcher(list.schema, search);
-    const contacts = contactsOf(req, list.id);
+    const idx = contactsOf(req, list.id).ordered();
     const from = (page - 1) * limit;
-    const data: Record<string, unknown>[] = [];
-    let total = 0;
-    for (const c of contacts.values()) {
-      if (match && !match(c)) continue;
-      if (total >= from && data.length < limit) data.push(renderContact(c));
-      total++;
-    }
-    return { data, pagination: pagination(page, limit, total) };
+    if (!match) return { data: idx.page({}, from, limit, false).map(renderContact), pagination: pagination(page, limit, idx.size) };
+    // The matches are read once per query (and schema) while the list does not change.
+    const { positions } = idx.scan(`${list.updatedAt}|${search.trim().toLowerCase()}`, {}, match);
+    return { data: idx.pageOf(positions, from, limit, false).map(renderContact), pagination: pagination(page, limit, positions.length) };
   });
 
   app.post('/api/v1/contact-lists/:id/contacts', async (req, reply) => {
@@ -169,6 +170,9 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
       }
       const bad = rows.findIndex((r) => !isPlainObject(r));
       if (bad >= 0) throw badRequest(`contacts[${bad}]: must be an object of field values`, [{ field: `contacts[${bad}]`, message: 'must be an object' }]);
+      // The rows are kept until the job ends: nesting that could not be written out again is refused.
+      const deep = rows.findIndex((r) => nestingDepth(r, MAX_NESTING) > MAX_NESTING);
+      if (deep >= 0) throw badRequest(`contacts[${deep}]: nested more than ${MAX_NESTING} levels deep`, [{ field: `contacts[${deep}]`, message: `nested more than ${MAX_NESTING} levels` }]);
       job = runner.create(req.org.id, list.id, { type: 'contacts' }, rows);
     } else {
       if (typeof b.fileUrl !== 'string' || b.fileUrl.trim() === '') throw badRequest('fileUrl: must be a non-empty string', [{ field: 'fileUrl', message: 'must be a string' }]);
@@ -209,17 +213,23 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
     }
     if (q.contactListId !== undefined && typeof q.contactListId !== 'string') throw badRequest('contactListId: give it once');
     const listId = (q.contactListId as string | undefined) || undefined;
-    const matching = [...jobs(req).values()]
-      .filter((j) => (!listId || j.contactListId === listId) && (!statuses || statuses.has(j.status)))
-      .reverse(); // insertion order is creation order; newest first
-    const data = matching.slice((page - 1) * limit, page * limit).map(renderJob);
-    return { data, pagination: pagination(page, limit, matching.length) };
+    // Insertion order is creation order; newest first. Each filter is a facet of the index.
+    const sel = statuses
+      ? listId
+        ? { facet: 'listStatus', values: [...statuses].map((st) => `${listId}|${st}`) }
+        : { facet: 'status', values: [...statuses] }
+      : listId
+        ? { facet: 'list', values: [listId] }
+        : {};
+    const idx = jobIndex(req);
+    const data = idx.page(sel, (page - 1) * limit, limit, true).map((j) => jobOut(req, j));
+    return { data, pagination: pagination(page, limit, idx.count(sel)) };
   });
 
   app.get('/api/v1/import-jobs/:id', async (req) => {
     const job = jobs(req).get(paramId(req));
     if (!job) throw notFound('import job', paramId(req));
-    return renderJob(job);
+    return jobOut(req, job);
   });
 
   app.post('/api/v1/import-jobs/:id/cancel', async (req) => {

@@ -100,7 +100,7 @@ export const evalsModule: EmulatorModule = {
 
     app.get<{ Params: PR }>(`${BASE}/:evalId/runs/:runId/results`, async (req, reply) => {
       const run = findRun(req.org.id, req.params);
-      return sendData(req, reply, { results: runner.resultsOf(req.org.id, run.id).map(resultView) });
+      return sendData(req, reply, { results: runner.resultsOf(req.org.id, run.id).map((x) => resultView(x, run)) });
     });
 
     // Control path (no auth): the next run fails or is held; a held run is released.

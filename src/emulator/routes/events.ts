@@ -1,6 +1,7 @@
 import { EVENT_TYPES, eventTypeInfo } from '../../api/event-types.js';
 import { sendData } from '../envelope.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
+import { MAX_NESTING, nestingDepth } from '../depth.js';
 import { eventLogFor } from '../events/log.js';
 import { parseResume, parseTypes, streamHubFor } from '../events/streams.js';
 import type { EmulatorModule, ModuleEnv, Org } from '../types.js';
@@ -31,6 +32,7 @@ export const eventsModule: EmulatorModule = {
       const types = parseTypes(req.query.types, true);
       const afterSeq = parseResume(req.query.lastEventId, req.headers['last-event-id']);
       reply.hijack();
+      env.logRequest(req, 200);
       hub.start({
         res: reply.raw,
         requestId: req.id,
@@ -47,6 +49,7 @@ export const eventsModule: EmulatorModule = {
       const callId = req.params.callId;
       if (!hub.callExists(req.org.id, callId)) throw notFound('call', callId);
       reply.hijack();
+      env.logRequest(req, 200);
       hub.start({
         res: reply.raw,
         requestId: req.id,
@@ -71,6 +74,8 @@ export const eventsModule: EmulatorModule = {
       if (count !== undefined && (!Number.isInteger(count) || count < 1 || count > MAX_BURST)) throw badRequest(`count must be an integer from 1 to ${MAX_BURST}`);
       const log = eventLogFor(env);
       const data = (body.data ?? {}) as Record<string, unknown>;
+      // Data nested deeper than any event needs could not be written out again (replays, webhooks, the journal).
+      if (nestingDepth(data, MAX_NESTING) > MAX_NESTING) throw badRequest(`data: nested more than ${MAX_NESTING} levels deep (objects and arrays within each other)`, [{ field: 'data', message: `nested more than ${MAX_NESTING} levels` }]);
       const ids: string[] = [];
       // stamps: true returns each event's real append time (ms), for latency measurements.
       const stamps: number[] | undefined = body.stamps === true ? [] : undefined;

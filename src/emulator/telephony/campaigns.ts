@@ -8,7 +8,8 @@ import { telephonyFor } from './model.js';
 import { phoneNumbersFor } from './phone-numbers.js';
 import { simulatorFor } from './simulator.js';
 import type { CallRecord, CampaignRecord, CampaignStatus, Direction } from './types.js';
-import { E164, fail, int, isoMs, objectBody, oneOf, onlyFields, str } from './validate.js';
+import { checkPhone } from '../../contacts/validate.js';
+import { fail, int, isoMs, objectBody, oneOf, onlyFields, str } from './validate.js';
 
 /** Campaign changes: create, update, delete, start, pause, contacts, queue, trigger (choices: /work/notes/calls-contract.md). */
 
@@ -99,7 +100,6 @@ export function campaignService(env: ModuleEnv) {
         placedAny: false,
       };
       model.campaignMap(org.id).set(c.id, c);
-      env.store.markDirty();
       return c;
     },
 
@@ -130,7 +130,7 @@ export function campaignService(env: ModuleEnv) {
       if (agent !== undefined) c.agent = agent;
       if (workspaceId !== undefined) c.workspaceId = workspaceId;
       c.updatedAt = now();
-      env.store.markDirty();
+      model.campaignMap(org.id).touch(c.id);
       return c;
     },
 
@@ -139,7 +139,6 @@ export function campaignService(env: ModuleEnv) {
       if (c.status === 'active') throw conflict('campaign_active', `campaign ${c.id} is active; pause it first (POST /api/v1/campaigns/${c.id}/pause), then delete it`);
       for (const call of sim.queuedOf(c.id)) sim.cancel(org.id, call);
       model.dropCampaignState(org.id, c.id);
-      env.store.markDirty();
     },
 
     start(org: Org, id: string): CampaignRecord {
@@ -150,13 +149,13 @@ export function campaignService(env: ModuleEnv) {
       const prev = c.status;
       const at = now();
       const run = { id: env.ids.uuid('run'), campaignId: c.id, startedAt: at, endedAt: null };
-      model.runList(org.id, c.id).push(run);
+      model.runList(org.id, c.id).set(run.id, run);
       c.currentRunId = run.id;
       c.status = 'active';
       c.startedAt ??= at;
       c.updatedAt = at;
       c.nextInboundAt = null;
-      env.store.markDirty();
+      model.campaignMap(org.id).touch(c.id);
       publish(org, c, prev);
       return c;
     },
@@ -165,13 +164,17 @@ export function campaignService(env: ModuleEnv) {
       const c = model.campaign(org.id, id);
       if (c.status !== 'active') throw conflict('invalid_transition', `campaign ${c.id} is ${c.status}; only an active campaign can be paused`);
       const at = now();
-      const run = model.runList(org.id, c.id).find((r) => r.id === c.currentRunId);
-      if (run) run.endedAt = at;
+      const runs = model.runList(org.id, c.id);
+      const run = c.currentRunId ? runs.get(c.currentRunId) : undefined;
+      if (run) {
+        run.endedAt = at;
+        runs.touch(run.id);
+      }
       c.currentRunId = null;
       c.status = 'paused';
       c.nextInboundAt = null;
       c.updatedAt = at;
-      env.store.markDirty();
+      model.campaignMap(org.id).touch(c.id);
       publish(org, c, 'active');
       return c;
     },
@@ -191,34 +194,31 @@ export function campaignService(env: ModuleEnv) {
         throw unprocessable('contacts_not_in_list', `${missing.length === 1 ? 'contact' : 'contacts'} ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ` and ${missing.length - 20} more` : ''} ${missing.length === 1 ? 'is' : 'are'} not in the campaign's contact list ${c.contactListId}; nothing was added`, missing.map((m) => ({ field: `contactIds[${ids.indexOf(m)}]`, message: 'not in the contact list' })));
       }
       const contacts = model.contactsOf(org.id, c.id);
-      const have = new Set(contacts.map((x) => x.contactId));
       let added = 0;
       let skipped = 0;
       const at = now();
       for (const cid of ids) {
-        if (have.has(cid)) {
+        if (contacts.has(cid)) {
           skipped++;
           continue;
         }
-        have.add(cid);
         const p = personOf(l!, stored.get(cid)!);
-        contacts.push({ contactId: cid, name: p.name, phoneNumber: p.phoneNumber, status: 'pending', addedAt: at, lastCallId: null });
+        contacts.set(cid, { contactId: cid, name: p.name, phoneNumber: p.phoneNumber, status: 'pending', addedAt: at, lastCallId: null });
         added++;
       }
       c.updatedAt = at;
-      env.store.markDirty();
+      model.campaignMap(org.id).touch(c.id);
       return { added, skipped };
     },
 
     removeContact(org: Org, id: string, contactId: string): void {
       const c = model.campaign(org.id, id);
       const contacts = model.contactsOf(org.id, c.id);
-      const i = contacts.findIndex((x) => x.contactId === contactId);
-      if (i < 0) throw new HttpError(404, 'not_found', `contact ${contactId} is not in campaign ${c.id}`);
+      if (!contacts.has(contactId)) throw new HttpError(404, 'not_found', `contact ${contactId} is not in campaign ${c.id}`);
       for (const call of sim.queuedOf(c.id)) if (call.contactId === contactId) sim.cancel(org.id, call);
-      contacts.splice(i, 1);
+      contacts.delete(contactId);
       c.updatedAt = now();
-      env.store.markDirty();
+      model.campaignMap(org.id).touch(c.id);
     },
 
     queueCalls(org: Org, id: string, raw: unknown): CallRecord[] {
@@ -236,14 +236,13 @@ export function campaignService(env: ModuleEnv) {
       if (c.direction === 'inbound') throw unprocessable('inbound_campaign', `campaign ${c.id} is inbound; it receives calls and cannot queue any`);
       if (c.status === 'completed') throw conflict('campaign_completed', `campaign ${c.id} is completed; no more calls can be queued`);
       const contacts = model.contactsOf(org.id, c.id);
-      const byId = new Map(contacts.map((x) => [x.contactId, x]));
       if (hasIds) {
-        const missing = ids.filter((x) => !byId.has(x));
+        const missing = ids.filter((x) => !contacts.has(x));
         if (missing.length > 0) {
           throw unprocessable('contacts_not_in_campaign', `${missing.length === 1 ? 'contact' : 'contacts'} ${missing.slice(0, 20).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in campaign ${c.id} (add them with POST /api/v1/campaigns/${c.id}/contacts); nothing was queued`, missing.map((m) => ({ field: `contactIds[${ids.indexOf(m)}]`, message: 'not a contact of the campaign' })));
         }
       }
-      const targets = hasIds ? ids.map((x) => byId.get(x)!) : contacts.filter((x) => x.status === 'pending');
+      const targets = hasIds ? ids.map((x) => contacts.get(x)!) : model.contactIndex(org.id, c.id).page({ facet: 'status', values: ['pending'] }, 0, Number.MAX_SAFE_INTEGER, false);
       const out: CallRecord[] = [];
       for (const t of targets) {
         if (t.status === 'queued') continue;
@@ -251,9 +250,9 @@ export function campaignService(env: ModuleEnv) {
         sim.queue(org.id, call);
         t.status = 'queued';
         t.lastCallId = call.id;
+        contacts.touch(t.contactId);
         out.push(call);
       }
-      env.store.markDirty();
       return out;
     },
 
@@ -261,8 +260,11 @@ export function campaignService(env: ModuleEnv) {
       const c = model.campaign(org.id, id);
       const body = objectBody(raw);
       onlyFields(body, ['phoneNumber', 'calleeName', 'scheduledFor']);
-      const phone = str(body, 'phoneNumber', { required: true, max: 20 })!.trim();
-      if (!E164.test(phone)) fail('phoneNumber', `must be an E.164 number such as +14155550123 (got ${JSON.stringify(phone)})`);
+      const given = str(body, 'phoneNumber', { required: true, max: 40 })!.trim();
+      // The phone rule of contact imports (src/contacts/validate.ts): stored in E.164.
+      const checked = checkPhone(given);
+      if (!checked.ok) fail('phoneNumber', `must be an E.164 number such as +14155550123: ${checked.reason}`);
+      const phone = String(checked.value);
       const calleeName = str(body, 'calleeName', { max: 200 }) ?? '';
       const scheduledFor = scheduled(body.scheduledFor, env.clock.nowMs());
       if (c.type !== 'api') throw unprocessable('not_api_campaign', `campaign ${c.id} is not an API campaign (type api); queue its calls with POST /api/v1/campaigns/${c.id}/calls`);

@@ -1,11 +1,8 @@
-import type { CallRecord, CallStatus } from './types.js';
+import type { OrderedIndex, Selection } from '../ordered-index.js';
+import { CALL_STATUSES, type CallRecord, type CallStatus, type Direction } from './types.js';
 import { fail, int, isoMs, oneOf, pageSize } from './validate.js';
 
-/**
- * The calls listing: every filter of the spec, the summary over all matches and one
- * page, in one backward walk over the organization's index (newest first) without
- * copying it.
- */
+/** The calls listing: every filter of the spec, the summary over all matches and one page. */
 
 export const CALLS_PAGE = { def: 50, max: 100 } as const;
 const STATUS_VALUES = ['queued', 'completed', 'failed', 'cancelled', 'in-progress', 'in_progress', 'initiated', 'ringing'] as const;
@@ -13,14 +10,23 @@ const STATUS_VALUES = ['queued', 'completed', 'failed', 'cancelled', 'in-progres
 export interface CallQuery {
   page: number;
   pageSize: number;
-  match: (c: CallRecord) => boolean;
+  /** The campaign the listing is about (its own index), if any. */
+  campaignId: string | undefined;
+  /** Statuses asked for (null: all). */
+  statuses: CallStatus[] | null;
+  direction: Direction | undefined;
+  /** createdAt bounds (ISO, inclusive). */
+  fromIso: string | undefined;
+  toIso: string | undefined;
+  /** Filters no index serves (duration, search), with a key naming them; null when none. */
+  scan: { key: string; match: (c: CallRecord) => boolean } | null;
 }
 
 export function parseCallQuery(q: Record<string, unknown>, campaignId?: string): CallQuery {
   const page = int(q.page, 'page', 1, Number.MAX_SAFE_INTEGER) ?? 1;
   const size = pageSize(q.pageSize, CALLS_PAGE.def, CALLS_PAGE.max);
   const status = oneOf(q.status, 'status', STATUS_VALUES);
-  const statuses: Set<CallStatus> | null = !status ? null : status === 'in-progress' || status === 'in_progress' ? new Set(['initiated', 'ringing', 'in_progress']) : new Set([status as CallStatus]);
+  const statuses: CallStatus[] | null = !status ? null : status === 'in-progress' || status === 'in_progress' ? ['initiated', 'ringing', 'in_progress'] : [status as CallStatus];
   const direction = oneOf(q.direction, 'direction', ['outbound', 'inbound'] as const);
   const cid = campaignId ?? (typeof q.campaignId === 'string' && q.campaignId !== '' ? q.campaignId : undefined);
   if (q.campaignId !== undefined && typeof q.campaignId !== 'string') fail('campaignId', 'must be a string');
@@ -36,12 +42,8 @@ export function parseCallQuery(q: Record<string, unknown>, campaignId?: string):
   const digits = search && /^[\d\s+().-]+$/.test(search) ? search.replace(/\D/g, '') : '';
   const fromIso = from !== undefined ? new Date(from).toISOString() : undefined;
   const toIso = to !== undefined ? new Date(to).toISOString() : undefined;
+  const scanned = minD !== undefined || maxD !== undefined || search !== '';
   const match = (c: CallRecord): boolean => {
-    if (cid !== undefined && c.campaignId !== cid) return false;
-    if (statuses && !statuses.has(c.status)) return false;
-    if (direction && c.direction !== direction) return false;
-    if (fromIso !== undefined && c.createdAt < fromIso) return false;
-    if (toIso !== undefined && c.createdAt > toIso) return false;
     if (minD !== undefined && c.duration < minD) return false;
     if (maxD !== undefined && c.duration > maxD) return false;
     if (search) {
@@ -51,45 +53,73 @@ export function parseCallQuery(q: Record<string, unknown>, campaignId?: string):
     }
     return true;
   };
-  return { page, pageSize: size, match };
+  const key = JSON.stringify([statuses, direction, fromIso, toIso, minD, maxD, search]);
+  return { page, pageSize: size, campaignId: cid, statuses, direction, fromIso, toIso, scan: scanned ? { key, match } : null };
+}
+
+export interface CallSummary {
+  total: number;
+  completed: number;
+  failed: number;
+  active: number;
+  queued: number;
 }
 
 export interface CallPage {
   calls: CallRecord[];
   total: number;
-  summary: { total: number; completed: number; failed: number; active: number; queued: number };
+  summary: CallSummary;
 }
 
-export function listCalls(index: readonly CallRecord[], q: CallQuery): CallPage {
+/**
+ * One page of the calls listing, newest first, with the total and the summary over every
+ * match, from the index's facets: the date range is a range of positions (the index is
+ * sorted by createdAt), status and direction are facets, so a page and its counts cost
+ * about the page. Duration and search filters read the range's facet matches once per
+ * query while no call changes (ordered-index.ts).
+ */
+export function listCalls(idx: OrderedIndex<CallRecord>, q: CallQuery): CallPage {
+  const lo = q.fromIso !== undefined ? idx.boundary((c) => c.createdAt >= q.fromIso!) : 0;
+  const hi = q.toIso !== undefined ? idx.boundary((c) => c.createdAt > q.toIso!) : idx.size;
+  const of = (statuses: readonly CallStatus[]): Selection =>
+    q.direction ? { facet: 'dirStatus', values: statuses.map((st) => `${q.direction}|${st}`), lo, hi } : { facet: 'status', values: statuses, lo, hi };
+  const sel: Selection = q.statuses || q.direction ? of(q.statuses ?? CALL_STATUSES) : { lo, hi };
   const start = (q.page - 1) * q.pageSize;
-  const end = start + q.pageSize;
-  const calls: CallRecord[] = [];
-  let n = 0;
-  let completed = 0;
-  let failed = 0;
-  let active = 0;
-  let queued = 0;
-  for (let i = index.length - 1; i >= 0; i--) {
-    const c = index[i]!;
-    if (!q.match(c)) continue;
-    if (n >= start && n < end) calls.push(c);
-    n++;
+  if (q.scan) {
+    const { positions, extra } = idx.scan(q.scan.key, sel, q.scan.match, summarize);
+    return { calls: idx.pageOf(positions, start, q.pageSize, true), total: positions.length, summary: extra };
+  }
+  const n = (st: CallStatus) => (q.statuses && !q.statuses.includes(st) ? 0 : idx.count(of([st])));
+  const summary: CallSummary = {
+    total: 0,
+    completed: n('completed'),
+    failed: n('failed'),
+    active: n('initiated') + n('ringing') + n('in_progress'),
+    queued: n('queued'),
+  };
+  summary.total = summary.completed + summary.failed + summary.active + summary.queued + n('cancelled');
+  return { calls: idx.page(sel, start, q.pageSize, true), total: summary.total, summary };
+}
+
+function summarize(calls: readonly CallRecord[]): CallSummary {
+  const s: CallSummary = { total: calls.length, completed: 0, failed: 0, active: 0, queued: 0 };
+  for (const c of calls) {
     switch (c.status) {
       case 'completed':
-        completed++;
+        s.completed++;
         break;
       case 'failed':
-        failed++;
+        s.failed++;
         break;
       case 'queued':
-        queued++;
+        s.queued++;
         break;
       case 'initiated':
       case 'ringing':
       case 'in_progress':
-        active++;
+        s.active++;
         break;
     }
   }
-  return { calls, total: n, summary: { total: n, completed, failed, active, queued } };
+  return s;
 }

@@ -1,4 +1,6 @@
 import { notFound } from '../errors.js';
+import { OrderedIndex } from '../ordered-index.js';
+import type { Collection } from '../store.js';
 import type { ModuleEnv } from '../types.js';
 import { generateBatch, type SeedBatch } from './seed-batch.js';
 import type { AnalysisCore, CallRecord, CampaignContactRecord, CampaignRecord, RunRecord, RunView } from './types.js';
@@ -39,25 +41,30 @@ export function compareCalls(a: CallRecord, b: CallRecord): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
+/** Facets of the calls listing (status; direction and status). */
+const CALL_FACETS = { status: (c: CallRecord) => c.status, dirStatus: (c: CallRecord) => `${c.direction}|${c.status}` };
+
+interface OrgCalls {
+  all: OrderedIndex<CallRecord>;
+  byCampaign: Map<string, OrderedIndex<CallRecord>>;
+}
+
+const noSource = (): CallRecord[] => [];
+
 export class TelephonyModel {
-  private readonly sorted = new Map<string, CallRecord[]>();
+  private readonly orgCalls = new Map<string, OrgCalls>();
   /** Seeded calls per organization: in memory only (their batches are stored). */
   private readonly seeded = new Map<string, Map<string, CallRecord>>();
   private readonly interned = new Map<string, AnalysisCore>();
-  private readonly versions = new Map<string, number>();
-  private readonly byCampaign = new Map<string, { version: number; map: Map<string, CallRecord[]> }>();
-
-  private bump(orgId: string): void {
-    this.versions.set(orgId, this.version(orgId) + 1);
-  }
+  private readonly migrated = new Set<string>();
 
   constructor(readonly env: ModuleEnv) {}
 
   // ---- read access (analytics) ----
 
   /** Every campaign of the organization, in creation order. */
-  campaigns(orgId: string): CampaignRecord[] {
-    return [...this.campaignMap(orgId).values()];
+  campaigns(orgId: string): readonly CampaignRecord[] {
+    return this.campaignMap(orgId).ordered(CAMPAIGN_FACETS).all();
   }
 
   /** The campaign, or the 404 HttpError (another tenant's id is not found either). */
@@ -73,35 +80,29 @@ export class TelephonyModel {
    * array is the model's own index: read it, never change it.
    */
   calls(orgId: string): readonly CallRecord[] {
-    return this.index(orgId);
+    return this.callIndex(orgId).all();
   }
 
-  /**
-   * The campaign's calls, oldest first (read-only; built in one pass over the index
-   * after calls were added, then reused). Calls are never removed.
-   */
-  callsOf(orgId: string, campaignId: string): readonly CallRecord[] {
-    const v = this.version(orgId);
-    let cached = this.byCampaign.get(orgId);
-    if (!cached || cached.version !== v) {
-      const map = new Map<string, CallRecord[]>();
-      for (const c of this.index(orgId)) {
-        let list = map.get(c.campaignId);
-        if (!list) {
-          list = [];
-          map.set(c.campaignId, list);
-        }
-        list.push(c);
-      }
-      cached = { version: v, map };
-      this.byCampaign.set(orgId, cached);
+  /** The organization's calls with their listing facets (the calls listing). */
+  callIndex(orgId: string): OrderedIndex<CallRecord> {
+    return this.orgCallsOf(orgId).all;
+  }
+
+  /** The campaign's calls with their listing facets (kept as calls are added and change). */
+  campaignCallIndex(orgId: string, campaignId: string): OrderedIndex<CallRecord> {
+    const oc = this.orgCallsOf(orgId);
+    let idx = oc.byCampaign.get(campaignId);
+    if (!idx) {
+      idx = new OrderedIndex<CallRecord>(noSource, CALL_FACETS);
+      idx.reset([]);
+      oc.byCampaign.set(campaignId, idx);
     }
-    return cached.map.get(campaignId) ?? [];
+    return idx;
   }
 
-  /** Bumped whenever a call is added to the organization (records change in place otherwise). */
-  version(orgId: string): number {
-    return this.versions.get(orgId) ?? 0;
+  /** The campaign's calls, oldest first (read-only). Calls are never removed. */
+  callsOf(orgId: string, campaignId: string): readonly CallRecord[] {
+    return this.campaignCallIndex(orgId, campaignId).all();
   }
 
   /** The call, or undefined (another tenant's id is undefined too). */
@@ -117,7 +118,7 @@ export class TelephonyModel {
 
   /** The campaign's runs, newest first, with the counts of calls initiated during each. */
   runs(orgId: string, campaignId: string): RunView[] {
-    const runs = this.runList(orgId, campaignId);
+    const runs = [...this.runList(orgId, campaignId).values()];
     if (runs.length === 0) return [];
     const counts = new Map<string, { total: number; completed: number }>(runs.map((r) => [r.id, { total: 0, completed: 0 }]));
     for (const c of this.callsOf(orgId, campaignId)) {
@@ -127,68 +128,96 @@ export class TelephonyModel {
       n.total++;
       if (c.status === 'completed') n.completed++;
     }
-    return [...runs].reverse().map((r) => ({ ...r, totalCalls: counts.get(r.id)!.total, completedCalls: counts.get(r.id)!.completed }));
+    return runs.reverse().map((r) => ({ ...r, totalCalls: counts.get(r.id)!.total, completedCalls: counts.get(r.id)!.completed }));
   }
 
   // ---- storage (telephony modules) ----
 
-  campaignMap(orgId: string): Map<string, CampaignRecord> {
+  /** The organization's campaigns (creation order); the listing's facets are in CAMPAIGN_FACETS. */
+  campaignMap(orgId: string): Collection<CampaignRecord> {
+    this.migrate(orgId);
     return this.env.store.collection<CampaignRecord>(orgId, COLLECTIONS.campaigns);
   }
 
-  /** The campaign's contacts in the order they were added (created empty). */
-  contactsOf(orgId: string, campaignId: string): CampaignContactRecord[] {
-    const m = this.env.store.collection<CampaignContactRecord[]>(orgId, COLLECTIONS.campaignContacts);
-    let list = m.get(campaignId);
-    if (!list) {
-      list = [];
-      m.set(campaignId, list);
-    }
-    return list;
+  /** The campaign's contacts by contact id, in the order they were added (each a record: a status change writes one contact). */
+  contactsOf(orgId: string, campaignId: string): Collection<CampaignContactRecord> {
+    this.migrate(orgId);
+    return this.env.store.collection<CampaignContactRecord>(orgId, `${COLLECTIONS.campaignContacts}:${campaignId}`);
+  }
+
+  /** The campaign's contacts with a facet per status (pages and the pending count). */
+  contactIndex(orgId: string, campaignId: string): OrderedIndex<CampaignContactRecord> {
+    return this.contactsOf(orgId, campaignId).ordered({ status: (c) => c.status });
+  }
+
+  /** How many of the campaign's contacts are pending. */
+  pendingContacts(orgId: string, campaignId: string): number {
+    return this.contactIndex(orgId, campaignId).count({ facet: 'status', values: ['pending'] });
   }
 
   dropCampaignState(orgId: string, campaignId: string): void {
-    this.env.store.collection(orgId, COLLECTIONS.campaignContacts).delete(campaignId);
-    this.env.store.collection(orgId, COLLECTIONS.runs).delete(campaignId);
+    this.contactsOf(orgId, campaignId).clear();
+    this.runList(orgId, campaignId).clear();
     this.campaignMap(orgId).delete(campaignId);
   }
 
-  /** The campaign's runs, oldest first (the stored array). */
-  runList(orgId: string, campaignId: string): RunRecord[] {
-    const m = this.env.store.collection<RunRecord[]>(orgId, COLLECTIONS.runs);
-    let list = m.get(campaignId);
-    if (!list) {
-      list = [];
-      m.set(campaignId, list);
-    }
-    return list;
+  /** The campaign's runs by id, oldest first. */
+  runList(orgId: string, campaignId: string): Collection<RunRecord> {
+    this.migrate(orgId);
+    return this.env.store.collection<RunRecord>(orgId, `${COLLECTIONS.runs}:${campaignId}`);
   }
 
-  callMap(orgId: string): Map<string, CallRecord> {
+  callMap(orgId: string): Collection<CallRecord> {
     return this.env.store.collection<CallRecord>(orgId, COLLECTIONS.calls);
   }
 
-  /** Adds a new call (store + index). */
+  /** Adds a new call (store + indexes). */
   addCall(orgId: string, call: CallRecord): void {
     this.callMap(orgId).set(call.id, call);
-    const idx = this.index(orgId);
-    let i = idx.length;
-    while (i > 0 && compareCalls(idx[i - 1]!, call) > 0) i--;
-    idx.splice(i, 0, call);
-    this.bump(orgId);
+    const oc = this.orgCallsOf(orgId);
+    oc.all.insert(call, compareCalls);
+    this.campaignCallIndex(orgId, call.campaignId).insert(call, compareCalls);
   }
 
-  seedBatches(orgId: string): Map<string, SeedBatch> {
+  /** A call changed in place: journaled, and moved between the listings' facets when its status changed. */
+  callChanged(orgId: string, call: CallRecord): void {
+    if (!call.seeded) this.callMap(orgId).touch(call.id);
+    const oc = this.orgCalls.get(orgId);
+    if (!oc) return;
+    oc.all.update(call);
+    oc.byCampaign.get(call.campaignId)?.update(call);
+  }
+
+  seedBatches(orgId: string): Collection<SeedBatch> {
     return this.env.store.collection<SeedBatch>(orgId, COLLECTIONS.seedBatches);
   }
 
-  /** Stores a seed batch and adds its calls (one sort of the batch, one merge with the index). */
+  /** Stores a seed batch and adds its calls (one sort of the batch, one merge with each index). */
   addSeedBatch(orgId: string, batch: SeedBatch): void {
-    const idx = this.index(orgId);
+    const oc = this.orgCallsOf(orgId);
     this.seedBatches(orgId).set(batch.id, batch);
     const calls = this.generate(orgId, batch);
-    this.sorted.set(orgId, merge(idx, calls));
-    this.bump(orgId);
+    this.mergeInto(oc, calls);
+  }
+
+  private mergeInto(oc: OrgCalls, calls: CallRecord[]): void {
+    const sorted = [...calls].sort(compareCalls);
+    oc.all.reset(merge(oc.all.all(), sorted));
+    const byCampaign = new Map<string, CallRecord[]>();
+    for (const c of sorted) {
+      let l = byCampaign.get(c.campaignId);
+      if (!l) byCampaign.set(c.campaignId, (l = []));
+      l.push(c);
+    }
+    for (const [cid, list] of byCampaign) {
+      let idx = oc.byCampaign.get(cid);
+      if (!idx) {
+        idx = new OrderedIndex<CallRecord>(noSource, CALL_FACETS);
+        idx.reset([]);
+        oc.byCampaign.set(cid, idx);
+      }
+      idx.reset(merge(idx.all(), list));
+    }
   }
 
   private seededMap(orgId: string): Map<string, CallRecord> {
@@ -230,23 +259,56 @@ export class TelephonyModel {
     return c;
   }
 
-  private index(orgId: string): CallRecord[] {
-    let idx = this.sorted.get(orgId);
-    if (!idx) {
-      // First use (or after a restart): the stored calls, plus the seeded batches regenerated in order.
-      idx = [...this.callMap(orgId).values()].sort(compareCalls);
-      this.sorted.set(orgId, idx);
-      for (const b of this.seedBatches(orgId).values()) {
-        idx = merge(idx, this.generate(orgId, b));
-        this.sorted.set(orgId, idx);
-      }
+  /** The organization's call indexes, built on first use (after a restart: the stored calls, plus the seeded batches regenerated in order). */
+  private orgCallsOf(orgId: string): OrgCalls {
+    let oc = this.orgCalls.get(orgId);
+    if (!oc) {
+      const all = new OrderedIndex<CallRecord>(noSource, CALL_FACETS);
+      all.reset([]);
+      oc = { all, byCampaign: new Map() };
+      this.orgCalls.set(orgId, oc);
+      this.mergeInto(oc, [...this.callMap(orgId).values()]);
+      for (const b of this.seedBatches(orgId).values()) this.mergeInto(oc, this.generate(orgId, b));
     }
-    return idx;
+    return oc;
+  }
+
+  /**
+   * State files of earlier versions kept a campaign's contacts and runs as one array per
+   * campaign; they move to a collection per campaign (a record each) on first use.
+   */
+  private migrate(orgId: string): void {
+    if (this.migrated.has(orgId)) return;
+    this.migrated.add(orgId);
+    const store = this.env.store;
+    const oldContacts = store.collection<CampaignContactRecord[]>(orgId, COLLECTIONS.campaignContacts);
+    for (const [cid, list] of oldContacts) {
+      const c = store.collection<CampaignContactRecord>(orgId, `${COLLECTIONS.campaignContacts}:${cid}`);
+      if (Array.isArray(list)) for (const x of list) c.set(x.contactId, x);
+    }
+    oldContacts.clear();
+    const oldRuns = store.collection<RunRecord[]>(orgId, COLLECTIONS.runs);
+    for (const [cid, list] of oldRuns) {
+      const c = store.collection<RunRecord>(orgId, `${COLLECTIONS.runs}:${cid}`);
+      if (Array.isArray(list)) for (const r of list) c.set(r.id, r);
+    }
+    oldRuns.clear();
   }
 }
 
-function merge(idx: CallRecord[], calls: CallRecord[]): CallRecord[] {
-  const batch = [...calls].sort(compareCalls);
+/** Facets of the campaigns listing: every combination of its filters (built when a query uses it). */
+export const CAMPAIGN_FACETS = {
+  s: (c: CampaignRecord) => c.status,
+  d: (c: CampaignRecord) => c.direction,
+  w: (c: CampaignRecord) => c.workspaceId ?? '',
+  sd: (c: CampaignRecord) => `${c.status}|${c.direction}`,
+  sw: (c: CampaignRecord) => `${c.status}|${c.workspaceId ?? ''}`,
+  dw: (c: CampaignRecord) => `${c.direction}|${c.workspaceId ?? ''}`,
+  sdw: (c: CampaignRecord) => `${c.status}|${c.direction}|${c.workspaceId ?? ''}`,
+};
+
+/** Merges sorted `batch` into sorted `idx` (a new array). */
+function merge(idx: readonly CallRecord[], batch: readonly CallRecord[]): CallRecord[] {
   const merged: CallRecord[] = new Array(idx.length + batch.length);
   let i = 0;
   let j = 0;

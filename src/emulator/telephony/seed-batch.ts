@@ -78,12 +78,13 @@ export function generateBatch(seed: number, orgId: string, b: SeedBatch, intern:
       plan: { ringAt, connectAt, endAt },
       segmentsSent: 0,
       speakerSent: true,
-      analyzedAt: b.analysed ? iso(endAt + 120_000) : null,
+      // Only a call that connected is analysed.
+      analyzedAt: b.analysed && connects ? iso(endAt + 120_000) : null,
       analysis: null,
       seeded: true,
     };
     call.cost = costOf(call);
-    if (b.analysed) call.analysis = intern(analysisCore(connects ? factsFor(seed, id, persona, outcome) : null));
+    if (b.analysed && connects) call.analysis = intern(analysisCore(factsFor(seed, id, persona, outcome)));
     calls[i] = call;
   }
   return calls;

@@ -42,14 +42,13 @@ export function seedCalls(env: ModuleEnv, org: Org, raw: Record<string, unknown>
     streamKey: model.calls(org.id).length,
   };
   model.addSeedBatch(org.id, batch);
-  env.store.markDirty();
   return { inserted: count, campaignId: campaign.id, orgId: org.id, totalCalls: model.calls(org.id).length };
 }
 function seededCampaign(env: ModuleEnv, org: Org): CampaignRecord {
   const model = telephonyFor(env);
   for (const c of model.campaignMap(org.id).values()) if (c.name === 'Seeded history' && c.status === 'completed' && c.contactListId === null && c.type === 'standard') return c;
   const at = env.clock.iso();
-  const firstAgent = agentModelFor(env).list(org)[0];
+  const firstAgent = agentModelFor(env).first(org.id);
   const c: CampaignRecord = {
     id: env.ids.uuid('campaign'),
     name: 'Seeded history',

@@ -2,7 +2,7 @@ import { agentModelFor } from '../agents/model.js';
 import { eventLogFor } from '../events/log.js';
 import type { ModuleEnv } from '../types.js';
 import { analysisCore, callFacts, costOf, summaryOf } from './analysis.js';
-import { telephonyFor, type TelephonyModel } from './model.js';
+import { CAMPAIGN_FACETS, telephonyFor, type TelephonyModel } from './model.js';
 import { contactsCollection, LISTS, type StoredContact, type StoredList } from '../contacts/model.js';
 import { personOf, randomPerson } from './people.js';
 import { intBetween, pick, rngFor } from './rng.js';
@@ -59,7 +59,9 @@ export class Simulator {
       for (const call of this.model.calls(org.id)) {
         if (call.seeded) continue;
         if (call.status === 'queued') this.enqueue(org.id, call);
-        else if (call.status !== 'cancelled' && (!call.analyzedAt || call.status === 'initiated' || call.status === 'ringing' || call.status === 'in_progress')) this.live.set(call.id, { orgId: org.id, call });
+        else if (call.status === 'initiated' || call.status === 'ringing' || call.status === 'in_progress' || (call.status === 'completed' && (!call.analyzedAt || (call.answeredAt && !call.speakerSent)))) {
+          this.live.set(call.id, { orgId: org.id, call });
+        }
       }
     }
     const every = Math.min(200, Math.max(10, this.env.clock.realDelay(1000)));
@@ -121,7 +123,6 @@ export class Simulator {
   queue(orgId: string, call: CallRecord): void {
     this.model.addCall(orgId, call);
     this.enqueue(orgId, call);
-    this.env.store.markDirty();
   }
 
   private enqueue(orgId: string, call: CallRecord): void {
@@ -137,9 +138,12 @@ export class Simulator {
   cancel(orgId: string, call: CallRecord): void {
     this.queued.get(call.campaignId)?.calls.delete(call);
     this.setStatus(orgId, call, 'cancelled');
-    const contact = call.contactId ? this.model.contactsOf(orgId, call.campaignId).find((c) => c.contactId === call.contactId) : undefined;
-    if (contact && contact.status === 'queued' && contact.lastCallId === call.id) contact.status = 'pending';
-    this.env.store.markDirty();
+    const contacts = this.model.contactsOf(orgId, call.campaignId);
+    const contact = call.contactId ? contacts.get(call.contactId) : undefined;
+    if (contact && contact.status === 'queued' && contact.lastCallId === call.id) {
+      contact.status = 'pending';
+      contacts.touch(contact.contactId);
+    }
   }
 
   /** Queued calls of a campaign (any organization's campaign id is unique). */
@@ -184,16 +188,16 @@ export class Simulator {
     this.ticking = true;
     try {
       const now = this.env.clock.nowMs();
-      let changed = false;
-      for (const l of [...this.live.values()]) changed = this.advance(l, now) || changed;
+      // Every change is journaled where it is made (callChanged, touch).
+      for (const l of this.live.values()) this.advance(l, now);
       for (const org of this.env.orgs) {
-        for (const c of this.model.campaignMap(org.id).values()) {
-          if (c.status !== 'active') continue;
-          if (c.direction === 'inbound') changed = this.inbound(org.id, c, now) || changed;
-          else changed = this.pump(org.id, c, now) || changed;
+        const campaigns = this.model.campaignMap(org.id);
+        for (const c of campaigns.ordered(CAMPAIGN_FACETS).page({ facet: 's', values: ['active'] }, 0, Number.MAX_SAFE_INTEGER, false)) {
+          if (c.direction === 'inbound') {
+            if (this.inbound(org.id, c, now)) campaigns.touch(c.id);
+          } else this.pump(org.id, c, now);
         }
       }
-      if (changed) this.env.store.markDirty();
     } catch (err) {
       this.env.options.log?.(`telephony tick failed: ${(err as Error).stack ?? String(err)}`);
     } finally {
@@ -228,14 +232,19 @@ export class Simulator {
   maybeComplete(orgId: string, campaign: CampaignRecord): boolean {
     if (campaign.status !== 'active' || campaign.type !== 'standard' || campaign.direction !== 'outbound' || !campaign.placedAny) return false;
     if ((this.queued.get(campaign.id)?.calls.size ?? 0) > 0 || this.inFlightOf(campaign.id) > 0) return false;
-    if (this.model.contactsOf(orgId, campaign.id).some((c) => c.status === 'pending')) return false;
+    if (this.model.pendingContacts(orgId, campaign.id) > 0) return false;
     const now = this.env.clock.iso();
-    const run = campaign.currentRunId ? this.model.runList(orgId, campaign.id).find((r) => r.id === campaign.currentRunId) : undefined;
-    if (run) run.endedAt = now;
+    const runs = this.model.runList(orgId, campaign.id);
+    const run = campaign.currentRunId ? runs.get(campaign.currentRunId) : undefined;
+    if (run) {
+      run.endedAt = now;
+      runs.touch(run.id);
+    }
     campaign.currentRunId = null;
     campaign.status = 'completed';
     campaign.completedAt = now;
     campaign.updatedAt = now;
+    this.model.campaignMap(orgId).touch(campaign.id);
     eventLogFor(this.env).append(orgId, { type: 'campaign.status.updated', callId: null, data: { campaignId: campaign.id, status: 'completed', previousStatus: 'active' } });
     return true;
   }
@@ -255,7 +264,10 @@ export class Simulator {
     const connectAt = connects ? ringAt + intBetween(rng, 3000, 15_000) : null;
     const endAt = connectAt !== null ? connectAt + call.plannedSeconds * 1000 : ringAt + intBetween(rng, 15_000, 30_000);
     call.plan = { ringAt, connectAt, endAt };
-    campaign.placedAny = true;
+    if (!campaign.placedAny) {
+      campaign.placedAny = true;
+      this.model.campaignMap(orgId).touch(campaign.id);
+    }
     this.setStatus(orgId, call, 'initiated');
     this.live.set(call.id, { orgId, call });
   }
@@ -274,7 +286,7 @@ export class Simulator {
       let contactId: string | null = null;
       // 60% of callers are contacts of the campaign (or else of its list), matched by number; the rest strangers.
       if (campaign.contactListId && rng() < 0.6) {
-        const known = this.model.contactsOf(orgId, campaign.id);
+        const known = this.model.contactIndex(orgId, campaign.id).all();
         if (known.length > 0) {
           const c = pick(rng, known);
           person = { name: c.name, phoneNumber: c.phoneNumber };
@@ -283,16 +295,11 @@ export class Simulator {
           const list = this.env.store.collection<StoredList>(orgId, LISTS).get(campaign.contactListId);
           const stored = this.env.store.collection<StoredContact>(orgId, contactsCollection(campaign.contactListId));
           if (list && stored.size > 0) {
-            const k = Math.floor(rng() * stored.size);
-            let i = 0;
-            for (const c of stored.values()) {
-              if (i++ < k) continue;
-              const p = personOf(list, c);
-              if (p.phoneNumber) {
-                person = { name: p.name, phoneNumber: p.phoneNumber };
-                contactId = c.id;
-              }
-              break;
+            const c = stored.ordered().all()[Math.floor(rng() * stored.size)]!;
+            const p = personOf(list, c);
+            if (p.phoneNumber) {
+              person = { name: p.name, phoneNumber: p.phoneNumber };
+              contactId = c.id;
             }
           }
         }
@@ -366,7 +373,10 @@ export class Simulator {
         changed = true;
       }
     }
-    if (call.status === 'completed' || call.status === 'failed') {
+    if (call.status === 'failed') {
+      // A call that never connected has no conversation: no analysis, nothing more to do.
+      this.live.delete(call.id);
+    } else if (call.status === 'completed') {
       if (call.answeredAt && !call.speakerSent && now >= plan.endAt + SPEAKER_DELAY_MS) {
         this.emit(orgId, call, 'intelligence.speaker.identified', this.speaker(orgId, call));
         call.speakerSent = true;
@@ -377,7 +387,8 @@ export class Simulator {
         this.live.delete(call.id);
         changed = true;
       } else if (call.analyzedAt) this.live.delete(call.id);
-    }
+    } else if (call.status === 'cancelled') this.live.delete(call.id);
+    if (changed) this.model.callChanged(orgId, call);
     return changed;
   }
 
@@ -390,16 +401,21 @@ export class Simulator {
     // The campaign may have been deleted meanwhile (its calls live on).
     const campaign = this.model.campaignMap(orgId).get(call.campaignId);
     if (!campaign) return;
-    const contact = call.contactId && call.direction === 'outbound' ? this.model.contactsOf(orgId, call.campaignId).find((c) => c.contactId === call.contactId) : undefined;
-    if (contact && contact.lastCallId === call.id) contact.status = status === 'completed' ? 'called' : 'failed';
+    const contacts = this.model.contactsOf(orgId, call.campaignId);
+    const contact = call.contactId && call.direction === 'outbound' ? contacts.get(call.contactId) : undefined;
+    if (contact && contact.lastCallId === call.id) {
+      contact.status = status === 'completed' ? 'called' : 'failed';
+      contacts.touch(contact.contactId);
+    }
     this.maybeComplete(orgId, campaign);
   }
 
-  /** Writes the analysis on the call and publishes call.analysis.completed. */
+  /** Writes the analysis on a completed call and publishes call.analysis.completed. */
   analyse(orgId: string, call: CallRecord): void {
     const facts = callFacts(this.env.options.seed, call);
     call.analysis = this.model.intern(analysisCore(facts));
     call.analyzedAt = this.env.clock.iso();
+    this.model.callChanged(orgId, call);
     const a = call.analysis;
     this.emit(orgId, call, 'call.analysis.completed', {
       summary: summaryOf(call, facts),
@@ -424,6 +440,7 @@ export class Simulator {
   private setStatus(orgId: string, call: CallRecord, status: CallStatus): void {
     const previousStatus = call.status === status ? null : call.status;
     call.status = status;
+    this.model.callChanged(orgId, call);
     this.emit(orgId, call, 'call.status.updated', { status, previousStatus });
   }
 

@@ -15,7 +15,7 @@ export function objectBody(raw: unknown): Record<string, unknown> {
 export function onlyFields(body: Record<string, unknown>, allowed: readonly string[], hints: Record<string, string> = {}): void {
   for (const k of Object.keys(body)) {
     if (allowed.includes(k)) continue;
-    fail(k, hints[k] ?? `unknown field (allowed: ${allowed.join(', ')})`);
+    fail(k, (Object.hasOwn(hints, k) ? hints[k] : undefined) ?? `unknown field (allowed: ${allowed.join(', ')})`);
   }
 }
 
@@ -51,7 +51,6 @@ export function pageSize(value: unknown, def: number, max: number): number {
   return int(value, 'pageSize', 1, max) ?? def;
 }
 
-export const E164 = /^\+[1-9]\d{6,14}$/;
 
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 

@@ -1,9 +1,7 @@
 import type { CallRecord, CampaignContactRecord, CampaignRecord } from './types.js';
 
 /** The campaign record of every campaign response (listing items too). */
-export function renderCampaign(c: CampaignRecord, contacts: CampaignContactRecord[]): Record<string, unknown> {
-  let pending = 0;
-  for (const x of contacts) if (x.status === 'pending') pending++;
+export function renderCampaign(c: CampaignRecord, totalContacts: number, pendingContacts: number): Record<string, unknown> {
   return {
     id: c.id,
     name: c.name,
@@ -13,8 +11,8 @@ export function renderCampaign(c: CampaignRecord, contacts: CampaignContactRecor
     type: c.type,
     contactListId: c.contactListId,
     contactListName: c.contactListName,
-    totalContacts: contacts.length,
-    pendingContacts: pending,
+    totalContacts,
+    pendingContacts,
     agentId: c.agentId,
     agent: c.agent,
     workspaceId: c.workspaceId,

@@ -6,6 +6,7 @@ import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../../api/si
 import { checkUrl, guardedLookup, UrlRefused } from '../contacts/url-guard.js';
 import { badRequest, HttpError, notFound, unprocessable } from '../errors.js';
 import { eventLogFor, type LoggedEvent } from '../events/log.js';
+import type { Collection } from '../store.js';
 import type { ModuleEnv, Org } from '../types.js';
 
 /**
@@ -15,11 +16,18 @@ import type { ModuleEnv, Org } from '../types.js';
  * with exponential backoff in simulated time, and the payload is kept encrypted at rest.
  */
 
-export const MAX_ATTEMPTS = 8;
-export const DISABLE_AFTER = 10;
-export const BACKOFF_BASE_MS = 10_000;
-export const BACKOFF_FACTOR = 3;
+/**
+ * Waits before each retry (simulated time), counted from when the failed attempt began:
+ * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (Svix's schedule), then 24 h and 24 h, so that a
+ * delivery is tried for a little over three days, as Stripe does in live mode.
+ */
+export const RETRY_WAITS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000, 86_400_000, 86_400_000] as const;
+export const MAX_ATTEMPTS = RETRY_WAITS_MS.length + 1;
+/** An endpoint with failed attempts and no success for this long (simulated) is switched off (Svix: 5 days). */
+export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 export const JITTER = 0.1;
+/** What `secretPrefix` shows: the recognisable prefix, none of the secret part. */
+export const SECRET_PREFIX = 'whsec_';
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 const MAX_EVENTS_PER_ENDPOINT = 50;
 
@@ -39,6 +47,8 @@ export interface EndpointRecord {
   isEnabled: boolean;
   consecutiveFailures: number;
   lastSuccessAt: string | null;
+  /** Internal: when the current run of failures began (null after a success or a re-enable). */
+  failingSince?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -62,8 +72,19 @@ export interface DeliveryRecord {
 }
 
 export function endpointView(e: EndpointRecord): Record<string, unknown> {
-  const { secret: _secret, ...rest } = e;
-  return { ...rest, events: [...e.events] };
+  return {
+    id: e.id,
+    name: e.name,
+    url: e.url,
+    events: [...e.events],
+    // State files of earlier versions stored 10 characters here; only the prefix is shown.
+    secretPrefix: SECRET_PREFIX,
+    isEnabled: e.isEnabled,
+    consecutiveFailures: e.consecutiveFailures,
+    lastSuccessAt: e.lastSuccessAt,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+  };
 }
 
 export function deliveryView(d: DeliveryRecord): Record<string, unknown> {
@@ -107,12 +128,17 @@ export class WebhookService {
     return Boolean(this.env.options.allowLoopbackUrls);
   }
 
-  private endpoints(orgId: string): Map<string, EndpointRecord> {
+  private endpoints(orgId: string): Collection<EndpointRecord> {
     return this.env.store.collection<EndpointRecord>(orgId, ENDPOINTS);
   }
 
-  private deliveries(orgId: string): Map<string, DeliveryRecord> {
+  /** Every delivery of the organization in creation order (`n` ascending), with a facet per endpoint and per endpoint and status. */
+  private deliveries(orgId: string): Collection<DeliveryRecord> {
     return this.env.store.collection<DeliveryRecord>(orgId, DELIVERIES);
+  }
+
+  private deliveryIndex(orgId: string) {
+    return this.deliveries(orgId).ordered({ endpoint: (d) => d.endpointId, endpointStatus: (d) => `${d.endpointId}|${d.status}` });
   }
 
   /** Follows every organization's log; resumes deliveries left pending or in flight by a restart. */
@@ -120,9 +146,13 @@ export class WebhookService {
     const log = eventLogFor(this.env);
     for (const org of this.env.orgs) {
       this.unsubscribes.push(log.subscribe(org.id, (e) => this.onEvent(org.id, e)));
-      for (const d of this.deliveries(org.id).values()) {
+      const ds = this.deliveries(org.id);
+      for (const d of ds.values()) {
         this.counter = Math.max(this.counter, d.n);
-        if (d.status === 'in_flight') d.status = 'pending';
+        if (d.status === 'in_flight') {
+          d.status = 'pending';
+          ds.touch(d.id);
+        }
         if (d.status === 'pending') this.schedule(org.id, d);
       }
     }
@@ -137,8 +167,8 @@ export class WebhookService {
 
   // ---- endpoints ----
 
-  list(org: Org): EndpointRecord[] {
-    return [...this.endpoints(org.id).values()];
+  list(org: Org): readonly EndpointRecord[] {
+    return this.endpoints(org.id).ordered().all();
   }
 
   get(org: Org, id: string): EndpointRecord {
@@ -149,7 +179,10 @@ export class WebhookService {
 
   async create(org: Org, body: unknown): Promise<EndpointRecord> {
     const b = asObject(body);
-    for (const k of ['name', 'url', 'events']) if (b[k] === undefined) throw badRequest(`${k} is required`, [{ field: k, message: 'required' }]);
+    const known = ['name', 'url', 'events'];
+    const unknown = Object.keys(b).filter((k) => !known.includes(k));
+    if (unknown.length) throw badRequest(`unknown field ${unknown[0]} (accepted: ${known.join(', ')}; isEnabled is set with PATCH)`, [{ field: unknown[0], message: 'unknown field' }]);
+    for (const k of known) if (!Object.hasOwn(b, k) || b[k] === undefined) throw badRequest(`${k} is required`, [{ field: k, message: 'required' }]);
     const name = checkName(b.name);
     const url = await this.checkEndpointUrl(b.url);
     const events = checkEvents(b.events);
@@ -161,15 +194,15 @@ export class WebhookService {
       url,
       events,
       secret,
-      secretPrefix: secret.slice(0, 10),
+      secretPrefix: SECRET_PREFIX,
       isEnabled: true,
       consecutiveFailures: 0,
       lastSuccessAt: null,
+      failingSince: null,
       createdAt: now,
       updatedAt: now,
     };
     this.endpoints(org.id).set(rec.id, rec);
-    this.env.store.markDirty();
     return rec;
   }
 
@@ -192,9 +225,12 @@ export class WebhookService {
     if (b.isEnabled === true && !rec.isEnabled) {
       rec.isEnabled = true;
       rec.consecutiveFailures = 0;
-      for (const d of this.deliveries(org.id).values()) {
-        if (d.endpointId === rec.id && d.status === 'pending' && !this.timers.has(d.id)) {
+      rec.failingSince = null;
+      const ds = this.deliveries(org.id);
+      for (const d of this.deliveryIndex(org.id).page({ facet: 'endpointStatus', values: [`${rec.id}|pending`] }, 0, Number.MAX_SAFE_INTEGER, false)) {
+        if (!this.timers.has(d.id)) {
           d.nextAttemptAt = this.env.clock.iso();
+          ds.touch(d.id);
           this.schedule(org.id, d);
         }
       }
@@ -202,16 +238,16 @@ export class WebhookService {
       rec.isEnabled = false;
     }
     rec.updatedAt = this.env.clock.iso();
-    this.env.store.markDirty();
+    this.endpoints(org.id).touch(rec.id);
     return rec;
   }
 
   rotate(org: Org, id: string): EndpointRecord {
     const rec = this.get(org, id);
     rec.secret = newSecret();
-    rec.secretPrefix = rec.secret.slice(0, 10);
+    rec.secretPrefix = SECRET_PREFIX;
     rec.updatedAt = this.env.clock.iso();
-    this.env.store.markDirty();
+    this.endpoints(org.id).touch(rec.id);
     return rec;
   }
 
@@ -219,13 +255,11 @@ export class WebhookService {
     this.get(org, id);
     this.endpoints(org.id).delete(id);
     const ds = this.deliveries(org.id);
-    for (const [did, d] of ds) {
-      if (d.endpointId !== id) continue;
-      this.timers.get(did)?.();
-      this.timers.delete(did);
-      ds.delete(did);
+    for (const d of this.deliveryIndex(org.id).page({ facet: 'endpoint', values: [id] }, 0, Number.MAX_SAFE_INTEGER, false)) {
+      this.timers.get(d.id)?.();
+      this.timers.delete(d.id);
+      ds.delete(d.id);
     }
-    this.env.store.markDirty();
   }
 
   listDeliveries(org: Org, id: string, opts: { status?: string; limit: number; cursor?: string }): { deliveries: DeliveryRecord[]; nextCursor: string | null } {
@@ -240,11 +274,12 @@ export class WebhookService {
       if (!m) throw badRequest('cursor is not one this server gave (use meta.pagination.nextCursor)', [{ field: 'cursor', message: 'invalid cursor' }]);
       before = Number(m[1]);
     }
-    const all = [...this.deliveries(org.id).values()]
-      .filter((d) => d.endpointId === id && d.n < before && (!opts.status || d.status === opts.status))
-      .sort((a, b) => b.n - a.n);
-    const page = all.slice(0, opts.limit);
-    const more = all.length > opts.limit;
+    // Positions are creation order (n ascending): the cursor is a position bound, each filter a facet.
+    const idx = this.deliveryIndex(org.id);
+    const sel = { facet: opts.status ? 'endpointStatus' : 'endpoint', values: [opts.status ? `${id}|${opts.status}` : id], hi: idx.boundary((d) => d.n >= before) };
+    const page = idx.page(sel, 0, opts.limit + 1, true);
+    const more = page.length > opts.limit;
+    if (more) page.pop();
     return { deliveries: page, nextCursor: more ? Buffer.from(`d:${page[page.length - 1]!.n}`).toString('base64url') : null };
   }
 
@@ -290,7 +325,6 @@ export class WebhookService {
       this.deliveries(orgId).set(d.id, d);
       this.schedule(orgId, d);
     }
-    this.env.store.markDirty();
   }
 
   private schedule(orgId: string, d: DeliveryRecord): void {
@@ -306,7 +340,8 @@ export class WebhookService {
 
   private async attempt(orgId: string, deliveryId: string): Promise<void> {
     if (this.closed) return;
-    const d = this.deliveries(orgId).get(deliveryId);
+    const ds = this.deliveries(orgId);
+    const d = ds.get(deliveryId);
     if (!d || d.status !== 'pending') return;
     const ep = this.endpoints(orgId).get(d.endpointId);
     if (!ep) return; // deleted: abandoned
@@ -315,7 +350,14 @@ export class WebhookService {
     d.attemptCount++;
     d.lastAttemptAt = this.env.clock.iso();
     d.nextAttemptAt = null;
-    this.env.store.markDirty();
+    ds.touch(d.id);
+    // The receiver sees the event only once it is on disk (its id is never handed out again).
+    try {
+      await this.env.store.commit();
+    } catch {
+      // The data directory failed: every response says so; the attempt goes ahead.
+    }
+    if (this.closed || ds.get(d.id) !== d) return;
 
     let outcome: { ok: boolean; retry: boolean; status: number | null; error: string | null };
     try {
@@ -347,11 +389,16 @@ export class WebhookService {
       if (live) {
         live.consecutiveFailures = 0;
         live.lastSuccessAt = now;
+        live.failingSince = null;
       }
     } else {
       if (live) {
+        // Every failed attempt counts, refusals included; the endpoint goes off once it has
+        // failed with no success for DISABLE_AFTER_MS (a burst failing at once never does).
         live.consecutiveFailures++;
-        if (live.consecutiveFailures >= DISABLE_AFTER && live.isEnabled) {
+        const since = live.failingSince ?? d.lastAttemptAt!;
+        live.failingSince = since;
+        if (live.isEnabled && Date.parse(d.lastAttemptAt!) - Date.parse(since) >= DISABLE_AFTER_MS) {
           live.isEnabled = false;
           live.updatedAt = now;
         }
@@ -365,7 +412,8 @@ export class WebhookService {
         this.schedule(orgId, d);
       }
     }
-    this.env.store.markDirty();
+    ds.touch(d.id);
+    if (live) this.endpoints(orgId).touch(live.id);
   }
 
   private encrypt(text: string): DeliveryRecord['payload'] {
@@ -382,9 +430,9 @@ export class WebhookService {
   }
 }
 
-/** The wait before attempt n+1 after n failed attempts: 10 s × 3^(n−1), ±10% jitter (simulated time). */
+/** The wait before attempt n+1 after n failed attempts (RETRY_WAITS_MS), ±10% jitter (simulated time). */
 export function backoffMs(failedAttempts: number, rand = Math.random): number {
-  const base = BACKOFF_BASE_MS * BACKOFF_FACTOR ** (failedAttempts - 1);
+  const base = RETRY_WAITS_MS[Math.min(failedAttempts, RETRY_WAITS_MS.length) - 1]!;
   return Math.round(base * (1 - JITTER + 2 * JITTER * rand()));
 }
 

@@ -1,4 +1,5 @@
 import { badRequest, conflict, notFound, unprocessable } from '../../errors.js';
+import type { Collection } from '../../store.js';
 import type { ModuleEnv } from '../../types.js';
 import { evalModelFor } from '../model.js';
 import { fail, objectBody, onlyFields } from '../validate.js';
@@ -65,11 +66,10 @@ export class ImportModel {
     evalModelFor(env).onSuiteDeleted((orgId, suite) => {
       const c = this.imports(orgId);
       for (const [id, imp] of c) if (imp.evalId === suite.id) c.delete(id);
-      env.store.markDirty();
     });
   }
 
-  private imports(orgId: string): Map<string, ImportRecord> {
+  private imports(orgId: string): Collection<ImportRecord> {
     return this.env.store.collection<ImportRecord>(orgId, IMPORTS);
   }
 
@@ -78,7 +78,6 @@ export class ImportModel {
     const c = this.env.store.collection<SourceRecord>(orgId, SOURCES);
     if (c.size === 0) {
       for (const s of generateSources(this.env.options.seed, orgId, this.env.clock.nowMs())) c.set(s.id, s);
-      this.env.store.markDirty();
     }
     return [...c.values()];
   }
@@ -123,7 +122,7 @@ export class ImportModel {
 
   list(orgId: string, agentId: string, evalId: string): ImportRecord[] {
     const suite = this.suite(orgId, agentId, evalId);
-    return [...this.imports(orgId).values()].filter((i) => i.evalId === suite.id).sort((a, b) => b.seq - a.seq);
+    return this.imports(orgId).ordered({ eval: (i) => i.evalId }).page({ facet: 'eval', values: [suite.id] }, 0, Number.MAX_SAFE_INTEGER, true).sort((a, b) => b.seq - a.seq);
   }
 
   find(orgId: string, agentId: string, evalId: string, importId: string): ImportRecord {
@@ -174,7 +173,6 @@ export class ImportModel {
       seq: seq + 1,
     };
     this.imports(orgId).set(rec.id, rec);
-    this.env.store.markDirty();
     return rec;
   }
 
@@ -207,7 +205,7 @@ export class ImportModel {
     if (batch.length === 0) return { imp, processed: 0, remaining: 0 };
     if (imp.status === 'pending') {
       imp.status = 'triaging';
-      this.env.store.markDirty();
+      this.imports(orgId).touch(imp.id);
     }
     await this.env.clock.sleep(batch.length * TRIAGE_SIM_MS_PER_CALL);
     // The suite (and with it the import) may have been deleted meanwhile: then a 404.
@@ -220,7 +218,7 @@ export class ImportModel {
     }
     const remaining = imp.callIds.filter((id) => !imp.triage[id]).length;
     imp.status = remaining === 0 ? 'triaged' : 'triaging';
-    this.env.store.markDirty();
+    this.imports(orgId).touch(imp.id);
     return { imp, processed: batch.length, remaining };
   }
 
@@ -287,7 +285,7 @@ export class ImportModel {
       imp.scenarioIds[id] = sc.id;
       scenarioIds.push(sc.id);
     }
-    this.env.store.markDirty();
+    this.imports(orgId).touch(imp.id);
     return { created: scenarioIds.length, scenarioIds, skipped };
   }
 }

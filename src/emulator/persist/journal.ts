@@ -1,0 +1,257 @@
+import { closeSync, fdatasync, openSync, unlink, writev } from 'node:fs';
+import { open, rename, unlink as unlinkAsync, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { crc32 } from 'node:zlib';
+import { FILE_MODE, journalName, LEGACY, SNAPSHOT, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, syncDir, type DataDir, type JournalOp, type Meta } from './files.js';
+
+export type { JournalOp } from './files.js';
+
+const writevAsync = promisify(writev);
+const fdatasyncAsync = promisify(fdatasync);
+
+/** Snapshot bytes buffered before each write (compaction yields to the event loop at every write). */
+const SNAPSHOT_CHUNK = 1024 * 1024;
+const YIELD_EVERY = 2000;
+
+export interface JournalOptions {
+  compactMinBytes: number;
+  compactRatio: number;
+  warn: (line: string) => void;
+  /** Every record of the state, read while it keeps changing. */
+  records: () => Iterable<[key: string, id: string, value: unknown]>;
+  /** Commits the changes made so far and waits until they are durable. */
+  prepare: () => Promise<void>;
+  meta: () => Meta;
+}
+
+interface Waiter {
+  batch: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * The append-only journal, with group commit: batches appended while a write and its
+ * fdatasync are under way are written together by the next one, as one line (so a crash
+ * can only cut the last line short). A batch counts as durable once its fdatasync returned;
+ * `durable()` resolves then. Compaction (on the model of Redis's AOF rewrite) switches to
+ * a new journal file, writes every record to a new snapshot while requests go on, waits
+ * until everything the snapshot read is in the new journal, renames the snapshot into
+ * place and deletes the journals it replaces.
+ */
+export class Journal {
+  private fd: number;
+  private gen: number;
+  private bytes: number;
+  private snapshotBytes: number;
+  private pieces: string[] = [];
+  private appended = 0;
+  private written = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private writeScheduled = false;
+  private readonly waiters: Waiter[] = [];
+  private readonly callbacks: Array<{ batch: number; fn: () => void }> = [];
+  private compacting: Promise<void> | undefined;
+  /** After a failed compaction, the next try waits until the journal has grown this much more. */
+  private retryAfterBytes = 0;
+  private closed = false;
+  failed: Error | undefined;
+
+  constructor(
+    private readonly dir: DataDir,
+    private readonly opts: JournalOptions,
+  ) {
+    this.gen = dir.gen;
+    this.bytes = dir.journalBytes;
+    this.snapshotBytes = dir.snapshotBytes;
+    this.fd = openSync(join(dir.path, journalName(this.gen)), 'a', FILE_MODE);
+  }
+
+  /** Nothing appended is waiting for its write. */
+  get idle(): boolean {
+    return this.written === this.appended;
+  }
+
+  /** Queues a batch (the ops as they are now); it is written by the next group write. */
+  append(ops: JournalOp[]): void {
+    if (this.closed) return;
+    const json = ops.length > 0 ? JSON.stringify(ops) : '';
+    this.pieces.push(json.slice(1, -1));
+    this.appended++;
+    if (!this.writeScheduled) {
+      this.writeScheduled = true;
+      this.chain = this.chain.then(() => this.writeGroup());
+    }
+  }
+
+  /** Resolves once every batch appended so far is on disk. */
+  durable(): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
+    const batch = this.appended;
+    if (this.written >= batch || this.closed) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ batch, resolve, reject }));
+  }
+
+  /** Runs fn once the next batch (not yet appended) is on disk. */
+  afterNext(fn: () => void): void {
+    this.callbacks.push({ batch: this.appended + 1, fn });
+  }
+
+  /** Runs fn once every batch appended so far is on disk. */
+  afterCurrent(fn: () => void): void {
+    if (this.written >= this.appended) return fn();
+    this.callbacks.push({ batch: this.appended, fn });
+  }
+
+  private async writeGroup(): Promise<void> {
+    this.writeScheduled = false;
+    const pieces = this.pieces;
+    this.pieces = [];
+    const upTo = this.appended;
+    if (pieces.length === 0) return;
+    if (!this.failed && !this.closed) {
+      try {
+        const m = this.opts.meta();
+        const body = Buffer.from(`{"t":${m.simNowMs},"ids":${JSON.stringify(m.idCounters)},"o":[${pieces.filter((p) => p !== '').join(',')}]}`);
+        const head = Buffer.from(`${crc32(body).toString(16).padStart(8, '0')} `);
+        const line = [head, body, NEWLINE];
+        let total = head.length + body.length + 1;
+        await writeAll(this.fd, line, total);
+        await fdatasyncAsync(this.fd);
+        this.bytes += total;
+        total = 0;
+      } catch (err) {
+        this.failed = new Error(`could not write the journal in ${this.dir.path}: ${(err as Error).message}`);
+        this.opts.warn(this.failed.message);
+      }
+    }
+    this.settle(upTo);
+    if (!this.failed && !this.closed && !this.compacting && this.bytes >= Math.max(this.opts.compactMinBytes, this.snapshotBytes * this.opts.compactRatio, this.retryAfterBytes)) {
+      void this.compact();
+    }
+  }
+
+  private settle(upTo: number): void {
+    this.written = upTo;
+    while (this.waiters.length > 0 && this.waiters[0]!.batch <= upTo) {
+      const w = this.waiters.shift()!;
+      if (this.failed) w.reject(this.failed);
+      else w.resolve();
+    }
+    while (this.callbacks.length > 0 && this.callbacks[0]!.batch <= upTo) this.callbacks.shift()!.fn();
+  }
+
+  /** Rewrites the state as a new snapshot; the journals it replaces are deleted. Safe to call at any time. */
+  compact(): Promise<void> {
+    this.compacting ??= this.rewrite().finally(() => {
+      this.compacting = undefined;
+    });
+    return this.compacting;
+  }
+
+  private async rewrite(): Promise<void> {
+    const dir = this.dir.path;
+    const tmp = join(dir, `${SNAPSHOT}.${process.pid}.tmp`);
+    let out: FileHandle | undefined;
+    try {
+      // 1. A new journal: every change from now on goes there (after the writes already queued).
+      const oldGen = this.gen;
+      await this.run(async () => {
+        const fd = openSync(join(dir, journalName(oldGen + 1)), 'a', FILE_MODE);
+        await syncDir(dir);
+        closeSync(this.fd);
+        this.fd = fd;
+        this.gen = oldGen + 1;
+        this.bytes = 0;
+      });
+      // 2. Every record, a chunk at a time: requests are served between chunks. A record
+      // changed meanwhile is written as it is when read, and its change is in the new journal.
+      out = await open(tmp, 'w', FILE_MODE);
+      let crc = 0;
+      let size = 0;
+      let count = 0;
+      let chunk: string[] = [];
+      let chunkBytes = 0;
+      const flush = async () => {
+        const buf = Buffer.from(chunk.join(''));
+        chunk = [];
+        chunkBytes = 0;
+        crc = crc32(buf, crc);
+        size += buf.length;
+        await out!.write(buf);
+      };
+      chunk.push(`${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, journal: this.gen, savedAt: new Date().toISOString() })}\n`);
+      for (const [key, id, value] of this.opts.records()) {
+        const line = `${JSON.stringify([key, id, value])}\n`;
+        chunk.push(line);
+        chunkBytes += line.length;
+        count++;
+        if (chunkBytes >= SNAPSHOT_CHUNK) await flush();
+        else if (count % YIELD_EVERY === 0) await yieldToLoop();
+        if (this.closed) throw new Error('the emulator is closing');
+      }
+      await flush();
+      // 3. Everything the snapshot read is durable in the new journal; the id counters now cover it.
+      await this.opts.prepare();
+      chunk.push(`${JSON.stringify({ end: true, records: count, crc32: crc, meta: this.opts.meta() })}\n`);
+      await flush();
+      await out.datasync();
+      await out.close();
+      out = undefined;
+      // 4. Into place, durably; then what it replaces goes.
+      await rename(tmp, join(dir, SNAPSHOT));
+      await syncDir(dir);
+      this.snapshotBytes = size;
+      for (let g = oldGen; g >= 1; g--) {
+        const gone = await unlinkAsync(join(dir, journalName(g))).then(
+          () => true,
+          (err: NodeJS.ErrnoException) => err.code !== 'ENOENT',
+        );
+        if (!gone) break;
+      }
+      await unlinkAsync(join(dir, LEGACY)).catch(() => {});
+      this.retryAfterBytes = 0;
+    } catch (err) {
+      this.retryAfterBytes = this.bytes + Math.max(this.opts.compactMinBytes, 1024 * 1024);
+      if (out) await out.close().catch(() => {});
+      unlink(tmp, () => {});
+      if (!this.closed) this.opts.warn(`could not compact the state in ${dir} (${(err as Error).message}); the journal keeps growing until the next try`);
+    }
+  }
+
+  /** Runs `task` between two group writes (nothing is being written while it runs). */
+  private run(task: () => Promise<void>): Promise<void> {
+    const p = this.chain.then(task);
+    this.chain = p.catch(() => {});
+    return p;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.compacting;
+    await this.chain;
+    closeSync(this.fd);
+  }
+}
+
+const NEWLINE = Buffer.from('\n');
+
+async function writeAll(fd: number, bufs: Buffer[], total: number): Promise<void> {
+  let done = (await writevAsync(fd, bufs)).bytesWritten;
+  while (done < total) {
+    // A short write: continue from where it stopped.
+    let skip = done;
+    const rest: Buffer[] = [];
+    for (const b of bufs) {
+      if (skip >= b.length) {
+        skip -= b.length;
+        continue;
+      }
+      rest.push(skip > 0 ? b.subarray(skip) : b);
+      skip = 0;
+    }
+    done += (await writevAsync(fd, rest)).bytesWritten;
+  }
+}

@@ -1,4 +1,4 @@
-import { formatCount } from './progress.js';
+import { formatCount } from '../ui/values.js';
 import { safeText } from '../ui/safe-text.js';
 
 /** Rejected rows listed on screen before "… and N more". */

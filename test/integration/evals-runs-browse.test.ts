@@ -1,8 +1,8 @@
 import { Chalk } from 'chalk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { renderChat } from '../../src/evals/render/chat.js';
+import { renderChat } from '../../src/ui/chat.js';
 import { renderResult } from '../../src/evals/render/results.js';
-import { SPARK_BARS, sparkline } from '../../src/evals/render/sparkline.js';
+import { SPARK_BARS, sparkline } from '../../src/ui/sparkline.js';
 import { ORG_A, ORG_B, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { cliEnv, runCli, type RunOptions } from '../helpers/run-cli.js';
 

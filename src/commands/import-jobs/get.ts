@@ -3,6 +3,7 @@ import { getImportJob, type ImportJob } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
+import { time } from '../../ui/values.js';
 
 /** Errors shown in a terminal detail view; --json and TSV carry them all. */
 const MAX_ERRORS_SHOWN = 20;
@@ -56,8 +57,8 @@ export async function printJob(job: ImportJob, ctx: Context): Promise<void> {
       { header: 'status', value: (j) => j.status },
       { header: 'progress', value: progressText },
       ...(typeof (job as { message?: unknown }).message === 'string' ? [{ header: 'message', value: (j: ImportJob) => (j as { message?: string }).message }] : []),
-      { header: 'created', value: (j) => j.createdAt },
-      { header: 'updated', value: (j) => j.updatedAt },
+      { header: 'created', value: (j) => time(j.createdAt) },
+      { header: 'updated', value: (j) => time(j.updatedAt) },
       { header: 'errors', value: () => (errors.length ? errors.join('\n') : human ? 'none' : '') },
     ],
   });

@@ -6,7 +6,8 @@ import { CliError, InterruptedError, WaitTimeoutError } from '../../errors.js';
 import { drawsInPlace } from '../../ui/accessible.js';
 import { action } from '../action.js';
 import { safeText } from '../../ui/safe-text.js';
-import { durationOption, formatDuration } from '../duration.js';
+import { durationOption } from '../duration.js';
+import { formatDuration } from '../../ui/values.js';
 import type { ContextFactory } from '../types.js';
 import { printJob, progressText } from './get.js';
 

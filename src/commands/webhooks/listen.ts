@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { checkTypes, commandLine, followEvents, formatDuration, globalFlags, parseLastEventId, parseTypeList } from '../../events/follow.js';
+import { checkTypes, commandLine, followEvents, globalFlags, parseLastEventId, parseTypeList } from '../../events/follow.js';
+import { formatDuration } from '../../ui/values.js';
 import { forwardEvent, type ForwardAttempt } from '../../events/forward.js';
 import { writer } from '../../events/printer.js';
 import { clock, toRecord } from '../../events/render.js';

@@ -1,4 +1,4 @@
-import { safeLines } from '../../ui/safe-text.js';
+import { safeLines } from './safe-text.js';
 
 /**
  * Wraps text to `width` columns: breaks at spaces, keeps the text's own line breaks, and

@@ -75,6 +75,8 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
         count++;
         if (spec.exitOn && event.type === spec.exitOn) break stream;
         if (spec.endAfterAnalysis && event.type === FINAL_CALL_EVENT) {
+          // The notice comes after the last event it refers to: what is gathered for stdout is written first.
+          await spec.flush?.().catch(() => undefined);
           ctx.info(`call ${spec.callId} is over: its analysis is in (${count} event${count === 1 ? '' : 's'}); --follow keeps listening`);
           break stream;
         }
@@ -184,6 +186,7 @@ export function globalFlags(g: GlobalOptions): string[] {
   else if (g.output) out.push('-o', g.output);
   if (g.query) out.push('--query', g.query);
   if (g.quiet) out.push('-q');
+  if (g.absoluteTimes) out.push('--absolute-times');
   return out;
 }
 

@@ -65,6 +65,7 @@ export function plural(n: number, noun: string, nouns = `${noun}s`): string {
  */
 export function formatDuration(ms: number): string {
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return '?';
+  if (ms === 0) return '0s';
   if (ms < 1000) return `${Math.round(ms)}ms`;
   if (ms < 10_000 && ms % 1000 !== 0) return `${Number((ms / 1000).toFixed(1))}s`;
   const total = Math.round(ms / 1000);

@@ -28,3 +28,21 @@ export function wrapText(text: string, width: number): string[] {
   }
   return out;
 }
+
+/**
+ * Wraps text whose first line has less room than the rest (it follows a label): the first
+ * line takes the words that fit in `first` columns, the rest wrap to `rest` columns (see
+ * wrapText). When not even the first word fits, the first line is empty.
+ */
+export function wrapAfter(text: string, first: number, rest: number): string[] {
+  const words = safeLines(text).split(/\s+/).filter(Boolean);
+  let line = '';
+  let i = 0;
+  for (; i < words.length; i++) {
+    const next = line ? `${line} ${words[i]}` : words[i]!;
+    if (next.length > first) break;
+    line = next;
+  }
+  if (i === words.length) return [line];
+  return [line, ...wrapText(words.slice(i).join(' '), rest)];
+}

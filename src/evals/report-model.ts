@@ -75,12 +75,7 @@ export const VERDICT_ICON: Record<Verdict, string> = {
 };
 
 /** Marks beside a verdict in the HTML report (plain symbols: no emoji font needed, and they print). */
-export const VERDICT_MARK: Record<Verdict, string> = {
-  regressed: '▼',
-  improved: '▲',
-  'no significant change': '=',
-  'too few iterations': '○',
-};
+export { VERDICT_MARK } from './verdict.js';
 
 export function iterationsText(s: ScenarioSummary): string {
   return s.failed ? `${s.iterations} (${s.failed} failed)` : String(s.iterations);

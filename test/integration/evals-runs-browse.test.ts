@@ -67,7 +67,8 @@ describe('vap evals runs list', () => {
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
     expect(rows.map((row) => row[0])).toEqual([...runs].reverse().map((x) => x.id));
-    expect(rows[0]!.slice(1, 5)).toEqual(['#4', 'failed', '–', '0/4']);
+    // No score: an empty field piped (a terminal shows `–`).
+    expect(rows[0]!.slice(1, 5)).toEqual(['#4', 'failed', '', '0/4']);
     expect(rows[3]!.slice(1, 4)).toEqual(['#1', 'completed', runs[0]!.overallScore!.toFixed(3)]);
     expect(rows[3]![4]).toMatch(/^4\/4( \([1-3] failed\))?$/);
     for (const bar of SPARK_BARS) expect(r.stdout).not.toContain(bar);

@@ -137,11 +137,6 @@ function flagName(k: string): string {
   return k.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
 }
 
-/** `HH:MM:SS` of the event's time (local), or of now when the event has none. */
-export function clock(iso?: string): string {
-  return stampTime(iso, DEFAULT_PRESENTATION);
-}
-
 /**
  * The time column of the call view. The call stream's data object has no occurredAt (the
  * spec's `type`, `callId`, `data`); when the server adds it, it is shown. Otherwise transcript

@@ -337,7 +337,7 @@ _vap() {
     'vap evals imports calls') words='--agent --eval --category --triaged --wide' ;;
     'vap evals imports create-scenarios') words='--agent --eval --calls --all' ;;
     'vap events') words='tail types' ;;
-    'vap events tail') words='--types --last-event-id --exit-on --timeout' ;;
+    'vap events tail') words='--types --last-event-id --exit-on --timeout --wide' ;;
     'vap events types') words='' ;;
     'vap webhooks') words='list create get update enable disable rotate-secret deliveries delete verify listen' ;;
     'vap webhooks list') words='' ;;
@@ -401,6 +401,6 @@ _vap() {
     'vap api') words='GET POST PUT PATCH DELETE get post put patch delete -d --data --paginate -i --include' ;;
     'vap completion') words='bash zsh fish' ;;
   esac
-  COMPREPLY=($(compgen -W "$words --profile --base-url -o --output --json --query -q --quiet --no-color --no-input -y --yes --verbose -h --help" -- "$cur"))
+  COMPREPLY=($(compgen -W "$words --profile --base-url -o --output --json --query -q --quiet --no-color --no-input -y --yes --verbose --absolute-times -h --help" -- "$cur"))
 }
 complete -o default -F _vap vap

@@ -11,6 +11,7 @@ import { isAccessible, plainSpinner } from './ui/accessible.js';
 import { safeMessage, safeText, type Trusted } from './ui/safe-text.js';
 import { startSpinner, type Spinner } from './ui/spinner.js';
 import { colorEnabled, loadChalk } from './ui/style.js';
+import { presentation, type Presentation } from './ui/values.js';
 import { version } from './version.js';
 
 /** The process's streams, or a test's. Nothing below cli.ts reads `process.*`. */
@@ -35,6 +36,8 @@ export interface GlobalOptions {
   input?: boolean;
   yes?: boolean;
   verbose?: boolean;
+  /** Exact ISO 8601 times on a terminal too (src/ui/values.ts). */
+  absoluteTimes?: boolean;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -45,6 +48,8 @@ export interface Context {
   env: Env;
   globals: GlobalOptions;
   out: Output;
+  /** How times, durations, counts and scores are shown to a person (src/ui/values.ts). */
+  present: Presentation;
   prompter: Prompter;
   /** Aborted on Ctrl-C. */
   signal: AbortSignal;
@@ -75,6 +80,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   const outColor = colorEnabled({ flag: colorFlag, isTTY: io.stdoutIsTTY, env });
   const errColor = colorEnabled({ flag: colorFlag, isTTY: io.stderrIsTTY, env });
   const format: Format | undefined = globals.json ? 'json' : globals.output;
+  const present = presentation({ absoluteTimes: globals.absoluteTimes });
   // VAP_ACCESSIBLE: a spinner is plain lines instead (src/ui/accessible.ts).
   const spinner = (text: string) =>
     isAccessible(env) && io.stderrIsTTY && !globals.quiet ? Promise.resolve(plainSpinner(text, io.stderr)) : startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
@@ -85,6 +91,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     quiet: Boolean(globals.quiet),
     color: outColor,
     stdoutIsTTY: io.stdoutIsTTY,
+    present,
   });
   const canPrompt = io.stdinIsTTY && io.stderrIsTTY && globals.input !== false && !isCI(env);
   const prompter = createPrompter({ canPrompt, input: io.stdin, output: io.stderr });
@@ -103,6 +110,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     env,
     globals,
     out,
+    present,
     prompter,
     signal,
     config,

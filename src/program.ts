@@ -59,6 +59,7 @@ export async function buildProgram(argv: string[], io: ProgramIO, makeContext: C
     .option('--no-input', 'never prompt (also when stdin is not a terminal, or CI is set)')
     .option('-y, --yes', 'confirm destructive actions without asking')
     .option('--verbose', 'log each HTTP request and response to stderr, key redacted')
+    .option('--absolute-times', 'exact ISO 8601 times on a terminal too (relative there by default)')
     .helpCommand('help [command]', 'show help for a command')
     .addHelpText(
       'after',

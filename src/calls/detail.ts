@@ -1,9 +1,10 @@
 import type { ChalkInstance } from 'chalk';
 import type { CallAnalysis, CallDetail, Objective } from '../api/calls.js';
-import { wrapText } from '../evals/render/wrap.js';
+import { wrapText } from '../ui/wrap.js';
 import type { Column } from '../ui/format.js';
 import { safeText } from '../ui/safe-text.js';
-import { CALL_TSV_COLUMNS, formatCallDuration, paintStatus, shortTime } from './format.js';
+import { CALL_TSV_COLUMNS, formatCallDuration, paintStatus } from './format.js';
+import { DEFAULT_PRESENTATION, formatTime, type Presentation } from '../ui/values.js';
 
 /**
  * How one call reads on a terminal (`vap calls get`): a header line, the call's facts,
@@ -91,7 +92,9 @@ function objectiveLines(objectives: Record<string, Objective> | undefined, chalk
 }
 
 /** The detail as printable text for a terminal; every text from the API is shown safe (here, or by wrapText). */
-export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width = 80): string {
+export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width = 80, p: Presentation = DEFAULT_PRESENTATION): string {
+  // Times as the standard says (src/ui/values.ts): relative, or exact with --absolute-times; the API's text shown safe.
+  const when = (iso: string) => safeText(formatTime(iso, p));
   const lines: string[] = [];
   const ended = Boolean(call.endedAt);
   lines.push(`${chalk.bold(`Call ${safeText(String(call.id))}`)}  ${paintStatus(String(call.status), chalk, safeText(String(call.status)))} · ${safeText(String(call.direction))} · ${formatCallDuration(call.duration, ended)}`);
@@ -101,9 +104,9 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
   if (call.failureReason) facts.push(['Failure', String(call.failureReason).replace(/_/g, ' ')]);
   if (call.campaignId) facts.push(['Campaign', call.campaignId]);
   if (call.agentId) facts.push(['Agent', `${call.agentId}${call.agentVersion != null ? ` v${call.agentVersion}` : ''}`]);
-  facts.push(['Created', `${shortTime(call.createdAt)} UTC`]);
-  if (typeof call.scheduledFor === 'string' && call.scheduledFor) facts.push(['Scheduled', `${shortTime(call.scheduledFor)} UTC`]);
-  if (call.endedAt) facts.push(['Ended', `${shortTime(call.endedAt)} UTC`]);
+  facts.push(['Created', when(call.createdAt)]);
+  if (typeof call.scheduledFor === 'string' && call.scheduledFor) facts.push(['Scheduled', when(call.scheduledFor)]);
+  if (call.endedAt) facts.push(['Ended', when(call.endedAt)]);
   if (typeof call.cost === 'number') facts.push(['Cost', `$${call.cost.toFixed(3)}`]);
   lines.push(...labelled(facts, chalk, width));
 
@@ -156,7 +159,7 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
   }
   if (a.analyzedAt) {
     lines.push('');
-    lines.push(chalk.dim(`Analysed ${shortTime(a.analyzedAt)} UTC · vap calls get ${safeText(String(call.id))} --json for every field`));
+    lines.push(chalk.dim(`Analysed ${when(a.analyzedAt)} · vap calls get ${safeText(String(call.id))} --json for every field`));
   }
   return lines.join('\n');
 }

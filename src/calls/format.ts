@@ -2,26 +2,13 @@ import type { ChalkInstance } from 'chalk';
 import type { Call, CallsSummary } from '../api/calls.js';
 import type { Column } from '../ui/format.js';
 import { safeText } from '../ui/safe-text.js';
+import { DEFAULT_PRESENTATION, formatCount, formatSeconds, formatTime, type Presentation } from '../ui/values.js';
 
-/** `2m 05s`, `45s`, `1h 02m`; `—` for a call that has not ended (0 s and no end). */
+/** `2m 5s`, `45s`, `1h 2m` (src/ui/values.ts); `—` for a call that has not ended (0 s and no end). */
 export function formatCallDuration(seconds: number, ended = true): string {
   if (!ended && !seconds) return '—';
   if (!Number.isFinite(seconds) || seconds < 0) return '?';
-  const s = Math.round(seconds);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const r = s % 60;
-  if (h) return `${h}h ${String(m).padStart(2, '0')}m`;
-  if (m) return `${m}m ${String(r).padStart(2, '0')}s`;
-  return `${r}s`;
-}
-
-/** `2026-11-22 23:10` (UTC), the way every call time is shown in tables. */
-export function shortTime(iso: string | null | undefined): string {
-  if (!iso) return '';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return safeText(String(iso));
-  return d.toISOString().slice(0, 16).replace('T', ' ');
+  return formatSeconds(seconds);
 }
 
 /** The colour of a call status: completed green, failed red, active yellow, the rest dim. */
@@ -55,7 +42,7 @@ export const CALL_TSV_COLUMNS: Column<Call>[] = [
 interface FixedColumn {
   header: string;
   width: number;
-  value: (c: Call) => string;
+  value: (c: Call, p: Presentation) => string;
   paint?: (text: string, c: Call, chalk: ChalkInstance) => string;
   align?: 'right';
 }
@@ -63,6 +50,7 @@ interface FixedColumn {
 /**
  * The table of `calls list` on a terminal, with fixed column widths so that it can be
  * printed row by row as pages arrive (`--all` over any number of calls holds one page).
+ * CREATED is relative (`3 minutes ago`), or the exact ISO 8601 time with --absolute-times.
  */
 const TABLE: FixedColumn[] = [
   { header: 'ID', width: 36, value: (c) => c.id },
@@ -71,8 +59,13 @@ const TABLE: FixedColumn[] = [
   { header: 'CALLEE', width: 22, value: (c) => c.calleeName ?? '' },
   { header: 'PHONE', width: 16, value: (c) => c.phoneNumber ?? '' },
   { header: 'DURATION', width: 8, value: (c) => formatCallDuration(c.duration, Boolean(c.endedAt)), align: 'right' },
-  { header: 'CREATED (UTC)', width: 16, value: (c) => shortTime(c.createdAt) },
+  { header: 'CREATED', width: 14, value: (c, p) => formatTime(c.createdAt, p) },
 ];
+
+/** The columns as drawn: CREATED is as wide as an ISO 8601 time with --absolute-times. */
+function tableFor(p: Presentation): FixedColumn[] {
+  return p.absoluteTimes ? TABLE.map((c) => (c.header === 'CREATED' ? { ...c, width: 24 } : c)) : TABLE;
+}
 
 /** A cell of the fixed-width table: data shown as one safe line, cut or padded to `width`. */
 function fit(text: string, width: number, align?: 'right'): string {
@@ -82,20 +75,23 @@ function fit(text: string, width: number, align?: 'right'): string {
   return align === 'right' ? pad + cut : cut + pad;
 }
 
-export function callTableHeader(chalk: ChalkInstance): string {
-  return TABLE.map((c) => chalk.bold(fit(c.header, c.width, c.align))).join('  ').trimEnd();
+export function callTableHeader(chalk: ChalkInstance, p: Presentation = DEFAULT_PRESENTATION): string {
+  return tableFor(p).map((c) => chalk.bold(fit(c.header, c.width, c.align))).join('  ').trimEnd();
 }
 
-export function callTableRow(call: Call, chalk: ChalkInstance): string {
-  return TABLE.map((col) => {
-    const text = fit(String(col.value(call) ?? ''), col.width, col.align);
+export function callTableRow(call: Call, chalk: ChalkInstance, p: Presentation = DEFAULT_PRESENTATION): string {
+  return tableFor(p).map((col) => {
+    const text = fit(String(col.value(call, p) ?? ''), col.width, col.align);
     return col.paint ? col.paint(text, call, chalk) : text;
   })
     .join('  ')
     .trimEnd();
 }
 
-/** `42 calls: 30 completed, 8 failed, 2 active, 2 queued` (the listing's summary over every match). */
+/**
+ * `1,042 calls: 1,030 completed, 8 failed, 2 active, 2 queued` (the listing's summary over
+ * every match). A line for people (stderr, or under the table): counts with separators.
+ */
 export function summaryLine(s: CallsSummary): string {
-  return `${s.total} call${s.total === 1 ? '' : 's'}: ${s.completed} completed, ${s.failed} failed, ${s.active} active, ${s.queued} queued`;
+  return `${formatCount(s.total)} call${s.total === 1 ? '' : 's'}: ${formatCount(s.completed)} completed, ${formatCount(s.failed)} failed, ${formatCount(s.active)} active, ${formatCount(s.queued)} queued`;
 }

@@ -1,4 +1,6 @@
 import { safeText } from '../ui/safe-text.js';
+import { sparkline } from '../ui/sparkline.js';
+import { DEFAULT_PRESENTATION, formatCount, formatScore, formatSeconds, formatTime, type Presentation } from '../ui/values.js';
 import type { AnalyticsSummary, CampaignMetrics, InboundAnalytics, RealtimeAnalytics } from '../api/analytics.js';
 
 // Rendering of campaign analytics for a person: grouped tables, the calls-by-hour bar
@@ -23,16 +25,13 @@ export function money(n: number): string {
   return `$${n.toFixed(2)}`;
 }
 
-/** Seconds as given, plus minutes and hours past a minute: 151.2 → "151.2 s (2m 31s)". */
+/** A duration in seconds for a person, as everywhere (src/ui/values.ts): 151.2 → "2m 31s" (the JSON keeps the seconds). */
 export function seconds(n: number): string {
-  const raw = `${Number.isInteger(n) ? n : n.toFixed(1)} s`;
-  if (n < 60) return raw;
-  const total = Math.round(n);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  return `${raw} (${h ? `${h}h ${m}m` : `${m}m`} ${s}s)`;
+  return typeof n === 'number' && Number.isFinite(n) ? formatSeconds(n) : '—';
 }
+
+/** A count for a person: 49889 → "49,889" (the JSON keeps the number). */
+const n = (v: number): string => (typeof v === 'number' ? formatCount(v) : String(v ?? '—'));
 
 export interface Group {
   title: string;
@@ -45,11 +44,11 @@ export function metricGroups(m: CampaignMetrics): Group[] {
     {
       title: 'Calls',
       rows: [
-        ['Total', String(m.callStats.totalCalls)],
-        ['Completed', String(m.callStats.completedCalls)],
-        ['Failed', String(m.callStats.failedCalls)],
-        ['Cancelled', String(m.callStats.cancelledCalls)],
-        ['Pending', String(m.callStats.pendingCalls)],
+        ['Total', n(m.callStats.totalCalls)],
+        ['Completed', n(m.callStats.completedCalls)],
+        ['Failed', n(m.callStats.failedCalls)],
+        ['Cancelled', n(m.callStats.cancelledCalls)],
+        ['Pending', n(m.callStats.pendingCalls)],
       ],
     },
     {
@@ -63,7 +62,7 @@ export function metricGroups(m: CampaignMetrics): Group[] {
     {
       title: 'Quality',
       rows: [
-        ['Avg sentiment (0..1)', String(m.qualityMetrics.avgSentimentScore)],
+        ['Avg sentiment (0..1)', formatScore(m.qualityMetrics.avgSentimentScore)],
         ['Avg call duration', seconds(m.qualityMetrics.avgCallDuration)],
       ],
     },
@@ -80,22 +79,23 @@ export function metricGroups(m: CampaignMetrics): Group[] {
 
 export function summaryGroups(s: AnalyticsSummary): Group[] {
   return [
-    { title: 'Calls', rows: [['Total', String(s.totalCalls)], ['Completed', String(s.completedCalls)]] },
+    { title: 'Calls', rows: [['Total', n(s.totalCalls)], ['Completed', n(s.completedCalls)]] },
     { title: 'Success', rows: [['Human contact rate', pct(s.humanContactRate)], ['Objective success rate', pct(s.objectiveSuccessRate)]] },
-    { title: 'Quality', rows: [['Avg sentiment (0..1)', String(s.avgSentimentScore)]] },
+    { title: 'Quality', rows: [['Avg sentiment (0..1)', formatScore(s.avgSentimentScore)]] },
   ];
 }
 
-export function realtimeGroups(r: RealtimeAnalytics): Group[] {
+/** The realtime figures; "Last call at" is relative (`12 seconds ago`), or exact with --absolute-times. */
+export function realtimeGroups(r: RealtimeAnalytics, p: Presentation = DEFAULT_PRESENTATION): Group[] {
   return [
     {
       title: 'Now',
       rows: [
-        ['Active calls', String(r.activeCalls)],
-        ['Queued calls', String(r.queuedCalls)],
-        ['Completed today', String(r.callsCompletedToday)],
+        ['Active calls', n(r.activeCalls)],
+        ['Queued calls', n(r.queuedCalls)],
+        ['Completed today', n(r.callsCompletedToday)],
         ['Call rate', `${Number.isInteger(r.currentCallRate) ? r.currentCallRate : r.currentCallRate.toFixed(2)} / min`],
-        ['Last call at', r.lastCallAt ?? '—'],
+        ['Last call at', r.lastCallAt ? formatTime(r.lastCallAt, p) : '—'],
       ],
     },
   ];
@@ -106,9 +106,9 @@ export function inboundGroups(a: InboundAnalytics): Group[] {
     {
       title: 'Inbound calls',
       rows: [
-        ['Total', String(a.totalInboundCalls)],
-        ['Answered', String(a.answeredCalls)],
-        ['Missed', String(a.missedCalls)],
+        ['Total', n(a.totalInboundCalls)],
+        ['Answered', n(a.answeredCalls)],
+        ['Missed', n(a.missedCalls)],
         ['Avg wait time', seconds(a.avgWaitTime)],
         ['Avg handle time', seconds(a.avgHandleTime)],
         ['Peak hour', a.peakHour ?? '—'],
@@ -134,7 +134,7 @@ export const HOURS = Array.from({ length: 24 }, (_, i) => String(i).padStart(2, 
 export function renderHourChart(callsByHour: Record<string, number>, peakHour: string | null, width = 80, style: Style = PLAIN): string {
   const counts = HOURS.map((h) => callsByHour[h] ?? 0);
   const max = Math.max(0, ...counts);
-  const countWidth = String(max).length;
+  const countWidth = formatCount(max).length;
   const marker = '  ◀ peak';
   // "HH │" + bar + " " + count + marker
   const room = Math.max(10, width - 4 - 1 - countWidth - marker.length - 1);
@@ -143,27 +143,66 @@ export function renderHourChart(callsByHour: Record<string, number>, peakHour: s
     const n = counts[i]!;
     const len = max === 0 ? 0 : Math.round((n / max) * room);
     const bar = '█'.repeat(n > 0 ? Math.max(1, len) : 0);
-    const line = `${h} │${bar} ${safeText(String(n)).padStart(countWidth)}`;
+    const line = `${h} │${bar} ${safeText(formatCount(n)).padStart(countWidth)}`;
     return h === peak ? `${style.bold(line)}${style.yellow(marker)}` : line;
   }).join('\n');
 }
 
-/** The realtime watch screen: a title, the figures, and when they were read. */
+/**
+ * Calls per interval over a watch session: each refresh adds how many calls completed
+ * since the one before (the day's count drops to zero at midnight UTC: then the new
+ * day's count is the interval's). Keeps the last `keep` intervals.
+ */
+export class CallTrend {
+  private last: number | undefined;
+  readonly perInterval: number[] = [];
+  constructor(private readonly keep = 60) {}
+
+  add(completedToday: number): void {
+    if (typeof completedToday !== 'number' || !Number.isFinite(completedToday)) return;
+    if (this.last !== undefined) {
+      const d = completedToday - this.last;
+      this.perInterval.push(d >= 0 ? d : completedToday);
+      if (this.perInterval.length > this.keep) this.perInterval.shift();
+    }
+    this.last = completedToday;
+  }
+
+  /** `▁▃█▅ 0–4 per 5 s (last 4 refreshes)`; empty before the second refresh. */
+  line(intervalSeconds: number, width = 40): string {
+    const values = this.perInterval.slice(-Math.max(1, width));
+    if (values.length === 0) return '';
+    const lo = Math.min(...values);
+    const hi = Math.max(...values);
+    const range = lo === hi ? formatCount(lo) : `${formatCount(lo)}–${formatCount(hi)}`;
+    return `${sparkline(values, { min: 0, max: Math.max(1, hi) })}  ${range} per ${intervalSeconds} s (last ${values.length} refresh${values.length === 1 ? '' : 'es'})`;
+  }
+}
+
+/** The realtime watch screen: a title, the figures, the trend of calls per interval, and when they were read. */
 export function renderWatchScreen(opts: {
   title: string;
   data: RealtimeAnalytics;
   updatedAt: Date;
   intervalSeconds: number;
   style?: Style;
+  present?: Presentation;
+  trend?: CallTrend;
+  width?: number;
 }): string {
   const style = opts.style ?? PLAIN;
-  const stamp = opts.updatedAt.toISOString().slice(11, 19);
+  const p = opts.present ?? DEFAULT_PRESENTATION;
+  const stamp = p.absoluteTimes ? opts.updatedAt.toISOString() : opts.updatedAt.toISOString().slice(11, 19) + ' UTC';
+  const groups = realtimeGroups(opts.data, p);
+  const trend = opts.trend?.line(opts.intervalSeconds, Math.max(10, Math.min(60, (opts.width ?? 80) - 40)));
+  // The trend is the calls completed in each interval of this session, as a sparkline.
+  groups.push({ title: 'Trend', rows: [['Completed per refresh', trend || '(from the next refresh on)']] });
   return [
     style.bold(safeText(opts.title)),
     '',
-    renderGroups(realtimeGroups(opts.data), style),
+    renderGroups(groups, style),
     '',
-    style.dim(`updated at ${stamp} UTC · every ${opts.intervalSeconds} s · Ctrl-C to stop`),
+    style.dim(`updated at ${stamp} · every ${opts.intervalSeconds} s · Ctrl-C to stop`),
   ].join('\n');
 }
 

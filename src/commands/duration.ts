@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { formatDuration } from '../ui/values.js';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
@@ -31,12 +32,3 @@ export function durationOption(flag: string, opts: { min?: number } = {}) {
   };
 }
 
-/** `1h 2m`, `10m`, `30s`, `1.5s`, `250ms`. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`;
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = Math.round((ms % 60_000) / 1000);
-  return [h ? `${h}h` : '', m ? `${m}m` : '', s ? `${s}s` : ''].filter(Boolean).join(' ') || '0s';
-}

@@ -28,8 +28,21 @@ Plain lines instead of animation
   A watch prints a line only when a figure changed. Output to a pipe or a file is
   always plain, with or without the variable.
 
-Colour
+Colour is never the only sign
   Turn colour off with --no-color, NO_COLOR=1 or TERM=dumb; FORCE_COLOR=1 forces it on.
+  Nothing is said by colour alone: whatever is red or green also carries a word or a
+  mark, so it reads the same without colour, on a braille display or read aloud:
+    a regression          ▼ regressed   (an improvement: ▲ improved)
+    an eval gate          ✗ FAILED --min-score 0.8: overall score 0.712 < 0.8
+                          ✓ passed --min-criterion tone=0.7: …
+    a call's analysis     ! CRISIS detected, ! LEGAL threat, ! DO NOT CALL requested
+                          (calls get, calls tail, events tail)
+    a score change        +0.034 / -0.120 (the sign), call status failed (the word)
+
+Times, durations and counts
+  Times read "3 minutes ago" on a terminal; --absolute-times gives exact ISO 8601 times
+  instead (as piped output and JSON always do). Durations read "1m 53s", counts
+  "49,889".
 
 Tables and machine output
   Tables are aligned with spaces. -o json, -o ndjson and -o tsv give the same data without
@@ -42,7 +55,7 @@ Prompts
 Tell us what gets in your way: accessibility issues are bugs.`;
 
 const TOPICS: Array<{ name: string; alias?: string; summary: string; text: string }> = [
-  { name: 'accessibility', alias: 'a11y', summary: 'screen readers, plain lines instead of spinners and bars (VAP_ACCESSIBLE), colour', text: ACCESSIBILITY },
+  { name: 'accessibility', alias: 'a11y', summary: 'screen readers, plain lines instead of spinners and bars (VAP_ACCESSIBLE), colour never alone', text: ACCESSIBILITY },
 ];
 
 /** Adds the help topics to the program, hidden. */

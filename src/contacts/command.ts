@@ -8,7 +8,7 @@ import { parseEncoding } from './encoding.js';
 import { runImport, type ImportRequest } from './importer.js';
 import type { ImportOptions } from './options.js';
 import { parseMapFlags } from './mapping.js';
-import { formatCount } from './progress.js';
+import { formatCount } from '../ui/values.js';
 import { exampleLine, RowReporter, summaryText, type ImportSummary } from './report.js';
 import { formatFromPath, type InputFormat } from './source.js';
 

@@ -4,6 +4,7 @@ import { access, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { once } from 'node:events';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { checkWriteTarget } from '../write-target.js';
 import { csvLine } from './csv-write.js';
 
 /**
@@ -22,25 +23,69 @@ export function defaultErrorsPath(input: string): string {
   return join(dirname(input), `${stem}.errors.csv`);
 }
 
+/** Where the errors file goes, and the earlier one it kept (the summary says so). */
+export interface ErrorsPath {
+  path: string;
+  /** The errors file of an earlier import, left as it was: this run's goes to `path`. */
+  kept?: string;
+}
+
 /**
- * Where the errors file goes, decided before anything is sent: `--errors-file` when given
- * (its folder must exist and be writable: a usage error otherwise); else beside the input
- * when that folder is writable; else (a read-only input folder) in `fallbackDir`, vap's
- * state folder. The summary names the file either way.
+ * Where the errors file goes, decided before anything is sent, never over an earlier one
+ * without saying so.
+ *
+ * - `--errors-file`: as `--report` does (src/write-target.ts), its folder may be missing
+ *   (it is created when the file is written) if the nearest folder above that exists is
+ *   writable; a path that is a folder, or under a file, is a usage error. A file already
+ *   there is overwritten only when `overwrite()` agrees (a prompt on a terminal, `--yes`);
+ *   otherwise nothing is sent.
+ * - by default: beside the input (`leads.csv` → `leads.errors.csv`), or in `fallbackDir`
+ *   (vap's state folder) when the input's folder is read-only; when an earlier import's
+ *   errors file is there, it is kept and this run's takes the next free name
+ *   (`leads.errors-2.csv`, …).
  */
-export async function chooseErrorsPath(explicit: string | undefined, input: string, fallbackDir: string, ensureFallback?: (dir: string) => Promise<void>): Promise<string> {
+export async function chooseErrorsPath(
+  explicit: string | undefined,
+  input: string,
+  fallbackDir: string,
+  opts: { ensureFallback?: (dir: string) => Promise<void>; overwrite?: (path: string) => Promise<boolean> } = {},
+): Promise<ErrorsPath> {
   if (explicit) {
-    const dir = dirname(resolve(explicit));
-    if (!(await writableDir(dir))) {
-      throw new UsageError(`cannot write the errors file ${explicit}: the folder ${dir} does not exist or is not writable`, 'pass --errors-file with a path in a folder you can write');
+    await checkWriteTarget(explicit, (why) => new UsageError(`cannot write --errors-file ${explicit}: ${why}`, 'pass --errors-file with a path in a folder you can write'));
+    if (await exists(explicit)) {
+      const ok = opts.overwrite ? await opts.overwrite(explicit) : false;
+      if (!ok) throw new UsageError(`--errors-file ${explicit} already exists: nothing was sent`, 'pass another --errors-file path, move that file away, or pass --yes to overwrite it');
     }
-    return explicit;
+    return { path: explicit };
   }
   const beside = defaultErrorsPath(input);
-  if (await writableDir(dirname(resolve(beside)))) return beside;
-  if (ensureFallback) await ensureFallback(fallbackDir);
-  else await mkdir(fallbackDir, { recursive: true, mode: 0o700 });
-  return join(fallbackDir, basename(beside));
+  let dir = dirname(beside);
+  if (!(await writableDir(dirname(resolve(beside))))) {
+    if (opts.ensureFallback) await opts.ensureFallback(fallbackDir);
+    else await mkdir(fallbackDir, { recursive: true, mode: 0o700 });
+    dir = fallbackDir;
+  }
+  const first = join(dir, basename(beside));
+  const path = await firstFree(first);
+  return path === first ? { path } : { path, kept: first };
+}
+
+/** `x.errors.csv`, else `x.errors-2.csv`, `x.errors-3.csv`, …: the first name no file has. */
+async function firstFree(path: string): Promise<string> {
+  if (!(await exists(path))) return path;
+  const ext = extname(path);
+  const stem = path.slice(0, path.length - ext.length);
+  for (let n = 2; ; n++) {
+    const next = `${stem}-${n}${ext}`;
+    if (!(await exists(next))) return next;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function writableDir(dir: string): Promise<boolean> {
@@ -82,6 +127,9 @@ export class ErrorsFile {
   async write(raw: unknown, rowNo: number, fields: string[], reasons: string[]): Promise<void> {
     if (this.failed) throw this.failed;
     if (!this.out) {
+      // A missing folder of --errors-file is created now, as --report's are (checked writable before anything was sent).
+      await mkdir(dirname(resolve(this.path)), { recursive: true });
+      if (this.out) return this.write(raw, rowNo, fields, reasons);
       this.out = createWriteStream(this.tmp);
       this.out.on('error', (err) => (this.failed = err));
       const header = this.kept.map((k) => this.columns[k]!);

@@ -5,7 +5,8 @@ import type { ApiClient } from '../api/client.js';
 import { getContactList, getImportJob, type ContactList, type ImportJob } from '../api/contacts.js';
 import { NotFoundError } from '../api/errors.js';
 import type { Context } from '../context.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, SilentExit, UsageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
 import { checkUtf8 } from './encoding.js';
 import { chooseErrorsPath, ErrorsFile } from './errors-file.js';
 import { resolveMapping, type Mapping } from './mapping.js';
@@ -42,6 +43,8 @@ export interface ImportRequest {
   defaultCountry?: string;
   dryRun: boolean;
   errorsFile?: string;
+  /** An earlier errors file where this one would have gone, kept (set when the path is chosen). */
+  keptErrorsFile?: string;
   batchSize: number;
   concurrency: number;
   resume: boolean;
@@ -130,8 +133,22 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
     }
   }
   // Where rejected rows will go, before anything is sent (a read-only input folder falls
-  // back to vap's state folder; an unwritable --errors-file is a usage error).
-  req = { ...req, errorsFile: await chooseErrorsPath(req.errorsFile, file, join(dirname(stateDir(ctx.env)), 'errors'), (dir) => ensureStateFolder(dir, ctx.env, 'pass --errors-file <path>')) };
+  // back to vap's state folder; an unwritable --errors-file is a usage error; an earlier
+  // errors file is never overwritten without a yes: src/contacts/errors-file.ts).
+  const chosen = await chooseErrorsPath(req.errorsFile, file, join(dirname(stateDir(ctx.env)), 'errors'), {
+    ensureFallback: (dir) => ensureStateFolder(dir, ctx.env, 'pass --errors-file <path>'),
+    overwrite: async (path) => {
+      if (ctx.globals.yes) return true;
+      const ok = await ctx.prompter.confirm(`${path} already exists: overwrite it with the rows this import rejects?`, { flag: '--yes' });
+      // A "no" is a choice, not a failure: nothing is sent, the file is kept, exit 0.
+      if (!ok) {
+        ctx.info(`nothing sent: ${path} was kept (pass another --errors-file to import with it kept)`);
+        throw new SilentExit(ExitCode.OK);
+      }
+      return true;
+    },
+  });
+  req = { ...req, errorsFile: chosen.path, keptErrorsFile: chosen.kept };
 
   // The schema is asked for first: the worker has nothing to do until it is known, so
   // the request goes out before anything else starts.
@@ -412,6 +429,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
     failedJobs,
     normalised: { count: counts.normalised, examples },
     errorsFile: errorsFile ?? null,
+    ...(errorsFile && req.keptErrorsFile ? { keptErrorsFile: req.keptErrorsFile } : {}),
     stateFile: state?.path ?? null,
     resumed,
     complete,

@@ -1,5 +1,8 @@
 import type { Writable } from 'node:stream';
 import { safeText } from '../ui/safe-text.js';
+import { formatCount } from '../ui/values.js';
+
+export { formatCount };
 
 /**
  * The progress bar on stderr, drawn by hand with `\r` (ora draws spinners, not bars
@@ -21,18 +24,6 @@ const FRAME_MS = 100;
 /** How often the plain form checks whether another tenth was read. */
 const PLAIN_CHECK_MS = 500;
 
-/**
- * `12,345`: what toLocaleString('en-US') gives for a whole number, without loading
- * ICU's locale data (about 20 ms, the first time, for one summary line).
- */
-export function formatCount(n: number): string {
-  const r = Math.round(n);
-  if (!Number.isSafeInteger(r)) return String(r);
-  const digits = String(Math.abs(r));
-  let out = '';
-  for (let i = digits.length; i > 0; i -= 3) out = (i > 3 ? ',' : '') + digits.slice(Math.max(0, i - 3), i) + out;
-  return (r < 0 ? '-' : '') + out;
-}
 
 export function formatEta(seconds: number): string {
   if (!Number.isFinite(seconds) || seconds < 0) return '--:--';

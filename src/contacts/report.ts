@@ -1,4 +1,4 @@
-import { formatCount } from './progress.js';
+import { formatCount, formatDuration } from '../ui/values.js';
 import { safeText } from '../ui/safe-text.js';
 
 /** Rejected rows listed on screen before "… and N more". */
@@ -113,7 +113,7 @@ export function suggestFix(d: DominantCause, ctx: { listId: string; type?: strin
   const col = ctx.column !== undefined ? `column ${JSON.stringify(ctx.column)}` : 'the column read into it';
   const remap = `check that ${col} is the one meant for field ${d.field} (--map column=${d.field})`;
   const schema = `change the field with \`vap contact-lists update-schema ${ctx.listId}\``;
-  if (ctx.type === 'phone' && /E\.164/.test(d.cause) && !ctx.defaultCountry) {
+  if (ctx.type === 'phone' && /--default-country/.test(d.cause) && !ctx.defaultCountry) {
     return `${col} holds national numbers without a country code: pass --default-country with their country (e.g. --default-country US); or ${remap}`;
   }
   if (d.cause === 'is required') return `${col} is empty in these rows: ${remap}, or make the field optional: ${schema}`;
@@ -146,6 +146,8 @@ export interface ImportSummary {
   failedJobs: Array<{ id: string; status: string }>;
   normalised: { count: number; examples: NormalisationExample[] };
   errorsFile: string | null;
+  /** An earlier import's errors file found where this one would go: kept as it was (this run's is `errorsFile`). */
+  keptErrorsFile?: string;
   stateFile: string | null;
   resumed: boolean;
   complete: boolean;
@@ -154,12 +156,7 @@ export interface ImportSummary {
   rowsPerSecond: number;
 }
 
-function seconds(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  const m = Math.floor(ms / 60_000);
-  return `${m}m ${Math.round((ms % 60_000) / 1000)}s`;
-}
+const seconds = formatDuration;
 
 export function exampleLine(e: NormalisationExample): string {
   return `row ${e.row}, ${e.field}: ${e.from} → ${e.to}`;
@@ -186,9 +183,13 @@ export function summaryText(s: ImportSummary, batchSize: number): string {
   const numWidth = Math.max(...rows.map(([, n]) => formatCount(n).length));
   for (const [label, n, note] of rows) lines.push(`  ${label.padEnd(width)}  ${formatCount(n).padStart(numWidth)}${note ? `  (${note})` : ''}`);
   for (const e of s.normalised.examples) lines.push(`    ${exampleLine(e)}`);
+  // The examples are the first few: say how many more there were, so the count and the list agree.
+  const unlisted = s.normalised.count - s.normalised.examples.length;
+  if (s.normalised.examples.length > 0 && unlisted > 0) lines.push(`    … and ${formatCount(unlisted)} more`);
   if (s.errorsFile) {
     const n = s.rejectedLocally + s.rejectedByServer;
     lines.push(`Errors file: ${s.errorsFile} (${formatCount(n)} ${n === 1 ? 'row' : 'rows'}; fix them and import that file)`);
+    if (s.keptErrorsFile) lines.push(`  (${s.keptErrorsFile}, from an earlier import, was kept as it was)`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -149,6 +149,17 @@ export function valueChecker(type: FieldType, opts: ValidateOptions = {}): (raw:
 }
 
 /**
+ * Whether a text without a `+` looks like a national phone number: digits (6 to 15) and
+ * the separators people write between them, nothing else. Only then is `--default-country`
+ * the likely fix; `not-a-phone` or `ask Bob` are not numbers of any country.
+ */
+export function looksNational(text: string): boolean {
+  if (!/^[\d\s().\-/]+$/.test(text)) return false;
+  const digits = text.replace(/\D/g, '').length;
+  return digits >= 6 && digits <= 15;
+}
+
+/**
  * What a phone value may hold: digits, a leading +, and the separators numbers are written
  * with (spaces, - ( ) .). The parser finds a number inside any text; a value that holds more
  * than the number (a word, an extension, a second number) is refused rather than stored as the
@@ -160,7 +171,9 @@ const PHONE_TEXT = /^\+?[0-9 ().-]+$/;
 /** A phone value checked by the phone rule: its E.164 form, or why it is not one. */
 export function checkPhone(text: string, defaultCountry?: CountryCode): Checked {
   if (!text.startsWith('+') && !defaultCountry) {
-    return { ok: false, reason: `"${clip(text)}" is not in E.164 form (+14155550100); pass --default-country to convert national numbers` };
+    return looksNational(text)
+      ? { ok: false, reason: `"${clip(text)}" is not in E.164 form (+14155550100); pass --default-country to convert national numbers` }
+      : { ok: false, reason: `"${clip(text)}" is not a phone number (E.164 form: +14155550100)` };
   }
   // The short way for a plain +digits text, when the build has it (see phone-fast.ts); the same answers.
   const plain = checkPlainNumber?.(text, defaultCountry);

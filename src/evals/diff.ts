@@ -2,7 +2,7 @@ import type { ChalkInstance } from 'chalk';
 import type { Run, RunDetail, RunResult } from '../api/evals.js';
 import { fmtScore, type GateResult } from './gates.js';
 import { safeText, trusted } from '../ui/safe-text.js';
-import { summarizeCriteria, summarizeScenarios, verdictCell, verdictWord } from './summary.js';
+import { gateMark, summarizeCriteria, summarizeScenarios, verdictCell, verdictWord } from './summary.js';
 import { countsText, methodText, type RunComparison } from './verdict.js';
 
 export interface RunSide {
@@ -94,6 +94,6 @@ export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], ch
   if (comparison) parts.push(`verdict: ${verdictWord(comparison.verdict, chalk)}: ${safeText(countsText(comparison.counts))}`, chalk.dim(`Verdicts: ${methodText(comparison.method)}.`));
   if (diff.scenarios.length) parts.push('', renderTable(diff.scenarios, columns('scenario', scenarioVerdicts), chalk));
   if (diff.criteria.length) parts.push('', renderTable(diff.criteria.map((c) => ({ ...c, name: c.key })), columns('criterion', criterionVerdicts), chalk));
-  if (gates.length) parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${safeText(`${g.gate}: ${g.message}`)}`));
+  if (gates.length) parts.push('', ...gates.map((g) => `${gateMark(g.passed, chalk)} ${safeText(`${g.gate}: ${g.message}`)}`));
   return parts.join('\n');
 }

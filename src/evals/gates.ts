@@ -3,6 +3,7 @@ import type { CriterionAggregate, RunDetail } from '../api/evals.js';
 import { UsageError } from '../errors.js';
 import { baselineArg, type BaselineSpec } from './baseline.js';
 import { countsText, DEFAULT_MIN_EFFECT, regressions, type RunComparison } from './verdict.js';
+import { formatScore } from '../ui/values.js';
 
 /**
  * Quality gates of an eval run (CI): a floor on the overall score, floors on criteria,
@@ -76,7 +77,8 @@ export function checkCriterionKeys(spec: GateSpec, known: readonly string[]): vo
   throw new UsageError(`--min-criterion names ${unknown.length === 1 ? 'a criterion' : 'criteria'} this suite does not score: ${names}`, `use one of: ${known.join(', ')}`);
 }
 
-export const fmtScore = (v: number | null | undefined): string => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(3) : '–');
+/** A score as vap prints it: three decimals (src/ui/values.ts). */
+export const fmtScore = formatScore;
 
 /** What the baseline comparison gave, for --fail-on-regression: the comparison, or why there is none. */
 export interface RegressionInput {

@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { progressText } from './summary.js';
 import { drawsInPlace } from '../ui/accessible.js';
 import { safeText } from '../ui/safe-text.js';
+import { formatDuration } from '../ui/values.js';
 
 /** Without a terminal, a progress line at most this often (and whenever the status changes). */
 const PLAIN_EVERY_MS = 5000;
@@ -60,12 +61,3 @@ class LineProgress implements RunProgress {
   stop(): void {}
 }
 
-/** `250ms`, `1.5s`, `2m 5s` (like the commands' formatDuration, kept here to import downhill only). */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`;
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = Math.round((ms % 60_000) / 1000);
-  return [h ? `${h}h` : '', m ? `${m}m` : '', s ? `${s}s` : ''].filter(Boolean).join(' ') || '0s';
-}

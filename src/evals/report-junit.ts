@@ -1,5 +1,6 @@
 import type { RunResult } from '../api/evals.js';
 import { fmtScore } from './gates.js';
+import { roleWord } from '../ui/values.js';
 import type { RunOutcome } from './outcome.js';
 import { summarizeScenarios } from './summary.js';
 
@@ -180,7 +181,8 @@ export function systemOut(r: RunResult): string {
   const transcript = [...(r.transcript ?? [])].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
   if (transcript.length) {
     lines.push('', 'transcript:');
-    for (const t of transcript) lines.push(`  ${t.role}: ${t.text}`);
+    // Read by people (a CI's test report): the roles' words for people, as on a terminal (src/ui/values.ts).
+    for (const t of transcript) lines.push(`  ${roleWord(t.role, 'human')}: ${t.text}`);
   }
   return lines.join('\n');
 }

@@ -1,5 +1,6 @@
 import type { RunResult, TranscriptLine } from '../api/evals.js';
 import { fmtScore } from './gates.js';
+import { formatSeconds, roleWord } from '../ui/values.js';
 import type { RunOutcome } from './outcome.js';
 import { summarizeCriteria, summarizeScenarios, type CriterionSummary, type ScenarioSummary } from './summary.js';
 import type { CriterionComparison, ScenarioComparison, Verdict } from './verdict.js';
@@ -49,9 +50,9 @@ export function transcriptOf(r: RunResult): TranscriptLine[] {
   return [...(r.transcript ?? [])].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
 }
 
-/** Document 2's roles: `agent`, and `user` who is the caller (the eval's tester). */
+/** Document 2's roles for people: `agent`, and `caller` for the API's `user` (the eval's tester): src/ui/values.ts. */
 export function roleLabel(role: string): string {
-  return role === 'user' ? 'caller' : role || '?';
+  return roleWord(role, 'human');
 }
 
 /** `+0.034`, `-0.120`, `0.000`. */
@@ -74,12 +75,7 @@ export const VERDICT_ICON: Record<Verdict, string> = {
 };
 
 /** Marks beside a verdict in the HTML report (plain symbols: no emoji font needed, and they print). */
-export const VERDICT_MARK: Record<Verdict, string> = {
-  regressed: '▼',
-  improved: '▲',
-  'no significant change': '=',
-  'too few iterations': '○',
-};
+export { VERDICT_MARK } from './verdict.js';
 
 export function iterationsText(s: ScenarioSummary): string {
   return s.failed ? `${s.iterations} (${s.failed} failed)` : String(s.iterations);
@@ -87,10 +83,7 @@ export function iterationsText(s: ScenarioSummary): string {
 
 export { fmtScore };
 
-/** 134 → "2m 14s"; 45 → "45s". */
+/** 134 → "2m 14s"; 45 → "45s"; nothing for none (src/ui/values.ts). */
 export function seconds(s: number | null | undefined): string {
-  if (typeof s !== 'number' || !Number.isFinite(s)) return '';
-  const t = Math.round(s);
-  const m = Math.floor(t / 60);
-  return m > 0 ? `${m}m ${String(t % 60).padStart(2, '0')}s` : `${t}s`;
+  return typeof s === 'number' && Number.isFinite(s) ? formatSeconds(s) : '';
 }

@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
+import { checkWriteTarget } from '../write-target.js';
 import { appendStepSummary } from './github.js';
 import type { RunOutcome } from './outcome.js';
 
@@ -23,8 +22,6 @@ export function reportOption(v: string, previous: ReportTarget[] = []): ReportTa
   return [...previous, { kind: m[1] as ReportKind, path: m[2]! }];
 }
 
-const code = (err: unknown) => (err as NodeJS.ErrnoException | undefined)?.code;
-
 /**
  * Before anything is sent: every report can be written. Its folder exists and is writable,
  * or the nearest folder above it that exists is (missing folders are created when the
@@ -40,27 +37,7 @@ export async function checkReportTargets(reports: readonly ReportTarget[]): Prom
     const twin = seen.get(target);
     if (twin) throw new UsageError(`${flag} and --report ${twin.kind}=${twin.path} would write the same file`, 'give each report a path of its own');
     seen.set(target, r);
-    const st = await stat(target).catch(() => undefined);
-    if (st?.isDirectory()) throw refuse('it is a folder');
-    let dir = dirname(target);
-    for (;;) {
-      const d = await stat(dir).catch((err: unknown) => (code(err) === 'ENOENT' || code(err) === 'ENOTDIR' ? null : undefined));
-      if (d === null) {
-        const up = dirname(dir);
-        if (up === dir) throw refuse(`the folder ${dir} does not exist`);
-        dir = up;
-        continue;
-      }
-      if (d === undefined || !d.isDirectory()) throw refuse(`${dir} is not a folder`);
-      break;
-    }
-    const probe = join(dir, `.vap-write-check-${randomBytes(4).toString('hex')}`);
-    try {
-      await writeFile(probe, '', { flag: 'wx' });
-    } catch (err) {
-      throw refuse(`the folder ${dir} is not writable${code(err) && code(err) !== 'EACCES' ? ` (${code(err)})` : ''}`);
-    }
-    await rm(probe, { force: true });
+    await checkWriteTarget(r.path, refuse);
   }
 }
 

@@ -4,7 +4,7 @@ import type { Column } from '../ui/format.js';
 import { safeText, trusted } from '../ui/safe-text.js';
 import { fmtScore, type GateResult } from './gates.js';
 import type { BaselineOutcome } from './outcome.js';
-import { countsText, methodText, type Comparison, type RunComparison, type Verdict } from './verdict.js';
+import { countsText, methodText, VERDICT_MARK, type Comparison, type RunComparison, type Verdict } from './verdict.js';
 
 /** One scenario of a run: its iterations and the mean of its completed iterations' scores. */
 export interface ScenarioSummary {
@@ -97,9 +97,18 @@ const CRITERION_COLUMNS: Column<CriterionSummary>[] = [
 
 const signed = (v: number | null | undefined) => (typeof v === 'number' ? `${v > 0 ? '+' : ''}${v.toFixed(3)}` : '–');
 
-/** A verdict, coloured: regressed red, improved green, too few iterations dim. */
+/**
+ * A verdict, its mark and its word (`▼ regressed`), coloured: regressed red, improved
+ * green, too few iterations dim. The mark and the word carry it without colour too.
+ */
 export function verdictWord(v: Verdict, chalk: ChalkInstance): string {
-  return v === 'regressed' ? chalk.red(v) : v === 'improved' ? chalk.green(v) : v === 'too few iterations' ? chalk.dim(v) : v;
+  const text = `${VERDICT_MARK[v] ?? ''} ${v}`.trim();
+  return v === 'regressed' ? chalk.red(text) : v === 'improved' ? chalk.green(text) : v === 'too few iterations' ? chalk.dim(text) : text;
+}
+
+/** A gate's outcome: a mark and a word (`✓ passed`, `✗ FAILED`), coloured, so that colour is never the only sign. */
+export function gateMark(passed: boolean, chalk: ChalkInstance): string {
+  return passed ? chalk.green('✓ passed') : chalk.red.bold('✗ FAILED');
 }
 
 /** The verdict of a row ('–' when it has none). */
@@ -154,7 +163,7 @@ export async function renderRunSummary(detail: RunDetail, results: readonly RunR
     parts.push('', renderTable(criteria, cols, chalk));
   }
   if (gates.length) {
-    parts.push('', ...gates.map((g) => `${g.passed ? chalk.green('✓') : chalk.red('✗')} ${safeText(g.gate)}: ${safeText(g.message)}`));
+    parts.push('', ...gates.map((g) => `${gateMark(g.passed, chalk)} ${safeText(g.gate)}: ${safeText(g.message)}`));
   }
   return parts.join('\n');
 }

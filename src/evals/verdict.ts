@@ -117,3 +117,14 @@ export function methodText(m: RunComparison['method']): string {
 export function regressions(c: RunComparison): Array<ScenarioComparison | CriterionComparison> {
   return [...c.scenarios, ...c.criteria].filter((r) => r.verdict === 'regressed');
 }
+
+/**
+ * A mark for each verdict, beside its word wherever it is shown (terminal, HTML): the
+ * meaning never rests on colour alone (`vap help accessibility`).
+ */
+export const VERDICT_MARK: Record<Verdict, string> = {
+  regressed: '▼',
+  improved: '▲',
+  'no significant change': '=',
+  'too few iterations': '○',
+};

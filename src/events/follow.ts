@@ -7,6 +7,7 @@ import { numericSetting } from '../config/resolve.js';
 import { ExitCode } from '../exit-codes.js';
 import { nearest } from '../ui/suggest.js';
 import { safeText } from '../ui/safe-text.js';
+import { formatDuration } from '../ui/values.js';
 
 /**
  * The loop both tails and `webhooks listen` run: the stream opened with the checked types,
@@ -80,6 +81,8 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
         count++;
         if (spec.exitOn && event.type === spec.exitOn) break stream;
         if (spec.endAfterAnalysis && event.type === FINAL_CALL_EVENT) {
+          // The notice comes after the last event it refers to: what is gathered for stdout is written first.
+          await spec.flush?.().catch(() => undefined);
           ctx.info(`call ${spec.callId} is over: its analysis is in (${count} event${count === 1 ? '' : 's'}); --follow keeps listening`);
           break stream;
         }
@@ -194,6 +197,7 @@ export function globalFlags(g: GlobalOptions): string[] {
   else if (g.output) out.push('-o', g.output);
   if (g.query) out.push('--query', g.query);
   if (g.quiet) out.push('-q');
+  if (g.absoluteTimes) out.push('--absolute-times');
   return out;
 }
 
@@ -202,11 +206,3 @@ export function commandLine(words: string[]): string {
   return words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
-/** `250ms`, `1.5s`, `2m 5s` (the events code's own, so that it imports no command module). */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`;
-  const m = Math.floor(ms / 60_000);
-  const sec = Math.round((ms % 60_000) / 1000);
-  return sec ? `${m}m ${sec}s` : `${m}m`;
-}

@@ -3,6 +3,7 @@ import type { StreamEvent } from '../api/sse.js';
 import type { Context } from '../context.js';
 import { applyQuery } from '../ui/query.js';
 import { safeText } from '../ui/safe-text.js';
+import { terminalWidth } from '../ui/width.js';
 import { callLine, jsonLine, organizationLine, toRecord, tsvLine, type EventRecord } from './render.js';
 
 export interface EventPrinter {
@@ -18,13 +19,13 @@ export interface EventPrinter {
  * Writes wait for the pipe to drain, so a slow reader slows the tail down instead of
  * filling memory.
  */
-export async function createPrinter(ctx: Context, view: 'organization' | 'call', hide?: (r: EventRecord) => boolean): Promise<EventPrinter> {
+export async function createPrinter(ctx: Context, view: 'organization' | 'call', hide?: (r: EventRecord) => boolean, opts: { wide?: boolean } = {}): Promise<EventPrinter> {
   const write = writer(ctx.io.stdout);
-  const print = await choose(ctx, view, write, hide);
+  const print = await choose(ctx, view, write, hide, opts.wide);
   return Object.assign(print, { flush: write.flush });
 }
 
-async function choose(ctx: Context, view: 'organization' | 'call', write: LineWriter, hide?: (r: EventRecord) => boolean): Promise<(event: StreamEvent) => Promise<void> | void> {
+async function choose(ctx: Context, view: 'organization' | 'call', write: LineWriter, hide?: (r: EventRecord) => boolean, wide?: boolean): Promise<(event: StreamEvent) => Promise<void> | void> {
   const { globals, out } = ctx;
   if (globals.query) {
     return (event) => write(`${JSON.stringify(applyQuery(JSON.parse(jsonLine(event)), globals.query!))}\n`);
@@ -39,10 +40,12 @@ async function choose(ctx: Context, view: 'organization' | 'call', write: LineWr
     case 'table': {
       const chalk = await ctx.stdoutStyle();
       const line = view === 'call' ? callLine : organizationLine;
+      // Wrapped to the terminal's width as it is now (a pane may be resized while it runs).
+      const width = () => (ctx.io.stdoutIsTTY ? terminalWidth(ctx.io.stdout, ctx.env) : undefined);
       return (event) => {
         const rec = toRecord(event);
         if (hide?.(rec)) return;
-        return write(`${line(rec, chalk)}\n`);
+        return write(`${line(rec, chalk, { width: width(), wide, present: ctx.present })}\n`);
       };
     }
   }

@@ -1,6 +1,8 @@
 import type { ChalkInstance } from 'chalk';
 import { isDecimal, type StreamEvent } from '../api/sse.js';
 import { tsvField, truncate } from '../ui/format.js';
+import { DEFAULT_PRESENTATION, formatScore, formatSeconds, roleWord, shortId, stampTime, stampWidth, type Presentation } from '../ui/values.js';
+import { wrapAfter, wrapText } from '../ui/wrap.js';
 import { safeText } from '../ui/safe-text.js';
 
 /**
@@ -51,31 +53,58 @@ export function jsonLine(event: StreamEvent): string {
 
 /** The TSV line when piped without a format: id, time, type, call id, summary. */
 export function tsvLine(rec: EventRecord): string {
-  return [rec.id, rec.occurredAt ?? '', rec.type, rec.callId ?? '', summarize(rec)].map(tsvField).join('\t');
+  return [rec.id, rec.occurredAt ?? '', rec.type, rec.callId ?? '', summarize(rec, { kind: 'data' })].map(tsvField).join('\t');
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
 
+/** How a summary is written: for people (a terminal) or for programs (TSV). */
+export interface SummaryOptions {
+  /** `human`: the roles' words for people and the whole text (a terminal wraps it); `data`: the API's words, long texts cut to one bounded line (TSV). */
+  kind?: 'human' | 'data';
+  /** Ids inside the summary (a campaign's) in their short form (a terminal without --wide). */
+  shortIds?: boolean;
+}
+
+/** The analysis flags that need someone's attention, as `vap calls get` words them, most urgent first. */
+const ALERTS: Array<[key: string, words: string]> = [
+  ['crisisDetected', 'CRISIS detected'],
+  ['legalThreatened', 'LEGAL threat'],
+  ['doNotCallRequested', 'DO NOT CALL requested'],
+];
+
+/** The alerts an event carries (a call's analysis: crisis, legal threat, do-not-call request). */
+export function alertsOf(rec: EventRecord): string[] {
+  if (rec.type !== 'call.analysis.completed') return [];
+  return ALERTS.filter(([k]) => rec.data[k] === true).map(([, words]) => words);
+}
+
 /** One line saying what an event means, by type; unknown types show their payload's fields. */
-export function summarize(rec: EventRecord): string {
+export function summarize(rec: EventRecord, opts: SummaryOptions = {}): string {
   const d = rec.data;
+  const human = opts.kind === 'human';
+  const cut = (text: string, max: number) => (human ? text.replace(/\s+/g, ' ') : truncate(text, max));
+  const id = (v: unknown) => {
+    const s = str(v);
+    return s && opts.shortIds ? shortId(s) : s;
+  };
   switch (rec.type) {
     case 'call.started': {
       const who = [str(d.calleeName), str(d.phoneNumber)].filter(Boolean).join(' ');
       const agent = str(d.agentId) ? `agent ${str(d.agentId)}${d.agentVersion !== undefined ? ` v${str(d.agentVersion)}` : ''}` : '';
-      return [str(d.direction) ?? 'call', who ? `${str(d.direction) === 'inbound' ? 'from' : 'to'} ${who}` : '', agent ? `· ${agent}` : '', str(d.campaignId) ? `· campaign ${str(d.campaignId)}` : '']
+      return [str(d.direction) ?? 'call', who ? `${str(d.direction) === 'inbound' ? 'from' : 'to'} ${who}` : '', agent ? `· ${agent}` : '', str(d.campaignId) ? `· campaign ${id(d.campaignId)}` : '']
         .filter(Boolean)
         .join(' ');
     }
     case 'call.status.updated':
     case 'campaign.status.updated': {
-      const subject = rec.type === 'campaign.status.updated' && str(d.campaignId) ? `${str(d.campaignId)} ` : '';
+      const subject = rec.type === 'campaign.status.updated' && str(d.campaignId) ? `${id(d.campaignId)} ` : '';
       return `${subject}${str(d.previousStatus) ? `${str(d.previousStatus)} → ` : ''}${str(d.status) ?? '?'}`;
     }
     case 'call.transcript.updated':
-      return `${roleName(d.role)}: ${truncate(str(d.text) ?? '', 160)}`;
+      return `${roleWord(d.role, human ? 'human' : 'data')}: ${cut(str(d.text) ?? '', 160)}`;
     case 'call.voice.updated':
-      return str(d.speaking) === 'none' || !str(d.speaking) ? 'silence' : `${roleName(d.speaking)} speaking`;
+      return str(d.speaking) === 'none' || !str(d.speaking) ? 'silence' : `${roleWord(d.speaking, human ? 'human' : 'data')} speaking`;
     case 'call.ended':
       return [str(d.status) ?? 'ended', d.durationSeconds !== undefined ? `after ${formatSeconds(Number(d.durationSeconds))}` : '', str(d.engine) ? `(${str(d.engine)})` : ''].filter(Boolean).join(' ');
     case 'intelligence.speaker.identified':
@@ -83,16 +112,18 @@ export function summarize(rec: EventRecord): string {
         ? `speaker unknown${str(d.source) ? ` (${str(d.source)})` : ''}`
         : `${str(d.name) ?? 'speaker'}${d.timesSpokenBefore !== undefined ? `, spoken ${str(d.timesSpokenBefore)} time${d.timesSpokenBefore === 1 ? '' : 's'} before` : ''}${str(d.source) ? ` (${str(d.source)?.replace(/_/g, ' ')})` : ''}`;
     case 'call.analysis.completed': {
-      const flags = ['resolved', 'doNotCallRequested', 'crisisDetected', 'legalThreatened', 'callbackRequested'].filter((k) => d[k] === true);
+      // On a terminal the alerts (crisis, legal threat, do-not-call) are lines of their own (alertsOf); in TSV they are words here.
+      const alerting = new Set(human ? ALERTS.map(([k]) => k) : []);
+      const flags = ['resolved', 'doNotCallRequested', 'crisisDetected', 'legalThreatened', 'callbackRequested'].filter((k) => d[k] === true && !alerting.has(k));
       const head = [str(d.overallSentiment), flags.length ? flags.map(flagName).join(', ') : ''].filter(Boolean).join(' · ');
-      return [head, str(d.summary) ? truncate(str(d.summary)!, 120) : ''].filter(Boolean).join(' — ');
+      return [head, str(d.summary) ? cut(str(d.summary)!, 120) : ''].filter(Boolean).join(' — ');
     }
     case 'eval.run.completed': {
-      const score = typeof d.overallScore === 'number' ? ` score ${d.overallScore}` : typeof d.score === 'number' ? ` score ${d.score}` : '';
+      const score = typeof d.overallScore === 'number' ? ` score ${formatScore(d.overallScore)}` : typeof d.score === 'number' ? ` score ${formatScore(d.score)}` : '';
       return [str(d.runId) ?? str(d.id) ?? 'run', str(d.status) ?? '', score.trim(), str(d.evalId) ? `· eval ${str(d.evalId)}` : ''].filter(Boolean).join(' ');
     }
     default:
-      return truncate(
+      return cut(
         Object.entries(d)
           .filter(([, v]) => v === null || typeof v !== 'object')
           .map(([k, v]) => `${k}=${String(v)}`)
@@ -102,25 +133,8 @@ export function summarize(rec: EventRecord): string {
   }
 }
 
-function roleName(role: unknown): string {
-  return role === 'user' || role === 'caller' ? 'caller' : role === 'agent' ? 'agent' : String(role ?? '?');
-}
-
 function flagName(k: string): string {
   return k.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
-}
-
-function formatSeconds(s: number): string {
-  if (!Number.isFinite(s)) return '?';
-  const m = Math.floor(s / 60);
-  return m ? `${m}m ${String(Math.round(s % 60)).padStart(2, '0')}s` : `${Math.round(s)}s`;
-}
-
-/** `HH:MM:SS` of the event's time (local), or of now when the event has none. */
-export function clock(iso?: string): string {
-  const d = iso ? new Date(iso) : new Date();
-  const t = Number.isNaN(d.getTime()) ? new Date() : d;
-  return [t.getHours(), t.getMinutes(), t.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
 
 /**
@@ -129,14 +143,15 @@ export function clock(iso?: string): string {
  * segments show their offset into the call (`+1:05`) and other lines none, so that a call's
  * history replayed now is not stamped with the time it was printed.
  */
-function callTime(rec: EventRecord): string {
-  if (rec.occurredAt) return clock(rec.occurredAt);
+function callTime(rec: EventRecord, p: Presentation): string {
+  const w = stampWidth(p);
+  if (rec.occurredAt) return stampTime(rec.occurredAt, p).padStart(w);
   const off = rec.data.offsetSeconds;
   if (typeof off === 'number' && Number.isFinite(off) && off >= 0) {
     const m = Math.floor(off / 60);
-    return `+${m}:${String(Math.floor(off % 60)).padStart(2, '0')}`.padStart(8);
+    return `+${m}:${String(Math.floor(off % 60)).padStart(2, '0')}`.padStart(w);
   }
-  return ' '.repeat(8);
+  return ' '.repeat(w);
 }
 
 /** The colour of a type's family (call, intelligence, eval, campaign). */
@@ -148,25 +163,92 @@ function typeColor(chalk: ChalkInstance, type: string): (s: string) => string {
   return chalk.cyan;
 }
 
+/** The widest event type the catalog names (`intelligence.speaker.identified`): the type column's width. */
 const TYPE_WIDTH = 31;
+/** A UUID's short form (its first eight digits): the call column's width on a terminal. */
+const SHORT_ID_WIDTH = 8;
+/** A full UUID: the call column's width with --wide. */
+const FULL_ID_WIDTH = 36;
+/** Below this many columns of text, a summary starts on the next line under the type instead. */
+const MIN_TEXT = 20;
 
-/** A line of `events tail` on a terminal: time, type, call, summary (every part from the stream shown safe). */
-export function organizationLine(rec: EventRecord, chalk: ChalkInstance): string {
-  const type = typeColor(chalk, rec.type)(safeText(rec.type).padEnd(TYPE_WIDTH));
-  return `${chalk.dim(clock(rec.occurredAt))}  ${type} ${chalk.dim(safeText(rec.callId ?? '—').padEnd(22))} ${safeText(summarize(rec))}`;
+/** How a live view is drawn: the terminal's width (undefined: one line per event, never wrapped), full ids, exact times. */
+export interface LineOptions {
+  width?: number;
+  /** Full call ids (`--wide`); otherwise a UUID shows its first eight digits. */
+  wide?: boolean;
+  present?: Presentation;
 }
 
 /**
- * A line of `calls tail` on a terminal. Transcript segments read as a chat (agent in
- * cyan, caller in yellow); other events as a dimmed line with their summary.
+ * Lines for a terminal: `text` wrapped to the room left after a `lead` of `indent`
+ * columns; the first line follows the lead and the rest hang under it. Too narrow a room
+ * puts the text under the lead, at `fallback` columns in. The text is data: wrapText makes it safe.
  */
-export function callLine(rec: EventRecord, chalk: ChalkInstance): string {
-  const time = chalk.dim(callTime(rec));
-  if (rec.type === 'call.transcript.updated') {
-    const role = roleName(rec.data.role);
-    const colour = role === 'agent' ? chalk.cyan : chalk.yellow;
-    const text = safeText(str(rec.data.text) ?? '');
-    return `${time}  ${colour.bold(safeText(role).padEnd(6))}  ${colour(text)}`;
+function hanging(lead: string, indent: number, text: string, width: number | undefined, paint: (s: string) => string = (s) => s, fallback = 10): string[] {
+  if (width === undefined) return [`${lead}${paint(safeText(text.replace(/\s+/g, ' ')))}`.trimEnd()];
+  const room = width - indent;
+  if (room >= MIN_TEXT) {
+    return wrapText(text, room).map((l, i) => (i === 0 ? `${lead}${paint(l)}` : `${' '.repeat(indent)}${paint(l)}`).trimEnd());
   }
-  return `${time}  ${chalk.dim('·'.padEnd(6))}  ${typeColor(chalk, rec.type)(safeText(rec.type))}  ${chalk.dim(safeText(summarize(rec)))}`;
+  const under = Math.min(fallback, Math.max(0, width - MIN_TEXT));
+  return [lead.trimEnd(), ...wrapText(text, Math.max(1, width - under)).map((l) => `${' '.repeat(under)}${paint(l)}`.trimEnd())];
+}
+
+/** The alert lines of an event (`! CRISIS detected`, in bold red as in `vap calls get`): a word and a mark, not colour alone. */
+function alertLines(rec: EventRecord, chalk: ChalkInstance, indent: number): string[] {
+  return alertsOf(rec).map((a) => `${' '.repeat(indent)}${chalk.red.bold(`! ${a}`)}`);
+}
+
+/**
+ * The lines of one event in `events tail` on a terminal: time, type, call, summary. The
+ * call column holds a UUID's first eight digits (the full id with --wide, in --json and
+ * in the resume hint); a long summary wraps under itself (a hanging indent), so the
+ * columns stay aligned at any width. Every part from the stream is shown safe.
+ */
+export function organizationLine(rec: EventRecord, chalk: ChalkInstance, opts: LineOptions = {}): string {
+  const p = opts.present ?? DEFAULT_PRESENTATION;
+  const idWidth = opts.wide ? FULL_ID_WIDTH : SHORT_ID_WIDTH;
+  const call = rec.callId ? (opts.wide ? rec.callId : shortId(rec.callId, SHORT_ID_WIDTH)) : '—';
+  const stamp = stampTime(rec.occurredAt, p);
+  const lead = `${chalk.dim(stamp.padEnd(stampWidth(p)))}  ${typeColor(chalk, rec.type)(safeText(rec.type).padEnd(TYPE_WIDTH))} ${chalk.dim(safeText(call).padEnd(idWidth))} `;
+  const indent = stampWidth(p) + 2 + Math.max(TYPE_WIDTH, safeText(rec.type).length) + 1 + Math.max(idWidth, safeText(call).length) + 1;
+  const lines = hanging(lead, indent, summarize(rec, { kind: 'human', shortIds: !opts.wide }), opts.width);
+  lines.push(...alertLines(rec, chalk, indent));
+  return lines.join('\n');
+}
+
+/** Width of the role label in the call view (`caller`, `agent`). */
+const ROLE_WIDTH = 6;
+
+/**
+ * The lines of one event in `calls tail` on a terminal. Transcript segments read as a
+ * chat (agent in cyan, caller in yellow), each line wrapped under its own text at any
+ * width as `evals runs results` does; other events as a dimmed line with their summary;
+ * a call's analysis adds its alerts (crisis, legal threat, do-not-call) in bold red, as
+ * `vap calls get` shows them.
+ */
+export function callLine(rec: EventRecord, chalk: ChalkInstance, opts: LineOptions = {}): string {
+  const p = opts.present ?? DEFAULT_PRESENTATION;
+  const time = chalk.dim(callTime(rec, p));
+  const indent = stampWidth(p) + 2 + ROLE_WIDTH + 2;
+  if (rec.type === 'call.transcript.updated') {
+    const role = roleWord(rec.data.role, 'human');
+    const colour = role === 'agent' ? chalk.cyan : chalk.yellow;
+    const label = safeText(role);
+    const lead = `${time}  ${colour.bold(label.padEnd(ROLE_WIDTH))}  `;
+    return hanging(lead, indent + Math.max(0, label.length - ROLE_WIDTH), str(rec.data.text) ?? '', opts.width, (l) => colour(l)).join('\n');
+  }
+  // Other events: `·`, the type, then the summary, whose further lines hang at the chat's text column.
+  const type = safeText(rec.type);
+  const lead = `${time}  ${chalk.dim('·'.padEnd(ROLE_WIDTH))}  ${typeColor(chalk, rec.type)(type)}  `;
+  const text = summarize(rec, { kind: 'human', shortIds: !opts.wide });
+  let lines: string[];
+  if (opts.width === undefined) lines = [`${lead}${chalk.dim(safeText(text.replace(/\s+/g, ' ')))}`.trimEnd()];
+  else {
+    const [head = '', ...rest] = wrapAfter(text, opts.width - (indent + type.length + 2), Math.max(MIN_TEXT, opts.width - indent));
+    lines = [`${lead}${chalk.dim(head)}`.trimEnd(), ...rest.map((l) => `${' '.repeat(indent)}${chalk.dim(l)}`)];
+  }
+  lines.push(...alertLines(rec, chalk, indent));
+  return lines.join('\n');
 }

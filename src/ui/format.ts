@@ -1,4 +1,5 @@
 import { safeTsv, Trusted } from './safe-text.js';
+import { Shown } from './values.js';
 
 export type Format = 'table' | 'json' | 'ndjson' | 'tsv';
 export const FORMATS: readonly Format[] = ['table', 'json', 'ndjson', 'tsv'];
@@ -12,12 +13,14 @@ export interface Column<T> {
 /**
  * A cell as text: empty for nothing, JSON for objects, as-is for the rest (not yet made
  * safe for a terminal: the table, TSV and id writers do that). A `Trusted` value (vap's
- * own text, coloured) gives its text.
+ * own text, coloured) gives its text; a `Shown` value (a time, duration, count or score:
+ * src/ui/values.ts) its form for programs, since a table asks for the other itself.
  */
 export function cellText(v: unknown): string {
   if (v === undefined || v === null) return '';
   if (typeof v === 'string') return v;
   if (v instanceof Trusted) return v.text;
+  if (v instanceof Shown) return v.plain();
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   if (Array.isArray(v) && v.every((x) => typeof x !== 'object' || x === null)) return v.join(',');
   return JSON.stringify(v);

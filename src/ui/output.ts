@@ -4,6 +4,7 @@ import { cellText, FORMATS, tsvField, type Column, type Format } from './format.
 import { safeText } from './safe-text.js';
 import type { Spinner } from './spinner.js';
 import { loadChalk } from './style.js';
+import type { Presentation } from './values.js';
 
 /** A table waits for every row; if that takes longer than this, a spinner says so. */
 const SPINNER_DELAY_MS = 300;
@@ -17,6 +18,8 @@ export interface OutputSettings {
   quiet: boolean;
   color: boolean;
   stdoutIsTTY: boolean;
+  /** How tables show times (relative, or exact with --absolute-times): src/ui/values.ts. */
+  present?: Presentation;
 }
 
 export interface ListSpec<T> {
@@ -109,7 +112,7 @@ export class Output {
           return 0;
         }
         const [{ renderTable }, chalk] = await Promise.all([import('./table.js'), loadChalk(this.settings.color)]);
-        await this.write(`${renderTable(rows, spec.columns, chalk)}\n`);
+        await this.write(`${renderTable(rows, spec.columns, chalk, this.settings.present)}\n`);
         return rows.length;
       }
     }
@@ -130,7 +133,7 @@ export class Output {
         return this.write(spec.fields.map((f) => `${tsvField(f.header)}\t${tsvField(f.value(obj))}\n`).join(''));
       case 'table': {
         const [{ renderDetail }, chalk] = await Promise.all([import('./table.js'), loadChalk(this.settings.color)]);
-        return this.write(`${renderDetail(obj, spec.fields, chalk)}\n`);
+        return this.write(`${renderDetail(obj, spec.fields, chalk, this.settings.present)}\n`);
       }
     }
   }

@@ -6,6 +6,7 @@ import { truncate } from '../ui/format.js';
 import { safeText } from '../ui/safe-text.js';
 import { parseDateFlag, parseDirection, parseMinDuration, type WizardPlan } from './options.js';
 import type { ChosenSource } from './select-source.js';
+import { DEFAULT_PRESENTATION, formatSeconds, formatTime, type Presentation } from '../ui/values.js';
 
 /** An import takes at most this many calls (the emulator's bound, evals-contract.md). */
 export const MAX_IMPORT_CALLS = 500;
@@ -49,13 +50,13 @@ function apiFilter(source: ChosenSource, f: Filter): CandidateFilter {
   return { sourceType: source.sourceType, sourceId: source.sourceId, ...f };
 }
 
-export function describeCall(c: CandidateCall): string {
-  const when = c.startedAt ? c.startedAt.slice(0, 16).replace('T', ' ') : '';
-  const mins = Math.floor(c.durationSeconds / 60);
-  const secs = String(c.durationSeconds % 60).padStart(2, '0');
+export function describeCall(c: CandidateCall, p: Presentation = DEFAULT_PRESENTATION): string {
+  // When and how long as everywhere else (src/ui/values.ts): `3 days ago`, `2m 5s`.
+  const when = formatTime(c.startedAt, p);
+  const took = typeof c.durationSeconds === 'number' ? formatSeconds(c.durationSeconds) : '';
   // Every part is the service's text: made safe before it is cut and padded.
   const preview = c.preview ? `  “${truncate(safeText(String(c.preview)), 36)}”` : '';
-  return `${safeText(when)}  ${safeText(String(c.direction)).padEnd(8)} ${`${mins}m${secs}s`.padStart(6)}  ${safeText(String(c.sentiment)).padEnd(8)}  ${truncate(safeText(String(c.callerIntent ?? '')), 24).padEnd(24)}${preview}`;
+  return `${safeText(when).padEnd(p.absoluteTimes ? 24 : 14)}  ${safeText(String(c.direction)).padEnd(8)} ${took.padStart(7)}  ${safeText(String(c.sentiment)).padEnd(8)}  ${truncate(safeText(String(c.callerIntent ?? '')), 24).padEnd(24)}${preview}`;
 }
 
 /** Every candidate matching the filters (for --all-candidates). */
@@ -104,7 +105,7 @@ export async function pickCalls(plan: WizardPlan, source: ChosenSource, ids: { a
       const elsewhere = [...selected].filter((id) => !r.calls.some((c) => c.id === id)).length;
       const ticked = await ctx.prompter.countedCheckbox(
         (n) => `Calls ${first}–${first + r.calls.length - 1} of ${r.total} (page ${page}/${pages}, ${elsewhere + n} selected; space ticks, enter goes on)`,
-        r.calls.map((c) => ({ name: describeCall(c), value: c.id, checked: selected.has(c.id), short: c.id.slice(0, 8) })),
+        r.calls.map((c) => ({ name: describeCall(c, ctx.present), value: c.id, checked: selected.has(c.id), short: c.id.slice(0, 8) })),
         { flag: '--calls id,…' },
       );
       for (const c of r.calls) selected.delete(c.id);

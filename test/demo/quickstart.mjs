@@ -65,6 +65,30 @@ function vap(args, { input, capture = false, piped = false, show = args.map(quot
   return (r.stdout ?? '').trim();
 }
 
+/**
+ * Runs one vap command under a pseudo-terminal with its output shown as it comes, so that
+ * what vap draws in place (the import's progress bar, redrawn with `\r`) is seen live.
+ */
+async function vapLive(args, { show = args.map(quote).join(' ') } = {}) {
+  if (!pty) return vap(args, { show });
+  process.stdout.write(`\n\x1b[1m$ vap ${show}\x1b[0m\n`);
+  const [cmd, argv] = pty([process.execPath, BIN, ...args]);
+  const child = spawn(cmd, argv, { env: { ...env, COLUMNS: env.COLUMNS ?? '100', LINES: env.LINES ?? '40' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let carry = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    // A terminal's line ends are \r\n; a lone \r (the bar going back to redraw) is kept.
+    const text = (carry + chunk).replace(/\r\n/g, '\n');
+    carry = text.endsWith('\r') ? '\r' : '';
+    process.stdout.write(carry ? text.slice(0, -1) : text);
+  });
+  const code = await new Promise((resolve) => child.once('close', resolve));
+  if (carry) process.stdout.write(carry);
+  if (code !== 0) {
+    emulator.kill('SIGINT');
+    throw new Error(`vap ${show} exited with ${code}`);
+  }
+}
+
 try {
   console.log(`The emulator is running at ${url} with one organization (key ${KEY}).`);
   console.log(pty ? 'Each command runs in a terminal of its own (a pseudo-terminal), as you would type it.' : 'No `script` command here: commands run piped, so listings print as TSV without headers.');
@@ -85,6 +109,13 @@ try {
   const listId = vap(['contact-lists', 'create', '--name', 'Leads', '--field', 'name:string:required', '--field', 'phone:phone:required', '--field', 'email:email', '-q'], { capture: true });
   vap(['contacts', 'import', listId, csv, '--default-country', 'US', '--allow-invalid'], { show: `contacts import ${listId} leads.csv --default-country US --allow-invalid` });
   vap(['contacts', 'list', listId]);
+
+  // A file large enough for the progress bar (rows, rows/s, ETA) to be drawn while it runs.
+  const big = join(work, 'leads-20000.csv');
+  const rows = Array.from({ length: 20_000 }, (_, i) => `Lead ${i + 1},(415) ${String(200 + Math.floor(i / 10_000)).padStart(3, '0')}-${String(i % 10_000).padStart(4, '0')}`);
+  writeFileSync(big, `name,phone\n${rows.join('\n')}\n`);
+  const bigList = vap(['contact-lists', 'create', '--name', 'Leads (large)', '--field', 'name:string:required', '--field', 'phone:phone:required', '-q'], { capture: true });
+  await vapLive(['contacts', 'import', bigList, big, '--default-country', 'US'], { show: `contacts import ${bigList} leads-20000.csv --default-country US   # the bar is drawn while it runs` });
 
   console.log('\nPiped into another program, vap prints data for machines: TSV without headers, or JSON.');
   vap(['contacts', 'list', listId, '--json'], { piped: true, show: `contacts list ${listId} --json | …` });

@@ -122,7 +122,11 @@ describe('vap contacts import (built binary)', () => {
     const a = JSON.parse(threaded.stdout);
     const b = JSON.parse(inline.stdout);
     expect(a.rows).toBe(40_000);
-    expect({ ...a, elapsedMs: 0, rowsPerSecond: 0 }).toEqual({ ...b, elapsedMs: 0, rowsPerSecond: 0 });
+    // The second run keeps the first one's errors file and writes the next free name.
+    expect(b).toMatchObject({ errorsFile: join(dir, 'large.errors-2.csv'), keptErrorsFile: join(dir, 'large.errors.csv') });
+    expect(readFileSync(b.errorsFile, 'utf8')).toBe(readFileSync(a.errorsFile, 'utf8'));
+    const { keptErrorsFile: _kept, ...rest } = b;
+    expect({ ...a, elapsedMs: 0, rowsPerSecond: 0, errorsFile: '' }).toEqual({ ...rest, elapsedMs: 0, rowsPerSecond: 0, errorsFile: '' });
     expect(a.rejectedLocally).toBe(Math.ceil(40_000 / 97) + Math.ceil(40_000 / 89) - Math.ceil(40_000 / (97 * 89)));
     const errLines = (s: string) => s.split('\n').filter((l) => l.startsWith('row '));
     expect(errLines(threaded.stderr)).toEqual(errLines(inline.stderr));

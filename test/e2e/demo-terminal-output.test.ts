@@ -50,6 +50,15 @@ describe('npm run demo', () => {
     for (const l of lines.slice(1)) expect(l.indexOf('es-')).toBe(lines[0]!.indexOf('LANGUAGE'));
   });
 
+  it('the large import draws its progress bar while it runs (frames redrawn with \\r), then the summary', () => {
+    const start = out.indexOf('leads-20000.csv --default-country US');
+    expect(start).toBeGreaterThan(0);
+    const section = out.slice(start, out.indexOf('\n$ vap ', start));
+    const frames = section.split('\r').filter((f) => /^\[█*░*\] +\d+%  [\d,]+ rows/.test(f));
+    expect(frames.length).toBeGreaterThan(0);
+    expect(section).toMatch(/Imported .*leads-20000\.csv into list cl_\w+: 20,000 rows in /);
+  });
+
   it('the piped examples print machine output: JSON, and ids alone', () => {
     const json = outputOf(out.match(/\$ vap (contacts list cl_\w+ --json \| …)/)![1]!).join('\n');
     expect(JSON.parse(json)).toEqual([expect.objectContaining({ name: 'Ada Lovelace', phone: '+14155550100' }), expect.objectContaining({ name: 'Alan Turing', phone: '+14155550101' })]);

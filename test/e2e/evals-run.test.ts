@@ -63,7 +63,7 @@ describe('vap evals run --wait (built binary)', () => {
     const file = join(dir, 'gate.xml');
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '0.99', '--allow-failed-iterations', '2', '--report', `junit=${file}`], { env });
     expect(r.exitCode).toBe(3);
-    expect(r.stdout).toMatch(/^✗ --min-score 0\.99: overall score 0\.\d{3} < 0\.99$/m);
+    expect(r.stdout).toMatch(/^✗ FAILED --min-score 0\.99: overall score 0\.\d{3} < 0\.99$/m);
     expect(r.stderr).not.toContain('--min-score 0.99:');
     expect(r.stderr).toMatch(/error: run #1 \(run_\w+\) completed below a gate$/);
     const doc = await junit(file);

@@ -31,8 +31,12 @@ describe('vap agents versions', () => {
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^VERSION +CHANGE +BY +AT +CURRENT +NOTE$/);
-    expect(lines[1]).toMatch(/^3 +settings_updated +API key \(acme\) +\S+Z +\* +name$/);
-    expect(lines[2]).toMatch(/^2 +prompt_updated +API key \(acme\) +\S+Z +instructions$/);
+    // Times are relative on a terminal (exact piped, or with --absolute-times); the emulator's
+    // simulated clock runs ahead of this one, so a version may be "in 5 minutes".
+    expect(lines[1]).toMatch(/^3 +settings_updated +API key \(acme\) +(just now|(in )?\d+ \w+( ago)?) +\* +name$/);
+    expect(lines[2]).toMatch(/^2 +prompt_updated +API key \(acme\) +(just now|(in )?\d+ \w+( ago)?) +instructions$/);
+    const exact = await vap(['agents', 'versions', id, '--absolute-times'], { tty: true });
+    expect(exact.stdout.split('\n')[1]).toMatch(/^3 +settings_updated +API key \(acme\) +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z +\* +name$/);
     expect(lines[3]).toMatch(/^1 +created/);
 
     const tsv = await vap(['agents', 'versions', id]);

@@ -71,8 +71,10 @@ describe('vap campaigns analytics <id>', () => {
     expect(cell(t, 'Success', 'Human contact rate')).toBe(pct(m.successMetrics.humanContactRate));
     expect(cell(t, 'Success', 'Objective success rate')).toBe(pct(m.successMetrics.objectiveSuccessRate));
     expect(cell(t, 'Success', 'Callback rate')).toBe(pct(m.successMetrics.callbackRate));
-    expect(cell(t, 'Quality', 'Avg sentiment (0..1)')).toBe(String(m.qualityMetrics.avgSentimentScore));
-    expect(Number(cell(t, 'Quality', 'Avg call duration').replace(/ s( \(.*\))?$/, ''))).toBeCloseTo(m.qualityMetrics.avgCallDuration, 1);
+    // A score with three decimals, a duration as everywhere (`2m 31s`; the JSON keeps the seconds).
+    expect(cell(t, 'Quality', 'Avg sentiment (0..1)')).toBe(m.qualityMetrics.avgSentimentScore.toFixed(3));
+    const [, mins, secs] = /^(?:(\d+)m)? ?(?:(\d+)s)?$/.exec(cell(t, 'Quality', 'Avg call duration'))!;
+    expect(Number(mins ?? 0) * 60 + Number(secs ?? 0)).toBe(Math.round(m.qualityMetrics.avgCallDuration));
     expect(cell(t, 'Compliance', 'Do-not-call rate')).toBe(pct(m.complianceMetrics.doNotCallRate));
     expect(cell(t, 'Cost', 'Total cost')).toBe(`$${m.costMetrics.totalCost.toFixed(2)}`);
     expect(cell(t, 'Cost', 'Avg cost per call')).toBe(`$${m.costMetrics.avgCostPerCall.toFixed(2)}`);
@@ -119,7 +121,7 @@ describe('vap campaigns analytics <id>', () => {
     expect(cell(st, 'Calls', 'Total')).toBe('60');
     expect(cell(st, 'Calls', 'Completed')).toBe(String(s.completedCalls));
     expect(cell(st, 'Success', 'Objective success rate')).toBe(pct(s.objectiveSuccessRate));
-    expect(cell(st, 'Quality', 'Avg sentiment (0..1)')).toBe(String(s.avgSentimentScore));
+    expect(cell(st, 'Quality', 'Avg sentiment (0..1)')).toBe(s.avgSentimentScore.toFixed(3));
 
     const rt = JSON.parse((await vap(['campaigns', 'analytics', outbound, '--realtime', '--json'])).stdout);
     expect(rt).toMatchObject({ activeCalls: 0, queuedCalls: 0 });

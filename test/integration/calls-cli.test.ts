@@ -91,12 +91,19 @@ describe('vap calls list', () => {
     const r = await vap(['calls', 'list'], { tty: true });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+STATUS\s+DIRECTION\s+CALLEE\s+PHONE\s+DURATION\s+CREATED \(UTC\)$/);
+    // CREATED is relative on a terminal, as every other table's times (the standard of src/ui/values.ts).
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+DIRECTION\s+CALLEE\s+PHONE\s+DURATION\s+CREATED$/);
+    for (const l of lines.slice(1, 51)) expect(l).toMatch(/  (just now|(in )?\d+ (second|minute|hour|day|month|year)s?( ago)?)$/);
     const { calls, summary } = await httpAll();
     // one page of 50, newest first
     expect(lines.slice(1, 51).map((l) => l.split(/\s+/)[0])).toEqual(calls.slice(0, 50).map((c) => c.id));
     expect(lines.at(-1)).toBe(`${summary.total} calls: ${summary.completed} completed, ${summary.failed} failed, ${summary.active} active, ${summary.queued} queued (showing 1–50; --page 2 or --all for more)`);
     expect(summary.total).toBe(total);
+    // --absolute-times: the exact ISO 8601 time, the column as wide as one.
+    const exact = await vap(['calls', 'list', '--absolute-times', '--limit', '3'], { tty: true });
+    const rows = exact.stdout.trimEnd().split('\n');
+    expect(rows[0]).toMatch(/^ID\s+STATUS\s+DIRECTION\s+CALLEE\s+PHONE\s+DURATION\s+CREATED$/);
+    expect(rows.slice(1, 4).map((l) => l.slice(-24))).toEqual(calls.slice(0, 3).map((c) => c.createdAt));
   });
 
   it('prints TSV when piped and the summary on stderr, so stdout stays data', async () => {
@@ -413,7 +420,7 @@ describe('vap calls recording and audio', () => {
     const rec = meta.recordings[0]!;
     const t = await vap(['calls', 'recording', call.id], { tty: true });
     expect(t.code, t.stderr).toBe(0);
-    expect(t.stdout).toMatch(/SID\s+DURATION\s+STATUS\s+CREATED \(UTC\)/);
+    expect(t.stdout).toMatch(/SID\s+DURATION\s+STATUS\s+CREATED/);
     expect(t.stdout).toContain(rec.sid);
     expect(t.stderr).toContain(`vap calls audio ${call.id} -O`);
     const piped = await vap(['calls', 'recording', call.id]);

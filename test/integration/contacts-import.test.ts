@@ -120,7 +120,8 @@ describe('vap contacts import (local file)', () => {
     expect(r.stderr).toContain('columns "notes" match no field'.replace('columns', 'column').replace('match ', 'matches '));
     for (const want of [
       'row 2, field name: is required',
-      'row 3, field phone: "555-0100x" is not in E.164 form',
+      // Not a national number (a letter in it): no --default-country hint.
+      'row 3, field phone: "555-0100x" is not a phone number (E.164 form: +14155550100)',
       'row 4, field phone: "(415) 555-0100" is not in E.164 form (+14155550100); pass --default-country',
       'row 5, field email: "not-an-email" is not a valid e-mail address',
       'row 6, field age: "forty" is not a number',

@@ -97,10 +97,10 @@ describe('--baseline', () => {
     const runs = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/runs`)).body.data.runs;
     const r = await vap(['evals', 'runs', 'get', evalId, runs[0].id, '--agent', agentId, '--allow-failed-iterations', '99', '--baseline', 'previous', '--fail-on-regression']);
     expect(r.code).toBe(3);
-    expect(r.stdout).toMatch(/^Against run #1 \(run_\w+, agent version 1\): regressed: /m);
+    expect(r.stdout).toMatch(/^Against run #1 \(run_\w+, agent version 1\): ▼ regressed: /m);
     expect(r.stdout).toMatch(/SCENARIO\s+ITERATIONS\s+FAILED\s+MEAN SCORE\s+BASELINE\s+DELTA\s+VERDICT/);
     expect(r.stdout).toMatch(/CRITERION\s+NAME\s+AVERAGE\s+MAX\s+WEIGHT\s+BASELINE\s+DELTA\s+VERDICT/);
-    expect(r.stdout).toMatch(/^✗ --fail-on-regression: \d+ significant regressions? against run #1/m);
+    expect(r.stdout).toMatch(/^✗ FAILED --fail-on-regression: \d+ significant regressions? against run #1/m);
     expect(r.stderr).not.toContain('--fail-on-regression:');
     expect(r.stderr).toMatch(/^error: run #2 \(run_\w+\) completed below a gate\n$/m);
   });
@@ -119,7 +119,7 @@ describe('--baseline', () => {
     const gated = await vap(['evals', 'runs', 'diff', a, b, '--eval', evalId, '--agent', agentId, '--allow-failed-iterations', '99', '--fail-on-regression']);
     expect(gated.code).toBe(3);
     expect(gated.stdout).toMatch(/SCENARIO\s+A\s+B\s+DELTA\s+VERDICT/);
-    expect(gated.stdout).toMatch(/^verdict: regressed: /m);
+    expect(gated.stdout).toMatch(/^verdict: ▼ regressed: /m);
     // The other way round, B is better than A.
     const better = await vap(['evals', 'runs', 'diff', b, a, '--eval', evalId, '--agent', agentId, '--allow-failed-iterations', '99', '--fail-on-regression', '--json']);
     expect(better.code).toBe(0);

@@ -159,8 +159,8 @@ describe('vap evals run', () => {
     const evalId = await suite();
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '1', '--min-criterion', 'tone=0', '--allow-failed-iterations', '6']);
     expect(r.code).toBe(3);
-    expect(r.stdout).toMatch(/^✗ --min-score 1: overall score 0\.\d{3} < 1$/m);
-    expect(r.stdout).toMatch(/^✓ --min-criterion tone=0: tone average/m);
+    expect(r.stdout).toMatch(/^✗ FAILED --min-score 1: overall score 0\.\d{3} < 1$/m);
+    expect(r.stdout).toMatch(/^✓ passed --min-criterion tone=0: tone average/m);
     expect(r.stderr).not.toContain('--min-score 1:');
     expect(r.stderr).not.toContain('✗');
     expect(r.stderr).toMatch(/error: run #1 \(run_\w+\) completed below a gate\n$/);
@@ -457,7 +457,7 @@ describe('vap evals runs diff', () => {
     const drops = [d.overall, ...d.criteria].filter((row: { delta: number | null }) => row.delta !== null && row.delta < 0);
     const strict = await vap(['evals', 'runs', 'diff', a.id, b.id, '--eval', evalId, '--agent', agentId, '--allow-failed-iterations', '6', '--max-drop', '0']);
     expect(strict.code).toBe(drops.length ? 3 : 0);
-    if (drops.length) expect(strict.stdout).toMatch(/^✗ --max-drop 0 \(.+\): .+ \(dropped 0\.\d{3}, more than 0\)$/m);
+    if (drops.length) expect(strict.stdout).toMatch(/^✗ FAILED --max-drop 0 \(.+\): .+ \(dropped 0\.\d{3}, more than 0\)$/m);
     if (drops.length) expect(strict.stderr).not.toContain('✗');
     const gate = await vap(['evals', 'runs', 'diff', a.id, b.id, '--eval', evalId, '--agent', agentId, '--min-score', '1']);
     expect(gate.code).toBe(3);

@@ -1,8 +1,8 @@
 import { Chalk } from 'chalk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { renderChat } from '../../src/evals/render/chat.js';
+import { renderChat } from '../../src/ui/chat.js';
 import { renderResult } from '../../src/evals/render/results.js';
-import { SPARK_BARS, sparkline } from '../../src/evals/render/sparkline.js';
+import { SPARK_BARS, sparkline } from '../../src/ui/sparkline.js';
 import { ORG_A, ORG_B, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { cliEnv, runCli, type RunOptions } from '../helpers/run-cli.js';
 
@@ -67,7 +67,8 @@ describe('vap evals runs list', () => {
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
     expect(rows.map((row) => row[0])).toEqual([...runs].reverse().map((x) => x.id));
-    expect(rows[0]!.slice(1, 5)).toEqual(['#4', 'failed', '–', '0/4']);
+    // No score: an empty field piped (a terminal shows `–`).
+    expect(rows[0]!.slice(1, 5)).toEqual(['#4', 'failed', '', '0/4']);
     expect(rows[3]!.slice(1, 4)).toEqual(['#1', 'completed', runs[0]!.overallScore!.toFixed(3)]);
     expect(rows[3]![4]).toMatch(/^4\/4( \([1-3] failed\))?$/);
     for (const bar of SPARK_BARS) expect(r.stdout).not.toContain(bar);

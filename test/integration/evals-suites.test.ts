@@ -108,7 +108,8 @@ describe('vap evals list and get', () => {
     const tsv = await vap(['evals', 'list', '--agent', agent]);
     expect(tsv.code).toBe(0);
     const rows = tsv.stdout.trim().split('\n').map((l) => l.split('\t'));
-    expect(rows.find((r) => r[0] === b)).toEqual([b, 'Booking', 'draft', '2', '0', '0', '–', 'office:low']);
+    // No latest score: an empty field piped (a terminal shows `–`).
+    expect(rows.find((r) => r[0] === b)).toEqual([b, 'Booking', 'draft', '2', '0', '0', '', 'office:low']);
     expect(rows.find((r) => r[0] === a)?.[7]).toBe('off');
     const ids = (await vap(['evals', 'list', '--agent', agent, '-q'])).stdout.trim().split('\n');
     expect(ids.indexOf(a)).toBeLessThan(ids.indexOf(b));

@@ -28,8 +28,8 @@ afterAll(async () => {
   await emu?.close();
 });
 
-async function onTerminal(name: string, args: string[], code = 0, opts: { signal?: AbortSignal } = {}): Promise<string> {
-  const r = await runCli(args, { env, tty: true, signal: opts.signal });
+async function onTerminal(name: string, args: string[], code = 0, opts: { signal?: AbortSignal; columns?: number } = {}): Promise<string> {
+  const r = await runCli(args, { env: opts.columns ? { ...env, COLUMNS: String(opts.columns) } : env, tty: true, signal: opts.signal });
   expect(r.code, `${name}: ${r.stderr}`).toBe(code);
   const all = `${r.stdout}${r.stderr}`;
   expectCleanForTerminal(name, all);
@@ -81,9 +81,12 @@ describe('hostile text on a terminal (in-process, colour on)', () => {
   }, 60_000);
 
   it('events tail, calls tail (chat and status lines), and webhooks listen lines', async () => {
-    const org = await onTerminal('events tail', ['events', 'tail', '--last-event-id', '0', '--timeout', '1s'], 124);
+    // Wide enough that no line wraps (the hostile text whole on one line); at 80 columns it wraps, escaped all the same.
+    const org = await onTerminal('events tail', ['events', 'tail', '--last-event-id', '0', '--timeout', '1s'], 124, { columns: 1000 });
     expect(org).toContain(`to ${HOSTILE_SHOWN}`);
-    const chat = await onTerminal('calls tail', ['calls', 'tail', d.eventCallId]);
+    await onTerminal('events tail at 80 columns', ['events', 'tail', '--last-event-id', '0', '--timeout', '1s'], 124, { columns: 80 });
+    const chat = await onTerminal('calls tail', ['calls', 'tail', d.eventCallId], 0, { columns: 1000 });
+    await onTerminal('calls tail at 80 columns', ['calls', 'tail', d.eventCallId], 0, { columns: 80 });
     expect(chat).toContain(`Hello ${HOSTILE_SHOWN}`);
     expect(chat).toContain(`${HOSTILE_SHOWN.slice(0, 12)}`);
     await onTerminal('calls tail (simulated call)', ['calls', 'tail', d.callId]);

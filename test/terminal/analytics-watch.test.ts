@@ -61,6 +61,11 @@ describe.skipIf(!hasTmux())('campaigns analytics --realtime --watch in a real te
       const stamp1 = /updated at (\d\d:\d\d:\d\d)/.exec(first)![1];
       expect(first).toMatch(/Campaign Live \(.+\) · realtime/);
       expect(first).toMatch(/Active calls\s+\d+/);
+      // "Last call at" is relative (the emulator's clock runs ahead of this one, at 20×), never an ISO time.
+      expect(first).toMatch(/Last call at\s+(—|just now|(in )?\d+ (second|minute|hour)s?( ago)?)\n/);
+      expect(first).not.toMatch(/Last call at\s+\d{4}-/);
+      // The trend starts with the second reading.
+      expect(first).toMatch(/Trend\n {2}Completed per refresh +\(from the next refresh on\)/);
       expect(cursorVisible(tty)).toBe(false);
 
       // The next refresh: a new stamp, drawn over the old screen (one header, one stamp).
@@ -69,6 +74,8 @@ describe.skipIf(!hasTmux())('campaigns analytics --realtime --watch in a real te
       expect(count(second, 'Active calls')).toBe(1);
       expect(count(second, 'updated at')).toBe(1);
       expect(second).not.toContain(`updated at ${stamp1}`);
+      // A sparkline of the calls completed in each interval of the session, with its range.
+      expect(second).toMatch(/Completed per refresh +[▁▂▃▄▅▆▇█]{1,2}  \d+(–\d+)? per 5 s \(last [12] refresh(es)?\)/);
 
       // While calls run (20× time), the figures themselves change from one refresh to another.
       const figures = (screen: string) => /Now\n([\s\S]*?)\n\n/.exec(screen)?.[1];
@@ -80,6 +87,8 @@ describe.skipIf(!hasTmux())('campaigns analytics --realtime --watch in a real te
         return now !== undefined && now !== before ? screen : undefined;
       }, 40_000);
       expect(count(changed, 'Active calls')).toBe(1);
+      const bars = (screen: string) => /Completed per refresh +([▁▂▃▄▅▆▇█]+)/.exec(screen)?.[1] ?? '';
+      expect(bars(changed).length).toBeGreaterThanOrEqual(bars(second).length);
 
       tty.sendKeys('C-c');
       expect(await tty.exitCode()).toBe(130);
@@ -101,7 +110,7 @@ describe.skipIf(!hasTmux())('campaigns analytics --realtime --watch in a real te
       width: 160,
       height: 30,
     });
-    const lines = (screen: string) => screen.split('\n').filter((l) => /^\d\d:\d\d:\d\d UTC {2}Active calls \d+ · Queued calls \d+ · Completed today \d+ · Call rate [\d.]+ \/ min · Last call at /.test(l));
+    const lines = (screen: string) => screen.split('\n').filter((l) => /^\d\d:\d\d:\d\d UTC {2}Active calls \d+ · Queued calls \d+ · Completed today \d+ · Call rate [\d.]+ \/ min · Last call at (—|just now|(in )?\d+ \w+( ago)?)/.test(l));
     try {
       const first = await tty.waitFor(/UTC {2}Active calls/);
       expect(first).toMatch(/^Campaign Live \(.+\) · realtime; a line when a figure changes, every 5 s; Ctrl-C to stop$/m);

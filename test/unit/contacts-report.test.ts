@@ -89,6 +89,8 @@ describe('summary', () => {
         '  jobs                    1,901',
         '  phones normalised          12  (to E.164)',
         '    row 3, phone: (415) 555-0100 → +14155550100',
+        // 12 normalised, one listed: the rest are counted, so the list and the count agree.
+        '    … and 11 more',
         'Errors file: leads.errors.csv (101,000 rows; fix them and import that file)',
         '',
       ].join('\n'),

@@ -1,5 +1,6 @@
 import type { Agent } from '../../api/agents.js';
 import type { Column } from '../../ui/format.js';
+import { time } from '../../ui/values.js';
 
 /** The fields of `vap agents get` (and the detail views of the other verbs). */
 export const AGENT_FIELDS: Column<Agent>[] = [
@@ -12,7 +13,7 @@ export const AGENT_FIELDS: Column<Agent>[] = [
   { header: 'description', value: (a) => a.description },
   { header: 'tags', value: (a) => a.tags },
   { header: 'variables', value: (a) => (a.variables ?? []).map((v) => (v.description ? `${v.name}: ${v.description}` : v.name)).join('\n') },
-  { header: 'created', value: (a) => a.createdAt },
-  { header: 'updated', value: (a) => a.updatedAt },
+  { header: 'created', value: (a) => time(a.createdAt) },
+  { header: 'updated', value: (a) => time(a.updatedAt) },
   { header: 'instructions', value: (a) => a.instructions },
 ];

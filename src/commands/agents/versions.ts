@@ -6,6 +6,7 @@ import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { addListingOptions, paginateOptions, type ListingOptions } from '../listing.js';
 import type { ContextFactory } from '../types.js';
+import { time } from '../../ui/values.js';
 
 /** VERSION, CHANGE, BY, AT, CURRENT (`*` in a table, true/false when piped), NOTE (where a rollback went, and why). */
 export function versionColumns(human: boolean): Column<AgentVersion>[] {
@@ -13,7 +14,7 @@ export function versionColumns(human: boolean): Column<AgentVersion>[] {
     { header: 'version', value: (v) => v.versionNumber },
     { header: 'change', value: (v) => v.changeType },
     { header: 'by', value: (v) => v.changedByName },
-    { header: 'at', value: (v) => v.changedAt },
+    { header: 'at', value: (v) => time(v.changedAt) },
     { header: 'current', value: (v) => (human ? (v.isCurrent ? '*' : '') : v.isCurrent) },
     { header: 'note', value: note },
   ];

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { getAnalyticsOverview } from '../../api/analytics.js';
 import { pct, seconds, type Group } from '../../campaigns/render.js';
+import { formatCount } from '../../ui/values.js';
 import type { Context } from '../../context.js';
 import { action } from '../action.js';
 import { printAnalytics } from '../campaigns/analytics-output.js';
@@ -24,8 +25,8 @@ export async function run(ctx: Context): Promise<void> {
   const o = await getAnalyticsOverview(api, ctx.signal);
   const top = o.topPerformingCampaign;
   const groups: Group[] = [
-    { title: 'Campaigns', rows: [['Total', String(o.totalCampaigns)], ['Active', String(o.activeCampaigns)]] },
-    { title: 'Calls', rows: [['Total', String(o.totalCalls)], ['Total duration', seconds(o.totalCallDuration)]] },
+    { title: 'Campaigns', rows: [['Total', formatCount(o.totalCampaigns)], ['Active', formatCount(o.activeCampaigns)]] },
+    { title: 'Calls', rows: [['Total', formatCount(o.totalCalls)], ['Total duration', seconds(o.totalCallDuration)]] },
     {
       title: 'Success',
       rows: [

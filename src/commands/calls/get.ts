@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { getCall } from '../../api/calls.js';
 import { CALL_DETAIL_FIELDS, renderCallDetail } from '../../calls/detail.js';
 import type { Context } from '../../context.js';
-import { terminalWidth } from '../../evals/render/width.js';
+import { terminalWidth } from '../../ui/width.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 import { checkCallId } from './transcript.js';
@@ -32,7 +32,7 @@ export async function run(callId: string, ctx: Context): Promise<void> {
   const call = await getCall(api, callId, ctx.signal);
   if (ctx.out.human && !ctx.globals.query) {
     const chalk = await ctx.stdoutStyle();
-    ctx.io.stdout.write(`${renderCallDetail(call, chalk, Math.min(100, terminalWidth(ctx.io.stdout, ctx.env)))}\n`);
+    ctx.io.stdout.write(`${renderCallDetail(call, chalk, Math.min(100, terminalWidth(ctx.io.stdout, ctx.env)), ctx.present)}\n`);
     return;
   }
   await ctx.out.item(call, { fields: CALL_DETAIL_FIELDS });

@@ -87,8 +87,8 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
     const chalk = await ctx.stdoutStyle();
     let count = 0;
     for await (const call of rows()) {
-      if (count++ === 0) await write(ctx, `${callTableHeader(chalk)}\n`);
-      await write(ctx, `${callTableRow(call, chalk)}\n`);
+      if (count++ === 0) await write(ctx, `${callTableHeader(chalk, ctx.present)}\n`);
+      await write(ctx, `${callTableRow(call, chalk, ctx.present)}\n`);
     }
     if (count === 0) ctx.io.stderr.write(`${safeText(empty)}\n`);
     if (summary && (count > 0 || summary.total > 0)) await write(ctx, `\n${chalk.dim(safeText(footer(summary, first, shown, more, opts)))}\n`);

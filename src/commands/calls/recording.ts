@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { getRecording, type Recording } from '../../api/calls.js';
-import { formatCallDuration, shortTime } from '../../calls/format.js';
 import type { Context } from '../../context.js';
+import { duration, time } from '../../ui/values.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 import { checkCallId } from './transcript.js';
@@ -34,12 +34,13 @@ export async function run(callId: string, ctx: Context): Promise<void> {
     return;
   }
   const human = ctx.out.human;
+  // Durations and times as the standard says (src/ui/values.ts): `1m 53s` and `3 minutes ago` on a terminal, seconds and ISO 8601 piped.
   await ctx.out.list<Recording>(meta.recordings, {
     columns: [
       { header: 'sid', value: (r) => r.sid },
-      { header: 'duration', value: (r) => (human ? formatCallDuration(r.duration) : r.duration) },
+      { header: 'duration', value: (r) => duration(r.duration) },
       { header: 'status', value: (r) => r.status },
-      { header: human ? 'created (UTC)' : 'createdAt', value: (r) => (human ? shortTime(r.createdAt) : r.createdAt) },
+      { header: 'created', value: (r) => time(r.createdAt) },
     ],
     id: (r) => r.sid,
     empty: `Call ${meta.callId} has no recording: only calls that connected are recorded.`,

@@ -30,8 +30,10 @@ export function tailCommand(makeContext: ContextFactory): Command {
       'after',
       `
 On a terminal the transcript reads as a chat (agent and caller in colours of their
-own) between the call's status lines; --json gives NDJSON (id, type, callId, data),
-and TSV when piped. The call's events so far are shown first (--no-history skips
+own, each line wrapped under its own text) between the call's status lines; a
+crisis, legal threat or do-not-call request in the analysis is a line of its own,
+marked "!" in bold red, as in \`vap calls get\`. --json gives NDJSON (id, type,
+callId, data), and TSV when piped (roles in the API's words: agent, user). The call's events so far are shown first (--no-history skips
 them). The tail ends by itself after ${FINAL_CALL_EVENT}, the last after-call event,
 which can come minutes after the call ends; --follow keeps it open. Drops are
 reconnected and replayed as in \`vap events tail\`; whenever it stops, the last event

@@ -4,8 +4,8 @@ import { formatCallDuration } from '../../calls/format.js';
 import type { Context } from '../../context.js';
 import { safeText } from '../../ui/safe-text.js';
 import { UsageError } from '../../errors.js';
-import { renderChat } from '../../evals/render/chat.js';
-import { terminalWidth } from '../../evals/render/width.js';
+import { renderChat } from '../../ui/chat.js';
+import { terminalWidth } from '../../ui/width.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 

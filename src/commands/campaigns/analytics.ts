@@ -10,7 +10,7 @@ import {
 } from '../../api/analytics.js';
 import { getCampaign } from '../../api/campaigns.js';
 import { UnprocessableEntityError } from '../../api/errors.js';
-import { inboundGroups, metricGroups, realtimeGroups, renderHourChart, renderWatchScreen, summaryGroups } from '../../campaigns/render.js';
+import { CallTrend, inboundGroups, metricGroups, realtimeGroups, renderHourChart, renderWatchScreen, summaryGroups } from '../../campaigns/render.js';
 import type { Context } from '../../context.js';
 import { CliError, SilentExit, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
@@ -98,7 +98,7 @@ export async function run(id: string, opts: AnalyticsOptions, ctx: Context): Pro
   if (opts.realtime) {
     if (opts.watch) return watch(id, opts.interval ?? MIN_INTERVAL, ctx);
     const r = await getRealtimeAnalytics(api, id, ctx.signal);
-    return printAnalytics(r, ctx, { title: `Campaign ${id}: now`, groups: realtimeGroups(r) });
+    return printAnalytics(r, ctx, { title: `Campaign ${id}: now`, groups: realtimeGroups(r, ctx.present) });
   }
   if (opts.inbound) {
     let a;
@@ -124,7 +124,9 @@ export async function run(id: string, opts: AnalyticsOptions, ctx: Context): Pro
 
 /**
  * Polls realtime analytics every `seconds`. On a terminal (stdout, table output) the
- * screen is redrawn in place with log-update; otherwise each poll is one NDJSON line.
+ * screen is redrawn in place with log-update, "Last call at" relative and a sparkline of
+ * the calls completed in each interval of the session; otherwise each poll is one NDJSON
+ * line.
  * Ctrl-C ends it with exit 130 (no error line), the cursor shown again and the last screen kept.
  */
 async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
@@ -148,16 +150,25 @@ async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
     draw = Object.assign((text: string) => void ctx.io.stdout.write(`${text}\n`), { done: () => undefined });
   }
   const style = live ? await stdoutStyle(ctx) : undefined;
+  const trend = new CallTrend();
   try {
     for (;;) {
       const r: RealtimeAnalytics = await getRealtimeAnalytics(api, id, ctx.signal);
       const at = new Date();
+      trend.add(r.callsCompletedToday);
       if (plain) {
-        const figures = realtimeGroups(r)[0]!.rows.map(([label, value]) => `${label} ${value}`).join(' · ');
-        if (figures !== lastFigures) draw(safeText(`${at.toISOString().slice(11, 19)} UTC  ${figures}`));
-        lastFigures = figures;
+        // A line when a figure changed; "Last call at" is compared as the API gave it (its relative form changes at every poll).
+        const key = JSON.stringify([r.activeCalls, r.queuedCalls, r.callsCompletedToday, r.currentCallRate, r.lastCallAt]);
+        const figures = realtimeGroups(r, ctx.present)[0]!.rows.map(([label, value]) => `${label} ${value}`).join(' · ');
+        const since = trend.perInterval.length ? ` · ${trend.perInterval.at(-1)} completed in the last ${seconds} s` : '';
+        if (key !== lastFigures) draw(safeText(`${at.toISOString().slice(11, 19)} UTC  ${figures}${since}`));
+        lastFigures = key;
       } else {
-        draw(live ? renderWatchScreen({ title, data: r, updatedAt: at, intervalSeconds: seconds, style }) : JSON.stringify({ ...r, campaignId: id, readAt: at.toISOString() }));
+        draw(
+          live
+            ? renderWatchScreen({ title, data: r, updatedAt: at, intervalSeconds: seconds, style, present: ctx.present, trend, width: columnsOf(ctx) })
+            : JSON.stringify({ ...r, campaignId: id, readAt: at.toISOString() }),
+        );
       }
       await sleep(seconds * 1000, undefined, { signal: ctx.signal });
     }

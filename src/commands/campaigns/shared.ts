@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { ConflictError, UnprocessableEntityError } from '../../api/errors.js';
 import { CliError, UsageError } from '../../errors.js';
 import type { Column } from '../../ui/format.js';
+import { count, duration, shown, time } from '../../ui/values.js';
 
 export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
   { header: 'id', value: (c) => c.id },
@@ -12,9 +13,9 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
   { header: 'status', value: (c) => c.status },
   { header: 'direction', value: (c) => c.direction },
   { header: 'type', value: (c) => c.type },
-  { header: 'contacts', value: (c) => c.totalContacts },
-  { header: 'pending', value: (c) => c.pendingContacts },
-  { header: 'created', value: (c) => c.createdAt },
+  { header: 'contacts', value: (c) => count(c.totalContacts) },
+  { header: 'pending', value: (c) => count(c.pendingContacts) },
+  { header: 'created', value: (c) => time(c.createdAt) },
 ];
 
 export const CAMPAIGN_FIELDS: Column<Campaign>[] = [
@@ -26,14 +27,14 @@ export const CAMPAIGN_FIELDS: Column<Campaign>[] = [
   { header: 'type', value: (c) => c.type },
   { header: 'agent', value: (c) => c.agentId + (c.agent?.type ? ` (${c.agent.type})` : '') },
   { header: 'contact list', value: (c) => (c.contactListId ? `${c.contactListName ?? ''} (${c.contactListId})` : '') },
-  { header: 'contacts', value: (c) => c.totalContacts },
-  { header: 'pending', value: (c) => c.pendingContacts },
+  { header: 'contacts', value: (c) => count(c.totalContacts) },
+  { header: 'pending', value: (c) => count(c.pendingContacts) },
   { header: 'phone number', value: (c) => (c.provisionedPhoneNumberId ? `${c.phoneNumber ?? ''} (${c.provisionedPhoneNumberId})` : '') },
   { header: 'workspace', value: (c) => c.workspaceId },
-  { header: 'created', value: (c) => c.createdAt },
-  { header: 'updated', value: (c) => c.updatedAt },
-  { header: 'started', value: (c) => c.startedAt },
-  { header: 'completed', value: (c) => c.completedAt },
+  { header: 'created', value: (c) => time(c.createdAt) },
+  { header: 'updated', value: (c) => time(c.updatedAt) },
+  { header: 'started', value: (c) => time(c.startedAt) },
+  { header: 'completed', value: (c) => time(c.completedAt) },
 ];
 
 export const CONTACT_COLUMNS: Column<CampaignContact>[] = [
@@ -41,7 +42,7 @@ export const CONTACT_COLUMNS: Column<CampaignContact>[] = [
   { header: 'name', value: (c) => c.name },
   { header: 'phone', value: (c) => c.phoneNumber },
   { header: 'status', value: (c) => c.status },
-  { header: 'added', value: (c) => c.addedAt },
+  { header: 'added', value: (c) => time(c.addedAt) },
   { header: 'last call', value: (c) => c.lastCallId },
 ];
 
@@ -50,20 +51,21 @@ export const CALL_COLUMNS: Column<CampaignCall>[] = [
   { header: 'status', value: (c) => c.status },
   { header: 'phone', value: (c) => c.phoneNumber },
   { header: 'name', value: (c) => c.calleeName },
-  { header: 'duration', value: (c) => c.duration },
+  // A call still going has no duration yet: `—` on a terminal (as in `calls list`), its 0 piped.
+  { header: 'duration', value: (c) => (c.endedAt || c.duration ? duration(c.duration) : shown(String(c.duration ?? ''), '—')) },
   { header: 'priority', value: (c) => c.priority },
-  { header: 'scheduled', value: (c) => c.scheduledFor },
-  { header: 'created', value: (c) => c.createdAt },
+  { header: 'scheduled', value: (c) => time(c.scheduledFor) },
+  { header: 'created', value: (c) => time(c.createdAt) },
 ];
 
 /** Runs as rows; a run still open reads "(running)" in a table, and an empty field in TSV. */
 export function runColumns(human: boolean): Column<Run>[] {
   return [
     { header: 'id', value: (r) => r.id },
-    { header: 'started', value: (r) => r.startedAt },
-    { header: 'ended', value: (r) => r.endedAt ?? (human ? '(running)' : null) },
-    { header: 'calls', value: (r) => r.totalCalls },
-    { header: 'completed', value: (r) => r.completedCalls },
+    { header: 'started', value: (r) => time(r.startedAt) },
+    { header: 'ended', value: (r) => (r.endedAt ? time(r.endedAt) : human ? '(running)' : null) },
+    { header: 'calls', value: (r) => count(r.totalCalls) },
+    { header: 'completed', value: (r) => count(r.completedCalls) },
   ];
 }
 

@@ -5,6 +5,7 @@ import type { SchemaField } from '../../contacts/validate.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
+import { count, time } from '../../ui/values.js';
 
 export function getCommand(makeContext: ContextFactory): Command {
   return new Command('get')
@@ -57,9 +58,9 @@ export async function printContactList(list: ContactList, ctx: Context): Promise
     fields: [
       { header: 'id', value: (l) => l.id },
       { header: 'name', value: (l) => l.name },
-      { header: 'contacts', value: (l) => l.contactCount },
-      { header: 'created', value: (l) => l.createdAt },
-      { header: 'updated', value: (l) => l.updatedAt },
+      { header: 'contacts', value: (l) => count(l.contactCount) },
+      { header: 'created', value: (l) => time(l.createdAt) },
+      { header: 'updated', value: (l) => time(l.updatedAt) },
       { header: 'schema', value: () => schemaText },
     ],
   });

@@ -6,13 +6,14 @@ import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { addListingOptions, paginateOptions, type ListingOptions } from '../listing.js';
 import type { ContextFactory } from '../types.js';
+import { count, time } from '../../ui/values.js';
 
 export const CONTACT_LIST_COLUMNS: Column<ContactList>[] = [
   { header: 'id', value: (l) => l.id },
   { header: 'name', value: (l) => l.name },
-  { header: 'contacts', value: (l) => l.contactCount },
+  { header: 'contacts', value: (l) => count(l.contactCount) },
   { header: 'fields', value: (l) => (l.schema?.fields ?? []).map((f) => f.name).join(',') },
-  { header: 'updated', value: (l) => l.updatedAt },
+  { header: 'updated', value: (l) => time(l.updatedAt) },
 ];
 
 export function listCommand(makeContext: ContextFactory): Command {

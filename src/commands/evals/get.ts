@@ -6,6 +6,7 @@ import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from './options.js';
+import { count, score, time } from '../../ui/values.js';
 
 type SuiteLike = Partial<Suite> & { id: string };
 
@@ -34,11 +35,11 @@ export const SUITE_FIELDS: Column<SuiteLike>[] = [
   { header: 'iterations', value: (s) => s.iterationsPerScenario },
   { header: 'noise', value: (s) => ('noise' in s ? noiseText(s.noise) : undefined) },
   { header: 'scenarios', value: (s) => s.scenarioCount },
-  { header: 'runs', value: (s) => s.runCount },
-  { header: 'latest score', value: (s) => ('latestRunScore' in s ? fmtScore(s.latestRunScore) : undefined) },
+  { header: 'runs', value: (s) => count(s.runCount) },
+  { header: 'latest score', value: (s) => ('latestRunScore' in s ? score(s.latestRunScore) : undefined) },
   { header: 'criteria', value: (s) => criteriaText(s.scoringCriteria) },
-  { header: 'created', value: (s) => s.createdAt },
-  { header: 'updated', value: (s) => s.updatedAt },
+  { header: 'created', value: (s) => time(s.createdAt) },
+  { header: 'updated', value: (s) => time(s.updatedAt) },
 ];
 
 interface GetOptions {

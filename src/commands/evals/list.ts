@@ -1,12 +1,12 @@
 import { Command } from 'commander';
 import { listSuites, type Suite } from '../../api/evals.js';
 import type { Context } from '../../context.js';
-import { fmtScore } from '../../evals/render/score.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 import { noiseText } from './get.js';
 import { agentOption, resolveAgent } from './options.js';
+import { count, score } from '../../ui/values.js';
 
 export const SUITE_COLUMNS: Column<Suite>[] = [
   { header: 'id', value: (s) => s.id },
@@ -14,8 +14,8 @@ export const SUITE_COLUMNS: Column<Suite>[] = [
   { header: 'status', value: (s) => s.status },
   { header: 'iterations', value: (s) => s.iterationsPerScenario },
   { header: 'scenarios', value: (s) => s.scenarioCount },
-  { header: 'runs', value: (s) => s.runCount },
-  { header: 'latest score', value: (s) => fmtScore(s.latestRunScore) },
+  { header: 'runs', value: (s) => count(s.runCount) },
+  { header: 'latest score', value: (s) => score(s.latestRunScore) },
   { header: 'noise', value: (s) => noiseText(s.noise) },
 ];
 

@@ -11,6 +11,7 @@ export interface TailOptions {
   lastEventId?: string;
   exitOn?: string;
   timeout?: number;
+  wide?: boolean;
 }
 
 export function tailCommand(makeContext: ContextFactory): Command {
@@ -20,12 +21,17 @@ export function tailCommand(makeContext: ContextFactory): Command {
     .option('--last-event-id <id>', 'resume after this event: the missed events are replayed first', parseLastEventId)
     .option('--exit-on <type>', 'stop (exit 0) after the first event of this type')
     .option('--timeout <duration>', 'stop with exit 124 after this long (30s, 10m, 1h)', durationOption('--timeout', { min: 1 }))
+    .option('--wide', 'full call ids on a terminal (a UUID shows its first eight digits otherwise)')
     .addHelpText(
       'after',
       `
-One line per event on a terminal (time, type, call, summary); NDJSON with --json
-(one event per line: id, type, organizationId, callId, occurredAt, data); TSV when
-piped (id, occurredAt, type, callId, summary). The stream reconnects by itself after
+On a terminal, one event per line: its clock time (the exact ISO 8601 time with
+--absolute-times), type, call (a UUID's first eight digits; --wide for the whole id)
+and a summary, which wraps under itself when it is long; a call's crisis, legal
+threat or do-not-call request follows on a line of its own, marked with "!".
+NDJSON with --json (one event per line: id, type, organizationId, callId,
+occurredAt, data); TSV when piped (id, occurredAt, type, callId, summary): full ids
+and exact times both ways. The stream reconnects by itself after
 a drop, replays what it missed (no gap, no duplicate) and says so on stderr. Whenever
 it stops, the last event id and the command that resumes from it go to stderr.
 Transcript and voice updates are on a call's own stream: \`vap calls tail <callId>\`.
@@ -38,6 +44,7 @@ Examples:
   $ vap events tail --types call.ended,call.analysis.completed
   $ vap events tail --json | jq -c 'select(.type == "call.ended")'
   $ vap events tail --last-event-id 1234
+  $ vap events tail --wide --absolute-times
   $ vap events tail --exit-on eval.run.completed --timeout 30m`,
     )
     .action(action<TailOptions>(makeContext, (_args, opts, ctx) => run(opts, ctx)));
@@ -49,7 +56,7 @@ export async function run(opts: TailOptions & GlobalOptions, ctx: Context): Prom
   await checkTypes(api, [{ flag: '--types', types: types ?? [] }, { flag: '--exit-on', types: opts.exitOn ? [opts.exitOn] : [] }], { stream: 'organization', signal: ctx.signal });
   // An --exit-on type outside --types would never arrive: it is asked for too.
   if (types && opts.exitOn && !types.includes(opts.exitOn)) types.push(opts.exitOn);
-  const print = await createPrinter(ctx, 'organization');
+  const print = await createPrinter(ctx, 'organization', undefined, { wide: opts.wide });
   await followEvents(ctx, api, {
     stream: 'organization',
     label: "the organization's events",
@@ -61,6 +68,6 @@ export async function run(opts: TailOptions & GlobalOptions, ctx: Context): Prom
     handle: print,
     flush: print.flush,
     resumeCommand: (lastId) =>
-      commandLine(['vap', ...globalFlags(opts), 'events', 'tail', ...(opts.types?.length ? ['--types', opts.types.join(',')] : []), '--last-event-id', lastId]),
+      commandLine(['vap', ...globalFlags(opts), 'events', 'tail', ...(opts.types?.length ? ['--types', opts.types.join(',')] : []), ...(opts.wide ? ['--wide'] : []), '--last-event-id', lastId]),
   });
 }

@@ -3,6 +3,8 @@ import { getImportJob, type ImportJob } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
+import { time } from '../../ui/values.js';
+import { formatCount, shown } from '../../ui/values.js';
 
 /** Errors shown in a terminal detail view; --json and TSV carry them all. */
 const MAX_ERRORS_SHOWN = 20;
@@ -29,10 +31,11 @@ export async function run(id: string, ctx: Context): Promise<void> {
   await printJob(job, ctx);
 }
 
-/** `processed/total (successful ok, failed failed)`. */
-export function progressText(job: ImportJob): string {
+/** `processed/total (successful ok, failed failed)`, counts with separators for people (`12,000/50,000 …`), plain for programs. */
+export function progressText(job: ImportJob, forPeople = true): string {
   const p = job.progress ?? { total: 0, processed: 0, successful: 0, failed: 0 };
-  return `${p.processed}/${p.total} (${p.successful} ok, ${p.failed} failed)`;
+  const n = forPeople ? formatCount : String;
+  return `${n(p.processed)}/${n(p.total)} (${n(p.successful)} ok, ${n(p.failed)} failed)`;
 }
 
 /** One `row N, field F: message` line per error. */
@@ -54,10 +57,10 @@ export async function printJob(job: ImportJob, ctx: Context): Promise<void> {
       { header: 'id', value: (j) => j.id },
       { header: 'list', value: (j) => j.contactListId },
       { header: 'status', value: (j) => j.status },
-      { header: 'progress', value: progressText },
+      { header: 'progress', value: (j) => shown(progressText(j, false), progressText(j)) },
       ...(typeof (job as { message?: unknown }).message === 'string' ? [{ header: 'message', value: (j: ImportJob) => (j as { message?: string }).message }] : []),
-      { header: 'created', value: (j) => j.createdAt },
-      { header: 'updated', value: (j) => j.updatedAt },
+      { header: 'created', value: (j) => time(j.createdAt) },
+      { header: 'updated', value: (j) => time(j.updatedAt) },
       { header: 'errors', value: () => (errors.length ? errors.join('\n') : human ? 'none' : '') },
     ],
   });

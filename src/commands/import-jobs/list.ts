@@ -6,6 +6,7 @@ import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { addListingOptions, paginateOptions, type ListingOptions } from '../listing.js';
 import type { ContextFactory } from '../types.js';
+import { count, ratio, time } from '../../ui/values.js';
 
 interface ListOptions extends ListingOptions {
   list?: string;
@@ -18,9 +19,9 @@ export const JOB_COLUMNS: Column<ImportJob>[] = [
   { header: 'id', value: (j) => j.id },
   { header: 'list', value: (j) => j.contactListId },
   { header: 'status', value: (j) => j.status },
-  { header: 'processed', value: (j) => (j.progress ? `${j.progress.processed}/${j.progress.total}` : '') },
-  { header: 'failed', value: (j) => j.progress?.failed },
-  { header: 'created', value: (j) => j.createdAt },
+  { header: 'processed', value: (j) => (j.progress ? ratio(j.progress.processed, j.progress.total) : '') },
+  { header: 'failed', value: (j) => count(j.progress?.failed) },
+  { header: 'created', value: (j) => time(j.createdAt) },
 ];
 
 export function listCommand(makeContext: ContextFactory): Command {

@@ -6,7 +6,8 @@ import { CliError, InterruptedError, WaitTimeoutError } from '../../errors.js';
 import { drawsInPlace } from '../../ui/accessible.js';
 import { action } from '../action.js';
 import { safeText } from '../../ui/safe-text.js';
-import { durationOption, formatDuration } from '../duration.js';
+import { durationOption } from '../duration.js';
+import { formatCount, formatDuration } from '../../ui/values.js';
 import type { ContextFactory } from '../types.js';
 import { printJob, progressText } from './get.js';
 
@@ -100,7 +101,7 @@ class BarRenderer implements Renderer {
     const full = Math.round(ratio * width);
     const bar = `${'█'.repeat(full)}${'░'.repeat(width - full)}`;
     const pct = `${Math.floor(ratio * 100)}%`.padStart(4);
-    const line = `${bar} ${pct}  ${p.processed}/${p.total}  ${p.successful} ok, ${p.failed} failed  ${job.status}  ${formatDuration(Date.now() - this.started)}`;
+    const line = `${bar} ${pct}  ${formatCount(p.processed)}/${formatCount(p.total)}  ${formatCount(p.successful)} ok, ${formatCount(p.failed)} failed  ${job.status}  ${formatDuration(Date.now() - this.started)}`;
     this.ctx.io.stderr.write(`\r\x1b[2K${safeText(line)}`);
     this.drawn = true;
   }

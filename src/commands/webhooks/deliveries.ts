@@ -6,17 +6,18 @@ import { UsageError } from '../../errors.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
+import { count, time } from '../../ui/values.js';
 
 export const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
   { header: 'id', value: (d) => d.id },
   { header: 'event', value: (d) => d.eventType },
   { header: 'event id', value: (d) => d.eventId },
   { header: 'status', value: (d) => d.status },
-  { header: 'attempts', value: (d) => d.attemptCount },
+  { header: 'attempts', value: (d) => count(d.attemptCount) },
   { header: 'response', value: (d) => d.responseStatus ?? '' },
-  { header: 'created', value: (d) => d.createdAt },
-  { header: 'last attempt', value: (d) => d.lastAttemptAt ?? '' },
-  { header: 'next attempt', value: (d) => d.nextAttemptAt ?? '' },
+  { header: 'created', value: (d) => time(d.createdAt) },
+  { header: 'last attempt', value: (d) => time(d.lastAttemptAt) },
+  { header: 'next attempt', value: (d) => time(d.nextAttemptAt) },
   { header: 'error', value: (d) => d.error ?? '' },
 ];
 

@@ -1,10 +1,11 @@
 import { Command } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { checkTypes, commandLine, followEvents, formatDuration, globalFlags, parseLastEventId, parseTypeList } from '../../events/follow.js';
+import { checkTypes, commandLine, followEvents, globalFlags, parseLastEventId, parseTypeList } from '../../events/follow.js';
+import { formatDuration, stampTime } from '../../ui/values.js';
 import { forwardEvent, type ForwardAttempt } from '../../events/forward.js';
 import { writer } from '../../events/printer.js';
-import { clock, toRecord } from '../../events/render.js';
+import { toRecord } from '../../events/render.js';
 import { tsvField } from '../../ui/format.js';
 import { safeText } from '../../ui/safe-text.js';
 import { version } from '../../version.js';
@@ -119,7 +120,7 @@ async function attemptLine(ctx: Context, write: (text: string) => Promise<void> 
       : a.outcome === 'gave_up' ? `gave up after ${a.attempt} attempts`
       : '';
     // The type, event id and a network error's words came from elsewhere: shown safe.
-    const line = `${chalk.dim(clock())}  ${safeText(a.type).padEnd(31)} ${chalk.dim(safeText(a.eventId).padStart(6))}  → ${colour(status)} ${chalk.dim(`${a.ms}ms`)}${a.error ? ` ${safeText(a.error)}` : ''}${next ? `  ${next}` : ''}`;
+    const line = `${chalk.dim(stampTime(undefined, ctx.present))}  ${safeText(a.type).padEnd(31)} ${chalk.dim(safeText(a.eventId).padStart(6))}  → ${colour(status)} ${chalk.dim(`${a.ms}ms`)}${a.error ? ` ${safeText(a.error)}` : ''}${next ? `  ${next}` : ''}`;
     await write(`${line}\n`);
   };
 }

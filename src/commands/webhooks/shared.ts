@@ -7,6 +7,7 @@ import type { WebhookEndpoint } from '../../api/webhooks.js';
 import { CliError, UsageError } from '../../errors.js';
 import type { Column } from '../../ui/format.js';
 import { nearest } from '../../ui/suggest.js';
+import { count, time } from '../../ui/values.js';
 
 type EndpointLike = Partial<WebhookEndpoint> & { id: string };
 
@@ -18,8 +19,8 @@ export const ENDPOINT_COLUMNS: Column<WebhookEndpoint>[] = [
   { header: 'url', value: (e) => e.url },
   { header: 'events', value: (e) => e.events },
   { header: 'enabled', value: (e) => yesNo(e.isEnabled) },
-  { header: 'failures', value: (e) => e.consecutiveFailures },
-  { header: 'last success', value: (e) => e.lastSuccessAt ?? '' },
+  { header: 'failures', value: (e) => count(e.consecutiveFailures) },
+  { header: 'last success', value: (e) => time(e.lastSuccessAt) },
 ];
 
 /** The detail view of an endpoint (never the secret: that is printed by create and rotate alone). */
@@ -29,11 +30,11 @@ export const ENDPOINT_FIELDS: Column<EndpointLike>[] = [
   { header: 'url', value: (e) => e.url },
   { header: 'events', value: (e) => (e.events ?? []).join('\n') },
   { header: 'enabled', value: (e) => yesNo(e.isEnabled) },
-  { header: 'failures', value: (e) => e.consecutiveFailures },
-  { header: 'last success', value: (e) => e.lastSuccessAt ?? (e.isEnabled !== undefined ? 'never' : undefined) },
+  { header: 'failures', value: (e) => count(e.consecutiveFailures) },
+  { header: 'last success', value: (e) => (e.lastSuccessAt ? time(e.lastSuccessAt) : e.isEnabled !== undefined ? 'never' : undefined) },
   { header: 'secret prefix', value: (e) => (e.secretPrefix ? `${e.secretPrefix}…` : undefined) },
-  { header: 'created', value: (e) => e.createdAt },
-  { header: 'updated', value: (e) => e.updatedAt },
+  { header: 'created', value: (e) => time(e.createdAt) },
+  { header: 'updated', value: (e) => time(e.updatedAt) },
 ];
 
 /** Repeatable `--events a,b` (also `--events a --events b`). */

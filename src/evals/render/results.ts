@@ -1,16 +1,14 @@
 import type { ChalkInstance } from 'chalk';
 import type { CriterionScore, RunResult } from '../../api/evals.js';
-import { renderChat } from './chat.js';
+import { renderChat } from '../../ui/chat.js';
 import { fmtScore } from './score.js';
-import { wrapText } from './wrap.js';
+import { wrapText } from '../../ui/wrap.js';
 import { safeText } from '../../ui/safe-text.js';
+import { formatSeconds } from '../../ui/values.js';
 
-/** 134 → "2m 14s"; 45 → "45s". */
+/** 134 → "2m 14s"; 45 → "45s"; nothing for none (src/ui/values.ts). */
 export function fmtSeconds(s: number | null | undefined): string {
-  if (typeof s !== 'number' || !Number.isFinite(s)) return '';
-  const t = Math.round(s);
-  const m = Math.floor(t / 60);
-  return m > 0 ? `${m}m ${String(t % 60).padStart(2, '0')}s` : `${t}s`;
+  return typeof s === 'number' && Number.isFinite(s) ? formatSeconds(s) : '';
 }
 
 export interface ResultRenderOptions {

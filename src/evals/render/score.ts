@@ -1,4 +1,2 @@
-/** A score on 0..1 as the evals verbs print it: three decimals, `–` when there is none. */
-export function fmtScore(v: number | null | undefined): string {
-  return typeof v === 'number' && Number.isFinite(v) ? v.toFixed(3) : '–';
-}
+/** A score on 0..1 as vap prints it: the one standard of src/ui/values.ts (three decimals, `–` when there is none). */
+export { formatScore as fmtScore } from '../../ui/values.js';

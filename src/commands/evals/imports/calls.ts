@@ -6,7 +6,8 @@ import { action } from '../../action.js';
 import { safeText } from '../../../ui/safe-text.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent } from '../options.js';
-import { mmss, resolveImportIds } from './common.js';
+import { resolveImportIds } from './common.js';
+import { duration } from '../../../ui/values.js';
 
 export const CALL_COLUMNS: Column<TriagedCall>[] = [
   { header: 'id', value: (c) => c.id },
@@ -14,7 +15,7 @@ export const CALL_COLUMNS: Column<TriagedCall>[] = [
   { header: 'category', value: (c) => c.triage?.category ?? '' },
   { header: 'suggested scenario', value: (c) => c.triage?.suggestedScenario?.name ?? '' },
   { header: 'scenario', value: (c) => c.scenarioId ?? '' },
-  { header: 'duration', value: (c) => mmss(c.durationSeconds) },
+  { header: 'duration', value: (c) => duration(typeof c.durationSeconds === 'number' ? c.durationSeconds : null) },
   { header: 'summary', value: (c) => c.triage?.summary ?? '' },
 ];
 

@@ -6,13 +6,14 @@ import { action } from '../../action.js';
 import { safeText } from '../../../ui/safe-text.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
-import { intIn, isoDate, mmss, parseSourceType, resolveSourceType } from './common.js';
+import { intIn, isoDate, parseSourceType, resolveSourceType } from './common.js';
+import { duration, time } from '../../../ui/values.js';
 
 export const CANDIDATE_COLUMNS: Column<CandidateCall>[] = [
   { header: 'id', value: (c) => c.id },
-  { header: 'started', value: (c) => c.startedAt ?? '' },
+  { header: 'started', value: (c) => time(c.startedAt) },
   { header: 'direction', value: (c) => c.direction },
-  { header: 'duration', value: (c) => mmss(c.durationSeconds) },
+  { header: 'duration', value: (c) => duration(c.durationSeconds) },
   { header: 'sentiment', value: (c) => c.sentiment },
   { header: 'intent', value: (c) => c.callerIntent },
   { header: 'resolved', value: (c) => (c.resolved ? 'yes' : 'no') },

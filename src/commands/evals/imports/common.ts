@@ -44,12 +44,6 @@ export function intIn(flag: string, min: number, max = Number.MAX_SAFE_INTEGER) 
   };
 }
 
-export function mmss(seconds: unknown): string {
-  if (typeof seconds !== 'number') return '';
-  const m = Math.floor(seconds / 60);
-  return `${m}:${String(seconds % 60).padStart(2, '0')}`;
-}
-
 /** An import verb's ids: `<evalId> <importId>` or `<importId> --eval <evalId>`. */
 export function resolveImportIds(args: (string | undefined)[], opts: { eval?: string }): { evalId: string; importId: string } {
   const given = args.filter((a): a is string => typeof a === 'string' && a.length > 0);

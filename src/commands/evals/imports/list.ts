@@ -5,22 +5,23 @@ import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
+import { count, ratio, time } from '../../../ui/values.js';
 
 export const IMPORT_COLUMNS: Column<CallImport>[] = [
   { header: 'id', value: (i) => i.id },
   { header: 'label', value: (i) => i.label },
   { header: 'status', value: (i) => i.status },
-  { header: 'triaged', value: (i) => `${i.triagedCalls}/${i.totalCalls}` },
+  { header: 'triaged', value: (i) => ratio(i.triagedCalls, i.totalCalls) },
   { header: 'source', value: (i) => i.source },
-  { header: 'created', value: (i) => i.createdAt ?? '' },
+  { header: 'created', value: (i) => time(i.createdAt) },
 ];
 
 export const IMPORT_FIELDS: Column<CallImport>[] = [
   { header: 'id', value: (i) => i.id },
   { header: 'label', value: (i) => i.label },
   { header: 'status', value: (i) => i.status },
-  { header: 'total calls', value: (i) => i.totalCalls },
-  { header: 'triaged calls', value: (i) => i.triagedCalls },
+  { header: 'total calls', value: (i) => count(i.totalCalls) },
+  { header: 'triaged calls', value: (i) => count(i.triagedCalls) },
   { header: 'source', value: (i) => i.source },
 ];
 

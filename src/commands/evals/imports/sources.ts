@@ -5,6 +5,7 @@ import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
+import { count } from '../../../ui/values.js';
 
 interface SourceRow {
   type: string;
@@ -18,7 +19,7 @@ const COLUMNS: Column<SourceRow>[] = [
   { header: 'type', value: (s) => s.type },
   { header: 'id', value: (s) => s.id },
   { header: 'name', value: (s) => s.name },
-  { header: 'calls', value: (s) => s.callCount },
+  { header: 'calls', value: (s) => count(s.callCount) },
 ];
 
 interface Options {

@@ -6,7 +6,7 @@ import { drawsInPlace } from '../../../ui/accessible.js';
 import { triageAll, TriageInterruptedError, type TriageProgress } from '../../../evals/imports/triage.js';
 import { action } from '../../action.js';
 import { safeText } from '../../../ui/safe-text.js';
-import { formatDuration } from '../../duration.js';
+import { formatDuration } from '../../../ui/values.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent } from '../options.js';
 import { intIn, resolveImportIds } from './common.js';

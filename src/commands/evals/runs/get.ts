@@ -10,6 +10,7 @@ import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveRunIds } from '../options.js';
 import { addBaselineOptions, addGateOptions, addWaitOptions, followSettings, GATES_HELP, type WaitOptions } from '../run.js';
+import { score, time } from '../../../ui/values.js';
 
 type GetOptions = WaitOptions & { agent?: string; eval?: string };
 
@@ -87,12 +88,12 @@ export async function printRun(detail: RunDetail, ctx: Context): Promise<void> {
       { header: 'run', value: (d) => d.run.runNumber },
       { header: 'status', value: (d) => d.run.status },
       { header: 'agent version', value: (d) => d.run.agentVersion ?? '' },
-      { header: 'overall score', value: (d) => fmtScore(d.run.overallScore) },
+      { header: 'overall score', value: (d) => score(d.run.overallScore) },
       { header: 'iterations', value: (d) => progressText(d.run) },
       ...(detail.run.error ? [{ header: 'error', value: (d: RunDetail) => d.run.error }] : []),
-      { header: 'created', value: (d) => d.run.createdAt ?? '' },
-      { header: 'started', value: (d) => d.run.startedAt ?? '' },
-      { header: 'completed', value: (d) => d.run.completedAt ?? '' },
+      { header: 'created', value: (d) => time(d.run.createdAt) },
+      { header: 'started', value: (d) => time(d.run.startedAt) },
+      { header: 'completed', value: (d) => time(d.run.completedAt) },
       { header: 'criteria', value: () => criteriaText },
     ],
   });

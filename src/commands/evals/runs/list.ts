@@ -2,21 +2,22 @@ import { Command } from 'commander';
 import { listRuns, type Run } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
 import { fmtScore } from '../../../evals/render/score.js';
-import { sparkline } from '../../../evals/render/sparkline.js';
+import { sparkline } from '../../../ui/sparkline.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
 import { positiveInt } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
+import { score, time } from '../../../ui/values.js';
 
 export const RUN_COLUMNS: Column<Run>[] = [
   { header: 'id', value: (r) => r.id },
   { header: 'run', value: (r) => (typeof r.runNumber === 'number' ? `#${r.runNumber}` : '') },
   { header: 'status', value: (r) => r.status },
-  { header: 'score', value: (r) => fmtScore(r.overallScore) },
+  { header: 'score', value: (r) => score(r.overallScore) },
   { header: 'iterations', value: (r) => iterationsText(r) },
   { header: 'agent version', value: (r) => r.agentVersion },
-  { header: 'created', value: (r) => r.createdAt },
+  { header: 'created', value: (r) => time(r.createdAt) },
 ];
 
 /** "6/6", "4/6 (1 failed)": iterations done out of the run's total. */

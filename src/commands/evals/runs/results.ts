@@ -1,22 +1,22 @@
 import { Command } from 'commander';
 import { FINISHED_RUN_STATUSES, getRun, getSuite, listRunResults, type RunResult } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
-import { fmtSeconds, renderResult } from '../../../evals/render/results.js';
-import { fmtScore } from '../../../evals/render/score.js';
-import { terminalWidth } from '../../../evals/render/width.js';
+import { renderResult } from '../../../evals/render/results.js';
+import { terminalWidth } from '../../../ui/width.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
 import { safeText } from '../../../ui/safe-text.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveRunIds } from '../options.js';
+import { duration, score } from '../../../ui/values.js';
 
 export const RESULT_COLUMNS: Column<RunResult>[] = [
   { header: 'id', value: (r) => r.id },
   { header: 'scenario', value: (r) => r.scenarioName ?? r.evalScenarioId },
   { header: 'iteration', value: (r) => r.iterationNumber },
   { header: 'status', value: (r) => r.status },
-  { header: 'score', value: (r) => fmtScore(r.overallScore) },
-  { header: 'duration', value: (r) => fmtSeconds(r.durationSeconds) },
+  { header: 'score', value: (r) => score(r.overallScore) },
+  { header: 'duration', value: (r) => duration(r.durationSeconds) },
   { header: 'error', value: (r) => r.error },
 ];
 

@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { wrapText } from './wrap.js';
-import { safeText } from '../../ui/safe-text.js';
+import { safeText } from './safe-text.js';
 
 /**
  * A conversation as a chat: one labelled, coloured turn per line of the transcript,

@@ -1,4 +1,4 @@
-import { safeLines } from '../../ui/safe-text.js';
+import { safeLines } from './safe-text.js';
 
 /**
  * Wraps text to `width` columns: breaks at spaces, keeps the text's own line breaks, and
@@ -27,4 +27,22 @@ export function wrapText(text: string, width: number): string[] {
     out.push(line);
   }
   return out;
+}
+
+/**
+ * Wraps text whose first line has less room than the rest (it follows a label): the first
+ * line takes the words that fit in `first` columns, the rest wrap to `rest` columns (see
+ * wrapText). When not even the first word fits, the first line is empty.
+ */
+export function wrapAfter(text: string, first: number, rest: number): string[] {
+  const words = safeLines(text).split(/\s+/).filter(Boolean);
+  let line = '';
+  let i = 0;
+  for (; i < words.length; i++) {
+    const next = line ? `${line} ${words[i]}` : words[i]!;
+    if (next.length > first) break;
+    line = next;
+  }
+  if (i === words.length) return [line];
+  return [line, ...wrapText(words.slice(i).join(' '), rest)];
 }

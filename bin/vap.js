@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `vap` executable: imports the built entry (dist/cli.js) and runs it.
-// It is CommonJS (bin/package.json) so that `vap --version` is answered before
-// Node's ESM loader starts, as fast as Node itself starts.
+// The `vap` executable: loads the built entry (dist/cli.js) and runs it. It is CommonJS
+// (bin/package.json), as dist/ is (src/build/bundle.mjs), so that no command starts
+// Node's ES module loader, and `vap --version` is answered before anything else loads.
 'use strict';
 
 const args = process.argv.slice(2);
@@ -9,9 +9,11 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`vap ${require('../package.json').version}\n`);
 } else {
   if (args[0] === 'contacts' && args[1] === 'import') startImportWorker();
-  import('../dist/cli.js').then(async ({ main }) => {
-    process.exitCode = await main(args);
-  });
+  require('../dist/cli.js')
+    .main(args)
+    .then((code) => {
+      process.exitCode = code;
+    });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
+import { isatty } from 'node:tty';
 import { CommanderError } from 'commander';
 import { createContext, type Env, type IO } from './context.js';
 import { ExitCode } from './exit-codes.js';
@@ -30,9 +30,11 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
 
   // undici parses HTTP with a WebAssembly build of llhttp. V8 optimises it on background
   // threads after the first use, and the process cannot exit until that is done (about
-  // 150 ms here, longer than the request). A command that lives for one request is better
-  // served by the baseline compiler alone; the long-running emulator keeps the optimiser.
-  if (argv[0] !== 'emulator' && !deps.io) setFlagsFromString('--liftoff-only');
+  // 70 ms here, longer than the request: test/bench/startup.mjs shows vap with and without
+  // the flag). A command that lives for one request is better served by the baseline
+  // compiler alone; the long-running emulator keeps the optimiser. Set before the first
+  // request (when undici is loaded), so that a command that makes none does not load node:v8.
+  const beforeFirstRequest = argv[0] !== 'emulator' && !deps.io ? liftoffOnly : undefined;
 
   const controller = new AbortController();
   if (deps.signal?.aborted) controller.abort(deps.signal.reason);
@@ -56,7 +58,7 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   // Stack traces of unexpected errors; --verbose is for requests and never prints one.
   const debug = env.VAP_DEBUG === '1';
   try {
-    const program = await buildProgram(argv, io, (globals) => createContext(io, env, globals, controller.signal));
+    const program = await buildProgram(argv, io, (globals) => createContext(io, env, globals, controller.signal, { beforeFirstRequest }));
     await program.parseAsync(helpArgv(program, argv) ?? argv, { from: 'user' });
     return controller.signal.aborted && !terminated ? ExitCode.INTERRUPTED : ExitCode.OK;
   } catch (err) {
@@ -72,6 +74,10 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   }
 }
 
+async function liftoffOnly(): Promise<void> {
+  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+}
+
 function processIO(): IO {
   // A closed pipe (`vap agents list | head -1`) is not an error. Any other failed write
   // (a full disk: `vap agents list > /dev/full`) is one line on stderr and exit 1, not a
@@ -81,12 +87,18 @@ function processIO(): IO {
     process.exit(reportOutputFailure(err, process.stderr));
   };
   process.stdout.on('error', onStdoutError);
+  // stdin and stderr are made (a stream each, about 1 ms) only when a command uses them;
+  // whether they are terminals is asked of the file descriptor.
   return {
-    stdin: process.stdin,
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
-    stderr: process.stderr,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    get stderr() {
+      return process.stderr;
+    },
+    stdinIsTTY: isatty(0),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
-    stderrIsTTY: Boolean(process.stderr.isTTY),
+    stderrIsTTY: isatty(2),
   };
 }

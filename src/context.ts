@@ -70,7 +70,12 @@ export interface Context {
   dispose(): Promise<void>;
 }
 
-export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: AbortSignal): Context {
+export interface ContextOptions {
+  /** Runs once, before the first API client is made (cli.ts: the engine flags of a short-lived process). */
+  beforeFirstRequest?: () => Promise<void>;
+}
+
+export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: AbortSignal, options: ContextOptions = {}): Context {
   const colorFlag = globals.color !== false;
   const outColor = colorEnabled({ flag: colorFlag, isTTY: io.stdoutIsTTY, env });
   const errColor = colorEnabled({ flag: colorFlag, isTTY: io.stderrIsTTY, env });
@@ -78,7 +83,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   // VAP_ACCESSIBLE: a spinner is plain lines instead (src/ui/accessible.ts).
   const spinner = (text: string) =>
     isAccessible(env) && io.stderrIsTTY && !globals.quiet ? Promise.resolve(plainSpinner(text, io.stderr)) : startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
-  const out = new Output(io.stdout, io.stderr, {
+  const out = new Output(io.stdout, () => io.stderr, {
     spinner,
     format,
     query: globals.query,
@@ -87,7 +92,16 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     stdoutIsTTY: io.stdoutIsTTY,
   });
   const canPrompt = io.stdinIsTTY && io.stderrIsTTY && globals.input !== false && !isCI(env);
-  const prompter = createPrompter({ canPrompt, input: io.stdin, output: io.stderr });
+  // Streams read when a prompt is made: stdin and stderr are made only when used (cli.ts).
+  const prompter = createPrompter({
+    canPrompt,
+    get input() {
+      return io.stdin;
+    },
+    get output() {
+      return io.stderr;
+    },
+  });
 
   let configPromise: Promise<ConfigStore> | undefined;
   let creds: Credentials | undefined;
@@ -119,6 +133,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
           'run `vap auth login`, or set VAP_API_KEY',
         );
       }
+      await options.beforeFirstRequest?.();
       const { ApiClient } = await import('./api/client.js');
       client = new ApiClient({
         baseUrl: creds.baseUrl,

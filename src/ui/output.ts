@@ -48,11 +48,20 @@ const defaultId = (row: unknown) => (row as { id?: unknown } | null)?.id;
  * ids and JSON arrays are written item by item as pages arrive.
  */
 export class Output {
+  private readonly errStream: Writable | (() => Writable);
+
+  /** `stderr` may be given as a function, called when something is first said there (a stream costs its making). */
   constructor(
     private readonly stdout: Writable,
-    private readonly stderr: Writable,
+    stderr: Writable | (() => Writable),
     private readonly settings: OutputSettings,
-  ) {}
+  ) {
+    this.errStream = stderr;
+  }
+
+  private get stderr(): Writable {
+    return typeof this.errStream === 'function' ? this.errStream() : this.errStream;
+  }
 
   /** The format data will be printed in. */
   get format(): Format {

@@ -127,7 +127,8 @@ export async function buildProgram(argv: string[], io: ProgramIO, makeContext: C
   const host = { fullTree: () => buildProgram([], io, makeContext, true) };
   // Only at the top level: a verb may have a --version option of its own (agents rollback).
   if (line.fallback ? line.groupWord === undefined : !line.group) program = rootCommand(true);
-  addHelpTopics(program);
+  // Help topics are top-level words (`vap help accessibility`): not needed once a group is named.
+  if (!line.group || line.fallback) addHelpTopics(program);
 
   if (line.group && !line.fallback) {
     await addGroup(program, line.group, line.verb, makeContext, host);

@@ -20,7 +20,7 @@
 // test/bench/startup.mjs measures the result.
 import { build, transform } from 'esbuild';
 import { rollup } from 'rollup';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -53,7 +53,10 @@ const separateFiles = (self) => ({
   },
 });
 
-const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', metafile: true, logLevel: 'warning' };
+const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+
+// The version is written in (src/version.ts), not read from package.json at run time.
+const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', metafile: true, logLevel: 'warning', define: { __VAP_VERSION__: JSON.stringify(pkg.version) } };
 
 /**
  * Whitespace and comments out, syntax shortened, names kept (stack traces under VAP_DEBUG

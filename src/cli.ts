@@ -1,8 +1,9 @@
 import { isatty } from 'node:tty';
 import { CommanderError } from 'commander';
-import { createContext, type Env, type IO } from './context.js';
+import type { Env, IO } from './context.js';
+import type { ContextFactory } from './commands/types.js';
 import { ExitCode } from './exit-codes.js';
-import { buildProgram, commanderExitCode, helpArgv } from './program.js';
+import { buildProgram, commanderExitCode, describeVerbs, helpArgv, type VerbStubs } from './program.js';
 import { reportError, reportOutputFailure } from './report.js';
 import { version } from './version.js';
 
@@ -58,7 +59,9 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   // Stack traces of unexpected errors; --verbose is for requests and never prints one.
   const debug = env.VAP_DEBUG === '1';
   try {
-    const program = await buildProgram(argv, io, (globals) => createContext(io, env, globals, controller.signal, { beforeFirstRequest }));
+    // The context (output, config, the HTTP client) is a file of its own, loaded when a verb runs: help never reads it.
+    const makeContext: ContextFactory = async (globals) => (await import('./context.js')).createContext(io, env, globals, controller.signal, { beforeFirstRequest });
+    const program = await buildProgram(argv, io, makeContext);
     await program.parseAsync(helpArgv(program, argv) ?? argv, { from: 'user' });
     return controller.signal.aborted && !terminated ? ExitCode.INTERRUPTED : ExitCode.OK;
   } catch (err) {
@@ -72,6 +75,16 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     if (!deps.signal) process.off('SIGINT', onSigint);
     if (listenSigterm) process.off('SIGTERM', onSigterm);
   }
+}
+
+/** For the bundle (src/build/bundle.mjs writes dist/verbs.json): the stand-ins of every verb, read from the whole tree. */
+export async function verbStubs(): Promise<VerbStubs> {
+  const io = { stdout: process.stdout, stderr: process.stderr };
+  return describeVerbs(
+    await buildProgram([], io, () => {
+      throw new Error('not run');
+    }, true),
+  );
 }
 
 async function liftoffOnly(): Promise<void> {

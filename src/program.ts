@@ -7,6 +7,7 @@ import { isSubgroup, type CommandEntry, type ContextFactory, type GroupHost, typ
 import { FORMATS } from './ui/format.js';
 import { safeLines } from './ui/safe-text.js';
 import { version } from './version.js';
+import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 
 /**
@@ -32,6 +33,9 @@ function groupInArgv(argv: string[], takesValue: (flag: string) => boolean | und
   return undefined;
 }
 
+/** The package version, written in by the bundle; its presence says that this is the bundle (see verbStubs). */
+declare const __VAP_VERSION__: string | undefined;
+
 /** What the command line names, as far as the program needs to know before building the tree. */
 export interface CommandLine {
   /** Nothing is certain (an option vap does not know comes first): the tree is built as it always was. */
@@ -45,6 +49,12 @@ export interface CommandLine {
    * help, a word that is not one of its verbs (for the suggestion), or anything unusual.
    */
   verb?: { subgroups: SubgroupEntry[]; entry: VerbEntry };
+  /**
+   * The group's tree is wanted only for its names and lines of help (the group's or a
+   * subgroup's help, or a mistyped verb's suggestion): no verb can run, so the verbs may be
+   * stand-ins made from dist/verbs.json (see addVerbStubs) instead of their modules.
+   */
+  helpOnly?: true;
 }
 
 const named = <T extends { name: string; aliases?: readonly string[] }>(entries: readonly T[], word: string): T | undefined =>
@@ -89,25 +99,32 @@ export function resolveCommandLine(argv: string[], globals: readonly Option[]): 
 
   let entries = group.verbs;
   const subgroups: SubgroupEntry[] = [];
+  const positionalAfter = (j: number) => argv.slice(j + 1).some((w) => !w.startsWith('-'));
   for (; i < argv.length; i++) {
     const a = argv[i]!;
     if (a.startsWith('-') && a !== '-') {
+      // Commander shows the help of the (sub)group whatever follows -h.
+      if (a === '-h' || a === '--help') return { group, helpOnly: true };
       if (a === '--' || !known(a)) return { group };
       if (takesValue(a)) i++;
       continue;
     }
-    const entry = a === 'help' ? undefined : named(entries, a);
-    if (!entry) return { group };
+    // `vap agents help` alone is the group's help; with a path after it, the group's tree runs it.
+    if (a === 'help') return positionalAfter(i) ? { group } : { group, helpOnly: true };
+    const entry = named(entries, a);
+    // A word that is no verb: Commander's error and its suggestion, from the names alone.
+    if (!entry) return { group, helpOnly: true };
     if (isSubgroup(entry)) {
       subgroups.push(entry);
       entries = entry.verbs;
       continue;
     }
     // `vap help <verb path> <more words>` is Commander's own help command at work: the group's tree.
-    if (helpWord && argv.slice(i + 1).some((w) => !w.startsWith('-'))) return { group };
+    if (helpWord && positionalAfter(i)) return { group };
     return { group, verb: { subgroups, entry } };
   }
-  return { group };
+  // No verb named: the help of the group (or of the subgroup named).
+  return { group, helpOnly: true };
 }
 
 export interface ProgramIO {
@@ -131,7 +148,9 @@ export async function buildProgram(argv: string[], io: ProgramIO, makeContext: C
   if (!line.group || line.fallback) addHelpTopics(program);
 
   if (line.group && !line.fallback) {
-    await addGroup(program, line.group, line.verb, makeContext, host);
+    const stubs = line.helpOnly && line.group.verbs ? verbStubs() : undefined;
+    if (stubs) addVerbStubs(addGroupName(program, line.group), line.group.verbs!, stubs, line.group.name);
+    else await addGroup(program, line.group, line.verb, makeContext, host);
   } else {
     for (const g of GROUPS) {
       if (loadAll || g === line.group) await addGroup(program, g, undefined, makeContext, host);
@@ -209,6 +228,92 @@ async function addGroup(program: Command, g: GroupEntry, verb: CommandLine['verb
     }
   };
   add(group, g.verbs!);
+}
+
+/**
+ * What a group's help and Commander's suggestions read of a verb: its name and aliases, the
+ * line of help, whether it takes options, its arguments as usage shows them. Written for
+ * every verb by the bundle (src/build/bundle.mjs runs describeVerbs on the built tree) into
+ * dist/verbs.json, so that `vap agents --help` or `vap agents lst` need not load and build
+ * the group's verb modules; test/e2e/group-help-stand-ins.test.ts compares their help and
+ * suggestions with the real tree's.
+ */
+export interface VerbStub {
+  name: string;
+  aliases: string[];
+  description: string;
+  summary?: string;
+  hidden?: true;
+  options?: true;
+  /** `<agentId>`, `[runId]`, `<contactId...>` */
+  args?: string[];
+  helpGroup?: string;
+}
+
+/** Stand-ins of every verb, by command path without `vap ` (`agents list`, `evals runs get`). */
+export type VerbStubs = Record<string, VerbStub>;
+
+let stubsRead: VerbStubs | null | undefined;
+
+/** dist/verbs.json beside the bundle, or null (under the TypeScript sources, or unreadable: the real verbs are built then). */
+function verbStubs(): VerbStubs | undefined {
+  if (stubsRead === undefined) {
+    try {
+      stubsRead = typeof __VAP_VERSION__ === 'string' ? (JSON.parse(readFileSync(new URL('./verbs.json', import.meta.url), 'utf8')) as VerbStubs) : null;
+    } catch {
+      stubsRead = null;
+    }
+  }
+  return stubsRead ?? undefined;
+}
+
+function addVerbStubs(parent: Command, entries: readonly CommandEntry[], stubs: VerbStubs, path: string): void {
+  for (const e of entries) {
+    if (isSubgroup(e)) {
+      addVerbStubs(addSubgroup(parent, e), e.verbs, stubs, `${path} ${e.name}`);
+      continue;
+    }
+    const s = stubs[`${path} ${e.name}`];
+    const cmd = new Command(e.name).description(s?.description ?? '');
+    if (s?.summary) cmd.summary(s.summary);
+    if (s?.aliases.length) cmd.aliases(s.aliases);
+    for (const a of s?.args ?? []) cmd.argument(a);
+    if (s?.options) cmd.addOption(new Option('--stand-in').hideHelp());
+    if (s?.helpGroup) cmd.helpGroup(s.helpGroup);
+    parent.addCommand(cmd, { hidden: Boolean(s?.hidden) });
+  }
+}
+
+/** The stand-ins of every verb of every group, from a whole tree (see VerbStub). */
+export function describeVerbs(program: Command): VerbStubs {
+  const out: VerbStubs = {};
+  const visit = (cmd: Command, path: string) => {
+    for (const sub of cmd.commands) {
+      const p = `${path} ${sub.name()}`;
+      if (sub.commands.length > 0) {
+        visit(sub, p);
+        continue;
+      }
+      const args = sub.registeredArguments.map((a) => (a.required ? `<${a.name()}${a.variadic ? '...' : ''}>` : `[${a.name()}${a.variadic ? '...' : ''}]`));
+      const summary = sub.summary();
+      const helpGroup = sub.helpGroup();
+      out[p] = {
+        name: sub.name(),
+        aliases: sub.aliases(),
+        description: sub.description(),
+        ...(summary ? { summary } : {}),
+        ...((sub as unknown as { _hidden?: boolean })._hidden ? { hidden: true as const } : {}),
+        ...(sub.options.length > 0 ? { options: true as const } : {}),
+        ...(args.length ? { args } : {}),
+        ...(helpGroup ? { helpGroup } : {}),
+      };
+    }
+  };
+  for (const g of GROUPS) {
+    const cmd = program.commands.find((c) => c.name() === g.name);
+    if (g.verbs && cmd) visit(cmd, g.name);
+  }
+  return out;
 }
 
 function verbEntries(entries: readonly CommandEntry[]): VerbEntry[] {

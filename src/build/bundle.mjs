@@ -18,6 +18,7 @@
 //    verb needs and, to make a request, undici. CommonJS because Node's ES module loader
 //    costs about 4 ms more to start, and more per file, than require() on Node 20.
 // test/bench/startup.mjs measures the result.
+import { execFileSync } from 'node:child_process';
 import { build, transform } from 'esbuild';
 import { rollup } from 'rollup';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -116,7 +117,7 @@ async function bundle(entry, name, chunkDir) {
       hoistTransitiveImports: false,
       entryFileNames: '[name].js',
       chunkFileNames: `${chunkDir}/[name]-[hash].js`,
-      manualChunks: inEntry(first.metafile, esm, name),
+      manualChunks: chunking(first.metafile, esm, name, entry),
     });
     await b.close();
     return outputsOf(first.metafile, output);
@@ -126,18 +127,34 @@ async function bundle(entry, name, chunkDir) {
 }
 
 /**
- * Modules that Rollup puts in the entry file although the entry does not import them
- * statically: what every API command loads. Measured (test/bench/startup.mjs): ...
+ * How Rollup groups the files (measured: test/bench/startup.mjs):
+ * - the entry file holds what the entry imports (Commander, the program, the command tables,
+ *   errors), and what every verb module imports when it is defined (ENTRY_MODULES), so that
+ *   defining a verb reads no file but its own;
+ * - one "core" file holds what a verb needs when it runs (CORE_MODULES and what they import:
+ *   the context, output, config, prompts guard and the HTTP client), so that help never
+ *   reads or compiles it, and every API command reads it as one file.
  */
-const ENTRY_MODULES = new Set(['src/commands/action.ts', 'src/commands/listing.ts', 'src/commands/confirm.ts', 'src/api/path.ts', 'src/api/paginate.ts', 'src/api/client.ts', 'src/api/redact.ts']);
+const ENTRY_MODULES = ['src/commands/action.ts', 'src/commands/listing.ts', 'src/commands/confirm.ts', 'src/api/path.ts', 'src/api/paginate.ts'];
+const CORE_MODULES = ['src/context.ts', 'src/api/client.ts'];
 
-function inEntry(meta, esm, name) {
-  const files = new Set(
-    Object.entries(meta.outputs)
-      .filter(([file, o]) => file === relative(root, join(esm, `${name}.js`)) || Object.keys(o.inputs).some((i) => ENTRY_MODULES.has(i)))
-      .map(([file]) => join(root, file)),
-  );
-  return (id) => (files.has(id) ? name : undefined);
+function chunking(meta, esm, name, entrySource) {
+  // What the entry imports, statically, in esbuild's graph.
+  const inEntry = new Set(ENTRY_MODULES);
+  const visit = (input) => {
+    if (inEntry.has(input) && input !== entrySource) return;
+    inEntry.add(input);
+    for (const i of meta.inputs[input]?.imports ?? []) if (i.kind === 'import-statement' || i.kind === 'require-call') visit(i.path);
+  };
+  visit(entrySource);
+  const assign = new Map();
+  for (const [file, o] of Object.entries(meta.outputs)) {
+    const inputs = Object.keys(o.inputs);
+    const id = join(root, file);
+    if (file === relative(root, join(esm, `${name}.js`)) || inputs.some((i) => inEntry.has(i))) assign.set(id, name);
+    else if (inputs.some((i) => CORE_MODULES.includes(i))) assign.set(id, 'core');
+  }
+  return (id) => assign.get(id);
 }
 
 /** For each file written, the source inputs bundled into it (esbuild's metafile, through Rollup's modules). */
@@ -174,6 +191,10 @@ const [cli, worker] = await Promise.all([bundle('src/cli.ts', 'cli', 'chunks'), 
 
 // dist/ holds CommonJS; the package itself is "type": "module".
 await writeFile(join(dist, 'package.json'), '{\n  "type": "commonjs"\n}\n');
+// dist/verbs.json: what a group's help and suggestions read of each verb (src/program.ts,
+// VerbStub), taken from the built tree itself, so that it cannot differ from it.
+const stubs = execFileSync(process.execPath, ['-e', 'require(process.argv[1]).verbStubs().then((s) => process.stdout.write(JSON.stringify(s)))', join(dist, 'cli.js')], { encoding: 'utf8' });
+await writeFile(join(dist, 'verbs.json'), `${JSON.stringify(JSON.parse(stubs), null, 1)}\n`);
 // dist/meta.json: for each file of dist/, the source inputs bundled into it, its size, and
 // the entry point it stands for (`src/vendor/undici.ts` names undici's file). Tests and
 // benches read it.

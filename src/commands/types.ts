@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Context, GlobalOptions } from '../context.js';
 
 /** Builds a Context for the options a command was invoked with. */
-export type ContextFactory = (globals: GlobalOptions) => Context;
+export type ContextFactory = (globals: GlobalOptions) => Promise<Context>;
 
 /** What the program gives a group besides its Command: the whole tree, for `vap completion`. */
 export interface GroupHost {

@@ -1,9 +1,9 @@
-import { isatty } from 'node:tty';
+import { fstatSync, writeSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import type { Env, IO } from './context.js';
 import type { ContextFactory } from './commands/types.js';
 import { ExitCode } from './exit-codes.js';
-import { buildProgram, commanderExitCode, describeVerbs, helpArgv, type VerbStubs } from './program.js';
+import { buildProgram, commanderExitCode, describeVerbs, helpArgv, type ProgramIO, type VerbStubs } from './program.js';
 import { reportError, reportOutputFailure } from './report.js';
 import { version } from './version.js';
 
@@ -91,7 +91,27 @@ async function liftoffOnly(): Promise<void> {
   (await import('node:v8')).setFlagsFromString('--liftoff-only');
 }
 
-function processIO(): IO {
+/**
+ * Whether a descriptor is a terminal. A pipe, a file or a socket is known not to be one from
+ * fstat alone: node:tty (which loads node:net and the streams, about 1 ms) is loaded only to
+ * tell a terminal from another character device (/dev/null).
+ */
+function isTerminal(fd: number): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return process.getBuiltinModule('node:tty').isatty(fd);
+}
+
+/** A descriptor's answer, asked once and only when wanted (help never asks about stdin or stderr). */
+function terminalQuestion(fd: number): () => boolean {
+  let answer: boolean | undefined;
+  return () => (answer ??= isTerminal(fd));
+}
+
+function processIO(): IO & Required<Pick<ProgramIO, 'writeOut'>> {
   // A closed pipe (`vap agents list | head -1`) is not an error. Any other failed write
   // (a full disk: `vap agents list > /dev/full`) is one line on stderr and exit 1, not a
   // stack trace; nothing more can be written there anyway.
@@ -99,19 +119,53 @@ function processIO(): IO {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     process.exit(reportOutputFailure(err, process.stderr));
   };
-  process.stdout.on('error', onStdoutError);
-  // stdin and stderr are made (a stream each, about 1 ms) only when a command uses them;
-  // whether they are terminals is asked of the file descriptor.
+  // The streams are made (about 1 ms for stdin or stderr, 2.5 ms for stdout over a pipe)
+  // only when a command uses them; whether they are terminals is asked of the descriptors.
+  let stdout: NodeJS.WriteStream | undefined;
+  const stdoutStream = () => {
+    if (!stdout) {
+      stdout = process.stdout;
+      stdout.on('error', onStdoutError);
+    }
+    return stdout;
+  };
+  const [stdinTTY, stdoutTTY, stderrTTY] = [terminalQuestion(0), terminalQuestion(1), terminalQuestion(2)];
   return {
     get stdin() {
       return process.stdin;
     },
-    stdout: process.stdout,
+    get stdout() {
+      return stdoutStream();
+    },
     get stderr() {
       return process.stderr;
     },
-    stdinIsTTY: isatty(0),
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
-    stderrIsTTY: isatty(2),
+    get stdinIsTTY() {
+      return stdinTTY();
+    },
+    get stdoutIsTTY() {
+      return stdoutTTY();
+    },
+    get stderrIsTTY() {
+      return stderrTTY();
+    },
+    // Help, usage and Commander's other messages for stdout: one piece of text, written once,
+    // with the stream if a command made it, else straight to the descriptor (as the stream
+    // itself would on Linux, where stdout is synchronous). A descriptor that cannot take it
+    // at once (EAGAIN: a non-blocking pipe or terminal that is full) gets the rest through
+    // the stream, which waits; a failure is handled as the stream's would be.
+    writeOut(text) {
+      if (stdout) {
+        stdout.write(text);
+        return;
+      }
+      let rest = Buffer.from(text);
+      try {
+        while (rest.length > 0) rest = rest.subarray(writeSync(1, rest));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') stdoutStream().write(rest);
+        else onStdoutError(err as NodeJS.ErrnoException);
+      }
+    },
   };
 }

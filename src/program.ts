@@ -130,6 +130,13 @@ export function resolveCommandLine(argv: string[], globals: readonly Option[]): 
 export interface ProgramIO {
   stdout: Writable;
   stderr: Writable;
+  /** Whether stdout is a terminal (Commander wraps help to its width). */
+  stdoutIsTTY?: boolean;
+  /**
+   * Writes help and Commander's other output to stdout, in one piece (cli.ts: straight to the
+   * file descriptor while the stdout stream is not yet made). The stream's write otherwise.
+   */
+  writeOut?: (text: string) => void;
 }
 
 /**
@@ -329,10 +336,14 @@ function addSubgroup(parent: Command, s: SubgroupEntry): Command {
 
 /** Settings every command needs; commands built with `new Command()` do not inherit them. */
 function configureTree(cmd: Command, io: ProgramIO): void {
+  const defaults = cmd.configureOutput();
   cmd
     .exitOverride()
     .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
+      writeOut: (s) => (io.writeOut ? io.writeOut(s) : io.stdout.write(s)),
+      // Commander would ask process.stdout itself (making the stream) even when it is no terminal.
+      getOutHelpWidth: () => (io.stdoutIsTTY ? defaults.getOutHelpWidth?.() : undefined) as number,
+      getOutHasColors: () => Boolean(io.stdoutIsTTY && defaults.getOutHasColors?.()),
       // Commander's errors echo the arguments (an id pasted from elsewhere): made safe.
       writeErr: (s) => io.stderr.write(safeLines(s)),
     })

@@ -2,6 +2,7 @@ import { fstatSync, writeSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import type { Env, IO } from './context.js';
 import type { ContextFactory } from './commands/types.js';
+import type { TextSink } from './ui/block-writer.js';
 import { ExitCode } from './exit-codes.js';
 import { buildProgram, commanderExitCode, describeVerbs, helpArgv, type ProgramIO, type VerbStubs } from './program.js';
 import { reportError, reportOutputFailure } from './report.js';
@@ -130,6 +131,29 @@ function processIO(): IO & Required<Pick<ProgramIO, 'writeOut'>> {
     return stdout;
   };
   const [stdinTTY, stdoutTTY, stderrTTY] = [terminalQuestion(0), terminalQuestion(1), terminalQuestion(2)];
+  // Output, help and usage: text written straight to the descriptor while no command has made
+  // the stream (as the stream itself writes on Linux, where stdout is synchronous: to a pipe,
+  // a file or a terminal), so that a command that prints and exits never makes it. Once it
+  // exists, everything goes through it, so the order of writes is kept. A descriptor that
+  // cannot take the text at once (EAGAIN: a non-blocking pipe or terminal that is full) gets
+  // the rest through the stream, which waits ('drain'); a failure is handled as the
+  // stream's own would be (onStdoutError).
+  const stdoutText: TextSink = {
+    write(text, callback) {
+      if (stdout) return stdout.write(text, callback);
+      let rest = Buffer.from(text);
+      try {
+        while (rest.length > 0) rest = rest.subarray(writeSync(1, rest));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return stdoutStream().write(rest, callback);
+        onStdoutError(err as NodeJS.ErrnoException);
+      }
+      callback?.();
+      return true;
+    },
+    once: (event, listener) => stdoutStream().once(event, listener),
+    off: (event, listener) => stdout?.off(event, listener),
+  };
   return {
     get stdin() {
       return process.stdin;
@@ -149,23 +173,7 @@ function processIO(): IO & Required<Pick<ProgramIO, 'writeOut'>> {
     get stderrIsTTY() {
       return stderrTTY();
     },
-    // Help, usage and Commander's other messages for stdout: one piece of text, written once,
-    // with the stream if a command made it, else straight to the descriptor (as the stream
-    // itself would on Linux, where stdout is synchronous). A descriptor that cannot take it
-    // at once (EAGAIN: a non-blocking pipe or terminal that is full) gets the rest through
-    // the stream, which waits; a failure is handled as the stream's would be.
-    writeOut(text) {
-      if (stdout) {
-        stdout.write(text);
-        return;
-      }
-      let rest = Buffer.from(text);
-      try {
-        while (rest.length > 0) rest = rest.subarray(writeSync(1, rest));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') stdoutStream().write(rest);
-        else onStdoutError(err as NodeJS.ErrnoException);
-      }
-    },
+    stdoutText,
+    writeOut: (text) => void stdoutText.write(text),
   };
 }

@@ -5,6 +5,7 @@ import { readConfig } from './config/read.js';
 import { checkCredentials, checkNumericSettings, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
 import { AuthRequiredError } from './errors.js';
 import type { Format } from './ui/format.js';
+import type { TextSink } from './ui/block-writer.js';
 import { Output } from './ui/output.js';
 import { createPrompter, type Prompter } from './ui/prompter.js';
 import { isAccessible, plainSpinner } from './ui/accessible.js';
@@ -17,6 +18,8 @@ import { version } from './version.js';
 export interface IO {
   stdin: Readable;
   stdout: Writable;
+  /** Where Output writes (cli.ts: stdout's descriptor until the stream is made, see there); `stdout` otherwise. */
+  stdoutText?: TextSink;
   stderr: Writable;
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
@@ -83,7 +86,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   // VAP_ACCESSIBLE: a spinner is plain lines instead (src/ui/accessible.ts).
   const spinner = (text: string) =>
     isAccessible(env) && io.stderrIsTTY && !globals.quiet ? Promise.resolve(plainSpinner(text, io.stderr)) : startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
-  const out = new Output(io.stdout, () => io.stderr, {
+  const out = new Output(io.stdoutText ?? io.stdout, () => io.stderr, {
     spinner,
     format,
     query: globals.query,

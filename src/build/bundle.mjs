@@ -24,7 +24,7 @@ import { rollup } from 'rollup';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -66,6 +66,20 @@ const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'n
  */
 const MINIFY = { minifyWhitespace: true, minifySyntax: true, minifyIdentifiers: false };
 
+/** A Rollup plugin: a require() of a separately built file (an absolute path) becomes relative to the file that holds it. */
+const relativeSeparateFiles = () => ({
+  name: 'relative-separate-files',
+  renderChunk(code, chunk) {
+    let out = code;
+    for (const file of Object.values(SEPARATE)) {
+      let rel = relative(dirname(join(dist, chunk.fileName)), file);
+      if (!rel.startsWith('.')) rel = `./${rel}`;
+      out = out.replaceAll(JSON.stringify(file), JSON.stringify(rel)).replaceAll(`'${file}'`, JSON.stringify(rel));
+    }
+    return out === code ? null : { code: out, map: null };
+  },
+});
+
 /** A Rollup plugin: each file written minified (esbuild). */
 const minified = () => ({
   name: 'minify',
@@ -95,9 +109,11 @@ async function bundle(entry, name, chunkDir) {
       external: isExternal,
       // The entry may gain exports that its chunks import from it (one file fewer each).
       preserveEntrySignatures: 'allow-extension',
+      // The separately built files stay absolute here; relativeSeparateFiles rewrites them.
+      makeAbsoluteExternalsRelative: false,
       // esbuild has shaken the code already; Rollup only regroups it.
       treeshake: false,
-      plugins: [minified()],
+      plugins: [relativeSeparateFiles(), minified()],
       onwarn(warning, warn) {
         // esbuild's chunks import each other in cycles that are safe (no code runs at import).
         if (warning.code === 'CIRCULAR_DEPENDENCY') return;

@@ -1,7 +1,17 @@
-import type { Writable } from 'node:stream';
 
 /** About this much text is gathered before it is written (one write, one system call for a pipe or a file). */
 export const BLOCK_SIZE = 64 * 1024;
+
+/**
+ * Where text goes: a Writable, or (cli.ts) stdout written straight to its descriptor until a
+ * command makes the stream. `write` returns false when the caller should wait for 'drain';
+ * a failure reaches the callback.
+ */
+export interface TextSink {
+  write(text: string, callback?: (err?: Error | null) => void): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+  off(event: 'drain', listener: () => void): unknown;
+}
 
 export interface BlockWriterOptions {
   /** What a failed write becomes (the error the stream gave otherwise). */
@@ -34,7 +44,7 @@ export class BlockWriter {
   private readonly blockSize: number;
 
   constructor(
-    private readonly stream: Writable,
+    private readonly stream: TextSink,
     private readonly options: BlockWriterOptions = {},
   ) {
     this.blockSize = options.blockSize ?? BLOCK_SIZE;

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { OutputError, UsageError } from '../errors.js';
 import { cellText, FORMATS, tsvField, type Column, type Format } from './format.js';
-import { BlockWriter } from './block-writer.js';
+import { BlockWriter, type TextSink } from './block-writer.js';
 import { safeText } from './safe-text.js';
 import type { Spinner } from './spinner.js';
 import { loadChalk } from './style.js';
@@ -53,7 +53,7 @@ export class Output {
 
   /** `stderr` may be given as a function, called when something is first said there (a stream costs its making). */
   constructor(
-    private readonly stdout: Writable,
+    private readonly stdout: TextSink,
     stderr: Writable | (() => Writable),
     private readonly settings: OutputSettings,
   ) {

@@ -170,7 +170,7 @@ class ItemWriter {
   private count = 0;
   private readonly out: BlockWriter;
   constructor(private readonly ctx: Context) {
-    this.out = new BlockWriter(ctx.io.stdout, { signal: ctx.signal });
+    this.out = new BlockWriter(ctx.io.stdoutText ?? ctx.io.stdout, { signal: ctx.signal });
   }
 
   private get format(): 'json' | 'ndjson' | 'tsv' | 'ids' {

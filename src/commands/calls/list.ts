@@ -87,7 +87,7 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
   if (ctx.out.human && !ctx.globals.query) {
     const chalk = await ctx.stdoutStyle();
     // Rows in blocks, as they arrive (src/ui/block-writer.ts), waiting when the terminal is slow.
-    const out = new BlockWriter(ctx.io.stdout, { signal: ctx.signal });
+    const out = new BlockWriter(ctx.io.stdoutText ?? ctx.io.stdout, { signal: ctx.signal });
     let count = 0;
     try {
       for await (const call of rows()) {

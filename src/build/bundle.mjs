@@ -151,7 +151,19 @@ async function bundle(entry, name, chunkDir) {
  *   the context, output, config, prompts guard and the HTTP client), so that help never
  *   reads or compiles it, and every API command reads it as one file.
  */
-const ENTRY_MODULES = ['src/commands/action.ts', 'src/commands/listing.ts', 'src/commands/confirm.ts', 'src/api/path.ts', 'src/api/paginate.ts'];
+const ENTRY_MODULES = [
+  'src/commands/action.ts',
+  'src/commands/listing.ts',
+  'src/commands/confirm.ts',
+  'src/api/path.ts',
+  'src/api/paginate.ts',
+  // Small modules that verb modules import when they are defined, which would otherwise bring the core file with them.
+  'src/api/redact.ts',
+  'src/config/resolve.ts',
+  'src/ui/accessible.ts',
+  'src/ui/block-writer.ts',
+  'src/ui/style.ts',
+];
 const CORE_MODULES = ['src/context.ts', 'src/api/client.ts'];
 
 function chunking(meta, esm, name, entrySource) {

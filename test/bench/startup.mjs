@@ -170,7 +170,7 @@ export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (
       ]);
     }
     const floorLoads = loadedFiles({ node, args: [floorFile], env: baseEnv });
-    log(`\nNode ${process.versions.node}: ${runs} runs each, medians, in one run (files and bytes: what the command loads from bin/, dist/ and node_modules/; the floor loads ${floorLoads.files} file, ${kb(floorLoads.bytes)})`);
+    log(`\nNode ${process.versions.node}: ${runs} runs each, medians, in one run (files and bytes: what the command loads from bin/, dist/ and node_modules/; the floor loads ${floorLoads.files} files, its script and undici, ${kb(floorLoads.bytes)})`);
     log(table(rows));
 
     // The one V8 flag vap sets at start (src/cli.ts): vap and the floor with and without it,

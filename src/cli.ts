@@ -138,9 +138,11 @@ function processIO(): IO & Required<Pick<ProgramIO, 'writeOut'>> {
   // cannot take the text at once (EAGAIN: a non-blocking pipe or terminal that is full) gets
   // the rest through the stream, which waits ('drain'); a failure is handled as the
   // stream's own would be (onStdoutError).
+  // On Windows the stream does the writing (a console takes UTF-16 from it, not bytes).
+  const direct = process.platform !== 'win32';
   const stdoutText: TextSink = {
     write(text, callback) {
-      if (stdout) return stdout.write(text, callback);
+      if (stdout || !direct) return stdoutStream().write(text, callback);
       let rest = Buffer.from(text);
       try {
         while (rest.length > 0) rest = rest.subarray(writeSync(1, rest));

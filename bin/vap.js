@@ -1,17 +1,50 @@
 #!/usr/bin/env node
-// The `vap` executable: imports the built entry (dist/cli.js) and runs it.
-// It is CommonJS (bin/package.json) so that `vap --version` is answered before
-// Node's ESM loader starts, as fast as Node itself starts.
+// The `vap` executable: loads the built entry (dist/cli.js) and runs it. It is CommonJS
+// (bin/package.json), as dist/ is (src/build/bundle.mjs), so that no command starts
+// Node's ES module loader, and `vap --version` is answered before anything else loads.
 'use strict';
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`vap ${require('../package.json').version}\n`);
 } else {
+  enableCompileCache();
   if (args[0] === 'contacts' && args[1] === 'import') startImportWorker();
-  import('../dist/cli.js').then(async ({ main }) => {
-    process.exitCode = await main(args);
-  });
+  require('../dist/cli.js')
+    .main(args)
+    .then((code) => {
+      process.exitCode = code;
+    });
+}
+
+/**
+ * Node 22.1 and later keep V8's compiled code of the files a process loads in a folder, so
+ * that the next run reads it instead of compiling again (module.enableCompileCache). vap's
+ * is `compile-cache` in its state folder (src/contacts/state.ts: $VAP_STATE_DIR, else
+ * $XDG_STATE_HOME/vap or ~/.local/state/vap on Linux, the data folder elsewhere); Node
+ * checks each entry against the file it was made from. NODE_DISABLE_COMPILE_CACHE=1 turns it
+ * off, as Node's own NODE_COMPILE_CACHE (a folder) takes precedence. Node 20 has no such
+ * cache: nothing is done there. test/bench/startup.mjs measures both.
+ */
+function enableCompileCache() {
+  const { enableCompileCache } = require('node:module');
+  if (typeof enableCompileCache !== 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  try {
+    enableCompileCache(require('node:path').join(stateFolder(), 'compile-cache'));
+  } catch {
+    // No cache: every run compiles, as on Node 20.
+  }
+}
+
+/** vap's state folder, as src/contacts/state.ts names it (a unit test compares them). */
+function stateFolder() {
+  const { env, platform } = process;
+  const { join } = require('node:path');
+  if (env.VAP_STATE_DIR) return env.VAP_STATE_DIR;
+  const home = require('node:os').homedir();
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'vap');
+  if (platform === 'win32') return join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'vap', 'Data');
+  return join(env.XDG_STATE_HOME || join(home, '.local', 'state'), 'vap');
 }
 
 /**

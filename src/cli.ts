@@ -1,8 +1,10 @@
-import { setFlagsFromString } from 'node:v8';
+import { fstatSync, writeSync } from 'node:fs';
 import { CommanderError } from 'commander';
-import { createContext, type Env, type IO } from './context.js';
+import type { Env, IO } from './context.js';
+import type { ContextFactory } from './commands/types.js';
+import type { TextSink } from './ui/block-writer.js';
 import { ExitCode } from './exit-codes.js';
-import { buildProgram, commanderExitCode, helpArgv } from './program.js';
+import { buildProgram, commanderExitCode, describeVerbs, helpArgv, type ProgramIO, type VerbStubs } from './program.js';
 import { reportError, reportOutputFailure } from './report.js';
 import { version } from './version.js';
 
@@ -30,9 +32,11 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
 
   // undici parses HTTP with a WebAssembly build of llhttp. V8 optimises it on background
   // threads after the first use, and the process cannot exit until that is done (about
-  // 150 ms here, longer than the request). A command that lives for one request is better
-  // served by the baseline compiler alone; the long-running emulator keeps the optimiser.
-  if (argv[0] !== 'emulator' && !deps.io) setFlagsFromString('--liftoff-only');
+  // 70 ms here, longer than the request: test/bench/startup.mjs shows vap with and without
+  // the flag). A command that lives for one request is better served by the baseline
+  // compiler alone; the long-running emulator keeps the optimiser. Set before the first
+  // request (when undici is loaded), so that a command that makes none does not load node:v8.
+  const beforeFirstRequest = argv[0] !== 'emulator' && !deps.io ? liftoffOnly : undefined;
 
   const controller = new AbortController();
   if (deps.signal?.aborted) controller.abort(deps.signal.reason);
@@ -56,7 +60,9 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   // Stack traces of unexpected errors; --verbose is for requests and never prints one.
   const debug = env.VAP_DEBUG === '1';
   try {
-    const program = await buildProgram(argv, io, (globals) => createContext(io, env, globals, controller.signal));
+    // The context (output, config, the HTTP client) is a file of its own, loaded when a verb runs: help never reads it.
+    const makeContext: ContextFactory = async (globals) => (await import('./context.js')).createContext(io, env, globals, controller.signal, { beforeFirstRequest });
+    const program = await buildProgram(argv, io, makeContext);
     await program.parseAsync(helpArgv(program, argv) ?? argv, { from: 'user' });
     return controller.signal.aborted && !terminated ? ExitCode.INTERRUPTED : ExitCode.OK;
   } catch (err) {
@@ -72,7 +78,41 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   }
 }
 
-function processIO(): IO {
+/** For the bundle (src/build/bundle.mjs writes dist/verbs.json): the stand-ins of every verb, read from the whole tree. */
+export async function verbStubs(): Promise<VerbStubs> {
+  const io = { stdout: process.stdout, stderr: process.stderr };
+  return describeVerbs(
+    await buildProgram([], io, () => {
+      throw new Error('not run');
+    }, true),
+  );
+}
+
+async function liftoffOnly(): Promise<void> {
+  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+}
+
+/**
+ * Whether a descriptor is a terminal. A pipe, a file or a socket is known not to be one from
+ * fstat alone: node:tty (which loads node:net and the streams, about 1 ms) is loaded only to
+ * tell a terminal from another character device (/dev/null).
+ */
+function isTerminal(fd: number): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return process.getBuiltinModule('node:tty').isatty(fd);
+}
+
+/** A descriptor's answer, asked once and only when wanted (help never asks about stdin or stderr). */
+function terminalQuestion(fd: number): () => boolean {
+  let answer: boolean | undefined;
+  return () => (answer ??= isTerminal(fd));
+}
+
+function processIO(): IO & Required<Pick<ProgramIO, 'writeOut'>> {
   // A closed pipe (`vap agents list | head -1`) is not an error. Any other failed write
   // (a full disk: `vap agents list > /dev/full`) is one line on stderr and exit 1, not a
   // stack trace; nothing more can be written there anyway.
@@ -80,13 +120,62 @@ function processIO(): IO {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     process.exit(reportOutputFailure(err, process.stderr));
   };
-  process.stdout.on('error', onStdoutError);
+  // The streams are made (about 1 ms for stdin or stderr, 2.5 ms for stdout over a pipe)
+  // only when a command uses them; whether they are terminals is asked of the descriptors.
+  let stdout: NodeJS.WriteStream | undefined;
+  const stdoutStream = () => {
+    if (!stdout) {
+      stdout = process.stdout;
+      stdout.on('error', onStdoutError);
+    }
+    return stdout;
+  };
+  const [stdinTTY, stdoutTTY, stderrTTY] = [terminalQuestion(0), terminalQuestion(1), terminalQuestion(2)];
+  // Output, help and usage: text written straight to the descriptor while no command has made
+  // the stream (as the stream itself writes on Linux, where stdout is synchronous: to a pipe,
+  // a file or a terminal), so that a command that prints and exits never makes it. Once it
+  // exists, everything goes through it, so the order of writes is kept. A descriptor that
+  // cannot take the text at once (EAGAIN: a non-blocking pipe or terminal that is full) gets
+  // the rest through the stream, which waits ('drain'); a failure is handled as the
+  // stream's own would be (onStdoutError).
+  // On Windows the stream does the writing (a console takes UTF-16 from it, not bytes).
+  const direct = process.platform !== 'win32';
+  const stdoutText: TextSink = {
+    write(text, callback) {
+      if (stdout || !direct) return stdoutStream().write(text, callback);
+      let rest = Buffer.from(text);
+      try {
+        while (rest.length > 0) rest = rest.subarray(writeSync(1, rest));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return stdoutStream().write(rest, callback);
+        onStdoutError(err as NodeJS.ErrnoException);
+      }
+      callback?.();
+      return true;
+    },
+    once: (event, listener) => stdoutStream().once(event, listener),
+    off: (event, listener) => stdout?.off(event, listener),
+  };
   return {
-    stdin: process.stdin,
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
-    stderrIsTTY: Boolean(process.stderr.isTTY),
+    get stdin() {
+      return process.stdin;
+    },
+    get stdout() {
+      return stdoutStream();
+    },
+    get stderr() {
+      return process.stderr;
+    },
+    get stdinIsTTY() {
+      return stdinTTY();
+    },
+    get stdoutIsTTY() {
+      return stdoutTTY();
+    },
+    get stderrIsTTY() {
+      return stderrTTY();
+    },
+    stdoutText,
+    writeOut: (text) => void stdoutText.write(text),
   };
 }

@@ -5,6 +5,7 @@ import { readConfig } from './config/read.js';
 import { checkCredentials, checkNumericSettings, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
 import { AuthRequiredError } from './errors.js';
 import type { Format } from './ui/format.js';
+import type { TextSink } from './ui/block-writer.js';
 import { Output } from './ui/output.js';
 import { createPrompter, type Prompter } from './ui/prompter.js';
 import { isAccessible, plainSpinner } from './ui/accessible.js';
@@ -18,6 +19,8 @@ import { version } from './version.js';
 export interface IO {
   stdin: Readable;
   stdout: Writable;
+  /** Where Output writes (cli.ts: stdout's descriptor until the stream is made, see there); `stdout` otherwise. */
+  stdoutText?: TextSink;
   stderr: Writable;
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
@@ -75,7 +78,12 @@ export interface Context {
   dispose(): Promise<void>;
 }
 
-export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: AbortSignal): Context {
+export interface ContextOptions {
+  /** Runs once, before the first API client is made (cli.ts: the engine flags of a short-lived process). */
+  beforeFirstRequest?: () => Promise<void>;
+}
+
+export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: AbortSignal, options: ContextOptions = {}): Context {
   const colorFlag = globals.color !== false;
   const outColor = colorEnabled({ flag: colorFlag, isTTY: io.stdoutIsTTY, env });
   const errColor = colorEnabled({ flag: colorFlag, isTTY: io.stderrIsTTY, env });
@@ -84,7 +92,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   // VAP_ACCESSIBLE: a spinner is plain lines instead (src/ui/accessible.ts).
   const spinner = (text: string) =>
     isAccessible(env) && io.stderrIsTTY && !globals.quiet ? Promise.resolve(plainSpinner(text, io.stderr)) : startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
-  const out = new Output(io.stdout, io.stderr, {
+  const out = new Output(io.stdoutText ?? io.stdout, () => io.stderr, {
     spinner,
     format,
     query: globals.query,
@@ -94,7 +102,16 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     present,
   });
   const canPrompt = io.stdinIsTTY && io.stderrIsTTY && globals.input !== false && !isCI(env);
-  const prompter = createPrompter({ canPrompt, input: io.stdin, output: io.stderr });
+  // Streams read when a prompt is made: stdin and stderr are made only when used (cli.ts).
+  const prompter = createPrompter({
+    canPrompt,
+    get input() {
+      return io.stdin;
+    },
+    get output() {
+      return io.stderr;
+    },
+  });
 
   let configPromise: Promise<ConfigStore> | undefined;
   let creds: Credentials | undefined;
@@ -127,6 +144,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
           'run `vap auth login`, or set VAP_API_KEY',
         );
       }
+      await options.beforeFirstRequest?.();
       const { ApiClient } = await import('./api/client.js');
       client = new ApiClient({
         baseUrl: creds.baseUrl,

@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 
+/** The package version, written in by the bundle (src/build/bundle.mjs); undefined under the TypeScript sources. */
+declare const __VAP_VERSION__: string | undefined;
+
 let cached: string | undefined;
 
-/** The package version, from the nearest package.json above this module (src/, dist/ or dist/chunks/). */
+/** The package version: the bundle's own, else (tests, on the sources) the nearest package.json above this module. */
 export function version(): string {
+  if (typeof __VAP_VERSION__ === 'string') return __VAP_VERSION__;
   if (cached !== undefined) return cached;
   for (const rel of ['../package.json', '../../package.json']) {
     try {

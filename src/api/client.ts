@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createAgent, type HttpAgent, type HttpResponse } from './http.js';
 import { ApiError, ConnectionError, IncompleteResponseError, RequestTimeoutError } from './errors.js';
 import { unwrapEnvelope } from './envelope.js';
@@ -189,6 +188,8 @@ export class ApiClient {
 
   private async wait(delayMs: number, attempt: number, reason: string, signal?: AbortSignal): Promise<void> {
     this.log?.(`  retrying in ${(delayMs / 1000).toFixed(1)}s after ${reason} (retry ${attempt + 1} of ${this.retry.maxRetries})`);
+    // node:timers/promises is loaded on the first retry only (a command that needs none skips it).
+    const { setTimeout: sleep } = await import('node:timers/promises');
     await sleep(delayMs, undefined, { signal });
   }
 }

@@ -1,37 +1,237 @@
-// Bundles the CLI into dist/ with esbuild: one entry (dist/cli.js) and a chunk per
-// lazily loaded module, so start-up reads only what a command needs.
-import { build } from 'esbuild';
+// Bundles the CLI into dist/ as CommonJS files:
+//
+//   dist/cli.js               the entry: Commander, the command tables, the program, and what
+//                             every API command loads (context, output, config, the HTTP client)
+//   dist/chunks/*.js          one per verb and per lazily loaded helper, and what they share
+//   dist/chunks/undici.js     the part of undici the HTTP layer uses (src/vendor/undici.ts), on
+//                             its own: loaded on the first request, by nothing else
+//   dist/contacts-worker.js   the import's validation worker (bin/vap.js may start it at
+//   dist/worker/*.js          launch), with chunks of its own
+//
+// Each of the last two groups is built in two steps:
+// 1. esbuild (TypeScript, the dependencies, the plugins below) into ES modules in a
+//    temporary folder, split at every dynamic import.
+// 2. Rollup regroups those modules into CommonJS files. esbuild gives a module that the
+//    entry shares with a verb a chunk of its own (it does not know that the entry is always
+//    loaded first), which made `vap agents list` read 21 files; Rollup keeps in the entry
+//    what the entry loads anyway, so a command reads the entry, its verb, what only that
+//    verb needs and, to make a request, undici. CommonJS because Node's ES module loader
+//    costs about 4 ms more to start, and more per file, than require() on Node 20.
+// test/bench/startup.mjs measures the result.
+import { execFileSync } from 'node:child_process';
+import { build, transform } from 'esbuild';
+import { rollup } from 'rollup';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+const dist = join(root, 'dist');
 
 /** esbuild plugins that replace slow internals of dependencies (see each plugin's comment). */
 export const plugins = [(await import('../contacts/esbuild-shims.mjs')).dependencyShims(), (await import('./lazy-builtins.mjs')).lazyBuiltins()];
 
-await build({
-  absWorkingDir: root,
-  // The import's validation worker is an entry of its own, with a fixed name, so that
-  // bin/vap.js can start it before the CLI loads (see there).
-  entryPoints: [
-    { in: 'src/cli.ts', out: 'cli' },
-    { in: 'src/contacts/validate-worker.ts', out: 'contacts-worker' },
-  ],
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  outdir: 'dist',
-  entryNames: '[name]',
-  chunkNames: 'chunks/[name]-[hash]',
-  // Fastify loads plugins by name at run time; it stays in node_modules (the emulator only).
-  external: ['fastify', '@fastify/*'],
-  metafile: true,
-  logLevel: 'warning',
-  // Bundled CommonJS dependencies call require() for Node built-ins.
-  banner: { js: "import{createRequire as __vapCreateRequire}from'node:module';const require=__vapCreateRequire(import.meta.url);" },
-  plugins,
-}).then(async (result) => {
-  const { writeFile } = await import('node:fs/promises');
-  await writeFile(new URL('../../dist/meta.json', import.meta.url), JSON.stringify(result.metafile));
+/** Files of dist/ built on their own; an import of their source from another build is left as a require() of the file. */
+const SEPARATE = {
+  'src/vendor/undici.ts': join(dist, 'chunks/undici.js'),
+  'src/contacts/validate-worker.ts': join(dist, 'contacts-worker.js'),
+};
+
+/** Fastify loads plugins by name at run time; it stays in node_modules (the emulator only). */
+const isExternal = (id) => id.startsWith('node:') || builtinModules.includes(id) || id === 'fastify' || id.startsWith('@fastify/') || Object.values(SEPARATE).includes(id);
+
+/** An esbuild plugin: an import of a separately built source file becomes an import of its file in dist/ (absolute; Rollup makes it relative). */
+const separateFiles = (self) => ({
+  name: 'separate-files',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const rel = relative(root, resolve(args.resolveDir, args.path)).replace(/\.js$/, '.ts');
+      const file = SEPARATE[rel];
+      return file && rel !== self ? { path: file, external: true } : undefined;
+    });
+  },
 });
+
+const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+
+// The version is written in (src/version.ts), not read from package.json at run time.
+const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', metafile: true, logLevel: 'warning', define: { __VAP_VERSION__: JSON.stringify(pkg.version) } };
+
+/**
+ * Whitespace and comments out, syntax shortened, names kept (stack traces under VAP_DEBUG
+ * stay readable): V8 scans every byte of a file it compiles, and undici and Commander are
+ * mostly comments. Measured in test/bench/startup.mjs.
+ */
+const MINIFY = { minifyWhitespace: true, minifySyntax: true, minifyIdentifiers: false };
+
+/** A Rollup plugin: a require() of a separately built file (an absolute path) becomes relative to the file that holds it. */
+const relativeSeparateFiles = () => ({
+  name: 'relative-separate-files',
+  renderChunk(code, chunk) {
+    let out = code;
+    for (const file of Object.values(SEPARATE)) {
+      let rel = relative(dirname(join(dist, chunk.fileName)), file);
+      if (!rel.startsWith('.')) rel = `./${rel}`;
+      out = out.replaceAll(JSON.stringify(file), JSON.stringify(rel)).replaceAll(`'${file}'`, JSON.stringify(rel));
+    }
+    return out === code ? null : { code: out, map: null };
+  },
+});
+
+/** A Rollup plugin: each file written minified (esbuild). */
+const minified = () => ({
+  name: 'minify',
+  async renderChunk(code) {
+    const r = await transform(code, { ...MINIFY, loader: 'js', format: 'cjs', target: 'node20', platform: 'node' });
+    return { code: r.code, map: null };
+  },
+});
+
+/** An entry (and what it loads lazily) as CommonJS files, through esbuild's split ES modules and Rollup. */
+async function bundle(entry, name, chunkDir) {
+  const esm = await mkdtemp(join(tmpdir(), 'vap-esm-'));
+  try {
+    const first = await build({
+      ...common,
+      entryPoints: [{ in: entry, out: name }],
+      splitting: true,
+      format: 'esm',
+      outdir: esm,
+      entryNames: '[name]',
+      chunkNames: '[name]-[hash]',
+      external: ['fastify', '@fastify/*'],
+      plugins: [...plugins, separateFiles(entry)],
+    });
+    const b = await rollup({
+      input: { [name]: join(esm, `${name}.js`) },
+      external: isExternal,
+      // The entry may gain exports that its chunks import from it (one file fewer each).
+      preserveEntrySignatures: 'allow-extension',
+      // The separately built files stay absolute here; relativeSeparateFiles rewrites them.
+      makeAbsoluteExternalsRelative: false,
+      // esbuild has shaken the code already; Rollup only regroups it.
+      treeshake: false,
+      plugins: [relativeSeparateFiles(), minified()],
+      onwarn(warning, warn) {
+        // esbuild's chunks import each other in cycles that are safe (no code runs at import).
+        if (warning.code === 'CIRCULAR_DEPENDENCY') return;
+        warn(warning);
+      },
+    });
+    const { output } = await b.write({
+      dir: dist,
+      format: 'cjs',
+      exports: 'named',
+      generatedCode: 'es2015',
+      interop: 'auto',
+      // A lazily loaded file of another build (undici, the worker) is required, not import()ed:
+      // an import() would start Node's ES module loader.
+      dynamicImportInCjs: false,
+      // Each file requires what it uses, no more (hoisting is for ES modules loaded in parallel).
+      hoistTransitiveImports: false,
+      entryFileNames: '[name].js',
+      chunkFileNames: `${chunkDir}/[name]-[hash].js`,
+      manualChunks: chunking(first.metafile, esm, name, entry),
+    });
+    await b.close();
+    return outputsOf(first.metafile, output);
+  } finally {
+    await rm(esm, { recursive: true, force: true });
+  }
+}
+
+/**
+ * How Rollup groups the files (measured: test/bench/startup.mjs):
+ * - the entry file holds what the entry imports (Commander, the program, the command tables,
+ *   errors), and what every verb module imports when it is defined (ENTRY_MODULES), so that
+ *   defining a verb reads no file but its own;
+ * - one "core" file holds what a verb needs when it runs (CORE_MODULES and what they import:
+ *   the context, output, config, prompts guard and the HTTP client), so that help never
+ *   reads or compiles it, and every API command reads it as one file.
+ */
+const ENTRY_MODULES = [
+  'src/commands/action.ts',
+  'src/commands/listing.ts',
+  'src/commands/confirm.ts',
+  'src/api/path.ts',
+  'src/api/paginate.ts',
+  // Small modules that verb modules import when they are defined, which would otherwise bring the core file with them.
+  'src/api/redact.ts',
+  'src/config/resolve.ts',
+  'src/ui/accessible.ts',
+  'src/ui/block-writer.ts',
+  'src/ui/style.ts',
+];
+const CORE_MODULES = ['src/context.ts', 'src/api/client.ts'];
+
+function chunking(meta, esm, name, entrySource) {
+  // What the entry imports, statically, in esbuild's graph.
+  const inEntry = new Set(ENTRY_MODULES);
+  const visit = (input) => {
+    if (inEntry.has(input) && input !== entrySource) return;
+    inEntry.add(input);
+    for (const i of meta.inputs[input]?.imports ?? []) if (i.kind === 'import-statement' || i.kind === 'require-call') visit(i.path);
+  };
+  visit(entrySource);
+  const assign = new Map();
+  for (const [file, o] of Object.entries(meta.outputs)) {
+    const inputs = Object.keys(o.inputs);
+    const id = join(root, file);
+    if (file === relative(root, join(esm, `${name}.js`)) || inputs.some((i) => inEntry.has(i))) assign.set(id, name);
+    else if (inputs.some((i) => CORE_MODULES.includes(i))) assign.set(id, 'core');
+  }
+  return (id) => assign.get(id);
+}
+
+/** For each file written, the source inputs bundled into it (esbuild's metafile, through Rollup's modules). */
+function outputsOf(meta, output) {
+  const outputs = {};
+  for (const o of output) {
+    if (o.type !== 'chunk') continue;
+    const inputs = {};
+    let entryPoint;
+    for (const id of Object.keys(o.modules)) {
+      const e = meta.outputs[relative(root, id)];
+      if (!e) continue;
+      Object.assign(inputs, e.inputs);
+      if (id === o.facadeModuleId && e.entryPoint) entryPoint = e.entryPoint;
+    }
+    outputs[`dist/${o.fileName}`] = { bytes: Buffer.byteLength(o.code), entryPoint, inputs, imports: o.imports, dynamicImports: o.dynamicImports };
+  }
+  return { inputs: meta.inputs, outputs };
+}
+
+await rm(dist, { recursive: true, force: true });
+await mkdir(dist, { recursive: true });
+
+// undici alone, in one file: an Agent and the request API (src/vendor/undici.ts), nothing shared.
+const undici = await build({
+  ...common,
+  entryPoints: ['src/vendor/undici.ts'],
+  format: 'cjs',
+  ...MINIFY,
+  outfile: SEPARATE['src/vendor/undici.ts'],
+  plugins,
+});
+const [cli, worker] = await Promise.all([bundle('src/cli.ts', 'cli', 'chunks'), bundle('src/contacts/validate-worker.ts', 'contacts-worker', 'worker')]);
+
+// dist/ holds CommonJS; the package itself is "type": "module".
+await writeFile(join(dist, 'package.json'), '{\n  "type": "commonjs"\n}\n');
+// dist/verbs.json: what a group's help and suggestions read of each verb (src/program.ts,
+// VerbStub), taken from the built tree itself, so that it cannot differ from it.
+const stubs = execFileSync(process.execPath, ['-e', 'require(process.argv[1]).verbStubs().then((s) => process.stdout.write(JSON.stringify(s)))', join(dist, 'cli.js')], { encoding: 'utf8' });
+await writeFile(join(dist, 'verbs.json'), `${JSON.stringify(JSON.parse(stubs), null, 1)}\n`);
+// dist/meta.json: for each file of dist/, the source inputs bundled into it, its size, and
+// the entry point it stands for (`src/vendor/undici.ts` names undici's file). Tests and
+// benches read it.
+const undiciFile = relative(root, SEPARATE['src/vendor/undici.ts']);
+const undiciOut = undici.metafile.outputs[undiciFile];
+await writeFile(
+  join(dist, 'meta.json'),
+  JSON.stringify({
+    inputs: { ...undici.metafile.inputs, ...cli.inputs, ...worker.inputs },
+    outputs: { [undiciFile]: { bytes: undiciOut.bytes, entryPoint: 'src/vendor/undici.ts', inputs: undiciOut.inputs, imports: [], dynamicImports: [] }, ...cli.outputs, ...worker.outputs },
+  }),
+);

@@ -20,7 +20,7 @@ export function action<O extends object>(
     const args = (Array.isArray(last) ? [...positional.slice(0, -1), ...last] : positional) as string[];
     checkIdArguments(cmd, positional);
     const opts = cmd.optsWithGlobals() as O & GlobalOptions;
-    const ctx = makeContext(opts);
+    const ctx = await makeContext(opts);
     try {
       await run(args, opts, ctx);
     } finally {

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import { OutputError, UsageError } from '../errors.js';
 import { cellText, FORMATS, tsvField, type Column, type Format } from './format.js';
+import { BlockWriter, type TextSink } from './block-writer.js';
 import { safeText } from './safe-text.js';
 import type { Spinner } from './spinner.js';
 import { loadChalk } from './style.js';
@@ -48,14 +49,23 @@ const defaultId = (row: unknown) => (row as { id?: unknown } | null)?.id;
  * `-q` prints ids only. Every human-readable form (table, detail, TSV, ids, the "no
  * results" line) shows data through src/ui/safe-text.ts; JSON and NDJSON are written
  * byte-exact (JSON escapes control characters itself). Listings stream: NDJSON, TSV,
- * ids and JSON arrays are written item by item as pages arrive.
+ * ids and JSON arrays are written as pages arrive, in blocks of about 64 KB.
  */
 export class Output {
+  private readonly errStream: Writable | (() => Writable);
+
+  /** `stderr` may be given as a function, called when something is first said there (a stream costs its making). */
   constructor(
-    private readonly stdout: Writable,
-    private readonly stderr: Writable,
+    private readonly stdout: TextSink,
+    stderr: Writable | (() => Writable),
     private readonly settings: OutputSettings,
-  ) {}
+  ) {
+    this.errStream = stderr;
+  }
+
+  private get stderr(): Writable {
+    return typeof this.errStream === 'function' ? this.errStream() : this.errStream;
+  }
 
   /** The format data will be printed in. */
   get format(): Format {
@@ -71,40 +81,26 @@ export class Output {
 
   async list<T>(items: AsyncIterable<T> | Iterable<T>, spec: ListSpec<T>): Promise<number> {
     const idOf = spec.id ?? defaultId;
-    let count = 0;
     if (this.settings.query) {
       const all: T[] = [];
       for await (const item of items) all.push(item);
       await this.queried(all);
       return all.length;
     }
-    if (this.settings.quiet) {
-      for await (const item of items) {
-        await this.write(`${safeText(cellText(idOf(item)))}\n`);
-        count++;
-      }
-      return count;
-    }
+    if (this.settings.quiet) return this.rows(items, (item) => `${safeText(cellText(idOf(item)))}\n`);
     switch (this.format) {
       case 'ndjson':
-        for await (const item of items) {
-          await this.write(`${JSON.stringify(item)}\n`);
-          count++;
-        }
-        return count;
-      case 'tsv':
-        for await (const item of items) {
-          await this.write(`${spec.columns.map((c) => tsvField(c.value(item))).join('\t')}\n`);
-          count++;
-        }
-        return count;
+        return this.rows(items, (item) => `${JSON.stringify(item)}\n`);
+      case 'tsv': {
+        const { columns } = spec;
+        return this.rows(items, (item) => `${columns.map((c) => tsvField(c.value(item))).join('\t')}\n`);
+      }
       case 'json':
-        for await (const item of items) {
-          await this.write(`${count === 0 ? '[\n' : ',\n'}${indent(JSON.stringify(item, null, 2))}`);
-          count++;
-        }
-        await this.write(count === 0 ? '[]\n' : '\n]\n');
-        return count;
+        return this.rows(
+          items,
+          (item, i) => `${i === 0 ? '[\n' : ',\n'}${indent(JSON.stringify(item, null, 2))}`,
+          (count) => (count === 0 ? '[]\n' : '\n]\n'),
+        );
       case 'table': {
         const rows = await this.collectWithSpinner(items);
         if (rows.length === 0) {
@@ -116,6 +112,30 @@ export class Output {
         return rows.length;
       }
     }
+  }
+
+  /**
+   * A listing streamed row by row as items arrive, written in blocks (src/ui/block-writer.ts:
+   * the same bytes in far fewer writes, with back-pressure). Rows already formed are written
+   * also when the items fail part-way (a page that could not be read).
+   */
+  private async rows<T>(items: AsyncIterable<T> | Iterable<T>, line: (item: T, index: number) => string, last?: (count: number) => string): Promise<number> {
+    const out = this.blocks();
+    let count = 0;
+    try {
+      for await (const item of items) {
+        const wait = out.write(line(item, count++));
+        if (wait) await wait;
+      }
+      if (last) out.write(last(count));
+    } finally {
+      await out.end();
+    }
+    return count;
+  }
+
+  private blocks(): BlockWriter {
+    return new BlockWriter(this.stdout, { failure: outputFailure });
   }
 
   async item<T>(obj: T, spec: ItemSpec<T>): Promise<void> {
@@ -178,9 +198,9 @@ export class Output {
   private async writeJsonLike(value: unknown): Promise<void> {
     const format = this.settings.format ?? 'json';
     if (format === 'ndjson' && Array.isArray(value)) {
-      for (const v of value) await this.write(`${JSON.stringify(v)}\n`);
+      await this.rows(value, (v) => `${JSON.stringify(v)}\n`);
     } else if (format === 'tsv' && Array.isArray(value)) {
-      for (const v of value) await this.write(`${Array.isArray(v) ? v.map(tsvField).join('\t') : tsvField(v)}\n`);
+      await this.rows(value, (v) => `${Array.isArray(v) ? v.map(tsvField).join('\t') : tsvField(v)}\n`);
     } else if (format === 'tsv' && (typeof value !== 'object' || value === null)) {
       await this.write(`${tsvField(value)}\n`);
     } else {
@@ -195,7 +215,7 @@ export class Output {
    */
   private write(text: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      const fail = (err: unknown) => reject((err as NodeJS.ErrnoException).code === 'EPIPE' ? err : new OutputError(err));
+      const fail = (err: unknown) => reject(outputFailure(err));
       try {
         const ok = this.stdout.write(text, (err) => (err ? fail(err) : undefined));
         if (ok) resolve();
@@ -205,6 +225,11 @@ export class Output {
       }
     });
   }
+}
+
+/** A failed write to stdout: an OutputError (one line, exit 1), except a closed pipe (EPIPE), which is not an error. */
+function outputFailure(err: unknown): unknown {
+  return (err as NodeJS.ErrnoException).code === 'EPIPE' ? err : new OutputError(err);
 }
 
 function indent(s: string): string {

@@ -12,13 +12,58 @@
 // else by polling VmHWM in /proc/<pid>/status). The runs alternate (the machine may be
 // shared); the fastest wall time and the highest RSS of each are kept.
 // Target: the peak RSS of --all within 20% of the baseline's (the listing streams page by
-// page: memory does not grow with the number of calls). Nothing here is asserted by tests.
+// page: memory does not grow with the number of calls).
+//
+// Then the client's CPU time (user + system, process.cpuUsage through cpu-usage.cjs) of
+// `calls list --all -o ndjson` and `-o tsv` over the same calls, against the baseline build
+// (baseline.mjs: the commit before the start-up work, whose listings wrote one row per
+// write), with the bytes of both compared (target: NDJSON at most 0.85x); and the V8 flags
+// a listing sets (--semi-space-growth-factor here, --liftoff-only at start) with and
+// without, on the same build (v8-flags.cjs). Nothing here is asserted by tests.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { baselineBuild } from './baseline.mjs';
 import { machineLine, mb, measureChild, table } from './lib.mjs';
+
+const CPU = fileURLToPath(new URL('./cpu-usage.cjs', import.meta.url));
+const FLAGS = fileURLToPath(new URL('./v8-flags.cjs', import.meta.url));
+
+/**
+ * Runs `node -r cpu-usage.cjs [-r v8-flags.cjs] <bin> calls list ...`: CPU time (ms), wall,
+ * peak RSS, and a hash and the size of stdout (nothing else of it is kept).
+ */
+async function measureCpu(bin, listArgs, { env = {}, dropFlags } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'vap-bench-cpu-'));
+  const cpuFile = join(dir, 'cpu.json');
+  const hash = createHash('sha256');
+  let bytes = 0;
+  try {
+    const pre = ['-r', CPU, ...(dropFlags === undefined ? [] : ['-r', FLAGS])];
+    const r = await measureChild([...pre, bin, 'calls', 'list', ...listArgs], {
+      env: { ...env, VAP_BENCH_CPU_FILE: cpuFile, ...(dropFlags ? { VAP_BENCH_DROP_FLAGS: dropFlags } : {}) },
+      cwd: ROOT,
+      onStdout: (c) => {
+        hash.update(c);
+        bytes += c.length;
+      },
+    });
+    if (r.code !== 0) throw new Error(`calls list exited ${r.code}: ${r.stderr.slice(-500)}`);
+    const { user, system } = JSON.parse(readFileSync(cpuFile, 'utf8'));
+    return { ...r, cpuMs: (user + system) / 1000, sha: hash.digest('hex'), bytes };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const cpuMedian = (rs) => {
+  const s = [...rs].sort((a, b) => a.cpuMs - b.cpuMs);
+  return s[Math.floor(s.length / 2)];
+};
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
@@ -101,7 +146,45 @@ export async function benchCalls({ count = 100_000, runs = 3, log = (s) => proce
     log(`\npeak RSS --all / baseline: ${ratio.toFixed(2)}x (${ratio <= 1.2 ? 'within' : 'NOT within'} the 20% target); rows/s --all / baseline: ${((a.lines / a.wallMs) / (b.lines / b.wallMs)).toFixed(2)}x`);
     const spread = (ws) => ws.map((w) => (w / 1000).toFixed(2)).join(', ');
     log(`every run (s): baseline ${spread(b.walls)}; --all ${spread(a.walls)} (fastest of ${runs} kept; RSS is the highest seen)`);
-    return { baseline: b, all: a, ratio };
+
+    // The client's CPU against the baseline build, the same calls, in turn.
+    const built = baselineBuild();
+    const baseBin = join(built.root, 'bin/vap.js');
+    const cpuRows = [['format', 'build', 'CPU (median)', 'wall', 'peak RSS', 'stdout', 'CPU / baseline']];
+    const cpu = {};
+    for (const format of ['ndjson', 'tsv']) {
+      const now = [];
+      const then = [];
+      for (let i = 0; i < runs; i++) {
+        then.push(await measureCpu(baseBin, ['--all', '-o', format], { env }));
+        now.push(await measureCpu(BIN, ['--all', '-o', format], { env }));
+      }
+      const n = cpuMedian(now);
+      const t = cpuMedian(then);
+      if (now.some((r) => r.sha !== t.sha) || then.some((r) => r.sha !== t.sha)) throw new Error(`-o ${format}: the output differs from the baseline's (or between runs)`);
+      cpu[format] = n.cpuMs / t.cpuMs;
+      const row = (label, r, ratio) => [`-o ${format}`, label, `${(r.cpuMs / 1000).toFixed(2)} s`, secs(r.wallMs), mb(r.rssKb), `${(r.bytes / 1048576).toFixed(1)} MB`, ratio];
+      cpuRows.push(row('baseline', t, ''), row('this', n, `${cpu[format].toFixed(2)}x${format === 'ndjson' ? ` (target <= 0.85x: ${cpu[format] <= 0.85 ? 'met' : 'NOT met'})` : ''}`));
+    }
+    log(`\nvap calls list --all over ${wantAll.toLocaleString('en-US')} calls: client CPU (user + system) against ${built.what}; ${runs} runs each, in turn; the same bytes on stdout (sha-256 compared)`);
+    log(table(cpuRows));
+
+    // The V8 flags a listing runs with, with and without (the same build; v8-flags.cjs in both runs).
+    const flagRows = [['flag', 'with: CPU', 'peak RSS', 'without: CPU', 'peak RSS']];
+    for (const flag of ['--semi-space-growth-factor', '--liftoff-only']) {
+      const on = [];
+      const off = [];
+      for (let i = 0; i < runs; i++) {
+        on.push(await measureCpu(BIN, ['--all', '-o', 'ndjson'], { env, dropFlags: '' }));
+        off.push(await measureCpu(BIN, ['--all', '-o', 'ndjson'], { env, dropFlags: flag }));
+      }
+      const w = cpuMedian(on);
+      const wo = cpuMedian(off);
+      flagRows.push([flag, `${(w.cpuMs / 1000).toFixed(2)} s`, mb(Math.max(...on.map((r) => r.rssKb))), `${(wo.cpuMs / 1000).toFixed(2)} s`, mb(Math.max(...off.map((r) => r.rssKb)))]);
+    }
+    log(`\nvap calls list --all -o ndjson, with and without each V8 flag it sets (${runs} runs each; CPU: median; RSS: highest)`);
+    log(table(flagRows));
+    return { baseline: b, all: a, ratio, cpu };
   } finally {
     emu.child.kill('SIGTERM');
   }

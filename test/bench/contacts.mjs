@@ -13,7 +13,8 @@
 // of each is kept (the machine may be shared: the slowest runs measure the neighbours);
 // the spread is printed too, and RSS is the highest seen.
 // Targets: dry-run at most 2x the floor; peak RSS at most 200 MB and within 20% between
-// the smallest and the largest file. Nothing here is asserted by the tests.
+// the smallest and the largest file. Then the largest file's dry run with and without the
+// V8 flag the import sets (--heap-growing-percent=100; v8-flags.cjs drops it). Nothing here is asserted by the tests.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,6 +28,7 @@ import { machineLine, mb, measureChild, table } from './lib.mjs';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
 const FLOOR = fileURLToPath(new URL('./csv-floor.mjs', import.meta.url));
+const FLAGS = fileURLToPath(new URL('./v8-flags.cjs', import.meta.url));
 
 /** Runs a child; resolves with wall time, peak RSS (KB), exit code and output. */
 async function measure(args, { env = {}, cwd = ROOT } = {}) {
@@ -85,6 +87,7 @@ export async function benchContacts({ sizes = [100_000, 1_000_000], runs = 3, ke
   log(`files in ${dir}`);
   const emu = await startEmulator();
   const results = [];
+  let flagPair;
   try {
     for (const n of sizes) {
       const file = join(dir, `contacts-${n}.csv`);
@@ -115,8 +118,24 @@ export async function benchContacts({ sizes = [100_000, 1_000_000], runs = 3, ke
       const fullSummary = JSON.parse(full.stdout || '{}');
       const count = await contactCount(emu, list);
       if (full.code !== 0 || count !== fullSummary.imported) throw new Error(`import: exit ${full.code}, ${count} contacts for ${fullSummary.imported} imported: ${full.stderr.slice(-500)}`);
-      results.push({ n, invalid, size, floor, floorParseMs, dry, drySummary, full, fullSummary, count });
+      results.push({ n, invalid, size, floor, floorParseMs, dry, drySummary, full, fullSummary, count, file, dryList });
     }
+    // The V8 flag an import sets (--heap-growing-percent=100, src/contacts/importer.ts), with
+    // and without, on the largest file's dry run (the same build; v8-flags.cjs in both runs).
+    const last = results[results.length - 1];
+    const dryArgs = [BIN, 'contacts', 'import', last.dryList, last.file, '--dry-run', '--default-country', 'US', '--json'];
+    const env = { VAP_BASE_URL: emu.url, VAP_API_KEY: emu.key };
+    const on = [];
+    const off = [];
+    for (let i = 0; i < Math.min(runs, 2); i++) {
+      on.push(await measure(['-r', FLAGS, ...dryArgs], { env }));
+      off.push(await measure(['-r', FLAGS, ...dryArgs], { env: { ...env, VAP_BENCH_DROP_FLAGS: '--heap-growing-percent' } }));
+    }
+    // A dry run over a file with invalid rows exits 3 (a check failed); what it read is in its summary.
+    for (const r of [...on, ...off]) if (JSON.parse(r.stdout || '{}').rows !== last.n) throw new Error(`dry run failed: ${r.stderr.slice(-500)}`);
+    const fastest = (rs) => Math.min(...rs.map((r) => r.wallMs));
+    const peak = (rs) => Math.max(...rs.map((r) => r.rssKb));
+    flagPair = { n: last.n, runs: on.length, with: { wallMs: fastest(on), rssKb: peak(on) }, without: { wallMs: fastest(off), rssKb: peak(off) } };
   } finally {
     emu.child.kill('SIGTERM');
     if (!keep) await rm(dir, { recursive: true, force: true });
@@ -152,6 +171,9 @@ export async function benchContacts({ sizes = [100_000, 1_000_000], runs = 3, ke
   for (const r of results) log(`${r.n.toLocaleString('en-US')} rows, every run (s): floor ${spread(r.floor.walls)}; dry-run ${spread(r.dry.walls)}`);
   const worst = Math.max(...results.map((r) => r.dry.wallMs / r.floor.wallMs));
   log(`dry-run / floor: worst ${worst.toFixed(2)}x (target: at most 2x), fastest of ${runs} runs each. Floor = bare csv-parse in a child process, same options; "floor parse" is its parse time alone.`);
+  log(
+    `--heap-growing-percent=100, ${flagPair.n.toLocaleString('en-US')} rows, dry run (fastest and highest of ${flagPair.runs}): with ${secs(flagPair.with.wallMs)}, peak RSS ${mb(flagPair.with.rssKb)}; without ${secs(flagPair.without.wallMs)}, peak RSS ${mb(flagPair.without.rssKb)}`,
+  );
   log(`rejected rows: ${results.map((r) => `${r.drySummary.rejectedLocally.toLocaleString('en-US')} of ${r.n.toLocaleString('en-US')} (generated ${r.invalid.toLocaleString('en-US')})`).join('; ')}`);
   return results;
 }

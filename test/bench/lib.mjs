@@ -20,7 +20,7 @@ export async function measureChild(args, { env = {}, cwd, onStdout = () => {} } 
   const cmd = hasTime ? TIME : process.execPath;
   const argv = hasTime ? ['-f', '%M', '-o', rssFile, process.execPath, ...args] : args;
   const started = performance.now();
-  const child = spawn(cmd, argv, { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, argv, { cwd, env: { ...cleanEnv(), NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', onStdout);
   let stderr = '';
   child.stderr.on('data', (c) => (stderr += c));
@@ -45,6 +45,17 @@ export async function measureChild(args, { env = {}, cwd, onStdout = () => {} } 
     await rm(rssDir, { recursive: true, force: true });
   }
   return { code, wallMs, rssKb, stderr };
+}
+
+/**
+ * This process's environment without what slows or changes Node's own start in a child:
+ * NODE_EXTRA_CA_CERTS pointing at a large bundle adds about 40 ms to every start here;
+ * NODE_OPTIONS could add anything.
+ */
+export function cleanEnv() {
+  const env = { ...process.env };
+  for (const k of ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NODE_COMPILE_CACHE', 'NODE_V8_COVERAGE', 'NODE_DEBUG']) delete env[k];
+  return env;
 }
 
 /** `node 20.20.2, 2 cores: <model>, load 0.12 0.34 0.56`: what a figure was measured on. */

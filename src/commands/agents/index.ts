@@ -1,22 +1,14 @@
-import type { RegisterGroup } from '../types.js';
-import { createCommand } from './create.js';
-import { deleteCommand } from './delete.js';
-import { getCommand } from './get.js';
-import { listCommand } from './list.js';
-import { rollbackCommand } from './rollback.js';
-import { toolsCommand } from './tools.js';
-import { updateCommand } from './update.js';
-import { versionsCommand } from './versions.js';
-import { voiceCommand } from './voice.js';
+import type { CommandEntry } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(listCommand(makeContext));
-  group.addCommand(createCommand(makeContext));
-  group.addCommand(getCommand(makeContext));
-  group.addCommand(updateCommand(makeContext));
-  group.addCommand(deleteCommand(makeContext));
-  group.addCommand(versionsCommand(makeContext));
-  group.addCommand(rollbackCommand(makeContext));
-  group.addCommand(toolsCommand(makeContext));
-  group.addCommand(voiceCommand(makeContext));
-};
+/** `vap agents`, in the order of its help. Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [
+  { name: 'list', aliases: ['ls'], load: async () => (await import('./list.js')).listCommand },
+  { name: 'create', load: async () => (await import('./create.js')).createCommand },
+  { name: 'get', load: async () => (await import('./get.js')).getCommand },
+  { name: 'update', load: async () => (await import('./update.js')).updateCommand },
+  { name: 'delete', aliases: ['rm'], load: async () => (await import('./delete.js')).deleteCommand },
+  { name: 'versions', load: async () => (await import('./versions.js')).versionsCommand },
+  { name: 'rollback', load: async () => (await import('./rollback.js')).rollbackCommand },
+  { name: 'tools', load: async () => (await import('./tools.js')).toolsCommand },
+  { name: 'voice', load: async () => (await import('./voice.js')).voiceCommand },
+];

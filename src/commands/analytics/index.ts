@@ -1,6 +1,4 @@
-import type { RegisterGroup } from '../types.js';
-import { overviewCommand } from './overview.js';
+import type { CommandEntry } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(overviewCommand(makeContext));
-};
+/** `vap analytics`. Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [{ name: 'overview', load: async () => (await import('./overview.js')).overviewCommand }];

@@ -1,10 +1,10 @@
-import { once } from 'node:events';
 import { Argument, Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import type { ApiResponse } from '../../api/types.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { tsvField } from '../../ui/format.js';
+import { BlockWriter } from '../../ui/block-writer.js';
 import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
@@ -98,31 +98,37 @@ export async function run(method: Method, path: string, opts: ApiOptions, ctx: C
   }
 
   const out = new ItemWriter(ctx);
-  const seen = new Set<string>();
-  let query: URLSearchParams | undefined = url.searchParams;
-  while (query) {
-    const res = await send(query);
-    const items = pageItems(res.data);
-    // Not a listing (or a listing of several arrays): printed as it is, once.
-    if (!items) {
-      await out.push(ctx.globals.query ? await applyQuery(res.data, ctx.globals.query) : res.data);
-      break;
+  try {
+    const seen = new Set<string>();
+    let query: URLSearchParams | undefined = url.searchParams;
+    while (query) {
+      const res = await send(query);
+      const items = pageItems(res.data);
+      // Not a listing (or a listing of several arrays): printed as it is, once.
+      if (!items) {
+        await out.push(ctx.globals.query ? await applyQuery(res.data, ctx.globals.query) : res.data);
+        break;
+      }
+      if (ctx.globals.query) {
+        // The expression applies to the page as the server sent it (the same as without --paginate).
+        const r = await applyQuery(res.data, ctx.globals.query);
+        if (Array.isArray(r)) for (const v of r) await out.push(v);
+        else if (r !== null) await out.push(r);
+      } else {
+        for (const item of items) await out.push(item);
+      }
+      query = nextPageQuery(res.pagination, query, items.length);
+      if (query) {
+        // A server that hands back the same cursor (or page) again would be followed forever.
+        const key = query.toString();
+        if (seen.has(key)) throw new UsageError(`the server sent the same next page twice (${pathWithQuery(url.pathname, query)}); stopped following it`, 'follow the pages by hand, with ?page= or ?cursor=');
+        seen.add(key);
+      }
     }
-    if (ctx.globals.query) {
-      // The expression applies to the page as the server sent it (the same as without --paginate).
-      const r = await applyQuery(res.data, ctx.globals.query);
-      if (Array.isArray(r)) for (const v of r) await out.push(v);
-      else if (r !== null) await out.push(r);
-    } else {
-      for (const item of items) await out.push(item);
-    }
-    query = nextPageQuery(res.pagination, query, items.length);
-    if (query) {
-      // A server that hands back the same cursor (or page) again would be followed forever.
-      const key = query.toString();
-      if (seen.has(key)) throw new UsageError(`the server sent the same next page twice (${pathWithQuery(url.pathname, query)}); stopped following it`, 'follow the pages by hand, with ?page= or ?cursor=');
-      seen.add(key);
-    }
+  } catch (err) {
+    // The items of the pages read so far are written, as they would have been one by one.
+    await out.flush();
+    throw err;
   }
   await out.end();
 }
@@ -156,13 +162,16 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /**
- * `--paginate`'s output, written item by item as pages arrive (with back-pressure, so a
- * slow reader never makes pages pile up): one JSON array, NDJSON lines (`-o ndjson`), TSV
- * lines (`-o tsv`), or ids (`-q`).
+ * `--paginate`'s output, written as pages arrive, in blocks (src/ui/block-writer.ts: with
+ * back-pressure, so a slow reader never makes pages pile up): one JSON array, NDJSON lines
+ * (`-o ndjson`), TSV lines (`-o tsv`), or ids (`-q`).
  */
 class ItemWriter {
   private count = 0;
-  constructor(private readonly ctx: Context) {}
+  private readonly out: BlockWriter;
+  constructor(private readonly ctx: Context) {
+    this.out = new BlockWriter(ctx.io.stdoutText ?? ctx.io.stdout, { signal: ctx.signal });
+  }
 
   private get format(): 'json' | 'ndjson' | 'tsv' | 'ids' {
     const g = this.ctx.globals;
@@ -175,27 +184,29 @@ class ItemWriter {
     switch (this.format) {
       case 'ids': {
         const id = (v as { id?: unknown } | null)?.id;
-        if (id !== undefined && id !== null) await this.write(`${tsvField(id)}\n`);
+        if (id !== undefined && id !== null) await this.out.write(`${tsvField(id)}\n`);
         break;
       }
       case 'ndjson':
-        await this.write(`${JSON.stringify(v)}\n`);
+        await this.out.write(`${JSON.stringify(v)}\n`);
         break;
       case 'tsv':
-        await this.write(`${Array.isArray(v) ? v.map(tsvField).join('\t') : tsvField(v)}\n`);
+        await this.out.write(`${Array.isArray(v) ? v.map(tsvField).join('\t') : tsvField(v)}\n`);
         break;
       case 'json':
-        await this.write(`${this.count === 0 ? '[\n' : ',\n'}${JSON.stringify(v, null, 2).replace(/^/gm, '  ')}`);
+        await this.out.write(`${this.count === 0 ? '[\n' : ',\n'}${JSON.stringify(v, null, 2).replace(/^/gm, '  ')}`);
         break;
     }
     this.count++;
   }
 
   async end(): Promise<void> {
-    if (this.format === 'json') await this.write(this.count === 0 ? '[]\n' : '\n]\n');
+    if (this.format === 'json') this.out.write(this.count === 0 ? '[]\n' : '\n]\n');
+    await this.out.end();
   }
 
-  private async write(text: string): Promise<void> {
-    if (!this.ctx.io.stdout.write(text)) await once(this.ctx.io.stdout, 'drain', { signal: this.ctx.signal });
+  /** What is held, written (a listing cut short: no closing bracket). */
+  async flush(): Promise<void> {
+    await this.out.end();
   }
 }

@@ -1,10 +1,8 @@
-import type { RegisterGroup } from '../types.js';
-import { loginCommand } from './login.js';
-import { logoutCommand } from './logout.js';
-import { statusCommand } from './status.js';
+import type { CommandEntry } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(loginCommand(makeContext));
-  group.addCommand(statusCommand(makeContext));
-  group.addCommand(logoutCommand(makeContext));
-};
+/** `vap auth`, in the order of its help. Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [
+  { name: 'login', load: async () => (await import('./login.js')).loginCommand },
+  { name: 'status', load: async () => (await import('./status.js')).statusCommand },
+  { name: 'logout', load: async () => (await import('./logout.js')).logoutCommand },
+];

@@ -1,19 +1,12 @@
-import type { RegisterGroup } from '../types.js';
-import { audioCommand } from './audio.js';
-import { cancelCommand } from './cancel.js';
-import { getCommand } from './get.js';
-import { listCommand } from './list.js';
-import { recordingCommand } from './recording.js';
-import { tailCommand } from './tail.js';
-import { transcriptCommand } from './transcript.js';
+import type { CommandEntry } from '../types.js';
 
-/** The calls group: list, get, transcript, recording, audio, cancel, and tail (CLI-EVENTS'). */
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(listCommand(makeContext));
-  group.addCommand(getCommand(makeContext));
-  group.addCommand(transcriptCommand(makeContext));
-  group.addCommand(recordingCommand(makeContext));
-  group.addCommand(audioCommand(makeContext));
-  group.addCommand(cancelCommand(makeContext));
-  group.addCommand(tailCommand(makeContext));
-};
+/** `vap calls`: list, get, transcript, recording, audio, cancel, and tail (CLI-EVENTS'). Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [
+  { name: 'list', aliases: ['ls'], load: async () => (await import('./list.js')).listCommand },
+  { name: 'get', load: async () => (await import('./get.js')).getCommand },
+  { name: 'transcript', load: async () => (await import('./transcript.js')).transcriptCommand },
+  { name: 'recording', load: async () => (await import('./recording.js')).recordingCommand },
+  { name: 'audio', load: async () => (await import('./audio.js')).audioCommand },
+  { name: 'cancel', load: async () => (await import('./cancel.js')).cancelCommand },
+  { name: 'tail', load: async () => (await import('./tail.js')).tailCommand },
+];

@@ -6,6 +6,7 @@ import { CALL_TSV_COLUMNS, callTableHeader, callTableRow, summaryLine } from '..
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
+import { BlockWriter } from '../../ui/block-writer.js';
 import { safeText } from '../../ui/safe-text.js';
 import { positiveInt } from '../listing.js';
 import type { ContextFactory } from '../types.js';
@@ -85,10 +86,17 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
   const empty = emptyMessage(opts);
   if (ctx.out.human && !ctx.globals.query) {
     const chalk = await ctx.stdoutStyle();
+    // Rows in blocks, as they arrive (src/ui/block-writer.ts), waiting when the terminal is slow.
+    const out = new BlockWriter(ctx.io.stdoutText ?? ctx.io.stdout, { signal: ctx.signal });
     let count = 0;
-    for await (const call of rows()) {
-      if (count++ === 0) await write(ctx, `${callTableHeader(chalk, ctx.present)}\n`);
-      await write(ctx, `${callTableRow(call, chalk, ctx.present)}\n`);
+    try {
+      for await (const call of rows()) {
+        if (count++ === 0) out.write(`${callTableHeader(chalk, ctx.present)}\n`);
+        const wait = out.write(`${callTableRow(call, chalk, ctx.present)}\n`);
+        if (wait) await wait;
+      }
+    } finally {
+      await out.end();
     }
     if (count === 0) ctx.io.stderr.write(`${safeText(empty)}\n`);
     if (summary && (count > 0 || summary.total > 0)) await write(ctx, `\n${chalk.dim(safeText(footer(summary, first, shown, more, opts)))}\n`);

@@ -1,10 +1,8 @@
-import type { RegisterGroup } from '../types.js';
-import { getCommand } from './get.js';
-import { listCommand } from './list.js';
-import { setCommand } from './set.js';
+import type { CommandEntry } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(listCommand(makeContext));
-  group.addCommand(getCommand(makeContext));
-  group.addCommand(setCommand(makeContext));
-};
+/** `vap config`, in the order of its help. Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [
+  { name: 'list', aliases: ['ls'], load: async () => (await import('./list.js')).listCommand },
+  { name: 'get', load: async () => (await import('./get.js')).getCommand },
+  { name: 'set', load: async () => (await import('./set.js')).setCommand },
+];

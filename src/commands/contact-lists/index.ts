@@ -1,12 +1,9 @@
-import type { RegisterGroup } from '../types.js';
-import { createCommand } from './create.js';
-import { getCommand } from './get.js';
-import { listCommand } from './list.js';
-import { updateSchemaCommand } from './update-schema.js';
+import type { CommandEntry } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(listCommand(makeContext));
-  group.addCommand(createCommand(makeContext));
-  group.addCommand(getCommand(makeContext));
-  group.addCommand(updateSchemaCommand(makeContext));
-};
+/** `vap contact-lists`, in the order of its help. Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [
+  { name: 'list', aliases: ['ls'], load: async () => (await import('./list.js')).listCommand },
+  { name: 'create', load: async () => (await import('./create.js')).createCommand },
+  { name: 'get', aliases: ['show'], load: async () => (await import('./get.js')).getCommand },
+  { name: 'update-schema', load: async () => (await import('./update-schema.js')).updateSchemaCommand },
+];

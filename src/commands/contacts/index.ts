@@ -1,8 +1,7 @@
-import type { RegisterGroup } from '../types.js';
-import { importCommand } from './import.js';
-import { listCommand } from './list.js';
+import type { CommandEntry } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(listCommand(makeContext));
-  group.addCommand(importCommand(makeContext));
-};
+/** `vap contacts`, in the order of its help. Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [
+  { name: 'list', aliases: ['ls'], load: async () => (await import('./list.js')).listCommand },
+  { name: 'import', load: async () => (await import('./import.js')).importCommand },
+];

@@ -1,6 +1,4 @@
-import type { RegisterGroup } from '../types.js';
-import { startCommand } from './start.js';
+import type { CommandEntry } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(startCommand(makeContext));
-};
+/** `vap emulator`. Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [{ name: 'start', load: async () => (await import('./start.js')).startCommand }];

@@ -1,24 +1,47 @@
-import type { RegisterGroup } from '../types.js';
-import { createCommand } from './create.js';
-import { deleteCommand } from './delete.js';
-import { getCommand } from './get.js';
-import { importCommand } from './import.js';
-import { registerImports } from './imports/index.js';
-import { listCommand } from './list.js';
-import { runCommand } from './run.js';
-import { registerRuns } from './runs/index.js';
-import { registerScenarios } from './scenarios/index.js';
-import { updateCommand } from './update.js';
+import type { CommandEntry } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(listCommand(makeContext));
-  group.addCommand(createCommand(makeContext));
-  group.addCommand(getCommand(makeContext));
-  group.addCommand(updateCommand(makeContext));
-  group.addCommand(deleteCommand(makeContext));
-  registerScenarios(group.command('scenarios').description('List and add the scenarios of a suite'), makeContext);
-  group.addCommand(runCommand(makeContext));
-  registerRuns(group.command('runs').description('List, inspect, compare and delete the runs of a suite'), makeContext);
-  group.addCommand(importCommand(makeContext));
-  registerImports(group.command('imports').description('Each step of the import wizard on its own: sources, candidates, imports, triage, scenarios'), makeContext);
-};
+/** `vap evals`, in the order of its help, with its subgroups. Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [
+  { name: 'list', aliases: ['ls'], load: async () => (await import('./list.js')).listCommand },
+  { name: 'create', load: async () => (await import('./create.js')).createCommand },
+  { name: 'get', load: async () => (await import('./get.js')).getCommand },
+  { name: 'update', load: async () => (await import('./update.js')).updateCommand },
+  { name: 'delete', aliases: ['rm'], load: async () => (await import('./delete.js')).deleteCommand },
+  {
+    name: 'scenarios',
+    description: 'List and add the scenarios of a suite',
+    inheritSettings: true,
+    verbs: [
+      { name: 'list', aliases: ['ls'], load: async () => (await import('./scenarios/list.js')).listCommand },
+      { name: 'add', load: async () => (await import('./scenarios/add.js')).addCommand },
+    ],
+  },
+  { name: 'run', load: async () => (await import('./run.js')).runCommand },
+  {
+    name: 'runs',
+    description: 'List, inspect, compare and delete the runs of a suite',
+    inheritSettings: true,
+    verbs: [
+      { name: 'list', aliases: ['ls'], load: async () => (await import('./runs/list.js')).listCommand },
+      { name: 'get', load: async () => (await import('./runs/get.js')).getCommand },
+      { name: 'results', load: async () => (await import('./runs/results.js')).resultsCommand },
+      { name: 'delete', aliases: ['rm'], load: async () => (await import('./runs/delete.js')).deleteCommand },
+      { name: 'diff', load: async () => (await import('./runs/diff.js')).diffCommand },
+    ],
+  },
+  { name: 'import', load: async () => (await import('./import.js')).importCommand },
+  {
+    name: 'imports',
+    description: 'Each step of the import wizard on its own: sources, candidates, imports, triage, scenarios',
+    inheritSettings: true,
+    verbs: [
+      { name: 'sources', load: async () => (await import('./imports/sources.js')).sourcesCommand },
+      { name: 'candidates', load: async () => (await import('./imports/candidates.js')).candidatesCommand },
+      { name: 'list', aliases: ['ls'], load: async () => (await import('./imports/list.js')).listCommand },
+      { name: 'create', load: async () => (await import('./imports/create.js')).createCommand },
+      { name: 'triage', load: async () => (await import('./imports/triage.js')).triageCommand },
+      { name: 'calls', load: async () => (await import('./imports/calls.js')).callsCommand },
+      { name: 'create-scenarios', load: async () => (await import('./imports/create-scenarios.js')).createScenariosCommand },
+    ],
+  },
+];

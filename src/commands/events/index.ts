@@ -1,8 +1,7 @@
-import type { RegisterGroup } from '../types.js';
-import { tailCommand } from './tail.js';
-import { typesCommand } from './types.js';
+import type { CommandEntry } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(tailCommand(makeContext));
-  group.addCommand(typesCommand(makeContext));
-};
+/** `vap events`, in the order of its help. Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [
+  { name: 'tail', load: async () => (await import('./tail.js')).tailCommand },
+  { name: 'types', load: async () => (await import('./types.js')).typesCommand },
+];

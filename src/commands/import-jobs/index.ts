@@ -1,12 +1,9 @@
-import type { RegisterGroup } from '../types.js';
-import { cancelCommand } from './cancel.js';
-import { getCommand } from './get.js';
-import { listCommand } from './list.js';
-import { watchCommand } from './watch.js';
+import type { CommandEntry } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(listCommand(makeContext));
-  group.addCommand(getCommand(makeContext));
-  group.addCommand(cancelCommand(makeContext));
-  group.addCommand(watchCommand(makeContext));
-};
+/** `vap import-jobs`, in the order of its help. Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [
+  { name: 'list', aliases: ['ls'], load: async () => (await import('./list.js')).listCommand },
+  { name: 'get', aliases: ['show'], load: async () => (await import('./get.js')).getCommand },
+  { name: 'cancel', load: async () => (await import('./cancel.js')).cancelCommand },
+  { name: 'watch', load: async () => (await import('./watch.js')).watchCommand },
+];

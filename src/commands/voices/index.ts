@@ -1,8 +1,7 @@
-import type { RegisterGroup } from '../types.js';
-import { listCommand } from './list.js';
-import { previewCommand } from './preview.js';
+import type { CommandEntry } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(listCommand(makeContext));
-  group.addCommand(previewCommand(makeContext));
-};
+/** `vap voices`, in the order of its help. Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [
+  { name: 'list', aliases: ['ls'], load: async () => (await import('./list.js')).listCommand },
+  { name: 'preview', load: async () => (await import('./preview.js')).previewCommand },
+];

@@ -1,26 +1,16 @@
-import type { RegisterGroup } from '../types.js';
-import { createCommand } from './create.js';
-import { deleteCommand } from './delete.js';
-import { deliveriesCommand } from './deliveries.js';
-import { disableCommand } from './disable.js';
-import { enableCommand } from './enable.js';
-import { getCommand } from './get.js';
-import { listCommand } from './list.js';
-import { listenCommand } from './listen.js';
-import { rotateSecretCommand } from './rotate-secret.js';
-import { updateCommand } from './update.js';
-import { verifyCommand } from './verify.js';
+import type { CommandEntry } from '../types.js';
 
-export const register: RegisterGroup = (group, makeContext) => {
-  group.addCommand(listCommand(makeContext));
-  group.addCommand(createCommand(makeContext));
-  group.addCommand(getCommand(makeContext));
-  group.addCommand(updateCommand(makeContext));
-  group.addCommand(enableCommand(makeContext));
-  group.addCommand(disableCommand(makeContext));
-  group.addCommand(rotateSecretCommand(makeContext));
-  group.addCommand(deliveriesCommand(makeContext));
-  group.addCommand(deleteCommand(makeContext));
-  group.addCommand(verifyCommand(makeContext));
-  group.addCommand(listenCommand(makeContext));
-};
+/** `vap webhooks`, in the order of its help. Each verb's module is loaded only when it runs. */
+export const verbs: readonly CommandEntry[] = [
+  { name: 'list', aliases: ['ls'], load: async () => (await import('./list.js')).listCommand },
+  { name: 'create', load: async () => (await import('./create.js')).createCommand },
+  { name: 'get', load: async () => (await import('./get.js')).getCommand },
+  { name: 'update', load: async () => (await import('./update.js')).updateCommand },
+  { name: 'enable', load: async () => (await import('./enable.js')).enableCommand },
+  { name: 'disable', load: async () => (await import('./disable.js')).disableCommand },
+  { name: 'rotate-secret', load: async () => (await import('./rotate-secret.js')).rotateSecretCommand },
+  { name: 'deliveries', load: async () => (await import('./deliveries.js')).deliveriesCommand },
+  { name: 'delete', aliases: ['rm'], load: async () => (await import('./delete.js')).deleteCommand },
+  { name: 'verify', load: async () => (await import('./verify.js')).verifyCommand },
+  { name: 'listen', load: async () => (await import('./listen.js')).listenCommand },
+];

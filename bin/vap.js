@@ -18,22 +18,39 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 /**
- * Node 22.1 and later keep V8's compiled code of the files a process loads in a folder, so
- * that the next run reads it instead of compiling again (module.enableCompileCache). vap's
- * is `compile-cache` in its state folder (src/contacts/state.ts: $VAP_STATE_DIR, else
- * $XDG_STATE_HOME/vap or ~/.local/state/vap on Linux, the data folder elsewhere); Node
- * checks each entry against the file it was made from. NODE_DISABLE_COMPILE_CACHE=1 turns it
- * off, as Node's own NODE_COMPILE_CACHE (a folder) takes precedence. Node 20 has no such
- * cache: nothing is done there. test/bench/startup.mjs measures both.
+ * V8's compiled code of vap's files is kept in `compile-cache/` in vap's state folder
+ * (src/contacts/state.ts: $VAP_STATE_DIR, else $XDG_STATE_HOME/vap or ~/.local/state/vap on
+ * Linux, the data folder elsewhere), so that the next run reads it instead of compiling
+ * again. Where Node has module.enableCompileCache (22.8 and later) it is Node's own cache
+ * (Node's NODE_COMPILE_CACHE, a folder, takes precedence, and is left in charge on 22.1 to
+ * 22.7); elsewhere (Node 20) it is vap's, ./compile-cache.js, which the CLI is told of
+ * (globalThis.__vapCompileCache) before it sets V8 flags. NODE_DISABLE_COMPILE_CACHE=1
+ * turns either off. test/bench/startup.mjs measures both.
  */
 function enableCompileCache() {
+  const { env } = process;
+  if (env.NODE_DISABLE_COMPILE_CACHE) return;
   const { enableCompileCache } = require('node:module');
-  if (typeof enableCompileCache !== 'function' || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  const path = require('node:path');
   try {
-    enableCompileCache(require('node:path').join(stateFolder(), 'compile-cache'));
+    if (typeof enableCompileCache === 'function') {
+      enableCompileCache(path.join(stateFolder(), 'compile-cache'));
+    } else if (!(env.NODE_COMPILE_CACHE && nodeAtLeast(22, 1)) && !env.NODE_V8_COVERAGE) {
+      // (Under NODE_V8_COVERAGE, code read from a cache is covered less precisely, as Node says of its own cache.)
+      const cache = require('./compile-cache.js');
+      // (package.json read, not required: a tenth of the time.)
+      const { version } = JSON.parse(require('node:fs').readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
+      const folder = cache.cacheFolder(path.join(stateFolder(), 'compile-cache'), version);
+      globalThis.__vapCompileCache = cache.install({ root: path.join(__dirname, '..', 'dist'), folder });
+    }
   } catch {
-    // No cache: every run compiles, as on Node 20.
+    // No cache: every run compiles.
   }
+}
+
+function nodeAtLeast(major, minor) {
+  const [a, b] = process.versions.node.split('.').map(Number);
+  return a > major || (a === major && b >= minor);
 }
 
 /** vap's state folder, as src/contacts/state.ts names it (a unit test compares them). */

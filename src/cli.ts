@@ -6,6 +6,7 @@ import type { TextSink } from './ui/block-writer.js';
 import { ExitCode } from './exit-codes.js';
 import { buildProgram, commanderExitCode, describeVerbs, helpArgv, type ProgramIO, type VerbStubs } from './program.js';
 import { reportError, reportOutputFailure } from './report.js';
+import { setV8Flags } from './v8-flags.js';
 import { version } from './version.js';
 
 export interface MainDeps {
@@ -89,7 +90,7 @@ export async function verbStubs(): Promise<VerbStubs> {
 }
 
 async function liftoffOnly(): Promise<void> {
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+  setV8Flags(await import('node:v8'), '--liftoff-only');
 }
 
 /**

@@ -1,5 +1,5 @@
 import { access, constants, rename, stat } from 'node:fs/promises';
-import { setFlagsFromString } from 'node:v8';
+import * as v8 from 'node:v8';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { getContactList, getImportJob, type ContactList, type ImportJob } from '../api/contacts.js';
@@ -7,6 +7,7 @@ import { NotFoundError } from '../api/errors.js';
 import type { Context } from '../context.js';
 import { CliError, SilentExit, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
+import { setV8Flags } from '../v8-flags.js';
 import { checkUtf8 } from './encoding.js';
 import { chooseErrorsPath, ErrorsFile } from './errors-file.js';
 import { resolveMapping, type Mapping } from './mapping.js';
@@ -160,7 +161,7 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   // instead of 150, within 5% of 100k rows instead of 20%) for a few more collections of
   // a small heap. It only sets a factor V8 reads when it sizes the heap, so it is safe
   // to change while running.
-  setFlagsFromString('--heap-growing-percent=100');
+  setV8Flags(v8, '--heap-growing-percent=100');
   // Large files are validated on a worker thread while the main thread reads and parses.
   const threads = req.threads ?? (size >= THREAD_MIN_BYTES && ctx.env.VAP_IMPORT_THREADS !== '0');
   const pool = await ValidationPool.spawn({ threads });

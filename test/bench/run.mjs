@@ -33,6 +33,8 @@ if (existsSync(new URL('./calls.mjs', import.meta.url))) {
 if (existsSync(new URL('./ascode.mjs', import.meta.url))) {
   const mod = await import('./ascode.mjs');
   if (typeof mod.benchAscode === 'function') await mod.benchAscode();
+}
+
 if (existsSync(new URL('./emulator.mjs', import.meta.url))) {
   const mod = await import('./emulator.mjs');
   if (typeof mod.benchEmulator === 'function') await mod.benchEmulator();

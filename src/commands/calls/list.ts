@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { setFlagsFromString } from 'node:v8';
+import * as v8 from 'node:v8';
 import { Command } from 'commander';
 import { CALLS_DEFAULT_PAGE_SIZE, CALLS_MAX_PAGE_SIZE, callPages, type Call, type CallsPagination, type CallsSummary } from '../../api/calls.js';
 import { CALL_TSV_COLUMNS, callTableHeader, callTableRow, summaryLine } from '../../calls/format.js';
@@ -10,6 +10,7 @@ import { BlockWriter } from '../../ui/block-writer.js';
 import { safeText } from '../../ui/safe-text.js';
 import { positiveInt } from '../listing.js';
 import type { ContextFactory } from '../types.js';
+import { setV8Flags } from '../../v8-flags.js';
 import { addCallFilterOptions, callFilters, hasCallFilters, pageSizeOption, type CallFilterOptions } from './options.js';
 
 export interface CallListOptions extends CallFilterOptions {
@@ -120,7 +121,7 @@ const STEADY_ROWS = 1000;
  */
 function keepYoungGenerationSmall(): void {
   try {
-    setFlagsFromString('--semi-space-growth-factor=1');
+    setV8Flags(v8, '--semi-space-growth-factor=1');
   } catch {
     // an engine without the flag: nothing to do
   }

@@ -45,7 +45,14 @@ export interface SuiteRef {
 /** A baseline found, with its results; or why there is none. */
 export type ResolvedBaseline = { detail: RunDetail; results: RunResult[]; missing?: undefined } | { missing: string; detail?: undefined; results?: undefined };
 
-async function fetchRun(api: ApiClient, ref: SuiteRef, runId: string, signal?: AbortSignal): Promise<RunDetail> {
+/** A baseline named by id, being read beside the run: the run (404: a usage error) and its results. */
+export interface BaselineReads {
+  run: Promise<RunDetail>;
+  results: Promise<RunResult[]>;
+}
+
+/** Reads the run `--baseline <runId>` names: a usage error when it is not a run of the suite. */
+export async function readBaselineRun(api: ApiClient, ref: SuiteRef, runId: string, signal?: AbortSignal): Promise<RunDetail> {
   try {
     return await getRun(api, ref.agentId, ref.evalId, runId, signal);
   } catch (err) {
@@ -68,12 +75,12 @@ function checkUsable(detail: RunDetail, ref: SuiteRef): void {
  * the suite, and one named by version must exist. `previous` is looked up at the end (a
  * first run has none; that is said, not refused). Usage errors (exit 2) otherwise.
  */
-export async function checkBaseline(api: ApiClient, ref: SuiteRef, spec: BaselineSpec, current?: { id: string }, signal?: AbortSignal): Promise<void> {
+export async function checkBaseline(api: ApiClient, ref: SuiteRef, spec: BaselineSpec, current?: { id: string }, signal?: AbortSignal, known: { runs?: Promise<Run[]>; baseline?: BaselineReads } = {}): Promise<void> {
   if (spec.kind === 'run') {
     if (current && spec.runId === current.id) throw new UsageError(`--baseline ${spec.runId} is the run itself`, 'compare with another run, previous, or version:<n>');
-    checkUsable(await fetchRun(api, ref, spec.runId, signal), ref);
+    checkUsable(await (known.baseline?.run ?? readBaselineRun(api, ref, spec.runId, signal)), ref);
   } else if (spec.kind === 'version') {
-    const runs = await listRuns(api, ref.agentId, ref.evalId, signal);
+    const runs = await (known.runs ?? listRuns(api, ref.agentId, ref.evalId, signal));
     if (!pickVersion(runs, spec.version, current?.id)) throw noVersion(runs, spec.version, ref, current?.id);
   }
 }
@@ -90,13 +97,14 @@ function noVersion(runs: readonly Run[], version: number, ref: SuiteRef, exclude
   );
 }
 
-/** Finds the baseline of `current` and reads its results. */
-export async function resolveBaseline(api: ApiClient, ref: SuiteRef, spec: BaselineSpec, current: Run, signal?: AbortSignal, runs?: readonly Run[]): Promise<ResolvedBaseline> {
+/** Finds the baseline of `current` and reads its results (a baseline named by id: `known`, when it is being read already). */
+export async function resolveBaseline(api: ApiClient, ref: SuiteRef, spec: BaselineSpec, current: Run, signal?: AbortSignal, runs?: readonly Run[], known?: BaselineReads): Promise<ResolvedBaseline> {
   let detail: RunDetail;
   if (spec.kind === 'run') {
     if (spec.runId === current.id) throw new UsageError(`--baseline ${spec.runId} is the run itself`, 'compare with another run, previous, or version:<n>');
-    detail = await fetchRun(api, ref, spec.runId, signal);
+    detail = await (known?.run ?? readBaselineRun(api, ref, spec.runId, signal));
     checkUsable(detail, ref);
+    if (known) return { detail, results: await known.results };
   } else {
     const list = runs ?? (await listRuns(api, ref.agentId, ref.evalId, signal));
     const pick =

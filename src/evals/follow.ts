@@ -1,16 +1,16 @@
 import type { ApiClient } from '../api/client.js';
-import { FINISHED_RUN_STATUSES, getSuite, listRunResults, listRuns, type Run, type RunDetail, type RunResult } from '../api/evals.js';
+import { FINISHED_RUN_STATUSES, getSuite, listRunResults, listRuns, type Run, type RunDetail, type RunResult, type Suite } from '../api/evals.js';
 import type { Context } from '../context.js';
 import { CliError, GateError, InterruptedError, UsageError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { safe, safeText } from '../ui/safe-text.js';
-import { baselineArg, resolveBaseline } from './baseline.js';
+import { baselineArg, readBaselineRun, resolveBaseline, type BaselineReads } from './baseline.js';
 import { checkCriterionKeys, evaluateGates, gateArgs, type GateSpec } from './gates.js';
 import { annotations, inGithubActions, timeoutAnnotation } from './github.js';
 import { outcomeJson, runLabel, unseenRun, type BaselineOutcome, type RunOutcome, type RunStop } from './outcome.js';
 import { runProgress } from './progress.js';
 import { formatDuration } from '../ui/values.js';
-import { reportNeeds, writeReports, type ReportTarget } from './reports.js';
+import { preloadReports, reportNeeds, writeReports, type ReportTarget } from './reports.js';
 import { progressText, renderRunSummary, runSummaryTsv } from './summary.js';
 import { DEFAULT_MIN_EFFECT, CONFIDENCE } from './verdict.js';
 import { waitForRun, type WatchCompletion } from './wait.js';
@@ -69,6 +69,7 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
   };
   let detail: RunDetail;
   let results: RunResult[] | undefined;
+  let reads: OutcomeReads | undefined;
   try {
     if (initial) {
       checkKeys(initial);
@@ -80,9 +81,16 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
       initial,
       watch: await completionWatch(api, ctx, s.poll),
       onProgress: (d) => {
+        // The first answer is in: the report builders load while the run goes on.
+        if (!last) preloadReports(s.reports, ctx.env);
         last = d;
         checkKeys(d);
         progress?.update(d.run);
+      },
+      // The stream said the run ended: what the gates and reports need besides the run and
+      // its results (the suite, its runs, a baseline) is read beside them.
+      onEnded: () => {
+        reads = startOutcomeReads(ctx, api, ref, s, {}, { results: false });
       },
     }));
   } catch (err) {
@@ -108,7 +116,7 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
     clearTimeout(timer);
     progress?.stop();
   }
-  await finishRun(ctx, api, ref, detail, s, { ...opts, results });
+  await finishRun(ctx, api, ref, detail, s, { ...opts, reads: { ...reads, ...(results ? { results: Promise.resolve(results) } : {}) } });
 }
 
 /** The reports of a run the wait gave up on: its last-seen state and why (a failure to write them is only a warning). */
@@ -128,7 +136,7 @@ export async function finishRun(
   ref: RunRef,
   detail: RunDetail,
   s: Pick<FollowSettings, 'gates' | 'reports'>,
-  opts: { idPrinted?: boolean; results?: RunResult[] } = {},
+  opts: { idPrinted?: boolean; reads?: OutcomeReads } = {},
 ): Promise<void> {
   checkCriterionKeys(s.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
   if (!FINISHED_RUN_STATUSES.has(detail.run.status)) {
@@ -138,7 +146,7 @@ export async function finishRun(
   }
   let outcome: RunOutcome;
   try {
-    outcome = await gatherOutcome(ctx, api, ref, detail, s, opts.results);
+    outcome = await gatherOutcome(ctx, api, ref, detail, s, opts.reads);
   } catch (err) {
     if (!(err instanceof UsageError)) await writeStopped(ctx, ref, s, detail, { kind: 'error', message: `could not read run ${runLabel(detail.run)}: ${(err as Error)?.message ?? String(err)}` });
     throw err;
@@ -148,25 +156,58 @@ export async function finishRun(
   await exitFor(ctx, outcome, printed);
 }
 
-/** Reads what the gates and reports need, side by side: results, baseline (and its results), suite, recent runs. */
-export async function gatherOutcome(ctx: Context, api: ApiClient, ref: RunRef, detail: RunDetail, s: Pick<FollowSettings, 'gates' | 'reports'>, known?: RunResult[]): Promise<RunOutcome> {
+/**
+ * What the gates and reports of a finished run need besides the run: its results, the
+ * suite (its name), the suite's runs (the HTML trend chart, `--baseline previous|version:n`)
+ * and a baseline named by id (the run and its results). Each is a request in flight.
+ */
+export interface OutcomeReads {
+  results?: Promise<RunResult[]>;
+  runs?: Promise<Run[]>;
+  suite?: Promise<Suite | undefined>;
+  baseline?: BaselineReads;
+}
+
+/**
+ * Starts every read the outcome needs that `known` does not hold already, side by side
+ * (`results: false`: not the results, read elsewhere). Started before the run is known to
+ * have ended, they may go unused: none can then be an unhandled rejection (each is awaited,
+ * and its error thrown, where it is used).
+ */
+export function startOutcomeReads(ctx: Context, api: ApiClient, ref: RunRef, s: Pick<FollowSettings, 'gates' | 'reports'>, known: OutcomeReads = {}, what: { results?: boolean } = {}): OutcomeReads {
   const needs = reportNeeds(s.reports, ctx.env);
   const spec = s.gates.baseline;
-  const wantRuns = needs.history || (spec !== undefined && spec.kind !== 'run');
-  const [results, runs, suite] = await Promise.all([
-    known ?? listRunResults(api, ref.agentId, ref.evalId, ref.runId, ctx.signal),
-    wantRuns ? listRuns(api, ref.agentId, ref.evalId, ctx.signal) : undefined,
-    needs.suite ? getSuite(api, ref.agentId, ref.evalId, ctx.signal).catch(() => undefined) : undefined,
-  ]);
-  const baseline = spec && detail.run.status === 'completed' ? await baselineOutcome(ctx, api, ref, detail, results, runs) : undefined;
+  const reads: OutcomeReads = {
+    results: known.results ?? (what.results === false ? undefined : listRunResults(api, ref.agentId, ref.evalId, ref.runId, ctx.signal)),
+    runs: known.runs ?? (needs.history || (spec !== undefined && spec.kind !== 'run') ? listRuns(api, ref.agentId, ref.evalId, ctx.signal) : undefined),
+    suite: known.suite ?? (needs.suite ? getSuite(api, ref.agentId, ref.evalId, ctx.signal).catch(() => undefined) : undefined),
+    baseline:
+      known.baseline ??
+      (spec?.kind === 'run' && spec.runId !== ref.runId
+        ? { run: readBaselineRun(api, ref, spec.runId, ctx.signal), results: listRunResults(api, ref.agentId, ref.evalId, spec.runId, ctx.signal) }
+        : undefined),
+  };
+  for (const p of [reads.results, reads.runs, reads.baseline?.run, reads.baseline?.results]) p?.catch(() => undefined);
+  return reads;
+}
+
+/** Reads what the gates and reports need, side by side (what was read already, or is being read, is not asked for again): results, baseline (and its results), suite, recent runs. */
+export async function gatherOutcome(ctx: Context, api: ApiClient, ref: RunRef, detail: RunDetail, s: Pick<FollowSettings, 'gates' | 'reports'>, known: OutcomeReads = {}): Promise<RunOutcome> {
+  const needs = reportNeeds(s.reports, ctx.env);
+  const spec = s.gates.baseline;
+  const fresh = startOutcomeReads(ctx, api, ref, s, known);
+  // Every request is out (the run's answer is in): the report builders compile while the rest arrives.
+  preloadReports(s.reports, ctx.env);
+  const [results, runs, suite] = await Promise.all([fresh.results, fresh.runs, fresh.suite]);
+  const baseline = spec && detail.run.status === 'completed' ? await baselineOutcome(ctx, api, ref, detail, results!, runs) : undefined;
   const gates = detail.run.status === 'completed' ? evaluateGates(s.gates, detail, undefined, baseline) : [];
-  return { agentId: ref.agentId, evalId: ref.evalId, detail, results, gates, baseline, suite: suite ? { name: suite.name } : undefined, history: needs.history ? runs : undefined };
+  return { agentId: ref.agentId, evalId: ref.evalId, detail, results: results!, gates, baseline, suite: suite ? { name: suite.name } : undefined, history: needs.history ? runs : undefined };
 
   async function baselineOutcome(ctx: Context, api: ApiClient, ref: RunRef, d: RunDetail, res: RunResult[], list?: Run[]): Promise<BaselineOutcome> {
     const typed = baselineArg(spec!);
     let found;
     try {
-      found = await resolveBaseline(api, ref, spec!, d.run, ctx.signal, list);
+      found = await resolveBaseline(api, ref, spec!, d.run, ctx.signal, list, fresh.baseline);
     } catch (err) {
       // Checked before the wait; a baseline deleted since then is said, not fatal.
       if (err instanceof UsageError) found = { missing: err.message };

@@ -48,12 +48,13 @@ export function timeoutAnnotation(runId: string, message: string): string {
 /**
  * Appends the Markdown report (the same as `--report markdown=`, with the baseline columns
  * when there is a baseline) to the job's summary when $GITHUB_STEP_SUMMARY names a file.
+ * `markdown` is that report when it was rendered already.
  */
-export async function appendStepSummary(env: Env, o: RunOutcome): Promise<boolean> {
+export async function appendStepSummary(env: Env, o: RunOutcome, markdown?: string): Promise<boolean> {
   const file = env.GITHUB_STEP_SUMMARY;
   if (!file) return false;
-  const { markdownReport } = await import('./report-markdown.js');
-  await appendFile(file, `${markdownReport(o)}\n`, 'utf8');
+  const text = markdown ?? (await import('./report-markdown.js')).markdownReport(o);
+  await appendFile(file, `${text}\n`, 'utf8');
   return true;
 }
 

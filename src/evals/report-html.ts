@@ -5,6 +5,7 @@ import { passed, type RunOutcome } from './outcome.js';
 import { ciText, criterionRows, fmtScore, iterationsText, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, type ScenarioRow } from './report-model.js';
 import { progressText } from './summary.js';
 import { countsText, methodText } from './verdict.js';
+import { Utf8Chunks } from './utf8-chunks.js';
 
 /**
  * `--report html=path`: one self-contained page a CI job uploads as an artifact.
@@ -20,13 +21,24 @@ import { countsText, methodText } from './verdict.js';
  */
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escape = (c: string) => ESC[c]!;
+const MARKUP = /[&<>"']/g;
+/**
+ * Whether text needs anything done for HTML or a terminal: markup, or a character that
+ * safeText or safeLines would show as an escape (the set in src/ui/safe-text.ts, newline
+ * and tab included). Most names and ids need nothing: they are returned as they are.
+ */
+// eslint-disable-next-line no-control-regex
+const NEEDS_WORK = /[&<>"'\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 /** One line of untrusted text for HTML text or an attribute value. */
 export function esc(s: string | number | null | undefined): string {
-  return safeText(String(s ?? '')).replace(/[&<>"']/g, (c) => ESC[c]!);
+  const text = String(s ?? '');
+  return NEEDS_WORK.test(text) ? safeText(text).replace(MARKUP, escape) : text;
 }
 /** Multi-line untrusted text (its line breaks kept, as the CSS pre-wraps them). */
 function escLines(s: string | null | undefined): string {
-  return safeLines(s ?? '').replace(/[&<>"']/g, (c) => ESC[c]!);
+  const text = s ?? '';
+  return NEEDS_WORK.test(text) ? safeLines(text).replace(MARKUP, escape) : text;
 }
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
@@ -113,15 +125,16 @@ function statusOf(o: RunOutcome): { text: string; cls: string } {
   return { text: o.detail.run.status, cls: `status-${esc(o.detail.run.status)}` };
 }
 
-/** The page. */
-export function htmlReport(o: RunOutcome): string {
+/** The page, as UTF-8. */
+export function htmlReport(o: RunOutcome): Buffer {
   const run = o.detail.run;
   const c = o.baseline?.comparison;
   const rows = scenarioRows(o);
   const title = `Eval run ${run.runNumber > 0 ? `#${run.runNumber}` : run.id}${o.suite?.name ? ` of ${o.suite.name}` : ''}`;
   const status = statusOf(o);
-  const out: string[] = [];
-  out.push(
+  // Each line is followed by a newline; the iterations are written piece by piece (utf8-chunks.ts).
+  const out = new Utf8Chunks();
+  out.lines(
     '<!doctype html>',
     '<html lang="en">',
     '<head>',
@@ -143,30 +156,31 @@ export function htmlReport(o: RunOutcome): string {
     `<dt>Overall score</dt><dd><strong>${fmtScore(run.overallScore)}</strong>${c ? ` (run #${c.baseline.runNumber}: ${fmtScore(c.overall.baseline)}, ${signed(c.overall.delta)})` : ''}</dd>`,
   );
   if (c) {
-    out.push(`<dt>Baseline</dt><dd>run #${c.baseline.runNumber} <code>${esc(c.baseline.id)}</code>, agent version ${esc(c.baseline.agentVersion ?? '?')}: <strong class="v-${c.verdict.replace(/ /g, '-')}">${esc(c.verdict)}</strong> (${esc(countsText(c.counts))})</dd>`);
+    out.lines(`<dt>Baseline</dt><dd>run #${c.baseline.runNumber} <code>${esc(c.baseline.id)}</code>, agent version ${esc(c.baseline.agentVersion ?? '?')}: <strong class="v-${c.verdict.replace(/ /g, '-')}">${esc(c.verdict)}</strong> (${esc(countsText(c.counts))})</dd>`);
   } else if (o.baseline?.missing) {
-    out.push(`<dt>Baseline</dt><dd>none: ${esc(o.baseline.missing)}</dd>`);
+    out.lines(`<dt>Baseline</dt><dd>none: ${esc(o.baseline.missing)}</dd>`);
   }
   const verdict = o.stopped || run.status !== 'completed' ? '' : passed(o) ? '<span class="pass">✓ passed</span>' : '<span class="fail">✗ below a gate</span>';
-  out.push(`<dt>Gates</dt><dd>${o.gates.length ? verdict : o.stopped || run.status !== 'completed' ? 'not evaluated: the run did not complete' : 'none'}</dd>`, '</dl>');
+  out.lines(`<dt>Gates</dt><dd>${o.gates.length ? verdict : o.stopped || run.status !== 'completed' ? 'not evaluated: the run did not complete' : 'none'}</dd>`, '</dl>');
   if (o.gates.length) {
-    out.push('<ul class="gates" aria-label="Gates">', ...o.gates.map((g) => `<li class="${g.passed ? 'pass' : 'fail'}">${g.passed ? '✓' : '✗'} <code>${esc(g.gate)}</code>: ${esc(g.message)}</li>`), '</ul>');
+    out.lines('<ul class="gates" aria-label="Gates">', ...o.gates.map((g) => `<li class="${g.passed ? 'pass' : 'fail'}">${g.passed ? '✓' : '✗'} <code>${esc(g.gate)}</code>: ${esc(g.message)}</li>`), '</ul>');
   }
-  if (o.stopped) out.push(`<p class="note" role="status">${escLines(o.stopped.message)}${o.stopped.resume ? `\n${o.stopped.kind === 'timeout' ? 'Keep waiting with' : 'Resume waiting with'}: <code>${esc(o.stopped.resume)}</code>` : ''}</p>`);
-  if (run.status === 'failed') out.push(`<p class="note error" role="status">Run failed: ${escLines(run.error || 'no reason given')}</p>`);
-  out.push('</header>', '<main>');
+  if (o.stopped) out.lines(`<p class="note" role="status">${escLines(o.stopped.message)}${o.stopped.resume ? `\n${o.stopped.kind === 'timeout' ? 'Keep waiting with' : 'Resume waiting with'}: <code>${esc(o.stopped.resume)}</code>` : ''}</p>`);
+  if (run.status === 'failed') out.lines(`<p class="note error" role="status">Run failed: ${escLines(run.error || 'no reason given')}</p>`);
+  out.lines('</header>', '<main>');
 
-  out.push('<section id="charts" aria-labelledby="charts-h"><h2 id="charts-h">Charts</h2>');
-  out.push(scenarioChart(rows, Boolean(c)), criteriaChart(o), trendChart(o));
-  out.push('</section>');
+  out.lines('<section id="charts" aria-labelledby="charts-h"><h2 id="charts-h">Charts</h2>');
+  out.lines(scenarioChart(rows, Boolean(c)), criteriaChart(o), trendChart(o));
+  out.lines('</section>');
 
-  out.push('<section id="scenarios" aria-labelledby="scenarios-h"><h2 id="scenarios-h">Scenarios</h2>', scenarioTable(rows, o), '</section>');
-  out.push('<section id="criteria" aria-labelledby="criteria-h"><h2 id="criteria-h">Criteria</h2>', criteriaTable(o), '</section>');
-  out.push(iterationsSection(o, rows));
-  out.push('</main>');
-  out.push(`<footer>Written by vap${c ? `. Verdicts: ${esc(methodText(c.method))}; regressed: the interval is below 0 and the drop is at least the minimum effect; no significant change: the interval lies within ± the minimum effect; too few iterations: the interval is too wide to tell` : ''}.</footer>`);
-  out.push(`<script>${SCRIPT}</script>`, '</body>', '</html>', '');
-  return out.join('\n');
+  out.lines('<section id="scenarios" aria-labelledby="scenarios-h"><h2 id="scenarios-h">Scenarios</h2>', scenarioTable(rows, o), '</section>');
+  out.lines('<section id="criteria" aria-labelledby="criteria-h"><h2 id="criteria-h">Criteria</h2>', criteriaTable(o), '</section>');
+  iterationsSection(out, o, rows);
+  out.lines('</main>');
+  out.lines(`<footer>Written by vap${c ? `. Verdicts: ${esc(methodText(c.method))}; regressed: the interval is below 0 and the drop is at least the minimum effect; no significant change: the interval lies within ± the minimum effect; too few iterations: the interval is too wide to tell` : ''}.</footer>`);
+  out.lines(`<script>${SCRIPT}</script>`, '</body>');
+  out.add('</html>\n');
+  return out.bytes();
 }
 
 // ---- charts (SVG drawn here; colours from the page's CSS, so dark mode and print follow) ----
@@ -296,17 +310,18 @@ function criteriaTable(o: RunOutcome): string {
   return `<table><thead>${head}</thead><tbody>${body.join('')}</tbody></table>`;
 }
 
-function iterationsSection(o: RunOutcome, rows: readonly ScenarioRow[]): string {
-  const out: string[] = ['<section id="iterations" aria-labelledby="iterations-h" tabindex="-1"><h2 id="iterations-h">Iterations</h2>'];
+/** The iterations' table and each iteration's transcript, written to `out` line by line. */
+function iterationsSection(out: Utf8Chunks, o: RunOutcome, rows: readonly ScenarioRow[]): void {
+  out.lines('<section id="iterations" aria-labelledby="iterations-h" tabindex="-1"><h2 id="iterations-h">Iterations</h2>');
   if (!o.results.length) {
-    out.push('<p>No iteration was read.</p></section>');
-    return out.join('\n');
+    out.lines('<p>No iteration was read.</p></section>');
+    return;
   }
   // Stable keys of our own for the filters and anchors (API ids are data, never markup).
   const key = new Map<string, string>();
   rows.forEach((r, i) => key.set(r.summary.scenarioId, `s${i}`));
   const statuses = [...new Set(o.results.map((r) => r.status))];
-  out.push(
+  out.lines(
     '<div class="filters" role="group" aria-label="Filter the iterations">',
     `<label>Scenario <select id="filter-scenario"><option value="">All scenarios</option>${rows.map((r) => `<option value="${key.get(r.summary.scenarioId)}">${esc(r.summary.name)}</option>`).join('')}</select></label>`,
     `<label>Status <select id="filter-status"><option value="">Any status</option>${statuses.map((s) => `<option value="${esc(s)}">${esc(s)}</option>`).join('')}</select></label>`,
@@ -314,37 +329,45 @@ function iterationsSection(o: RunOutcome, rows: readonly ScenarioRow[]): string 
     '</div>',
   );
   const ordered = rows.flatMap((r) => r.summary.results);
-  const anchor = new Map<RunResult, string>();
-  ordered.forEach((r, i) => anchor.set(r, `it-${i + 1}`));
-  out.push('<table id="iterations-table"><thead><tr><th scope="col">Scenario</th><th scope="col" class="num">Iteration</th><th scope="col">Status</th><th scope="col" class="num">Score</th><th scope="col" class="num">Duration</th></tr></thead><tbody>');
-  for (const r of ordered) {
+  out.add('<table id="iterations-table"><thead><tr><th scope="col">Scenario</th><th scope="col" class="num">Iteration</th><th scope="col">Status</th><th scope="col" class="num">Score</th><th scope="col" class="num">Duration</th></tr></thead><tbody>\n');
+  ordered.forEach((r, i) => {
     const k = key.get(r.evalScenarioId)!;
-    out.push(`<tr data-scenario="${k}" data-status="${esc(r.status)}"><td><a href="#${anchor.get(r)}">${esc(r.scenarioName || r.evalScenarioId)}</a></td><td class="num">${r.iterationNumber}</td><td class="status-${esc(r.status)}">${esc(r.status)}</td><td class="num">${r.status === 'failed' ? '–' : fmtScore(r.overallScore)}</td><td class="num">${esc(seconds(r.durationSeconds))}</td></tr>`);
-  }
-  out.push('</tbody></table>', '<h2 id="transcripts-h">Transcripts</h2>');
-  for (const r of ordered) out.push(iterationArticle(r, anchor.get(r)!, key.get(r.evalScenarioId)!));
-  out.push('</section>');
-  return out.join('\n');
-}
-
-function iterationArticle(r: RunResult, id: string, scenarioKey: string): string {
-  const head = [esc(r.scenarioName || r.evalScenarioId), `iteration ${r.iterationNumber}`, `<span class="status-${esc(r.status)}">${esc(r.status)}</span>`];
-  if (r.status !== 'failed') head.push(`score ${fmtScore(r.overallScore)}`);
-  if (seconds(r.durationSeconds)) head.push(esc(seconds(r.durationSeconds)));
-  const turns = transcriptOf(r).map((t) => {
-    const who = roleLabel(t.role);
-    return `<li class="turn ${who === 'agent' ? 'agent' : who === 'caller' ? 'caller' : 'other'}"><span class="who">${esc(who)}</span><p>${escLines(t.text)}</p></li>`;
+    const status = esc(r.status);
+    out.add(`<tr data-scenario="${k}" data-status="${status}"><td><a href="#it-${i + 1}">${esc(r.scenarioName || r.evalScenarioId)}</a></td><td class="num">${r.iterationNumber}</td><td class="status-${status}">${status}</td><td class="num">${r.status === 'failed' ? '–' : fmtScore(r.overallScore)}</td><td class="num">${esc(seconds(r.durationSeconds))}</td></tr>\n`);
   });
-  const scores = (r.criterionScores ?? []).map((c) => `<dt><code>${esc(c.criterionKey)}</code> <span class="mono">${fmtScore(c.score)}</span></dt><dd>${escLines(c.reason)}</dd>`);
-  return [
-    `<article class="iteration" id="${id}" data-scenario="${scenarioKey}" data-status="${esc(r.status)}" aria-labelledby="${id}-h">`,
-    `<h3 id="${id}-h">${head.join(' · ')} <span class="muted mono">${esc(r.id)}</span></h3>`,
-    r.error ? `<p class="error">Error: ${escLines(r.error)}</p>` : '',
-    '<div class="cols">',
-    turns.length ? `<ol class="chat" aria-label="Transcript">${turns.join('')}</ol>` : '<p class="muted">No transcript.</p>',
-    scores.length ? `<aside class="scores" aria-label="Criteria"><h4>Criteria</h4><dl>${scores.join('')}</dl></aside>` : '<aside class="scores"><p class="muted">No criterion scores.</p></aside>',
-    '</div>',
-    '</article>',
-  ].join('');
+  out.lines('</tbody></table>', '<h2 id="transcripts-h">Transcripts</h2>');
+  ordered.forEach((r, i) => iterationArticle(out, r, `it-${i + 1}`, key.get(r.evalScenarioId)!));
+  out.lines('</section>');
 }
 
+/** One iteration: its transcript as a chat, each criterion's score and reason beside it (one line). */
+function iterationArticle(out: Utf8Chunks, r: RunResult, id: string, scenarioKey: string): void {
+  const status = esc(r.status);
+  const duration = seconds(r.durationSeconds);
+  let head = `${esc(r.scenarioName || r.evalScenarioId)} · iteration ${r.iterationNumber} · <span class="status-${status}">${status}</span>`;
+  if (r.status !== 'failed') head += ` · score ${fmtScore(r.overallScore)}`;
+  if (duration) head += ` · ${esc(duration)}`;
+  out.add(`<article class="iteration" id="${id}" data-scenario="${scenarioKey}" data-status="${status}" aria-labelledby="${id}-h"><h3 id="${id}-h">${head} <span class="muted mono">${esc(r.id)}</span></h3>`);
+  if (r.error) out.add(`<p class="error">Error: ${escLines(r.error)}</p>`);
+  out.add('<div class="cols">');
+  const transcript = transcriptOf(r);
+  if (transcript.length) {
+    out.add('<ol class="chat" aria-label="Transcript">');
+    for (const t of transcript) {
+      const who = roleLabel(t.role);
+      out.add(`<li class="turn ${who === 'agent' ? 'agent' : who === 'caller' ? 'caller' : 'other'}"><span class="who">${esc(who)}</span><p>${escLines(t.text)}</p></li>`);
+    }
+    out.add('</ol>');
+  } else {
+    out.add('<p class="muted">No transcript.</p>');
+  }
+  const scores = r.criterionScores ?? [];
+  if (scores.length) {
+    out.add('<aside class="scores" aria-label="Criteria"><h4>Criteria</h4><dl>');
+    for (const c of scores) out.add(`<dt><code>${esc(c.criterionKey)}</code> <span class="mono">${fmtScore(c.score)}</span></dt><dd>${escLines(c.reason)}</dd>`);
+    out.add('</dl></aside>');
+  } else {
+    out.add('<aside class="scores"><p class="muted">No criterion scores.</p></aside>');
+  }
+  out.add('</div></article>\n');
+}

@@ -46,8 +46,11 @@ export function worstIteration(results: readonly RunResult[]): RunResult | undef
   return worst ?? results[0];
 }
 
-export function transcriptOf(r: RunResult): TranscriptLine[] {
-  return [...(r.transcript ?? [])].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
+/** A result's transcript by ordinal (a stable sort; not copied when the lines came in order, as they usually do). */
+export function transcriptOf(r: RunResult): readonly TranscriptLine[] {
+  const lines = r.transcript ?? [];
+  for (let i = 1; i < lines.length; i++) if ((lines[i - 1]!.ordinal ?? 0) > (lines[i]!.ordinal ?? 0)) return [...lines].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
+  return lines;
 }
 
 /** Document 2's roles for people: `agent`, and `caller` for the API's `user` (the eval's tester): src/ui/values.ts. */

@@ -27,18 +27,22 @@ export function reportOption(v: string, previous: ReportTarget[] = []): ReportTa
  * or the nearest folder above it that exists is (missing folders are created when the
  * report is written); the path is not a folder; no two reports share a file. Writability is
  * probed by creating and removing a file, so that a read-only mount is caught for root too.
+ * The folders are probed side by side; the first report in the order given that cannot be
+ * written is the one named.
  */
 export async function checkReportTargets(reports: readonly ReportTarget[]): Promise<void> {
   const seen = new Map<string, ReportTarget>();
   for (const r of reports) {
-    const flag = `--report ${r.kind}=${r.path}`;
-    const refuse = (why: string) => new UsageError(`cannot write ${flag}: ${why}`, 'pass a path in a folder you can write');
     const target = resolve(r.path);
     const twin = seen.get(target);
-    if (twin) throw new UsageError(`${flag} and --report ${twin.kind}=${twin.path} would write the same file`, 'give each report a path of its own');
+    if (twin) throw new UsageError(`--report ${r.kind}=${r.path} and --report ${twin.kind}=${twin.path} would write the same file`, 'give each report a path of its own');
     seen.set(target, r);
-    await checkWriteTarget(r.path, refuse);
   }
+  const checks = await Promise.allSettled(
+    reports.map((r) => checkWriteTarget(r.path, (why: string) => new UsageError(`cannot write --report ${r.kind}=${r.path}: ${why}`, 'pass a path in a folder you can write'))),
+  );
+  const refused = checks.find((c): c is PromiseRejectedResult => c.status === 'rejected');
+  if (refused) throw refused.reason;
 }
 
 /** Which reports need the suite (its name) and the suite's recent runs (the HTML trend chart). */
@@ -47,36 +51,109 @@ export function reportNeeds(reports: readonly ReportTarget[], env: Context['env'
   return { suite: md, history: reports.some((r) => r.kind === 'html') };
 }
 
-/** Renders one report (each format's module is loaded only when asked for). */
-export async function renderReport(kind: ReportKind, o: RunOutcome): Promise<string> {
-  switch (kind) {
-    case 'junit':
-      return (await import('./report-junit.js')).renderJunitReport(o);
-    case 'json':
-      return (await import('./report-json.js')).jsonReport(o);
-    case 'markdown':
-      return (await import('./report-markdown.js')).markdownReport(o);
-    case 'html':
-      return (await import('./report-html.js')).htmlReport(o);
+/** A report's builder: its text, or (the large ones) its UTF-8 bytes. */
+type Renderer = (o: RunOutcome) => string | Uint8Array;
+const loading = new Map<ReportKind, Promise<Renderer>>();
+
+/** The builder of one report; its module is loaded on the first call (only the formats asked for are ever loaded). */
+function renderer(kind: ReportKind): Promise<Renderer> {
+  let p = loading.get(kind);
+  if (!p) {
+    switch (kind) {
+      case 'junit':
+        p = import('./report-junit.js').then((m) => m.junitReport);
+        break;
+      case 'json':
+        p = import('./report-json.js').then((m) => m.jsonReport);
+        break;
+      case 'markdown':
+        p = import('./report-markdown.js').then((m): Renderer => (o) => m.markdownReport(o));
+        break;
+      case 'html':
+        p = import('./report-html.js').then((m) => m.htmlReport);
+        break;
+    }
+    loading.set(kind, p);
   }
+  return p;
+}
+
+/** The report kinds that writing `reports` renders (the Markdown one also for $GITHUB_STEP_SUMMARY). */
+function kindsOf(reports: readonly ReportTarget[], env: Context['env']): Set<ReportKind> {
+  const kinds = new Set(reports.map((r) => r.kind));
+  if (env.GITHUB_STEP_SUMMARY) kinds.add('markdown');
+  return kinds;
 }
 
 /**
- * Writes every report (atomically: a temporary file, then a rename) and appends the
- * Markdown report to $GITHUB_STEP_SUMMARY when it is set.
+ * Loads the builders of the reports that will be written, without waiting: called while the
+ * run's results are on their way, so that the modules compile meanwhile.
+ */
+export function preloadReports(reports: readonly ReportTarget[], env: Context['env']): void {
+  for (const kind of kindsOf(reports, env)) renderer(kind).catch(() => undefined);
+}
+
+/** Renders one report, as text. */
+export async function renderReport(kind: ReportKind, o: RunOutcome): Promise<string> {
+  return asText((await renderer(kind))(o));
+}
+
+const asText = (content: string | Uint8Array) => (typeof content === 'string' ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('utf8'));
+
+/** The order reports are rendered in: each file is written while the next renders, so the smallest (Markdown) goes last. */
+const RENDER_ORDER: Record<ReportKind, number> = { html: 0, junit: 1, json: 2, markdown: 3 };
+
+/**
+ * Writes every report atomically (a temporary file, then a rename) and appends the Markdown
+ * report to $GITHUB_STEP_SUMMARY when it is set. The temporary files are opened first, and
+ * each report is written (on libuv's threads) as soon as it is rendered, while the next one
+ * renders; each format is rendered once, however many files it goes to. A report that
+ * cannot be rendered or written does not stop the others; the first failure is thrown once
+ * all are done.
  */
 export async function writeReports(ctx: Context, o: RunOutcome, reports: readonly ReportTarget[]): Promise<void> {
-  const { writeFileAtomic } = await import('./write-atomic.js');
-  // Each file is written while the next report renders (the writes run on libuv's threads).
-  const writes: Array<Promise<void>> = [];
+  const kinds = kindsOf(reports, ctx.env);
+  if (kinds.size === 0) return;
+  const [{ openAtomic }] = await Promise.all([import('./write-atomic.js'), ...[...kinds].map(renderer)]);
   const failed = (r: ReportTarget) => (err: unknown) => {
     throw new CliError(`could not write the ${r.kind} report to ${r.path}: ${(err as Error).message}`);
   };
-  for (const r of reports) {
-    const content = await renderReport(r.kind, o).catch(failed(r));
-    writes.push(writeFileAtomic(r.path, content).catch(failed(r)));
+  // Opened first (a few turns of the event loop while it is free: a folder made, a file
+  // created), so that each report's write starts, on libuv's threads, as soon as it is rendered.
+  const files = reports.map((r) => openAtomic(r.path));
+  for (const f of files) f.catch(() => undefined); // each is awaited below
+  await Promise.allSettled(files);
+  const rendered = new Map<ReportKind, string | Uint8Array>();
+  const render = async (kind: ReportKind) => {
+    let text = rendered.get(kind);
+    if (text === undefined) {
+      text = (await renderer(kind))(o);
+      rendered.set(kind, text);
+    }
+    return text;
+  };
+  const writes: Array<Promise<unknown>> = [];
+  const order = reports.map((r, i) => ({ r, file: files[i]! })).sort((a, b) => RENDER_ORDER[a.r.kind] - RENDER_ORDER[b.r.kind]);
+  for (const { r, file } of order) {
+    const content = render(r.kind);
+    writes.push(
+      content.then(
+        async (text) => (await file).commit(text),
+        async (err: unknown) => {
+          await file.then((f) => f.discard(), () => undefined);
+          throw err;
+        },
+      ).catch(failed(r)),
+    );
+    await content.catch(() => undefined);
   }
-  writes.push(appendStepSummary(ctx.env, o).then(() => undefined, (err: Error) => ctx.warn(`could not append to $GITHUB_STEP_SUMMARY: ${err.message}`)));
+  if (ctx.env.GITHUB_STEP_SUMMARY) {
+    writes.push(
+      render('markdown')
+        .then((md) => appendStepSummary(ctx.env, o, asText(md)))
+        .then(() => undefined, (err: Error) => ctx.warn(`could not append to $GITHUB_STEP_SUMMARY: ${err.message}`)),
+    );
+  }
   const settled = await Promise.allSettled(writes);
   const rejected = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
   if (rejected) throw rejected.reason;

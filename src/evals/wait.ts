@@ -33,6 +33,8 @@ export interface WaitOptions {
   initial?: RunDetail;
   /** Each fresh view of the run while waiting. */
   onProgress?(detail: RunDetail): void;
+  /** The event stream said the run ended: called once, as its run and results are asked for (what else the caller needs can be asked for beside them). */
+  onEnded?(): void;
   /** Event-driven end (optional): without it, or when it is unavailable, polling alone. */
   watch?: WatchCompletion;
 }
@@ -47,6 +49,7 @@ export async function waitForRun(api: ApiClient, opts: WaitOptions): Promise<{ d
   let woken = false;
   /** The stream said the run ended: read the run and its results at once, side by side. */
   let ended = false;
+  let endedSaid = false;
   let wake: (() => void) | undefined;
   const poke = () => {
     woken = true;
@@ -71,10 +74,12 @@ export async function waitForRun(api: ApiClient, opts: WaitOptions): Promise<{ d
       if (!detail) {
         woken = false;
         if (ended) {
-          [detail, results] = await Promise.all([
-            getRun(api, opts.agentId, opts.evalId, opts.runId, opts.signal),
-            listRunResults(api, opts.agentId, opts.evalId, opts.runId, opts.signal),
-          ]);
+          const both = Promise.all([getRun(api, opts.agentId, opts.evalId, opts.runId, opts.signal), listRunResults(api, opts.agentId, opts.evalId, opts.runId, opts.signal)]);
+          if (!endedSaid) {
+            endedSaid = true;
+            opts.onEnded?.();
+          }
+          [detail, results] = await both;
         } else {
           detail = await getRun(api, opts.agentId, opts.evalId, opts.runId, opts.signal);
         }

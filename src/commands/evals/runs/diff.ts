@@ -6,7 +6,7 @@ import { diffRuns, renderDiff, type RunSide } from '../../../evals/diff.js';
 import { machineOutput, resumeCommand } from '../../../evals/follow.js';
 import { checkCriterionKeys, evaluateGates, scoreOption } from '../../../evals/gates.js';
 import type { RunOutcome } from '../../../evals/outcome.js';
-import { checkReportTargets, reportNeeds, reportOption, writeReports, type ReportTarget } from '../../../evals/reports.js';
+import { checkReportTargets, preloadReports, reportNeeds, reportOption, writeReports, type ReportTarget } from '../../../evals/reports.js';
 import { CONFIDENCE, DEFAULT_MIN_EFFECT } from '../../../evals/verdict.js';
 import { CliError, GateError, UsageError } from '../../../errors.js';
 import { safe, safeText } from '../../../ui/safe-text.js';
@@ -81,19 +81,28 @@ export async function run(args: (string | undefined)[], opts: DiffOptions & Glob
   const agentId = resolveAgent(opts, ctx);
   const spec = gateSpec(opts, { baseline: false });
   const reports = opts.report ?? [];
-  await checkReportTargets(reports);
-  const api = await ctx.api();
+  // The report paths are checked (a refusal comes first) while the client is set up.
+  const [checked, client] = await Promise.allSettled([checkReportTargets(reports), ctx.api()]);
+  if (checked.status === 'rejected') throw checked.reason;
+  if (client.status === 'rejected') throw client.reason;
+  const api = client.value;
   const needs = reportNeeds(reports, ctx.env);
-  const [detailB, resultsB, runs, suite] = await Promise.all([
-    getRun(api, agentId, evalId, b, ctx.signal),
+  // Everything at once: both runs and their results (run A when named), the suite and its runs.
+  const [detailB, resultsB, runs, suite, namedA] = await Promise.all([
+    // Once B's answer is in, every request is out: the report builders compile while the rest arrives.
+    getRun(api, agentId, evalId, b, ctx.signal).then((d) => {
+      if (reports.length) preloadReports(reports, ctx.env);
+      return d;
+    }),
     listRunResults(api, agentId, evalId, b, ctx.signal),
     needs.history || (spec.baseline && spec.baseline.kind !== 'run') ? listRuns(api, agentId, evalId, ctx.signal) : undefined,
     needs.suite ? getSuite(api, agentId, evalId, ctx.signal).catch(() => undefined) : undefined,
+    a ? Promise.all([getRun(api, agentId, evalId, a, ctx.signal), listRunResults(api, agentId, evalId, a, ctx.signal)]) : undefined,
   ]);
   let detailA: RunDetail;
   let resultsA: RunResult[];
-  if (a) {
-    [detailA, resultsA] = await Promise.all([getRun(api, agentId, evalId, a, ctx.signal), listRunResults(api, agentId, evalId, a, ctx.signal)]);
+  if (namedA) {
+    [detailA, resultsA] = namedA;
   } else {
     const found = await resolveBaseline(api, { agentId, evalId }, spec.baseline!, detailB.run, ctx.signal, runs);
     if (found.missing !== undefined) throw new UsageError(`--baseline ${baselineArg(spec.baseline!)}: ${found.missing}`, 'name run A instead: `diff <runA> <runB>`');

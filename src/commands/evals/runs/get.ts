@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { FINISHED_RUN_STATUSES, getRun, listRunResults, type RunDetail } from '../../../api/evals.js';
+import { FINISHED_RUN_STATUSES, getRun, type RunDetail } from '../../../api/evals.js';
 import type { Context, GlobalOptions } from '../../../context.js';
 import { checkBaseline } from '../../../evals/baseline.js';
-import { finishRun, followRun } from '../../../evals/follow.js';
+import { finishRun, followRun, startOutcomeReads } from '../../../evals/follow.js';
 import { checkReportTargets } from '../../../evals/reports.js';
 import { checkCriterionKeys, fmtScore } from '../../../evals/gates.js';
 import { progressText, summarizeCriteria } from '../../../evals/summary.js';
@@ -46,23 +46,29 @@ export async function run(args: (string | undefined)[], opts: GetOptions & Globa
   const agentId = resolveAgent(opts, ctx);
   const settings = followSettings(opts);
   const ref = { agentId, evalId, runId };
-  await checkReportTargets(settings.reports);
-  const api = await ctx.api();
+  // The report paths are checked (a refusal comes first) while the client is set up.
+  const [checked, client] = await Promise.allSettled([checkReportTargets(settings.reports), ctx.api()]);
+  if (checked.status === 'rejected') throw checked.reason;
+  if (client.status === 'rejected') throw client.reason;
+  const api = client.value;
   const gated =
     settings.gates.minScore !== undefined ||
     settings.gates.minCriteria.length > 0 ||
     opts.allowFailedIterations !== undefined ||
     settings.reports.length > 0 ||
     settings.gates.baseline !== undefined;
-  // Gated without --wait: the run has most likely ended, so its results are read beside it
-  // (one round trip instead of two; unused, and dropped, when it is still going).
-  const early = gated && !opts.wait ? listRunResults(api, agentId, evalId, runId, ctx.signal).catch(() => undefined) : undefined;
-  const detail = await getRun(api, agentId, evalId, runId, ctx.signal);
-  if (settings.gates.baseline) await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, detail.run, ctx.signal);
+  const reading = getRun(api, agentId, evalId, runId, ctx.signal);
+  // Gated without --wait: the run has most likely ended, so everything its gates and reports
+  // need (its results, the suite, its runs, a baseline named by id) is asked for beside it,
+  // in one round trip; the report builders load meanwhile. Unused (and dropped) when the
+  // run is still going.
+  const reads = gated && !opts.wait ? startOutcomeReads(ctx, api, ref, settings) : undefined;
+  const detail = await reading;
+  if (settings.gates.baseline) await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, detail.run, ctx.signal, { runs: reads?.runs, baseline: reads?.baseline });
   if (opts.wait) return followRun(ctx, api, ref, settings, detail);
   if (gated) {
     checkCriterionKeys(settings.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
-    if (FINISHED_RUN_STATUSES.has(detail.run.status)) return finishRun(ctx, api, ref, detail, settings, { results: await early });
+    if (FINISHED_RUN_STATUSES.has(detail.run.status)) return finishRun(ctx, api, ref, detail, settings, { reads });
   }
   await printRun(detail, ctx);
   if (gated) await finishRun(ctx, api, ref, detail, settings); // still going: says to add --wait (exit 1)

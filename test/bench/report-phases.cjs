@@ -42,11 +42,12 @@ JSON.parse = function timedParse(...args) {
   }
 };
 
-// Each report builder, timed: the built chunk's exports are wrapped as it is loaded.
+// Each report builder, timed: the built chunk's exports are wrapped once it is loaded
+// (Module.prototype.load, not _compile: on Node 20 vap's compile cache compiles dist/ itself).
 const BUILDERS = ['junitReport', 'jsonReport', 'markdownReport', 'htmlReport'];
-const compile = Module.prototype._compile;
-Module.prototype._compile = function timedCompile(content, filename) {
-  const r = compile.call(this, content, filename);
+const load = Module.prototype.load;
+Module.prototype.load = function timedLoad(filename) {
+  const r = load.call(this, filename);
   if (/[\\/]report-(junit|json|markdown|html)-[^\\/]*\.js$/.test(filename)) {
     for (const name of BUILDERS) {
       const fn = this.exports[name];

@@ -14,13 +14,11 @@
 // Target: vap ≤ 1.5x the bare client. Files whose text is the one recorded at the last sync
 // are not parsed (their digest is in the state); a last measure edits every file (a comment
 // added) so that all 600 are parsed, for information. Nothing here is asserted by tests.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { machineLine, measureChild, table } from './lib.mjs';
+import { machineLine, measureChild, table, startEmulator as startLib, apiData } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
@@ -28,27 +26,9 @@ const BARE = fileURLToPath(new URL('./ascode-bare.mjs', import.meta.url));
 const KEY = 'key_bench_ascode';
 const CLEAN = { NODE_EXTRA_CA_CERTS: undefined, NODE_OPTIONS: undefined, VAP_PROFILE: undefined, CI: undefined };
 
-function startEmulator() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--org', `bench:${KEY}`], {
-      cwd: ROOT,
-      env: { ...process.env, ...CLEAN, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ child, url: JSON.parse(line).url }));
-    child.once('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
-  });
-}
+const startEmulator = () => startLib(['--org', `bench:${KEY}`]);
 
-async function api(url, method, path, body) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()).data;
-}
+const api = (url, method, path, body) => apiData({ url, key: KEY }, method, path, body);
 
 /** n agents, each with a tool, a voice, and 2 ready suites of 2 scenarios; 16 agents at a time. */
 async function seed(url, n) {

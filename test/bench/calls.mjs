@@ -20,15 +20,13 @@
 // write), with the bytes of both compared (target: NDJSON at most 0.85x); and the V8 flags
 // a listing sets (--semi-space-growth-factor here, --liftoff-only at start) with and
 // without, on the same build (v8-flags.cjs). Nothing here is asserted by tests.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { baselineBuild } from './baseline.mjs';
-import { machineLine, mb, measureChild, table } from './lib.mjs';
+import { machineLine, mb, measureChild, table, startEmulator as startLib } from './lib.mjs';
 
 const CPU = fileURLToPath(new URL('./cpu-usage.cjs', import.meta.url));
 const FLAGS = fileURLToPath(new URL('./v8-flags.cjs', import.meta.url));
@@ -88,17 +86,7 @@ async function measure(args, { env = {} } = {}) {
   return { ...r, lines, firstLine };
 }
 
-function startEmulator() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--time-scale', '1000', '--org', `bench:${KEY}`], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ child, url: JSON.parse(line).url }));
-    child.once('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
-  });
-}
+const startEmulator = () => startLib(['--time-scale', '1000', '--org', `bench:${KEY}`]);
 
 async function seed(url, count) {
   const res = await fetch(`${url}/_emulator/calls/seed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ org: 'bench', count }) });

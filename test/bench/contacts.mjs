@@ -15,15 +15,13 @@
 // Targets: dry-run at most 2x the floor; peak RSS at most 200 MB and within 20% between
 // the smallest and the largest file. Then the largest file's dry run with and without the
 // V8 flag the import sets (--heap-growing-percent=100; v8-flags.cjs drops it). Nothing here is asserted by the tests.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { BENCH_SCHEMA, generateContactsCsv } from './generate-contacts.mjs';
-import { machineLine, mb, measureChild, table } from './lib.mjs';
+import { machineLine, mb, measureChild, table, startEmulator as startLib } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
@@ -46,20 +44,7 @@ async function measureBest(args, opts, runs) {
 }
 
 /** Starts `vap emulator start --port 0 --json --time-scale 1000` and reads its URL and key. */
-async function startEmulator() {
-  const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--time-scale', '1000', '--org', 'bench:key_bench'], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout });
-    rl.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
-  });
-  const info = JSON.parse(line);
-  return { child, url: info.url, key: info.orgs[0].apiKey };
-}
+const startEmulator = () => startLib(['--time-scale', '1000', '--org', 'bench:key_bench']);
 
 async function createList(emu, name) {
   const res = await fetch(`${emu.url}/api/v1/contact-lists`, {

@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { machineLine, mb, measureChild, table } from './lib.mjs';
+import { machineLine, mb, measureChild, table, startEmulator as startLib } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
@@ -37,13 +37,7 @@ function cleanEnv(extra = {}) {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), NO_COLOR: '1', ...extra };
 }
 
-function startEmulator(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--time-scale', '1000', ...args], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ child, url: JSON.parse(line).url }));
-    child.once('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
-  });
-}
+const startEmulator = (args) => startLib(['--time-scale', '1000', ...args]);
 
 /** A bare Fastify server answering the given bodies (the same Fastify the emulator uses). */
 function startBare(bodies) {

@@ -16,9 +16,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { machineLine, table } from './lib.mjs';
+import { machineLine, table, startEmulator as startLib, apiData } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
@@ -27,29 +26,9 @@ const arg = (name, dflt) => {
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 
-async function startEmulator(timeScale) {
-  const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--time-scale', String(timeScale), '--org', 'bench:key_bench'], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
-  });
-  const info = JSON.parse(line);
-  return { child, url: info.url, key: info.orgs?.[0]?.apiKey ?? 'key_bench' };
-}
+const startEmulator = (timeScale) => startLib(['--time-scale', String(timeScale), '--org', 'bench:key_bench']);
 
-async function api(emu, method, path, body) {
-  const res = await fetch(`${emu.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${emu.key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()).data;
-}
+const api = (emu, method, path, body) => apiData(emu, method, path, body);
 
 /** The real time (ms since the epoch) at which the emulator appended the run's completion event. */
 async function completedAt(emu, runId) {

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startEmulator as startLib } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
@@ -22,13 +23,7 @@ const KEY = 'key_bench_events';
 const roundsArg = process.argv.indexOf('--rounds');
 const ROUNDS = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3;
 
-function startEmulator() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--time-scale', '1', '--org', `bench:${KEY}`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ child, ...JSON.parse(line) }));
-    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
-  });
-}
+const startEmulator = () => startLib(['--time-scale', '1', '--org', `bench:${KEY}`]);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,10 +1,13 @@
 // What the benchmarks share: running a child while measuring its wall time and peak RSS,
-// the machine line each benchmark starts with, and the plain-text result table.
+// the machine line each benchmark starts with, the plain-text result table, and starting
+// the built emulator and calling its API.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 const TIME = '/usr/bin/time';
 
@@ -75,3 +78,33 @@ export function table(rows) {
 }
 
 export const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'bin/vap.js');
+
+/**
+ * Starts the built emulator (`vap emulator start --port 0 --json …args`) in a clean
+ * environment (or `env`); resolves, once it listens, with the child, its URL, its
+ * organizations and the first one's API key.
+ */
+export function startEmulator(args = [], { env = { ...cleanEnv(), NO_COLOR: '1' } } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      const info = JSON.parse(line);
+      resolve({ child, ...info, key: info.orgs?.[0]?.apiKey });
+    });
+    child.once('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
+  });
+}
+
+/** One API request with `key`; resolves with the answer's `data`, or rejects with the status and body. */
+export async function apiData({ url, key }, method, path, body) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()).data;
+}

@@ -25,13 +25,11 @@
 // compared, byte for byte, with those of the first round. `--compare <dir>` adds the four
 // reports written by another built tree (a folder with bin/vap.js and dist/: say, main
 // before a change), timed in the same rounds. Nothing here is asserted by tests.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { machineLine, measureChild, table } from './lib.mjs';
+import { machineLine, measureChild, table, startEmulator as startLib, apiData } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
@@ -45,27 +43,9 @@ const arg = (name, dflt) => {
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 
-function startEmulator() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--time-scale', '1000', '--seed', '11', '--org', `bench:${KEY}`], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ child, url: JSON.parse(line).url }));
-    child.once('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
-  });
-}
+const startEmulator = () => startLib(['--time-scale', '1000', '--seed', '11', '--org', `bench:${KEY}`]);
 
-async function api(url, method, path, body) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()).data;
-}
+const api = (url, method, path, body) => apiData({ url, key: KEY }, method, path, body);
 
 const RULES = [
   'Always greet the caller by the practice name and offer help with bookings, changes and cancellations.',

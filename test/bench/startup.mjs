@@ -12,14 +12,13 @@
 // Every child runs in a clean environment: PATH, HOME, NO_COLOR=1 and what the case sets,
 // nothing else (NODE_EXTRA_CA_CERTS pointing at a large bundle adds about 40 ms to every
 // Node start; NODE_OPTIONS could add anything). Nothing here is asserted by the tests.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
 import { baselineBuild } from './baseline.mjs';
-import { machineLine, table } from './lib.mjs';
+import { machineLine, table, startEmulator as startLib } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
@@ -33,13 +32,7 @@ const arg = (name) => {
 /** The variables that slow Node's own start, or change it, that the children never get. */
 const REMOVED = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NODE_COMPILE_CACHE', 'NODE_V8_COVERAGE', 'NODE_DEBUG'];
 
-function startEmulator(env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--org', 'bench:key_bench'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ child, ...JSON.parse(line) }));
-    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
-  });
-}
+const startEmulator = (env) => startLib(['--org', 'bench:key_bench'], { env });
 
 function timeOnce(c) {
   c.before?.();

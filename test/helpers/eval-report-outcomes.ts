@@ -2,6 +2,7 @@ import type { CriterionScore, Run, RunDetail, RunResult, TranscriptLine } from '
 import { compareRuns } from '../../src/evals/compare.js';
 import { evaluateGates, type GateSpec } from '../../src/evals/gates.js';
 import type { RunOutcome } from '../../src/evals/outcome.js';
+import { seededRandom } from '../../src/emulator/ids.js';
 
 // Fixed runs for the eval reports (JUnit, JSON, Markdown, HTML), made from a seeded
 // generator so that every run of the tests builds the same outcomes: a completed run
@@ -12,17 +13,8 @@ import type { RunOutcome } from '../../src/evals/outcome.js';
 // text: markup, Markdown, control characters, bidirectional overrides, characters XML
 // cannot carry, lone surrogates, astral characters.
 
-/** A small seeded generator (mulberry32): the same numbers on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator (mulberry32, the emulator's): the same numbers on every run. */
+const random = seededRandom;
 
 /** Text that every report must escape, each its own way. */
 export const HOSTILE = [

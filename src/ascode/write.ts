@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Document, parseDocument } from 'yaml';
 import slugify from '@sindresorhus/slugify';
 import { canonicalJson, type AgentModel, type SuiteModel, type WebhookModel } from './model.js';
@@ -21,17 +19,8 @@ export function uniqueSlug(name: string, taken: (s: string) => boolean, fallback
   for (let n = 2; ; n++) if (!taken(`${base}-${n}`)) return `${base}-${n}`;
 }
 
-export async function writeFileAtomic(path: string, content: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await writeFile(tmp, content, 'utf8');
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true }).catch(() => undefined);
-    throw err;
-  }
-}
+/** Files are written atomically (a temporary file beside them, then a rename): the one writer vap has for that. */
+export { writeFileAtomic } from '../write-atomic.js';
 
 /** Compares YAML values the way the plan does: a `${vars.X}` in the file counts as its value. */
 function equalWithVars(vars: Record<string, string>) {

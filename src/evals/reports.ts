@@ -114,7 +114,7 @@ const RENDER_ORDER: Record<ReportKind, number> = { html: 0, junit: 1, json: 2, m
 export async function writeReports(ctx: Context, o: RunOutcome, reports: readonly ReportTarget[]): Promise<void> {
   const kinds = kindsOf(reports, ctx.env);
   if (kinds.size === 0) return;
-  const [{ openAtomic }] = await Promise.all([import('./write-atomic.js'), ...[...kinds].map(renderer)]);
+  const [{ openAtomic }] = await Promise.all([import('../write-atomic.js'), ...[...kinds].map(renderer)]);
   const failed = (r: ReportTarget) => (err: unknown) => {
     throw new CliError(`could not write the ${r.kind} report to ${r.path}: ${(err as Error).message}`);
   };

@@ -5,6 +5,7 @@ import { addScenario, createSuite, deleteSuite, updateSuite, type SuiteChange } 
 import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint, type WebhookEndpointChange } from '../api/webhooks.js';
 import { changedFields, contentHash, fieldHashes, scenarioHash, type AgentModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
 import { findVoice, type Plan, type PlanItem } from './plan.js';
+import type { ProjectFs } from './paths.js';
 import { RemoteReader, type RemoteAgent } from './remote.js';
 import { intentKey, saveState, SECTION, type Entry, type Intent, type State } from './state.js';
 
@@ -24,6 +25,11 @@ export interface Reporter {
   failed(item: PlanItem, message: string): void;
   /** A new webhook endpoint's secret, shown once. */
   secret(item: PlanItem, id: string, secret: string): Promise<void>;
+  /**
+   * A webhook endpoint an interrupted push created, adopted by this one, whose secret was
+   * never shown: say so (with the rotate-secret command) or rotate it.
+   */
+  adoptedSecret(item: PlanItem, id: string): Promise<void>;
 }
 
 export interface ChangedAgent {
@@ -51,7 +57,7 @@ export interface ApplyResult {
 
 export interface ApplyInput {
   api: ApiClient;
-  root: string;
+  fs: ProjectFs;
   plan: Plan;
   state: State;
   pushId: string;
@@ -86,7 +92,7 @@ export class Applier {
   }
 
   private save(): Promise<void> {
-    return saveState(this.input.root, this.state);
+    return saveState(this.input.fs, this.state);
   }
 
   private async writeIntent(kind: Kind, key: string, intent: Omit<Intent, 'push' | 'at' | 'kind'>): Promise<Intent> {
@@ -132,6 +138,7 @@ export class Applier {
       if (i.action === 'delete' && i.needsPrune) this.skip(i, 'the file was removed; pass --prune to delete it on the platform');
     }
 
+    for (const i of by('webhook', (x) => Boolean(x.adopted))) await this.noticeAdoptedSecret(i);
     for (const i of by('webhook', upserts)) await this.guard(i, () => this.applyWebhook(i));
     for (const a of by('agent', () => true)) {
       if (upserts(a)) await this.guard(a, () => this.applyAgent(a));
@@ -152,6 +159,13 @@ export class Applier {
     }
     for (const i of items) if (i.action === 'forget') await this.record(i.kind, i.key, undefined);
     return this.result;
+  }
+
+  /** An adopted endpoint whose create was answered but whose secret was never shown. */
+  private async noticeAdoptedSecret(item: PlanItem): Promise<void> {
+    const intent = this.state.intents[intentKey('webhook', item.key)];
+    if (!item.id || intent?.secretShown) return;
+    await this.input.report.adoptedSecret(item, item.id);
   }
 
   private skip(item: PlanItem, message: string): void {
@@ -374,6 +388,8 @@ export class Applier {
       intent.id = id;
       await this.save();
       await this.input.report.secret(item, id, res.secret);
+      intent.secretShown = true;
+      await this.save();
       verb = `created (${id})`;
     } else {
       id = item.id!;
@@ -384,9 +400,6 @@ export class Applier {
       if (item.changes.includes('events')) patch.events = local.events;
       if (Object.keys(patch).length) await updateWebhookEndpoint(api, id, patch);
       verb = `updated ${item.changes.join(', ')} (${id})`;
-      if (item.adopted) {
-        this.input.report.warn(`webhook ${item.key}: created by a push that was interrupted before its secret was shown; make a new one with \`vap webhooks rotate-secret ${id}\``);
-      }
     }
     const { getWebhookEndpoint } = await import('../api/webhooks.js');
     const back = await getWebhookEndpoint(api, id, this.input.signal);

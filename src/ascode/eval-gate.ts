@@ -11,6 +11,7 @@ import { safe, safeText } from '../ui/safe-text.js';
 import type { ChangedAgent } from './apply.js';
 import { contentHash, fieldHashes } from './model.js';
 import { findVoice, type Plan } from './plan.js';
+import type { ProjectFs } from './paths.js';
 import { RemoteReader } from './remote.js';
 import { saveState, type State } from './state.js';
 
@@ -32,7 +33,7 @@ export interface EvalTarget {
 
 export interface EvalGateInput {
   api: ApiClient;
-  root: string;
+  fs: ProjectFs;
   state: State;
   plan: Plan;
   pushId: string;
@@ -168,7 +169,7 @@ async function rollBack(ctx: Context, input: EvalGateInput, agents: ChangedAgent
     if (back) {
       const fields = fieldHashes('agent', back.model);
       input.state.agents[a.slug] = { id: a.id, fields, hash: contentHash('agent', fields), version: back.version };
-      await saveState(input.root, input.state);
+      await saveState(input.fs, input.state);
     }
     ctx.io.stderr.write(safe`↩ rolled back agent ${a.slug} (${a.id}) to version ${a.fromVersion} (now version ${back?.version ?? res.version}): ${reason}\n`);
   }

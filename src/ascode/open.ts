@@ -1,14 +1,18 @@
 import type { ApiClient } from '../api/client.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { buildPlan, readRemote, type Plan, type PlanOptions, type RemoteSnapshot } from './plan.js';
+import { buildPlan, missingTracked, readRemote, trackedCount, type Plan, type PlanOptions, type RemoteSnapshot } from './plan.js';
+import { checkLayout, ProjectFs } from './paths.js';
 import { findRoot, listPresence, noProjectError, readConfig, readFiles, type LocalFiles, type ProfileSettings, type ProjectConfig } from './project.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader } from './remote.js';
 import { loadState, SECTION, type State } from './state.js';
+import { confirmMissing, confirmOrigin } from './sync-guard.js';
 
 export interface OpenProject {
   root: string;
+  /** Every path vap writes, reads or removes in the project goes through it. */
+  fs: ProjectFs;
   config: ProjectConfig;
   profile: string;
   settings: ProfileSettings;
@@ -16,16 +20,25 @@ export interface OpenProject {
   files: LocalFiles;
 }
 
-/**
- * The project, the active profile (it must be one vap.yaml lists), its state and the
- * files, read and checked: a problem in any file is exit 2 before anything is sent.
- */
-export async function openProject(opts: { dir?: string }, ctx: Context, profile: string, early?: EarlyRead): Promise<OpenProject & { remote?: Promise<RemoteSnapshot> }> {
-  const start = opts.dir ?? '.';
+/** The project folder at or above `start`, its layout checked (no link where vap writes). */
+export function openRoot(start: string): ProjectFs {
   const root = findRoot(start);
   if (!root) throw noProjectError(start);
+  const fs = new ProjectFs(root);
+  checkLayout(fs);
+  return fs;
+}
+
+/**
+ * The project, the active profile (it must be one vap.yaml lists), its state and the
+ * files, read and checked: a problem in any file is exit 2 before anything is sent, and
+ * a platform read started early is stopped at once (no request is left retrying).
+ */
+export async function openProject(opts: { dir?: string }, ctx: Context, profile: string, early?: EarlyRead): Promise<OpenProject & { remote?: Promise<RemoteSnapshot> }> {
+  const fs = openRoot(opts.dir ?? '.');
+  const root = fs.root;
   const problems = new ProblemList();
-  const config = await readConfig(root, problems);
+  const config = await readConfig(fs, problems);
   problems.throwIfAny((l) => ctx.io.stderr.write(l));
   const settings = config!.profiles.get(profile);
   if (!settings) {
@@ -35,29 +48,45 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
       `pass --profile ${known[0] ?? '<name>'}, or add ${profile} under profiles in vap.yaml (\`vap pull --profile ${profile} --all\` does)`,
     );
   }
-  const state = await loadState(root, profile);
+  const state = await loadState(fs, profile);
+  await confirmOrigin(ctx, state, await ctx.credentials());
   // `vap diff` reads the platform while the files are parsed; `vap push` sends nothing before they are checked.
-  const remote = early ? readRemote(state, listPresence(root), new RemoteReader(await early.api(), ctx.signal)) : undefined;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const remote = early ? readRemote(state, listPresence(root), new RemoteReader(await early.api(), stop.signal)) : undefined;
   remote?.catch(() => undefined);
-  const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key]);
-  problems.throwIfAny((l) => ctx.io.stderr.write(l));
-  return { root, config: config!, profile, settings, state, files, remote };
+  try {
+    const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key]);
+    problems.throwIfAny((l) => ctx.io.stderr.write(l));
+    return { root, fs, config: config!, profile, settings, state, files, remote };
+  } catch (err) {
+    stop.abort(err);
+    throw err;
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
 }
 
 export interface EarlyRead {
   api(): Promise<ApiClient>;
 }
 
-/** Reads the platform and builds the plan; an unknown tool or voice name is exit 2, nothing sent. */
+/**
+ * Reads the platform and builds the plan; an unknown tool or voice name is exit 2,
+ * nothing sent. Too many tracked ids missing (another organization's key?) needs --yes.
+ */
 export async function planFor(p: OpenProject & { remote?: Promise<RemoteSnapshot> }, api: ApiClient, opts: PlanOptions, ctx: Context): Promise<Plan> {
   const spinner = await ctx.spinner(`Reading profile ${p.profile}…`);
+  let plan: Plan;
   try {
-    const { plan, problems } = await buildPlan({ config: p.config, profile: p.profile, files: p.files, state: p.state, reader: new RemoteReader(api, ctx.signal), opts }, p.remote);
+    const built = await buildPlan({ config: p.config, profile: p.profile, files: p.files, state: p.state, reader: new RemoteReader(api, ctx.signal), opts }, p.remote);
     spinner.stop();
-    problems.throwIfAny((l) => ctx.io.stderr.write(l));
-    return plan;
+    built.problems.throwIfAny((l) => ctx.io.stderr.write(l));
+    plan = built.plan;
   } finally {
     spinner.stop();
   }
+  await confirmMissing(ctx, p.profile, missingTracked(plan), trackedCount(p.state));
+  return plan;
 }
-

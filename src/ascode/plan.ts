@@ -59,6 +59,8 @@ export interface PlanItem {
   fromVersion?: number;
   /** A replace in progress: the suite already created in place of the old one. */
   replacement?: RemoteSuite;
+  /** Tracked by the state, but its id answered 404. */
+  missing?: boolean;
 }
 
 export interface Plan {
@@ -82,6 +84,16 @@ const CHANGE_ACTIONS: ReadonlySet<Action> = new Set(['create', 'update', 'replac
 /** Whether the plan has anything to apply, or drift to report (`vap diff --exit-code` exits 3). */
 export function hasChanges(plan: Plan): boolean {
   return plan.items.some((i) => CHANGE_ACTIONS.has(i.action));
+}
+
+/** The tracked resources whose ids answered 404 (`<kind> <key>`). */
+export function missingTracked(plan: Plan): string[] {
+  return plan.items.filter((i) => i.missing).map((i) => `${i.kind} ${i.key}`);
+}
+
+/** How many resources the state tracks. */
+export function trackedCount(state: State): number {
+  return Object.keys(state.agents).length + Object.keys(state.suites).length + Object.keys(state.webhooks).length;
 }
 
 /** What `vap push` will send for this item. */
@@ -199,6 +211,9 @@ export async function readRemote(state: State, presence: Presence, reader: Remot
   const voicesP = reader.voices();
   const needWebhooks = Object.keys(state.webhooks).length > 0 || presence.webhooks || Object.values(state.intents).some((i) => i.kind === 'webhook');
   const webhooksP = needWebhooks ? reader.webhooks() : Promise.resolve([]);
+  // Awaited last: when something else fails first, their failure is not an unhandled rejection.
+  voicesP.catch(() => undefined);
+  webhooksP.catch(() => undefined);
   const agentIds = new Map<string, string>(); // slug → id to read
   for (const [slug, e] of Object.entries(state.agents)) agentIds.set(slug, e.id);
   for (const [k, intent] of Object.entries(state.intents)) {
@@ -221,10 +236,8 @@ export async function readRemote(state: State, presence: Presence, reader: Remot
       })(),
     );
   }
-  for (const [slug, p] of adoptSearch) {
-    const id = await p;
-    if (id) agentIds.set(slug, id);
-  }
+  const adopted = await Promise.all([...adoptSearch].map(async ([slug, p]) => [slug, await p] as const));
+  for (const [slug, id] of adopted) if (id) agentIds.set(slug, id);
 
   const remoteAgents = new Map<string, RemoteAgent | null>();
   const suiteLists = new Map<string, Suite[] | null>();
@@ -410,7 +423,7 @@ function planOne(
   if (!local) {
     // The file was removed: a delete, applied only with --prune.
     if (!stateEntry) return done({ action: 'forget' });
-    if (!remote) return done({ action: 'forget', reason: 'already gone from the platform' });
+    if (!remote) return done({ action: 'forget', reason: 'already gone from the platform', missing: true });
     const drift = changedFields(kind, stateEntry.fields, hashesOf(kind, remoteModel!));
     return done({ action: 'delete', drift, needsPrune: !opts.prune, reason: opts.prune ? undefined : 'the file was removed; pass --prune to delete it on the platform' });
   }
@@ -425,8 +438,8 @@ function planOne(
     return done({ action: 'create', changes: [] });
   }
   if (!remote) {
-    if (opts.force) return done({ action: 'create', forced: true, id: undefined });
-    return done({ action: 'drift', drift: ['deleted'], reason: 'deleted on the platform since the last sync; push --force creates it again, `vap pull` forgets it' });
+    if (opts.force) return done({ action: 'create', forced: true, id: undefined, missing: true });
+    return done({ action: 'drift', drift: ['deleted'], missing: true, reason: 'deleted on the platform since the last sync; push --force creates it again, `vap pull` forgets it' });
   }
   const remoteHashes = hashesOf(kind, remoteModel!);
   const base = recoverBase(kind, stateEntry, intent, remoteHashes, remoteModel);

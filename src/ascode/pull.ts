@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { CliError, UsageError } from '../errors.js';
 import { fieldHashes, contentHash, type FieldHashes, type Kind } from './model.js';
-import { agentFile, fileDigest, hashesOfText, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
+import type { ProjectFs } from './paths.js';
+import { agentFile, fileDigest, hashesOfText, isTextVapWrote, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
 import { intentKey, SECTION, saveState, type Entry, type State } from './state.js';
-import { agentMarkdown, suiteYaml, uniqueSlug, webhookYaml, writeFileAtomic } from './write.js';
+import { inForm, normalise, PLAIN } from './text-form.js';
+import { agentMarkdown, suiteYaml, uniqueSlug, webhookYaml } from './write.js';
 import type { ProfileSettings } from './project.js';
 
 /**
@@ -25,19 +26,26 @@ export interface PullSelection {
 
 export interface PullInput {
   api: ApiClient;
-  root: string;
+  fs: ProjectFs;
   profile: string;
   settings: ProfileSettings;
   state: State;
   selection: PullSelection;
   force: boolean;
   signal?: AbortSignal;
+  /**
+   * Called before anything is written with the tracked resources whose ids answered 404
+   * (`<kind> <key>`) and how many are tracked: it may refuse (another organization's key).
+   */
+  confirmMissing?: (missing: string[], tracked: number) => Promise<void>;
 }
 
 export interface PullResult {
   written: string[];
   unchanged: string[];
   removed: string[];
+  /** Files and folders of removed resources that were kept, and why (not vap's content, or holding the user's files). */
+  kept: Array<{ path: string; why: string }>;
   counts: { agents: number; suites: number; webhooks: number };
 }
 
@@ -61,7 +69,8 @@ function changedLocally(kind: Kind, key: string, files: LocalFiles, invalid: Set
 }
 
 export async function pull(input: PullInput): Promise<PullResult> {
-  const { api, root, profile, settings, state, selection, force } = input;
+  const { api, fs, profile, settings, state, selection, force } = input;
+  const root = fs.root;
   const reader = new RemoteReader(api, input.signal);
   const problems = new ProblemList();
   const readOpts = { vars: settings.vars, profile };
@@ -168,11 +177,16 @@ export async function pull(input: PullInput): Promise<PullResult> {
     }
   }
 
+  // ---- ids that answered 404: another organization's key?
+  const missing = targets.filter((t) => !t.remote && state[SECTION[t.kind]][t.key]).map((t) => `${t.kind} ${t.key}`);
+  const tracked = Object.keys(state.agents).length + Object.keys(state.suites).length + Object.keys(state.webhooks).length;
+  await input.confirmMissing?.(missing, tracked);
+
   // ---- refuse to overwrite local changes (nothing is written when one is found)
-  const contents = new Map<string, string | null>(); // file → new text (null: remove)
-  const finalText = new Map<string, string>(); // file → its text once pulled, when it says what the platform has
+  const contents = new Map<string, { text: string | null; kind: Kind; entry?: Entry }>(); // file → new text (null: remove)
+  const finalText = new Map<string, string>(); // file → its text once pulled (normalised), when it says what the platform has
   const refused: string[] = [];
-  const result: PullResult = { written: [], unchanged: [], removed: [], counts: { agents: 0, suites: 0, webhooks: 0 } };
+  const result: PullResult = { written: [], unchanged: [], removed: [], kept: [], counts: { agents: 0, suites: 0, webhooks: 0 } };
   for (const t of targets) {
     const entry = state[SECTION[t.kind]][t.key];
     const local = t.kind === 'agent' ? files.agents.get(t.key) : t.kind === 'suite' ? files.suites.get(t.key) : files.webhooks.get(t.key);
@@ -188,16 +202,20 @@ export async function pull(input: PullInput): Promise<PullResult> {
       continue;
     }
     if (!t.remote) {
-      contents.set(t.file, null);
+      contents.set(t.file, { text: null, kind: t.kind, entry });
       continue;
     }
-    const existing = existsSync(join(root, t.file)) && !invalid.has(t.file) ? await readFile(join(root, t.file), 'utf8') : undefined;
-    if (t.kind === 'agent') contents.set(t.file, agentMarkdown((t.remote as RemoteAgent).model, existing, settings.vars));
+    // Every path is checked before anything is written: inside the project, through no link.
+    fs.checkNoLinks(t.file);
+    const existing = !invalid.has(t.file) && local ? local.text : undefined;
+    let text: string;
+    if (t.kind === 'agent') text = agentMarkdown((t.remote as RemoteAgent).model, existing, settings.vars);
     else if (t.kind === 'suite') {
       const r = t.remote as RemoteSuite;
       const gate = files.suites.get(t.key)?.gate ?? r.model.status === 'ready';
-      contents.set(t.file, suiteYaml(r.model, gate, existing, settings.vars));
-    } else contents.set(t.file, webhookYaml((t.remote as RemoteWebhook).model, existing, settings.vars));
+      text = suiteYaml(r.model, gate, existing, settings.vars);
+    } else text = webhookYaml((t.remote as RemoteWebhook).model, existing, settings.vars);
+    contents.set(t.file, { text, kind: t.kind });
   }
   if (refused.length) {
     throw new CliError(
@@ -208,21 +226,30 @@ export async function pull(input: PullInput): Promise<PullResult> {
   }
 
   // ---- write files, then the state
-  for (const [file, text] of contents) {
-    const path = join(root, file);
-    if (text === null) {
-      if (file.endsWith('/agent.md')) await rm(join(root, file, '..'), { recursive: true, force: true });
-      else await rm(path, { force: true });
-      result.removed.push(file);
-    } else {
-      const before = existsSync(path) ? await readFile(path, 'utf8') : undefined;
-      finalText.set(file, text);
-      if (before === text) result.unchanged.push(file);
-      else {
-        await writeFileAtomic(path, text);
-        result.written.push(file);
-      }
+  const removedAgents = new Set<string>();
+  for (const [file, c] of contents) {
+    if (c.text === null) {
+      // Only a file whose content is still the one vap wrote; never a folder with anything else in it.
+      const outcome = await fs.removeOwnFile(file, (raw) => isTextVapWrote(c.kind, raw, c.entry, settings.vars));
+      if (outcome === 'removed') result.removed.push(file);
+      else if (outcome === 'changed') result.kept.push({ path: file, why: 'its content is not the one vap last wrote; delete it yourself, or push it to create the resource again' });
+      else if (outcome === 'not-a-file') result.kept.push({ path: file, why: 'it is not a file' });
+      if (c.kind === 'agent') removedAgents.add(file.slice('agents/'.length, -'/agent.md'.length));
+      continue;
     }
+    const before = await fs.readText(file);
+    const form = before === undefined ? PLAIN : normalise(before).form;
+    const text = inForm(c.text, form);
+    finalText.set(file, c.text);
+    if (before === text) result.unchanged.push(file);
+    else {
+      await fs.writeText(file, text);
+      result.written.push(file);
+    }
+  }
+  for (const slug of [...removedAgents].sort()) {
+    const held = await fs.removeEmptyDirs(`agents/${slug}/evals`, 'agents');
+    if (held) result.kept.push({ path: `${held.dir}/`, why: `it holds files vap did not write (${held.holds.slice(0, 5).join(', ')}${held.holds.length > 5 ? ', …' : ''})` });
   }
   for (const t of targets) {
     delete state.intents[intentKey(t.kind, t.key)];
@@ -247,6 +274,6 @@ export async function pull(input: PullInput): Promise<PullResult> {
     if (t.kind === 'agent') Object.assign(state.tools, (t.remote as RemoteAgent).toolIds);
     result.counts[SECTION[t.kind]]++;
   }
-  await saveState(root, state);
+  await saveState(fs, state);
   return result;
 }

@@ -22,6 +22,7 @@ interface PushOptions extends DirOptions, Omit<WaitOptions, 'wait'> {
   replaceSuite?: boolean;
   reason?: string;
   secretFile?: string;
+  rotateAdoptedSecrets?: boolean;
   eval?: boolean;
 }
 
@@ -34,6 +35,7 @@ export const register: RegisterGroup = (cmd, makeContext) => {
     .option('--replace-suite', 'replace a suite whose scenarios were edited or removed (a new suite from the file; the old one is deleted with its run history)')
     .option('--reason <text>', 'why: kept on each agent version the push makes (default: "vap push <push id>")')
     .option('--secret-file <path>', 'write the secret of a new webhook endpoint to this file (mode 0600); with several, put {slug} in the path')
+    .option('--rotate-adopted-secrets', 'rotate the secret of a webhook endpoint an interrupted push created before its secret was shown (shown once, or written to --secret-file)')
     .option('--eval', 'after applying, run every gating suite (gate: true) of every agent that changed; roll back when a gate fails');
   addGateOptions(cmd)
     .addOption(new Option('--timeout <duration>', 'with --eval: give up waiting after this long with exit 124; the platform stays as pushed (30s, 10m, 1h)').argParser(durationOption('--timeout', { min: 1 })).default(DEFAULT_TIMEOUT_MS, '30m'))
@@ -125,11 +127,12 @@ async function prepareSecrets(opts: PushOptions, creates: PlanItem[]): Promise<M
 
 export async function run(opts: PushOptions & GlobalOptions, ctx: Context): Promise<void> {
   checkEvalFlags(opts);
-  const [{ openProject, planFor }, { hasChanges, willApply }, { countPlan, planJson, renderPlan }, { Applier }] = await Promise.all([
+  const [{ openProject, planFor }, { hasChanges, willApply }, { countPlan, planJson, renderPlan }, { Applier }, { recordOrigin, saveState }] = await Promise.all([
     import('../../ascode/open.js'),
     import('../../ascode/plan.js'),
     import('../../ascode/render.js'),
     import('../../ascode/apply.js'),
+    import('../../ascode/state.js'),
   ]);
   const project = await openProject(opts, ctx, await currentProfile(ctx));
   const api = await ctx.api();
@@ -151,7 +154,7 @@ export async function run(opts: PushOptions & GlobalOptions, ctx: Context): Prom
     if (!ok) throw new CliError('push cancelled; nothing was sent', ExitCode.FAILURE);
   }
 
-  const secretCreates = plan.items.filter((i) => i.kind === 'webhook' && i.action === 'create');
+  const secretCreates = plan.items.filter((i) => i.kind === 'webhook' && (i.action === 'create' || (opts.rotateAdoptedSecrets && i.adopted)));
   const secrets = await prepareSecrets(opts, secretCreates);
   const reason = opts.reason?.trim() ? `${opts.reason.trim()} (vap push ${id})` : `vap push ${id}`;
   const reporter: Reporter = {
@@ -169,9 +172,24 @@ export async function run(opts: PushOptions & GlobalOptions, ctx: Context): Prom
       ctx.io.stdout.write(`${machine ? JSON.stringify({ webhook: item.key, id: endpointId, secret }) : safe`secret of webhook ${item.key} (${endpointId}): ${secret}`}\n`);
       await ctx.warn('Save the secret now: it is not shown again (`vap webhooks rotate-secret` makes a new one)');
     },
+    adoptedSecret: async (item, endpointId) => {
+      if (opts.rotateAdoptedSecrets) {
+        const { rotateWebhookSecret } = await import('../../api/webhooks.js');
+        const r = await rotateWebhookSecret(api, endpointId);
+        await ctx.warn(safe`webhook ${item.key} (${endpointId}) was created by an interrupted push before its secret was shown: rotated (--rotate-adopted-secrets)`);
+        await reporter.secret(item, endpointId, r.secret);
+        return;
+      }
+      await ctx.warn(
+        safe`webhook ${item.key} (${endpointId}) was created by a push that was interrupted before its secret was shown, and nobody has it: make a new one with \`vap webhooks rotate-secret ${endpointId}\` (or push again with --rotate-adopted-secrets)`,
+      );
+    },
   };
 
-  const applier = new Applier({ api, root: project.root, plan, state: project.state, pushId: id, reason, report: reporter, signal: ctx.signal });
+  const creds = await ctx.credentials();
+  const originBefore = JSON.stringify(project.state.origin ?? null);
+  if (creds.apiKey) recordOrigin(project.state, creds.baseUrl, creds.apiKey);
+  const applier = new Applier({ api, fs: project.fs, plan, state: project.state, pushId: id, reason, report: reporter, signal: ctx.signal });
   let result: ApplyResult;
   try {
     result = await applier.run();
@@ -181,6 +199,8 @@ export async function run(opts: PushOptions & GlobalOptions, ctx: Context): Prom
   } finally {
     for (const f of secrets.values()) await f.abort();
   }
+  // The key and URL in use are recorded once a push went through, whether or not it had anything to write.
+  if (JSON.stringify(project.state.origin ?? null) !== originBefore) await saveState(project.fs, project.state);
   if (machine) {
     await ctx.out.data({
       pushId: id,
@@ -199,7 +219,7 @@ export async function run(opts: PushOptions & GlobalOptions, ctx: Context): Prom
   if (opts.eval) {
     const targets = evalTargets(plan, result, project);
     const { runEvalGate } = await import('../../ascode/eval-gate.js');
-    await runEvalGate(ctx, { api, root: project.root, state: project.state, plan, pushId: id, targets, changedAgents: result.changedAgents, settings: followSettings({ ...opts, wait: true, timeout: opts.timeout ?? DEFAULT_TIMEOUT_MS }) });
+    await runEvalGate(ctx, { api, fs: project.fs, state: project.state, plan, pushId: id, targets, changedAgents: result.changedAgents, settings: followSettings({ ...opts, wait: true, timeout: opts.timeout ?? DEFAULT_TIMEOUT_MS }) });
   }
 }
 

@@ -180,8 +180,14 @@ export async function loadState(fs: ProjectFs, profile: string): Promise<State> 
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${rel} does not hold a state (an object with format, profile, agents…)`, STATE_HINT(profile));
   const r = StateSchema.safeParse(raw);
   if (!r.success) {
-    const issue = r.error.issues[0]!;
-    const where = entryPath(issue.path);
+    let issue = r.error.issues[0]!;
+    let path: PropertyKey[] = [...issue.path];
+    // A bad key of a record: its own message, at the key.
+    if (issue.code === 'invalid_key' && issue.issues[0]) {
+      path = [...issue.path];
+      issue = issue.issues[0] as typeof issue;
+    }
+    const where = entryPath(path);
     const more = r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more)` : '';
     throw new UsageError(`${rel}: ${where ? `${where}: ` : ''}${issue.message}${more}; nothing was written`, `fix or remove that entry, or ${STATE_HINT(profile)}`);
   }

@@ -99,7 +99,7 @@ export function expandVars(value: string, vars: Record<string, string>, unknown?
 
 /** Text as a field that takes variables holds it literally: every `${` written `$${`. */
 export function escapeVars(value: string): string {
-  return value.replace(/\$\{/g, '$${');
+  return value.replace(/\$\{/g, () => '$${');
 }
 
 /**

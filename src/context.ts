@@ -60,6 +60,14 @@ export interface Context {
   config(): Promise<ConfigStore>;
   /** The API client; fails with exit 4 when there is no key. */
   api(): Promise<ApiClient>;
+  /**
+   * The credentials of a named profile (the active one's when it is that profile). For
+   * another profile the general VAP_API_KEY is not used (it belongs to the active one):
+   * its own VAP_API_KEY_<PROFILE>, or the key stored for it.
+   */
+  credentialsFor(profile: string): Promise<Credentials>;
+  /** An API client for a named profile (`vap promote` reads two organizations). */
+  apiFor(profile: string): Promise<ApiClient>;
   spinner(text: string): Promise<Spinner>;
   /** chalk for text written to stdout (colour only when wanted there). */
   stdoutStyle(): Promise<import('chalk').ChalkInstance>;
@@ -116,6 +124,28 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   let configPromise: Promise<ConfigStore> | undefined;
   let creds: Credentials | undefined;
   let client: ApiClient | undefined;
+  const others = new Map<string, ApiClient>();
+
+  const makeClient = async (c: Credentials): Promise<ApiClient> => {
+    // Settings are checked before the first request: a bad one is a usage error naming it and its source.
+    checkNumericSettings(env);
+    checkCredentials(c);
+    if (!c.apiKey) {
+      throw new AuthRequiredError(
+        c.profile === 'default' ? 'no API key found' : `no API key found for profile "${c.profile}"`,
+        c.sources.profile === 'flag' && c.profile !== (await credentials()).profile ? `set VAP_API_KEY_${c.profile.toUpperCase().replace(/[^A-Z0-9]/g, '_')}, or run \`vap auth login --profile ${c.profile}\`` : 'run `vap auth login`, or set VAP_API_KEY',
+      );
+    }
+    await options.beforeFirstRequest?.();
+    const { ApiClient } = await import('./api/client.js');
+    return new ApiClient({
+      baseUrl: c.baseUrl,
+      apiKey: c.apiKey,
+      userAgent: `vap/${version()} node/${process.versions.node}`,
+      timeoutMs: numericSetting(env, 'VAP_TIMEOUT_MS'),
+      log: globals.verbose ? verboseLog(io.stderr) : undefined,
+    });
+  };
 
   const config = () =>
     (configPromise ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env)));
@@ -132,27 +162,19 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     signal,
     config,
     credentials,
+    async credentialsFor(profile) {
+      const active = await credentials();
+      if (profile === active.profile) return active;
+      return resolveCredentials({ flags: { profile, baseUrl: globals.baseUrl }, env: { ...env, VAP_API_KEY: undefined, VAP_PROFILE: undefined }, readConfig: () => readConfig(env) });
+    },
+    async apiFor(profile) {
+      if (profile === (await credentials()).profile) return ctx.api();
+      let c = others.get(profile);
+      if (!c) others.set(profile, (c = await makeClient(await ctx.credentialsFor(profile))));
+      return c;
+    },
     async api() {
-      if (client) return client;
-      const creds = await credentials();
-      // Settings are checked before the first request: a bad one is a usage error naming it and its source.
-      checkNumericSettings(env);
-      checkCredentials(creds);
-      if (!creds.apiKey) {
-        throw new AuthRequiredError(
-          creds.profile === 'default' ? 'no API key found' : `no API key found for profile "${creds.profile}"`,
-          'run `vap auth login`, or set VAP_API_KEY',
-        );
-      }
-      await options.beforeFirstRequest?.();
-      const { ApiClient } = await import('./api/client.js');
-      client = new ApiClient({
-        baseUrl: creds.baseUrl,
-        apiKey: creds.apiKey,
-        userAgent: `vap/${version()} node/${process.versions.node}`,
-        timeoutMs: numericSetting(env, 'VAP_TIMEOUT_MS'),
-        log: globals.verbose ? verboseLog(io.stderr) : undefined,
-      });
+      client ??= await makeClient(await credentials());
       return client;
     },
     stdoutStyle: () => loadChalk(outColor),
@@ -171,6 +193,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     },
     async dispose() {
       await client?.close().catch(() => undefined);
+      for (const c of others.values()) await c.close().catch(() => undefined);
     },
   };
   return ctx;

@@ -5,7 +5,9 @@ import { addScenario, createSuite, deleteSuite, updateSuite, type SuiteChange } 
 import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint, type WebhookEndpointChange } from '../api/webhooks.js';
 import { changedFields, contentHash, fieldHashes, scenarioHash, type AgentModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
 import { findVoice, type Plan, type PlanItem } from './plan.js';
+import { notePlatformOf } from './passed.js';
 import type { ProjectFs } from './paths.js';
+import type { LocalFiles } from './project.js';
 import { RemoteReader, type RemoteAgent } from './remote.js';
 import { intentKey, saveState, SECTION, type Entry, type Intent, type State } from './state.js';
 
@@ -58,6 +60,8 @@ export interface ApplyResult {
 export interface ApplyInput {
   api: ApiClient;
   fs: ProjectFs;
+  /** The project's files (what passed its evals is compared with them). */
+  files: LocalFiles;
   plan: Plan;
   state: State;
   pushId: string;
@@ -135,7 +139,7 @@ export class Applier {
 
     for (const i of items) {
       if (i.action === 'drift' || i.action === 'conflict' || i.action === 'blocked') this.skip(i, i.reason ?? i.action);
-      if (i.action === 'delete' && i.needsPrune) this.skip(i, 'the file was removed; pass --prune to delete it on the platform');
+      if (i.action === 'delete' && i.needsPrune) this.skip(i, i.reason ?? 'the file was removed; `vap push --prune` deletes it on the platform');
     }
 
     for (const i of by('webhook', (x) => Boolean(x.adopted))) await this.noticeAdoptedSecret(i);
@@ -277,7 +281,9 @@ export class Applier {
     const kept = fieldHashes('agent', back.model);
     this.checkKept(item, kept, back.model);
     Object.assign(this.state.tools, back.toolIds);
-    await this.record('agent', item.key, this.entryFor('agent', id, kept, back.version, item));
+    const entry = this.entryFor('agent', id, kept, back.version, item);
+    notePlatformOf(this.state, this.input.files, item.key, entry.hash);
+    await this.record('agent', item.key, entry);
     this.result.changedAgents.push({ slug: item.key, id, name: local.name, created, fromVersion: created ? undefined : item.fromVersion, before: created ? undefined : before, version: back.version });
     const what = created ? `created (${id}, version ${back.version})` : `updated ${item.changes.join(', ')} (${id}, version ${item.fromVersion ?? '?'} → ${back.version})`;
     this.input.report.done(item, `agent ${item.key}: ${what}`);

@@ -109,6 +109,7 @@ export async function move(fs: ProjectFs, fromText: string, toText: string): Pro
       delete intents[intentKey(from.kind, from.key)];
     }
     if (from.kind === 'agent') {
+      renameKeys(s.passed, from.key, to.key, false);
       renameKeys(s.suites, from.key, to.key, true);
       renameKeys(intents, `suite:${from.key}`, `suite:${to.key}`, true);
     }

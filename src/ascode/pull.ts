@@ -38,6 +38,8 @@ export interface PullInput {
    * (`<kind> <key>`) and how many are tracked: it may refuse (another organization's key).
    */
   confirmMissing?: (missing: string[], tracked: number) => Promise<void>;
+  /** The other profiles' states: a file one of them synced is not a local change. */
+  elsewhere?: OtherProfile[];
 }
 
 export interface PullResult {
@@ -58,11 +60,22 @@ interface Target {
   agentKey?: string;
 }
 
-/** Whether the file was changed (or removed, or broken) since the last sync. */
-function changedLocally(kind: Kind, key: string, files: LocalFiles, invalid: Set<string>, entry: Entry | undefined, file: string, root: string): boolean {
+/** Another profile's state, with the vars its files are read with. */
+export interface OtherProfile {
+  state: State;
+  vars: Record<string, string>;
+}
+
+/**
+ * Whether the file was changed (or removed, or broken) since the last sync. A file whose
+ * text is the one another profile recorded at its last sync was not changed locally: only
+ * synced with that profile since.
+ */
+function changedLocally(kind: Kind, key: string, files: LocalFiles, invalid: Set<string>, entry: Entry | undefined, file: string, root: string, elsewhere: OtherProfile[]): boolean {
+  const local = kind === 'agent' ? files.agents.get(key) : kind === 'suite' ? files.suites.get(key) : files.webhooks.get(key);
+  if (local && !invalid.has(file) && elsewhere.some((o) => o.state[SECTION[kind]][key]?.file === fileDigest(kind, local.text, o.vars))) return false;
   if (!entry) return existsSync(join(root, file));
   if (invalid.has(file)) return true;
-  const local = kind === 'agent' ? files.agents.get(key) : kind === 'suite' ? files.suites.get(key) : files.webhooks.get(key);
   if (!local) return true;
   const h = local.hashes;
   return Object.keys(entry.fields).some((f) => entry.fields[f] !== h[f]);
@@ -197,7 +210,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
       finalText.set(t.file, local.text);
       continue;
     }
-    if (!force && changedLocally(t.kind, t.key, files, invalid, entry, t.file, root)) {
+    if (!force && changedLocally(t.kind, t.key, files, invalid, entry, t.file, root, input.elsewhere ?? [])) {
       refused.push(t.file);
       continue;
     }
@@ -218,10 +231,11 @@ export async function pull(input: PullInput): Promise<PullResult> {
     contents.set(t.file, { text, kind: t.kind });
   }
   if (refused.length) {
+    const p = profile === 'default' ? '' : ` --profile ${profile}`;
     throw new CliError(
       `${refused.length === 1 ? `${refused[0]} was` : `${refused.length} files were`} changed locally since the last sync${refused.length > 1 ? ` (${refused.join(', ')})` : ''}; nothing was written`,
       1,
-      'push or discard the change (`vap diff` shows it), or pass --force to overwrite it with the platform\'s version',
+      `push the change (\`vap push${p}\`), discard it (\`git checkout -- ${refused.length === 1 ? refused[0] : '<file>'}\`), or overwrite it with the platform's version (\`vap pull --force${p}\`); \`vap diff${p}\` shows it`,
     );
   }
 

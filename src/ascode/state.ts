@@ -63,10 +63,25 @@ export interface Origin {
   keys: string[];
 }
 
+/** An agent whose files passed their gating suites in this profile (see passed.ts). */
+export interface Passed {
+  /** The content hash of the agent's files that passed (the agent and its gating suites). */
+  files: string;
+  /** The content hash of the agent on this profile's platform then (none: it was not there). */
+  platform?: string;
+  /** The runs that passed. */
+  runs: string[];
+  /** `push` (a gated push) or `preview`. */
+  via: 'push' | 'preview';
+  at: string;
+}
+
 export interface State {
   format: number;
   profile: string;
   origin?: Origin;
+  /** Per agent slug: the files that passed their evals here (what `vap promote` may carry elsewhere). */
+  passed: Record<string, Passed>;
   agents: Record<string, Entry>;
   suites: Record<string, Entry>;
   webhooks: Record<string, Entry>;
@@ -82,7 +97,7 @@ export const intentKey = (kind: Kind, key: string) => `${kind}:${key}`;
 export const stateFile = (profile: string) => `.vap/state.${profile}.json`;
 
 export function emptyState(profile: string): State {
-  return { format: STATE_FORMAT, profile, agents: {}, suites: {}, webhooks: {}, tools: {}, intents: {} };
+  return { format: STATE_FORMAT, profile, agents: {}, suites: {}, webhooks: {}, tools: {}, intents: {}, passed: {} };
 }
 
 // ---------------------------------------------------------------------------- schema
@@ -133,6 +148,14 @@ const IntentSchema = z.strictObject({
   secretShown: z.boolean().optional(),
 });
 
+const PassedSchema = z.strictObject({
+  files: Hash,
+  platform: Hash.optional(),
+  runs: z.array(Id).max(1000),
+  via: z.enum(['push', 'preview']),
+  at: z.string().max(40),
+});
+
 const OriginSchema = z.strictObject({
   baseUrl: z.string().max(2000),
   salt: z.string().regex(/^[0-9a-f]{16,64}$/),
@@ -148,6 +171,7 @@ const StateSchema = z.strictObject({
   webhooks: z.record(Slug, EntrySchema).optional(),
   tools: z.record(z.string().min(1).max(500), Id).optional(),
   intents: z.record(IntentKey, IntentSchema).optional(),
+  passed: z.record(Slug, PassedSchema).optional(),
 });
 
 const STATE_HINT = (profile: string) => `restore it from git (\`git checkout -- ${stateFile(profile)}\`), or delete it and run \`vap pull\` to start the sync over`;
@@ -205,6 +229,7 @@ export async function loadState(fs: ProjectFs, profile: string): Promise<State> 
     webhooks: d.webhooks ?? {},
     tools: d.tools ?? {},
     intents: (d.intents ?? {}) as Record<string, Intent>,
+    passed: d.passed ?? {},
   };
 }
 
@@ -263,6 +288,7 @@ export function serializeState(s: State): string {
     (s.origin ? `  "origin": ${sortedJson(s.origin)},\n` : '') +
     section('agents', s.agents, false) +
     section('intents', s.intents, false) +
+    (Object.keys(s.passed).length ? section('passed', s.passed, false) : '') +
     section('suites', s.suites, false) +
     section('tools', s.tools, false) +
     section('webhooks', s.webhooks, true) +

@@ -23,12 +23,23 @@ export interface ResolveInput {
   readConfig: () => ConfigView;
 }
 
-/** Precedence: flag > env > profile > default. The key is never a flag. */
+/** The environment variable that holds one profile's setting: `VAP_API_KEY_PROD` for profile prod. */
+export function profileEnvName(name: 'VAP_API_KEY' | 'VAP_BASE_URL', profile: string): string {
+  return `${name}_${profile.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/**
+ * Precedence: flag > env > profile > default. The key is never a flag. A profile's own
+ * variables (`VAP_API_KEY_PROD`, `VAP_BASE_URL_PROD` for profile prod) come before the
+ * general ones, so that one environment can hold the keys of several organizations (what
+ * `vap promote --from staging --to prod` reads).
+ */
 export function resolveCredentials({ flags, env, readConfig }: ResolveInput): Credentials {
-  const envKey = env.VAP_API_KEY || undefined;
-  const envBase = env.VAP_BASE_URL || undefined;
   const flagProfile = flags.profile || undefined;
   const envProfile = env.VAP_PROFILE || undefined;
+  const named = flagProfile ?? envProfile;
+  const envKey = (named ? env[profileEnvName('VAP_API_KEY', named)] : undefined) || env.VAP_API_KEY || undefined;
+  const envBase = (named ? env[profileEnvName('VAP_BASE_URL', named)] : undefined) || env.VAP_BASE_URL || undefined;
   const needConfig = !envKey || !(flags.baseUrl || envBase) || Boolean(flagProfile || envProfile);
 
   const store = needConfig ? readConfig() : undefined;

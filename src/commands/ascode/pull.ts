@@ -84,6 +84,7 @@ export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Prom
     const { text, form } = normalise(raw);
     await fs.writeText('vap.yaml', inForm(configWithProfile(text, profile), form));
   }
+  const elsewhere = await otherProfiles(fs, profile, config);
   config = undefined;
   const spinner = await ctx.spinner(`Pulling from profile ${profile}…`);
   const { pull } = await import('../../ascode/pull.js');
@@ -99,6 +100,7 @@ export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Prom
       selection: { all: opts.all, agents: opts.agent, webhooks: opts.webhooks },
       force: Boolean(opts.force),
       signal: ctx.signal,
+      elsewhere,
       confirmMissing: async (missing, tracked) => {
         spinner.stop();
         await confirmMissing(ctx, profile, missing, tracked);
@@ -116,4 +118,27 @@ export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Prom
     `Pulled ${n(c.agents, 'agent')}, ${n(c.suites, 'suite')} and ${n(c.webhooks, 'webhook endpoint')} of profile "${safeText(profile)}" into ${safeText(fs.root)}: ` +
       `${n(result.written.length, 'file')} written, ${result.unchanged.length} unchanged${result.removed.length ? `, ${result.removed.length} removed` : ''}${result.kept.length ? `, ${result.kept.length} kept` : ''}${created ? ' (vap.yaml created)' : ''}`,
   );
+}
+
+/** The states of the other profiles of the project (one that cannot be read is left out: it is not this pull's). */
+async function otherProfiles(fs: import('../../ascode/paths.js').ProjectFs, profile: string, config: import('../../ascode/project.js').ProjectConfig | undefined): Promise<import('../../ascode/pull.js').OtherProfile[]> {
+  const { readdir } = await import('node:fs/promises');
+  const { loadState } = await import('../../ascode/state.js');
+  let names: string[];
+  try {
+    names = await readdir(`${fs.root}/.vap`);
+  } catch {
+    return [];
+  }
+  const out: import('../../ascode/pull.js').OtherProfile[] = [];
+  for (const n of names) {
+    const p = /^state\.([A-Za-z0-9][A-Za-z0-9._-]{0,63})\.json$/.exec(n)?.[1];
+    if (!p || p === profile) continue;
+    try {
+      out.push({ state: await loadState(fs, p), vars: config?.profiles.get(p)?.vars ?? {} });
+    } catch {
+      // Not readable: another command says so when it is that profile's turn.
+    }
+  }
+  return out;
 }

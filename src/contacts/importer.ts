@@ -182,7 +182,7 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
     try {
       source = await opening;
     } catch (err) {
-      if (err instanceof InputError) throw new FileUnreadable(`cannot read ${file}: ${err.message}`);
+      if (err instanceof InputError) throw new FileUnreadable(`cannot read ${file}${err.line ? ` (near line ${err.line})` : ''}: ${err.message}`, err.hint);
       throw err;
     }
     return await importWith(pool, source, api, list, size, req, ctx, started);
@@ -374,7 +374,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
       // The file broke off mid-way (bad quoting): nothing sent → exit 2, else exit 1 with the state kept.
       const where = err.line ? ` (near line ${err.line})` : '';
       const msg = `cannot read ${file}${where}: ${err.message}`;
-      stopped = { interrupted: false, error: sender && sender.sentRows > 0 ? new CliError(msg) : new FileUnreadable(msg) };
+      stopped = { interrupted: false, error: sender && sender.sentRows > 0 ? new CliError(msg, ExitCode.FAILURE, err.hint) : new FileUnreadable(msg, err.hint) };
     } else {
       stopped = { interrupted, error: interrupted ? undefined : err };
     }

@@ -10,7 +10,7 @@ import { ExitCode } from '../exit-codes.js';
 import { setV8Flags } from '../v8-flags.js';
 import { checkUtf8 } from './encoding.js';
 import { chooseErrorsPath, ErrorsFile } from './errors-file.js';
-import { resolveMapping, type Mapping } from './mapping.js';
+import { listNames, resolveMapping, type Mapping } from './mapping.js';
 import { THREAD_MIN_BYTES, ValidationPool, type Validated } from './pool.js';
 import { ProgressBar } from './progress.js';
 import { isAccessible } from '../ui/accessible.js';
@@ -203,7 +203,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
     throw err;
   }
   if (mapping.unmapped.length) {
-    const names = mapping.unmapped.map((c) => JSON.stringify(c)).join(', ');
+    const names = listNames(mapping.unmapped);
     await ctx.warn(
       `${mapping.unmapped.length === 1 ? 'column' : 'columns'} ${names} ${mapping.unmapped.length === 1 ? 'matches' : 'match'} no field of list ${req.listId} and ${mapping.unmapped.length === 1 ? 'is' : 'are'} ignored (map with --map column=field; fields: ${list.schema.fields.map((f) => f.name).join(', ')})`,
     );

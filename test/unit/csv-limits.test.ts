@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { readCsvSample } from '../../src/contacts/schema-infer.js';
+import { readSchemaFile } from '../../src/contacts/schema-input.js';
 import { CSV_MAX_COLUMNS, CSV_MAX_RECORD_BYTES, csvParseOptions, InputError, openCsv } from '../../src/contacts/source.js';
 
 // One set of CSV limits for every reader: the importer's (openCsv) and --from-csv's (readCsvSample).
@@ -52,5 +53,16 @@ describe('CSV limits', () => {
     expect(usage).toBeInstanceOf(UsageError);
     expect((usage as UsageError).message).toBe(`--from-csv "${p}" (near line 2): data row 1 is longer than 4 MiB, the most vap reads as one CSV row`);
     expect((usage as UsageError).hint).toMatch(/quote never closed/);
+  });
+
+  it('a schema file, the other source of a schema, is held to the same width, and refused over 4 MiB before it is read', async () => {
+    const fields = (k: number) => JSON.stringify({ fields: Array.from({ length: k }, (_, i) => ({ name: `f${i}`, type: 'string' })) });
+    expect(await readSchemaFile(file(fields(CSV_MAX_COLUMNS)))).toHaveLength(CSV_MAX_COLUMNS);
+    const wide = file(fields(CSV_MAX_COLUMNS + 1));
+    await expect(readSchemaFile(wide)).rejects.toThrow(`--schema-file "${wide}" has 16,385 fields, more than the 16,384 vap reads`);
+    const huge = file(Buffer.alloc(CSV_MAX_RECORD_BYTES + 1, 0x20));
+    const err = await readSchemaFile(huge).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe(`--schema-file "${huge}" is larger than 4 MiB, the most vap reads as a schema file`);
   });
 });

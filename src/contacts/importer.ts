@@ -108,7 +108,8 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   }
   if (size === 0) throw new FileUnreadable(`cannot read ${file}: the file is empty`);
   // A file read as UTF-8 must be UTF-8, all of it, before anything is sent (encoding.ts).
-  if (req.encoding === 'utf-8') await checkUtf8(file, req.format === 'csv' ? csvParseOptions(req.delimiter) : undefined);
+  // The same read finds the file's line endings: one kind is parsed faster than a mix (source.ts).
+  const lineEndings = req.encoding === 'utf-8' ? await checkUtf8(file, req.format === 'csv' ? csvParseOptions(req.delimiter) : undefined) : 'mixed';
   // Where the import's state will be written, before anything is sent: vap's state folder
   // (created if missing), or the folder of --state-file, which must exist and be writable.
   if (!req.dryRun) {
@@ -167,7 +168,7 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   const pool = await ValidationPool.spawn({ threads });
   // The file is opened during the request too: its first rows are parsed meanwhile (a
   // chunk at most). Errors keep their order: the API's first, then the file's.
-  const opening = openSource(file, req.format, req.delimiter, req.encoding);
+  const opening = openSource(file, req.format, req.delimiter, req.encoding, lineEndings);
   opening.catch(() => undefined);
   try {
     let api: ApiClient;

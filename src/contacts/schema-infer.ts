@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { unescapeFormula } from './csv-write.js';
 import { describeFsError, type FieldInput } from './schema-input.js';
-import { checkHeaderWidth, csvError, csvParseOptions, InputError, isErrorsFileHeader } from './source.js';
+import { checkHeaderWidth, csvError, csvParseOptions, InputError, isErrorsFileHeader, type LineEndings } from './source.js';
 import { checkValue, isBlank, type FieldType } from './validate.js';
 
 /**
@@ -96,10 +96,10 @@ export function inferSchema(header: readonly string[], rows: readonly (readonly 
  */
 export async function readCsvSample(path: string, sampleRows: number, flag = '--from-csv', encoding = 'utf-8'): Promise<{ header: string[]; rows: string[][]; truncated: boolean }> {
   const [{ parse }, { checkUtf8, decodingStream }] = await Promise.all([import('csv-parse'), import('./encoding.js')]);
-  const options = csvParseOptions(',');
+  let lineEndings: LineEndings = 'mixed';
   if (encoding === 'utf-8') {
     try {
-      await checkUtf8(path, options);
+      lineEndings = await checkUtf8(path, csvParseOptions(','));
     } catch (err) {
       // A file that cannot be opened is said below, as before.
       if (err instanceof UsageError) throw err;
@@ -107,7 +107,7 @@ export async function readCsvSample(path: string, sampleRows: number, flag = '--
   }
   const file = createReadStream(path);
   // One record more than wanted tells whether the file goes on.
-  const parser = parse({ ...options, to: sampleRows + 2 });
+  const parser = parse({ ...csvParseOptions(',', lineEndings), to: sampleRows + 2 });
   const records: string[][] = [];
   const fileError = new Promise<never>((_, reject) => file.once('error', reject));
   fileError.catch(() => undefined);

@@ -10,7 +10,6 @@ import { parse } from 'csv-parse';
 export const FLOOR_OPTIONS = {
   bom: true,
   delimiter: ',',
-  record_delimiter: ['\r\n', '\n', '\r'],
   relax_column_count: true,
   skip_empty_lines: true,
   max_record_size: 4 * 1024 * 1024,

@@ -22,6 +22,8 @@ const header = (cols: number) => Array.from({ length: cols }, (_, i) => `c${i}`)
 describe('CSV limits', () => {
   it('are the options of every reader', () => {
     expect(csvParseOptions(',')).toMatchObject({ max_record_size: CSV_MAX_RECORD_BYTES, record_delimiter: ['\r\n', '\n', '\r'] });
+    expect(csvParseOptions(',', 'one')).toMatchObject({ max_record_size: CSV_MAX_RECORD_BYTES });
+    expect(csvParseOptions(',', 'one')).not.toHaveProperty('record_delimiter');
     expect(CSV_MAX_RECORD_BYTES).toBe(4 * 1024 * 1024);
     expect(CSV_MAX_COLUMNS).toBe(16_384);
   });

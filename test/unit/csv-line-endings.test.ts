@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lineAndColumn } from '../../src/contacts/encoding.js';
+import { parse } from 'csv-parse/sync';
+import { checkUtf8, lineAndColumn, LineEndingScan } from '../../src/contacts/encoding.js';
 import { readCsvSample } from '../../src/contacts/schema-infer.js';
-import { openCsv, type RowSource } from '../../src/contacts/source.js';
+import { csvParseOptions, openCsv, type RowSource } from '../../src/contacts/source.js';
 
 // CRLF, LF and CR each end a CSV record, wherever they are in the file (csv-parse alone takes
 // the first line's ending and no other, which merged rows); in a quoted field they are data.
@@ -72,5 +73,46 @@ describe('mixed line endings', () => {
     const big = `${'x'.repeat(1024 * 1024 - 1)}\r\ny`;
     const q = file(Buffer.concat([Buffer.from(big), Buffer.from([0xff])]));
     expect(await lineAndColumn(q, Buffer.byteLength(big))).toEqual({ line: 2, column: 2 });
+  });
+
+  it('the UTF-8 check tells one kind of line ending from a mix', async () => {
+    expect(await checkUtf8(file('a,b\n1,2\n'))).toBe('one');
+    expect(await checkUtf8(file('a,b\r\n1,2\r\n'))).toBe('one');
+    expect(await checkUtf8(file('a,b\r1,2\r'))).toBe('one');
+    expect(await checkUtf8(file('a,b'))).toBe('one');
+    expect(await checkUtf8(file('a,b\r\n1,2\n'))).toBe('mixed');
+    expect(await checkUtf8(file('a,b\n1,2\r'))).toBe('mixed');
+    expect(await checkUtf8(file('a,b\r\n1,"x\ny"\r\n'))).toBe('mixed');
+    // A CRLF split across the check's 1 MiB reads is one CRLF.
+    expect(await checkUtf8(file(`${'x'.repeat(1024 * 1024 - 1)}\r\ny\r\n`))).toBe('one');
+    expect(await checkUtf8(file(`${'x'.repeat(1024 * 1024 - 1)}\r\ny\n`))).toBe('mixed');
+  });
+
+  it('when the scan says one kind, csv-parse\'s own discovery reads exactly what all three endings read (property)', () => {
+    const piece = fc.oneof(fc.constantFrom('\r\n', '\n', '\r', ',', '"', '""', ' '), fc.stringMatching(/^[a-z]{1,5}$/));
+    fc.assert(
+      fc.property(fc.constantFrom(...ENDINGS), fc.array(piece, { maxLength: 40 }), fc.array(fc.integer({ min: 1, max: 16 }), { minLength: 1, maxLength: 8 }), (first, pieces, cuts) => {
+        const bytes = Buffer.from(`h1,h2${first}${pieces.join('')}`);
+        const scan = new LineEndingScan();
+        // Fed in chunks of random sizes, as the file is read.
+        for (let at = 0, k = 0; at < bytes.length; k++) {
+          const len = cuts[k % cuts.length]!;
+          scan.add(bytes.subarray(at, at + len));
+          at += len;
+        }
+        const kinds = new Set(bytes.toString('latin1').match(/\r\n|\n|\r/g) ?? []);
+        expect(scan.result).toBe(kinds.size > 1 ? 'mixed' : 'one');
+        if (scan.result !== 'one') return;
+        const read = (o: object) => {
+          try {
+            return parse(bytes, o);
+          } catch (err) {
+            return (err as { code?: string }).code;
+          }
+        };
+        expect(read(csvParseOptions(',', 'one'))).toEqual(read(csvParseOptions(',', 'mixed')));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

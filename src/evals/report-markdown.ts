@@ -2,6 +2,7 @@ import type { RunResult } from '../api/evals.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
 import { passed, type RunOutcome } from './outcome.js';
 import { ciText, criterionRows, fmtScore, gateBrief, iterationsText, partialNote, partialRun, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, verdictBrief, worstIteration, type ScenarioRow } from './report-model.js';
+import { GITHUB_COMMENT_LIMIT } from '../github/limits.js';
 import { progressText } from './summary.js';
 import { countsText, methodText } from './verdict.js';
 
@@ -25,7 +26,7 @@ import { countsText, methodText } from './verdict.js';
  * comment says what was cut.
  */
 
-export const GITHUB_COMMENT_LIMIT = 65_536;
+export { GITHUB_COMMENT_LIMIT };
 
 export function marker(evalId: string): string {
   return `<!-- vap-evals suite=${evalId.replace(/--+/g, '-').replace(/[^\w.:-]/g, '_')} -->`;

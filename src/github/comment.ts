@@ -1,6 +1,7 @@
 import { CliError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { GitHubConnectionError, GitHubHttpError, type GitHubClient } from './client.js';
+import { GITHUB_COMMENT_LIMIT } from './limits.js';
 import type { PullRequestTarget } from './target.js';
 
 /**
@@ -10,8 +11,7 @@ import type { PullRequestTarget } from './target.js';
  * into someone's comment is not taken over.
  */
 
-/** GitHub's limit on a comment's body, in characters. */
-export const GITHUB_COMMENT_LIMIT = 65_536;
+export { GITHUB_COMMENT_LIMIT };
 
 /** Who the Actions token (GITHUB_TOKEN of a workflow) writes comments as; it cannot read GET /user. */
 export const ACTIONS_BOT = 'github-actions[bot]';

@@ -52,7 +52,7 @@ if [ -n "$(input PROFILE)" ]; then profile=(--profile "$(input PROFILE)"); fi
 # The gates and the baseline, as evals run, preview and push --eval take them.
 gates=()
 if [ -n "$(input MIN_SCORE)" ]; then gates+=(--min-score "$(input MIN_SCORE)"); fi
-while IFS= read -r criterion; do
+while IFS= read -r criterion || [ -n "$criterion" ]; do
   criterion="$(printf '%s' "$criterion" | tr -d '[:space:]')"
   if [ -n "$criterion" ]; then gates+=(--min-criterion "$criterion"); fi
 done < <(input MIN_CRITERION | tr ',' '\n')
@@ -63,7 +63,7 @@ if [ -n "$(input MIN_EFFECT)" ]; then gates+=(--min-effect "$(input MIN_EFFECT)"
 
 # More arguments: one per line, each kept whole.
 extra=()
-while IFS= read -r arg; do
+while IFS= read -r arg || [ -n "$arg" ]; do
   if [ -n "$arg" ]; then extra+=("$arg"); fi
 done < <(input ARGS)
 

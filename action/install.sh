@@ -11,5 +11,9 @@ npm run build
 tmp="${RUNNER_TEMP:-$(mktemp -d)}"
 tarball="$(npm pack --silent --pack-destination "$tmp" | tail -n 1)"
 npm install --global --no-audit --no-fund "$tmp/$tarball"
-echo "$(vap --version) installed from $tarball"
+if ! version="$(vap --version)"; then
+  echo "::error title=vap::vap is not on PATH after npm install --global (npm's global prefix is $(npm prefix --global))"
+  exit 1
+fi
+echo "$version installed from $tarball"
 if [ -n "${GITHUB_ENV:-}" ]; then echo "VAP_ACTION_INSTALLED=${GITHUB_ACTION_PATH:-$PWD}" >> "$GITHUB_ENV"; fi

@@ -69,8 +69,8 @@ done < <(input ARGS)
 
 mkdir -p "$reports" || usage "cannot create the reports folder $reports"
 reports_abs="$(cd "$reports" && pwd)"
-# Reports of an earlier command of the same job in this folder would be posted again: each command writes its own.
-rm -f "$reports_abs"/evals*.md "$reports_abs"/evals*.html "$reports_abs"/evals*.xml "$reports_abs"/evals*.json "$reports_abs"/plan.md "$reports_abs"/plan.txt
+# The outputs name the reports this command wrote, not those an earlier one left in the folder (nothing is removed).
+stamp="$(mktemp "${RUNNER_TEMP:-/tmp}/vap-run.XXXXXX")"
 report=(--report "markdown=$reports_abs/evals.md" --report "html=$reports_abs/evals.html" --report "junit=$reports_abs/evals.xml" --report "json=$reports_abs/evals.json")
 
 args=()
@@ -141,11 +141,13 @@ else
   code=$?
 fi
 
-list() { local f out=''; for f in "$@"; do out="${out:+$out$'\n'}$f"; done; printf '%s' "$out"; }
+# The reports of this command: written since it started.
+list() { local f out=''; for f in "$@"; do if [ "$f" -nt "$stamp" ]; then out="${out:+$out$'\n'}$f"; fi; done; printf '%s' "$out"; }
 output exit-code "$code"
 output reports-dir "$reports_abs"
 if [ "$command" = diff ]; then output markdown "$reports_abs/plan.md"; else output markdown "$(list "$reports_abs"/evals*.md)"; fi
 output html "$(list "$reports_abs"/evals*.html)"
 output junit "$(list "$reports_abs"/evals*.xml)"
+rm -f "$stamp"
 echo "vap exited with $code"
 exit 0

@@ -104,9 +104,12 @@ describe('the GitHub Action\'s steps', () => {
     expect(posted).toMatchObject({ user: { login: 'github-actions[bot]' }, body: readFileSync(join(reports, 'evals.md'), 'utf8') });
     expect(comment.stdout).toBe(posted!.html_url);
 
-    // The next push to the pull request: the same comment, edited.
+    // The next push to the pull request: the same comment, edited. A report an earlier command left in the folder is neither removed nor posted.
+    writeFileSync(join(reports, 'evals.ag_old.ev_old.md'), '<!-- vap-evals suite=ev_old -->\nstale\n');
     const second = await step('run.sh', { ...inputs, VAP_INPUT_MIN_SCORE: '0' }, work);
     expect(second.outputs['exit-code']).toBe('0');
+    expect(second.outputs.markdown).toBe(join(reports, 'evals.md'));
+    expect(existsSync(join(reports, 'evals.ag_old.ev_old.md'))).toBe(true);
     await step('comment.sh', { ...pr, VAP_INPUT_GITHUB_TOKEN: 'actions-token', VAP_REPORTS_MARKDOWN: second.outputs.markdown! }, work);
     expect(gh.list('octo/agents', 41)).toHaveLength(1);
     expect(gh.list('octo/agents', 41)[0]!.body).toBe(readFileSync(join(reports, 'evals.md'), 'utf8'));

@@ -17,6 +17,7 @@ import { verbs as contacts } from './contacts/index.js';
 import { verbs as emulator } from './emulator/index.js';
 import { verbs as evals } from './evals/index.js';
 import { verbs as events } from './events/index.js';
+import { verbs as github } from './github/index.js';
 import { verbs as importJobs } from './import-jobs/index.js';
 import { verbs as voices } from './voices/index.js';
 import { verbs as webhooks } from './webhooks/index.js';
@@ -52,5 +53,6 @@ export const GROUPS: GroupEntry[] = [
   { name: 'mv', description: 'Rename an agent, suite or webhook in the files and the state', load: () => import('./ascode/mv.js') },
   { name: 'emulator', description: 'Run a local emulator of the platform API', verbs: emulator },
   { name: 'api', description: 'Send a raw request (auth header and envelope handled)', load: () => import('./api/index.js') },
+  { name: 'github', description: 'Keep a pull request\'s comment up to date from a Markdown report (GitHub Actions)', verbs: github },
   { name: 'completion', description: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion/index.js') },
 ];

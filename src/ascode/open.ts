@@ -56,7 +56,7 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
     }
   }
   const state = await loadState(fs, profile);
-  await confirmOrigin(ctx, state, await ctx.credentials());
+  await confirmOrigin(ctx, state, await ctx.credentialsFor(profile));
   // `vap diff` reads the platform while the files are parsed; `vap push` sends nothing before they are checked.
   const stop = new AbortController();
   const onAbort = () => stop.abort(ctx.signal.reason);

@@ -76,12 +76,24 @@ export interface Passed {
   at: string;
 }
 
+/** What a preview made (or is about to make) for an agent: recorded before each create, so a killed preview is cleaned up. */
+export interface PreviewRecord {
+  label: string;
+  /** The preview agent's name (how it is found when it was made but its id never recorded). */
+  name: string;
+  agentId?: string;
+  suites: Array<{ key: string; name: string; id?: string }>;
+  at: string;
+}
+
 export interface State {
   format: number;
   profile: string;
   origin?: Origin;
   /** Per agent slug: the files that passed their evals here (what `vap promote` may carry elsewhere). */
   passed: Record<string, Passed>;
+  /** Per agent slug: the preview copies made in this profile and not yet removed. */
+  previews: Record<string, PreviewRecord>;
   agents: Record<string, Entry>;
   suites: Record<string, Entry>;
   webhooks: Record<string, Entry>;
@@ -97,7 +109,7 @@ export const intentKey = (kind: Kind, key: string) => `${kind}:${key}`;
 export const stateFile = (profile: string) => `.vap/state.${profile}.json`;
 
 export function emptyState(profile: string): State {
-  return { format: STATE_FORMAT, profile, agents: {}, suites: {}, webhooks: {}, tools: {}, intents: {}, passed: {} };
+  return { format: STATE_FORMAT, profile, agents: {}, suites: {}, webhooks: {}, tools: {}, intents: {}, passed: {}, previews: {} };
 }
 
 // ---------------------------------------------------------------------------- schema
@@ -156,6 +168,14 @@ const PassedSchema = z.strictObject({
   at: z.string().max(40),
 });
 
+const PreviewSchema = z.strictObject({
+  label: z.string().max(200),
+  name: z.string().max(10_000),
+  agentId: Id.optional(),
+  suites: z.array(z.strictObject({ key: Slug, name: z.string().max(10_000), id: Id.optional() })).max(1000),
+  at: z.string().max(40),
+});
+
 const OriginSchema = z.strictObject({
   baseUrl: z.string().max(2000),
   salt: z.string().regex(/^[0-9a-f]{16,64}$/),
@@ -172,6 +192,7 @@ const StateSchema = z.strictObject({
   tools: z.record(z.string().min(1).max(500), Id).optional(),
   intents: z.record(IntentKey, IntentSchema).optional(),
   passed: z.record(Slug, PassedSchema).optional(),
+  previews: z.record(Slug, PreviewSchema).optional(),
 });
 
 const STATE_HINT = (profile: string) => `restore it from git (\`git checkout -- ${stateFile(profile)}\`), or delete it and run \`vap pull\` to start the sync over`;
@@ -230,6 +251,7 @@ export async function loadState(fs: ProjectFs, profile: string): Promise<State> 
     tools: d.tools ?? {},
     intents: (d.intents ?? {}) as Record<string, Intent>,
     passed: d.passed ?? {},
+    previews: d.previews ?? {},
   };
 }
 
@@ -289,6 +311,7 @@ export function serializeState(s: State): string {
     section('agents', s.agents, false) +
     section('intents', s.intents, false) +
     (Object.keys(s.passed).length ? section('passed', s.passed, false) : '') +
+    (Object.keys(s.previews).length ? section('previews', s.previews, false) : '') +
     section('suites', s.suites, false) +
     section('tools', s.tools, false) +
     section('webhooks', s.webhooks, true) +

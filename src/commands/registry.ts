@@ -51,6 +51,8 @@ export const GROUPS: GroupEntry[] = [
   { name: 'diff', aliases: ['plan'], description: 'Compare the files, the last sync and the platform: what a push would change, and drift', load: () => import('./ascode/diff.js') },
   { name: 'push', description: 'Apply the files to a profile; with --eval, gate on the eval suites and roll back on failure', load: () => import('./ascode/push.js') },
   { name: 'mv', description: 'Rename an agent, suite or webhook in the files and the state', load: () => import('./ascode/mv.js') },
+  { name: 'preview', description: 'Evaluate the branch on preview copies of the changed agents; live agents untouched', load: () => import('./ascode/preview.js') },
+  { name: 'promote', description: 'Apply to one profile exactly what passed its evals in another', load: () => import('./ascode/promote.js') },
   { name: 'emulator', description: 'Run a local emulator of the platform API', verbs: emulator },
   { name: 'api', description: 'Send a raw request (auth header and envelope handled)', load: () => import('./api/index.js') },
   { name: 'github', description: 'Keep a pull request\'s comment up to date from a Markdown report (GitHub Actions)', verbs: github },

@@ -12,7 +12,7 @@ import { isAccessible, plainSpinner } from './ui/accessible.js';
 import { safeMessage, safeText, type Trusted } from './ui/safe-text.js';
 import { startSpinner, type Spinner } from './ui/spinner.js';
 import { colorEnabled, loadChalk } from './ui/style.js';
-import { presentation, type Presentation } from './ui/values.js';
+import { presentation, ServerClock, type Presentation } from './ui/values.js';
 import { version } from './version.js';
 
 /** The process's streams, or a test's. Nothing below cli.ts reads `process.*`. */
@@ -88,7 +88,9 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   const outColor = colorEnabled({ flag: colorFlag, isTTY: io.stdoutIsTTY, env });
   const errColor = colorEnabled({ flag: colorFlag, isTTY: io.stderrIsTTY, env });
   const format: Format | undefined = globals.json ? 'json' : globals.output;
-  const present = presentation({ absoluteTimes: globals.absoluteTimes });
+  // "Now" for relative times is the server's, learned from the Date header of each response.
+  const serverClock = new ServerClock();
+  const present = presentation({ absoluteTimes: globals.absoluteTimes, now: () => serverClock.now() });
   // VAP_ACCESSIBLE: a spinner is plain lines instead (src/ui/accessible.ts).
   const spinner = (text: string) =>
     isAccessible(env) && io.stderrIsTTY && !globals.quiet ? Promise.resolve(plainSpinner(text, io.stderr)) : startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
@@ -152,6 +154,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
         userAgent: `vap/${version()} node/${process.versions.node}`,
         timeoutMs: numericSetting(env, 'VAP_TIMEOUT_MS'),
         log: globals.verbose ? verboseLog(io.stderr) : undefined,
+        onServerDate: (date) => serverClock.learn(date),
       });
       return client;
     },

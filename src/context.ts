@@ -2,8 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ApiClient } from './api/client.js';
 import type { ConfigStore } from './config/store.js';
 import { readConfig } from './config/read.js';
-import { checkCredentials, checkNumericSettings, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
-import { AuthRequiredError } from './errors.js';
+import { checkCredentials, checkNumericSettings, missingKeyError, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
 import type { Format } from './ui/format.js';
 import type { TextSink } from './ui/block-writer.js';
 import { Output } from './ui/output.js';
@@ -140,12 +139,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
       // Settings are checked before the first request: a bad one is a usage error naming it and its source.
       checkNumericSettings(env);
       checkCredentials(creds);
-      if (!creds.apiKey) {
-        throw new AuthRequiredError(
-          creds.profile === 'default' ? 'no API key found' : `no API key found for profile "${creds.profile}"`,
-          'run `vap auth login`, or set VAP_API_KEY',
-        );
-      }
+      if (!creds.apiKey) throw missingKeyError(creds, readConfig(env).profilesWithKeys());
       await options.beforeFirstRequest?.();
       const { ApiClient } = await import('./api/client.js');
       client = new ApiClient({

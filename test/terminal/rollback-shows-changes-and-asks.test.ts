@@ -42,7 +42,7 @@ describe.skipIf(!hasTmux())('agents rollback in a real terminal (tmux)', () => {
     try {
       const asked = await tty.waitFor(/Roll agent .* back to version 1\?/);
       // The changes are on screen before the question.
-      expect(asked).toContain('back to version 1 (it is at version 4; this makes version 5) changes:');
+      expect(asked).toContain('back to version 1 changes:');
       expect(asked).toMatch(/ {4}-Book appointments\./);
       expect(asked).toContain('voice: Lucía (es-ES) → Ava (en-US)');
       expect(asked).toContain('tools: - Calendar booking, - CRM lookup');

@@ -20,16 +20,21 @@ describe('the rollback preview', () => {
     );
     expect(text).toBe(
       [
-        'Rolling agent Desk (ag_1) back to version 1 (it is at version 3; this makes version 4) changes:',
+        'Rolling agent Desk (ag_1) back to version 1 changes:',
         '  instructions:',
         '    @@ -1,2 +1,1 @@',
         '     Greet.',
         '    -Book.',
         '  voice: Lucía (es-ES) → Ava (en-US)',
-        '  tools: + CRM, - Calendar  (Calendar → CRM)',
-        "  Its other settings (name, engine, description, tags, variables) go back to version 1's as well.",
+        '  tools: + CRM, - Calendar',
+        "  name, engine, description, tags and variables: version 1's too",
       ].join('\n'),
     );
+  });
+
+  it('names the tools that stay', () => {
+    const text = renderPreview({ agent, tools: [{ id: 't1', name: 'Calendar' }, { id: 't2', name: 'CRM' }], target: entry({ instructions: agent.instructions, voice: null, tools: [{ id: 't1', name: 'Calendar' }] }) }, 1, chalk);
+    expect(text).toContain('  voice: Lucía (es-ES) → none\n  tools: - CRM  (kept: Calendar)\n');
   });
 
   it('says so when nothing of the three changes', () => {

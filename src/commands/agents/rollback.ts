@@ -111,8 +111,7 @@ const toolsText = (ts: readonly Tool[]) => (ts.length ? ts.map((t) => t.name).jo
  */
 export function renderPreview(p: Preview, version: number, chalk: ChalkInstance): string {
   const { agent, tools, target } = p;
-  const now = agent.currentVersion;
-  const lines = [`Rolling agent ${safeText(agent.name)} (${safeText(agent.id)}) back to version ${version}${now !== undefined ? ` (it is at version ${now}; this makes version ${now + 1})` : ''} changes:`];
+  const lines = [`Rolling agent ${safeText(agent.name)} (${safeText(agent.id)}) back to version ${version} changes:`];
   const unknown: string[] = [];
   let changes = 0;
 
@@ -140,14 +139,15 @@ export function renderPreview(p: Preview, version: number, chalk: ChalkInstance)
     if (removed.length || added.length) {
       changes++;
       const marks = [...added.map((t) => chalk.green(`+ ${safeText(t.name)}`)), ...removed.map((t) => chalk.red(`- ${safeText(t.name)}`))].join(', ');
-      lines.push(`  tools: ${marks}  ${chalk.dim(`(${safeText(toolsText(tools))} → ${safeText(toolsText(target.tools))})`)}`);
+      const kept = tools.filter((t) => after.has(t.id));
+      lines.push(`  tools: ${marks}${kept.length ? chalk.dim(`  (kept: ${safeText(toolsText(kept))})`) : ''}`);
     }
   } else unknown.push('tools');
 
   if (changes === 0 && unknown.length === 0) lines.push(`  nothing in its instructions, voice or tools: they are the same at version ${version}`);
   const named = unknown.length > 1 ? `${unknown.slice(0, -1).join(', ')} and ${unknown.at(-1)}` : unknown[0];
   if (unknown.length) lines.push(`  ${chalk.yellow('!')} the server does not say what version ${version}'s ${named} ${unknown.length === 1 ? 'was' : 'were'}; the rollback restores ${unknown.length === 1 ? 'it' : 'them'} too (now: ${unknownNow(unknown, agent, tools)})`);
-  lines.push(chalk.dim(`  Its other settings (name, engine, description, tags, variables) go back to version ${version}'s as well.`));
+  lines.push(chalk.dim(`  name, engine, description, tags and variables: version ${version}'s too`));
   return lines.join('\n');
 }
 

@@ -22,7 +22,7 @@ export interface CreateOptions extends InstructionsOptions {
 
 export function createCommand(makeContext: ContextFactory): Command {
   return new Command('create')
-    .description('Create an agent from plain-language instructions, with its voice and tools if given (it starts at version 1)')
+    .description('Create an agent from plain-language instructions, with a voice and tools if given')
     .requiredOption('--name <name>', 'the agent name')
     .option('--instructions <text>', 'what the agent does, in plain language')
     .option('--instructions-file <file>', 'read the instructions from a file (- reads stdin)')

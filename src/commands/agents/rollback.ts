@@ -19,7 +19,7 @@ export interface RollbackOptions {
 
 export function rollbackCommand(makeContext: ContextFactory): Command {
   return new Command('rollback')
-    .description('Go back to an earlier version, recorded as a new current version (history is kept); shows what changes and asks first on a terminal, needs --yes otherwise')
+    .description('Go back to an earlier version as a new one (history is kept); shows what changes, then asks (--yes in scripts)')
     .argument('<agentId>', 'the agent id')
     .requiredOption('--version <n>', 'the earlier version to restore', positiveInt('--version'))
     .requiredOption('--reason <text>', 'why (kept in the version history)')

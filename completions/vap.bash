@@ -25,6 +25,9 @@ _vap() {
     'vap agents create --variable') COMPREPLY=(); return ;;
     'vap agents create --description') COMPREPLY=(); return ;;
     'vap agents create --tag') COMPREPLY=(); return ;;
+    'vap agents create --voice') COMPREPLY=(); return ;;
+    'vap agents create --language') COMPREPLY=(); return ;;
+    'vap agents create --tool') COMPREPLY=(); return ;;
     'vap agents update --name') COMPREPLY=(); return ;;
     'vap agents update --instructions') COMPREPLY=(); return ;;
     'vap agents update --instructions-file') COMPREPLY=(); return ;;
@@ -304,7 +307,7 @@ _vap() {
     'vap config set') words='' ;;
     'vap agents') words='list create get update delete versions rollback tools voice' ;;
     'vap agents list') words='--search --limit --page --all' ;;
-    'vap agents create') words='--name --instructions --instructions-file --engine --variable --description --tag' ;;
+    'vap agents create') words='--name --instructions --instructions-file --engine --variable --description --tag --voice --language --tool' ;;
     'vap agents get') words='' ;;
     'vap agents update') words='--name --instructions --instructions-file --variable --clear-variables --description --tag --clear-tags --engine' ;;
     'vap agents delete') words='' ;;

@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ApiClient } from './api/client.js';
 import type { ConfigStore } from './config/store.js';
 import { readConfig } from './config/read.js';
-import { checkCredentials, checkNumericSettings, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
+import { profileEnvName, checkCredentials, checkNumericSettings, missingKeyError, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
 import { AuthRequiredError } from './errors.js';
 import type { Format } from './ui/format.js';
 import type { TextSink } from './ui/block-writer.js';
@@ -12,7 +12,7 @@ import { isAccessible, plainSpinner } from './ui/accessible.js';
 import { safeMessage, safeText, type Trusted } from './ui/safe-text.js';
 import { startSpinner, type Spinner } from './ui/spinner.js';
 import { colorEnabled, loadChalk } from './ui/style.js';
-import { presentation, type Presentation } from './ui/values.js';
+import { presentation, ServerClock, type Presentation } from './ui/values.js';
 import { version } from './version.js';
 
 /** The process's streams, or a test's. Nothing below cli.ts reads `process.*`. */
@@ -96,7 +96,9 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   const outColor = colorEnabled({ flag: colorFlag, isTTY: io.stdoutIsTTY, env });
   const errColor = colorEnabled({ flag: colorFlag, isTTY: io.stderrIsTTY, env });
   const format: Format | undefined = globals.json ? 'json' : globals.output;
-  const present = presentation({ absoluteTimes: globals.absoluteTimes });
+  // "Now" for relative times is the server's, learned from the Date header of each response.
+  const serverClock = new ServerClock();
+  const present = presentation({ absoluteTimes: globals.absoluteTimes, now: () => serverClock.now() });
   // VAP_ACCESSIBLE: a spinner is plain lines instead (src/ui/accessible.ts).
   const spinner = (text: string) =>
     isAccessible(env) && io.stderrIsTTY && !globals.quiet ? Promise.resolve(plainSpinner(text, io.stderr)) : startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
@@ -131,10 +133,11 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     checkNumericSettings(env);
     checkCredentials(c);
     if (!c.apiKey) {
-      throw new AuthRequiredError(
-        c.profile === 'default' ? 'no API key found' : `no API key found for profile "${c.profile}"`,
-        c.sources.profile === 'flag' && c.profile !== (await credentials()).profile ? `set VAP_API_KEY_${c.profile.toUpperCase().replace(/[^A-Z0-9]/g, '_')}, or run \`vap auth login --profile ${c.profile}\`` : 'run `vap auth login`, or set VAP_API_KEY',
-      );
+      // For a profile other than the active one (promote's two sides), its own variable is the way in.
+      if (c.sources.profile === 'flag' && c.profile !== (await credentials()).profile) {
+        throw new AuthRequiredError(`no API key found for profile "${c.profile}"`, `set ${profileEnvName('VAP_API_KEY', c.profile)}, or store a key with \`vap auth login --profile ${c.profile}\``);
+      }
+      throw missingKeyError(c, readConfig(env).profilesWithKeys());
     }
     await options.beforeFirstRequest?.();
     const { ApiClient } = await import('./api/client.js');
@@ -144,6 +147,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
       userAgent: `vap/${version()} node/${process.versions.node}`,
       timeoutMs: numericSetting(env, 'VAP_TIMEOUT_MS'),
       log: globals.verbose ? verboseLog(io.stderr) : undefined,
+      onServerDate: (date) => serverClock.learn(date),
     });
   };
 

@@ -139,6 +139,7 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   // errors file is never overwritten without a yes: src/contacts/errors-file.ts).
   const chosen = await chooseErrorsPath(req.errorsFile, file, join(dirname(stateDir(ctx.env)), 'errors'), {
     ensureFallback: (dir) => ensureStateFolder(dir, ctx.env, 'pass --errors-file <path>'),
+    dryRun: req.dryRun,
     overwrite: async (path) => {
       if (ctx.globals.yes) return true;
       const ok = await ctx.prompter.confirm(`${path} already exists: overwrite it with the rows this import rejects?`, { flag: '--yes' });

@@ -61,7 +61,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const ids = new IdGenerator(opts.seed, store.restored?.idCounters);
   store.setMeta(() => ({ idCounters: ids.snapshot(), simNowMs: clock.nowMs() }));
   const faults = new FaultTable();
-  const requestLog = new RequestLog();
+  const requestLog = new RequestLog(() => clock.nowMs());
   const readyHooks: Array<() => void> = [];
   const closeHooks: Array<() => void | Promise<void>> = [];
 
@@ -82,12 +82,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
       const large = err.code === 'HPE_HEADER_OVERFLOW';
       const body = JSON.stringify(errorBody(requestId(), large ? 'headers_too_large' : 'bad_request', large ? 'the request headers are too large' : `the request could not be read as HTTP (${err.code ?? err.message})`));
-      socket.end(`HTTP/1.1 ${large ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      socket.end(`HTTP/1.1 ${large ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ndate: ${clock.httpDate()}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
     },
     frameworkErrors: (err, req, res) => {
       const bad = (err as FastifyError).code === 'FST_ERR_BAD_URL';
       const reply = res as unknown as FastifyReply;
-      reply.header('x-request-id', req.id);
+      reply.header('x-request-id', req.id).header('date', clock.httpDate());
       void reply
         .code(bad ? 400 : (err as FastifyError).statusCode ?? 400)
         .send(errorBody(req.id, bad ? 'invalid_path' : 'bad_request', bad ? `the path is not valid: ${pathForMessage(req.url)} has a malformed percent-encoding (each % must be followed by two hex digits of UTF-8)` : err.message));
@@ -162,6 +162,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
   app.addHook('onSend', (req, reply, payload, done) => {
     logRequest(req, reply.statusCode);
+    // The simulated clock's Date, like every time in a body (README; event streams set theirs).
+    reply.header('date', clock.httpDate());
     if (!store.hasUnsynced) return done(null, payload);
     store.commit().then(
       () => done(null, payload),

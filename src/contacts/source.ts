@@ -40,16 +40,8 @@ export interface RowSource {
 export const CSV_MAX_RECORD_BYTES = 4 * 1024 * 1024;
 export const CSV_MAX_COLUMNS = 16_384;
 
-/**
- * csv-parse finds the line ending from the first line and then takes only that one, so a
- * file that mixes CRLF, LF and CR (rows pasted together from several sources) had rows
- * merged into one field. Such a file is read with all three: each ends a record, wherever it
- * is (in a quoted field they are data, as before). A file of one kind (`one`: what the UTF-8
- * check found, encoding.ts LineEndingScan) is left to csv-parse's discovery, which reads it
- * the same, about 8% faster (one delimiter to compare per byte instead of three). A file
- * whose bytes were not scanned (another --encoding) is read as `mixed`.
- */
-export type LineEndings = 'one' | 'mixed';
+export type { LineEndings } from './encoding.js';
+import type { LineEndings } from './encoding.js';
 const RECORD_DELIMITERS: readonly string[] = ['\r\n', '\n', '\r'];
 
 /** The csv-parse options of every CSV file vap reads (the importer, --from-csv, and the benchmark's floor). */

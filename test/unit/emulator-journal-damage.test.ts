@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StateFileError } from '../../src/emulator/persist/files.js';
+import { startEmulator } from '../../src/emulator/server.js';
 import { Store } from '../../src/emulator/store.js';
 
 // What a start does with a data directory whose files were damaged after the emulator had
@@ -391,6 +392,18 @@ describe('the lock of a data directory', () => {
     writeFileSync(join(dir, 'state.lock'), JSON.stringify({ pid: 1, host: hostname(), boot: 'an-earlier-boot', startedAt: '2026-01-01T00:00:00.000Z', token: 'old' }));
     if (existsSync('/proc/sys/kernel/random/boot_id')) expect((await opened(dir)).state).toEqual(keys(1));
     expect(existsSync(join(dir, 'state.lock'))).toBe(false);
+  });
+
+  it('is released when the emulator cannot listen (its port is taken)', async () => {
+    const dir = await written(1);
+    const taken = await startEmulator({ port: 0 });
+    try {
+      const err = await startEmulator({ port: taken.port, dataDir: dir }).catch((e: unknown) => e);
+      expect((err as NodeJS.ErrnoException).code).toBe('EADDRINUSE');
+      expect(existsSync(join(dir, 'state.lock'))).toBe(false);
+    } finally {
+      await taken.close();
+    }
   });
 
   it('never takes over a live process\'s lock, nor one written on another host', async () => {

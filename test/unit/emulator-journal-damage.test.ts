@@ -129,7 +129,7 @@ describe('a complete record that fails its checksum', () => {
     // in its format name, then further on
     const early = await written(3);
     flipBit(join(early, J1), 15);
-    expect((await refused(early)).message).toContain(`${join(early, J1)} is damaged at byte 0 (its first line fails its checksum`);
+    expect((await refused(early)).message).toContain(`${join(early, J1)} is damaged at byte 0 (it does not begin with a journal header (damaged or missing))`);
     const dir = await written(3);
     const file = join(dir, J1);
     flipBit(file, 60);
@@ -314,11 +314,24 @@ describe('an empty journal', () => {
     const dir = fresh();
     const r = await opened(dir);
     expect(r).toEqual({ state: {}, warned: [] });
-    // the new folder got its first journal, with its header, at once
+    // the new folder got its first journal, with its header, and an empty snapshot naming it, at once
     const lines = readFileSync(join(dir, J1), 'utf8').split('\n');
     expect(lines).toHaveLength(2);
-    expect(JSON.parse(lines[0]!.slice(9))).toMatchObject({ format: 'vap-emulator-journal', version: 3, gen: 1, snapshot: null, prev: null });
+    const snapshot = JSON.parse(readFileSync(join(dir, 'state.snapshot.jsonl'), 'utf8').split('\n')[0]!) as { id: string };
+    expect(snapshot).toMatchObject({ format: 'vap-emulator-snapshot', version: 3, journal: 1, init: true });
+    expect(JSON.parse(lines[0]!.slice(9))).toMatchObject({ format: 'vap-emulator-journal', version: 3, gen: 1, snapshot: snapshot.id, prev: null });
     expect(await opened(dir)).toEqual({ state: {}, warned: [] });
+  });
+
+  it('a folder never compacted: its only journal deleted stops the start (the new folder\'s snapshot names it); its empty snapshot deleted loses nothing', async () => {
+    const dir = await written(30);
+    unlinkSync(join(dir, J1));
+    const err = await refused(dir);
+    expect(err.message).toContain(`${join(dir, J1)} is missing (state.snapshot.jsonl continues into it`);
+
+    const other = await written(30);
+    unlinkSync(join(other, 'state.snapshot.jsonl'));
+    expect(await opened(other)).toEqual({ state: keys(30), warned: [] });
   });
 });
 

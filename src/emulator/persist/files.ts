@@ -1,5 +1,6 @@
 import { accessSync, chmodSync, closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
-import { link, open, unlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { DIR_MODE, FILE_MODE, StateFileError } from './errors.js';
@@ -23,8 +24,8 @@ export { DIR_MODE, FILE_MODE, StateFileError } from './errors.js';
  *   state.set-aside.*            what a `--repair` moved out of the way (never read)
  *   state.json                   the old single-file format (read once, then rewritten as a snapshot)
  *
- * A start reads the snapshot (or the old file), then replays every journal from the
- * snapshot's generation on. A journal file only ever gets its name with its header written
+ * A new folder gets journal 1 and an empty snapshot naming it. A start reads the snapshot
+ * (or the old file), then replays every journal from the snapshot's generation on. A journal file only ever gets its name with its header written
  * and on disk (it is written under a temporary name first), so an empty or headerless
  * journal is damage, never a file that was about to be written. Snapshots of version 2 and
  * journals without a header (written before journal headers existed) are still read, then
@@ -148,7 +149,8 @@ async function load(path: string, opts: OpenOptions, target: (key: string) => Lo
   const legacyFile = join(path, LEGACY);
   if (names.includes(SNAPSHOT)) {
     const s = readSnapshot(snapshotFile, target);
-    meta = s.meta;
+    // The empty snapshot of a new folder carries no time or counters of its own.
+    meta = s.init ? undefined : s.meta;
     base = s.gen;
     snapshotBytes = s.bytes;
     v3Snapshot = s.version >= 3;
@@ -163,6 +165,10 @@ async function load(path: string, opts: OpenOptions, target: (key: string) => Lo
     follows = undefined;
   } else if (journals.length > 0 && journals[0]!.gen !== 1) {
     throw new StateFileError(snapshotFile, `is missing (the journal ${journals[0]!.file} continues from it)`);
+  } else {
+    // Journal 1 can only follow the empty snapshot a new folder starts with: nothing is lost
+    // without it (a start stopped between the two files leaves that too).
+    follows = undefined;
   }
   const hasBase = names.includes(SNAPSHOT) || names.includes(LEGACY);
 
@@ -192,7 +198,6 @@ async function load(path: string, opts: OpenOptions, target: (key: string) => Lo
       prev: prevKept ? { gen: prevKept.gen, bytes: prevKept.bytes } : undefined,
       expectedSize: nextHeader?.prev && nextHeader.prev.gen === j.gen ? nextHeader.prev.bytes : undefined,
       nextName: next?.name,
-      snapshotMissing: !hasBase,
       target,
     });
     if (r.version !== 3) legacy = true;
@@ -231,8 +236,33 @@ async function load(path: string, opts: OpenOptions, target: (key: string) => Lo
     return { path, meta, legacy, gen: last.gen, journalBytes: last.bytes, journalRecords: last.records, snapshotBytes, lock };
   }
   const gen = last ? last.gen + 1 : base;
+  if (!last && !hasBase) {
+    // A new folder: journal 1, then an empty snapshot naming it, so that the loss of that
+    // journal (deleted, with everything in it) is noticed like that of any other generation.
+    const id = randomBytes(8).toString('hex');
+    const bytes = await createJournal(path, 1, { snapshot: id, prev: null });
+    snapshotBytes = await writeInitialSnapshot(path, id);
+    return { path, meta, legacy, gen: 1, journalBytes: bytes, journalRecords: 0, snapshotBytes, lock };
+  }
   const bytes = await createJournal(path, gen, { snapshot: last ? null : (follows ?? null), prev: last ? { gen: last.gen, bytes: last.bytes } : null });
   return { path, meta, legacy, gen, journalBytes: bytes, journalRecords: 0, snapshotBytes, lock };
+}
+
+/** The snapshot of a new folder: no records, naming journal 1. */
+async function writeInitialSnapshot(dir: string, id: string): Promise<number> {
+  const head = Buffer.from(`${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, id, journal: 1, init: true, savedAt: new Date().toISOString() })}\n`);
+  const text = Buffer.concat([head, Buffer.from(`${JSON.stringify({ end: true, records: 0, crc32: crc32(head), meta: { simNowMs: 0, idCounters: {} } })}\n`)]);
+  const tmp = join(dir, `${SNAPSHOT}.${process.pid}.tmp`);
+  const out = await open(tmp, 'wx', FILE_MODE);
+  try {
+    await out.write(text);
+    await out.datasync();
+  } finally {
+    await out.close();
+  }
+  await rename(tmp, join(dir, SNAPSHOT));
+  await syncDir(dir);
+  return text.length;
 }
 
 /** The one line that stops a start: the file, the byte or the generation, and the fix. */
@@ -354,7 +384,7 @@ export function applyOp(op: unknown, target: (key: string) => LoadTarget): boole
   return true;
 }
 
-function readSnapshot(file: string, target: (key: string) => LoadTarget): { meta: Meta; gen: number; bytes: number; version: number; id: string | undefined } {
+function readSnapshot(file: string, target: (key: string) => LoadTarget): { meta: Meta; gen: number; bytes: number; version: number; id: string | undefined; init: boolean } {
   let buf: Buffer;
   try {
     buf = readFileSync(file);
@@ -366,7 +396,7 @@ function readSnapshot(file: string, target: (key: string) => LoadTarget): { meta
   };
   const lines = lineOffsets(buf);
   if (lines.complete.length < 2 || lines.tail !== buf.length) bad(lines.tail !== buf.length ? 'it ends in the middle of a line' : 'it is too short');
-  const header = parseLine(buf, lines.complete[0]!) as { format?: unknown; version?: unknown; journal?: unknown; id?: unknown } | undefined;
+  const header = parseLine(buf, lines.complete[0]!) as { format?: unknown; version?: unknown; journal?: unknown; id?: unknown; init?: unknown } | undefined;
   if (!header || header.format !== SNAPSHOT_FORMAT) bad('its first line is not a snapshot header');
   const version = header!.version;
   if (version !== 2 && version !== SNAPSHOT_VERSION) bad(`it is version ${String(version)}; this vap reads versions 2 and ${SNAPSHOT_VERSION}`);
@@ -384,7 +414,7 @@ function readSnapshot(file: string, target: (key: string) => LoadTarget): { meta
     if (!Array.isArray(rec) || rec.length !== 3 || typeof rec[0] !== 'string' || typeof rec[1] !== 'string') bad(`line ${i + 1} is not a record`);
     target((rec as string[])[0]!).load((rec as string[])[1]!, (rec as unknown[])[2]);
   }
-  return { meta: trailer!.meta as Meta, gen: header!.journal as number, bytes: buf.length, version: version as number, id: version === SNAPSHOT_VERSION ? (header!.id as string) : undefined };
+  return { meta: trailer!.meta as Meta, gen: header!.journal as number, bytes: buf.length, version: version as number, id: version === SNAPSHOT_VERSION ? (header!.id as string) : undefined, init: header!.init === true && n === 0 };
 }
 
 function readLegacy(file: string, target: (key: string) => LoadTarget): Meta {
@@ -424,8 +454,6 @@ interface ReplayOptions {
   /** The size the next generation's header says this one ended at. */
   expectedSize?: number;
   nextName?: string;
-  /** There is neither a snapshot nor an old state file: a header naming a snapshot means it was lost. */
-  snapshotMissing: boolean;
   target: (key: string) => LoadTarget;
 }
 
@@ -472,11 +500,10 @@ function replayJournal(j: JournalFile, o: ReplayOptions): ReplayResult {
   if (looksLikeHeader || !o.oldAllowed) {
     version = JOURNAL_VERSION;
     const header = nl < 0 ? undefined : parseChecked(buf, 0, nl);
-    if (!isHeader(header)) return result({ offset: 0, reason: looksLikeHeader ? 'its header fails its checksum or is cut short' : 'it does not begin with a journal header' });
+    if (!isHeader(header)) return result({ offset: 0, reason: looksLikeHeader ? 'its header fails its checksum or is cut short' : 'it does not begin with a journal header (damaged or missing)' });
     if (header.version !== JOURNAL_VERSION) return result({ offset: 0, reason: `its header is version ${String(header.version)}; this vap reads version ${JOURNAL_VERSION}` });
     if (header.gen !== j.gen) return result({ offset: 0, reason: `its header says it is generation ${header.gen}` });
     if (o.follows !== undefined && header.snapshot !== o.follows) {
-      if (o.snapshotMissing) throw new StateFileError(join(j.file, '..', SNAPSHOT), `is missing (the journal ${j.file} continues from snapshot ${header.snapshot})`);
       return result({ offset: 0, reason: `it continues snapshot ${String(header.snapshot)}, but ${SNAPSHOT} is snapshot ${String(o.follows)}` });
     }
     if (o.prev && (header.prev?.gen !== o.prev.gen || header.prev.bytes !== o.prev.bytes)) {

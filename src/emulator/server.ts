@@ -107,7 +107,7 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
     // the connections every connectionsCheckingInterval and answers through clientErrorHandler.
     // A response (an event stream included) is not limited: only receiving the request is.
     requestTimeout: limits.requestTimeout,
-    http: { headersTimeout: limits.headersTimeout, requestTimeout: limits.requestTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(limits.headersTimeout / 4))) },
+    http: { headersTimeout: limits.headersTimeout, requestTimeout: limits.requestTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(limits.headersTimeout / 4) || 1000)) },
     // Errors the framework raises before routing (a malformed percent-encoding in the path)
     // get the one error envelope too.
     // Requests the HTTP parser cannot read at all, or not in time: the envelope, then the connection closes.

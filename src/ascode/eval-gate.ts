@@ -10,7 +10,7 @@ import { followRun, resumeCommand, RunGateError, type FollowSettings, type RunRe
 import { safe, safeText } from '../ui/safe-text.js';
 import type { ChangedAgent } from './apply.js';
 import { contentHash, fieldHashes } from './model.js';
-import { agentFilesHash, recordPassed } from './passed.js';
+import { agentFilesHash, forgetPassed, recordPassed } from './passed.js';
 import type { ProjectFs } from './paths.js';
 import { findVoice, type Plan } from './plan.js';
 import type { LocalFiles } from './project.js';
@@ -169,6 +169,12 @@ export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<v
   const first = bad[0]!;
   const reason = clip(`vap push ${input.pushId}: ${first.status === 'gate' ? 'eval gate failed' : 'eval run failed'} on ${first.target.suiteKey} (${first.why})${bad.length > 1 ? ` and ${bad.length - 1} more` : ''}`, 1000);
   for (const o of bad) ctx.io.stderr.write(safe`✗ ${o.target.suiteKey}: ${o.why}\n`);
+  // What this push applied failed its gate: a pass recorded for the same files (a preview's) no longer stands.
+  const forgotten = input.changedAgents.filter((a) => forgetPassed(input.state, input.files, a.slug)).map((a) => a.slug);
+  if (forgotten.length) {
+    await saveState(input.fs, input.state);
+    ctx.info(`No longer recorded as passed in profile "${safeText(input.state.profile)}": ${safeText(forgotten.join(', '))} (their files failed this gate)`);
+  }
   await rollBack(ctx, input, rollbackable, reason);
   for (const a of input.changedAgents.filter((x) => x.created)) {
     await ctx.warn(safe`agent ${a.slug} (${a.id}) was created by this push: there is no earlier version to roll back to; it stays`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestEmulator } from '../helpers/emulator.js';
 import { runCli } from '../helpers/run-cli.js';
-import { benign, PROD, seedAgent, STAGING, startTwoOrgs, toolId, twoOrgEnv, writes } from '../helpers/two-orgs.js';
+import { benign, degrade, PROD, seedAgent, STAGING, startTwoOrgs, toolId, twoOrgEnv, writes } from '../helpers/two-orgs.js';
 
 let emu: TestEmulator;
 let dir: string;
@@ -68,7 +68,7 @@ describe('vap promote', () => {
     await emu.clearRequests();
     const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes']);
     expect(r.code, r.stderr).toBe(3);
-    expect(r.stdout).toContain(`✗ agent ${never.slug}: never passed its gating suites in profile "staging"`);
+    expect(r.stdout).toContain(`✗ agent ${never.slug}: its files have no record of passing their gating suites in profile "staging"`);
     expect(r.stdout).toContain(`✗ agent ${edited.slug}: its files were edited since they passed in profile "staging"`);
     expect(r.stdout).toContain(`✗ agent ${drifted.slug}: it drifted in profile "staging" since it passed there`);
     expect(r.stdout).toContain(`✓ agent ${good.slug}: passed in profile "staging" (a gated push`);
@@ -94,6 +94,30 @@ describe('vap promote', () => {
     const again = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('Nothing to push: the platform already matches the files.');
+  });
+
+  it('files a preview passed but whose gated push then failed are refused as not passed, not as drift', async () => {
+    const s = await seedAgent(emu, STAGING, { name: `Flaky ${++n}`, tools: ['Calendar booking'], suite: { name: 'Booking', iterations: 4 } });
+    expect((await vap(['--profile', 'staging', 'pull', '--agent', s.agentId])).code).toBe(0);
+    const slug = `flaky-${n}`;
+    edit(slug, degrade);
+    // A preview with no regression gate passes the edit; the gated push then finds the regression.
+    const preview = await vap(['--profile', 'staging', 'preview', '--allow-failed-iterations', '12']);
+    expect(preview.code, preview.stderr).toBe(0);
+    const state = () => JSON.parse(readFileSync(join(dir, '.vap', 'state.staging.json'), 'utf8'));
+    expect(state().passed[slug]).toMatchObject({ via: 'preview' });
+    const push = await vap(['--profile', 'staging', 'push', '--yes', '--eval', '--baseline', 'previous', '--fail-on-regression', '--allow-failed-iterations', '12']);
+    expect(push.code, push.stderr).toBe(3);
+    expect(push.stderr).toContain(`No longer recorded as passed in profile "staging": ${slug} (their files failed this gate)`);
+    expect(push.stderr).toContain(`↩ rolled back agent ${slug}`);
+    expect(state().passed?.[slug]).toBeUndefined();
+
+    await emu.clearRequests();
+    const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes']);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stdout).toContain(`✗ agent ${slug}: its files have no record of passing their gating suites in profile "staging"`);
+    expect(r.stdout).not.toContain('drifted');
+    expect(await writes(emu)).toEqual([]);
   });
 
   it('refuses an agent with no gating suite and a webhook unless --allow-unevaluated, which carries both', async () => {

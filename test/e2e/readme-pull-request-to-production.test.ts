@@ -81,7 +81,7 @@ describe('the README, from pull request to production', () => {
 
     // Staging holds the edit, gated: the run that passed is a completed run of its current version.
     const live = (await emu.api('GET', `/api/v1/agents/${staging.agentId}`, undefined, STAGING.apiKey)).body.data;
-    expect(live.instructions).toBe(`${RULED.replace('Never give', 'Always confirm the appointment time.\nNever give')}`);
+    expect(live.instructions).toBe(RULED.replace('Never give', 'Always confirm the appointment time.\nNever give'));
     const state = JSON.parse(readFileSync(join(clone, '.vap', 'state.staging.json'), 'utf8'));
     const passed = state.passed['front-desk'];
     expect(passed).toMatchObject({ via: 'push' });

@@ -148,6 +148,27 @@ describe('vap preview', () => {
     expect(await liveSnapshot(live)).toEqual(before);
   });
 
+  it('Ctrl-C while the run goes on: exit 130, and the previews are removed all the same', async () => {
+    const live = await liveAgent();
+    edit(live.slug, benign);
+    await emu.control('POST', '/evals/next-run', { outcome: 'hold' });
+    await emu.clearRequests();
+    const ctrlC = new AbortController();
+    try {
+      const running = runCli(['--profile', 'staging', 'preview', '--label', 'interrupted', '--dir', dir], { env: twoOrgEnv(emu.url, join(dir, '.config')), signal: ctrlC.signal });
+      for (let i = 0; i < 300 && !(await emu.requests()).some((q) => q.method === 'POST' && q.path.endsWith('/runs')); i++) await new Promise((res) => setTimeout(res, 20));
+      await new Promise((res) => setTimeout(res, 100));
+      ctrlC.abort();
+      const r = await running;
+      expect(r.code, r.stderr).toBe(130);
+      expect(r.stderr).toContain('Removed the preview: 1 agent, 1 suite');
+    } finally {
+      await emu.control('DELETE', '/evals/next-run');
+    }
+    expect(await previewAgentsLeft()).toEqual([]);
+    expect(state().previews).toBeUndefined();
+  });
+
   it('nothing to preview when no agent with a gating suite differs; a changed agent without one is named', async () => {
     const live = await liveAgent();
     const r = await vap(['preview']);

@@ -45,8 +45,10 @@ describe('the README, from pull request to production', () => {
     const bin = join(work, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'vap'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-    // The pull request's edit: one more rule. (The emulator is deterministic: with this
-    // edit neither the preview nor the push meets a failed iteration or a regression.)
+    // The pull request's edit: one more rule. The emulator is deterministic: with this edit
+    // neither the preview nor the push meets a failed iteration (a gate of its own, none
+    // allowed by default) or a false regression. (A greeting-only edit here does, with 2 to 6
+    // iterations a scenario: the runs' draws depend on the ids and run numbers, not on that edit.)
     writeFileSync(join(bin, 'edit'), `#!/bin/sh\nsed -i 's/^Never give medical advice\\.$/Always confirm the appointment time.\\nNever give medical advice./' "$1"\n`);
     chmodSync(join(bin, 'vap'), 0o755);
     chmodSync(join(bin, 'edit'), 0o755);

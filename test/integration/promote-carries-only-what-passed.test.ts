@@ -96,6 +96,31 @@ describe('vap promote', () => {
     expect(again.stderr).toContain('Nothing to push: the platform already matches the files.');
   });
 
+  for (const [what, make, why] of [
+    ['never passed', async (a: { slug: string }) => edit(a.slug, benign), 'its files have no record of passing their gating suites in profile "staging"'],
+    ['edited since it passed', async (a: { slug: string }) => {
+      edit(a.slug, benign);
+      await gatedPush();
+      edit(a.slug, (s) => s.replace('Never share', 'Never ever share'));
+    }, 'its files were edited since they passed in profile "staging"'],
+    ['drifted in staging since it passed', async (a: { slug: string; agentId: string }) => {
+      edit(a.slug, benign);
+      await gatedPush();
+      await emu.api('PATCH', `/api/v1/agents/${a.agentId}`, { name: 'Renamed in the product' }, STAGING.apiKey);
+    }, 'it drifted in profile "staging" since it passed there'],
+  ] as const) {
+    it(`alone, an agent that ${what} is refused: exit 3, named, nothing sent`, async () => {
+      const a = await stagingAgent('Alone');
+      await make(a);
+      await emu.clearRequests();
+      const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes']);
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stdout).toContain(`✗ agent ${a.slug}: ${why}`);
+      expect(r.stderr).toContain(`error: promotion refused for agent ${a.slug}: not what passed in profile "staging" (listed above); nothing was sent`);
+      expect(await writes(emu)).toEqual([]);
+    });
+  }
+
   it('files a preview passed but whose gated push then failed are refused as not passed, not as drift', async () => {
     const s = await seedAgent(emu, STAGING, { name: `Flaky ${++n}`, tools: ['Calendar booking'], suite: { name: 'Booking', iterations: 4 } });
     expect((await vap(['--profile', 'staging', 'pull', '--agent', s.agentId])).code).toBe(0);

@@ -169,6 +169,26 @@ describe('vap preview', () => {
     expect(state().previews).toBeUndefined();
   });
 
+  it('a preview killed before the platform answered its create is found by its name and tag; a namesake without the tag is left alone', async () => {
+    const live = await liveAgent();
+    const name = `Front Desk ${n} · preview lost`;
+    // What a kill leaves when it lands between the create and the write of its answer: the record has no id.
+    const made = (await emu.api('POST', '/api/v1/agents', { name, instructions: 'x', engine: 'realtime', tags: ['vap-preview'] }, STAGING.apiKey)).body.data;
+    const namesake = (await emu.api('POST', '/api/v1/agents', { name, instructions: 'someone else', engine: 'realtime' }, STAGING.apiKey)).body.data;
+    const file = join(dir, '.vap', 'state.staging.json');
+    const s = JSON.parse(readFileSync(file, 'utf8'));
+    s.previews = { [live.slug]: { label: 'lost', name, suites: [{ key: 'booking', name: 'Booking' }], at: new Date().toISOString() } };
+    writeFileSync(file, JSON.stringify(s, null, 2));
+
+    const r = await vap(['preview', '--clean']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Removed 1 preview agent an earlier preview left');
+    expect((await emu.api('GET', `/api/v1/agents/${made.id}`, undefined, STAGING.apiKey)).status).toBe(404);
+    expect((await emu.api('GET', `/api/v1/agents/${namesake.id}`, undefined, STAGING.apiKey)).status).toBe(200);
+    expect(state().previews).toBeUndefined();
+    await emu.api('DELETE', `/api/v1/agents/${namesake.id}`, undefined, STAGING.apiKey);
+  });
+
   // BUG (left to src/evals/follow.ts and report-markdown.ts, outside this change): the
   // Markdown report's hidden marker names the suite the run belongs to, and a preview's run
   // belongs to a fresh copy of the suite, so each preview's comment gets a marker of its own

@@ -8,8 +8,8 @@ export const STAGING = { name: 'staging', apiKey: 'key_staging_test' };
 export const PROD = { name: 'prod', apiKey: 'key_prod_test' };
 export type Org = typeof STAGING;
 
-export function startTwoOrgs(): Promise<TestEmulator> {
-  return startTestEmulator({ orgs: [STAGING, PROD], timeScale: 3000, allowLoopbackUrls: true });
+export function startTwoOrgs(seed?: number): Promise<TestEmulator> {
+  return startTestEmulator({ orgs: [STAGING, PROD], timeScale: 3000, allowLoopbackUrls: true, ...(seed === undefined ? {} : { seed }) });
 }
 
 /** Environment for vap against both: each profile's key its own, no default key. */

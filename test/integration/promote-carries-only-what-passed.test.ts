@@ -177,6 +177,11 @@ describe('vap promote', () => {
     expect(await writes(emu)).toEqual([]);
     const dryJson = JSON.parse((await vap(['promote', '--from', 'staging', '--to', 'prod', '--dry-run', '--json'])).stdout);
     expect(dryJson).toMatchObject({ promoteId: null, dryRun: true });
+    // Confirmed as a push is: without a terminal, --yes is needed, and nothing is sent.
+    const unconfirmed = await vap(['promote', '--from', 'staging', '--to', 'prod']);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain('--yes');
+    expect(await writes(emu)).toEqual([]);
 
     edit(a.slug, (s) => s.replace('Never share', 'Never ever share'));
     const refused = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes', '--json']);

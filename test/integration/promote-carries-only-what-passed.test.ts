@@ -200,6 +200,23 @@ describe('vap promote', () => {
     expect(dj.applied).toEqual(expect.arrayContaining([{ kind: 'agent', key: a.slug, action: 'create' }, { kind: 'suite', key: `${a.slug}/booking`, action: 'create' }]));
   });
 
+  it('--eval gates in the target as push --eval does: a failed gate rolls production back, the reason naming the promotion', async () => {
+    const a = await stagingAgent('Gated');
+    edit(a.slug, benign);
+    await gatedPush();
+    expect((await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes'])).code).toBe(0);
+    const prodId = JSON.parse(readFileSync(join(dir, '.vap', 'state.prod.json'), 'utf8')).agents[a.slug].id as string;
+    const from = (await emu.api('GET', `/api/v1/agents/${prodId}`, undefined, PROD.apiKey)).body.data.currentVersion;
+    edit(a.slug, (s) => s.replace('Never share', 'Never ever share'));
+    await gatedPush();
+    const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes', '--eval', '--min-score', '0.999', '--allow-failed-iterations', '10']);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/error: the evals of promote \S+ failed a gate; rolled back gated-\d+/);
+    const v = (await emu.api('GET', `/api/v1/agents/${prodId}/versions?limit=20`, undefined, PROD.apiKey)).body.data;
+    expect(v.versions[0]).toMatchObject({ changeType: 'rollback', rolledBackTo: from });
+    expect(v.versions[0].reason).toMatch(/^vap promote \S+: eval gate failed on gated-\d+\/booking \(--min-score 0\.999/);
+  });
+
   it('the same profile on both sides is a usage error; a missing key of the other profile names VAP_API_KEY_<PROFILE>', async () => {
     const same = await vap(['promote', '--from', 'staging', '--to', 'staging']);
     expect(same.code).toBe(2);

@@ -211,6 +211,7 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
       plan,
       files: project.files,
       pushId: id,
+      verb,
       targets,
       changedAgents: result.changedAgents,
       settings: followSettings({ ...opts, wait: true, timeout: opts.timeout ?? DEFAULT_TIMEOUT_MS }),

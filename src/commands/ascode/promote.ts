@@ -30,7 +30,8 @@ would change (its agent.md or one of its suites) must have passed in the source:
 <from>\` that passed, recorded in .vap/state.<from>.json the content of the files that
 passed (the agent and its gating suites, comments and formatting aside) and the runs.
 Refused, by name, with exit 3 and nothing sent:
-  - an agent whose files never passed in the source, or were edited since they did;
+  - an agent whose files never passed in the source (or failed a gated push there
+    since), or were edited since they did;
   - an agent whose source platform config changed since it passed (drift in the source);
   - an agent with no gating suite, and a webhook endpoint, unless --allow-unevaluated.
 What is carried is applied as a push applies it: the plan, a confirmation on a terminal

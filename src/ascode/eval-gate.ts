@@ -37,6 +37,8 @@ export interface EvalTarget {
   suiteName: string;
   /** The baseline of this suite's run when it is not the settings' (a preview's `live`). */
   baseline?: BaselineSpec;
+  /** The suite id its Markdown report's marker names, when not its own (a preview's copy: the live suite's). */
+  marker?: string;
 }
 
 /** With several runs, each report gets the agent and suite in its name: `evals.xml` → `evals.front-desk.booking.xml`. */
@@ -88,7 +90,7 @@ export async function runGatingSuites(ctx: Context, api: ApiClient, targets: Eva
   for (const o of outcomes) {
     if (!o.ref) continue;
     const gates = o.target.baseline ? { ...settings.gates, baseline: o.target.baseline } : settings.gates;
-    const s: FollowSettings = { ...settings, gates, timeout: Math.max(1, deadline - Date.now()), reports: settings.reports.map((r) => ({ ...r, path: reportPathFor(r.path, o.target, several) })) };
+    const s: FollowSettings = { ...settings, gates, ...(o.target.marker ? { marker: o.target.marker } : {}), timeout: Math.max(1, deadline - Date.now()), reports: settings.reports.map((r) => ({ ...r, path: reportPathFor(r.path, o.target, several) })) };
     ctx.info(safe`Suite ${o.target.suiteKey}: run ${o.ref.runId}`);
     try {
       await followRun(ctx, api, o.ref, s);

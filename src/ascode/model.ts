@@ -59,6 +59,9 @@ export interface WebhookModel {
 }
 
 export type Kind = 'agent' | 'suite' | 'webhook';
+
+/** The tag of the agents `vap preview` makes (never pulled as agents of a project). */
+export const PREVIEW_TAG = 'vap-preview';
 export type AnyModel = AgentModel | SuiteModel | WebhookModel;
 
 /** The fields of each kind, in the order a plan shows them. */

@@ -50,6 +50,7 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
       const raw = (await fs.readText(CONFIG_FILE))!;
       const { text, form } = normalise(raw);
       await fs.writeText(CONFIG_FILE, inForm(configWithProfile(text, profile), form));
+      config!.profiles.set(profile, settings);
       ctx.info(`Added profile "${profile}" to vap.yaml`);
     } else {
       ctx.info(`Profile "${profile}" is not in vap.yaml yet: compared with no vars and no tool ids of its own (a push or pull adds it)`);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { CliError, UsageError } from '../errors.js';
-import { fieldHashes, contentHash, type FieldHashes, type Kind } from './model.js';
+import { fieldHashes, contentHash, PREVIEW_TAG, type FieldHashes, type Kind } from './model.js';
 import type { ProjectFs } from './paths.js';
 import { agentFile, fileDigest, hashesOfData, isTextVapWrote, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
 import { ProblemList } from './problems.js';
@@ -124,7 +124,8 @@ export async function pull(input: PullInput): Promise<PullResult> {
   let webhooksToo = Boolean(selection.webhooks || selection.all);
   const refresh = !selection.all && !selection.agents?.length && !selection.webhooks;
   if (selection.all) {
-    for (const a of await reader.allAgents()) agentIdsToPull.set(a.id, slugOfAgent.get(a.id));
+    // A preview's copies (tagged vap-preview) are not agents of the project.
+    for (const a of await reader.allAgents()) if (!(Array.isArray(a.tags) && a.tags.includes(PREVIEW_TAG))) agentIdsToPull.set(a.id, slugOfAgent.get(a.id));
   }
   for (const ref of selection.agents ?? []) {
     const tracked = state.agents[ref];

@@ -102,19 +102,27 @@ export function webhookYaml(m: WebhookModel, existing: string | undefined, vars:
 }
 
 /** A new vap.yaml naming one profile. */
+/**
+ * A profile as vap adds it to vap.yaml: `vars:` and `tools:` empty in block style, so that
+ * the lines a plan prints for unknown tools (`Calendar booking: <id>`) paste under `tools:`.
+ */
+const NEW_PROFILE = { vars: null, tools: null };
+const CONFIG_STRINGIFY = { ...STRINGIFY, nullStr: '' } as const;
+
 export function newConfig(profile: string): string {
-  const doc = new Document({ version: FORMAT_VERSION, profiles: { [profile]: { vars: {}, tools: {} } } });
-  doc.commentBefore = ` vap project: agents, eval suites and webhook endpoints as code.\n Profiles this folder pushes to; per profile, vars (used in files as \${vars.NAME})\n and tools (name: id) for tools no pulled agent uses yet.`;
-  return render(doc);
+  const doc = new Document({ version: FORMAT_VERSION, profiles: { [profile]: NEW_PROFILE } });
+  doc.commentBefore = ` vap project: agents, eval suites and webhook endpoints as code.\n Profiles this folder pushes to; per profile, vars (used in a webhook's url as \${vars.NAME})\n and tools (name: id) for tools no agent of the profile uses yet.`;
+  return doc.toString(CONFIG_STRINGIFY);
 }
 
 /** vap.yaml with `profile` added (comments and the other profiles kept). */
 export function configWithProfile(text: string, profile: string): string {
   const doc = parseDocument(text);
   const profiles = doc.get('profiles');
-  if (profiles === null || profiles === undefined) doc.set('profiles', doc.createNode({ [profile]: { vars: {}, tools: {} } }));
-  else doc.setIn(['profiles', profile], doc.createNode({ vars: {}, tools: {} }));
-  return render(doc);
+  if (profiles === null || profiles === undefined) doc.set('profiles', doc.createNode({ [profile]: NEW_PROFILE }));
+  else doc.setIn(['profiles', profile], doc.createNode(NEW_PROFILE));
+  quoteAmbiguous(doc);
+  return doc.toString(CONFIG_STRINGIFY);
 }
 
 export const configPath = (root: string) => join(root, CONFIG_FILE);

@@ -137,7 +137,7 @@ function headline(o: RunOutcome): string {
 
 function render(o: RunOutcome, b: Budget, truncated: boolean): string {
   const run = o.detail.run;
-  const out: string[] = [marker(o.evalId), headline(o), ''];
+  const out: string[] = [marker(o.markerId ?? o.evalId), headline(o), ''];
   const facts = [`Run ${mdCode(run.id)}`, `suite ${mdCode(o.evalId)}`, `agent ${mdCode(o.agentId)} version ${run.agentVersion ?? '?'}`];
   const c = o.baseline?.comparison;
   const overall = `overall **${fmtScore(run.overallScore)}**`;

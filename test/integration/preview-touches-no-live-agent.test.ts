@@ -189,12 +189,9 @@ describe('vap preview', () => {
     await emu.api('DELETE', `/api/v1/agents/${namesake.id}`, undefined, STAGING.apiKey);
   });
 
-  // BUG (left to src/evals/follow.ts and report-markdown.ts, outside this change): the
-  // Markdown report's hidden marker names the suite the run belongs to, and a preview's run
-  // belongs to a fresh copy of the suite, so each preview's comment gets a marker of its own
-  // and the Action (`vap github comment`) adds a comment per workflow run instead of editing
-  // one. The marker should name the live suite (or stay the same from preview to preview).
-  it.fails('two previews of the same suite write the pull-request comment with the same marker (the live suite\'s)', async () => {
+  // The Markdown report's hidden marker names the live suite, not the preview's fresh copy,
+  // so the Action (`vap github comment`) edits one pull-request comment from run to run.
+  it('two previews of the same suite write the pull-request comment with the same marker (the live suite\'s)', async () => {
     const live = await liveAgent();
     edit(live.slug, benign);
     const first = join(dir, 'first.md');
@@ -207,12 +204,9 @@ describe('vap preview', () => {
     expect(markerOf(first)).toBe(`<!-- vap-evals suite=${live.suiteId} -->`);
   });
 
-  // BUG in src/ascode/pull.ts (not changed here: another change is under way there): `vap
-  // pull --all` takes the preview agents (tagged vap-preview) for agents of the project, so a
-  // pull made while a preview runs (another pull request's, in CI) or after --keep writes
-  // agents/<slug>-preview-<label>/ and tracks it; once the preview removes it, the next diff
-  // and push see an agent gone from the platform. pull --all should skip agents tagged vap-preview.
-  it.fails('vap pull --all leaves out the preview agents of a preview that is running or kept', async () => {
+  // A preview's copies (tagged vap-preview) are not agents of the project: a pull made while
+  // a preview runs (another pull request's, in CI) or after --keep leaves them out.
+  it('vap pull --all leaves out the preview agents of a preview that is running or kept', async () => {
     const live = await liveAgent();
     edit(live.slug, benign);
     expect((await vap(['preview', '--label', 'kept', '--keep', '--allow-failed-iterations', '12'])).code).toBe(0);

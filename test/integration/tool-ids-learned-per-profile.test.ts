@@ -59,7 +59,9 @@ describe('tool ids per profile', () => {
     // Learned into prod's state, not written into vap.yaml; staging's ids are untouched.
     const state = JSON.parse(readFileSync(join(dir, '.vap', 'state.prod.json'), 'utf8'));
     expect(state.tools).toEqual({ 'Calendar booking': want[0]!.id, 'CRM lookup': want[1]!.id });
-    expect(parse(readFileSync(join(dir, 'vap.yaml'), 'utf8')).profiles.prod.tools).toEqual({});
+    // Added with an empty `tools:` (block style), where the lines of a fix paste as they are printed.
+    expect(parse(readFileSync(join(dir, 'vap.yaml'), 'utf8')).profiles.prod.tools).toBeNull();
+    expect(readFileSync(join(dir, 'vap.yaml'), 'utf8')).toContain('\n  prod:\n    vars:\n    tools:\n');
     expect(JSON.parse(readFileSync(join(dir, '.vap', 'state.staging.json'), 'utf8')).tools['Calendar booking']).toBe(await toolId(emu, STAGING, 'Calendar booking'));
     expect((await vap(['--profile', 'prod', 'diff', '--exit-code'])).code).toBe(0);
   });
@@ -77,16 +79,16 @@ describe('tool ids per profile', () => {
     const lines = r.stderr.split('\n');
     const at = lines.findIndex((l) => l.startsWith('No agent of profile "prod" uses these tools yet'));
     expect(at).toBeGreaterThanOrEqual(0);
-    const snippet = lines.slice(at + 1).filter((l) => l.startsWith('  ')).map((l) => l.slice(2));
-    expect(snippet).toEqual(['profiles:', '  prod:', '    tools:', "      Knowledge base search: <the tool's id in profile prod>", "      Send SMS: <the tool's id in profile prod>"]);
+    expect(lines[at]).toContain('Add their ids to vap.yaml, under profiles.prod.tools:');
+    const snippet = lines.slice(at + 1).filter((l) => l.startsWith('      '));
+    expect(snippet).toEqual(["      Knowledge base search: <the tool's id in profile prod>", "      Send SMS: <the tool's id in profile prod>"]);
 
-    // Pasted as a person would: the ids filled in, the tool lines in place of prod's empty `tools: {}`.
+    // Pasted as printed, right under prod's `tools:`, with the ids filled in.
     const ids: Record<string, string> = { 'Send SMS': await toolId(emu, PROD, 'Send SMS'), 'Knowledge base search': await toolId(emu, PROD, 'Knowledge base search') };
-    const toolLines = snippet.slice(3).map((l) => l.replace(/^(\s+)(.+): <the tool's id in profile prod>$/, (_m, sp: string, name: string) => `${sp}${name}: ${ids[name]}`));
-    expect(parse(snippet.join('\n').replace(/<the tool's id in profile prod>/g, 'x'))).toEqual({ profiles: { prod: { tools: { 'Knowledge base search': 'x', 'Send SMS': 'x' } } } });
+    const toolLines = snippet.map((l) => l.replace(/^(\s+)(.+): <the tool's id in profile prod>$/, (_m, sp: string, name: string) => `${sp}${name}: ${ids[name]}`));
     const yamlFile = join(dir, 'vap.yaml');
     const text = readFileSync(yamlFile, 'utf8');
-    const pasted = text.replace(/(\n {2}prod:\n(?: {4}.*\n)*? {4})tools: \{\}/, `$1tools:\n${toolLines.join('\n')}`);
+    const pasted = text.replace(/(\n {2}prod:\n(?: {4}.*\n)*? {4}tools:\n)/, `$1${toolLines.join('\n')}\n`);
     expect(pasted).not.toBe(text);
     writeFileSync(yamlFile, pasted);
 

@@ -4,7 +4,7 @@ import { canonicalLanguage, changedFields, contentHash, fieldHashes, scenarioHas
 import type { LocalAgent, LocalFiles, LocalSuite, LocalWebhook, ProjectConfig } from './project.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
-import { intentKey, SECTION, type Entry, type Intent, type State } from './state.js';
+import { intentKey, type Entry, type Intent, type State } from './state.js';
 import { lineOf } from './yaml-doc.js';
 
 /**

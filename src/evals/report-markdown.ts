@@ -1,6 +1,6 @@
 import type { RunResult } from '../api/evals.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
-import { passed, type RunOutcome } from './outcome.js';
+import type { RunOutcome } from './outcome.js';
 import { ciText, criterionRows, fmtScore, gateBrief, iterationsText, partialNote, partialRun, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, verdictBrief, worstIteration, type ScenarioRow } from './report-model.js';
 import { GITHUB_COMMENT_LIMIT } from '../github/limits.js';
 import { progressText } from './summary.js';

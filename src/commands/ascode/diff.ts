@@ -3,7 +3,7 @@ import { SilentExit } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
-import { addDirOption, currentProfile, machineOutput, PROJECT_HELP, type DirOptions } from './common.js';
+import { addDirOption, currentProfile, machineOutput, PROJECT_HELP, type DirOptions, growYoungGenerationFast } from './common.js';
 
 interface DiffOptions extends DirOptions {
   exitCode?: boolean;
@@ -44,6 +44,7 @@ Examples:
 };
 
 export async function run(opts: DiffOptions & GlobalOptions, ctx: Context): Promise<void> {
+  await growYoungGenerationFast();
   const [{ openProject, planFor }, { hasChanges }, { planJson, renderPlan }] = await Promise.all([import('../../ascode/open.js'), import('../../ascode/plan.js'), import('../../ascode/render.js')]);
   const project = await openProject(opts, ctx, await currentProfile(ctx), { api: () => ctx.api() });
   const api = await ctx.api();

@@ -9,7 +9,7 @@ import { action } from '../action.js';
 import { durationOption } from '../duration.js';
 import { addBaselineOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
 import type { RegisterGroup } from '../types.js';
-import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions } from './common.js';
+import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions, growYoungGenerationFast } from './common.js';
 
 interface PreviewOptions extends DirOptions, Omit<WaitOptions, 'wait'> {
   all?: boolean;
@@ -87,6 +87,7 @@ function gitBranch(cwd: string): Promise<string | undefined> {
 }
 
 export async function run(opts: PreviewOptions & GlobalOptions, ctx: Context): Promise<void> {
+  await growYoungGenerationFast();
   if (opts.keep && opts.clean) throw new UsageError('--keep and --clean say opposite things', 'pass one of them');
   const [{ openProject, planFor }, preview, { runGatingSuites, passedAgents }, { saveState }] = await Promise.all([
     import('../../ascode/open.js'),

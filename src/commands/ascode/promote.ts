@@ -4,7 +4,7 @@ import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
 import { addApplyOptions, applyPlan, checkEvalFlags, type ApplyOptions } from './apply-plan.js';
-import { addDirOption, checkProfileName, machineOutput, PROJECT_HELP } from './common.js';
+import { addDirOption, checkProfileName, machineOutput, PROJECT_HELP, growYoungGenerationFast } from './common.js';
 
 interface PromoteOptions extends ApplyOptions {
   from?: string;
@@ -56,6 +56,7 @@ Examples:
 };
 
 export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): Promise<void> {
+  await growYoungGenerationFast();
   checkEvalFlags(opts);
   const from = checkProfileName(opts.from ?? '', '--from');
   const to = checkProfileName(opts.to ?? '', '--to');

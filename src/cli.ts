@@ -37,7 +37,8 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   // the flag). A command that lives for one request is better served by the baseline
   // compiler alone; the long-running emulator keeps the optimiser. Set before the first
   // request (when undici is loaded), so that a command that makes none does not load node:v8.
-  const beforeFirstRequest = argv[0] !== 'emulator' && !deps.io ? liftoffOnly : undefined;
+  // (`vap mcp` is long-running too: it serves requests until its client goes away.)
+  const beforeFirstRequest = argv[0] !== 'emulator' && argv[0] !== 'mcp' && !deps.io ? liftoffOnly : undefined;
 
   const controller = new AbortController();
   if (deps.signal?.aborted) controller.abort(deps.signal.reason);

@@ -30,6 +30,8 @@ export interface GroupEntry {
   verbs?: readonly CommandEntry[];
   /** A group that is itself a verb (pull, api, completion): its module adds its own arguments, options and action. */
   load?: () => Promise<{ register: RegisterGroup }>;
+  /** A group that is itself a verb and has verbs of its own (`vap mcp`, `vap mcp config`): their names, as its module adds them. */
+  subcommands?: readonly string[];
 }
 
 export const GROUPS: GroupEntry[] = [
@@ -51,6 +53,7 @@ export const GROUPS: GroupEntry[] = [
   { name: 'push', description: 'Apply the files to a profile; with --eval, gate on the eval suites and roll back on failure', load: () => import('./ascode/push.js') },
   { name: 'mv', description: 'Rename an agent, suite or webhook in the files and the state', load: () => import('./ascode/mv.js') },
   { name: 'emulator', description: 'Run a local emulator of the platform API', verbs: emulator },
+  { name: 'mcp', description: 'Serve AI assistants (Model Context Protocol): read-only unless --allow-writes; and print a client\'s configuration', load: () => import('./mcp/index.js'), subcommands: ['config'] },
   { name: 'api', description: 'Send a raw request (auth header and envelope handled)', load: () => import('./api/index.js') },
   { name: 'completion', description: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion/index.js') },
 ];

@@ -62,22 +62,48 @@ export function envelope(out: ToolOutput, maxChars: number): Envelope {
   if (out.notes?.length) env.notes = out.notes;
   if (out.cut) env.cut = { limitChars: maxChars, ...out.cut };
   if (jsonSize(env) <= maxChars) return env;
-  const longest = longestText(env.data);
-  let lo = 16;
-  let hi = longest;
-  let best = lo;
-  // The largest cut length whose result fits (or the smallest tried, when none does).
+  const data = env.data;
+  const rest = out.rest ?? 'ask for less (a narrower filter, a smaller limit)';
+  const restText = env.cut?.rest ? `${env.cut.rest}; the cut texts: ${rest}` : rest;
+  // The note is measured with the rest: the whole result fits, note and all.
+  const withCut = (capped: unknown, cap: number, more = ''): Envelope => ({ ...env, data: capped, cut: { ...env.cut, limitChars: maxChars, textsCutAt: cap, rest: restText + more } });
+  let lo = MIN_TEXT;
+  let hi = Math.max(MIN_TEXT, longestText(data));
+  let best: number | undefined;
+  // The largest cut length whose result fits.
   while (lo <= hi) {
     const mid = Math.floor((lo + hi) / 2);
-    if (jsonSize({ ...env, data: capTexts(env.data, mid) }) <= maxChars) {
+    if (jsonSize(withCut(capTexts(data, mid), mid)) <= maxChars) {
       best = mid;
       lo = mid + 1;
     } else hi = mid - 1;
   }
-  env.data = capTexts(env.data, best);
-  const rest = out.rest ?? 'ask for less (a narrower filter, a smaller limit)';
-  env.cut = { ...env.cut, limitChars: maxChars, textsCutAt: best, rest: env.cut?.rest ? `${env.cut.rest}; the cut texts: ${rest}` : rest };
-  return env;
+  if (best !== undefined) return withCut(capTexts(data, best), best);
+  // Still over at the shortest cut (a structure of many small items, a tiny --max-result): the longest lists are halved until it fits.
+  const capped = capTexts(data, MIN_TEXT);
+  const more = '; lists were shortened too (their last items left out): ask for less';
+  while (jsonSize(withCut(capped, MIN_TEXT, more)) > maxChars && halveLongestList(capped)) {
+    // halved in place
+  }
+  return withCut(capped, MIN_TEXT, more);
+}
+
+/** The shortest a text is cut to. */
+const MIN_TEXT = 16;
+
+/** Halves the longest list (of two items or more) anywhere in `v`, in place; false when there is none. */
+function halveLongestList(v: unknown): boolean {
+  let longest: unknown[] | undefined;
+  const visit = (x: unknown) => {
+    if (Array.isArray(x)) {
+      if (x.length > 1 && (!longest || x.length > longest.length)) longest = x;
+      x.forEach(visit);
+    } else if (x !== null && typeof x === 'object') Object.values(x).forEach(visit);
+  };
+  visit(v);
+  if (!longest) return false;
+  longest.length = Math.ceil(longest.length / 2);
+  return true;
 }
 
 /** A text cut to `cap` characters, saying how much was left out. */

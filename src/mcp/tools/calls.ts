@@ -67,13 +67,12 @@ export const callTools = [
       const from = a.transcriptFrom ?? 0;
       const rest = transcript.messages.slice(from);
       const head = { call, attention: analysisFlags(call.analysis), transcript: { messageCount: transcript.messageCount, from, messages: [] as unknown[] } };
-      const overhead = jsonSize({ dataNotice: DATA_NOTICE, data: neutralise(head), cut: { limitChars: env.maxChars, shown: 0, of: 0, rest: 'x'.repeat(160) } });
+      const restNote = (shown: number) => `call vap_calls_get again with transcriptFrom ${from + shown} for the rest of the transcript (or read the resource vap://calls/${a.callId}/transcript)`;
+      const overhead = jsonSize({ dataNotice: DATA_NOTICE, data: neutralise(head), cut: { limitChars: env.maxChars, shown: rest.length, of: rest.length, rest: restNote(rest.length) } });
       // The call and its analysis come first; the transcript takes what room is left (at least one message).
       const shown = fitItems(rest, env.maxChars - overhead);
       const data = { ...head, transcript: { ...head.transcript, messages: rest.slice(0, shown) } };
-      if (shown < rest.length) {
-        return { data, cut: { shown, of: rest.length, rest: `call vap_calls_get again with transcriptFrom ${from + shown} for the rest of the transcript (or read the resource vap://calls/${a.callId}/transcript)` } };
-      }
+      if (shown < rest.length) return { data, cut: { shown, of: rest.length, rest: restNote(shown) } };
       return { data, rest: `read the transcript as the resource vap://calls/${a.callId}/transcript` };
     },
   }),

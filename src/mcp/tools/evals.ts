@@ -85,7 +85,7 @@ export const evalTools = [
     title: "List an agent's eval suites",
     description: "The eval suites of an agent: name, status (draft or ready), iterations per scenario, scoring criteria, number of runs and the latest run's score.",
     input: { agentId, ...listInput },
-    output: z.object({ suites: z.array(S.suite) }),
+    output: z.object({ suites: z.array(S.suite), total: S.num }),
     idempotent: true,
     openWorld: false,
     async run(a, env) {
@@ -116,7 +116,7 @@ export const evalTools = [
     title: 'List the runs of a suite',
     description: 'The runs of an eval suite, newest first: number, status, agent version, overall score, iterations completed and failed.',
     input: { agentId, evalId, ...listInput },
-    output: z.object({ runs: z.array(S.run) }),
+    output: z.object({ runs: z.array(S.run), total: S.num }),
     idempotent: true,
     openWorld: false,
     async run(a, env) {
@@ -153,7 +153,7 @@ export const evalTools = [
     title: 'Read the results of a run',
     description: 'The results of an eval run, one per scenario and iteration: status, overall score, the score and reason for each criterion, and the transcript of the call.',
     input: { agentId, evalId, runId, ...listInput },
-    output: z.object({ results: z.array(S.runResult) }),
+    output: z.object({ results: z.array(S.runResult), total: S.num }),
     idempotent: true,
     openWorld: false,
     async run(a, env) {

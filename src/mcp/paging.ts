@@ -96,24 +96,32 @@ export interface ListSpec {
   maxChars: number;
   /** Other fields of `data` (a listing's summary counts). */
   extra?: Record<string, unknown>;
+  /** The fields of each item a listing gives (the columns of the verb's table); the whole item without. */
+  fields?: readonly string[];
 }
 
 /**
  * A listing's output: as many of `items` as fit the stated size, `nextCursor` after the
  * last one shown when more follow (`next` gives the position after `shown` items), and a
- * note when the size cut it short.
+ * note when the size cut it short. Items are neutralised (and measured) once, here.
  */
 export function listOutput(spec: ListSpec, items: readonly unknown[], more: boolean, next: (shown: number) => Position, total?: number): ToolOutput {
-  const base = { dataNotice: DATA_NOTICE, data: { ...neutraliseObject(spec.extra), [spec.key]: [] as unknown[] }, nextCursor: 'x'.repeat(120), cut: { limitChars: spec.maxChars, shown: 0, of: 0, rest: 'x'.repeat(200) } };
-  const shown = fitItems(items, spec.maxChars - jsonSize(base));
-  const out: ToolOutput = { data: { ...spec.extra, [spec.key]: items.slice(0, shown), ...(total !== undefined ? { total } : {}) } };
+  const safe = (spec.fields ? items.map((i) => pick(i, spec.fields!)) : items).map(neutralise);
+  const extra = neutralise(spec.extra ?? {}) as Record<string, unknown>;
+  const base = { dataNotice: DATA_NOTICE, data: { ...extra, [spec.key]: [] as unknown[], total }, nextCursor: 'x'.repeat(120), cut: { limitChars: spec.maxChars, shown: items.length, of: items.length, rest: `the rest follows: call ${spec.tool} again with cursor = nextCursor` } };
+  const shown = fitItems(safe, spec.maxChars - jsonSize(base));
+  const out: ToolOutput = { data: { ...extra, [spec.key]: safe.slice(0, shown), ...(total !== undefined ? { total } : {}) }, neutralised: true };
   if (shown < items.length || more) out.nextCursor = makeCursor(spec.tool, next(shown), spec.filters);
   if (shown < items.length) out.cut = { shown, of: items.length, rest: `the rest follows: call ${spec.tool} again with cursor = nextCursor` };
   return out;
 }
 
-function neutraliseObject(o: Record<string, unknown> | undefined): Record<string, unknown> {
-  return (neutralise(o ?? {}) as Record<string, unknown>) ?? {};
+function pick(item: unknown, fields: readonly string[]): unknown {
+  if (item === null || typeof item !== 'object') return item;
+  const o = item as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const f of fields) if (o[f] !== undefined) out[f] = o[f];
+  return out;
 }
 
 /** The limit of a call. */

@@ -44,6 +44,8 @@ export interface ToolOutput {
   notes?: string[];
   /** How to read what a generic cut of long texts leaves out (a resource, another tool). */
   rest?: string;
+  /** `data` is neutralised already (a listing measures its items that way). */
+  neutralised?: true;
 }
 
 /** The JSON text of a value, as the result's text content carries it. */
@@ -55,15 +57,22 @@ export const jsonSize = (v: unknown): number => JSON.stringify(v).length;
  * length that fits), with a note. A listing or a transcript cuts its items first
  * (fitItems), so this is for single large items (an agent's instructions, say).
  */
-export function envelope(out: ToolOutput, maxChars: number): Envelope {
-  const env: Envelope = { dataNotice: DATA_NOTICE, data: neutralise(out.data) };
+export function envelope(out: ToolOutput, maxChars: number): { env: Envelope; text: string } {
+  const env: Envelope = { dataNotice: DATA_NOTICE, data: out.neutralised ? out.data : neutralise(out.data) };
   if (out.nextCursor !== undefined) env.nextCursor = out.nextCursor;
   if (out.undo) env.undo = out.undo;
   if (out.notes?.length) env.notes = out.notes;
   if (out.cut) env.cut = { limitChars: maxChars, ...out.cut };
-  if (jsonSize(env) <= maxChars) return env;
+  const text = JSON.stringify(env);
+  if (text.length <= maxChars) return { env, text };
+  const fitted = fit(env, out.rest, maxChars);
+  return { env: fitted, text: JSON.stringify(fitted) };
+}
+
+/** An envelope over its size, cut: every text longer than some length cut to it (the longest length that fits), then, if need be, its longest lists halved. */
+function fit(env: Envelope, restHint: string | undefined, maxChars: number): Envelope {
   const data = env.data;
-  const rest = out.rest ?? 'ask for less (a narrower filter, a smaller limit)';
+  const rest = restHint ?? 'ask for less (a narrower filter, a smaller limit)';
   const restText = env.cut?.rest ? `${env.cut.rest}; the cut texts: ${rest}` : rest;
   // The note is measured with the rest: the whole result fits, note and all.
   const withCut = (capped: unknown, cap: number, more = ''): Envelope => ({ ...env, data: capped, cut: { ...env.cut, limitChars: maxChars, textsCutAt: cap, rest: restText + more } });
@@ -126,21 +135,21 @@ function longestText(v: unknown): number {
 }
 
 /**
- * How many of `items` (in order) fit in `budget` characters of JSON once neutralised: at
+ * How many of `items` (in order, neutralised already) fit in `budget` characters of JSON: at
  * least one, so that a listing always moves on (a single item too large is cut by envelope()).
  */
 export function fitItems(items: readonly unknown[], budget: number): number {
   let used = 2;
   for (let i = 0; i < items.length; i++) {
-    used += jsonSize(neutralise(items[i])) + 1;
+    used += jsonSize(items[i]) + 1;
     if (used > budget) return Math.max(1, i);
   }
   return items.length;
 }
 
 /** A tool's result: the envelope as structured content, and its JSON as the text (for clients that read text only). */
-export function toolResult(env: Envelope): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(env) }], structuredContent: env as unknown as Record<string, unknown> };
+export function toolResult({ env, text }: { env: Envelope; text: string }): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: env as unknown as Record<string, unknown> };
 }
 
 /**

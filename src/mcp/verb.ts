@@ -1,5 +1,5 @@
 import { Readable, Writable } from 'node:stream';
-import { createContext, type Context, type Env, type IO } from '../context.js';
+import type { Context, Env, IO } from '../context.js';
 
 /** What a function run with a captured context left: its value or error, its stdout (JSON when it printed JSON) and its stderr lines. */
 export interface Captured<T> {
@@ -46,6 +46,8 @@ export async function runCaptured<T>(parent: Context, signal: AbortSignal, fn: (
     },
   });
   const io: IO = { stdin: Readable.from([]), stdout, stderr, stdinIsTTY: false, stdoutIsTTY: false, stderrIsTTY: false };
+  // (Loaded as cli.ts loads it, with import(): a static import would give the context a file of its own.)
+  const { createContext } = await import('../context.js');
   const base = createContext(io, quietEnv(parent.env), { ...parent.globals, json: true, output: undefined, query: undefined, quiet: false, yes: true, input: false, color: false }, signal);
   const ctx: Context = { ...base, api: parent.api, credentials: parent.credentials, config: parent.config, dispose: async () => undefined };
   const result: Captured<T> = { log };

@@ -3,14 +3,8 @@ import { helpTopicText } from '../help-topics.js';
 import { action } from '../action.js';
 import { positiveInt } from '../listing.js';
 import type { RegisterGroup } from '../types.js';
+import type { ServeOptions } from './serve.js';
 import { configCommand } from './config.js';
-
-/** The options of `vap mcp` (the server itself). */
-export interface ServeOptions {
-  allowWrites?: boolean;
-  http?: number;
-  maxResult?: number;
-}
 
 /** A TCP port: 0 (any free one) to 65535. */
 function port(v: string): number {

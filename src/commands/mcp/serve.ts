@@ -1,5 +1,11 @@
 import type { Context, GlobalOptions } from '../../context.js';
-import type { ServeOptions } from './index.js';
+
+/** The options of `vap mcp` (the server itself). */
+export interface ServeOptions {
+  allowWrites?: boolean;
+  http?: number;
+  maxResult?: number;
+}
 
 /**
  * `vap mcp`: the API client is made first (no key is exit 4 before anything is served), with

@@ -33,9 +33,9 @@ export const agentTools = [
   defineTool({
     name: 'vap_agents_list',
     title: 'List agents',
-    description: "The organization's voice agents: id, name, engine, current version and voice. search matches the name, description or a tag.",
+    description: "The organization's voice agents, with the fields of `vap agents list`: id, name, engine, current version, voice, last change (vap_agents_get gives the whole agent). search matches the name, description or a tag.",
     input: { search: z.string().optional().describe('Text to match in the name, description or tags.'), ...listInput },
-    output: z.object({ agents: z.array(S.agent), total: S.num }),
+    output: z.object({ agents: z.array(S.agent.pick({ id: true, name: true, engine: true, currentVersion: true, voice: true, updatedAt: true })), total: S.num }),
     idempotent: true,
     openWorld: false,
     async run(a, env) {
@@ -43,7 +43,7 @@ export const agentTools = [
       const offset = pos.o ?? 0;
       const limit = limitOf(a.limit);
       const r = await readRange((page, size) => listAgentsPage(env.api, { page, pageSize: size, search: filters.search as string | undefined }, env.signal), offset, limit, pageSize(limit, AGENTS_MAX_PAGE_SIZE));
-      return listOutput({ tool: env.tool, key: 'agents', filters, maxChars: env.maxChars }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
+      return listOutput({ tool: env.tool, key: 'agents', filters, maxChars: env.maxChars, fields: ['id', 'name', 'engine', 'currentVersion', 'voice', 'updatedAt'] }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
     },
   }),
 

@@ -65,7 +65,7 @@ export const callTools = [
     async run(a, env) {
       const [call, transcript] = await Promise.all([getCall(env.api, a.callId, env.signal), getTranscript(env.api, a.callId, env.signal)]);
       const from = a.transcriptFrom ?? 0;
-      const rest = transcript.messages.slice(from);
+      const rest = transcript.messages.slice(from).map(neutralise);
       const head = { call, attention: analysisFlags(call.analysis), transcript: { messageCount: transcript.messageCount, from, messages: [] as unknown[] } };
       const restNote = (shown: number) => `call vap_calls_get again with transcriptFrom ${from + shown} for the rest of the transcript (or read the resource vap://calls/${a.callId}/transcript)`;
       const overhead = jsonSize({ dataNotice: DATA_NOTICE, data: neutralise(head), cut: { limitChars: env.maxChars, shown: rest.length, of: rest.length, rest: restNote(rest.length) } });

@@ -38,9 +38,9 @@ export const contactTools = [
   defineTool({
     name: 'vap_import_jobs_list',
     title: 'List contact import jobs',
-    description: 'Contact import jobs, optionally of one list or in one status (pending, processing, completed, failed, cancelled): progress (total, processed, successful, failed).',
+    description: 'Contact import jobs, optionally of one list or in one status (pending, processing, completed, failed, cancelled): progress (total, processed, successful, failed). The rows that failed are in vap_import_jobs_get.',
     input: { contactListId: z.string().optional(), status: z.enum(IMPORT_JOB_STATUSES as [string, ...string[]]).optional(), ...listInput },
-    output: z.object({ importJobs: z.array(S.importJob), total: S.num }),
+    output: z.object({ importJobs: z.array(S.importJob.omit({ errors: true })), total: S.num }),
     idempotent: true,
     openWorld: false,
     async run(a, env) {
@@ -53,7 +53,7 @@ export const contactTools = [
         limit,
         Math.min(limit, IMPORT_JOBS_MAX_PAGE_SIZE),
       );
-      return listOutput({ tool: env.tool, key: 'importJobs', filters, maxChars: env.maxChars }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
+      return listOutput({ tool: env.tool, key: 'importJobs', filters, maxChars: env.maxChars, fields: ['id', 'contactListId', 'status', 'progress', 'createdAt', 'updatedAt'] }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
     },
   }),
 

@@ -49,14 +49,15 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   };
   if (!deps.signal) process.on('SIGINT', onSigint);
   // `vap emulator start` runs until stopped: SIGTERM (a service manager, `kill`) stops it
-  // as Ctrl-C does, through the same signal, and it exits 0. Other commands keep Node's
-  // default (SIGTERM ends the process at once).
+  // as Ctrl-C does, through the same signal, and it exits 0. So does `vap mcp`, which an
+  // assistant's client stops with SIGTERM (and which then exits, the compile cache written,
+  // instead of dying). Other commands keep Node's default (SIGTERM ends the process at once).
   let terminated = false;
   const onSigterm = () => {
     terminated = true;
     controller.abort(new DOMException('terminated', 'AbortError'));
   };
-  const listenSigterm = argv[0] === 'emulator' && !deps.signal;
+  const listenSigterm = (argv[0] === 'emulator' || argv[0] === 'mcp') && !deps.signal;
   if (listenSigterm) process.on('SIGTERM', onSigterm);
 
   // Stack traces of unexpected errors; --verbose is for requests and never prints one.

@@ -35,9 +35,9 @@ Examples:
     .action(action<ConfigOptions>(makeContext, (_args, opts, ctx) => run(opts, ctx)));
 }
 
-/** The args of the server as the client starts it. */
+/** The args of the server as the client starts it (`mcp` first: vap knows a long-running server by its first word). */
 export function serverArgs(opts: { allowWrites?: boolean }, globals: GlobalOptions): string[] {
-  return [...(globals.profile ? ['--profile', globals.profile] : []), ...(globals.baseUrl ? ['--base-url', globals.baseUrl] : []), 'mcp', ...(opts.allowWrites ? ['--allow-writes'] : [])];
+  return ['mcp', ...(opts.allowWrites ? ['--allow-writes'] : []), ...(globals.profile ? ['--profile', globals.profile] : []), ...(globals.baseUrl ? ['--base-url', globals.baseUrl] : [])];
 }
 
 /** The client's configuration file, as JSON text. */

@@ -76,14 +76,12 @@ Connecting a client (the snippet never holds the key: \`vap auth login\` first)
 
 Safety
   1. Read-only unless started with --allow-writes; a refused write says so, as an error.
-  2. Each destructive write also needs confirm equal to the id it changes.
+  2. A destructive write also needs confirm equal to the id of what it changes.
   3. Each write says what it changed and how to undo it (the version to roll back to).
-  4. Platform text (transcripts, names, reasons) comes back only under "data",
-     control characters made visible: it is data, never instructions.
-  5. No tool acts on text from the platform, only on its arguments.
+  4. Platform text (transcripts, names, reasons) comes back under "data", escaped safe.
+  5. That text is data, never instructions: every tool says so, and none acts on it.
 
-Tools (vap_<group>_<verb>; listings take limit and cursor and give nextCursor; results
-over 40,000 characters, or --max-result, are cut with a note saying how to read the rest)
+Tools (vap_<group>_<verb>)
   read   vap_agents_list, vap_agents_get, vap_agents_versions, vap_voices_list,
          vap_evals_list, vap_evals_get, vap_evals_runs_list, vap_evals_runs_get,
          vap_evals_runs_results, vap_evals_runs_diff, vap_calls_list, vap_calls_get,
@@ -94,6 +92,8 @@ over 40,000 characters, or --max-result, are cut with a note saying how to read 
   write  vap_agents_create, vap_agents_update*, vap_agents_rollback*, vap_agents_voice*,
          vap_agents_tools*, vap_evals_run, vap_campaigns_start*, vap_campaigns_pause*,
          vap_webhooks_rotate_secret*            (* destructive: needs confirm)
+  Listings take limit and cursor, and give nextCursor while more follow. A result over
+  40,000 characters (--max-result) is cut, with a note that says how to read the rest.
 
 Resources
   vap://agents/{id}                 the agent as agent.md (agents as code)

@@ -1,0 +1,179 @@
+// Benchmark of `vap mcp` over stdio against the emulator: every figure a ratio against a
+// baseline measured in the same run.
+//
+//   npm run build && node test/bench/mcp.mjs [--calls 200] [--runs 11]
+//
+// The built emulator gets 20 agents. Then:
+// 1. Request to response: `tools/call` of vap_agents_list (its first 20 agents), written as
+//    one JSON-RPC line to the stdin of one `vap mcp` and timed until its answer's line is
+//    read from its stdout, against the same GET (/api/v1/agents?page=1&pageSize=20, the
+//    same key) made with the bare client (undici, the HTTP client vap is built on) in this
+//    process, its body read and parsed. Warmed up first (both), then alternated; medians.
+//    Target: <= 1.3x.
+// 2. Start: a fresh `vap mcp` from its spawn to the answer of its first tools/call
+//    (initialize, then vap_agents_list: the server up and one GET made), against
+//    `vap agents list` from its spawn to its exit (start, one GET, the table); also the
+//    spawn to the initialize answer alone. Each child in a clean environment (PATH, HOME,
+//    NO_COLOR and the VAP_ variables: no NODE_EXTRA_CA_CERTS, NODE_OPTIONS), vap's compile
+//    cache warm (one run of each first). Alternated; medians. Target: <= 1.5x.
+// Nothing here is asserted by tests.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { machineLine, measureChild, startEmulator, table } from './lib.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'bin/vap.js');
+const KEY = 'key_bench_mcp';
+const AGENTS = 20;
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (x) => `${x.toFixed(2)} ms`;
+
+/** `vap mcp` over stdio, spoken to line by line: send(message) resolves with the answer to its id. */
+function startServer(env) {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, 'mcp'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  const waiting = new Map();
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const at = performance.now();
+    const msg = JSON.parse(line);
+    const w = waiting.get(msg.id);
+    if (w) {
+      waiting.delete(msg.id);
+      w({ msg, at });
+    }
+  });
+  let id = 0;
+  const send = (method, params) =>
+    new Promise((resolve, reject) => {
+      const n = ++id;
+      const sent = performance.now();
+      waiting.set(n, ({ msg, at }) => (msg.error ? reject(new Error(`${method}: ${JSON.stringify(msg.error)}`)) : resolve({ result: msg.result, ms: at - sent, at })));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: n, method, params })}\n`);
+    });
+  const notify = (method) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`);
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  return {
+    started,
+    send,
+    notify,
+    stderr: () => stderr,
+    async stop() {
+      child.stdin.end();
+      await closed;
+    },
+  };
+}
+
+const INIT = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } };
+const LIST = { name: 'vap_agents_list', arguments: {} };
+
+export async function benchMcp({ calls = arg('--calls', 200), runs = arg('--runs', 11), log = (s) => process.stdout.write(`${s}\n`) } = {}) {
+  if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+  log(`\nvap mcp benchmark (${machineLine()})`);
+  const base = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1' };
+  const emu = await startEmulator(['--org', `bench:${KEY}`], { env: base });
+  const state = mkdtempSync(join(tmpdir(), 'vap-bench-mcp-'));
+  const env = { ...base, VAP_BASE_URL: emu.url, VAP_API_KEY: KEY, VAP_CONFIG_DIR: join(state, 'config'), VAP_STATE_DIR: join(state, 'state') };
+  const dispatcher = new Agent();
+  try {
+    for (let i = 0; i < AGENTS; i++) {
+      const res = await fetch(`${emu.url}/api/v1/agents`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Agent ${i}`, instructions: 'Greet callers and book their appointments; confirm the date and time.', engine: 'realtime', variables: [] }) });
+      if (!res.ok) throw new Error(`create agent: ${res.status}`);
+    }
+
+    // 1. Request to response, one server, against the bare GET in this process.
+    const bare = async () => {
+      const t = performance.now();
+      const res = await request(`${emu.url}/api/v1/agents?page=1&pageSize=${AGENTS}`, { dispatcher, headers: { authorization: `Bearer ${KEY}`, accept: 'application/json' } });
+      const body = await res.body.json();
+      if (res.statusCode !== 200 || body.data.agents.length !== AGENTS) throw new Error(`bare GET: ${res.statusCode}`);
+      return performance.now() - t;
+    };
+    const server = startServer(env);
+    await server.send('initialize', INIT);
+    server.notify('notifications/initialized');
+    const viaMcp = async () => {
+      const r = await server.send('tools/call', LIST);
+      if (r.result.isError || r.result.structuredContent.data.agents.length !== AGENTS) throw new Error(`tools/call: ${JSON.stringify(r.result).slice(0, 300)}`);
+      return r.ms;
+    };
+    for (let i = 0; i < 30; i++) {
+      await viaMcp();
+      await bare();
+    }
+    const mcpMs = [];
+    const bareMs = [];
+    for (let i = 0; i < calls; i++) {
+      mcpMs.push(await viaMcp());
+      bareMs.push(await bare());
+    }
+    await server.stop();
+    const call = median(mcpMs) / median(bareMs);
+    log(`\nRequest to response, ${calls} calls each after 30 to warm up, alternated; medians (and 90th percentiles)`);
+    const p90 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)];
+    log(
+      table([
+        ['what', 'median', 'p90'],
+        [`bare GET /api/v1/agents?pageSize=${AGENTS} (undici, this process)`, ms(median(bareMs)), ms(p90(bareMs))],
+        ['tools/call vap_agents_list over stdio (vap mcp)', ms(median(mcpMs)), ms(p90(mcpMs))],
+      ]),
+    );
+    log(`tools/call / bare GET: ${call.toFixed(2)}x (${call <= 1.3 ? 'within' : 'NOT within'} the 1.3x target)`);
+
+    // 2. Start: a fresh server to its first answer, against `vap agents list` to its exit.
+    const listArgs = [BIN, 'agents', 'list', '--limit', String(AGENTS)];
+    const fresh = async () => {
+      const s = startServer(env);
+      const init = await s.send('initialize', INIT);
+      s.notify('notifications/initialized');
+      const first = await s.send('tools/call', LIST);
+      if (first.result.isError) throw new Error(`first tools/call: ${JSON.stringify(first.result).slice(0, 300)}`);
+      await s.stop();
+      return { init: init.at - s.started, first: first.at - s.started };
+    };
+    // The compile cache warm: one run of each first.
+    await fresh();
+    await measureChild(listArgs, { env, cwd: ROOT });
+    const inits = [];
+    const firsts = [];
+    const lists = [];
+    for (let i = 0; i < runs; i++) {
+      const f = await fresh();
+      inits.push(f.init);
+      firsts.push(f.first);
+      const l = await measureChild(listArgs, { env, cwd: ROOT });
+      if (l.code !== 0) throw new Error(`vap agents list exited ${l.code}: ${l.stderr.slice(-300)}`);
+      lists.push(l.wallMs);
+    }
+    const start = median(firsts) / median(lists);
+    log(`\nStart, ${runs} runs each, alternated, compile cache warm; medians`);
+    log(
+      table([
+        ['what', 'median', 'ratio to vap agents list'],
+        [`vap agents list --limit ${AGENTS}: spawn to exit`, ms(median(lists)), '1.00x'],
+        ['vap mcp: spawn to the initialize answer', ms(median(inits)), `${(median(inits) / median(lists)).toFixed(2)}x`],
+        ['vap mcp: spawn to the first tools/call answer', ms(median(firsts)), `${start.toFixed(2)}x`],
+      ]),
+    );
+    log(`vap mcp to its first tools/call answer / vap agents list: ${start.toFixed(2)}x (${start <= 1.5 ? 'within' : 'NOT within'} the 1.5x target)`);
+    return { call, start };
+  } finally {
+    await dispatcher.close();
+    emu.child.kill('SIGTERM');
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await benchMcp();

@@ -6,8 +6,10 @@ import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middlew
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CliError, UsageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
 import { safeText } from '../ui/safe-text.js';
-import { createServer, type ServerOptions } from './server.js';
+import { createServer, timeRequests, type ServerOptions } from './server.js';
 
 /** Only these hosts, in `Host` and `Origin` (any port): a page elsewhere cannot reach the server through DNS rebinding. */
 export const LOCAL_HOSTNAMES: readonly string[] = ['127.0.0.1', 'localhost', '[::1]'];
@@ -65,6 +67,7 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
         if (t.sessionId) sessions.delete(t.sessionId);
       };
       await createServer(opts).connect(t);
+      if (ctx.globals.verbose) timeRequests(t, (line) => ctx.io.stderr.write(`${safeText(line)}\n`));
       transport = t;
     }
     await transport.handleRequest(req, res, req.body);
@@ -81,7 +84,9 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   }).catch((err: NodeJS.ErrnoException) => {
-    throw Object.assign(new Error(`cannot listen on 127.0.0.1:${opts.port}: ${err.code ?? err.message}`), { cause: err });
+    // As `vap emulator start` says it.
+    if (err.code === 'EADDRINUSE') throw new UsageError(`port ${opts.port} is already in use`, 'pick another with --http, or --http 0 for any free one (the URL is printed)');
+    throw new CliError(`cannot listen on 127.0.0.1:${opts.port}: ${err.code ?? err.message}`, ExitCode.FAILURE, 'pick another port with --http, or --http 0 for any free one');
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}${MCP_PATH}`;

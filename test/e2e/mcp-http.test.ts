@@ -100,6 +100,13 @@ describe('vap mcp --http', () => {
     }
   });
 
+  it('a port in use is a usage error (exit 2), as the emulator says it', async () => {
+    const r = await execa('node', [BIN, 'mcp', '--http', url.port], { env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), VAP_API_KEY: ORG_A.apiKey, VAP_BASE_URL: emu.url }, extendEnv: false, reject: false, stdin: 'ignore' });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toBe(`error: port ${url.port} is already in use; pick another with --http, or --http 0 for any free one (the URL is printed)`);
+    expect(r.stdout).toBe('');
+  });
+
   it('serves the SDK client that sends the token: tools and a call', async () => {
     const client = new Client({ name: 'vap-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));

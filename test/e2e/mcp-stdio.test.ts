@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, vap } from '../helpers/built.js';
+import { execa } from 'execa';
+import { assertBuilt, BIN, vap } from '../helpers/built.js';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { forbidden, seedHostile, type HostileData } from '../helpers/hostile.js';
 import { connectStdio, envelopeOf, textOf, type McpSession } from '../helpers/mcp.js';
@@ -82,6 +83,28 @@ describe('vap mcp over stdio, through the SDK client', () => {
   it('says nothing but the protocol on stdout, and what it serves on stderr', () => {
     // The SDK client would have failed to parse anything else on stdout.
     expect(ro.stderr()).toContain('vap mcp: serving the Model Context Protocol on stdin and stdout (profile default, read-only)');
+  });
+
+  it('stops on SIGTERM, as a client stops it, with exit 0', async () => {
+    const server = execa('node', [BIN, 'mcp'], { env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), VAP_API_KEY: ORG_A.apiKey, VAP_BASE_URL: emu.url }, extendEnv: false, reject: false });
+    await new Promise<void>((resolve) => {
+      let said = '';
+      server.stderr!.on('data', (c: Buffer) => {
+        said += c.toString();
+        if (said.includes('vap mcp: serving')) resolve();
+      });
+    });
+    server.kill('SIGTERM');
+    const r = await server;
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe('');
+  });
+
+  it('without a key, says so and exits 4 before serving', async () => {
+    const r = await execa('node', [BIN, 'mcp'], { env: { PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'vap-nokey-')) }, extendEnv: false, reject: false, stdin: 'ignore' });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toBe('error: no API key found; run `vap auth login`, or set VAP_API_KEY');
+    expect(r.stdout).toBe('');
   });
 
   it('lists the tools: vap_<group>_<verb>, input and output schemas, the four annotations, the data warning', () => {

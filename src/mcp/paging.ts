@@ -106,7 +106,7 @@ export interface ListSpec {
  * note when the size cut it short. Items are neutralised (and measured) once, here.
  */
 export function listOutput(spec: ListSpec, items: readonly unknown[], more: boolean, next: (shown: number) => Position, total?: number): ToolOutput {
-  const safe = (spec.fields ? items.map((i) => pick(i, spec.fields!)) : items).map(neutralise);
+  const safe = items.map((i) => neutralise(spec.fields ? pick(i, spec.fields) : i));
   const extra = neutralise(spec.extra ?? {}) as Record<string, unknown>;
   const base = { dataNotice: DATA_NOTICE, data: { ...extra, [spec.key]: [] as unknown[], total }, nextCursor: 'x'.repeat(120), cut: { limitChars: spec.maxChars, shown: items.length, of: items.length, rest: `the rest follows: call ${spec.tool} again with cursor = nextCursor` } };
   const shown = fitItems(safe, spec.maxChars - jsonSize(base));

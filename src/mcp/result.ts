@@ -139,6 +139,8 @@ function longestText(v: unknown): number {
  * least one, so that a listing always moves on (a single item too large is cut by envelope()).
  */
 export function fitItems(items: readonly unknown[], budget: number): number {
+  // Most listings fit whole: one measure.
+  if (jsonSize(items) <= budget) return items.length;
   let used = 2;
   for (let i = 0; i < items.length; i++) {
     used += jsonSize(items[i]) + 1;

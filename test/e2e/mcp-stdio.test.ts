@@ -4,7 +4,7 @@
 // string everywhere (no control character comes back), pages a listing with cursors, cuts a
 // large result to the stated size, refuses a write without --allow-writes and again
 // without confirm, and with both rolls an agent back (the version history shows it).
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -255,6 +255,64 @@ describe('vap mcp --allow-writes', () => {
     expect(listed.currentVersion).toBe(3);
     expect(listed.versions[0]).toMatchObject({ versionNumber: 3, rolledBackTo: 1, reason: 'v2 greets too long' });
     expect((await ok('GET', `/api/v1/agents/${desk.id}`)).instructions).toBe('Greet callers.');
+  });
+
+  it('changes an agent, its voice and its tools, each result saying what it was before', async () => {
+    const a = await ok<{ id: string }>('POST', '/api/v1/agents', { name: 'Desk two', instructions: 'Take messages.', engine: 'realtime', variables: [] });
+    const updated = envelopeOf(await rw.call('vap_agents_update', { agentId: a.id, instructions: 'Take messages and spell names back.', reason: 'names were misheard', confirm: a.id }));
+    expect(updated.data).toEqual({ agentId: a.id, previousVersion: 1, currentVersion: 2, previous: { instructions: 'Take messages.' } });
+    expect(updated.undo).toContain(`call vap_agents_rollback with agentId ${a.id}, version 1`);
+
+    const voices = envelopeOf(await rw.call('vap_voices_list', { language: 'es' })).data.voices;
+    const voiced = envelopeOf(await rw.call('vap_agents_voice', { agentId: a.id, voiceId: voices[0].id, language: voices[0].language, confirm: a.id }));
+    expect(voiced.data.voice).toMatchObject({ voiceId: voices[0].id, language: voices[0].language });
+    expect(voiced.data.previous).toMatchObject({ voiceId: expect.any(String) });
+
+    const tools = (await emu.control<{ orgs: Array<{ org: string; tools: Array<{ id: string }> }> }>('GET', '/tools?org=acme')).orgs[0]!.tools;
+    const tooled = envelopeOf(await rw.call('vap_agents_tools', { agentId: a.id, toolIds: [tools[0]!.id], confirm: a.id }));
+    expect(tooled.data).toMatchObject({ agentId: a.id, previous: [], tools: [{ id: tools[0]!.id }] });
+  });
+
+  it('pauses and starts a campaign, and rotates a webhook secret (returned once, or written to a file)', async () => {
+    expect(envelopeOf(await rw.call('vap_campaigns_pause', { campaignId: d.campaignId, confirm: d.campaignId })).data.campaign.status).toBe('paused');
+    const started = envelopeOf(await rw.call('vap_campaigns_start', { campaignId: d.campaignId, confirm: d.campaignId }));
+    expect(started.data.campaign.status).toBe('active');
+    expect(started.undo).toContain('vap_campaigns_pause');
+
+    const rotated = envelopeOf(await rw.call('vap_webhooks_rotate_secret', { webhookId: d.webhookId, confirm: d.webhookId }));
+    expect(rotated.data.endpoint.secret).toMatch(/^whsec_/);
+    const file = join(mkdtempSync(join(tmpdir(), 'vap-mcp-secret-')), 'secret');
+    const kept = envelopeOf(await rw.call('vap_webhooks_rotate_secret', { webhookId: d.webhookId, secretFile: file, confirm: d.webhookId }));
+    const secret = readFileSync(file, 'utf8').trim();
+    expect(secret).toMatch(/^whsec_.{20,}/);
+    expect(JSON.stringify(kept)).not.toContain(secret);
+    expect(kept.data.endpoint).toEqual({ id: d.webhookId, secretPrefix: expect.any(String) });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('runs an eval suite as `vap evals run --wait` does: its gates, its baseline, its exit as a verdict', async () => {
+    const passed = envelopeOf(await rw.call('vap_evals_run', { agentId: d.agentId, evalId: d.evalId, minScore: 0, baseline: 'previous' }));
+    expect(passed.data.verdict).toEqual({ passed: true, exitCodeInTheCli: 0 });
+    expect(passed.data.outcome.run.status).toBe('completed');
+    expect(passed.data.outcome.gates).toEqual([expect.objectContaining({ gate: '--min-score 0', passed: true }), expect.objectContaining({ gate: '--allow-failed-iterations 0', passed: true })]);
+    expect(passed.data.outcome.baseline).toMatchObject({ spec: 'previous' });
+    expect(passed.data.log.join('\n')).toMatch(/Started run #\d+/);
+
+    const below = envelopeOf(await rw.call('vap_evals_run', { agentId: d.agentId, evalId: d.evalId, minScore: 1 }));
+    expect(below.data.verdict).toMatchObject({ passed: false, exitCodeInTheCli: 3 });
+
+    const started = envelopeOf(await rw.call('vap_evals_run', { agentId: d.agentId, evalId: d.evalId, wait: false }));
+    expect(started.data.started).toMatchObject({ id: expect.any(String), status: 'pending' });
+
+    const refused = await rw.call('vap_evals_run', { agentId: d.agentId, evalId: d.evalId, wait: false, minScore: 0.5 });
+    expect(textOf(refused)).toContain('the gates and the baseline need wait');
+
+    await emu.control('POST', '/evals/next-run', { outcome: 'hold', evalId: d.evalId });
+    const held = envelopeOf(await rw.call('vap_evals_run', { agentId: d.agentId, evalId: d.evalId, timeoutSeconds: 1 }));
+    expect(held.data.verdict).toMatchObject({ passed: false, exitCodeInTheCli: 124 });
+    expect(held.notes).toContain('The wait ran out; the run goes on. Read it later with vap_evals_runs_get (with the same gates to gate it).');
+    const runs = (await ok<{ runs: Array<{ id: string; status: string }> }>('GET', `/api/v1/agents/${d.agentId}/evals/${d.evalId}/runs`)).runs;
+    await emu.control('POST', `/evals/runs/${runs[0]!.id}/release`);
   });
 
   it('a write that is not destructive needs no confirm', async () => {

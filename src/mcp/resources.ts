@@ -31,13 +31,13 @@ export function registerResources(server: McpServer, ctx: Context, api: ApiClien
   server.registerResource(
     'agent',
     new ResourceTemplate('vap://agents/{id}', {
-      list: async (extra) => ({
+      list: listed(async (extra) => ({
         resources: (await listAgentsPage(api, { page: 1, pageSize: LISTED }, extra.signal)).items.map((a) => ({
           uri: `vap://agents/${encodeURIComponent(a.id)}`,
           name: safeText(`agent ${a.name ?? a.id}`),
           mimeType: 'text/markdown',
         })),
-      }),
+      })),
     }),
     { title: 'Agent (agent.md)', description: `An agent as its agents-as-code file agent.md: YAML front matter (name, engine, voice, tools, variables, description, tags), then the instructions. ${DATA}`, mimeType: 'text/markdown' },
     guarded(async (uri, vars, extra) => {
@@ -78,13 +78,13 @@ export function registerResources(server: McpServer, ctx: Context, api: ApiClien
   server.registerResource(
     'call-transcript',
     new ResourceTemplate('vap://calls/{id}/transcript', {
-      list: async (extra) => ({
+      list: listed(async (extra) => ({
         resources: (await listCalls(api, { page: 1, pageSize: LISTED }, extra.signal)).calls.map((c) => ({
           uri: `vap://calls/${encodeURIComponent(c.id)}/transcript`,
           name: safeText(`transcript of call ${c.id} (${c.status})`),
           mimeType: 'text/plain',
         })),
-      }),
+      })),
     }),
     { title: 'Call transcript', description: `A call's transcript, one message a line: its ordinal, who spoke (agent or user), what was said. ${DATA}`, mimeType: 'text/plain' },
     guarded(async (uri, vars, extra) => {
@@ -123,6 +123,17 @@ function readError(uri: URL, err: unknown): McpError {
   if (err instanceof McpError) return err;
   if (err instanceof NotFoundError) return notFound(uri, `not found: ${safeText(err.message)}`);
   return new McpError(ErrorCode.InternalError, `could not read ${uri.href}: ${safeText(describe(err).message)}`);
+}
+
+/** A listing callback whose failures are in vap's words (the API's message made one safe line). */
+function listed<A extends unknown[], R>(fn: (...a: A) => Promise<R>): (...a: A) => Promise<R> {
+  return async (...a) => {
+    try {
+      return await fn(...a);
+    } catch (err) {
+      throw new McpError(ErrorCode.InternalError, `could not list the resources: ${safeText(describe(err).message)}`);
+    }
+  };
 }
 
 /** A read callback whose failures are readError()s. */

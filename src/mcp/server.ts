@@ -83,7 +83,7 @@ function registerTool(server: McpServer, t: ToolSpec, opts: ServerOptions): void
           api: opts.api,
           signal: extra.signal,
           maxChars: opts.maxChars,
-          captured: (fn) => runCaptured(opts.ctx, extra.signal, fn, progressOf(extra)),
+          captured: (fn) => runCaptured(opts.ctx, extra.signal, fn, progressOf(server, extra)),
         };
         return toolResult(envelope(await t.run(args as never, env), opts.maxChars));
       } catch (err) {
@@ -96,17 +96,18 @@ function registerTool(server: McpServer, t: ToolSpec, opts: ServerOptions): void
 /**
  * A long tool (an eval run followed to its end) reports each line of its progress: as a
  * progress notification when the client asked for them (which also keeps its request
- * alive), else as a log message. The lines are vap's, with the platform's ids made safe.
+ * alive), else as a log message at level info (which the client's logging/setLevel
+ * filters). The lines are vap's, with the platform's ids made safe.
  */
-function progressOf(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): (line: string) => void {
+function progressOf(server: McpServer, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): (line: string) => void {
   const token = extra._meta?.progressToken;
   let n = 0;
   return (line) => {
-    const note: ServerNotification =
+    const sent =
       token !== undefined
-        ? { method: 'notifications/progress', params: { progressToken: token, progress: ++n, message: line } }
-        : { method: 'notifications/message', params: { level: 'info', logger: 'vap', data: line } };
-    extra.sendNotification(note).catch(() => undefined);
+        ? extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++n, message: line } })
+        : server.sendLoggingMessage({ level: 'info', logger: 'vap', data: line }, extra.sessionId);
+    sent.catch(() => undefined);
   };
 }
 

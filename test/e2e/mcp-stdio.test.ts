@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { assertBuilt, BIN, vap } from '../helpers/built.js';
@@ -214,6 +214,20 @@ describe('vap mcp over stdio, through the SDK client', () => {
     expect(textOf(foreign)).toContain('that cursor belongs to vap_agents_list');
   });
 
+  it("gives the organization's newest events, and those after an event, page by page", async () => {
+    const newest = envelopeOf(await ro.call('vap_events_recent', { limit: 3 })).data;
+    expect(newest.events).toHaveLength(3);
+    const ids = newest.events.map((e: { id: string }) => Number(e.id));
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    expect(newest.lastEventId).toBe(newest.events[2].id);
+    expect(newest.events[0].envelope).toMatchObject({ type: newest.events[0].type, occurredAt: expect.any(String) });
+
+    const after = envelopeOf(await ro.call('vap_events_recent', { afterEventId: newest.events[0].id, limit: 1 }));
+    expect(after.data.events.map((e: { id: string }) => e.id)).toEqual([newest.events[1].id]);
+    const next = envelopeOf(await ro.call('vap_events_recent', { cursor: after.nextCursor, limit: 1 }));
+    expect(next.data.events.map((e: { id: string }) => e.id)).toEqual([newest.events[2].id]);
+  });
+
   it('refuses a write without --allow-writes, saying so, and changes nothing', async () => {
     const before = await versionsOf(desk.id);
     const r = await ro.call('vap_agents_rollback', { agentId: desk.id, version: 1, reason: 'v2 greets too long', confirm: desk.id });
@@ -298,8 +312,14 @@ describe('vap mcp --allow-writes', () => {
     expect(passed.data.outcome.baseline).toMatchObject({ spec: 'previous' });
     expect(passed.data.log.join('\n')).toMatch(/Started run #\d+/);
 
-    const below = envelopeOf(await rw.call('vap_evals_run', { agentId: d.agentId, evalId: d.evalId, minScore: 1 }));
+    // A client that asks for progress hears the run's progress lines as it goes.
+    const progress: string[] = [];
+    const below = envelopeOf(
+      (await rw.client.callTool({ name: 'vap_evals_run', arguments: { agentId: d.agentId, evalId: d.evalId, minScore: 1 } }, undefined, { onprogress: (p) => progress.push(p.message ?? '') })) as CallToolResult,
+    );
     expect(below.data.verdict).toMatchObject({ passed: false, exitCodeInTheCli: 3 });
+    expect(progress[0]).toMatch(/^Started run #\d+ \(run_\w+\)/);
+    expect(progress.some((l) => /^run #\d+ \(run_\w+\) (pending|running|completed)/.test(l))).toBe(true);
 
     const started = envelopeOf(await rw.call('vap_evals_run', { agentId: d.agentId, evalId: d.evalId, wait: false }));
     expect(started.data.started).toMatchObject({ id: expect.any(String), status: 'pending' });

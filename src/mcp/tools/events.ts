@@ -3,7 +3,8 @@ import { listEventTypes, ORGANIZATION_STREAM_PATH } from '../../api/events.js';
 import { openEventBatches } from '../../api/sse.js';
 import { checkTypes } from '../../events/follow.js';
 import { makeCursor, openCursor } from '../paging.js';
-import { Refusal } from '../safety.js';
+import { fitItems, jsonSize } from '../result.js';
+import { DATA_NOTICE, neutralise, Refusal } from '../safety.js';
 import * as S from '../schemas.js';
 import { defineTool } from '../tool.js';
 
@@ -34,9 +35,9 @@ export const eventTools = [
     idempotent: true,
     openWorld: false,
     async run(a, env) {
+      if (a.cursor && a.afterEventId) throw new Refusal('vap_events_recent: give cursor or afterEventId, not both.');
       const { pos, filters } = openCursor(env.tool, a.cursor, { types: a.types });
       const after = pos.c ?? a.afterEventId;
-      if (a.cursor && a.afterEventId) throw new Refusal('vap_events_recent: give cursor or afterEventId, not both.');
       const types = filters.types as string[] | undefined;
       const limit = a.limit ?? DEFAULT_EVENTS;
       if (types?.length) await checkTypes(env.api, [{ flag: 'types', types }], { stream: 'organization', signal: env.signal });
@@ -77,13 +78,23 @@ export const eventTools = [
         clearTimeout(timer);
         stop.abort();
       }
-      const lastEventId = events.at(-1)?.id ?? after ?? null;
+      // As many as fit the stated size: the newest ones (without afterEventId), or the first ones after it (the cursor goes on from the last shown).
+      const safe = events.map(neutralise) as Ev[];
       const notes: string[] = [];
       if (!live && !full) notes.push(`The stream did not say within ${REPLAY_WAIT_MS / 1000} s that it had replayed everything: these are the events read by then.`);
       notes.push('For what comes later, call again with afterEventId = lastEventId.');
+      const budget = env.maxChars - jsonSize({ dataNotice: DATA_NOTICE, data: { events: [], lastEventId: 'x'.repeat(24) }, nextCursor: 'x'.repeat(200), cut: { limitChars: env.maxChars, shown: 0, of: 0, rest: 'x'.repeat(200) }, notes });
+      const fit = fitItems(after === undefined ? [...safe].reverse() : safe, budget);
+      const shown = after === undefined ? safe.slice(safe.length - fit) : safe.slice(0, fit);
+      const cut = fit < safe.length;
+      const lastEventId = (after === undefined ? safe.at(-1)?.id : shown.at(-1)?.id) ?? after ?? null;
       return {
-        data: { events, lastEventId },
-        ...(full ? { nextCursor: makeCursor(env.tool, { c: lastEventId ?? undefined }, filters) } : {}),
+        data: { events: shown, lastEventId },
+        neutralised: true,
+        ...(full || (cut && after !== undefined) ? { nextCursor: makeCursor(env.tool, { c: lastEventId ?? undefined }, filters) } : {}),
+        ...(cut
+          ? { cut: { shown: fit, of: safe.length, rest: after === undefined ? 'older events were left out to fit: read them with a smaller limit, or from an earlier event with afterEventId' : 'the rest follows: call vap_events_recent again with cursor = nextCursor' } }
+          : {}),
         notes,
       };
     },

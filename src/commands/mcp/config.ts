@@ -18,6 +18,8 @@ export function configCommand(makeContext: ContextFactory): Command {
     .addOption(new Option('--client <client>', 'the client').choices(CLIENTS).makeOptionMandatory())
     .option('--allow-writes', 'configure the server to allow writes (vap mcp --allow-writes)')
     .option('--name <name>', 'the name the client shows for the server', 'vap')
+    // The options of `vap mcp` itself are the server's: the global options shown are the root's.
+    .configureHelp({ visibleGlobalOptions: (cmd) => (cmd.parent?.parent?.options ?? []).filter((o) => !o.hidden) })
     .addHelpText(
       'after',
       `

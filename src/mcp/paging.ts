@@ -93,7 +93,6 @@ export interface ListSpec {
   /** The field of `data` that holds the items (`agents`, `calls`). */
   key: string;
   filters: Record<string, unknown>;
-  maxChars: number;
   /** Other fields of `data` (a listing's summary counts). */
   extra?: Record<string, unknown>;
   /** The fields of each item a listing gives (the columns of the verb's table); the whole item without. */
@@ -101,19 +100,28 @@ export interface ListSpec {
 }
 
 /**
- * A listing's output: as many of `items` as fit the stated size, `nextCursor` after the
- * last one shown when more follow (`next` gives the position after `shown` items), and a
- * note when the size cut it short. Items are neutralised (and measured) once, here.
+ * A listing's output: every item read, `nextCursor` when more follow (`next` gives the
+ * position after `shown` items); and, for a result over the stated size, the same with as
+ * many items as fit, the cursor after the last one shown and a note (`shorten`, which the
+ * envelope calls only then: most listings are measured once). Items are neutralised once, here.
  */
 export function listOutput(spec: ListSpec, items: readonly unknown[], more: boolean, next: (shown: number) => Position, total?: number): ToolOutput {
   const safe = items.map((i) => neutralise(spec.fields ? pick(i, spec.fields) : i));
   const extra = neutralise(spec.extra ?? {}) as Record<string, unknown>;
-  const base = { dataNotice: DATA_NOTICE, data: { ...extra, [spec.key]: [] as unknown[], total }, nextCursor: 'x'.repeat(120), cut: { limitChars: spec.maxChars, shown: items.length, of: items.length, rest: `the rest follows: call ${spec.tool} again with cursor = nextCursor` } };
-  const shown = fitItems(safe, spec.maxChars - jsonSize(base));
-  const out: ToolOutput = { data: { ...extra, [spec.key]: safe.slice(0, shown), ...(total !== undefined ? { total } : {}) }, neutralised: true };
-  if (shown < items.length || more) out.nextCursor = makeCursor(spec.tool, next(shown), spec.filters);
-  if (shown < items.length) out.cut = { shown, of: items.length, rest: `the rest follows: call ${spec.tool} again with cursor = nextCursor` };
-  return out;
+  const rest = `the rest follows: call ${spec.tool} again with cursor = nextCursor`;
+  const output = (shown: number): ToolOutput => {
+    const out: ToolOutput = { data: { ...extra, [spec.key]: shown < safe.length ? safe.slice(0, shown) : safe, ...(total !== undefined ? { total } : {}) }, neutralised: true };
+    if (shown < items.length || more) out.nextCursor = makeCursor(spec.tool, next(shown), spec.filters);
+    if (shown < items.length) out.cut = { shown, of: items.length, rest };
+    return out;
+  };
+  return {
+    ...output(safe.length),
+    shorten: (maxChars) => {
+      const base = { dataNotice: DATA_NOTICE, data: { ...extra, [spec.key]: [] as unknown[], total }, nextCursor: 'x'.repeat(120), cut: { limitChars: maxChars, shown: items.length, of: items.length, rest } };
+      return output(fitItems(safe, maxChars - jsonSize(base)));
+    },
+  };
 }
 
 function pick(item: unknown, fields: readonly string[]): unknown {

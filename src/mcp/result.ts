@@ -46,6 +46,8 @@ export interface ToolOutput {
   rest?: string;
   /** `data` is neutralised already (a listing measures its items that way). */
   neutralised?: true;
+  /** The output cut to `maxChars` its own way (a listing: fewer items, the cursor after the last shown), for when this one is over. */
+  shorten?: (maxChars: number) => ToolOutput;
 }
 
 /** The JSON text of a value, as the result's text content carries it. */
@@ -65,6 +67,7 @@ export function envelope(out: ToolOutput, maxChars: number): { env: Envelope; te
   if (out.cut) env.cut = { limitChars: maxChars, ...out.cut };
   const text = JSON.stringify(env);
   if (text.length <= maxChars) return { env, text };
+  if (out.shorten) return envelope({ ...out.shorten(maxChars), rest: out.rest }, maxChars);
   const fitted = fit(env, out.rest, maxChars);
   return { env: fitted, text: JSON.stringify(fitted) };
 }

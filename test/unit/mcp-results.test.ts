@@ -74,13 +74,15 @@ describe('listings and their cursors', () => {
 
   it('show what fits the size, the cursor going on right after the last item shown', () => {
     const items = Array.from({ length: 50 }, (_, i) => ({ id: `ag_${i}`, name: `Agent ${i}`, instructions: 'y'.repeat(100) }));
-    const out = listOutput({ tool: 'vap_agents_list', key: 'agents', filters: {}, maxChars: 3000 }, items, true, (n) => ({ o: 100 + n }));
-    const shown = (out.data as { agents: unknown[] }).agents.length;
+    const whole = listOutput({ tool: 'vap_agents_list', key: 'agents', filters: {} }, items, true, (n) => ({ o: 100 + n }));
+    expect(openCursor('vap_agents_list', whole.nextCursor, {}).pos).toEqual({ o: 150 });
+    const { env, text } = envelope(whole, 3000);
+    expect(text.length).toBeLessThanOrEqual(3000);
+    const shown = (env.data as { agents: unknown[] }).agents.length;
     expect(shown).toBeLessThan(50);
-    expect(out.cut).toEqual({ shown, of: 50, rest: 'the rest follows: call vap_agents_list again with cursor = nextCursor' });
-    expect(openCursor('vap_agents_list', out.nextCursor, {}).pos).toEqual({ o: 100 + shown });
-    expect(envelope(out, 3000).text.length).toBeLessThanOrEqual(3000);
-    const picked = listOutput({ tool: 'vap_agents_list', key: 'agents', filters: {}, maxChars: 40_000, fields: ['id', 'name'] }, items, false, (n) => ({ o: n }));
+    expect(env.cut).toEqual({ limitChars: 3000, shown, of: 50, rest: 'the rest follows: call vap_agents_list again with cursor = nextCursor' });
+    expect(openCursor('vap_agents_list', env.nextCursor, {}).pos).toEqual({ o: 100 + shown });
+    const picked = listOutput({ tool: 'vap_agents_list', key: 'agents', filters: {}, fields: ['id', 'name'] }, items, false, (n) => ({ o: n }));
     expect((picked.data as { agents: unknown[] }).agents[0]).toEqual({ id: 'ag_0', name: 'Agent 0' });
     expect(picked.nextCursor).toBeUndefined();
   });

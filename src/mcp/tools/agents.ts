@@ -43,7 +43,7 @@ export const agentTools = [
       const offset = pos.o ?? 0;
       const limit = limitOf(a.limit);
       const r = await readRange((page, size) => listAgentsPage(env.api, { page, pageSize: size, search: filters.search as string | undefined }, env.signal), offset, limit, pageSize(limit, AGENTS_MAX_PAGE_SIZE));
-      return listOutput({ tool: env.tool, key: 'agents', filters, maxChars: env.maxChars, fields: ['id', 'name', 'engine', 'currentVersion', 'voice', 'updatedAt'] }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
+      return listOutput({ tool: env.tool, key: 'agents', filters, fields: ['id', 'name', 'engine', 'currentVersion', 'voice', 'updatedAt'] }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
     },
   }),
 
@@ -84,7 +84,7 @@ export const agentTools = [
         limit,
         pageSize(limit, VERSIONS_MAX_PAGE_SIZE),
       );
-      return listOutput({ tool: env.tool, key: 'versions', filters, maxChars: env.maxChars, extra: { agentId: filters.agentId, currentVersion: current ?? null } }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
+      return listOutput({ tool: env.tool, key: 'versions', filters, extra: { agentId: filters.agentId, currentVersion: current ?? null } }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
     },
   }),
 

@@ -45,7 +45,7 @@ export const callTools = [
         limit,
         Math.min(limit, CALLS_MAX_PAGE_SIZE),
       );
-      return listOutput({ tool: env.tool, key: 'calls', filters, maxChars: env.maxChars, extra: { summary: summary ?? null } }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
+      return listOutput({ tool: env.tool, key: 'calls', filters, extra: { summary: summary ?? null } }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
     },
   }),
 

@@ -28,7 +28,7 @@ export const campaignTools = [
       const offset = pos.o ?? 0;
       const limit = limitOf(a.limit);
       const r = await readRange((page, pageSize) => listCampaignsPage(env.api, { page, pageSize, ...(filters as object) }, env.signal), offset, limit, Math.min(limit, CAMPAIGNS_MAX_PAGE_SIZE));
-      return listOutput({ tool: env.tool, key: 'campaigns', filters, maxChars: env.maxChars }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
+      return listOutput({ tool: env.tool, key: 'campaigns', filters }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
     },
   }),
 

@@ -18,7 +18,7 @@ export const contactTools = [
       const offset = pos.o ?? 0;
       const limit = limitOf(a.limit);
       const r = await readRange((page, pageSize) => listContactListsPage(env.api, { page, pageSize }, env.signal), offset, limit, Math.min(limit, CONTACT_LISTS_MAX_PAGE_SIZE));
-      return listOutput({ tool: env.tool, key: 'contactLists', filters, maxChars: env.maxChars }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
+      return listOutput({ tool: env.tool, key: 'contactLists', filters }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
     },
   }),
 
@@ -53,7 +53,7 @@ export const contactTools = [
         limit,
         Math.min(limit, IMPORT_JOBS_MAX_PAGE_SIZE),
       );
-      return listOutput({ tool: env.tool, key: 'importJobs', filters, maxChars: env.maxChars, fields: ['id', 'contactListId', 'status', 'progress', 'createdAt', 'updatedAt'] }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
+      return listOutput({ tool: env.tool, key: 'importJobs', filters, fields: ['id', 'contactListId', 'status', 'progress', 'createdAt', 'updatedAt'] }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
     },
   }),
 

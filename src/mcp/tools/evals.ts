@@ -93,7 +93,7 @@ export const evalTools = [
       const offset = pos.o ?? 0;
       const all = await listSuites(env.api, filters.agentId as string, env.signal);
       const items = all.slice(offset, offset + limitOf(a.limit));
-      return listOutput({ tool: env.tool, key: 'suites', filters, maxChars: env.maxChars }, items, offset + items.length < all.length, (n) => ({ o: offset + n }), all.length);
+      return listOutput({ tool: env.tool, key: 'suites', filters }, items, offset + items.length < all.length, (n) => ({ o: offset + n }), all.length);
     },
   }),
 
@@ -124,7 +124,7 @@ export const evalTools = [
       const offset = pos.o ?? 0;
       const all = await listRuns(env.api, filters.agentId as string, filters.evalId as string, env.signal);
       const items = all.slice(offset, offset + limitOf(a.limit));
-      return listOutput({ tool: env.tool, key: 'runs', filters, maxChars: env.maxChars }, items, offset + items.length < all.length, (n) => ({ o: offset + n }), all.length);
+      return listOutput({ tool: env.tool, key: 'runs', filters }, items, offset + items.length < all.length, (n) => ({ o: offset + n }), all.length);
     },
   }),
 
@@ -161,7 +161,7 @@ export const evalTools = [
       const offset = pos.o ?? 0;
       const all = await listRunResults(env.api, filters.agentId as string, filters.evalId as string, filters.runId as string, env.signal);
       const items = all.slice(offset, offset + limitOf(a.limit));
-      return listOutput({ tool: env.tool, key: 'results', filters, maxChars: env.maxChars }, items, offset + items.length < all.length, (n) => ({ o: offset + n }), all.length);
+      return listOutput({ tool: env.tool, key: 'results', filters }, items, offset + items.length < all.length, (n) => ({ o: offset + n }), all.length);
     },
   }),
 

@@ -18,7 +18,7 @@ export const voiceTools = [
       const offset = pos.o ?? 0;
       const all = await listVoices(env.api, { language: filters.language as string | undefined }, env.signal);
       const items = all.slice(offset, offset + limitOf(a.limit));
-      return listOutput({ tool: env.tool, key: 'voices', filters, maxChars: env.maxChars }, items, offset + items.length < all.length, (n) => ({ o: offset + n }), all.length);
+      return listOutput({ tool: env.tool, key: 'voices', filters }, items, offset + items.length < all.length, (n) => ({ o: offset + n }), all.length);
     },
   }),
 ];

@@ -21,7 +21,7 @@ export const webhookTools = [
       const offset = pos.o ?? 0;
       const all = await listWebhookEndpoints(env.api, env.signal);
       const items = all.slice(offset, offset + limitOf(a.limit));
-      return listOutput({ tool: env.tool, key: 'endpoints', filters, maxChars: env.maxChars }, items, offset + items.length < all.length, (n) => ({ o: offset + n }), all.length);
+      return listOutput({ tool: env.tool, key: 'endpoints', filters }, items, offset + items.length < all.length, (n) => ({ o: offset + n }), all.length);
     },
   }),
 
@@ -54,7 +54,7 @@ export const webhookTools = [
       const page = await listWebhookDeliveriesPage(env.api, filters.webhookId as string, { page: 1, pageSize: Math.min(skip + limit, DELIVERIES_MAX_LIMIT), cursor: pos.c, status: filters.status as string | undefined }, env.signal);
       const items = page.items.slice(skip, skip + limit);
       const restOfPage = skip + items.length < page.items.length;
-      return listOutput({ tool: env.tool, key: 'deliveries', filters, maxChars: env.maxChars }, items, restOfPage || page.hasMore, (n) =>
+      return listOutput({ tool: env.tool, key: 'deliveries', filters }, items, restOfPage || page.hasMore, (n) =>
         skip + n < page.items.length ? { c: pos.c, s: skip + n } : { c: page.nextCursor ?? undefined, s: 0 },
       );
     },

@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { listAgentsPage } from '../api/agents.js';
@@ -149,7 +148,7 @@ function guarded<A extends unknown[]>(fn: (uri: URL, ...rest: A) => Promise<Read
 
 /** The agent an eval suite belongs to (suite paths are under agents): every agent's suites, side by side, remembered. */
 async function findSuiteAgent(api: ApiClient, evalId: string, known: Map<string, string>, signal: AbortSignal): Promise<string | undefined> {
-  const limit = pLimit(8);
+  const limit = (await import('p-limit')).default(8);
   for (let page = 1; ; page++) {
     const p = await listAgentsPage(api, { page, pageSize: 200 }, signal);
     const suites = await Promise.all(p.items.map((a) => limit(() => listSuites(api, a.id, signal)).then((s) => ({ a, s })).catch((err: unknown) => (err instanceof NotFoundError ? { a, s: [] } : Promise.reject(err)))));

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { CALL_DIRECTIONS, CALL_STATUS_FILTERS, CALLS_MAX_PAGE_SIZE, getCall, getTranscript, listCalls, type CallFilters, type CallsSummary } from '../../api/calls.js';
-import { analysisFlags } from '../../calls/detail.js';
 import { limitOf, listInput, listOutput, openCursor, readRange } from '../paging.js';
 import { fitItems, jsonSize } from '../result.js';
 import { DATA_NOTICE, neutralise } from '../safety.js';
@@ -63,7 +62,7 @@ export const callTools = [
     idempotent: true,
     openWorld: false,
     async run(a, env) {
-      const [call, transcript] = await Promise.all([getCall(env.api, a.callId, env.signal), getTranscript(env.api, a.callId, env.signal)]);
+      const [call, transcript, { analysisFlags }] = await Promise.all([getCall(env.api, a.callId, env.signal), getTranscript(env.api, a.callId, env.signal), import('../../calls/detail.js')]);
       const from = a.transcriptFrom ?? 0;
       const rest = transcript.messages.slice(from).map(neutralise);
       const head = { call, attention: analysisFlags(call.analysis), transcript: { messageCount: transcript.messageCount, from, messages: [] as unknown[] } };

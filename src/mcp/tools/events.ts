@@ -1,7 +1,5 @@
 import { z } from 'zod';
 import { listEventTypes, ORGANIZATION_STREAM_PATH } from '../../api/events.js';
-import { openEventBatches } from '../../api/sse.js';
-import { checkTypes } from '../../events/follow.js';
 import { makeCursor, openCursor } from '../paging.js';
 import { fitItems, jsonSize } from '../result.js';
 import { DATA_NOTICE, neutralise, Refusal } from '../safety.js';
@@ -40,6 +38,8 @@ export const eventTools = [
       const after = pos.c ?? a.afterEventId;
       const types = filters.types as string[] | undefined;
       const limit = a.limit ?? DEFAULT_EVENTS;
+      // (The stream's reader and the type check are loaded by the calls that use them, not at the server's start.)
+      const [{ openEventBatches }, { checkTypes }] = await Promise.all([import('../../api/sse.js'), import('../../events/follow.js')]);
       if (types?.length) await checkTypes(env.api, [{ flag: 'types', types }], { stream: 'organization', signal: env.signal });
       const stop = new AbortController();
       const timer = setTimeout(() => stop.abort(), REPLAY_WAIT_MS);

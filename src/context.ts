@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ApiClient } from './api/client.js';
 import type { ConfigStore } from './config/store.js';
 import { readConfig } from './config/read.js';
-import { checkCredentials, checkNumericSettings, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
+import { profileEnvName, checkCredentials, checkNumericSettings, missingKeyError, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
 import { AuthRequiredError } from './errors.js';
 import type { Format } from './ui/format.js';
 import type { TextSink } from './ui/block-writer.js';
@@ -12,7 +12,7 @@ import { isAccessible, plainSpinner } from './ui/accessible.js';
 import { safeMessage, safeText, type Trusted } from './ui/safe-text.js';
 import { startSpinner, type Spinner } from './ui/spinner.js';
 import { colorEnabled, loadChalk } from './ui/style.js';
-import { presentation, type Presentation } from './ui/values.js';
+import { presentation, ServerClock, type Presentation } from './ui/values.js';
 import { version } from './version.js';
 
 /** The process's streams, or a test's. Nothing below cli.ts reads `process.*`. */
@@ -60,6 +60,14 @@ export interface Context {
   config(): Promise<ConfigStore>;
   /** The API client; fails with exit 4 when there is no key. */
   api(): Promise<ApiClient>;
+  /**
+   * The credentials of a named profile (the active one's when it is that profile). For
+   * another profile the general VAP_API_KEY is not used (it belongs to the active one):
+   * its own VAP_API_KEY_<PROFILE>, or the key stored for it.
+   */
+  credentialsFor(profile: string): Promise<Credentials>;
+  /** An API client for a named profile (`vap promote` reads two organizations). */
+  apiFor(profile: string): Promise<ApiClient>;
   spinner(text: string): Promise<Spinner>;
   /** chalk for text written to stdout (colour only when wanted there). */
   stdoutStyle(): Promise<import('chalk').ChalkInstance>;
@@ -88,7 +96,9 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   const outColor = colorEnabled({ flag: colorFlag, isTTY: io.stdoutIsTTY, env });
   const errColor = colorEnabled({ flag: colorFlag, isTTY: io.stderrIsTTY, env });
   const format: Format | undefined = globals.json ? 'json' : globals.output;
-  const present = presentation({ absoluteTimes: globals.absoluteTimes });
+  // "Now" for relative times is the server's, learned from the Date header of each response.
+  const serverClock = new ServerClock();
+  const present = presentation({ absoluteTimes: globals.absoluteTimes, now: () => serverClock.now() });
   // VAP_ACCESSIBLE: a spinner is plain lines instead (src/ui/accessible.ts).
   const spinner = (text: string) =>
     isAccessible(env) && io.stderrIsTTY && !globals.quiet ? Promise.resolve(plainSpinner(text, io.stderr)) : startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
@@ -116,6 +126,30 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   let configPromise: Promise<ConfigStore> | undefined;
   let creds: Credentials | undefined;
   let client: ApiClient | undefined;
+  const others = new Map<string, ApiClient>();
+
+  const makeClient = async (c: Credentials): Promise<ApiClient> => {
+    // Settings are checked before the first request: a bad one is a usage error naming it and its source.
+    checkNumericSettings(env);
+    checkCredentials(c);
+    if (!c.apiKey) {
+      // For a profile other than the active one (promote's two sides), its own variable is the way in.
+      if (c.sources.profile === 'flag' && c.profile !== (await credentials()).profile) {
+        throw new AuthRequiredError(`no API key found for profile "${c.profile}"`, `set ${profileEnvName('VAP_API_KEY', c.profile)}, or store a key with \`vap auth login --profile ${c.profile}\``);
+      }
+      throw missingKeyError(c, readConfig(env).profilesWithKeys());
+    }
+    await options.beforeFirstRequest?.();
+    const { ApiClient } = await import('./api/client.js');
+    return new ApiClient({
+      baseUrl: c.baseUrl,
+      apiKey: c.apiKey,
+      userAgent: `vap/${version()} node/${process.versions.node}`,
+      timeoutMs: numericSetting(env, 'VAP_TIMEOUT_MS'),
+      log: globals.verbose ? verboseLog(io.stderr) : undefined,
+      onServerDate: (date) => serverClock.learn(date),
+    });
+  };
 
   const config = () =>
     (configPromise ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env)));
@@ -132,27 +166,19 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     signal,
     config,
     credentials,
+    async credentialsFor(profile) {
+      const active = await credentials();
+      if (profile === active.profile) return active;
+      return resolveCredentials({ flags: { profile, baseUrl: globals.baseUrl }, env: { ...env, VAP_API_KEY: undefined, VAP_PROFILE: undefined }, readConfig: () => readConfig(env) });
+    },
+    async apiFor(profile) {
+      if (profile === (await credentials()).profile) return ctx.api();
+      let c = others.get(profile);
+      if (!c) others.set(profile, (c = await makeClient(await ctx.credentialsFor(profile))));
+      return c;
+    },
     async api() {
-      if (client) return client;
-      const creds = await credentials();
-      // Settings are checked before the first request: a bad one is a usage error naming it and its source.
-      checkNumericSettings(env);
-      checkCredentials(creds);
-      if (!creds.apiKey) {
-        throw new AuthRequiredError(
-          creds.profile === 'default' ? 'no API key found' : `no API key found for profile "${creds.profile}"`,
-          'run `vap auth login`, or set VAP_API_KEY',
-        );
-      }
-      await options.beforeFirstRequest?.();
-      const { ApiClient } = await import('./api/client.js');
-      client = new ApiClient({
-        baseUrl: creds.baseUrl,
-        apiKey: creds.apiKey,
-        userAgent: `vap/${version()} node/${process.versions.node}`,
-        timeoutMs: numericSetting(env, 'VAP_TIMEOUT_MS'),
-        log: globals.verbose ? verboseLog(io.stderr) : undefined,
-      });
+      client ??= await makeClient(await credentials());
       return client;
     },
     stdoutStyle: () => loadChalk(outColor),
@@ -171,6 +197,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     },
     async dispose() {
       await client?.close().catch(() => undefined);
+      for (const c of others.values()) await c.close().catch(() => undefined);
     },
   };
   return ctx;

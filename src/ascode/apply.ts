@@ -5,8 +5,12 @@ import { addScenario, createSuite, deleteSuite, updateSuite, type SuiteChange } 
 import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint, type WebhookEndpointChange } from '../api/webhooks.js';
 import { changedFields, contentHash, fieldHashes, scenarioHash, type AgentModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
 import { findVoice, type Plan, type PlanItem } from './plan.js';
+import { notePlatformOf } from './passed.js';
+import type { ProjectFs } from './paths.js';
+import type { LocalFiles } from './project.js';
 import { RemoteReader, type RemoteAgent } from './remote.js';
-import { intentKey, saveState, SECTION, type Entry, type Intent, type State } from './state.js';
+import { intentKey, SECTION, type Entry, type Intent, type State } from './state.js';
+import type { StateJournal } from './state-journal.js';
 
 /**
  * Applies a plan resource by resource, journalled: before a create or an update its
@@ -24,6 +28,11 @@ export interface Reporter {
   failed(item: PlanItem, message: string): void;
   /** A new webhook endpoint's secret, shown once. */
   secret(item: PlanItem, id: string, secret: string): Promise<void>;
+  /**
+   * A webhook endpoint an interrupted push created, adopted by this one, whose secret was
+   * never shown: say so (with the rotate-secret command) or rotate it.
+   */
+  adoptedSecret(item: PlanItem, id: string): Promise<void>;
 }
 
 export interface ChangedAgent {
@@ -51,7 +60,11 @@ export interface ApplyResult {
 
 export interface ApplyInput {
   api: ApiClient;
-  root: string;
+  fs: ProjectFs;
+  /** Where each step's changes to the state go (the state file is written once, by the caller's checkpoint). */
+  journal: StateJournal;
+  /** The project's files (what passed its evals is compared with them). */
+  files: LocalFiles;
   plan: Plan;
   state: State;
   pushId: string;
@@ -62,6 +75,9 @@ export interface ApplyInput {
 }
 
 const AGENT_PATCH_FIELDS = ['name', 'engine', 'variables', 'description', 'tags', 'instructions'] as const;
+
+/** Intents written to disk at once, ahead of the resources they announce (one flush each). */
+const ANNOUNCE_BATCH = 64;
 
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) return `${err.message} (HTTP ${err.status}${err.requestId ? `, request id ${err.requestId}` : ''})`;
@@ -85,23 +101,66 @@ export class Applier {
     return this.input.state;
   }
 
-  private save(): Promise<void> {
-    return saveState(this.input.root, this.state);
+  /** The intent of a resource, as it is now, written with the next durable commit. */
+  private noteIntent(kind: Kind, key: string): void {
+    this.input.journal.note(['intents', intentKey(kind, key)]);
   }
 
-  private async writeIntent(kind: Kind, key: string, intent: Omit<Intent, 'push' | 'at' | 'kind'>): Promise<Intent> {
-    const full: Intent = { ...intent, kind, push: this.input.pushId, at: new Date().toISOString() };
-    this.state.intents[intentKey(kind, key)] = full;
-    await this.save();
-    return full;
+  /** The upserts in the order they are applied (intents are announced ahead, a batch at a time). */
+  private order: PlanItem[] = [];
+  private announced = new Set<PlanItem>();
+
+  /** The intent an item's apply writes before its first request (from the plan, and the intent an interrupted push left). */
+  private intentFor(item: PlanItem): Omit<Intent, 'push' | 'at' | 'kind'> {
+    const local = item.localModel!;
+    const target = fieldHashes(item.kind, local);
+    const previous = this.state.intents[intentKey(item.kind, item.key)];
+    const name = local.name;
+    if (item.kind === 'agent') {
+      if (item.action === 'create') return { op: 'create', name, target };
+      const created = previous?.op === 'create' || Boolean(item.adopted);
+      return { op: previous?.op === 'create' ? 'create' : 'update', name, id: item.id!, target, ...(created ? {} : { fromVersion: item.fromVersion }) };
+    }
+    if (item.kind === 'suite') {
+      const scenarios = (local as SuiteModel).scenarios.map(scenarioHash);
+      if (item.action === 'create') return { op: 'create', name, target, scenarios };
+      if (item.action === 'replace') return { op: 'replace', name, target, scenarios, oldId: item.id!, ...(item.replacement ? { id: item.replacement.id } : {}) };
+      return { op: previous?.op === 'create' ? 'create' : 'update', name, id: item.id!, target, scenarios };
+    }
+    return item.action === 'create' ? { op: 'create', name, target } : { op: 'update', name, id: item.id!, target };
   }
 
+  /**
+   * The intent of an item, on disk before the request it announces is sent. The intents of
+   * the next items are written with it (one flush for a batch): an intent whose resource was
+   * never made is harmless (a re-run looks for it and, finding nothing, creates it).
+   */
+  private async writeIntent(item: PlanItem): Promise<Intent> {
+    const k = intentKey(item.kind, item.key);
+    if (!this.announced.has(item)) {
+      const at = this.order.indexOf(item);
+      const batch = at < 0 ? [item] : this.order.slice(at, at + ANNOUNCE_BATCH).filter((x) => !this.announced.has(x));
+      for (const x of batch) {
+        this.state.intents[intentKey(x.kind, x.key)] = { ...this.intentFor(x), kind: x.kind, push: this.input.pushId, at: new Date().toISOString() };
+        this.noteIntent(x.kind, x.key);
+        this.announced.add(x);
+      }
+      await this.input.journal.durable();
+    }
+    return this.state.intents[k]!;
+  }
+
+  /**
+   * Records a synced resource (or forgets one) and drops its intent. Not waited for: it is
+   * written with the next intent, or by the checkpoint at the end; if it is lost, the intent
+   * leads the next run to adopt the resource.
+   */
   private async record(kind: Kind, key: string, entry: Entry | undefined): Promise<void> {
     const section = this.state[SECTION[kind]];
     if (entry) section[key] = entry;
     else delete section[key];
     delete this.state.intents[intentKey(kind, key)];
-    await this.save();
+    this.input.journal.note([SECTION[kind], key], ['intents', intentKey(kind, key)], ...(kind === 'agent' && this.state.passed[key] ? [['passed', key] as ['passed', string]] : []));
   }
 
   /** The state entry of a synced resource; the file's digest is kept when the file says what the platform has. */
@@ -129,9 +188,12 @@ export class Applier {
 
     for (const i of items) {
       if (i.action === 'drift' || i.action === 'conflict' || i.action === 'blocked') this.skip(i, i.reason ?? i.action);
-      if (i.action === 'delete' && i.needsPrune) this.skip(i, 'the file was removed; pass --prune to delete it on the platform');
+      if (i.action === 'delete' && i.needsPrune) this.skip(i, i.reason ?? 'the file was removed; `vap push --prune` deletes it on the platform');
     }
 
+    // The order the upserts go in: webhooks, then each agent and its suites.
+    this.order = [...by('webhook', upserts), ...by('agent', () => true).flatMap((a) => [...(upserts(a) ? [a] : []), ...by('suite', (x) => x.agentKey === a.key && upserts(x))])];
+    for (const i of by('webhook', (x) => Boolean(x.adopted))) await this.noticeAdoptedSecret(i);
     for (const i of by('webhook', upserts)) await this.guard(i, () => this.applyWebhook(i));
     for (const a of by('agent', () => true)) {
       if (upserts(a)) await this.guard(a, () => this.applyAgent(a));
@@ -152,6 +214,13 @@ export class Applier {
     }
     for (const i of items) if (i.action === 'forget') await this.record(i.kind, i.key, undefined);
     return this.result;
+  }
+
+  /** An adopted endpoint whose create was answered but whose secret was never shown. */
+  private async noticeAdoptedSecret(item: PlanItem): Promise<void> {
+    const intent = this.state.intents[intentKey('webhook', item.key)];
+    if (!item.id || intent?.secretShown) return;
+    await this.input.report.adoptedSecret(item, item.id);
   }
 
   private skip(item: PlanItem, message: string): void {
@@ -213,14 +282,13 @@ export class Applier {
 
   private async applyAgent(item: PlanItem): Promise<void> {
     const local = item.localModel as AgentModel;
-    const target = fieldHashes('agent', local);
     const api = this.input.api;
     let id: string;
     let created = false;
     let before: RemoteAgent | undefined;
     let fields: readonly string[];
     if (item.action === 'create') {
-      const intent = await this.writeIntent('agent', item.key, { op: 'create', name: local.name, target });
+      const intent = await this.writeIntent(item);
       const res = await createAgent(api, {
         name: local.name,
         instructions: local.instructions,
@@ -231,22 +299,14 @@ export class Applier {
       });
       id = res.id;
       intent.id = id;
-      await this.save();
+      this.noteIntent('agent', item.key);
       created = true;
       fields = ['voice', 'tools'];
     } else {
       id = item.id!;
       before = item.remote as RemoteAgent;
-      const previous = this.state.intents[intentKey('agent', item.key)];
-      const adoptedCreate = previous?.op === 'create';
-      created = adoptedCreate || Boolean(item.adopted);
-      await this.writeIntent('agent', item.key, {
-        op: adoptedCreate ? 'create' : 'update',
-        name: local.name,
-        id,
-        target,
-        ...(created ? {} : { fromVersion: item.fromVersion }),
-      });
+      const intent = await this.writeIntent(item);
+      created = intent.op === 'create' || Boolean(item.adopted);
       fields = item.changes;
       const patch: AgentChange = {};
       for (const f of AGENT_PATCH_FIELDS) if (fields.includes(f)) (patch as Record<string, unknown>)[f] = local[f];
@@ -263,7 +323,9 @@ export class Applier {
     const kept = fieldHashes('agent', back.model);
     this.checkKept(item, kept, back.model);
     Object.assign(this.state.tools, back.toolIds);
-    await this.record('agent', item.key, this.entryFor('agent', id, kept, back.version, item));
+    const entry = this.entryFor('agent', id, kept, back.version, item);
+    notePlatformOf(this.state, this.input.files, item.key, entry.hash);
+    await this.record('agent', item.key, entry);
     this.result.changedAgents.push({ slug: item.key, id, name: local.name, created, fromVersion: created ? undefined : item.fromVersion, before: created ? undefined : before, version: back.version });
     const what = created ? `created (${id}, version ${back.version})` : `updated ${item.changes.join(', ')} (${id}, version ${item.fromVersion ?? '?'} → ${back.version})`;
     this.input.report.done(item, `agent ${item.key}: ${what}`);
@@ -305,27 +367,25 @@ export class Applier {
       ...(local.noise ? { noise: local.noise } : {}),
     });
     intent.id = res.id;
-    await this.save();
+    this.noteIntent('suite', item.key);
     return res.id;
   }
 
   private async applySuite(item: PlanItem, agentId: string): Promise<void> {
     const local = item.localModel as SuiteModel;
-    const target = fieldHashes('suite', local);
-    const scenarios = local.scenarios.map(scenarioHash);
     const api = this.input.api;
     let id: string;
     let added: number;
     let verb: string;
     if (item.action === 'create') {
-      const intent = await this.writeIntent('suite', item.key, { op: 'create', name: local.name, target, scenarios });
+      const intent = await this.writeIntent(item);
       id = await this.createSuiteFrom(item, agentId, local, intent);
       added = await this.addScenarios(agentId, id, local, undefined);
       if (local.status === 'ready') await updateSuite(api, agentId, id, { status: 'ready' });
       verb = `created (${id}, ${added} scenario${added === 1 ? '' : 's'})`;
     } else if (item.action === 'replace') {
       const oldId = item.id!;
-      const intent = await this.writeIntent('suite', item.key, { op: 'replace', name: local.name, target, scenarios, oldId, ...(item.replacement ? { id: item.replacement.id } : {}) });
+      const intent = await this.writeIntent(item);
       id = item.replacement?.id ?? (await this.createSuiteFrom(item, agentId, local, intent));
       added = await this.addScenarios(agentId, id, local, item.replacement?.model);
       if (local.status === 'ready') await updateSuite(api, agentId, id, { status: 'ready' });
@@ -339,8 +399,7 @@ export class Applier {
       verb = `replaced (${oldId} deleted with its run history; new suite ${id}, ${added} scenario${added === 1 ? '' : 's'})`;
     } else {
       id = item.id!;
-      const previous = this.state.intents[intentKey('suite', item.key)];
-      await this.writeIntent('suite', item.key, { op: previous?.op === 'create' ? 'create' : 'update', name: local.name, id, target, scenarios });
+      await this.writeIntent(item);
       const patch: SuiteChange = {};
       if (item.changes.includes('name')) patch.name = local.name;
       if (item.changes.includes('iterations')) patch.iterationsPerScenario = local.iterations;
@@ -363,30 +422,30 @@ export class Applier {
 
   private async applyWebhook(item: PlanItem): Promise<void> {
     const local = item.localModel as WebhookModel;
-    const target = fieldHashes('webhook', local);
     const api = this.input.api;
     let id: string;
     let verb: string;
     if (item.action === 'create') {
-      const intent = await this.writeIntent('webhook', item.key, { op: 'create', name: local.name, target });
+      const intent = await this.writeIntent(item);
       const res = await createWebhookEndpoint(api, { name: local.name, url: local.url, events: local.events });
       id = res.id;
       intent.id = id;
-      await this.save();
+      this.noteIntent('webhook', item.key);
       await this.input.report.secret(item, id, res.secret);
+      // Durable: a re-run must not say that nobody has the secret.
+      intent.secretShown = true;
+      this.noteIntent('webhook', item.key);
+      await this.input.journal.durable();
       verb = `created (${id})`;
     } else {
       id = item.id!;
-      await this.writeIntent('webhook', item.key, { op: 'update', name: local.name, id, target });
+      await this.writeIntent(item);
       const patch: WebhookEndpointChange = {};
       if (item.changes.includes('name')) patch.name = local.name;
       if (item.changes.includes('url')) patch.url = local.url;
       if (item.changes.includes('events')) patch.events = local.events;
       if (Object.keys(patch).length) await updateWebhookEndpoint(api, id, patch);
       verb = `updated ${item.changes.join(', ')} (${id})`;
-      if (item.adopted) {
-        this.input.report.warn(`webhook ${item.key}: created by a push that was interrupted before its secret was shown; make a new one with \`vap webhooks rotate-secret ${id}\``);
-      }
     }
     const { getWebhookEndpoint } = await import('../api/webhooks.js');
     const back = await getWebhookEndpoint(api, id, this.input.signal);

@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { CliError, UsageError } from '../errors.js';
-import { fieldHashes, contentHash, type FieldHashes, type Kind } from './model.js';
-import { agentFile, fileDigest, hashesOfText, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
+import { fieldHashes, contentHash, PREVIEW_TAG, type FieldHashes, type Kind } from './model.js';
+import type { ProjectFs } from './paths.js';
+import { agentFile, fileDigest, hashesOfData, isTextVapWrote, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
 import { intentKey, SECTION, saveState, type Entry, type State } from './state.js';
-import { agentMarkdown, suiteYaml, uniqueSlug, webhookYaml, writeFileAtomic } from './write.js';
+import { inForm, normalise, PLAIN } from './text-form.js';
+import { agentFrontMatter, agentMarkdown, suiteData, suiteYaml, uniqueSlug, webhookData, webhookYaml } from './write.js';
 import type { ProfileSettings } from './project.js';
 
 /**
@@ -25,19 +26,28 @@ export interface PullSelection {
 
 export interface PullInput {
   api: ApiClient;
-  root: string;
+  fs: ProjectFs;
   profile: string;
   settings: ProfileSettings;
   state: State;
   selection: PullSelection;
   force: boolean;
   signal?: AbortSignal;
+  /**
+   * Called before anything is written with the tracked resources whose ids answered 404
+   * (`<kind> <key>`) and how many are tracked: it may refuse (another organization's key).
+   */
+  confirmMissing?: (missing: string[], tracked: number) => Promise<void>;
+  /** The other profiles' states: a file one of them synced is not a local change. */
+  elsewhere?: OtherProfile[];
 }
 
 export interface PullResult {
   written: string[];
   unchanged: string[];
   removed: string[];
+  /** Files and folders of removed resources that were kept, and why (not vap's content, or holding the user's files). */
+  kept: Array<{ path: string; why: string }>;
   counts: { agents: number; suites: number; webhooks: number };
 }
 
@@ -48,20 +58,60 @@ interface Target {
   remote: RemoteAgent | RemoteSuite | RemoteWebhook | null;
   /** The agent it belongs to (suites). */
   agentKey?: string;
+  /** The remote model's field hashes, once computed. */
+  hashes?: FieldHashes;
+  /** Its file is new here: given a slug whose file (or folder) does not exist. */
+  fresh?: boolean;
+  /** Its file's text, rendered when the resource arrived (used when what it merged into is still the file's text). */
+  prepared?: Rendered;
 }
 
-/** Whether the file was changed (or removed, or broken) since the last sync. */
-function changedLocally(kind: Kind, key: string, files: LocalFiles, invalid: Set<string>, entry: Entry | undefined, file: string, root: string): boolean {
+/** Another profile's state, with the vars its files are read with. */
+export interface OtherProfile {
+  state: State;
+  vars: Record<string, string>;
+}
+
+/**
+ * Whether the file was changed (or removed, or broken) since the last sync. A file whose
+ * text is the one another profile recorded at its last sync was not changed locally: only
+ * synced with that profile since.
+ */
+function changedLocally(kind: Kind, key: string, files: LocalFiles, invalid: Set<string>, entry: Entry | undefined, file: string, root: string, elsewhere: OtherProfile[]): boolean {
+  const local = kind === 'agent' ? files.agents.get(key) : kind === 'suite' ? files.suites.get(key) : files.webhooks.get(key);
+  if (local && !invalid.has(file) && elsewhere.some((o) => o.state[SECTION[kind]][key]?.file === fileDigest(kind, local.text, o.vars))) return false;
   if (!entry) return existsSync(join(root, file));
   if (invalid.has(file)) return true;
-  const local = kind === 'agent' ? files.agents.get(key) : kind === 'suite' ? files.suites.get(key) : files.webhooks.get(key);
   if (!local) return true;
   const h = local.hashes;
   return Object.keys(entry.fields).some((f) => entry.fields[f] !== h[f]);
 }
 
+interface Rendered {
+  text: string;
+  /** What the text reads as: from the data it is rendered from (no parse of the text again). */
+  hashes: FieldHashes | undefined;
+  /** What it was merged into, and the gate it was given (a suite). */
+  existing: string | undefined;
+  gate: boolean;
+}
+
 export async function pull(input: PullInput): Promise<PullResult> {
-  const { api, root, profile, settings, state, selection, force } = input;
+  const { api, fs, profile, settings, state, selection, force } = input;
+  const root = fs.root;
+  const renderTarget = (kind: Kind, remote: Target['remote'], existing: string | undefined, gate: boolean): Rendered => {
+    const readOpts = { vars: settings.vars, profile };
+    if (kind === 'agent') {
+      const m = (remote as RemoteAgent).model;
+      return { text: agentMarkdown(m, existing, settings.vars), hashes: hashesOfData('agent', agentFrontMatter(m), readOpts, m.instructions), existing, gate };
+    }
+    if (kind === 'suite') {
+      const m = (remote as RemoteSuite).model;
+      return { text: suiteYaml(m, gate, existing, settings.vars), hashes: hashesOfData('suite', suiteData(m, gate), readOpts), existing, gate };
+    }
+    const m = (remote as RemoteWebhook).model;
+    return { text: webhookYaml(m, existing, settings.vars), hashes: hashesOfData('webhook', webhookData(m, settings.vars), readOpts), existing, gate };
+  };
   const reader = new RemoteReader(api, input.signal);
   const problems = new ProblemList();
   const readOpts = { vars: settings.vars, profile };
@@ -74,7 +124,8 @@ export async function pull(input: PullInput): Promise<PullResult> {
   let webhooksToo = Boolean(selection.webhooks || selection.all);
   const refresh = !selection.all && !selection.agents?.length && !selection.webhooks;
   if (selection.all) {
-    for (const a of await reader.allAgents()) agentIdsToPull.set(a.id, slugOfAgent.get(a.id));
+    // A preview's copies (tagged vap-preview) are not agents of the project.
+    for (const a of await reader.allAgents()) if (!(Array.isArray(a.tags) && a.tags.includes(PREVIEW_TAG))) agentIdsToPull.set(a.id, slugOfAgent.get(a.id));
   }
   for (const ref of selection.agents ?? []) {
     const tracked = state.agents[ref];
@@ -91,6 +142,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
 
   // ---- read the platform
   const targets: Target[] = [];
+  const slugOfSuiteId = new Map(Object.entries(state.suites).map(([key, e]) => [e.id, key]));
   const unknownRefs: string[] = [];
   await Promise.all(
     [...agentIdsToPull].map(async ([id, slug]) => {
@@ -106,8 +158,18 @@ export async function pull(input: PullInput): Promise<PullResult> {
           return scenarios ? ({ id: s.id, agentId: id, model: suiteModelOf(s, scenarios), runCount: s.runCount ?? 0 } satisfies RemoteSuite) : null;
         }),
       );
-      targets.push({ kind: 'agent', key: slug ?? '', file: '', remote: a });
-      for (const s of withScenarios) if (s) targets.push({ kind: 'suite', key: '', file: '', remote: s, agentKey: slug ?? `@${id}` });
+      // Each file is rendered as its resource arrives, while the rest is still being read: for a
+      // new agent there is no file to merge into; for a tracked one, the file as read.
+      const localAgent = slug ? files.agents.get(slug) : undefined;
+      const agentExisting = slug ? (localAgent && !invalid.has(agentFile(slug)) ? localAgent.text : undefined) : undefined;
+      targets.push({ kind: 'agent', key: slug ?? '', file: '', remote: a, prepared: renderTarget('agent', a, agentExisting, false) });
+      for (const s of withScenarios) {
+        if (!s) continue;
+        const known = slug ? slugOfSuiteId.get(s.id) : undefined;
+        const local = known && known.startsWith(`${slug}/`) ? files.suites.get(known) : undefined;
+        const gate = local?.gate ?? s.model.status === 'ready';
+        targets.push({ kind: 'suite', key: '', file: '', remote: s, agentKey: slug ?? `@${id}`, prepared: renderTarget('suite', s, local && !invalid.has(local.file) ? local.text : undefined, gate) });
+      }
     }),
   );
   if (unknownRefs.length) {
@@ -128,12 +190,19 @@ export async function pull(input: PullInput): Promise<PullResult> {
   }
 
   // ---- slugs for what is new here (stable order: by name, then id)
-  const takenAgent = (s: string) => s in state.agents || existsSync(join(root, 'agents', s)) || targets.some((t) => t.kind === 'agent' && t.key === s);
+  const agentKeys = new Set(targets.filter((t) => t.kind === 'agent' && t.key).map((t) => t.key));
+  const takenAgent = (s: string) => s in state.agents || agentKeys.has(s) || existsSync(join(root, 'agents', s));
   const newAgents = targets.filter((t) => t.kind === 'agent' && !t.key && t.remote).sort((a, b) => a.remote!.model.name.localeCompare(b.remote!.model.name) || a.remote!.id.localeCompare(b.remote!.id));
+  const freshAgents = new Set<string>();
   for (const t of newAgents) {
+    // A slug whose folder does not exist: nothing of it is on disk (fresh).
     t.key = uniqueSlug(t.remote!.model.name, takenAgent, 'agent');
-    for (const s of targets) if (s.kind === 'suite' && s.agentKey === `@${t.remote!.id}`) s.agentKey = t.key;
+    agentKeys.add(t.key);
+    freshAgents.add(t.key);
+    t.fresh = true;
   }
+  const byPlaceholder = new Map(newAgents.map((t) => [`@${t.remote!.id}`, t.key]));
+  for (const s of targets) if (s.kind === 'suite' && byPlaceholder.has(s.agentKey!)) s.agentKey = byPlaceholder.get(s.agentKey!);
   for (const t of targets) if (t.kind === 'agent') t.file = agentFile(t.key);
   const slugOfSuite = new Map(Object.entries(state.suites).map(([key, e]) => [e.id, key]));
   const suiteTargets = targets.filter((t) => t.kind === 'suite');
@@ -141,10 +210,13 @@ export async function pull(input: PullInput): Promise<PullResult> {
     const known = slugOfSuite.get(t.remote!.id);
     if (known && known.split('/')[0] === t.agentKey) t.key = known;
   }
-  const takenSuite = (key: string) => key in state.suites || existsSync(join(root, suiteFile(key.split('/')[0]!, key.split('/')[1]!))) || suiteTargets.some((t) => t.key === key);
+  const suiteKeys = new Set(suiteTargets.filter((t) => t.key).map((t) => t.key));
+  const takenSuite = (key: string) => key in state.suites || suiteKeys.has(key) || (!freshAgents.has(key.split('/')[0]!) && existsSync(join(root, suiteFile(key.split('/')[0]!, key.split('/')[1]!))));
   for (const t of suiteTargets.filter((x) => !x.key).sort((a, b) => a.remote!.model.name.localeCompare(b.remote!.model.name) || a.remote!.id.localeCompare(b.remote!.id))) {
     const slug = uniqueSlug(t.remote!.model.name, (s) => takenSuite(`${t.agentKey}/${s}`), 'suite');
     t.key = `${t.agentKey}/${slug}`;
+    suiteKeys.add(t.key);
+    t.fresh = true;
   }
   for (const t of suiteTargets) t.file = suiteFile(t.agentKey!, t.key.split('/')[1]!);
   // Suites tracked under a pulled agent that the platform no longer has.
@@ -160,6 +232,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
   for (const t of webhookTargets.sort((a, b) => a.remote!.model.name.localeCompare(b.remote!.model.name) || a.remote!.id.localeCompare(b.remote!.id))) {
     t.key = uniqueSlug(t.remote!.model.name, takenWebhook, 'webhook');
     t.file = webhookFile(t.key);
+    t.fresh = true;
   }
   // A removed agent takes its suites' files with it.
   for (const t of targets.filter((x) => x.kind === 'agent' && !x.remote)) {
@@ -168,61 +241,78 @@ export async function pull(input: PullInput): Promise<PullResult> {
     }
   }
 
+  // ---- ids that answered 404: another organization's key?
+  const missing = targets.filter((t) => !t.remote && state[SECTION[t.kind]][t.key]).map((t) => `${t.kind} ${t.key}`);
+  const tracked = Object.keys(state.agents).length + Object.keys(state.suites).length + Object.keys(state.webhooks).length;
+  await input.confirmMissing?.(missing, tracked);
+
   // ---- refuse to overwrite local changes (nothing is written when one is found)
-  const contents = new Map<string, string | null>(); // file → new text (null: remove)
-  const finalText = new Map<string, string>(); // file → its text once pulled, when it says what the platform has
+  const contents = new Map<string, { text: string | null; kind: Kind; entry?: Entry; hashes?: FieldHashes; fresh?: boolean }>(); // file → new text (null: remove)
+  const finalText = new Map<string, { text: string; hashes?: FieldHashes }>(); // file → its text once pulled (normalised), and what it reads as
   const refused: string[] = [];
-  const result: PullResult = { written: [], unchanged: [], removed: [], counts: { agents: 0, suites: 0, webhooks: 0 } };
+  const result: PullResult = { written: [], unchanged: [], removed: [], kept: [], counts: { agents: 0, suites: 0, webhooks: 0 } };
   for (const t of targets) {
     const entry = state[SECTION[t.kind]][t.key];
     const local = t.kind === 'agent' ? files.agents.get(t.key) : t.kind === 'suite' ? files.suites.get(t.key) : files.webhooks.get(t.key);
-    const remoteHashes = t.remote ? fieldHashes(t.kind, t.remote.model) : undefined;
+    const remoteHashes = t.remote ? (t.hashes ??= fieldHashes(t.kind, t.remote.model)) : undefined;
     const sameAsRemote = local && remoteHashes && !invalid.has(t.file) && Object.entries(local.hashes).every(([f, h]) => remoteHashes[f] === h);
     if (sameAsRemote) {
       result.unchanged.push(t.file);
-      finalText.set(t.file, local.text);
+      finalText.set(t.file, { text: local.text, hashes: local.hashes });
       continue;
     }
-    if (!force && changedLocally(t.kind, t.key, files, invalid, entry, t.file, root)) {
+    if (!force && !t.fresh && changedLocally(t.kind, t.key, files, invalid, entry, t.file, root, input.elsewhere ?? [])) {
       refused.push(t.file);
       continue;
     }
     if (!t.remote) {
-      contents.set(t.file, null);
+      contents.set(t.file, { text: null, kind: t.kind, entry });
       continue;
     }
-    const existing = existsSync(join(root, t.file)) && !invalid.has(t.file) ? await readFile(join(root, t.file), 'utf8') : undefined;
-    if (t.kind === 'agent') contents.set(t.file, agentMarkdown((t.remote as RemoteAgent).model, existing, settings.vars));
-    else if (t.kind === 'suite') {
-      const r = t.remote as RemoteSuite;
-      const gate = files.suites.get(t.key)?.gate ?? r.model.status === 'ready';
-      contents.set(t.file, suiteYaml(r.model, gate, existing, settings.vars));
-    } else contents.set(t.file, webhookYaml((t.remote as RemoteWebhook).model, existing, settings.vars));
+    // Every path is checked before anything is written: inside the project, through no link.
+    fs.checkNoLinks(t.file);
+    const existing = !invalid.has(t.file) && local ? local.text : undefined;
+    const gate = t.kind === 'suite' ? (files.suites.get(t.key)?.gate ?? (t.remote as RemoteSuite).model.status === 'ready') : false;
+    // Rendered while the platform was read, when what it merges into was known then.
+    const r = t.prepared && t.prepared.existing === existing && t.prepared.gate === gate ? t.prepared : renderTarget(t.kind, t.remote, existing, gate);
+    const { text, hashes } = r;
+    contents.set(t.file, { text, kind: t.kind, hashes, fresh: t.fresh });
   }
   if (refused.length) {
+    const p = profile === 'default' ? '' : ` --profile ${profile}`;
     throw new CliError(
       `${refused.length === 1 ? `${refused[0]} was` : `${refused.length} files were`} changed locally since the last sync${refused.length > 1 ? ` (${refused.join(', ')})` : ''}; nothing was written`,
       1,
-      'push or discard the change (`vap diff` shows it), or pass --force to overwrite it with the platform\'s version',
+      `push the change (\`vap push${p}\`), discard it (\`git checkout -- ${refused.length === 1 ? refused[0] : '<file>'}\`), or overwrite it with the platform's version (\`vap pull --force${p}\`); \`vap diff${p}\` shows it`,
     );
   }
 
   // ---- write files, then the state
-  for (const [file, text] of contents) {
-    const path = join(root, file);
-    if (text === null) {
-      if (file.endsWith('/agent.md')) await rm(join(root, file, '..'), { recursive: true, force: true });
-      else await rm(path, { force: true });
-      result.removed.push(file);
-    } else {
-      const before = existsSync(path) ? await readFile(path, 'utf8') : undefined;
-      finalText.set(file, text);
-      if (before === text) result.unchanged.push(file);
-      else {
-        await writeFileAtomic(path, text);
-        result.written.push(file);
-      }
+  const removedAgents = new Set<string>();
+  for (const [file, c] of contents) {
+    if (c.text === null) {
+      // Only a file whose content is still the one vap wrote; never a folder with anything else in it.
+      const outcome = await fs.removeOwnFile(file, (raw) => isTextVapWrote(c.kind, raw, c.entry, settings.vars));
+      if (outcome === 'removed') result.removed.push(file);
+      else if (outcome === 'changed') result.kept.push({ path: file, why: 'its content is not the one vap last wrote; delete it yourself, or push it to create the resource again' });
+      else if (outcome === 'not-a-file') result.kept.push({ path: file, why: 'it is not a file' });
+      if (c.kind === 'agent') removedAgents.add(file.slice('agents/'.length, -'/agent.md'.length));
+      continue;
     }
+    // Synchronously: thousands of small files, and nothing else to do meanwhile.
+    const before = c.fresh ? undefined : fs.readTextSync(file);
+    const form = before === undefined ? PLAIN : normalise(before).form;
+    const text = inForm(c.text, form);
+    finalText.set(file, { text: c.text, hashes: c.hashes });
+    if (before === text) result.unchanged.push(file);
+    else {
+      fs.writeTextSync(file, text, { fresh: c.fresh });
+      result.written.push(file);
+    }
+  }
+  for (const slug of [...removedAgents].sort()) {
+    const held = await fs.removeEmptyDirs(`agents/${slug}/evals`, 'agents');
+    if (held) result.kept.push({ path: `${held.dir}/`, why: `it holds files vap did not write (${held.holds.slice(0, 5).join(', ')}${held.holds.length > 5 ? ', …' : ''})` });
   }
   for (const t of targets) {
     delete state.intents[intentKey(t.kind, t.key)];
@@ -231,11 +321,11 @@ export async function pull(input: PullInput): Promise<PullResult> {
       delete section[t.key];
       continue;
     }
-    const fields: FieldHashes = fieldHashes(t.kind, t.remote.model);
+    const fields: FieldHashes = (t.hashes ??= fieldHashes(t.kind, t.remote.model));
     // The file's digest is recorded when its text reads back as what the platform has.
-    const text = finalText.get(t.file);
-    const local = t.kind === 'agent' ? files.agents.get(t.key) : t.kind === 'suite' ? files.suites.get(t.key) : files.webhooks.get(t.key);
-    const textHashes = text === undefined ? undefined : local && local.text === text ? local.hashes : hashesOfText(t.kind, t.file, text, readOpts);
+    const final = finalText.get(t.file);
+    const text = final?.text;
+    const textHashes = final?.hashes;
     const same = textHashes !== undefined && Object.keys(fields).every((f) => fields[f] === textHashes[f]);
     section[t.key] = {
       id: t.remote.id,
@@ -247,6 +337,6 @@ export async function pull(input: PullInput): Promise<PullResult> {
     if (t.kind === 'agent') Object.assign(state.tools, (t.remote as RemoteAgent).toolIds);
     result.counts[SECTION[t.kind]]++;
   }
-  await saveState(root, state);
+  await saveState(fs, state);
   return result;
 }

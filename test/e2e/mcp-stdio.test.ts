@@ -103,7 +103,7 @@ describe('vap mcp over stdio, through the SDK client', () => {
   it('without a key, says so and exits 4 before serving', async () => {
     const r = await execa('node', [BIN, 'mcp'], { env: { PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'vap-nokey-')) }, extendEnv: false, reject: false, stdin: 'ignore' });
     expect(r.exitCode).toBe(4);
-    expect(r.stderr).toBe('error: no API key found; run `vap auth login`, or set VAP_API_KEY');
+    expect(r.stderr).toMatch(/^error: no API key found[^\n]*; run `vap auth login`, or set VAP_API_KEY$/);
     expect(r.stdout).toBe('');
   });
 

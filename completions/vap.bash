@@ -1,6 +1,6 @@
 # vap shell completion, generated from the command tree by `vap completion`. Do not edit.
 # bash: source this file, or copy it to /etc/bash_completion.d/vap
-_vap_paths='|vap|vap auth|vap auth login|vap auth status|vap auth logout|vap config|vap config list|vap config get|vap config set|vap agents|vap agents list|vap agents create|vap agents get|vap agents update|vap agents delete|vap agents versions|vap agents rollback|vap agents tools|vap agents voice|vap voices|vap voices list|vap voices preview|vap evals|vap evals list|vap evals create|vap evals get|vap evals update|vap evals delete|vap evals scenarios|vap evals scenarios list|vap evals scenarios add|vap evals run|vap evals runs|vap evals runs list|vap evals runs get|vap evals runs results|vap evals runs delete|vap evals runs diff|vap evals import|vap evals imports|vap evals imports sources|vap evals imports candidates|vap evals imports list|vap evals imports create|vap evals imports triage|vap evals imports calls|vap evals imports create-scenarios|vap events|vap events tail|vap events types|vap webhooks|vap webhooks list|vap webhooks create|vap webhooks get|vap webhooks update|vap webhooks enable|vap webhooks disable|vap webhooks rotate-secret|vap webhooks deliveries|vap webhooks delete|vap webhooks verify|vap webhooks listen|vap calls|vap calls list|vap calls get|vap calls transcript|vap calls recording|vap calls audio|vap calls cancel|vap calls tail|vap campaigns|vap campaigns list|vap campaigns create|vap campaigns get|vap campaigns update|vap campaigns delete|vap campaigns start|vap campaigns pause|vap campaigns trigger|vap campaigns contacts|vap campaigns contacts list|vap campaigns contacts add|vap campaigns contacts remove|vap campaigns calls|vap campaigns calls list|vap campaigns calls queue|vap campaigns analytics|vap campaigns runs|vap analytics|vap analytics overview|vap contact-lists|vap contact-lists list|vap contact-lists create|vap contact-lists get|vap contact-lists update-schema|vap contacts|vap contacts list|vap contacts import|vap import-jobs|vap import-jobs list|vap import-jobs get|vap import-jobs cancel|vap import-jobs watch|vap pull|vap diff|vap push|vap mv|vap preview|vap promote|vap emulator|vap emulator start|vap api|vap github|vap github comment|vap completion|'
+_vap_paths='|vap|vap auth|vap auth login|vap auth status|vap auth logout|vap config|vap config list|vap config get|vap config set|vap agents|vap agents list|vap agents create|vap agents get|vap agents update|vap agents delete|vap agents versions|vap agents rollback|vap agents tools|vap agents voice|vap voices|vap voices list|vap voices preview|vap evals|vap evals list|vap evals create|vap evals get|vap evals update|vap evals delete|vap evals scenarios|vap evals scenarios list|vap evals scenarios add|vap evals run|vap evals runs|vap evals runs list|vap evals runs get|vap evals runs results|vap evals runs delete|vap evals runs diff|vap evals import|vap evals imports|vap evals imports sources|vap evals imports candidates|vap evals imports list|vap evals imports create|vap evals imports triage|vap evals imports calls|vap evals imports create-scenarios|vap events|vap events tail|vap events types|vap webhooks|vap webhooks list|vap webhooks create|vap webhooks get|vap webhooks update|vap webhooks enable|vap webhooks disable|vap webhooks rotate-secret|vap webhooks deliveries|vap webhooks delete|vap webhooks verify|vap webhooks listen|vap calls|vap calls list|vap calls get|vap calls transcript|vap calls recording|vap calls audio|vap calls cancel|vap calls tail|vap campaigns|vap campaigns list|vap campaigns create|vap campaigns get|vap campaigns update|vap campaigns delete|vap campaigns start|vap campaigns pause|vap campaigns trigger|vap campaigns contacts|vap campaigns contacts list|vap campaigns contacts add|vap campaigns contacts remove|vap campaigns calls|vap campaigns calls list|vap campaigns calls queue|vap campaigns analytics|vap campaigns runs|vap analytics|vap analytics overview|vap contact-lists|vap contact-lists list|vap contact-lists create|vap contact-lists get|vap contact-lists update-schema|vap contacts|vap contacts list|vap contacts import|vap import-jobs|vap import-jobs list|vap import-jobs get|vap import-jobs cancel|vap import-jobs watch|vap pull|vap diff|vap push|vap mv|vap preview|vap promote|vap emulator|vap emulator start|vap mcp|vap mcp config|vap api|vap github|vap github comment|vap completion|'
 _vap() {
   local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
   local path="vap" w i words
@@ -313,6 +313,10 @@ _vap() {
     'vap emulator start --time-scale') COMPREPLY=(); return ;;
     'vap emulator start --data-dir') COMPREPLY=(); return ;;
     'vap emulator start --seed') COMPREPLY=(); return ;;
+    'vap mcp --http') COMPREPLY=(); return ;;
+    'vap mcp --max-result') COMPREPLY=(); return ;;
+    'vap mcp config --client') COMPREPLY=($(compgen -W 'claude cursor vscode' -- "$cur")); return ;;
+    'vap mcp config --name') COMPREPLY=(); return ;;
     'vap api -d') COMPREPLY=(); return ;;
     'vap api --data') COMPREPLY=(); return ;;
     'vap github comment --pr') COMPREPLY=(); return ;;
@@ -321,7 +325,7 @@ _vap() {
     'vap github comment --author') COMPREPLY=(); return ;;
   esac
   case "$path" in
-    'vap') words='auth config agents voices evals events webhooks calls campaigns analytics contact-lists contacts import-jobs pull diff push mv preview promote emulator api github completion' ;;
+    'vap') words='auth config agents voices evals events webhooks calls campaigns analytics contact-lists contacts import-jobs pull diff push mv preview promote emulator mcp api github completion' ;;
     'vap auth') words='login status logout' ;;
     'vap auth login') words='--with-key --no-verify' ;;
     'vap auth status') words='' ;;
@@ -428,10 +432,12 @@ _vap() {
     'vap diff') words='-C --dir --exit-code' ;;
     'vap push') words='-C --dir --dry-run --prune --force --replace-suite --reason --secret-file --rotate-adopted-secrets --exit-code --eval --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --timeout --report' ;;
     'vap mv') words='-C --dir' ;;
-    'vap preview') words='-C --dir --label --keep --clean --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --timeout --report' ;;
+    'vap preview') words='-C --dir --all --label --keep --clean --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --timeout --report' ;;
     'vap promote') words='-C --dir --from --to --allow-unevaluated --dry-run --prune --force --replace-suite --reason --secret-file --rotate-adopted-secrets --exit-code --eval --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --timeout --report' ;;
     'vap emulator') words='start' ;;
-    'vap emulator start') words='--port --host --org --time-scale --data-dir --seed --allow-loopback-urls --log' ;;
+    'vap emulator start') words='--port --host --org --time-scale --data-dir --repair --seed --allow-loopback-urls --log' ;;
+    'vap mcp') words='config --allow-writes --http --max-result' ;;
+    'vap mcp config') words='--client --allow-writes --name' ;;
     'vap api') words='GET POST PUT PATCH DELETE get post put patch delete -d --data --paginate -i --include' ;;
     'vap github') words='comment' ;;
     'vap github comment') words='--pr --repo --marker --author' ;;

@@ -37,7 +37,8 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   // the flag). A command that lives for one request is better served by the baseline
   // compiler alone; the long-running emulator keeps the optimiser. Set before the first
   // request (when undici is loaded), so that a command that makes none does not load node:v8.
-  const beforeFirstRequest = argv[0] !== 'emulator' && !deps.io ? liftoffOnly : undefined;
+  // (`vap mcp` is long-running too: it serves requests until its client goes away.)
+  const beforeFirstRequest = argv[0] !== 'emulator' && argv[0] !== 'mcp' && !deps.io ? liftoffOnly : undefined;
 
   const controller = new AbortController();
   if (deps.signal?.aborted) controller.abort(deps.signal.reason);
@@ -48,14 +49,15 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   };
   if (!deps.signal) process.on('SIGINT', onSigint);
   // `vap emulator start` runs until stopped: SIGTERM (a service manager, `kill`) stops it
-  // as Ctrl-C does, through the same signal, and it exits 0. Other commands keep Node's
-  // default (SIGTERM ends the process at once).
+  // as Ctrl-C does, through the same signal, and it exits 0. So does `vap mcp`, which an
+  // assistant's client stops with SIGTERM (and which then exits, the compile cache written,
+  // instead of dying). Other commands keep Node's default (SIGTERM ends the process at once).
   let terminated = false;
   const onSigterm = () => {
     terminated = true;
     controller.abort(new DOMException('terminated', 'AbortError'));
   };
-  const listenSigterm = argv[0] === 'emulator' && !deps.signal;
+  const listenSigterm = (argv[0] === 'emulator' || argv[0] === 'mcp') && !deps.signal;
   if (listenSigterm) process.on('SIGTERM', onSigterm);
 
   // Stack traces of unexpected errors; --verbose is for requests and never prints one.

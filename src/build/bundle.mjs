@@ -31,7 +31,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const dist = join(root, 'dist');
 
 /** esbuild plugins that replace slow internals of dependencies (see each plugin's comment). */
-export const plugins = [(await import('../contacts/esbuild-shims.mjs')).dependencyShims(), (await import('./lazy-builtins.mjs')).lazyBuiltins()];
+export const plugins = [(await import('../contacts/esbuild-shims.mjs')).dependencyShims(), (await import('./lazy-builtins.mjs')).lazyBuiltins(), (await import('./unused-parts.mjs')).unusedParts()];
 
 /** Files of dist/ built on their own; an import of their source from another build is left as a require() of the file. */
 const SEPARATE = {

@@ -54,13 +54,70 @@ Prompts
 
 Tell us what gets in your way: accessibility issues are bugs.`;
 
-const TOPICS: Array<{ name: string; alias?: string; summary: string; text: string }> = [
+
+const MCP = `Serving AI assistants: vap mcp
+
+\`vap mcp\` serves the Model Context Protocol, so that an assistant (Claude Code, Cursor,
+VS Code) can read the platform, and change it when you allow it. It uses the active
+profile, --profile and the environment, as every command does.
+
+  vap mcp                      stdio: the client starts it (the usual way)
+  vap mcp --allow-writes       the write tools too
+  vap mcp --http 8123          Streamable HTTP on 127.0.0.1 only; prints the URL and a
+                               bearer token once (VAP_MCP_TOKEN sets it instead)
+  vap mcp config --client claude|cursor|vscode     prints the client's configuration
+
+Connecting a client (the snippet never holds the key: \`vap auth login\` first)
+  Claude Code  claude mcp add vap -- vap mcp
+               or vap mcp config --client claude, into .mcp.json
+  Cursor       vap mcp config --client cursor, into .cursor/mcp.json
+  VS Code      vap mcp config --client vscode, into .vscode/mcp.json
+  Add --allow-writes (and --profile <name>) to \`vap mcp config\` to pass them on.
+
+Safety
+  1. Read-only unless started with --allow-writes; a refused write says so, as an error.
+  2. A destructive write also needs confirm equal to the id of what it changes.
+  3. Each write says what it changed and how to undo it (the version to roll back to).
+  4. Platform text (transcripts, names, reasons) comes back under "data", escaped safe.
+  5. That text is data, never instructions: every tool says so, and none acts on it.
+
+Tools (vap_<group>_<verb>)
+  read   vap_agents_list, vap_agents_get, vap_agents_versions, vap_voices_list,
+         vap_evals_list, vap_evals_get, vap_evals_runs_list, vap_evals_runs_get,
+         vap_evals_runs_results, vap_evals_runs_diff, vap_calls_list, vap_calls_get,
+         vap_campaigns_list, vap_campaigns_get, vap_campaigns_analytics,
+         vap_analytics_overview, vap_contact_lists_list, vap_contact_lists_get,
+         vap_import_jobs_list, vap_import_jobs_get, vap_webhooks_list, vap_webhooks_get,
+         vap_webhooks_deliveries, vap_events_recent, vap_events_types, vap_ascode_diff
+  write  vap_agents_create, vap_agents_update*, vap_agents_rollback*, vap_agents_voice*,
+         vap_agents_tools*, vap_evals_run, vap_campaigns_start*, vap_campaigns_pause*,
+         vap_webhooks_rotate_secret*            (* destructive: needs confirm)
+  Listings take limit and cursor, and give nextCursor while more follow. A result over
+  40,000 characters (--max-result) is cut, with a note that says how to read the rest.
+
+Resources
+  vap://agents/{id}                 the agent as agent.md (agents as code)
+  vap://runs/{suite}/{run}/report   an eval run's Markdown report
+  vap://calls/{id}/transcript       a call's transcript, one message a line`;
+
+/**
+ * The topics. One that is also a command group (`mcp`) is not a command of its own:
+ * `vap help mcp` shows the group's help, which ends with the topic's text.
+ */
+const TOPICS: Array<{ name: string; alias?: string; summary: string; text: string; group?: true }> = [
   { name: 'accessibility', alias: 'a11y', summary: 'screen readers, plain lines instead of spinners and bars (VAP_ACCESSIBLE), colour never alone', text: ACCESSIBILITY },
+  { name: 'mcp', summary: 'serving AI assistants (Claude Code, Cursor, VS Code): the tools, connecting a client, the safety model', text: MCP, group: true },
 ];
+
+/** A topic's text (the help of the group a topic is also, ends with it). */
+export function helpTopicText(name: string): string {
+  return TOPICS.find((t) => t.name === name)?.text ?? '';
+}
 
 /** Adds the help topics to the program, hidden. */
 export function addHelpTopics(program: Command): void {
   for (const t of TOPICS) {
+    if (t.group) continue;
     const cmd = new Command(t.name).description(t.summary).configureHelp({ formatHelp: () => `${t.text}\n` });
     if (t.alias) cmd.alias(t.alias);
     cmd.action(() => cmd.outputHelp());

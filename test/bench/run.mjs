@@ -44,3 +44,8 @@ if (existsSync(new URL('./emulator.mjs', import.meta.url))) {
   const mod = await import('./emulator.mjs');
   if (typeof mod.benchEmulator === 'function') await mod.benchEmulator();
 }
+
+if (existsSync(new URL('./mcp.mjs', import.meta.url))) {
+  const mod = await import('./mcp.mjs');
+  if (typeof mod.benchMcp === 'function') await mod.benchMcp();
+}

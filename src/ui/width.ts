@@ -1,4 +1,15 @@
 import type { Writable } from 'node:stream';
+import cliTruncate from 'cli-truncate';
+import stringWidth from 'string-width';
+import wrapAnsi from 'wrap-ansi';
+
+/**
+ * Everything that fits text to a terminal's width, in one place: how wide the terminal is,
+ * how many columns a text takes (its display width: a CJK character or an emoji takes two,
+ * a combining mark none, colour codes none: string-width), a line cut to a width with `…`
+ * (cli-truncate), and text wrapped at word boundaries (wrap-ansi). Live lines, tables,
+ * detail views and messages all go through these, so none of them measures text its own way.
+ */
 
 /**
  * The width to wrap text for: the stream's columns when it is a terminal, else
@@ -9,4 +20,46 @@ export function terminalWidth(stream: Writable, env: Record<string, string | und
   const fromEnv = Number(env.COLUMNS);
   const width = typeof cols === 'number' && cols > 0 ? cols : Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 80;
   return Math.max(40, width);
+}
+
+/** The columns a text takes on a terminal (escape codes of colours take none). */
+export function displayWidth(text: string): number {
+  return stringWidth(text);
+}
+
+/**
+ * A line cut to at most `width` columns, its end replaced by `…` when it is cut (colours
+ * kept and closed). A text of several lines is made one line first is the caller's job:
+ * this cuts one line.
+ */
+export function fitLine(text: string, width: number): string {
+  const w = Math.max(0, Math.floor(width));
+  if (w === 0) return '';
+  // The common case, cheaply: plain ASCII no wider than the room.
+  if (text.length <= w && /^[\x20-\x7e]*$/.test(text)) return text;
+  return cliTruncate(text, w, { position: 'end', truncationCharacter: '…' });
+}
+
+/**
+ * Text wrapped to `width` columns at word boundaries (a word longer than a line is split),
+ * colours kept across the breaks; the text's own line breaks are kept. Lines after the
+ * first are indented by `indent` spaces (a hanging indent under a mark such as `✓ `).
+ */
+export function wrapWords(text: string, width: number, indent = 0): string[] {
+  const w = Math.max(1, Math.floor(width));
+  const hang = w - indent >= 20 ? indent : 0;
+  // Every line wrapped to the room of the indented ones, so that each fits whichever it is.
+  const lines = wrapAnsi(text, w - hang, { hard: true, trim: true }).split('\n');
+  return lines.map((l, i) => (i > 0 && hang && l ? `${' '.repeat(hang)}${l}` : l));
+}
+
+/** How many columns a line redrawn in place may take on this stream: one less than the terminal's width (80 when unknown), so that it never reaches the last column and wraps. */
+export function liveRoom(stream: Writable): number {
+  const cols = (stream as Writable & { columns?: number }).columns;
+  return (typeof cols === 'number' && cols > 0 ? cols : 80) - 1;
+}
+
+/** A line redrawn in place (a progress bar, a spinner's text) cut to the terminal's width: a redraw then always overwrites the whole of the line before it, and never leaves a trail of cut lines. */
+export function fitLive(text: string, stream: Writable): string {
+  return fitLine(text, liveRoom(stream));
 }

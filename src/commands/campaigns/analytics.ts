@@ -16,6 +16,7 @@ import { CliError, SilentExit, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { isAccessible } from '../../ui/accessible.js';
 import { safeText } from '../../ui/safe-text.js';
+import { fitLine } from '../../ui/width.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 import { columnsOf, printAnalytics, stdoutStyle } from './analytics-output.js';
@@ -145,7 +146,8 @@ async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
   } else if (live) {
     const { createLogUpdate } = await import('log-update');
     const logUpdate = createLogUpdate(sizedView(ctx.io.stdout as NodeJS.WriteStream), { showCursor: false });
-    draw = Object.assign((text: string) => logUpdate(text), { done: () => logUpdate.done() });
+    // Each line of the screen cut to the terminal's width as it is now: log-update would wrap a longer one.
+    draw = Object.assign((text: string) => logUpdate(text.split('\n').map((l) => fitLine(l, columnsOf(ctx))).join('\n')), { done: () => logUpdate.done() });
   } else {
     draw = Object.assign((text: string) => void ctx.io.stdout.write(`${text}\n`), { done: () => undefined });
   }

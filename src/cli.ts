@@ -5,7 +5,7 @@ import type { ContextFactory } from './commands/types.js';
 import type { TextSink } from './ui/block-writer.js';
 import { ExitCode } from './exit-codes.js';
 import { buildProgram, commanderExitCode, describeVerbs, helpArgv, type ProgramIO, type VerbStubs } from './program.js';
-import { reportError, reportOutputFailure } from './report.js';
+import { reportError, reportOutputFailure, type MessageWrap } from './report.js';
 import { setV8Flags } from './v8-flags.js';
 import { version } from './version.js';
 
@@ -72,7 +72,7 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
       io.stderr.write('error: interrupted\n');
       return ExitCode.INTERRUPTED;
     }
-    return reportError(err, io.stderr, { debug });
+    return reportError(err, io.stderr, { debug, wrap: io.stderrIsTTY ? await messageWrap(io, env) : undefined });
   } finally {
     if (!deps.signal) process.off('SIGINT', onSigint);
     if (listenSigterm) process.off('SIGTERM', onSigterm);
@@ -87,6 +87,12 @@ export async function verbStubs(): Promise<VerbStubs> {
       throw new Error('not run');
     }, true),
   );
+}
+
+/** On a terminal, an error and its hint wrap at word boundaries (src/ui/width.ts, loaded only then). */
+async function messageWrap(io: IO, env: Env): Promise<MessageWrap> {
+  const { messageText, terminalWidth } = await import('./ui/width.js');
+  return (text, mark) => messageText(text, terminalWidth(io.stderr, env), mark);
 }
 
 async function liftoffOnly(): Promise<void> {

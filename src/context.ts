@@ -5,6 +5,7 @@ import { readConfig } from './config/read.js';
 import { checkCredentials, checkNumericSettings, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
 import { AuthRequiredError } from './errors.js';
 import type { Format } from './ui/format.js';
+import type { TableFit } from './ui/table.js';
 import type { TextSink } from './ui/block-writer.js';
 import { Output } from './ui/output.js';
 import { createPrompter, type Prompter } from './ui/prompter.js';
@@ -13,6 +14,7 @@ import { safeMessage, safeText, type Trusted } from './ui/safe-text.js';
 import { startSpinner, type Spinner } from './ui/spinner.js';
 import { colorEnabled, loadChalk } from './ui/style.js';
 import { presentation, type Presentation } from './ui/values.js';
+import { messageText, terminalWidth } from './ui/width.js';
 import { version } from './version.js';
 
 /** The process's streams, or a test's. Nothing below cli.ts reads `process.*`. */
@@ -41,6 +43,8 @@ export interface GlobalOptions {
   verbose?: boolean;
   /** Exact ISO 8601 times on a terminal too (src/ui/values.ts). */
   absoluteTimes?: boolean;
+  /** A listing's --wide (not a global flag, read with them): whole ids in a table on a terminal. */
+  wide?: boolean;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -63,6 +67,8 @@ export interface Context {
   spinner(text: string): Promise<Spinner>;
   /** chalk for text written to stdout (colour only when wanted there). */
   stdoutStyle(): Promise<import('chalk').ChalkInstance>;
+  /** How a table on stdout fits the terminal: its width when stdout is one (undefined piped), and --wide (src/ui/table.ts). */
+  tableFit(): TableFit;
   /**
    * A line of information on stderr (suppressed by -q). Like success and warn, it shows
    * the message as one safe line (src/ui/safe-text.ts): ids, names and other data in it
@@ -74,6 +80,8 @@ export interface Context {
   success(message: string | Trusted): Promise<void>;
   /** "! message" on stderr. */
   warn(message: string | Trusted): Promise<void>;
+  /** A line on stderr that -q does not silence (where to resume a stream, say); shown as info is. */
+  note(message: string | Trusted): void;
   /** Release what the context opened (HTTP connections). */
   dispose(): Promise<void>;
 }
@@ -89,6 +97,9 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   const errColor = colorEnabled({ flag: colorFlag, isTTY: io.stderrIsTTY, env });
   const format: Format | undefined = globals.json ? 'json' : globals.output;
   const present = presentation({ absoluteTimes: globals.absoluteTimes });
+  // Messages on a terminal's stderr wrap at word boundaries (src/ui/width.ts); piped, each is one line.
+  const errWidth = () => (io.stderrIsTTY ? terminalWidth(io.stderr, env) : undefined);
+  const tableFit = (): TableFit => ({ width: io.stdoutIsTTY ? terminalWidth(io.stdout, env) : undefined, wide: Boolean(globals.wide) });
   // VAP_ACCESSIBLE: a spinner is plain lines instead (src/ui/accessible.ts).
   const spinner = (text: string) =>
     isAccessible(env) && io.stderrIsTTY && !globals.quiet ? Promise.resolve(plainSpinner(text, io.stderr)) : startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
@@ -100,6 +111,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     color: outColor,
     stdoutIsTTY: io.stdoutIsTTY,
     present,
+    fit: tableFit,
   });
   const canPrompt = io.stdinIsTTY && io.stderrIsTTY && globals.input !== false && !isCI(env);
   // Streams read when a prompt is made: stdin and stderr are made only when used (cli.ts).
@@ -156,18 +168,22 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
       return client;
     },
     stdoutStyle: () => loadChalk(outColor),
+    tableFit,
     spinner,
     info(message) {
-      if (!globals.quiet) io.stderr.write(`${safeMessage(message)}\n`);
+      if (!globals.quiet) io.stderr.write(`${messageText(safeMessage(message), errWidth())}\n`);
     },
     async success(message) {
       if (globals.quiet) return;
       const chalk = await loadChalk(errColor);
-      io.stderr.write(`${chalk.green('✓')} ${safeMessage(message)}\n`);
+      io.stderr.write(`${messageText(safeMessage(message), errWidth(), `${chalk.green('✓')} `)}\n`);
     },
     async warn(message) {
       const chalk = await loadChalk(errColor);
-      io.stderr.write(`${chalk.yellow('!')} ${safeMessage(message)}\n`);
+      io.stderr.write(`${messageText(safeMessage(message), errWidth(), `${chalk.yellow('!')} `)}\n`);
+    },
+    note(message) {
+      io.stderr.write(`${messageText(safeMessage(message), errWidth())}\n`);
     },
     async dispose() {
       await client?.close().catch(() => undefined);

@@ -242,7 +242,7 @@ async function printOutcome(ctx: Context, o: RunOutcome, opts: { idPrinted?: boo
     return false;
   }
   const chalk = await ctx.stdoutStyle();
-  await write(`${await renderRunSummary(o.detail, o.results, o.gates, chalk, o.baseline)}\n`);
+  await write(`${await renderRunSummary(o.detail, o.results, o.gates, chalk, o.baseline, ctx.tableFit())}\n`);
   if (inGithubActions(ctx.env)) for (const line of annotations(o)) await write(`${line}\n`);
   return true;
 }

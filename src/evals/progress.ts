@@ -30,12 +30,7 @@ class BarProgress implements RunProgress {
   update(run: Run): void {
     const done = (run.completedIterations ?? 0) + (run.failedIterations ?? 0);
     const ratio = run.totalIterations > 0 ? Math.min(1, done / run.totalIterations) : 0;
-    const width = 24;
-    const full = Math.round(ratio * width);
-    const bar = `${'█'.repeat(full)}${'░'.repeat(width - full)}`;
-    const pct = `${Math.floor(ratio * 100)}%`.padStart(4);
-    const line = `${bar} ${pct}  run #${run.runNumber} ${run.status}  ${progressText(run)}  ${formatDuration(Date.now() - this.started)}`;
-    this.line.draw(safeText(line));
+    this.line.drawBar(ratio, safeText(`run #${run.runNumber} ${run.status}  ${progressText(run)}  ${formatDuration(Date.now() - this.started)}`));
   }
 
   stop(): void {

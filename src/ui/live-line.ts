@@ -1,5 +1,9 @@
 import type { Writable } from 'node:stream';
-import { fitLive } from './width.js';
+import { displayWidth, fitLive, liveRoom } from './width.js';
+
+/** A bar is at most this many columns wide, and at least BAR_MIN; it gives way to its figures on a narrow terminal. */
+const BAR_MAX = 24;
+const BAR_MIN = 10;
 
 /**
  * One line on a terminal's stderr, redrawn in place with `\r` and an erase (a progress
@@ -22,6 +26,19 @@ export class LiveLine {
   draw(text: string): void {
     this.stream.write(`\r\x1b[2K${fitLive(text, this.stream)}`);
     this.drawn = true;
+  }
+
+  /**
+   * A progress frame: `before`, a bar of `ratio` (0..1) with its percentage, then `after`
+   * (the figures). The bar takes what room the figures leave (BAR_MIN..BAR_MAX columns),
+   * so that the whole frame fits the terminal where it can; what still does not is cut.
+   */
+  drawBar(ratio: number, after: string, before = ''): void {
+    const r = Math.max(0, Math.min(1, ratio));
+    const pct = `${Math.floor(r * 100)}%`.padStart(4);
+    const width = Math.max(BAR_MIN, Math.min(BAR_MAX, liveRoom(this.stream) - displayWidth(`${before} ${pct}  ${after}`)));
+    const full = Math.round(r * width);
+    this.draw(`${before}${'█'.repeat(full)}${'░'.repeat(width - full)} ${pct}  ${after}`);
   }
 
   /** Erases the frame (the cursor stays at the start of the line). */

@@ -63,3 +63,39 @@ export function liveRoom(stream: Writable): number {
 export function fitLive(text: string, stream: Writable): string {
   return fitLine(text, liveRoom(stream));
 }
+
+/**
+ * A message for a person (a hint, a notice, an error) as written to a stream: after its
+ * `mark` (`✓ `, `! `, `error: `), and, given the terminal's width, wrapped at word
+ * boundaries with its further lines under the text (never broken inside a word, as the
+ * terminal would). Without a width (piped), one line as it is.
+ */
+export function messageText(text: string, width: number | undefined, mark = ''): string {
+  if (width === undefined) return `${mark}${text}`;
+  const line = `${mark}${text}`;
+  if (displayWidth(line) <= width) return line;
+  return wrapWords(line, width, displayWidth(mark)).join('\n');
+}
+
+/**
+ * A message that ends in a command to run (`…; resume with: vap calls tail …`): one line when
+ * it fits; otherwise the words wrap, and the command goes on lines of its own, broken between
+ * its arguments with a shell continuation (` \`), so that a person can still copy and paste it
+ * whole and run it. The command is a shell-quoted line (commandLine); an argument is never split.
+ */
+export function messageWithCommand(text: string, command: string, width: number | undefined): string {
+  const line = `${text} ${command}`;
+  if (width === undefined || displayWidth(line) <= width) return line;
+  const args = command.match(/(?:[^\s'"]+|'[^']*'|"(?:[^"\\]|\\.)*")+/g) ?? [command];
+  const lines: string[] = [];
+  let current = '  ';
+  for (const arg of args) {
+    const next = current.trim() ? `${current} ${arg}` : `${current}${arg}`;
+    if (current.trim() && displayWidth(next) + 2 > width) {
+      lines.push(`${current} \\`);
+      current = `    ${arg}`;
+    } else current = next;
+  }
+  lines.push(current);
+  return [...wrapWords(text, width), ...lines].join('\n');
+}

@@ -16,9 +16,7 @@ function progressWriter(ctx: Context): { update(p: TriageProgress): void; stop()
   return {
     update(p) {
       const ratio = p.total > 0 ? Math.min(1, p.triaged / p.total) : 1;
-      const width = 24;
-      const full = Math.round(ratio * width);
-      line.draw(`Triage ${'█'.repeat(full)}${'░'.repeat(width - full)} ${`${Math.floor(ratio * 100)}%`.padStart(4)}  ${safeText(`${p.triaged}/${p.total}`)} calls`);
+      line.drawBar(ratio, `${safeText(`${p.triaged}/${p.total}`)} calls`, 'Triage ');
     },
     stop() {
       line.keep();

@@ -100,12 +100,7 @@ class BarRenderer implements Renderer {
   update(job: ImportJob): void {
     const p = job.progress ?? { total: 0, processed: 0, successful: 0, failed: 0 };
     const ratio = p.total > 0 ? Math.min(1, p.processed / p.total) : FINISHED_STATUSES.has(job.status) ? 1 : 0;
-    const width = 24;
-    const full = Math.round(ratio * width);
-    const bar = `${'█'.repeat(full)}${'░'.repeat(width - full)}`;
-    const pct = `${Math.floor(ratio * 100)}%`.padStart(4);
-    const line = `${bar} ${pct}  ${formatCount(p.processed)}/${formatCount(p.total)}  ${formatCount(p.successful)} ok, ${formatCount(p.failed)} failed  ${job.status}  ${formatDuration(Date.now() - this.started)}`;
-    this.line.draw(safeText(line));
+    this.line.drawBar(ratio, safeText(`${formatCount(p.processed)}/${formatCount(p.total)}  ${formatCount(p.successful)} ok, ${formatCount(p.failed)} failed  ${job.status}  ${formatDuration(Date.now() - this.started)}`));
   }
 
   stop(): void {

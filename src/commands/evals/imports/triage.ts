@@ -103,11 +103,7 @@ class Bar {
 
   update(p: TriageProgress): void {
     const ratio = p.total > 0 ? Math.min(1, p.triaged / p.total) : 1;
-    const width = 24;
-    const full = Math.round(ratio * width);
-    const bar = `${'█'.repeat(full)}${'░'.repeat(width - full)}`;
-    const pct = `${Math.floor(ratio * 100)}%`.padStart(4);
-    this.line.draw(`${bar} ${pct}  ${safeText(`${p.triaged}/${p.total}`)} triaged  ${formatDuration(Date.now() - this.started)}`);
+    this.line.drawBar(ratio, `${safeText(`${p.triaged}/${p.total}`)} triaged  ${formatDuration(Date.now() - this.started)}`);
   }
 
   stop(): void {

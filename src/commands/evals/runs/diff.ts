@@ -140,7 +140,7 @@ export async function run(args: (string | undefined)[], opts: DiffOptions & Glob
   } else if (machineOutput(ctx)) {
     await ctx.out.data({ ...diff, comparison: comparison ?? null, gates });
   } else {
-    ctx.io.stdout.write(`${await renderDiff(diff, gates, await ctx.stdoutStyle(), comparison)}\n`);
+    ctx.io.stdout.write(`${await renderDiff(diff, gates, await ctx.stdoutStyle(), comparison, ctx.tableFit())}\n`);
     gatesPrinted = true;
   }
 

@@ -5,7 +5,7 @@ import { fmtScore } from '../../../evals/render/score.js';
 import { sparkline } from '../../../ui/sparkline.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
-import { positiveInt } from '../../listing.js';
+import { positiveInt, wideOption } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
 import { score, time } from '../../../ui/values.js';
@@ -56,6 +56,7 @@ export function listCommand(makeContext: ContextFactory): Command {
     .addOption(agentOption())
     .addOption(evalOption())
     .option('--limit <n>', 'only the newest n runs', positiveInt('--limit'))
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

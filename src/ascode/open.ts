@@ -26,7 +26,7 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
   if (!root) throw noProjectError(start);
   const problems = new ProblemList();
   const config = await readConfig(root, problems);
-  problems.throwIfAny((l) => ctx.io.stderr.write(l));
+  problems.throwIfAny((l) => ctx.note(l.trimEnd()));
   const settings = config!.profiles.get(profile);
   if (!settings) {
     const known = [...config!.profiles.keys()];
@@ -40,7 +40,7 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
   const remote = early ? readRemote(state, listPresence(root), new RemoteReader(await early.api(), ctx.signal)) : undefined;
   remote?.catch(() => undefined);
   const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key]);
-  problems.throwIfAny((l) => ctx.io.stderr.write(l));
+  problems.throwIfAny((l) => ctx.note(l.trimEnd()));
   return { root, config: config!, profile, settings, state, files, remote };
 }
 
@@ -54,7 +54,7 @@ export async function planFor(p: OpenProject & { remote?: Promise<RemoteSnapshot
   try {
     const { plan, problems } = await buildPlan({ config: p.config, profile: p.profile, files: p.files, state: p.state, reader: new RemoteReader(api, ctx.signal), opts }, p.remote);
     spinner.stop();
-    problems.throwIfAny((l) => ctx.io.stderr.write(l));
+    problems.throwIfAny((l) => ctx.note(l.trimEnd()));
     return plan;
   } finally {
     spinner.stop();

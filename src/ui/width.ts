@@ -99,3 +99,19 @@ export function messageWithCommand(text: string, command: string, width: number 
   lines.push(current);
   return [...wrapWords(text, width), ...lines].join('\n');
 }
+
+/**
+ * Lines of text for a terminal `width` columns wide (undefined: as they are): a line wider
+ * than it wraps at word boundaries, its further lines under its own indentation.
+ */
+export function wrapLines(text: string, width: number | undefined): string {
+  if (width === undefined) return text;
+  return text
+    .split('\n')
+    .map((line) => {
+      if (displayWidth(line) <= width) return line;
+      const lead = /^\s*/.exec(line)![0];
+      return wrapWords(line.slice(lead.length), width - lead.length).map((l) => `${lead}${l}`).join('\n');
+    })
+    .join('\n');
+}

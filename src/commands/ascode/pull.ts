@@ -68,7 +68,7 @@ export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Prom
   }
   const problems = new ProblemList();
   let config = created ? undefined : await readConfig(root, problems);
-  problems.throwIfAny((l) => ctx.io.stderr.write(l));
+  problems.throwIfAny((l) => ctx.note(l.trimEnd()));
   const api = await ctx.api();
   const settings = config?.profiles.get(profile) ?? { vars: {}, tools: {} };
   const state = await loadState(root, profile);

@@ -5,6 +5,7 @@ import { fmtScore } from './score.js';
 import { wrapText } from '../../ui/wrap.js';
 import { safeText } from '../../ui/safe-text.js';
 import { formatSeconds } from '../../ui/values.js';
+import { messageText } from '../../ui/width.js';
 
 /** 134 → "2m 14s"; 45 → "45s"; nothing for none (src/ui/values.ts). */
 export function fmtSeconds(s: number | null | undefined): string {
@@ -36,7 +37,8 @@ export function renderResult(r: RunResult, opts: ResultRenderOptions): string[] 
     ...(failed ? [] : [`score ${chalk.bold(fmtScore(r.overallScore))}`]),
     ...(fmtSeconds(r.durationSeconds) ? [fmtSeconds(r.durationSeconds)] : []),
   ];
-  const out = [`${chalk.bold('━━')} ${parts.join(chalk.dim(' · '))}  ${chalk.dim(safeText(String(r.id)))}`];
+  // The heading wraps at word boundaries under itself when it is wider than the terminal.
+  const out = messageText(`${parts.join(chalk.dim(' · '))}  ${chalk.dim(safeText(String(r.id)))}`, width, `${chalk.bold('━━')} `).split('\n');
 
   const transcript = [...(r.transcript ?? [])].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
   if (transcript.length > 0) {

@@ -52,6 +52,8 @@ interface FixedColumn {
   flex?: boolean;
   /** Left out on a terminal too narrow for it, the lowest rank first. */
   drop?: number;
+  /** Never cut (the whole id with --wide). */
+  keep?: boolean;
 }
 
 /**
@@ -79,11 +81,11 @@ const TABLE: FixedColumn[] = [
  */
 export function callTableLayout(p: Presentation = DEFAULT_PRESENTATION, fit: TableFit = {}): FixedColumn[] {
   const columns = TABLE.map((c) => {
-    if (c.header === 'ID' && (fit.wide ?? fit.width === undefined)) return { ...c, width: 36, value: (x: Call) => x.id };
+    if (c.header === 'ID' && (fit.wide ?? fit.width === undefined)) return { ...c, width: 36, value: (x: Call) => x.id, keep: true };
     if (c.header === 'CREATED' && p.absoluteTimes) return { ...c, width: 24 };
     return c;
   });
-  const widths = fitColumns(columns.map((c) => ({ natural: c.width, flex: c.flex, drop: c.drop })), fit.width);
+  const widths = fitColumns(columns.map((c) => ({ natural: c.width, flex: c.flex, drop: c.drop, keep: c.keep })), fit.width);
   return columns.map((c, i) => ({ ...c, width: widths[i]! })).filter((c) => c.width > 0);
 }
 

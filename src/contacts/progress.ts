@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { LiveLine } from '../ui/live-line.js';
 import { safeText } from '../ui/safe-text.js';
-import { fitLine, liveRoom } from '../ui/width.js';
+import { fitLine, liveRoom, messageText, terminalWidth } from '../ui/width.js';
 import { formatCount } from '../ui/values.js';
 
 export { formatCount };
@@ -104,11 +104,12 @@ export class ProgressBar {
     this.figures = f;
   }
 
-  /** Prints a line above the bar (or just prints it when there is no bar). */
+  /** Prints a line above the bar (or just prints it when there is no bar); on a terminal it wraps at word boundaries. */
   log(line: string): void {
     const drawn = this.line.shown;
     this.line.clear();
-    this.stream.write(`${safeText(line)}\n`);
+    const tty = Boolean((this.stream as Writable & { isTTY?: boolean }).isTTY);
+    this.stream.write(`${messageText(safeText(line), tty ? terminalWidth(this.stream, {}) : undefined)}\n`);
     if (drawn) this.draw();
   }
 

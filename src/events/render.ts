@@ -197,8 +197,9 @@ function hanging(lead: string, indent: number, text: string, width: number | und
 }
 
 /** The alert lines of an event (`! CRISIS detected`, in bold red as in `vap calls get`): a word and a mark, not colour alone. */
-function alertLines(rec: EventRecord, chalk: ChalkInstance, indent: number): string[] {
-  return alertsOf(rec).map((a) => `${' '.repeat(indent)}${chalk.red.bold(`! ${a}`)}`);
+function alertLines(rec: EventRecord, chalk: ChalkInstance, indent: number, width?: number): string[] {
+  // On a pane too narrow for the alert at its column, it moves left rather than being cut.
+  return alertsOf(rec).map((a) => `${' '.repeat(width === undefined ? indent : Math.max(0, Math.min(indent, width - a.length - 2)))}${chalk.red.bold(`! ${a}`)}`);
 }
 
 /**
@@ -221,12 +222,12 @@ export function organizationLine(rec: EventRecord, chalk: ChalkInstance, opts: L
     const under = stampWidth(p) + 2;
     const second = `${' '.repeat(under)}${chalk.dim(safeText(call).padEnd(idWidth))} `;
     const lines = [`${chalk.dim(stamp.padEnd(stampWidth(p)))}  ${type(safeText(rec.type))}`, ...hanging(second, under + Math.max(idWidth, safeText(call).length) + 1, text, opts.width)];
-    lines.push(...alertLines(rec, chalk, under + idWidth + 1));
+    lines.push(...alertLines(rec, chalk, under + idWidth + 1, opts.width));
     return fitLines(lines, opts.width);
   }
   const lead = `${chalk.dim(stamp.padEnd(stampWidth(p)))}  ${type(safeText(rec.type).padEnd(TYPE_WIDTH))} ${chalk.dim(safeText(call).padEnd(idWidth))} `;
   const lines = hanging(lead, indent, text, opts.width);
-  lines.push(...alertLines(rec, chalk, indent));
+  lines.push(...alertLines(rec, chalk, indent, opts.width));
   return fitLines(lines, opts.width);
 }
 
@@ -264,11 +265,13 @@ export function callLine(rec: EventRecord, chalk: ChalkInstance, opts: LineOptio
   if (opts.width === undefined) lines = [`${lead}${chalk.dim(safeText(text.replace(/\s+/g, ' ')))}`.trimEnd()];
   else if (indent + type.length > opts.width) {
     // A type too long for the line after the chat's columns: it follows the mark, and the summary hangs under the text column.
-    lines = [`${time}  ${chalk.dim('·')} ${typeColor(chalk, rec.type)(type)}`, ...wrapText(text, Math.max(MIN_TEXT, opts.width - indent)).map((l) => `${' '.repeat(indent)}${chalk.dim(l)}`)];
+    // With no time to show (a call's own events), the type starts the line when it would not fit after the time's column.
+    const blank = !callTime(rec, p).trim() && stampWidth(p) + 4 + type.length > opts.width;
+    lines = [`${blank ? '' : `${time}  `}${chalk.dim('·')} ${typeColor(chalk, rec.type)(type)}`, ...wrapText(text, Math.max(MIN_TEXT, opts.width - indent)).map((l) => `${' '.repeat(indent)}${chalk.dim(l)}`)];
   } else {
     const [head = '', ...rest] = wrapAfter(text, opts.width - (indent + type.length + 2), Math.max(MIN_TEXT, opts.width - indent));
     lines = [`${lead}${chalk.dim(head)}`.trimEnd(), ...rest.map((l) => `${' '.repeat(indent)}${chalk.dim(l)}`)];
   }
-  lines.push(...alertLines(rec, chalk, indent));
+  lines.push(...alertLines(rec, chalk, indent, opts.width));
   return fitLines(lines, opts.width);
 }

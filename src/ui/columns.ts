@@ -7,8 +7,10 @@
  *    widest of them are cut to one common width, the largest with which the table fits,
  *    never below their minimum (FLEX_MIN columns, or their natural width when narrower).
  * 3. Still too wide: the columns a listing marks as optional (`drop`, lowest first) are
- *    left out, one at a time, each time trying steps 1 and 2 again.
- * 4. Still too wide: every column gives way, the widest first, in the same way.
+ *    left out, one at a time, then the free-text columns but the first (a record's name),
+ *    right-most first; each time steps 1 and 2 are tried again.
+ * 4. Still too wide: every column gives way, the widest first, in the same way, except
+ *    a column that is never cut (`keep`: an id asked for whole with --wide).
  * A cut cell ends in `…` (src/ui/width.ts). Columns are two spaces apart.
  */
 
@@ -22,6 +24,8 @@ export interface ColumnNeed {
   min?: number;
   /** Optional: left out when the table cannot fit otherwise, the lowest rank first. */
   drop?: number;
+  /** Never cut (an id shown whole with --wide): the table may then be wider than the terminal. */
+  keep?: boolean;
 }
 
 /** The fewest columns a free-text column is cut to before the other columns give way. */
@@ -39,10 +43,16 @@ export function fitColumns(cols: readonly ColumnNeed[], width: number | undefine
   const natural = cols.map((c) => Math.max(0, c.natural));
   if (width === undefined) return natural;
   const kept = cols.map(() => true);
-  const dropOrder = cols
+  const marked = cols
     .map((c, i) => ({ rank: c.drop, i }))
     .filter((d): d is { rank: number; i: number } => d.rank !== undefined)
     .sort((a, b) => a.rank - b.rank || b.i - a.i);
+  const firstFlex = cols.findIndex((c) => c.flex);
+  const freeText = cols
+    .map((c, i) => ({ c, i }))
+    .filter(({ c, i }) => c.flex && i !== firstFlex && c.drop === undefined)
+    .reverse();
+  const dropOrder = [...marked, ...freeText];
   for (;;) {
     const idx = cols.map((_, i) => i).filter((i) => kept[i]);
     const room = width - gap * Math.max(0, idx.length - 1);
@@ -51,7 +61,7 @@ export function fitColumns(cols: readonly ColumnNeed[], width: number | undefine
     let widths: number[] | undefined;
     if (sum(w) <= room) widths = w;
     else if (sum(floors) <= room) widths = level(w, room, floors);
-    else if (dropOrder.length === 0) widths = level(w, room, w.map((x) => Math.min(x, 1)));
+    else if (dropOrder.length === 0) widths = level(w, room, idx.map((i, k) => (cols[i]!.keep ? w[k]! : Math.min(w[k]!, 1))));
     if (widths) {
       const out = cols.map(() => 0);
       idx.forEach((i, k) => (out[i] = widths![k]!));

@@ -44,8 +44,15 @@ export function tableCell(v: unknown, max: number, p: Presentation = DEFAULT_PRE
  */
 function isFreeText<T>(c: Column<T>, values: unknown[]): boolean {
   if (c.flex !== undefined) return c.flex;
-  if (/^id$|id$|ids$/i.test(c.header.replace(/\s/g, ''))) return false;
+  if (isIdColumn(c, values)) return false;
   return values.some((v) => typeof v === 'string' && v !== '' && !isUuid(v));
+}
+
+/** A column of ids: named so (`id`, `campaignId`, `scenario ids`), or holding UUIDs only. */
+function isIdColumn<T>(c: Column<T>, values: unknown[]): boolean {
+  if (/id$|ids$/i.test(c.header.replace(/\s/g, ''))) return true;
+  const texts = values.filter((v) => typeof v === 'string' && v !== '') as string[];
+  return texts.length > 0 && texts.every(isUuid);
 }
 
 /**
@@ -66,6 +73,8 @@ export function renderTable<T>(rows: T[], columns: Column<T>[], chalk: ChalkInst
       flex: isFreeText(c, values.map((vs) => vs[i])),
       min: c.min,
       drop: c.drop,
+      // Ids asked for whole (--wide) are never cut.
+      keep: fit.wide === true && isIdColumn(c, values.map((vs) => vs[i])),
     })),
     fit.width,
   );

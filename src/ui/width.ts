@@ -93,7 +93,7 @@ export function messageWithCommand(text: string, command: string, width: number 
     const next = current.trim() ? `${current} ${arg}` : `${current}${arg}`;
     if (current.trim() && displayWidth(next) + 2 > width) {
       lines.push(`${current} \\`);
-      current = `    ${arg}`;
+      current = `  ${arg}`;
     } else current = next;
   }
   lines.push(current);

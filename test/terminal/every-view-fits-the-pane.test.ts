@@ -240,11 +240,11 @@ async function seed(): Promise<Seeded> {
   return { agentId, evalId, runId, sourceId, importId, untriagedImportId, endpointId, callId: calls[0]!.id, campaignId, draftId, listId, dir };
 }
 
-/** The screen's lines wider than the pane (trailing blanks aside), measured in display columns. */
+/** The screen's lines wider than the pane (trailing blanks aside, and the `^C` the terminal echoes for Ctrl-C), measured in display columns. */
 function tooWide(screen: string, width: number): string[] {
   return screen
     .split('\n')
-    .map((l) => l.replace(/\s+$/, ''))
+    .map((l) => l.replace(/\s+$/, '').replace(/^\^C/, ''))
     .filter((l) => stringWidth(l) > width);
 }
 
@@ -326,9 +326,12 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
       const { screen } = await runAt('calls list --limit 12', width);
       const rows = screen.split('\n').filter((l) => /^[0-9a-f]{8}  /.test(l));
       expect(rows).toHaveLength(12);
-      const wide = await runAt('calls list --limit 3 --wide', width);
-      // With whole ids the table still fits: the other columns give way.
-      expect(wide.screen.split('\n').filter((l) => /^[0-9a-f]{8}-[0-9a-f]{4}-/.test(l))).toHaveLength(3);
+      if (width >= 80) {
+        // With whole ids the table still fits: the other columns give way. (At 40 columns a
+        // whole UUID and a status leave no room: --wide is for a wider terminal.)
+        const wide = await runAt('calls list --limit 3 --wide', width);
+        expect(wide.screen.split('\n').filter((l) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}  /.test(l))).toHaveLength(3);
+      }
     });
 
     it(`events tail and calls tail at ${width} columns: the views, their notices and the resume hint fit`, async () => {
@@ -408,7 +411,7 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
     });
 
     it(`campaigns analytics --watch and webhooks listen at ${width} columns: the screen fits`, async () => {
-      const tty = session(`campaigns analytics ${seeded.campaignId} --watch --interval 5`, width);
+      const tty = session(`campaigns analytics ${seeded.campaignId} --realtime --watch --interval 5`, width);
       try {
         await watchWhile(tty, width, 'campaigns analytics --watch', (s) => /Active calls/i.test(s));
         tty.sendKeys('C-c');

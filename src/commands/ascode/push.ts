@@ -9,6 +9,7 @@ import type { EvalTarget } from '../../ascode/eval-gate.js';
 import type { Plan, PlanItem } from '../../ascode/plan.js';
 import { safe, safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
+import { wrapLines } from '../../ui/width.js';
 import { durationOption } from '../duration.js';
 import { addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
 import type { RegisterGroup } from '../types.js';
@@ -136,7 +137,7 @@ export async function run(opts: PushOptions & GlobalOptions, ctx: Context): Prom
   const plan = await planFor(project, api, { force: opts.force, prune: opts.prune, replaceSuite: opts.replaceSuite }, ctx);
   const machine = machineOutput(ctx);
   const chalk = await ctx.stdoutStyle();
-  if (!machine) ctx.io.stdout.write(renderPlan(plan, chalk));
+  if (!machine) ctx.io.stdout.write(wrapLines(renderPlan(plan, chalk), ctx.tableFit().width));
 
   const toApply = plan.items.filter((i) => willApply(i) && i.action !== 'forget' && !(i.action === 'unchanged'));
   const id = pushId();

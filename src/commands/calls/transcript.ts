@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { safeText } from '../../ui/safe-text.js';
 import { UsageError } from '../../errors.js';
 import { renderChat } from '../../ui/chat.js';
-import { terminalWidth } from '../../ui/width.js';
+import { messageText, terminalWidth } from '../../ui/width.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 
@@ -53,7 +53,7 @@ export async function run(callId: string, ctx: Context): Promise<void> {
     }
     const chalk = await ctx.stdoutStyle();
     const width = Math.min(100, terminalWidth(ctx.io.stdout, ctx.env));
-    const head = chalk.dim(safeText(`Call ${t.callId} · ${t.messageCount} message${t.messageCount === 1 ? '' : 's'}${t.duration ? ` · ${formatCallDuration(t.duration)}` : ''}`));
+    const head = chalk.dim(messageText(safeText(`Call ${t.callId} · ${t.messageCount} message${t.messageCount === 1 ? '' : 's'}${t.duration ? ` · ${formatCallDuration(t.duration)}` : ''}`), width));
     ctx.io.stdout.write(`${head}\n\n${renderChat(t.messages, { width, chalk }).join('\n')}\n`);
     return;
   }

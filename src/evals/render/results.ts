@@ -61,7 +61,7 @@ export function renderResult(r: RunResult, opts: ResultRenderOptions): string[] 
   return out;
 }
 
-/** `key  score  reason`, the reason wrapped under itself. */
+/** `key  score  reason`, the reason wrapped under itself; on a narrow terminal (less than 20 columns left for it), the reason on the lines under the key. */
 export function renderCriterionScores(scores: readonly CriterionScore[], opts: ResultRenderOptions): string[] {
   const { chalk, width } = opts;
   const keys = scores.map((s) => safeText(String(s.criterionKey)));
@@ -74,7 +74,12 @@ export function renderCriterionScores(scores: readonly CriterionScore[], opts: R
     const given = names && Object.hasOwn(names, s.criterionKey) && typeof names[s.criterionKey] === 'string' ? names[s.criterionKey] : undefined;
     const name = given && given.toLowerCase() !== s.criterionKey.replace(/_+/g, ' ').toLowerCase() ? given : undefined;
     const reason = s.reason ? (name ? `${name}: ${s.reason}` : s.reason) : (name ?? '');
-    const lines = wrapText(reason, Math.max(20, width - lead));
+    const head = `  ${chalk.bold(keys[i]!.padEnd(kw))}  ${scoreColor(chalk, s.score)(fmtScore(s.score))}`;
+    if (width - lead < 20) {
+      out.push(head, ...(reason ? wrapText(reason, Math.max(20, width - 4)).map((l) => `    ${l}`) : []));
+      continue;
+    }
+    const lines = wrapText(reason, width - lead);
     lines.forEach((l, j) => {
       out.push(j === 0 ? `  ${chalk.bold(keys[i]!.padEnd(kw))}  ${scoreColor(chalk, s.score)(fmtScore(s.score))}  ${l}`.trimEnd() : `${' '.repeat(lead)}${l}`);
     });

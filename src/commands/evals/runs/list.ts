@@ -5,6 +5,7 @@ import { fmtScore } from '../../../evals/render/score.js';
 import { sparkline } from '../../../ui/sparkline.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
+import { messageText } from '../../../ui/width.js';
 import { positiveInt, wideOption } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
@@ -83,7 +84,7 @@ export async function run(arg: string | undefined, opts: ListOptions, ctx: Conte
     const line = scoreTrendLine(shown);
     if (line) {
       const chalk = await ctx.stdoutStyle();
-      ctx.io.stdout.write(`\n${chalk.bold('SCORE')}  ${line}\n`);
+      ctx.io.stdout.write(`\n${messageText(line, ctx.tableFit().width, `${chalk.bold('SCORE')}  `)}\n`);
     }
   }
 }

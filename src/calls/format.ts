@@ -52,8 +52,6 @@ interface FixedColumn {
   flex?: boolean;
   /** Left out on a terminal too narrow for it, the lowest rank first. */
   drop?: number;
-  /** Never cut (the whole id with --wide). */
-  keep?: boolean;
 }
 
 /**
@@ -77,15 +75,15 @@ const TABLE: FixedColumn[] = [
  * The columns as drawn: ID whole with --wide, CREATED as wide as an ISO 8601 time with
  * --absolute-times; on a terminal, the columns share its width as every table's do
  * (src/ui/columns.ts): CALLEE is cut first, then DIRECTION, PHONE, DURATION and CREATED are
- * left out in that order while the table is still too wide.
+ * left out in that order while the table is still too wide. With --wide nothing is fitted.
  */
 export function callTableLayout(p: Presentation = DEFAULT_PRESENTATION, fit: TableFit = {}): FixedColumn[] {
   const columns = TABLE.map((c) => {
-    if (c.header === 'ID' && (fit.wide ?? fit.width === undefined)) return { ...c, width: 36, value: (x: Call) => x.id, keep: true };
+    if (c.header === 'ID' && (fit.wide ?? fit.width === undefined)) return { ...c, width: 36, value: (x: Call) => x.id };
     if (c.header === 'CREATED' && p.absoluteTimes) return { ...c, width: 24 };
     return c;
   });
-  const widths = fitColumns(columns.map((c) => ({ natural: c.width, flex: c.flex, drop: c.drop, keep: c.keep })), fit.width);
+  const widths = fitColumns(columns.map((c) => ({ natural: c.width, flex: c.flex, drop: c.drop })), fit.wide ? undefined : fit.width);
   return columns.map((c, i) => ({ ...c, width: widths[i]! })).filter((c) => c.width > 0);
 }
 

@@ -26,11 +26,12 @@ export function addListingOptions(cmd: Command, defaultLimit = 30): Command {
 
 /**
  * `--wide`, on every verb that lists ids (listings, and the live views): on a terminal a
- * UUID shows its first eight digits, as git shortens a commit, so that a row fits the
- * width; --wide shows ids whole. Piped output (TSV), -q and --json always have them whole.
- * The context reads it with the global flags (GlobalOptions.wide) for the tables.
+ * table fits the width (src/ui/columns.ts) and a UUID shows its first eight digits, as git
+ * shortens a commit; --wide shows ids whole and the table as wide as it is (a row may wrap).
+ * Piped output (TSV), -q and --json always have everything whole. The context reads it with
+ * the global flags (GlobalOptions.wide) for the tables.
  */
-export function wideOption(description = 'whole ids on a terminal (a UUID shows its first eight digits otherwise)'): Option {
+export function wideOption(description = 'whole ids and every column on a terminal, not fitted to its width (a UUID shows its first eight digits otherwise)'): Option {
   return new Option('--wide', description);
 }
 

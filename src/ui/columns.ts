@@ -6,11 +6,14 @@
  * 2. Otherwise the free-text columns (names, descriptions, summaries) give way first: the
  *    widest of them are cut to one common width, the largest with which the table fits,
  *    never below their minimum (FLEX_MIN columns, or their natural width when narrower).
- * 3. Still too wide: the columns a listing marks as optional (`drop`, lowest first) are
- *    left out, one at a time, then the free-text columns but the first (a record's name),
- *    right-most first; each time steps 1 and 2 are tried again.
- * 4. Still too wide: every column gives way, the widest first, in the same way, except
- *    a column that is never cut (`keep`: an id asked for whole with --wide).
+ * 3. Still too wide: columns are left out, one at a time, each time trying 1 and 2 again:
+ *    first those a listing marks as optional (`drop`, lowest rank first), then the right-most
+ *    ones, never the first (what the row is). A column left out is in `get`, --json and TSV;
+ *    a person scanning a table on a narrow terminal is better served by fewer columns than
+ *    by every column cut to a few letters.
+ * 4. Still too wide (the first column alone is too wide): every column gives way, the widest
+ *    first, in the same way.
+ * With --wide a table is not fitted at all (src/ui/table.ts): whole ids, every column.
  * A cut cell ends in `…` (src/ui/width.ts). Columns are two spaces apart.
  */
 
@@ -24,8 +27,6 @@ export interface ColumnNeed {
   min?: number;
   /** Optional: left out when the table cannot fit otherwise, the lowest rank first. */
   drop?: number;
-  /** Never cut (an id shown whole with --wide): the table may then be wider than the terminal. */
-  keep?: boolean;
 }
 
 /** The fewest columns a free-text column is cut to before the other columns give way. */
@@ -46,13 +47,10 @@ export function fitColumns(cols: readonly ColumnNeed[], width: number | undefine
   const marked = cols
     .map((c, i) => ({ rank: c.drop, i }))
     .filter((d): d is { rank: number; i: number } => d.rank !== undefined)
-    .sort((a, b) => a.rank - b.rank || b.i - a.i);
-  const firstFlex = cols.findIndex((c) => c.flex);
-  const freeText = cols
-    .map((c, i) => ({ c, i }))
-    .filter(({ c, i }) => c.flex && i !== firstFlex && c.drop === undefined)
-    .reverse();
-  const dropOrder = [...marked, ...freeText];
+    .sort((a, b) => a.rank - b.rank || b.i - a.i)
+    .map((d) => d.i);
+  const rest = cols.map((_, i) => i).filter((i) => i > 0 && cols[i]!.drop === undefined).reverse();
+  const dropOrder = [...marked, ...rest];
   for (;;) {
     const idx = cols.map((_, i) => i).filter((i) => kept[i]);
     const room = width - gap * Math.max(0, idx.length - 1);
@@ -61,13 +59,13 @@ export function fitColumns(cols: readonly ColumnNeed[], width: number | undefine
     let widths: number[] | undefined;
     if (sum(w) <= room) widths = w;
     else if (sum(floors) <= room) widths = level(w, room, floors);
-    else if (dropOrder.length === 0) widths = level(w, room, idx.map((i, k) => (cols[i]!.keep ? w[k]! : Math.min(w[k]!, 1))));
+    else if (dropOrder.length === 0) widths = level(w, room, w.map((x) => Math.min(x, 1)));
     if (widths) {
       const out = cols.map(() => 0);
       idx.forEach((i, k) => (out[i] = widths![k]!));
       return out;
     }
-    kept[dropOrder.shift()!.i] = false;
+    kept[dropOrder.shift()!] = false;
   }
 }
 

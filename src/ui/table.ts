@@ -48,11 +48,11 @@ function isFreeText<T>(c: Column<T>, values: unknown[]): boolean {
   return values.some((v) => typeof v === 'string' && v !== '' && !isUuid(v));
 }
 
-/** A column of ids: named so (`id`, `campaignId`, `scenario ids`), or holding UUIDs only. */
+/** A column of ids: named so (`id`, `campaignId`, `scenario ids`), or holding ids only (UUIDs, or the platform's `prefix_…` ids: `cl_4k2…`). */
 function isIdColumn<T>(c: Column<T>, values: unknown[]): boolean {
   if (/id$|ids$/i.test(c.header.replace(/\s/g, ''))) return true;
   const texts = values.filter((v) => typeof v === 'string' && v !== '') as string[];
-  return texts.length > 0 && texts.every(isUuid);
+  return texts.length > 0 && texts.every((t) => isUuid(t) || /^[a-z]{1,12}_(?=[0-9a-z]*\d)[0-9a-z]{6,}$/i.test(t));
 }
 
 /**
@@ -60,7 +60,7 @@ function isIdColumn<T>(c: Column<T>, values: unknown[]): boolean {
  * cells are made safe (tableCell); times, durations, counts and scores read as
  * src/ui/values.ts says for a terminal. Given a width (a terminal), the table fits it:
  * the columns share it as src/ui/columns.ts says, cut cells end in `…`, and UUIDs show
- * their first eight digits unless `wide`.
+ * their first eight digits; with `wide` (--wide) ids are whole and nothing is fitted.
  */
 export function renderTable<T>(rows: T[], columns: Column<T>[], chalk: ChalkInstance, p: Presentation = DEFAULT_PRESENTATION, fit: TableFit = {}): string {
   const wide = fit.wide ?? fit.width === undefined;
@@ -73,19 +73,19 @@ export function renderTable<T>(rows: T[], columns: Column<T>[], chalk: ChalkInst
       flex: isFreeText(c, values.map((vs) => vs[i])),
       min: c.min,
       drop: c.drop,
-      // Ids asked for whole (--wide) are never cut.
-      keep: fit.wide === true && isIdColumn(c, values.map((vs) => vs[i])),
     })),
-    fit.width,
+    // With --wide the table is not fitted: whole ids and every column, lines as long as they are.
+    fit.wide ? undefined : fit.width,
   );
+  const fitted = fit.width !== undefined && !fit.wide;
   const shown = columns.map((_, i) => i).filter((i) => widths[i]! > 0);
   const table = new Table({
     head: shown.map((i) => chalk.bold(fitLine(headers[i]!, widths[i]!))),
     chars: NO_BORDERS,
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
-    ...(fit.width === undefined ? {} : { colWidths: shown.map((i) => widths[i]!) }),
+    ...(fitted ? { colWidths: shown.map((i) => widths[i]!) } : {}),
   });
-  for (const row of cells) table.push(shown.map((i) => (fit.width === undefined ? row[i]! : fitLine(row[i]!, widths[i]!))));
+  for (const row of cells) table.push(shown.map((i) => (fitted ? fitLine(row[i]!, widths[i]!) : row[i]!)));
   return table.toString().split('\n').map((l) => l.trimEnd()).join('\n');
 }
 

@@ -42,16 +42,22 @@ export function fitLine(text: string, width: number): string {
 
 /**
  * Text wrapped to `width` columns at word boundaries (a word longer than a line is split),
- * colours kept across the breaks; the text's own line breaks are kept. Lines after the
+ * colours kept across the breaks; the text's own line breaks are kept, and a command in
+ * backticks stays on one line when it fits one. Lines after the
  * first are indented by `indent` spaces (a hanging indent under a mark such as `✓ `).
  */
 export function wrapWords(text: string, width: number, indent = 0): string[] {
   const w = Math.max(1, Math.floor(width));
   const hang = w - indent >= 20 ? indent : 0;
+  // A command quoted in backticks (`vap auth login`) is kept on one line when it fits one:
+  // its spaces are made unbreakable while the text wraps.
+  const kept = text.replace(/`[^`\n]+`/g, (span) => (displayWidth(span) <= w - hang ? span.replace(/ /g, NBSP) : span));
   // Every line wrapped to the room of the indented ones, so that each fits whichever it is.
-  const lines = wrapAnsi(text, w - hang, { hard: true, trim: true }).split('\n');
-  return lines.map((l, i) => (i > 0 && hang && l ? `${' '.repeat(hang)}${l}` : l));
+  const lines = wrapAnsi(kept, w - hang, { hard: true, trim: true }).split('\n');
+  return lines.map((l, i) => (i > 0 && hang && l ? `${' '.repeat(hang)}${l}` : l).replaceAll(NBSP, ' '));
 }
+
+const NBSP = '\u00a0';
 
 /** How many columns a line redrawn in place may take on this stream: one less than the terminal's width (80 when unknown), so that it never reaches the last column and wraps. */
 export function liveRoom(stream: Writable): number {

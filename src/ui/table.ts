@@ -65,7 +65,8 @@ function isIdColumn<T>(c: Column<T>, values: unknown[]): boolean {
 export function renderTable<T>(rows: T[], columns: Column<T>[], chalk: ChalkInstance, p: Presentation = DEFAULT_PRESENTATION, fit: TableFit = {}): string {
   const wide = fit.wide ?? fit.width === undefined;
   const values = rows.map((row) => columns.map((c) => c.value(row)));
-  const cells = values.map((vs) => vs.map((v) => tableCell(v, MAX_CELL, p, wide)));
+  // With --wide nothing is cut, not even to MAX_CELL.
+  const cells = values.map((vs) => vs.map((v) => tableCell(v, fit.wide ? Infinity : MAX_CELL, p, wide)));
   const headers = columns.map((c) => c.header.toUpperCase());
   const widths = fitColumns(
     columns.map((c, i) => ({
@@ -104,7 +105,8 @@ export function renderDetail<T>(obj: T, fields: Column<T>[], chalk: ChalkInstanc
       if (text.includes('\n')) return `${label}  \n${indent(text, fit.width === undefined ? undefined : fit.width - 2)}`;
       if (fit.width === undefined || width + 2 + displayWidth(text) <= fit.width) return `${label}  ${text}`;
       const room = fit.width - width - 2;
-      if (room < 20) return `${label}  \n${indent(text, fit.width - 2)}`;
+      // Too little room beside the label, or one word (an id, a URL) wider than it: the value goes under the label.
+      if (room < 20 || (!/\s/.test(text) && displayWidth(text) > room)) return `${label}  \n${indent(text, fit.width - 2)}`;
       const [first, ...rest] = wrapWords(text, room);
       return [`${label}  ${first}`, ...rest.map((l) => `${' '.repeat(width + 2)}${l}`)].join('\n');
     })

@@ -62,7 +62,11 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   const debug = env.VAP_DEBUG === '1';
   try {
     // The context (output, config, the HTTP client) is a file of its own, loaded when a verb runs: help never reads it.
-    const makeContext: ContextFactory = async (globals) => (await import('./context.js')).createContext(io, env, globals, controller.signal, { beforeFirstRequest });
+    // On a terminal, what wraps messages to its width is loaded with it (src/ui/fit.ts); piped, never.
+    const makeContext: ContextFactory = async (globals) => {
+      const [{ createContext }, fit] = await Promise.all([import('./context.js'), io.stdoutIsTTY || io.stderrIsTTY ? import('./ui/fit.js') : undefined]);
+      return createContext(io, env, globals, controller.signal, { beforeFirstRequest, fit });
+    };
     const program = await buildProgram(argv, io, makeContext);
     await program.parseAsync(helpArgv(program, argv) ?? argv, { from: 'user' });
     return controller.signal.aborted && !terminated ? ExitCode.INTERRUPTED : ExitCode.OK;
@@ -91,7 +95,7 @@ export async function verbStubs(): Promise<VerbStubs> {
 
 /** On a terminal, an error and its hint wrap at word boundaries (src/ui/width.ts, loaded only then). */
 async function messageWrap(io: IO, env: Env): Promise<MessageWrap> {
-  const { messageText, terminalWidth } = await import('./ui/width.js');
+  const [{ messageText }, { terminalWidth }] = await Promise.all([import('./ui/fit.js'), import('./ui/width.js')]);
   return (text, mark) => messageText(text, terminalWidth(io.stderr, env), mark);
 }
 

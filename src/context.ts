@@ -14,7 +14,7 @@ import { safeMessage, safeText, type Trusted } from './ui/safe-text.js';
 import { startSpinner, type Spinner } from './ui/spinner.js';
 import { colorEnabled, loadChalk } from './ui/style.js';
 import { presentation, type Presentation } from './ui/values.js';
-import { messageText, terminalWidth } from './ui/width.js';
+import { terminalWidth } from './ui/width.js';
 import { version } from './version.js';
 
 /** The process's streams, or a test's. Nothing below cli.ts reads `process.*`. */
@@ -89,6 +89,12 @@ export interface Context {
 export interface ContextOptions {
   /** Runs once, before the first API client is made (cli.ts: the engine flags of a short-lived process). */
   beforeFirstRequest?: () => Promise<void>;
+  /**
+   * src/ui/fit.ts, which wraps messages to a terminal's width: loaded by cli.ts only when
+   * stdout or stderr is a terminal, so that a piped command never reads its libraries.
+   * Without it, every message is one line.
+   */
+  fit?: typeof import('./ui/fit.js');
 }
 
 export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: AbortSignal, options: ContextOptions = {}): Context {
@@ -97,8 +103,8 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   const errColor = colorEnabled({ flag: colorFlag, isTTY: io.stderrIsTTY, env });
   const format: Format | undefined = globals.json ? 'json' : globals.output;
   const present = presentation({ absoluteTimes: globals.absoluteTimes });
-  // Messages on a terminal's stderr wrap at word boundaries (src/ui/width.ts); piped, each is one line.
-  const errWidth = () => (io.stderrIsTTY ? terminalWidth(io.stderr, env) : undefined);
+  // Messages on a terminal's stderr wrap at word boundaries (src/ui/fit.ts); piped, each is one line.
+  const say = (text: string, mark = '') => (options.fit && io.stderrIsTTY ? options.fit.messageText(text, terminalWidth(io.stderr, env), mark) : `${mark}${text}`);
   const tableFit = (): TableFit => ({ width: io.stdoutIsTTY ? terminalWidth(io.stdout, env) : undefined, wide: Boolean(globals.wide) });
   // VAP_ACCESSIBLE: a spinner is plain lines instead (src/ui/accessible.ts).
   const spinner = (text: string) =>
@@ -171,19 +177,19 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     tableFit,
     spinner,
     info(message) {
-      if (!globals.quiet) io.stderr.write(`${messageText(safeMessage(message), errWidth())}\n`);
+      if (!globals.quiet) io.stderr.write(`${say(safeMessage(message))}\n`);
     },
     async success(message) {
       if (globals.quiet) return;
       const chalk = await loadChalk(errColor);
-      io.stderr.write(`${messageText(safeMessage(message), errWidth(), `${chalk.green('✓')} `)}\n`);
+      io.stderr.write(`${say(safeMessage(message), `${chalk.green('✓')} `)}\n`);
     },
     async warn(message) {
       const chalk = await loadChalk(errColor);
-      io.stderr.write(`${messageText(safeMessage(message), errWidth(), `${chalk.yellow('!')} `)}\n`);
+      io.stderr.write(`${say(safeMessage(message), `${chalk.yellow('!')} `)}\n`);
     },
     note(message) {
-      io.stderr.write(`${messageText(safeMessage(message), errWidth())}\n`);
+      io.stderr.write(`${say(safeMessage(message))}\n`);
     },
     async dispose() {
       await client?.close().catch(() => undefined);

@@ -4,7 +4,7 @@ import type { Context, GlobalOptions } from '../context.js';
 import { CliError, InterruptedError, SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
-import { wrapLines } from '../ui/width.js';
+import { wrapLines } from '../ui/fit.js';
 import { parseEncoding } from './encoding.js';
 import { runImport, type ImportRequest } from './importer.js';
 import type { ImportOptions } from './options.js';

@@ -1,7 +1,8 @@
 import type { Writable } from 'node:stream';
 import { LiveLine } from '../ui/live-line.js';
 import { safeText } from '../ui/safe-text.js';
-import { fitLine, liveRoom, messageText, terminalWidth } from '../ui/width.js';
+import { liveRoom, terminalWidth } from '../ui/width.js';
+import { fitLine, messageText } from '../ui/fit.js';
 import { formatCount } from '../ui/values.js';
 
 export { formatCount };

@@ -3,7 +3,7 @@ import type { Run, RunDetail, RunResult } from '../api/evals.js';
 import { fmtScore, type GateResult } from './gates.js';
 import { safeText, trusted } from '../ui/safe-text.js';
 import type { TableFit } from '../ui/table.js';
-import { messageText } from '../ui/width.js';
+import { messageText } from '../ui/fit.js';
 import { gateMark, summarizeCriteria, summarizeScenarios, verdictCell, verdictWord } from './summary.js';
 import { countsText, methodText, type RunComparison } from './verdict.js';
 

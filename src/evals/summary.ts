@@ -3,7 +3,7 @@ import type { CriterionAggregate, Run, RunDetail, RunResult } from '../api/evals
 import type { Column } from '../ui/format.js';
 import { safeText, trusted } from '../ui/safe-text.js';
 import type { TableFit } from '../ui/table.js';
-import { messageText } from '../ui/width.js';
+import { messageText } from '../ui/fit.js';
 import { fmtScore, type GateResult } from './gates.js';
 import type { BaselineOutcome } from './outcome.js';
 import { countsText, methodText, VERDICT_MARK, type Comparison, type RunComparison, type Verdict } from './verdict.js';

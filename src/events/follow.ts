@@ -8,7 +8,8 @@ import { ExitCode } from '../exit-codes.js';
 import { nearest } from '../ui/suggest.js';
 import { safeText } from '../ui/safe-text.js';
 import { formatDuration } from '../ui/values.js';
-import { messageWithCommand, terminalWidth } from '../ui/width.js';
+import { terminalWidth } from '../ui/width.js';
+import { messageWithCommand } from '../ui/fit.js';
 
 /**
  * The loop both tails and `webhooks listen` run: the stream opened with the checked types,

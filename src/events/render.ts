@@ -4,7 +4,7 @@ import { tsvField, truncate } from '../ui/format.js';
 import { DEFAULT_PRESENTATION, formatScore, formatSeconds, roleWord, shortId, stampTime, stampWidth, type Presentation } from '../ui/values.js';
 import { wrapAfter, wrapText } from '../ui/wrap.js';
 import { safeText } from '../ui/safe-text.js';
-import { fitLine } from '../ui/width.js';
+import { fitLine } from '../ui/fit.js';
 
 /**
  * How events look on a terminal and in pipes, shared by `events tail`, `calls tail` and

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
-import { displayWidth, fitLive, liveRoom } from './width.js';
+import { displayWidth, fitLive } from './fit.js';
+import { liveRoom } from './width.js';
 
 /** A bar is at most this many columns wide, and at least BAR_MIN; it gives way to its figures on a narrow terminal. */
 const BAR_MAX = 24;

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { safeText } from './safe-text.js';
-import { fitLine, liveRoom } from './width.js';
+import { liveRoom } from './width.js';
 
 export interface Spinner {
   text(t: string): void;
@@ -19,7 +19,7 @@ const NOOP: Spinner = { text() {}, succeed() {}, fail() {}, stop() {} };
  */
 export async function startSpinner(text: string, opts: { stream: Writable; enabled: boolean; color: boolean }): Promise<Spinner> {
   if (!opts.enabled) return NOOP;
-  const { default: ora } = await import('ora');
+  const [{ default: ora }, { fitLine }] = await Promise.all([import('ora'), import('./fit.js')]);
   const live = (t: string) => fitLine(safeText(t), liveRoom(opts.stream) - 2);
   const s = ora({ text: live(text), stream: opts.stream as NodeJS.WritableStream, color: opts.color ? 'cyan' : false, isEnabled: true, discardStdin: false }).start();
   return {

@@ -4,7 +4,7 @@ import { fitColumns } from './columns.js';
 import { cellText, truncate, type Column } from './format.js';
 import { safeLines, safeText, Trusted } from './safe-text.js';
 import { DEFAULT_PRESENTATION, isUuid, shortId, Shown, type Presentation } from './values.js';
-import { displayWidth, fitLine, wrapWords } from './width.js';
+import { displayWidth, fitLine, wrapWords } from './fit.js';
 
 const NO_BORDERS = {
   top: '', 'top-mid': '', 'top-left': '', 'top-right': '',

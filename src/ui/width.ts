@@ -1,14 +1,8 @@
 import type { Writable } from 'node:stream';
-import cliTruncate from 'cli-truncate';
-import stringWidth from 'string-width';
-import wrapAnsi from 'wrap-ansi';
 
 /**
- * Everything that fits text to a terminal's width, in one place: how wide the terminal is,
- * how many columns a text takes (its display width: a CJK character or an emoji takes two,
- * a combining mark none, colour codes none: string-width), a line cut to a width with `…`
- * (cli-truncate), and text wrapped at word boundaries (wrap-ansi). Live lines, tables,
- * detail views and messages all go through these, so none of them measures text its own way.
+ * How wide the terminal is. What fits text to that width (display width, cutting, wrapping)
+ * is src/ui/fit.ts, whose libraries are loaded only where text is fitted to a terminal.
  */
 
 /**
@@ -22,102 +16,8 @@ export function terminalWidth(stream: Writable, env: Record<string, string | und
   return Math.max(40, width);
 }
 
-/** The columns a text takes on a terminal (escape codes of colours take none). */
-export function displayWidth(text: string): number {
-  return stringWidth(text);
-}
-
-/**
- * A line cut to at most `width` columns, its end replaced by `…` when it is cut (colours
- * kept and closed). A text of several lines is made one line first is the caller's job:
- * this cuts one line.
- */
-export function fitLine(text: string, width: number): string {
-  const w = Math.max(0, Math.floor(width));
-  if (w === 0) return '';
-  // The common case, cheaply: plain ASCII no wider than the room.
-  if (text.length <= w && /^[\x20-\x7e]*$/.test(text)) return text;
-  return cliTruncate(text, w, { position: 'end', truncationCharacter: '…' });
-}
-
-/**
- * Text wrapped to `width` columns at word boundaries (a word longer than a line is split),
- * colours kept across the breaks; the text's own line breaks are kept, and a command in
- * backticks stays on one line when it fits one. Lines after the
- * first are indented by `indent` spaces (a hanging indent under a mark such as `✓ `).
- */
-export function wrapWords(text: string, width: number, indent = 0): string[] {
-  const w = Math.max(1, Math.floor(width));
-  const hang = w - indent >= 20 ? indent : 0;
-  // A command quoted in backticks (`vap auth login`) is kept on one line when it fits one:
-  // its spaces are made unbreakable while the text wraps.
-  const kept = text.replace(/`[^`\n]+`/g, (span) => (displayWidth(span) <= w - hang ? span.replace(/ /g, NBSP) : span));
-  // Every line wrapped to the room of the indented ones, so that each fits whichever it is.
-  const lines = wrapAnsi(kept, w - hang, { hard: true, trim: true }).split('\n');
-  return lines.map((l, i) => (i > 0 && hang && l ? `${' '.repeat(hang)}${l}` : l).replaceAll(NBSP, ' '));
-}
-
-const NBSP = '\u00a0';
-
 /** How many columns a line redrawn in place may take on this stream: one less than the terminal's width (80 when unknown), so that it never reaches the last column and wraps. */
 export function liveRoom(stream: Writable): number {
   const cols = (stream as Writable & { columns?: number }).columns;
   return (typeof cols === 'number' && cols > 0 ? cols : 80) - 1;
-}
-
-/** A line redrawn in place (a progress bar, a spinner's text) cut to the terminal's width: a redraw then always overwrites the whole of the line before it, and never leaves a trail of cut lines. */
-export function fitLive(text: string, stream: Writable): string {
-  return fitLine(text, liveRoom(stream));
-}
-
-/**
- * A message for a person (a hint, a notice, an error) as written to a stream: after its
- * `mark` (`✓ `, `! `, `error: `), and, given the terminal's width, wrapped at word
- * boundaries with its further lines under the text (never broken inside a word, as the
- * terminal would). Without a width (piped), one line as it is.
- */
-export function messageText(text: string, width: number | undefined, mark = ''): string {
-  if (width === undefined) return `${mark}${text}`;
-  const line = `${mark}${text}`;
-  if (displayWidth(line) <= width) return line;
-  return wrapWords(line, width, displayWidth(mark)).join('\n');
-}
-
-/**
- * A message that ends in a command to run (`…; resume with: vap calls tail …`): one line when
- * it fits; otherwise the words wrap, and the command goes on lines of its own, broken between
- * its arguments with a shell continuation (` \`), so that a person can still copy and paste it
- * whole and run it. The command is a shell-quoted line (commandLine); an argument is never split.
- */
-export function messageWithCommand(text: string, command: string, width: number | undefined): string {
-  const line = `${text} ${command}`;
-  if (width === undefined || displayWidth(line) <= width) return line;
-  const args = command.match(/(?:[^\s'"]+|'[^']*'|"(?:[^"\\]|\\.)*")+/g) ?? [command];
-  const lines: string[] = [];
-  let current = '  ';
-  for (const arg of args) {
-    const next = current.trim() ? `${current} ${arg}` : `${current}${arg}`;
-    if (current.trim() && displayWidth(next) + 2 > width) {
-      lines.push(`${current} \\`);
-      current = `  ${arg}`;
-    } else current = next;
-  }
-  lines.push(current);
-  return [...wrapWords(text, width), ...lines].join('\n');
-}
-
-/**
- * Lines of text for a terminal `width` columns wide (undefined: as they are): a line wider
- * than it wraps at word boundaries, its further lines under its own indentation.
- */
-export function wrapLines(text: string, width: number | undefined): string {
-  if (width === undefined) return text;
-  return text
-    .split('\n')
-    .map((line) => {
-      if (displayWidth(line) <= width) return line;
-      const lead = /^\s*/.exec(line)![0];
-      return wrapWords(line.slice(lead.length), width - lead.length).map((l) => `${lead}${l}`).join('\n');
-    })
-    .join('\n');
 }

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { fitColumns } from '../../src/ui/columns.js';
 import { LiveLine } from '../../src/ui/live-line.js';
 import { renderDetail, renderTable } from '../../src/ui/table.js';
-import { fitLine, messageText, messageWithCommand, wrapLines, wrapWords } from '../../src/ui/width.js';
-import { callTableHeader, callTableLayout, callTableRow } from '../../src/calls/format.js';
+import { fitLine, messageText, messageWithCommand, wrapLines, wrapWords } from '../../src/ui/fit.js';
+import { callTableHeader, callTableLayout, callTableRow } from '../../src/calls/table.js';
 import type { Call } from '../../src/api/calls.js';
 
 // The one mechanism that fits what vap shows to a terminal's width (src/ui/width.ts,

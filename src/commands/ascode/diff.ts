@@ -2,7 +2,7 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { SilentExit } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { action } from '../action.js';
-import { wrapLines } from '../../ui/width.js';
+import { wrapLines } from '../../ui/fit.js';
 import type { RegisterGroup } from '../types.js';
 import { addDirOption, currentProfile, machineOutput, PROJECT_HELP, type DirOptions } from './common.js';
 

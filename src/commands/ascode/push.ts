@@ -9,7 +9,7 @@ import type { EvalTarget } from '../../ascode/eval-gate.js';
 import type { Plan, PlanItem } from '../../ascode/plan.js';
 import { safe, safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
-import { wrapLines } from '../../ui/width.js';
+import { wrapLines } from '../../ui/fit.js';
 import { durationOption } from '../duration.js';
 import { addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
 import type { RegisterGroup } from '../types.js';

@@ -2,13 +2,12 @@ import { once } from 'node:events';
 import * as v8 from 'node:v8';
 import { Command } from 'commander';
 import { CALLS_DEFAULT_PAGE_SIZE, CALLS_MAX_PAGE_SIZE, callPages, type Call, type CallsPagination, type CallsSummary } from '../../api/calls.js';
-import { CALL_TSV_COLUMNS, callTableHeader, callTableLayout, callTableRow, summaryLine } from '../../calls/format.js';
+import { CALL_TSV_COLUMNS, summaryLine } from '../../calls/format.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import { BlockWriter } from '../../ui/block-writer.js';
 import { safeText } from '../../ui/safe-text.js';
-import { messageText } from '../../ui/width.js';
 import { positiveInt, wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { setV8Flags } from '../../v8-flags.js';
@@ -88,7 +87,8 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
 
   const empty = emptyMessage(opts);
   if (ctx.out.human && !ctx.globals.query) {
-    const chalk = await ctx.stdoutStyle();
+    // The table and what fits it to the terminal, loaded for a terminal only.
+    const [chalk, { callTableHeader, callTableLayout, callTableRow }, { messageText }] = await Promise.all([ctx.stdoutStyle(), import('../../calls/table.js'), import('../../ui/fit.js')]);
     const layout = callTableLayout(ctx.present, ctx.tableFit());
     // Rows in blocks, as they arrive (src/ui/block-writer.ts), waiting when the terminal is slow.
     const out = new BlockWriter(ctx.io.stdoutText ?? ctx.io.stdout, { signal: ctx.signal });

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { safeText } from '../../ui/safe-text.js';
 import { UsageError } from '../../errors.js';
 import { renderChat } from '../../ui/chat.js';
-import { messageText, terminalWidth } from '../../ui/width.js';
+import { terminalWidth } from '../../ui/width.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 
@@ -51,7 +51,7 @@ export async function run(callId: string, ctx: Context): Promise<void> {
       ctx.io.stderr.write(`${safeText(empty)}\n`);
       return;
     }
-    const chalk = await ctx.stdoutStyle();
+    const [chalk, { messageText }] = await Promise.all([ctx.stdoutStyle(), import('../../ui/fit.js')]);
     const width = Math.min(100, terminalWidth(ctx.io.stdout, ctx.env));
     const head = chalk.dim(messageText(safeText(`Call ${t.callId} · ${t.messageCount} message${t.messageCount === 1 ? '' : 's'}${t.duration ? ` · ${formatCallDuration(t.duration)}` : ''}`), width));
     ctx.io.stdout.write(`${head}\n\n${renderChat(t.messages, { width, chalk }).join('\n')}\n`);

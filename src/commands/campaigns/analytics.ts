@@ -16,7 +16,6 @@ import { CliError, SilentExit, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { isAccessible } from '../../ui/accessible.js';
 import { safeText } from '../../ui/safe-text.js';
-import { fitLine } from '../../ui/width.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 import { columnsOf, printAnalytics, stdoutStyle } from './analytics-output.js';
@@ -144,7 +143,7 @@ async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
     ctx.io.stdout.write(`${safeText(title)}; a line when a figure changes, every ${seconds} s; Ctrl-C to stop\n`);
     draw = Object.assign((text: string) => void ctx.io.stdout.write(`${text}\n`), { done: () => undefined });
   } else if (live) {
-    const { createLogUpdate } = await import('log-update');
+    const [{ createLogUpdate }, { fitLine }] = await Promise.all([import('log-update'), import('../../ui/fit.js')]);
     const logUpdate = createLogUpdate(sizedView(ctx.io.stdout as NodeJS.WriteStream), { showCursor: false });
     // Each line of the screen cut to the terminal's width as it is now: log-update would wrap a longer one.
     draw = Object.assign((text: string) => logUpdate(text.split('\n').map((l) => fitLine(l, columnsOf(ctx))).join('\n')), { done: () => logUpdate.done() });

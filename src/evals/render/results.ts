@@ -5,7 +5,7 @@ import { fmtScore } from './score.js';
 import { wrapText } from '../../ui/wrap.js';
 import { safeText } from '../../ui/safe-text.js';
 import { formatSeconds } from '../../ui/values.js';
-import { messageText } from '../../ui/width.js';
+import { messageText } from '../../ui/fit.js';
 
 /** 134 → "2m 14s"; 45 → "45s"; nothing for none (src/ui/values.ts). */
 export function fmtSeconds(s: number | null | undefined): string {

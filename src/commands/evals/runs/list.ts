@@ -5,7 +5,6 @@ import { fmtScore } from '../../../evals/render/score.js';
 import { sparkline } from '../../../ui/sparkline.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
-import { messageText } from '../../../ui/width.js';
 import { positiveInt, wideOption } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
@@ -83,7 +82,7 @@ export async function run(arg: string | undefined, opts: ListOptions, ctx: Conte
   if (count > 0 && ctx.out.human && ctx.io.stdoutIsTTY) {
     const line = scoreTrendLine(shown);
     if (line) {
-      const chalk = await ctx.stdoutStyle();
+      const [chalk, { messageText }] = await Promise.all([ctx.stdoutStyle(), import('../../../ui/fit.js')]);
       ctx.io.stdout.write(`\n${messageText(line, ctx.tableFit().width, `${chalk.bold('SCORE')}  `)}\n`);
     }
   }

@@ -1,6 +1,6 @@
 # vap shell completion, generated from the command tree by `vap completion`. Do not edit.
 # bash: source this file, or copy it to /etc/bash_completion.d/vap
-_vap_paths='|vap|vap auth|vap auth login|vap auth status|vap auth logout|vap config|vap config list|vap config get|vap config set|vap agents|vap agents list|vap agents create|vap agents get|vap agents update|vap agents delete|vap agents versions|vap agents rollback|vap agents tools|vap agents voice|vap voices|vap voices list|vap voices preview|vap evals|vap evals list|vap evals create|vap evals get|vap evals update|vap evals delete|vap evals scenarios|vap evals scenarios list|vap evals scenarios add|vap evals run|vap evals runs|vap evals runs list|vap evals runs get|vap evals runs results|vap evals runs delete|vap evals runs diff|vap evals import|vap evals imports|vap evals imports sources|vap evals imports candidates|vap evals imports list|vap evals imports create|vap evals imports triage|vap evals imports calls|vap evals imports create-scenarios|vap events|vap events tail|vap events types|vap webhooks|vap webhooks list|vap webhooks create|vap webhooks get|vap webhooks update|vap webhooks enable|vap webhooks disable|vap webhooks rotate-secret|vap webhooks deliveries|vap webhooks delete|vap webhooks verify|vap webhooks listen|vap calls|vap calls list|vap calls get|vap calls transcript|vap calls recording|vap calls audio|vap calls cancel|vap calls tail|vap campaigns|vap campaigns list|vap campaigns create|vap campaigns get|vap campaigns update|vap campaigns delete|vap campaigns start|vap campaigns pause|vap campaigns trigger|vap campaigns contacts|vap campaigns contacts list|vap campaigns contacts add|vap campaigns contacts remove|vap campaigns calls|vap campaigns calls list|vap campaigns calls queue|vap campaigns analytics|vap campaigns runs|vap analytics|vap analytics overview|vap contact-lists|vap contact-lists list|vap contact-lists create|vap contact-lists get|vap contact-lists update-schema|vap contacts|vap contacts list|vap contacts import|vap import-jobs|vap import-jobs list|vap import-jobs get|vap import-jobs cancel|vap import-jobs watch|vap pull|vap diff|vap push|vap mv|vap emulator|vap emulator start|vap api|vap completion|'
+_vap_paths='|vap|vap auth|vap auth login|vap auth status|vap auth logout|vap config|vap config list|vap config get|vap config set|vap agents|vap agents list|vap agents create|vap agents get|vap agents update|vap agents delete|vap agents versions|vap agents rollback|vap agents tools|vap agents voice|vap voices|vap voices list|vap voices preview|vap evals|vap evals list|vap evals create|vap evals get|vap evals update|vap evals delete|vap evals scenarios|vap evals scenarios list|vap evals scenarios add|vap evals run|vap evals runs|vap evals runs list|vap evals runs get|vap evals runs results|vap evals runs delete|vap evals runs diff|vap evals import|vap evals imports|vap evals imports sources|vap evals imports candidates|vap evals imports list|vap evals imports create|vap evals imports triage|vap evals imports calls|vap evals imports create-scenarios|vap events|vap events tail|vap events types|vap webhooks|vap webhooks list|vap webhooks create|vap webhooks get|vap webhooks update|vap webhooks enable|vap webhooks disable|vap webhooks rotate-secret|vap webhooks deliveries|vap webhooks delete|vap webhooks verify|vap webhooks listen|vap calls|vap calls list|vap calls get|vap calls transcript|vap calls recording|vap calls audio|vap calls cancel|vap calls tail|vap campaigns|vap campaigns list|vap campaigns create|vap campaigns get|vap campaigns update|vap campaigns delete|vap campaigns start|vap campaigns pause|vap campaigns trigger|vap campaigns contacts|vap campaigns contacts list|vap campaigns contacts add|vap campaigns contacts remove|vap campaigns calls|vap campaigns calls list|vap campaigns calls queue|vap campaigns analytics|vap campaigns runs|vap analytics|vap analytics overview|vap contact-lists|vap contact-lists list|vap contact-lists create|vap contact-lists get|vap contact-lists update-schema|vap contacts|vap contacts list|vap contacts import|vap import-jobs|vap import-jobs list|vap import-jobs get|vap import-jobs cancel|vap import-jobs watch|vap pull|vap diff|vap push|vap mv|vap preview|vap promote|vap emulator|vap emulator start|vap api|vap github|vap github comment|vap completion|'
 _vap() {
   local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
   local path="vap" w i words
@@ -25,6 +25,9 @@ _vap() {
     'vap agents create --variable') COMPREPLY=(); return ;;
     'vap agents create --description') COMPREPLY=(); return ;;
     'vap agents create --tag') COMPREPLY=(); return ;;
+    'vap agents create --voice') COMPREPLY=(); return ;;
+    'vap agents create --language') COMPREPLY=(); return ;;
+    'vap agents create --tool') COMPREPLY=(); return ;;
     'vap agents update --name') COMPREPLY=(); return ;;
     'vap agents update --instructions') COMPREPLY=(); return ;;
     'vap agents update --instructions-file') COMPREPLY=(); return ;;
@@ -275,10 +278,35 @@ _vap() {
     'vap push --min-score') COMPREPLY=(); return ;;
     'vap push --min-criterion') COMPREPLY=(); return ;;
     'vap push --allow-failed-iterations') COMPREPLY=(); return ;;
+    'vap push --baseline') COMPREPLY=(); return ;;
+    'vap push --min-effect') COMPREPLY=(); return ;;
     'vap push --timeout') COMPREPLY=(); return ;;
     'vap push --report') COMPREPLY=(); return ;;
     'vap mv -C') COMPREPLY=(); return ;;
     'vap mv --dir') COMPREPLY=(); return ;;
+    'vap preview -C') COMPREPLY=(); return ;;
+    'vap preview --dir') COMPREPLY=(); return ;;
+    'vap preview --label') COMPREPLY=(); return ;;
+    'vap preview --min-score') COMPREPLY=(); return ;;
+    'vap preview --min-criterion') COMPREPLY=(); return ;;
+    'vap preview --allow-failed-iterations') COMPREPLY=(); return ;;
+    'vap preview --baseline') COMPREPLY=(); return ;;
+    'vap preview --min-effect') COMPREPLY=(); return ;;
+    'vap preview --timeout') COMPREPLY=(); return ;;
+    'vap preview --report') COMPREPLY=(); return ;;
+    'vap promote -C') COMPREPLY=(); return ;;
+    'vap promote --dir') COMPREPLY=(); return ;;
+    'vap promote --from') COMPREPLY=(); return ;;
+    'vap promote --to') COMPREPLY=(); return ;;
+    'vap promote --reason') COMPREPLY=(); return ;;
+    'vap promote --secret-file') COMPREPLY=(); return ;;
+    'vap promote --min-score') COMPREPLY=(); return ;;
+    'vap promote --min-criterion') COMPREPLY=(); return ;;
+    'vap promote --allow-failed-iterations') COMPREPLY=(); return ;;
+    'vap promote --baseline') COMPREPLY=(); return ;;
+    'vap promote --min-effect') COMPREPLY=(); return ;;
+    'vap promote --timeout') COMPREPLY=(); return ;;
+    'vap promote --report') COMPREPLY=(); return ;;
     'vap emulator start --port') COMPREPLY=(); return ;;
     'vap emulator start --host') COMPREPLY=(); return ;;
     'vap emulator start --org') COMPREPLY=(); return ;;
@@ -287,9 +315,13 @@ _vap() {
     'vap emulator start --seed') COMPREPLY=(); return ;;
     'vap api -d') COMPREPLY=(); return ;;
     'vap api --data') COMPREPLY=(); return ;;
+    'vap github comment --pr') COMPREPLY=(); return ;;
+    'vap github comment --repo') COMPREPLY=(); return ;;
+    'vap github comment --marker') COMPREPLY=(); return ;;
+    'vap github comment --author') COMPREPLY=(); return ;;
   esac
   case "$path" in
-    'vap') words='auth config agents voices evals events webhooks calls campaigns analytics contact-lists contacts import-jobs pull diff push mv emulator api completion' ;;
+    'vap') words='auth config agents voices evals events webhooks calls campaigns analytics contact-lists contacts import-jobs pull diff push mv preview promote emulator api github completion' ;;
     'vap auth') words='login status logout' ;;
     'vap auth login') words='--with-key --no-verify' ;;
     'vap auth status') words='' ;;
@@ -300,7 +332,7 @@ _vap() {
     'vap config set') words='' ;;
     'vap agents') words='list create get update delete versions rollback tools voice' ;;
     'vap agents list') words='--search --limit --page --all --wide' ;;
-    'vap agents create') words='--name --instructions --instructions-file --engine --variable --description --tag' ;;
+    'vap agents create') words='--name --instructions --instructions-file --engine --variable --description --tag --voice --language --tool' ;;
     'vap agents get') words='' ;;
     'vap agents update') words='--name --instructions --instructions-file --variable --clear-variables --description --tag --clear-tags --engine' ;;
     'vap agents delete') words='' ;;
@@ -394,11 +426,15 @@ _vap() {
     'vap import-jobs watch') words='--interval --timeout' ;;
     'vap pull') words='-C --dir --all --agent --webhooks --force' ;;
     'vap diff') words='-C --dir --exit-code' ;;
-    'vap push') words='-C --dir --dry-run --prune --force --replace-suite --reason --secret-file --eval --min-score --min-criterion --allow-failed-iterations --timeout --report' ;;
+    'vap push') words='-C --dir --dry-run --prune --force --replace-suite --reason --secret-file --rotate-adopted-secrets --exit-code --eval --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --timeout --report' ;;
     'vap mv') words='-C --dir' ;;
+    'vap preview') words='-C --dir --label --keep --clean --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --timeout --report' ;;
+    'vap promote') words='-C --dir --from --to --allow-unevaluated --dry-run --prune --force --replace-suite --reason --secret-file --rotate-adopted-secrets --exit-code --eval --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --timeout --report' ;;
     'vap emulator') words='start' ;;
-    'vap emulator start') words='--port --host --org --time-scale --data-dir --seed --allow-loopback-urls --log' ;;
+    'vap emulator start') words='--port --host --org --time-scale --data-dir --repair --seed --allow-loopback-urls --log' ;;
     'vap api') words='GET POST PUT PATCH DELETE get post put patch delete -d --data --paginate -i --include' ;;
+    'vap github') words='comment' ;;
+    'vap github comment') words='--pr --repo --marker --author' ;;
     'vap completion') words='bash zsh fish' ;;
   esac
   COMPREPLY=($(compgen -W "$words --profile --base-url -o --output --json --query -q --quiet --no-color --no-input -y --yes --verbose --absolute-times -h --help" -- "$cur"))

@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ApiClient } from './api/client.js';
 import type { ConfigStore } from './config/store.js';
 import { readConfig } from './config/read.js';
-import { checkCredentials, checkNumericSettings, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
+import { profileEnvName, checkCredentials, checkNumericSettings, missingKeyError, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
 import { AuthRequiredError } from './errors.js';
 import type { Format } from './ui/format.js';
 import type { TableFit } from './ui/table.js';
@@ -13,7 +13,7 @@ import { isAccessible, plainSpinner } from './ui/accessible.js';
 import { safeMessage, safeText, type Trusted } from './ui/safe-text.js';
 import { startSpinner, type Spinner } from './ui/spinner.js';
 import { colorEnabled, loadChalk } from './ui/style.js';
-import { presentation, type Presentation } from './ui/values.js';
+import { presentation, ServerClock, type Presentation } from './ui/values.js';
 import { terminalWidth } from './ui/width.js';
 import { version } from './version.js';
 
@@ -64,6 +64,14 @@ export interface Context {
   config(): Promise<ConfigStore>;
   /** The API client; fails with exit 4 when there is no key. */
   api(): Promise<ApiClient>;
+  /**
+   * The credentials of a named profile (the active one's when it is that profile). For
+   * another profile the general VAP_API_KEY is not used (it belongs to the active one):
+   * its own VAP_API_KEY_<PROFILE>, or the key stored for it.
+   */
+  credentialsFor(profile: string): Promise<Credentials>;
+  /** An API client for a named profile (`vap promote` reads two organizations). */
+  apiFor(profile: string): Promise<ApiClient>;
   spinner(text: string): Promise<Spinner>;
   /** chalk for text written to stdout (colour only when wanted there). */
   stdoutStyle(): Promise<import('chalk').ChalkInstance>;
@@ -82,6 +90,12 @@ export interface Context {
   warn(message: string | Trusted): Promise<void>;
   /** A line on stderr that -q does not silence (where to resume a stream, say); shown as info is. */
   note(message: string | Trusted): void;
+  /**
+   * A line on stderr, -q or not, that ends in a command to run (`resume with: vap …`): on a
+   * terminal too narrow for it, the command goes on lines of its own, copyable whole
+   * (src/ui/fit.ts messageWithCommand). Both parts are shown safe.
+   */
+  noteCommand(text: string, command: string): void;
   /** Release what the context opened (HTTP connections). */
   dispose(): Promise<void>;
 }
@@ -102,7 +116,9 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   const outColor = colorEnabled({ flag: colorFlag, isTTY: io.stdoutIsTTY, env });
   const errColor = colorEnabled({ flag: colorFlag, isTTY: io.stderrIsTTY, env });
   const format: Format | undefined = globals.json ? 'json' : globals.output;
-  const present = presentation({ absoluteTimes: globals.absoluteTimes });
+  // "Now" for relative times is the server's, learned from the Date header of each response.
+  const serverClock = new ServerClock();
+  const present = presentation({ absoluteTimes: globals.absoluteTimes, now: () => serverClock.now() });
   // Messages on a terminal's stderr wrap at word boundaries (src/ui/fit.ts); piped, each is one line.
   const say = (text: string, mark = '') => (options.fit && io.stderrIsTTY ? options.fit.messageText(text, terminalWidth(io.stderr, env), mark) : `${mark}${text}`);
   const tableFit = (): TableFit => ({ width: io.stdoutIsTTY ? terminalWidth(io.stdout, env) : undefined, wide: Boolean(globals.wide) });
@@ -134,6 +150,30 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   let configPromise: Promise<ConfigStore> | undefined;
   let creds: Credentials | undefined;
   let client: ApiClient | undefined;
+  const others = new Map<string, ApiClient>();
+
+  const makeClient = async (c: Credentials): Promise<ApiClient> => {
+    // Settings are checked before the first request: a bad one is a usage error naming it and its source.
+    checkNumericSettings(env);
+    checkCredentials(c);
+    if (!c.apiKey) {
+      // For a profile other than the active one (promote's two sides), its own variable is the way in.
+      if (c.sources.profile === 'flag' && c.profile !== (await credentials()).profile) {
+        throw new AuthRequiredError(`no API key found for profile "${c.profile}"`, `set ${profileEnvName('VAP_API_KEY', c.profile)}, or store a key with \`vap auth login --profile ${c.profile}\``);
+      }
+      throw missingKeyError(c, readConfig(env).profilesWithKeys());
+    }
+    await options.beforeFirstRequest?.();
+    const { ApiClient } = await import('./api/client.js');
+    return new ApiClient({
+      baseUrl: c.baseUrl,
+      apiKey: c.apiKey,
+      userAgent: `vap/${version()} node/${process.versions.node}`,
+      timeoutMs: numericSetting(env, 'VAP_TIMEOUT_MS'),
+      log: globals.verbose ? verboseLog(io.stderr) : undefined,
+      onServerDate: (date) => serverClock.learn(date),
+    });
+  };
 
   const config = () =>
     (configPromise ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env)));
@@ -150,27 +190,19 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     signal,
     config,
     credentials,
+    async credentialsFor(profile) {
+      const active = await credentials();
+      if (profile === active.profile) return active;
+      return resolveCredentials({ flags: { profile, baseUrl: globals.baseUrl }, env: { ...env, VAP_API_KEY: undefined, VAP_PROFILE: undefined }, readConfig: () => readConfig(env) });
+    },
+    async apiFor(profile) {
+      if (profile === (await credentials()).profile) return ctx.api();
+      let c = others.get(profile);
+      if (!c) others.set(profile, (c = await makeClient(await ctx.credentialsFor(profile))));
+      return c;
+    },
     async api() {
-      if (client) return client;
-      const creds = await credentials();
-      // Settings are checked before the first request: a bad one is a usage error naming it and its source.
-      checkNumericSettings(env);
-      checkCredentials(creds);
-      if (!creds.apiKey) {
-        throw new AuthRequiredError(
-          creds.profile === 'default' ? 'no API key found' : `no API key found for profile "${creds.profile}"`,
-          'run `vap auth login`, or set VAP_API_KEY',
-        );
-      }
-      await options.beforeFirstRequest?.();
-      const { ApiClient } = await import('./api/client.js');
-      client = new ApiClient({
-        baseUrl: creds.baseUrl,
-        apiKey: creds.apiKey,
-        userAgent: `vap/${version()} node/${process.versions.node}`,
-        timeoutMs: numericSetting(env, 'VAP_TIMEOUT_MS'),
-        log: globals.verbose ? verboseLog(io.stderr) : undefined,
-      });
+      client ??= await makeClient(await credentials());
       return client;
     },
     stdoutStyle: () => loadChalk(outColor),
@@ -191,8 +223,13 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     note(message) {
       io.stderr.write(`${say(safeMessage(message))}\n`);
     },
+    noteCommand(text, command) {
+      const [t, c] = [safeText(text), safeText(command)];
+      io.stderr.write(`${options.fit && io.stderrIsTTY ? options.fit.messageWithCommand(t, c, terminalWidth(io.stderr, env)) : `${t} ${c}`}\n`);
+    },
     async dispose() {
       await client?.close().catch(() => undefined);
+      for (const c of others.values()) await c.close().catch(() => undefined);
     },
   };
   return ctx;

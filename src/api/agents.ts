@@ -84,6 +84,10 @@ export interface AgentVersion {
   changedFields?: string[];
   rolledBackTo?: number;
   reason?: string | null;
+  /** Emulator extras (not in the spec): the version's instructions, voice and tools (what a rollback to it restores). */
+  instructions?: string;
+  voice?: AgentVoice | null;
+  tools?: Tool[];
   [key: string]: unknown;
 }
 

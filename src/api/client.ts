@@ -4,7 +4,7 @@ import { unwrapEnvelope } from './envelope.js';
 import { joinUrl } from './path.js';
 import { redactUrl } from './redact.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, isIdempotent, parseRetryAfter, shouldRetryStatus, type RetryPolicy } from './retry.js';
-import type { ApiResponse, AuthScheme, RequestOptions, StreamResponse } from './types.js';
+import type { ApiResponse, AuthScheme, RequestOptions, ServerDate, StreamResponse } from './types.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -14,6 +14,11 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Receives one line per request, response and retry (`--verbose`); never sees the key. */
   log?: (line: string) => void;
+  /**
+   * Told the server's clock of every response that carries a `Date` header (errors and
+   * streams included), as it arrives: the context keeps the presentation's "now" on it.
+   */
+  onServerDate?: (date: ServerDate) => void;
 }
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -32,6 +37,7 @@ export class ApiClient {
   private readonly timeoutMs: number;
   private readonly retry: RetryPolicy;
   private readonly log?: (line: string) => void;
+  private readonly onServerDate?: (date: ServerDate) => void;
   private agent?: Promise<HttpAgent>;
 
   constructor(opts: ClientOptions) {
@@ -41,6 +47,7 @@ export class ApiClient {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
     this.log = opts.log;
+    this.onServerDate = opts.onServerDate;
   }
 
   private dispatcher(): Promise<HttpAgent> {
@@ -53,10 +60,11 @@ export class ApiClient {
    * connection error, retried for idempotent methods like any other.
    */
   async request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
-    const { res, text } = await this.send(opts, false);
+    const { res, text, serverDate } = await this.send(opts, false);
     const requestId = first(res.headers['x-request-id']);
+    const dated = serverDate ? { serverDate } : {};
     if (res.statusCode === 204 || text.trim() === '') {
-      return { data: undefined as T, status: res.statusCode, requestId, headers: res.headers as Headers };
+      return { data: undefined as T, status: res.statusCode, requestId, ...dated, headers: res.headers as Headers };
     }
     let body: unknown;
     try {
@@ -64,17 +72,18 @@ export class ApiClient {
     } catch {
       throw new ApiError(res.statusCode, `the server answered ${res.statusCode} with a body that is not JSON`, { requestId, body: text.slice(0, 200) });
     }
-    return { ...unwrapEnvelope<T>(body, opts.envelope ?? 'auto', res.statusCode, requestId), headers: res.headers as Headers };
+    return { ...unwrapEnvelope<T>(body, opts.envelope ?? 'auto', res.statusCode, requestId), ...dated, headers: res.headers as Headers };
   }
 
   /** A request whose body is streamed back as is (audio, server-sent events). */
   async stream(opts: RequestOptions & { accept?: string }): Promise<StreamResponse> {
-    const { res } = await this.send(opts, true);
+    const { res, serverDate } = await this.send(opts, true);
     return {
       status: res.statusCode,
       headers: res.headers as Headers,
       contentType: first(res.headers['content-type']),
       requestId: first(res.headers['x-request-id']),
+      ...(serverDate ? { serverDate } : {}),
       body: res.body as unknown as StreamResponse['body'],
     };
   }
@@ -92,7 +101,7 @@ export class ApiClient {
    * left unread; a JSON response's body is read (within the same attempt, so that a body
    * cut off by the connection is retried as a connection error).
    */
-  private async send(opts: RequestOptions & { accept?: string }, streaming: boolean): Promise<{ res: HttpResponse; text: string }> {
+  private async send(opts: RequestOptions & { accept?: string }, streaming: boolean): Promise<{ res: HttpResponse; text: string; serverDate?: ServerDate }> {
     const url = new URL(joinUrl(this.baseUrl, opts.path, opts.query));
     const headers: Record<string, string> = {
       'user-agent': this.userAgent,
@@ -155,12 +164,14 @@ export class ApiClient {
       }
       if (res.body.destroyed || res.body.readableEnded) unlink();
       else res.body.once('close', unlink);
+      const serverDate = dateOf(res.headers as Headers, Date.now());
+      if (serverDate) this.onServerDate?.(serverDate);
       const requestId = first(res.headers['x-request-id']);
       this.log?.(`< ${res.statusCode} in ${ms(started)}${requestId ? ` (request id ${requestId})` : ''}`);
       if (res.statusCode < 400) {
-        if (streaming) return { res, text: '' };
+        if (streaming) return { res, text: '', serverDate };
         try {
-          return { res, text: await res.body.text() };
+          return { res, text: await res.body.text(), serverDate };
         } catch (err) {
           if (opts.signal?.aborted) throw err;
           const code = (err as { code?: string }).code;
@@ -192,6 +203,14 @@ export class ApiClient {
     const { setTimeout: sleep } = await import('node:timers/promises');
     await sleep(delayMs, undefined, { signal });
   }
+}
+
+/** The `Date` header as a reading of the server's clock; none when it is missing or not a date. */
+function dateOf(headers: Headers, receivedAtMs: number): ServerDate | undefined {
+  const raw = first(headers.date);
+  if (!raw) return undefined;
+  const serverMs = Date.parse(raw);
+  return Number.isFinite(serverMs) ? { serverMs, receivedAtMs } : undefined;
 }
 
 function first(v: string | string[] | undefined): string | undefined {

@@ -11,11 +11,26 @@ export interface Pagination {
   totalPages?: number;
 }
 
+/**
+ * The server's clock as one response told it: its `Date` header (whole seconds) and the
+ * local time the response arrived. A view takes "now" for relative times from it
+ * (src/ui/values.ts, ServerClock), so that a client whose clock is off, or an emulator
+ * under --time-scale, never shows a past event as "in 10 minutes".
+ */
+export interface ServerDate {
+  /** The `Date` header, in ms since the epoch (a multiple of 1000). */
+  serverMs: number;
+  /** The local clock when the response's headers arrived. */
+  receivedAtMs: number;
+}
+
 /** What every API call returns to a command, whatever envelope the server used. */
 export interface ApiResponse<T> {
   data: T;
   pagination?: Pagination;
   requestId?: string;
+  /** The server's clock at the answer (from its `Date` header), when it sent one. */
+  serverDate?: ServerDate;
   status: number;
   /** The response's headers (`vap api --include` prints them). */
   headers?: Record<string, string | string[] | undefined>;
@@ -50,5 +65,7 @@ export interface StreamResponse {
   headers: Record<string, string | string[] | undefined>;
   contentType?: string;
   requestId?: string;
+  /** The server's clock when the stream opened (from its `Date` header), when it sent one. */
+  serverDate?: ServerDate;
   body: AsyncIterable<Uint8Array> & NodeJS.ReadableStream;
 }

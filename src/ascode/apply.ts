@@ -5,8 +5,12 @@ import { addScenario, createSuite, deleteSuite, updateSuite, type SuiteChange } 
 import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint, type WebhookEndpointChange } from '../api/webhooks.js';
 import { changedFields, contentHash, fieldHashes, scenarioHash, type AgentModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
 import { findVoice, type Plan, type PlanItem } from './plan.js';
+import { notePlatformOf } from './passed.js';
+import type { ProjectFs } from './paths.js';
+import type { LocalFiles } from './project.js';
 import { RemoteReader, type RemoteAgent } from './remote.js';
-import { intentKey, saveState, SECTION, type Entry, type Intent, type State } from './state.js';
+import { intentKey, SECTION, type Entry, type Intent, type State } from './state.js';
+import type { StateJournal } from './state-journal.js';
 
 /**
  * Applies a plan resource by resource, journalled: before a create or an update its
@@ -24,6 +28,11 @@ export interface Reporter {
   failed(item: PlanItem, message: string): void;
   /** A new webhook endpoint's secret, shown once. */
   secret(item: PlanItem, id: string, secret: string): Promise<void>;
+  /**
+   * A webhook endpoint an interrupted push created, adopted by this one, whose secret was
+   * never shown: say so (with the rotate-secret command) or rotate it.
+   */
+  adoptedSecret(item: PlanItem, id: string): Promise<void>;
 }
 
 export interface ChangedAgent {
@@ -51,7 +60,11 @@ export interface ApplyResult {
 
 export interface ApplyInput {
   api: ApiClient;
-  root: string;
+  fs: ProjectFs;
+  /** Where each step's changes to the state go (the state file is written once, by the caller's checkpoint). */
+  journal: StateJournal;
+  /** The project's files (what passed its evals is compared with them). */
+  files: LocalFiles;
   plan: Plan;
   state: State;
   pushId: string;
@@ -85,23 +98,31 @@ export class Applier {
     return this.input.state;
   }
 
-  private save(): Promise<void> {
-    return saveState(this.input.root, this.state);
+  /** The intent of a resource, as it is now, written with the next durable commit. */
+  private noteIntent(kind: Kind, key: string): void {
+    this.input.journal.note(['intents', intentKey(kind, key)]);
   }
 
+  /** Writes an intent and waits until it is on disk: the request it announces is sent only then. */
   private async writeIntent(kind: Kind, key: string, intent: Omit<Intent, 'push' | 'at' | 'kind'>): Promise<Intent> {
     const full: Intent = { ...intent, kind, push: this.input.pushId, at: new Date().toISOString() };
     this.state.intents[intentKey(kind, key)] = full;
-    await this.save();
+    this.noteIntent(kind, key);
+    await this.input.journal.durable();
     return full;
   }
 
+  /**
+   * Records a synced resource (or forgets one) and drops its intent. Not waited for: it is
+   * written with the next intent, or by the checkpoint at the end; if it is lost, the intent
+   * leads the next run to adopt the resource.
+   */
   private async record(kind: Kind, key: string, entry: Entry | undefined): Promise<void> {
     const section = this.state[SECTION[kind]];
     if (entry) section[key] = entry;
     else delete section[key];
     delete this.state.intents[intentKey(kind, key)];
-    await this.save();
+    this.input.journal.note([SECTION[kind], key], ['intents', intentKey(kind, key)], ...(kind === 'agent' && this.state.passed[key] ? [['passed', key] as ['passed', string]] : []));
   }
 
   /** The state entry of a synced resource; the file's digest is kept when the file says what the platform has. */
@@ -129,9 +150,10 @@ export class Applier {
 
     for (const i of items) {
       if (i.action === 'drift' || i.action === 'conflict' || i.action === 'blocked') this.skip(i, i.reason ?? i.action);
-      if (i.action === 'delete' && i.needsPrune) this.skip(i, 'the file was removed; pass --prune to delete it on the platform');
+      if (i.action === 'delete' && i.needsPrune) this.skip(i, i.reason ?? 'the file was removed; `vap push --prune` deletes it on the platform');
     }
 
+    for (const i of by('webhook', (x) => Boolean(x.adopted))) await this.noticeAdoptedSecret(i);
     for (const i of by('webhook', upserts)) await this.guard(i, () => this.applyWebhook(i));
     for (const a of by('agent', () => true)) {
       if (upserts(a)) await this.guard(a, () => this.applyAgent(a));
@@ -152,6 +174,13 @@ export class Applier {
     }
     for (const i of items) if (i.action === 'forget') await this.record(i.kind, i.key, undefined);
     return this.result;
+  }
+
+  /** An adopted endpoint whose create was answered but whose secret was never shown. */
+  private async noticeAdoptedSecret(item: PlanItem): Promise<void> {
+    const intent = this.state.intents[intentKey('webhook', item.key)];
+    if (!item.id || intent?.secretShown) return;
+    await this.input.report.adoptedSecret(item, item.id);
   }
 
   private skip(item: PlanItem, message: string): void {
@@ -231,7 +260,7 @@ export class Applier {
       });
       id = res.id;
       intent.id = id;
-      await this.save();
+      this.noteIntent('agent', item.key);
       created = true;
       fields = ['voice', 'tools'];
     } else {
@@ -263,7 +292,9 @@ export class Applier {
     const kept = fieldHashes('agent', back.model);
     this.checkKept(item, kept, back.model);
     Object.assign(this.state.tools, back.toolIds);
-    await this.record('agent', item.key, this.entryFor('agent', id, kept, back.version, item));
+    const entry = this.entryFor('agent', id, kept, back.version, item);
+    notePlatformOf(this.state, this.input.files, item.key, entry.hash);
+    await this.record('agent', item.key, entry);
     this.result.changedAgents.push({ slug: item.key, id, name: local.name, created, fromVersion: created ? undefined : item.fromVersion, before: created ? undefined : before, version: back.version });
     const what = created ? `created (${id}, version ${back.version})` : `updated ${item.changes.join(', ')} (${id}, version ${item.fromVersion ?? '?'} → ${back.version})`;
     this.input.report.done(item, `agent ${item.key}: ${what}`);
@@ -305,7 +336,7 @@ export class Applier {
       ...(local.noise ? { noise: local.noise } : {}),
     });
     intent.id = res.id;
-    await this.save();
+    this.noteIntent('suite', item.key);
     return res.id;
   }
 
@@ -372,8 +403,12 @@ export class Applier {
       const res = await createWebhookEndpoint(api, { name: local.name, url: local.url, events: local.events });
       id = res.id;
       intent.id = id;
-      await this.save();
+      this.noteIntent('webhook', item.key);
       await this.input.report.secret(item, id, res.secret);
+      // Durable: a re-run must not say that nobody has the secret.
+      intent.secretShown = true;
+      this.noteIntent('webhook', item.key);
+      await this.input.journal.durable();
       verb = `created (${id})`;
     } else {
       id = item.id!;
@@ -384,9 +419,6 @@ export class Applier {
       if (item.changes.includes('events')) patch.events = local.events;
       if (Object.keys(patch).length) await updateWebhookEndpoint(api, id, patch);
       verb = `updated ${item.changes.join(', ')} (${id})`;
-      if (item.adopted) {
-        this.input.report.warn(`webhook ${item.key}: created by a push that was interrupted before its secret was shown; make a new one with \`vap webhooks rotate-secret ${id}\``);
-      }
     }
     const { getWebhookEndpoint } = await import('../api/webhooks.js');
     const back = await getWebhookEndpoint(api, id, this.input.signal);

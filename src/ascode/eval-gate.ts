@@ -1,25 +1,32 @@
 import { extname } from 'node:path';
 import { rollbackAgent, setAgentTools, setAgentVoice } from '../api/agents.js';
 import type { ApiClient } from '../api/client.js';
-import { getRun, startRun } from '../api/evals.js';
+import { startRun } from '../api/evals.js';
 import type { Context } from '../context.js';
 import { CliError, GateError, InterruptedError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { followRun, resumeCommand, type FollowSettings, type RunRef } from '../evals/follow.js';
-import { evaluateGates } from '../evals/gates.js';
+import type { BaselineSpec } from '../evals/baseline.js';
+import { followRun, resumeCommand, RunGateError, type FollowSettings, type RunRef } from '../evals/follow.js';
 import { safe, safeText } from '../ui/safe-text.js';
 import type { ChangedAgent } from './apply.js';
 import { contentHash, fieldHashes } from './model.js';
+import { agentFilesHash, recordPassed } from './passed.js';
+import type { ProjectFs } from './paths.js';
 import { findVoice, type Plan } from './plan.js';
+import type { LocalFiles } from './project.js';
 import { RemoteReader } from './remote.js';
 import { saveState, type State } from './state.js';
 
 /**
- * `vap push --eval`: after the apply, every gating suite of every agent the push changed
- * runs, with the waiting, gates and reports of `vap evals run --wait`. When a gate fails,
- * each changed agent goes back to its version before the push (the rollback endpoint,
- * with a reason naming the push and the gate), and its voice and tools are restored.
- * Ctrl-C or a timeout leaves the platform as pushed and prints what finishes the job.
+ * The gating suites of agents as code, run with the waiting, gates, baseline verdicts and
+ * reports of `vap evals run --wait`:
+ * - `runGatingSuites`: starts every run at once, then follows each (the same progress,
+ *   summary, reports and GitHub output), and says how each ended;
+ * - `runEvalGate` (`vap push --eval`, `vap promote --eval`): when a gate fails, each changed
+ *   agent goes back to its version before the push (the rollback endpoint, with a reason
+ *   naming the push and the gate) and its voice and tools are restored; when every gate
+ *   passes, the agents' files are recorded as passed (what `vap promote` may carry). Ctrl-C
+ *   or a timeout leaves the platform as pushed and prints what finishes the job.
  */
 
 export interface EvalTarget {
@@ -28,17 +35,8 @@ export interface EvalTarget {
   suiteKey: string;
   suiteId: string;
   suiteName: string;
-}
-
-export interface EvalGateInput {
-  api: ApiClient;
-  root: string;
-  state: State;
-  plan: Plan;
-  pushId: string;
-  targets: EvalTarget[];
-  changedAgents: ChangedAgent[];
-  settings: FollowSettings;
+  /** The baseline of this suite's run when it is not the settings' (a preview's `live`). */
+  baseline?: BaselineSpec;
 }
 
 /** With several runs, each report gets the agent and suite in its name: `evals.xml` → `evals.front-desk.booking.xml`. */
@@ -54,10 +52,10 @@ function shellWord(s: string): string {
 }
 
 function rollbackCommand(a: ChangedAgent, reason: string): string {
-  return ['vap', 'agents', 'rollback', a.id, '--version', String(a.fromVersion), '--reason', reason].map(shellWord).join(' ');
+  return ['vap', 'agents', 'rollback', a.id, '--version', String(a.fromVersion), '--reason', reason, '--yes'].map(shellWord).join(' ');
 }
 
-interface Outcome {
+export interface Outcome {
   target: EvalTarget;
   ref?: RunRef;
   status: 'passed' | 'gate' | 'failed' | 'pending';
@@ -66,16 +64,15 @@ interface Outcome {
   error?: unknown;
 }
 
-export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<void> {
-  const { api, targets, settings } = input;
-  if (targets.length === 0) {
-    ctx.info('--eval: no gating suite (gate: true) belongs to an agent this push changed; nothing to run');
-    return;
-  }
-  const several = targets.length > 1;
-  ctx.info(`Running ${targets.length} gating suite${several ? 's' : ''}: ${safeText(targets.map((t) => t.suiteKey).join(', '))}`);
+export interface SuitesResult {
+  outcomes: Outcome[];
+  /** A timeout, Ctrl-C or an unexpected error stopped the following: the runs not followed are `pending`. */
+  stop?: unknown;
+}
 
-  // Start every run at once: they proceed side by side on the platform.
+/** Starts every run at once (they proceed side by side on the platform), then follows each in turn. */
+export async function runGatingSuites(ctx: Context, api: ApiClient, targets: EvalTarget[], settings: FollowSettings): Promise<SuitesResult> {
+  const several = targets.length > 1;
   const outcomes: Outcome[] = await Promise.all(
     targets.map(async (target): Promise<Outcome> => {
       try {
@@ -88,51 +85,90 @@ export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<v
   );
 
   const deadline = Date.now() + settings.timeout;
-  let stop: unknown;
   for (const o of outcomes) {
     if (!o.ref) continue;
-    if (stop) break;
-    const s: FollowSettings = { ...settings, timeout: Math.max(1, deadline - Date.now()), reports: settings.reports.map((r) => ({ ...r, path: reportPathFor(r.path, o.target, several) })) };
+    const gates = o.target.baseline ? { ...settings.gates, baseline: o.target.baseline } : settings.gates;
+    const s: FollowSettings = { ...settings, gates, timeout: Math.max(1, deadline - Date.now()), reports: settings.reports.map((r) => ({ ...r, path: reportPathFor(r.path, o.target, several) })) };
     ctx.info(safe`Suite ${o.target.suiteKey}: run ${o.ref.runId}`);
     try {
       await followRun(ctx, api, o.ref, s);
       o.status = 'passed';
     } catch (err) {
-      if (err instanceof GateError) {
+      if (err instanceof RunGateError) {
         o.status = 'gate';
-        const detail = await getRun(api, o.ref.agentId, o.ref.evalId, o.ref.runId, ctx.signal);
-        const failed = evaluateGates(settings.gates, detail).filter((g) => !g.passed);
+        const failed = err.outcome.gates.filter((g) => !g.passed);
         o.why = failed.map((g) => `${g.gate}: ${g.message}`).join('; ') || err.message;
+      } else if (err instanceof GateError) {
+        o.status = 'gate';
+        o.why = err.message;
       } else if (err instanceof WaitTimeoutError || err instanceof InterruptedError || ctx.signal.aborted) {
-        stop = err;
+        return { outcomes, stop: err };
       } else if (err instanceof CliError && err.exitCode === ExitCode.FAILURE) {
         o.status = 'failed';
         o.why = err.message;
       } else {
-        stop = err;
+        return { outcomes, stop: err };
       }
     }
   }
+  return { outcomes };
+}
+
+/** The agents whose every gating run passed, with those runs. */
+export function passedAgents(outcomes: Outcome[]): Map<string, string[]> {
+  const by = new Map<string, Outcome[]>();
+  for (const o of outcomes) by.set(o.target.agentKey, [...(by.get(o.target.agentKey) ?? []), o]);
+  const out = new Map<string, string[]>();
+  for (const [agent, list] of by) if (list.every((o) => o.status === 'passed' && o.ref)) out.set(agent, list.map((o) => o.ref!.runId));
+  return out;
+}
+
+export interface EvalGateInput {
+  api: ApiClient;
+  fs: ProjectFs;
+  state: State;
+  plan: Plan;
+  files: LocalFiles;
+  pushId: string;
+  targets: EvalTarget[];
+  changedAgents: ChangedAgent[];
+  settings: FollowSettings;
+}
+
+export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<void> {
+  const { api, targets, settings } = input;
+  if (targets.length === 0) {
+    ctx.info('--eval: no gating suite (gate: true) belongs to an agent this push changed; nothing to run');
+    return;
+  }
+  const several = targets.length > 1;
+  ctx.info(`Running ${targets.length} gating suite${several ? 's' : ''}: ${safeText(targets.map((t) => t.suiteKey).join(', '))}`);
+  const { outcomes, stop } = await runGatingSuites(ctx, api, targets, settings);
 
   const rollbackable = input.changedAgents.filter((a) => !a.created && a.fromVersion !== undefined);
   if (stop) {
     // The platform stays as pushed: say how to finish the gate, or to roll back by hand.
     const pending = outcomes.filter((o) => o.status === 'pending' && o.ref);
-    ctx.io.stderr.write(`The push is applied; its evals did not finish, so nothing was rolled back.\n`);
-    for (const o of pending) ctx.io.stderr.write(`  finish the gate of ${safeText(o.target.suiteKey)}: ${resumeCommand(o.ref!, settings)}\n`);
+    ctx.note(`The push is applied; its evals did not finish, so nothing was rolled back.`);
+    for (const o of pending) ctx.noteCommand(`  finish the gate of ${o.target.suiteKey}:`, resumeCommand(o.ref!, settings));
     const reason = `vap push ${input.pushId}: rolled back by hand, its evals did not finish`;
-    for (const a of rollbackable) ctx.io.stderr.write(`  or roll back agent ${safeText(a.slug)}: ${rollbackCommand(a, reason)}\n`);
+    for (const a of rollbackable) ctx.noteCommand(`  or roll back agent ${a.slug}:`, rollbackCommand(a, reason));
     throw stop;
   }
 
   const bad = outcomes.filter((o) => o.status === 'gate' || o.status === 'failed');
   if (bad.length === 0) {
-    await ctx.success(`evals passed (${outcomes.length} suite${several ? 's' : ''}): the new versions stay`);
+    for (const [slug, runs] of passedAgents(outcomes)) {
+      const files = agentFilesHash(input.files, slug);
+      if (files) recordPassed(input.state, slug, { files, platform: input.state.agents[slug]?.hash || undefined, runs, via: 'push' });
+    }
+    await saveState(input.fs, input.state);
+    await ctx.success(`evals passed (${outcomes.length} suite${several ? 's' : ''}): the new versions stay, recorded as passed in profile "${safeText(input.state.profile)}"`);
     return;
   }
   const first = bad[0]!;
   const reason = clip(`vap push ${input.pushId}: ${first.status === 'gate' ? 'eval gate failed' : 'eval run failed'} on ${first.target.suiteKey} (${first.why})${bad.length > 1 ? ` and ${bad.length - 1} more` : ''}`, 1000);
-  for (const o of bad) ctx.io.stderr.write(safe`✗ ${o.target.suiteKey}: ${o.why}\n`);
+  for (const o of bad) ctx.note(safe`✗ ${o.target.suiteKey}: ${o.why}`);
   await rollBack(ctx, input, rollbackable, reason);
   for (const a of input.changedAgents.filter((x) => x.created)) {
     await ctx.warn(safe`agent ${a.slug} (${a.id}) was created by this push: there is no earlier version to roll back to; it stays`);
@@ -168,8 +204,8 @@ async function rollBack(ctx: Context, input: EvalGateInput, agents: ChangedAgent
     if (back) {
       const fields = fieldHashes('agent', back.model);
       input.state.agents[a.slug] = { id: a.id, fields, hash: contentHash('agent', fields), version: back.version };
-      await saveState(input.root, input.state);
+      await saveState(input.fs, input.state);
     }
-    ctx.io.stderr.write(safe`↩ rolled back agent ${a.slug} (${a.id}) to version ${a.fromVersion} (now version ${back?.version ?? res.version}): ${reason}\n`);
+    ctx.note(safe`↩ rolled back agent ${a.slug} (${a.id}) to version ${a.fromVersion} (now version ${back?.version ?? res.version}): ${reason}`);
   }
 }

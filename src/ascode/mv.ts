@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { Kind } from './model.js';
-import { agentFile, isSlug, suiteFile, webhookFile } from './project.js';
+import { SLUG_HINT, slugProblem, type ProjectFs } from './paths.js';
+import { agentFile, suiteFile, webhookFile } from './project.js';
 import { intentKey, loadState, saveState, SECTION, type State } from './state.js';
 
 /**
@@ -17,8 +18,21 @@ export interface Ref {
   key: string;
 }
 
+/** A ref whose every slug is one safe path segment (`..`, `.`, `agents/..` name no resource). */
+function checked(text: string, r: Ref): Ref {
+  for (const slug of r.key.split('/')) {
+    const p = slugProblem(slug);
+    if (p) throw new UsageError(`"${text}" names no agent, suite or webhook: "${slug}" is not a slug (${p})`, SLUG_HINT);
+  }
+  return r;
+}
+
 /** `front-desk`, `agents/front-desk`, `webhooks/crm`, `front-desk/evals/booking`, `agents/front-desk/evals/booking.yaml`. */
 export function parseRef(text: string, exists: (r: Ref) => boolean): Ref {
+  return checked(text, parseRefShape(text, exists));
+}
+
+function parseRefShape(text: string, exists: (r: Ref) => boolean): Ref {
   const t = text.replace(/\/+$/, '').replace(/\.yaml$/, '').replace(/\/agent\.md$/, '');
   const parts = t.split('/');
   if (parts.length === 2 && parts[0] === 'webhooks') return { kind: 'webhook', key: parts[1]! };
@@ -42,15 +56,15 @@ export function fileOf(r: Ref): string {
   return suiteFile(a!, s!);
 }
 
-async function profileStates(root: string): Promise<State[]> {
+async function profileStates(fs: ProjectFs): Promise<State[]> {
   let names: string[] = [];
   try {
-    names = await readdir(join(root, '.vap'));
+    names = await readdir(join(fs.root, '.vap'));
   } catch {
     return [];
   }
-  const profiles = names.map((n) => /^state\.(.+)\.json$/.exec(n)?.[1]).filter((p): p is string => Boolean(p));
-  return Promise.all(profiles.sort().map((p) => loadState(root, p)));
+  const profiles = names.map((n) => /^state\.([A-Za-z0-9][A-Za-z0-9._-]{0,63})\.json$/.exec(n)?.[1]).filter((p): p is string => Boolean(p));
+  return Promise.all(profiles.sort().map((p) => loadState(fs, p)));
 }
 
 function renameKeys<T>(rec: Record<string, T>, from: string, to: string, prefix: boolean): void {
@@ -68,26 +82,23 @@ export interface MoveResult {
   profiles: string[];
 }
 
-export async function move(root: string, fromText: string, toText: string): Promise<MoveResult> {
-  const states = await profileStates(root);
+export async function move(fs: ProjectFs, fromText: string, toText: string): Promise<MoveResult> {
+  const root = fs.root;
+  const states = await profileStates(fs);
   const exists = (r: Ref) => existsSync(join(root, r.kind === 'agent' ? join('agents', r.key) : fileOf(r))) || states.some((s) => r.key in s[SECTION[r.kind]]);
   const from = parseRef(fromText, exists);
   // The new name may be a bare slug: it keeps the kind (and the agent, for a suite) of the old one.
   const to: Ref = toText.includes('/') ? parseRef(toText, () => false) : { kind: from.kind, key: from.kind === 'suite' ? `${from.key.split('/')[0]}/${toText}` : toText };
   if (to.kind !== from.kind) throw new UsageError(`cannot move a ${from.kind} to a ${to.kind}`, `give the new name of the ${from.kind}`);
   if (from.kind === 'suite' && from.key.split('/')[0] !== to.key.split('/')[0]) throw new UsageError('a suite cannot move to another agent', 'an eval suite belongs to its agent on the platform');
-  const newSlug = to.key.split('/').at(-1)!;
-  if (!isSlug(newSlug)) throw new UsageError(`"${newSlug}" is not a valid name`, 'use letters, digits, ".", "_" and "-"');
+  checked(toText, to);
   if (!exists(from)) throw new UsageError(`${fileOf(from)} does not exist and no profile tracks ${from.kind} ${from.key}`, 'see the folders under agents/ and webhooks/');
   if (from.key === to.key) throw new UsageError(`${from.kind} ${from.key} already has that name`);
   if (exists(to)) throw new UsageError(`${to.kind} ${to.key} already exists`, 'choose a name that is not taken');
 
-  const src = from.kind === 'agent' ? join(root, 'agents', from.key) : join(root, fileOf(from));
-  const dst = to.kind === 'agent' ? join(root, 'agents', to.key) : join(root, fileOf(to));
-  if (existsSync(src)) {
-    await mkdir(dirname(dst), { recursive: true });
-    await rename(src, dst);
-  }
+  const src = from.kind === 'agent' ? `agents/${from.key}` : fileOf(from);
+  const dst = to.kind === 'agent' ? `agents/${to.key}` : fileOf(to);
+  if (fs.checkNoLinks(src)) await fs.rename(src, dst);
   const touched: string[] = [];
   for (const s of states) {
     const before = JSON.stringify(s);
@@ -98,11 +109,12 @@ export async function move(root: string, fromText: string, toText: string): Prom
       delete intents[intentKey(from.kind, from.key)];
     }
     if (from.kind === 'agent') {
+      renameKeys(s.passed, from.key, to.key, false);
       renameKeys(s.suites, from.key, to.key, true);
       renameKeys(intents, `suite:${from.key}`, `suite:${to.key}`, true);
     }
     if (JSON.stringify(s) !== before) {
-      await saveState(root, s);
+      await saveState(fs, s);
       touched.push(s.profile);
     }
   }

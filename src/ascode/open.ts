@@ -1,14 +1,19 @@
 import type { ApiClient } from '../api/client.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
-import { buildPlan, readRemote, type Plan, type PlanOptions, type RemoteSnapshot } from './plan.js';
-import { findRoot, listPresence, noProjectError, readConfig, readFiles, type LocalFiles, type ProfileSettings, type ProjectConfig } from './project.js';
+import { buildPlan, missingTracked, readRemote, trackedCount, type Plan, type PlanOptions, type RemoteSnapshot } from './plan.js';
+import { checkLayout, ProjectFs } from './paths.js';
+import { CONFIG_FILE, findRoot, listPresence, noProjectError, readConfig, readFiles, type LocalFiles, type ProfileSettings, type ProjectConfig } from './project.js';
+import { inForm, normalise } from './text-form.js';
+import { configWithProfile } from './write.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader } from './remote.js';
 import { loadState, SECTION, type State } from './state.js';
+import { confirmMissing, confirmOrigin } from './sync-guard.js';
 
 export interface OpenProject {
   root: string;
+  /** Every path vap writes, reads or removes in the project goes through it. */
+  fs: ProjectFs;
   config: ProjectConfig;
   profile: string;
   settings: ProfileSettings;
@@ -16,48 +21,79 @@ export interface OpenProject {
   files: LocalFiles;
 }
 
-/**
- * The project, the active profile (it must be one vap.yaml lists), its state and the
- * files, read and checked: a problem in any file is exit 2 before anything is sent.
- */
-export async function openProject(opts: { dir?: string }, ctx: Context, profile: string, early?: EarlyRead): Promise<OpenProject & { remote?: Promise<RemoteSnapshot> }> {
-  const start = opts.dir ?? '.';
+/** The project folder at or above `start`, its layout checked (no link where vap writes). */
+export function openRoot(start: string): ProjectFs {
   const root = findRoot(start);
   if (!root) throw noProjectError(start);
+  const fs = new ProjectFs(root);
+  checkLayout(fs);
+  return fs;
+}
+
+/**
+ * The project, the active profile (it must be one vap.yaml lists), its state and the
+ * files, read and checked: a problem in any file is exit 2 before anything is sent, and
+ * a platform read started early is stopped at once (no request is left retrying).
+ */
+export async function openProject(opts: { dir?: string }, ctx: Context, profile: string, early?: EarlyRead, how: { addProfile?: boolean } = {}): Promise<OpenProject & { remote?: Promise<RemoteSnapshot> }> {
+  const fs = openRoot(opts.dir ?? '.');
+  const root = fs.root;
   const problems = new ProblemList();
-  const config = await readConfig(root, problems);
+  const config = await readConfig(fs, problems);
   problems.throwIfAny((l) => ctx.note(l.trimEnd()));
-  const settings = config!.profiles.get(profile);
+  let settings = config!.profiles.get(profile);
   if (!settings) {
-    const known = [...config!.profiles.keys()];
-    throw new UsageError(
-      `profile "${profile}" is not one this folder pushes to (vap.yaml lists ${known.length ? known.map((p) => `"${p}"`).join(', ') : 'none'})`,
-      `pass --profile ${known[0] ?? '<name>'}, or add ${profile} under profiles in vap.yaml (\`vap pull --profile ${profile} --all\` does)`,
-    );
+    // A profile vap.yaml does not list yet: push (and preview, promote) add it, as pull does;
+    // diff compares with no vars and no tool ids of its own.
+    settings = { vars: {}, tools: {} };
+    if (how.addProfile) {
+      const raw = (await fs.readText(CONFIG_FILE))!;
+      const { text, form } = normalise(raw);
+      await fs.writeText(CONFIG_FILE, inForm(configWithProfile(text, profile), form));
+      ctx.info(`Added profile "${profile}" to vap.yaml`);
+    } else {
+      ctx.info(`Profile "${profile}" is not in vap.yaml yet: compared with no vars and no tool ids of its own (a push or pull adds it)`);
+    }
   }
-  const state = await loadState(root, profile);
+  const state = await loadState(fs, profile);
+  await confirmOrigin(ctx, state, await ctx.credentialsFor(profile));
   // `vap diff` reads the platform while the files are parsed; `vap push` sends nothing before they are checked.
-  const remote = early ? readRemote(state, listPresence(root), new RemoteReader(await early.api(), ctx.signal)) : undefined;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const remote = early ? readRemote(state, listPresence(root), new RemoteReader(await early.api(), stop.signal)) : undefined;
   remote?.catch(() => undefined);
-  const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key]);
-  problems.throwIfAny((l) => ctx.note(l.trimEnd()));
-  return { root, config: config!, profile, settings, state, files, remote };
+  try {
+    const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key]);
+    problems.throwIfAny((l) => ctx.note(l.trimEnd()));
+    return { root, fs, config: config!, profile, settings: settings!, state, files, remote };
+  } catch (err) {
+    stop.abort(err);
+    throw err;
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
 }
 
 export interface EarlyRead {
   api(): Promise<ApiClient>;
 }
 
-/** Reads the platform and builds the plan; an unknown tool or voice name is exit 2, nothing sent. */
+/**
+ * Reads the platform and builds the plan; an unknown tool or voice name is exit 2,
+ * nothing sent. Too many tracked ids missing (another organization's key?) needs --yes.
+ */
 export async function planFor(p: OpenProject & { remote?: Promise<RemoteSnapshot> }, api: ApiClient, opts: PlanOptions, ctx: Context): Promise<Plan> {
   const spinner = await ctx.spinner(`Reading profile ${p.profile}…`);
+  let plan: Plan;
   try {
-    const { plan, problems } = await buildPlan({ config: p.config, profile: p.profile, files: p.files, state: p.state, reader: new RemoteReader(api, ctx.signal), opts }, p.remote);
+    const built = await buildPlan({ config: p.config, profile: p.profile, files: p.files, state: p.state, reader: new RemoteReader(api, ctx.signal), opts: { ...opts, profile: p.profile } }, p.remote);
     spinner.stop();
-    problems.throwIfAny((l) => ctx.note(l.trimEnd()));
-    return plan;
+    built.problems.throwIfAny((l) => ctx.note(l.trimEnd()));
+    plan = built.plan;
   } finally {
     spinner.stop();
   }
+  await confirmMissing(ctx, p.profile, missingTracked(plan), trackedCount(p.state));
+  return plan;
 }
-

@@ -59,6 +59,8 @@ export interface PlanItem {
   fromVersion?: number;
   /** A replace in progress: the suite already created in place of the old one. */
   replacement?: RemoteSuite;
+  /** Tracked by the state, but its id answered 404. */
+  missing?: boolean;
 }
 
 export interface Plan {
@@ -67,6 +69,8 @@ export interface Plan {
   voices: Voice[];
   /** Tool name → id, for this profile. */
   tools: Record<string, string>;
+  /** Tool ids learned from the organization's other agents for names no tracked agent had (kept in the state by a push). */
+  learnedTools: Record<string, string>;
   /** Suites on the platform under tracked agents that no file describes (a pull brings them). */
   untracked: Array<{ kind: Kind; agentKey: string; name: string; id: string }>;
 }
@@ -75,6 +79,19 @@ export interface PlanOptions {
   force?: boolean;
   prune?: boolean;
   replaceSuite?: boolean;
+  /** The profile, named in the commands a reason gives (none for the default profile). */
+  profile?: string;
+}
+
+/** ` --profile p` for a profile other than the default one, as the commands of a reason type it. */
+function profileArg(opts: PlanOptions): string {
+  return opts.profile && opts.profile !== 'default' ? ` --profile ${opts.profile}` : '';
+}
+
+/** The pull that takes the platform's version of a resource. */
+export function pullCommand(kind: Kind, key: string, opts: PlanOptions, force = false): string {
+  const what = kind === 'webhook' ? '--webhooks' : `--agent ${key.split('/')[0]}`;
+  return `vap pull ${what}${force ? ' --force' : ''}${profileArg(opts)}`;
 }
 
 const CHANGE_ACTIONS: ReadonlySet<Action> = new Set(['create', 'update', 'replace', 'delete', 'drift', 'conflict', 'blocked']);
@@ -82,6 +99,16 @@ const CHANGE_ACTIONS: ReadonlySet<Action> = new Set(['create', 'update', 'replac
 /** Whether the plan has anything to apply, or drift to report (`vap diff --exit-code` exits 3). */
 export function hasChanges(plan: Plan): boolean {
   return plan.items.some((i) => CHANGE_ACTIONS.has(i.action));
+}
+
+/** The tracked resources whose ids answered 404 (`<kind> <key>`). */
+export function missingTracked(plan: Plan): string[] {
+  return plan.items.filter((i) => i.missing).map((i) => `${i.kind} ${i.key}`);
+}
+
+/** How many resources the state tracks. */
+export function trackedCount(state: State): number {
+  return Object.keys(state.agents).length + Object.keys(state.suites).length + Object.keys(state.webhooks).length;
 }
 
 /** What `vap push` will send for this item. */
@@ -116,7 +143,7 @@ function recoverBase(kind: Kind, base: Entry, intent: Intent | undefined, remote
 }
 
 /** The class of a tracked resource whose file and platform copy both exist. */
-function classify(kind: Kind, base: FieldHashes, local: FieldHashes, remote: FieldHashes, opts: PlanOptions): Pick<PlanItem, 'action' | 'changes' | 'drift' | 'reason' | 'forced' | 'resync'> {
+function classify(kind: Kind, key: string, base: FieldHashes, local: FieldHashes, remote: FieldHashes, opts: PlanOptions): Pick<PlanItem, 'action' | 'changes' | 'drift' | 'reason' | 'forced' | 'resync'> {
   const changes = changedFields(kind, local, remote);
   const drift = changedFields(kind, base, remote);
   const mine = changedFields(kind, base, local);
@@ -124,7 +151,7 @@ function classify(kind: Kind, base: FieldHashes, local: FieldHashes, remote: Fie
   if (drift.length === 0) return { action: 'update', changes, drift };
   if (mine.length === 0) {
     if (opts.force) return { action: 'update', changes, drift, forced: true };
-    return { action: 'drift', changes, drift, reason: `changed on the platform since the last sync (${drift.join(', ')})` };
+    return { action: 'drift', changes, drift, reason: `changed on the platform since the last sync (${drift.join(', ')}): \`${pullCommand(kind, key, opts)}\` takes the platform's version into the files, \`vap push --force${profileArg(opts)}\` puts the files' back` };
   }
   if (opts.force) return { action: 'update', changes, drift, forced: true };
   const both = drift.filter((f) => mine.includes(f));
@@ -132,7 +159,7 @@ function classify(kind: Kind, base: FieldHashes, local: FieldHashes, remote: Fie
     action: 'conflict',
     changes,
     drift,
-    reason: `changed in the files and on the platform since the last sync (platform: ${drift.join(', ')}; files: ${mine.join(', ')}${both.length ? `; both: ${both.join(', ')}` : ''})`,
+    reason: `changed in the files and on the platform since the last sync (platform: ${drift.join(', ')}; files: ${mine.join(', ')}${both.length ? `; both: ${both.join(', ')}` : ''}): keep the files' with \`vap push --force${profileArg(opts)}\`, or the platform's with \`${pullCommand(kind, key, opts, true)}\` (your edit is overwritten)`,
   };
 }
 
@@ -158,7 +185,7 @@ function suiteApplicability(item: PlanItem, local: SuiteModel, remote: SuiteMode
     item.reason = `${problems.join('; ')}: replaced by a new suite made from the file; the old one is deleted with its ${(item.remote as RemoteSuite).runCount} run${(item.remote as RemoteSuite).runCount === 1 ? '' : 's'}`;
   } else {
     item.action = 'blocked';
-    item.reason = `${problems.join('; ')}: not applicable through the API; --replace-suite creates a new suite from the file and deletes this one after confirmation, losing its run history`;
+    item.reason = `${problems.join('; ')}: not applicable through the API; \`vap push --replace-suite${profileArg(opts)}\` creates a new suite from the file and deletes this one after confirmation, losing its run history`;
   }
 }
 
@@ -199,6 +226,9 @@ export async function readRemote(state: State, presence: Presence, reader: Remot
   const voicesP = reader.voices();
   const needWebhooks = Object.keys(state.webhooks).length > 0 || presence.webhooks || Object.values(state.intents).some((i) => i.kind === 'webhook');
   const webhooksP = needWebhooks ? reader.webhooks() : Promise.resolve([]);
+  // Awaited last: when something else fails first, their failure is not an unhandled rejection.
+  voicesP.catch(() => undefined);
+  webhooksP.catch(() => undefined);
   const agentIds = new Map<string, string>(); // slug → id to read
   for (const [slug, e] of Object.entries(state.agents)) agentIds.set(slug, e.id);
   for (const [k, intent] of Object.entries(state.intents)) {
@@ -221,10 +251,8 @@ export async function readRemote(state: State, presence: Presence, reader: Remot
       })(),
     );
   }
-  for (const [slug, p] of adoptSearch) {
-    const id = await p;
-    if (id) agentIds.set(slug, id);
-  }
+  const adopted = await Promise.all([...adoptSearch].map(async ([slug, p]) => [slug, await p] as const));
+  for (const [slug, id] of adopted) if (id) agentIds.set(slug, id);
 
   const remoteAgents = new Map<string, RemoteAgent | null>();
   const suiteLists = new Map<string, Suite[] | null>();
@@ -290,15 +318,21 @@ export async function buildPlan(input: BuildPlanInput, remote?: Promise<RemoteSn
   for (const a of remoteAgents.values()) if (a) Object.assign(tools, a.toolIds);
   Object.assign(tools, settings.tools);
   // Files unchanged since the last sync were resolved then; the others are checked here.
-  for (const a of files.agents.values()) {
-    if (!a.parsed) continue;
+  const parsedAgents = [...files.agents.values()].filter((a) => a.parsed);
+  const unknownTools = new Set(parsedAgents.flatMap((a) => a.model.tools).filter((name) => !tools[name]));
+  const learned: Record<string, string> = {};
+  if (unknownTools.size) {
+    // Names this profile has not seen yet: the tools of the organization's other agents say their ids.
+    const read = new Set([...remoteAgents.values()].filter((a): a is RemoteAgent => a !== null).map((a) => a.id));
+    Object.assign(learned, await input.reader.learnTools(unknownTools, read));
+    for (const [name, id] of Object.entries(learned)) tools[name] ??= id;
+  }
+  const stillUnknown = new Set<string>();
+  for (const a of parsedAgents) {
     a.model.tools.forEach((name, i) => {
       if (!tools[name]) {
-        problems.add({
-          file: a.file,
-          line: lineOf(a.src, ['tools', i]),
-          message: `tools: no tool named "${name}" is known in profile "${profile}"; add its id under profiles.${profile}.tools in vap.yaml (the API has no tool listing)`,
-        });
+        stillUnknown.add(name);
+        problems.add({ file: a.file, line: lineOf(a.src, ['tools', i]), message: `tools: no tool named "${name}" is known in profile "${profile}"` });
       }
     });
     const v = a.model.voice;
@@ -312,6 +346,17 @@ export async function buildPlan(input: BuildPlanInput, remote?: Promise<RemoteSn
           : `voice: no voice named "${v.name}" in profile "${profile}"; see \`vap voices list --language ${v.language}\``,
       });
     }
+  }
+  if (stillUnknown.size) {
+    // One fix for them all, ready to paste under vap.yaml's profiles.
+    const key = (n: string) => (/^[A-Za-z0-9 _.-]+$/.test(n) && !/^[ .-]|[ ]$/.test(n) ? n : JSON.stringify(n));
+    problems.trailer.push(
+      `No agent of profile "${profile}" uses ${stillUnknown.size === 1 ? 'this tool' : 'these tools'} yet, and the API has no tool listing. Add ${stillUnknown.size === 1 ? 'its id' : 'their ids'} to vap.yaml:`,
+      '  profiles:',
+      `    ${key(profile)}:`,
+      '      tools:',
+      ...[...stillUnknown].sort().map((n) => `        ${key(n)}: <the tool's id in profile ${profile}>`),
+    );
   }
 
   // ---- classify
@@ -373,7 +418,7 @@ export async function buildPlan(input: BuildPlanInput, remote?: Promise<RemoteSn
     items.push(planOne('webhook', slug, local, base, intent, remote, remote?.model, opts));
   }
 
-  return { plan: { profile, items, voices, tools, untracked }, problems };
+  return { plan: { profile, items, voices, tools, learnedTools: learned, untracked }, problems };
 }
 
 function diffScenarios(local: SuiteModel, remote: SuiteModel): ScenarioModel[] {
@@ -410,27 +455,27 @@ function planOne(
   if (!local) {
     // The file was removed: a delete, applied only with --prune.
     if (!stateEntry) return done({ action: 'forget' });
-    if (!remote) return done({ action: 'forget', reason: 'already gone from the platform' });
+    if (!remote) return done({ action: 'forget', reason: 'already gone from the platform', missing: true });
     const drift = changedFields(kind, stateEntry.fields, hashesOf(kind, remoteModel!));
-    return done({ action: 'delete', drift, needsPrune: !opts.prune, reason: opts.prune ? undefined : 'the file was removed; pass --prune to delete it on the platform' });
+    return done({ action: 'delete', drift, needsPrune: !opts.prune, reason: opts.prune ? undefined : `the file was removed; \`vap push --prune${profileArg(opts)}\` deletes it on the platform` });
   }
   const localHashes = local.hashes;
   if (!stateEntry) {
     if (remote) {
       // Created by a push that was interrupted before it could record it: adopt it.
       const base: Entry = { id: remote.id, fields: hashesOf(kind, remoteModel!), hash: '' };
-      const c = classify(kind, base.fields, localHashes, base.fields, opts);
+      const c = classify(kind, key, base.fields, localHashes, base.fields, opts);
       return done({ ...c, action: c.action === 'unchanged' ? 'unchanged' : 'update', resync: true, adopted: true, base });
     }
     return done({ action: 'create', changes: [] });
   }
   if (!remote) {
-    if (opts.force) return done({ action: 'create', forced: true, id: undefined });
-    return done({ action: 'drift', drift: ['deleted'], reason: 'deleted on the platform since the last sync; push --force creates it again, `vap pull` forgets it' });
+    if (opts.force) return done({ action: 'create', forced: true, id: undefined, missing: true });
+    return done({ action: 'drift', drift: ['deleted'], missing: true, reason: `deleted on the platform since the last sync: \`vap push --force${profileArg(opts)}\` creates it again, \`vap pull${profileArg(opts)}\` forgets it` });
   }
   const remoteHashes = hashesOf(kind, remoteModel!);
   const base = recoverBase(kind, stateEntry, intent, remoteHashes, remoteModel);
-  const c = classify(kind, base.fields, localHashes, remoteHashes, opts);
+  const c = classify(kind, key, base.fields, localHashes, remoteHashes, opts);
   return done({ ...c, base, resync: c.resync || base.hash !== stateEntry.hash || (c.action === 'unchanged' && stateEntry.file !== local.digest) });
 }
 

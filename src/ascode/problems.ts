@@ -19,6 +19,8 @@ export function formatProblem(p: Problem): string {
  */
 export class ProblemList {
   readonly items: Problem[] = [];
+  /** Lines said after the problems and before the error line (a fix ready to paste). */
+  readonly trailer: string[] = [];
 
   add(p: Problem): void {
     this.items.push(p);
@@ -32,8 +34,10 @@ export class ProblemList {
   throwIfAny(write: (line: string) => void): void {
     if (this.items.length === 0) return;
     const sorted = [...this.items].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.line ?? 0) - (b.line ?? 0)));
-    if (sorted.length === 1) throw new UsageError(`${formatProblem(sorted[0]!)}; nothing was sent`);
+    if (sorted.length === 1 && this.trailer.length === 0) throw new UsageError(`${formatProblem(sorted[0]!)}; nothing was sent`);
     for (const p of sorted) write(`${formatProblem(p)}\n`);
+    for (const l of this.trailer) write(`${safeText(l)}\n`);
+    if (sorted.length === 1) throw new UsageError(`${formatProblem(sorted[0]!)} (the fix is above); nothing was sent`);
     throw new UsageError(`${sorted.length} problems in the project files (listed above); nothing was sent`);
   }
 }

@@ -1,5 +1,4 @@
-import { existsSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync, lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
@@ -7,7 +6,9 @@ import { createHash } from 'node:crypto';
 import { ENGINES, canonicalJson, canonicalLanguage, fieldHashes, type AgentModel, type AnyModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
 import type { Entry } from './state.js';
 import { ProblemList } from './problems.js';
-import { parseYaml, substituteVars, validate, type YamlSource } from './yaml-doc.js';
+import { isSlug, MAX_FILE_BYTES, slugProblem, symlinkError, tooLarge, type ProjectFs } from './paths.js';
+import { normalise, type TextForm } from './text-form.js';
+import { expandField, expandVars, parseYaml, validate, type YamlSource } from './yaml-doc.js';
 
 /**
  * A project folder: `vap.yaml` at its root (found by walking up from the current
@@ -17,13 +18,10 @@ import { parseYaml, substituteVars, validate, type YamlSource } from './yaml-doc
 
 export const CONFIG_FILE = 'vap.yaml';
 export const FORMAT_VERSION = 1;
-const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const BCP47 = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
-export function isSlug(s: string): boolean {
-  return SLUG.test(s) && s !== '.' && s !== '..';
-}
+export { isSlug };
 
 export interface ProfileSettings {
   vars: Record<string, string>;
@@ -65,8 +63,9 @@ export function noProjectError(start: string): UsageError {
   return new UsageError(`no ${CONFIG_FILE} in ${resolve(start)} or any folder above it`, 'run `vap pull --all` in the folder that should hold the project');
 }
 
-export async function readConfig(root: string, problems: ProblemList): Promise<ProjectConfig | undefined> {
-  const text = await readFile(join(root, CONFIG_FILE), 'utf8');
+export async function readConfig(fs: ProjectFs, problems: ProblemList): Promise<ProjectConfig | undefined> {
+  const root = fs.root;
+  const text = normalise((await fs.readText(CONFIG_FILE)) ?? '').text;
   const src = parseYaml(CONFIG_FILE, text, problems);
   if (!src) return undefined;
   const data = validate(src, ConfigSchema, problems);
@@ -85,8 +84,10 @@ export async function readConfig(root: string, problems: ProblemList): Promise<P
  */
 interface LocalFile<M> {
   file: string;
-  /** The text of the file, as read. */
+  /** The text of the file, as read, without a BOM and with LF line endings (see text-form.ts). */
   text: string;
+  /** Its BOM and line endings, kept when vap rewrites it. */
+  form: TextForm;
   /** The hash of the text and the profile's vars (recorded in the state at a sync). */
   digest: string;
   /** Whether the file was parsed when read (it differs from the last sync, or was never synced). */
@@ -213,19 +214,47 @@ export interface ReadOptions {
 
 // The project's files are read synchronously: hundreds of small files are read faster
 // one after the other than through the thread pool (open, stat, read, close each), and
-// nothing else is waiting while they are read.
+// nothing else is waiting while they are read. A folder's entries say whether each is a
+// link, so a read costs no more system calls than before for being checked.
 function dirEntries(path: string): Dirent[] {
   try {
     return readdirSync(path, { withFileTypes: true });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
     throw err;
   }
 }
 
-/** The digest of a file's text as read for a profile (its vars change what the text means). */
+/**
+ * The text of a project file (its BOM and CRLF line endings taken off, see text-form.ts):
+ * a regular file, not a link, at most MAX_FILE_BYTES; undefined when it does not exist.
+ */
+function readProjectFile(root: string, file: string): { text: string; form: TextForm } | undefined {
+  const abs = join(root, file);
+  let st;
+  try {
+    st = lstatSync(abs);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  if (st.isSymbolicLink()) throw symlinkError(file);
+  if (!st.isFile()) throw new UsageError(`${file} is not a file`, 'move it out of the way');
+  if (st.size > MAX_FILE_BYTES) throw tooLarge(file, st.size, MAX_FILE_BYTES);
+  return normalise(readFileSync(abs, 'utf8'));
+}
+
+/**
+ * The digest of a file's text as read for a profile. Only a webhook's URL takes the
+ * profile's vars, so only a webhook's digest depends on them.
+ */
 export function fileDigest(kind: Kind, text: string, vars: Record<string, string>): string {
-  return createHash('sha256').update(`vap/${FORMAT_VERSION}\0${kind}\0${canonicalJson(vars)}\0${text}`).digest('hex').slice(0, 16);
+  return createHash('sha256').update(`vap/${FORMAT_VERSION}\0${kind}\0${kind === 'webhook' ? canonicalJson(vars) : ''}\0${text}`).digest('hex').slice(0, 16);
+}
+
+/** Whether a file's text (as read from disk) is still the text vap recorded when it last synced the resource. */
+export function isTextVapWrote(kind: Kind, raw: string, entry: Entry | undefined, vars: Record<string, string>): boolean {
+  return entry?.file !== undefined && fileDigest(kind, normalise(raw).text, vars) === entry.file;
 }
 
 type Parsed<M, X = object> = { src: YamlSource; model: M } & X;
@@ -238,14 +267,17 @@ function parseAgentText(file: string, text: string, opts: ReadOptions, problems:
   }
   const src = parseYaml(file, parts.frontMatter, problems, 1);
   if (!src) return undefined;
-  const data = substituteVars(src, src.doc.toJS(), opts.vars, opts.profile, problems);
-  const a = validate(src, AgentSchema, problems, data);
+  const a = validate(src, AgentSchema, problems);
   if (!a) return undefined;
   if (parts.body.trim() === '') {
     problems.add({ file, line: src.lines.lineStarts.length + 2, message: 'the instructions (the text after the front matter) must not be empty' });
     return undefined;
   }
-  const model: AgentModel = {
+  return { src, model: agentModelOf(a, parts.body) };
+}
+
+function agentModelOf(a: z.infer<typeof AgentSchema>, instructions: string): AgentModel {
+  return {
     name: a.name.trim(),
     engine: a.engine as AgentModel['engine'],
     voice: a.voice ? { name: a.voice.name, language: canonicalLanguage(a.voice.language) } : null,
@@ -253,18 +285,12 @@ function parseAgentText(file: string, text: string, opts: ReadOptions, problems:
     variables: (a.variables ?? []).map((v) => ({ name: v.name, description: v.description ?? '' })),
     description: a.description ?? '',
     tags: a.tags ?? [],
-    instructions: parts.body,
+    instructions,
   };
-  return { src, model };
 }
 
-function parseSuiteText(file: string, text: string, opts: ReadOptions, problems: ProblemList): Parsed<SuiteModel, { gate: boolean }> | undefined {
-  const src = parseYaml(file, text, problems);
-  if (!src) return undefined;
-  const data = substituteVars(src, src.doc.toJS(), opts.vars, opts.profile, problems);
-  const s = validate(src, SuiteSchema, problems, data);
-  if (!s) return undefined;
-  const model: SuiteModel = {
+function suiteModelOf(s: z.infer<typeof SuiteSchema>): SuiteModel {
+  return {
     name: s.name.trim(),
     iterations: s.iterations,
     status: s.status,
@@ -272,13 +298,46 @@ function parseSuiteText(file: string, text: string, opts: ReadOptions, problems:
     criteria: s.criteria.map((c) => ({ key: c.key, name: c.name, weight: c.weight })),
     scenarios: (s.scenarios ?? []).map((x) => ({ name: x.name.trim(), persona: x.persona.trim(), goal: x.goal.trim(), category: x.category.trim() })),
   };
+}
+
+/**
+ * The field hashes of a file vap renders from `data` (the front matter's, or a suite's or
+ * a webhook's document) and, for an agent, the instructions: what reading the rendered text
+ * back gives, without rendering and parsing it again (YAML renders data faithfully; the
+ * checks and the trimming are the reader's own). Undefined when the data would not read as
+ * a valid file.
+ */
+export function hashesOfData(kind: Kind, data: Record<string, unknown>, opts: ReadOptions, instructions = ''): FieldHashes | undefined {
+  let model: AnyModel | undefined;
+  if (kind === 'agent') {
+    const a = AgentSchema.safeParse(data);
+    if (a.success && instructions.trim() !== '') model = agentModelOf(a.data, instructions);
+  } else if (kind === 'suite') {
+    const r = SuiteSchema.safeParse(data);
+    if (r.success) model = suiteModelOf(r.data);
+  } else {
+    const url = typeof data.url === 'string' ? expandVars(data.url, opts.vars) : data.url;
+    const w = WebhookSchema.safeParse({ ...data, url });
+    if (w.success) model = { name: w.data.name.trim(), url: w.data.url, events: w.data.events };
+  }
+  return model ? fieldHashes(kind, model) : undefined;
+}
+
+function parseSuiteText(file: string, text: string, opts: ReadOptions, problems: ProblemList): Parsed<SuiteModel, { gate: boolean }> | undefined {
+  const src = parseYaml(file, text, problems);
+  if (!src) return undefined;
+  const s = validate(src, SuiteSchema, problems);
+  if (!s) return undefined;
+  const model = suiteModelOf(s);
   return { src, model, gate: Boolean(s.gate) };
 }
 
 function parseWebhookText(file: string, text: string, opts: ReadOptions, problems: ProblemList): Parsed<WebhookModel> | undefined {
   const src = parseYaml(file, text, problems);
   if (!src) return undefined;
-  const data = substituteVars(src, src.doc.toJS(), opts.vars, opts.profile, problems);
+  // Variables are expanded in the one field that takes them; every other text is data.
+  const data = src.data && typeof src.data === 'object' ? { ...(src.data as Record<string, unknown>) } : src.data;
+  if (data && typeof data === 'object') expandField(src, data as Record<string, unknown>, 'url', opts.vars, opts.profile, problems);
   const w = validate(src, WebhookSchema, problems, data);
   if (!w) return undefined;
   return { src, model: { name: w.name.trim(), url: w.url, events: w.events } };
@@ -297,7 +356,19 @@ function readLocal<M extends object, X extends object>(
   synced: Entry | undefined,
   parse: (file: string, text: string, opts: ReadOptions, problems: ProblemList) => Parsed<M, X> | undefined,
 ): (LocalFile<M> & X) | undefined {
-  const text = readFileSync(join(root, file), 'utf8');
+  let read: { text: string; form: TextForm } | undefined;
+  try {
+    read = readProjectFile(root, file);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    problems.add({ file, message: err.message.startsWith(`${file} `) ? err.message.slice(file.length + 1) : err.message });
+    return undefined;
+  }
+  if (!read) {
+    problems.add({ file, message: 'is missing' });
+    return undefined;
+  }
+  const { text, form } = read;
   const digest = fileDigest(kind, text, opts.vars);
   if (synced?.file === digest) {
     let parsed: Parsed<M, X> | undefined;
@@ -308,22 +379,16 @@ function readLocal<M extends object, X extends object>(
       if (!parsed) later.throwIfAny(() => undefined);
       return parsed!;
     };
-    const lazy = { file, text, digest, parsed: false, hashes: { ...synced.fields } } as LocalFile<M> & X;
+    const lazy = { file, text, form, digest, parsed: false, hashes: { ...synced.fields } } as LocalFile<M> & X;
     for (const k of ['src', 'model', 'gate']) Object.defineProperty(lazy, k, { enumerable: true, get: () => (get() as Record<string, unknown>)[k] });
     return lazy;
   }
   const p = parse(file, text, opts, problems);
   if (!p) return undefined;
   let hashes: FieldHashes | undefined;
-  return Object.assign(Object.create(null, { hashes: { enumerable: true, get: () => (hashes ??= fieldHashes(kind, p.model as unknown as AnyModel)) } }), { file, text, digest, parsed: true }, p) as LocalFile<M> & X;
+  return Object.assign(Object.create(null, { hashes: { enumerable: true, get: () => (hashes ??= fieldHashes(kind, p.model as unknown as AnyModel)) } }), { file, text, form, digest, parsed: true }, p) as LocalFile<M> & X;
 }
 
-/** The field hashes of a file's text, or undefined when it does not parse (pull checks what it writes). */
-export function hashesOfText(kind: Kind, file: string, text: string, opts: ReadOptions): FieldHashes | undefined {
-  const parse = kind === 'agent' ? parseAgentText : kind === 'suite' ? parseSuiteText : parseWebhookText;
-  const p = parse(file, text, opts, new ProblemList());
-  return p ? fieldHashes(kind, p.model as AnyModel) : undefined;
-}
 
 /** What the state recorded for a resource at its last sync (its file digest and field hashes). */
 export type SyncedLookup = (kind: Kind, key: string) => Entry | undefined;
@@ -345,50 +410,83 @@ export async function readWebhookFile(root: string, slug: string, opts: ReadOpti
 
 /** Folder and file names only: which agents and webhooks have files (nothing is parsed). */
 export function listPresence(root: string): { agents: Set<string>; webhooks: boolean } {
-  const agents = new Set(dirEntries(join(root, 'agents')).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name));
+  const agents = new Set(dirEntries(join(root, 'agents')).filter((d) => d.isDirectory() && isSlug(d.name)).map((d) => d.name));
   const webhooks = dirEntries(join(root, 'webhooks')).some((e) => !e.name.startsWith('.') && e.name.endsWith('.yaml'));
   return { agents, webhooks };
 }
 
+function isLink(abs: string): boolean {
+  try {
+    return lstatSync(abs).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 const yieldToIO = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A folder of the layout (agents/, webhooks/, agents/<slug>/evals/) that exists and is a link: a problem. */
+function linkedFolder(root: string, rel: string, problems: ProblemList): boolean {
+  try {
+    if (!lstatSync(join(root, rel)).isSymbolicLink()) return false;
+  } catch {
+    return false;
+  }
+  problems.add({ file: rel, message: symlinkError(rel).message.slice(rel.length + 1) + `; replace it with a real folder` });
+  return true;
+}
+
+const linkProblem = (problems: ProblemList, rel: string) => problems.add({ file: rel, message: 'is a symbolic link; vap never reads, writes or removes through one: replace it with the real file or folder' });
 
 /**
  * Reads every file of the project; problems are collected, not thrown. Between files it
  * lets I/O in, so that requests already in flight (a plan reads the platform meanwhile)
- * keep going while hundreds of files are parsed.
+ * keep going while hundreds of files are parsed. A link anywhere in the layout (agents/,
+ * webhooks/, a resource's folder or file) is a problem, never followed.
  */
 export async function readFiles(root: string, opts: ReadOptions, problems: ProblemList, synced: SyncedLookup = () => undefined): Promise<LocalFiles> {
   const out: LocalFiles = { agents: new Map(), suites: new Map(), webhooks: new Map() };
   const jobs: Array<() => Promise<void>> = [];
-  for (const d of dirEntries(join(root, 'agents'))) {
+  const agentsLinked = linkedFolder(root, 'agents', problems);
+  for (const d of agentsLinked ? [] : dirEntries(join(root, 'agents'))) {
     if (d.name.startsWith('.')) continue;
+    if (d.isSymbolicLink()) {
+      linkProblem(problems, `agents/${d.name}`);
+      continue;
+    }
     if (!d.isDirectory()) {
       problems.add({ file: `agents/${d.name}`, message: 'agents/ holds one folder per agent (agents/<slug>/agent.md); move or remove this file' });
       continue;
     }
     const slug = d.name;
-    if (!isSlug(slug)) {
-      problems.add({ file: `agents/${slug}`, message: 'a folder name must be letters, digits, ".", "_" and "-" (it is the agent\'s slug)' });
+    const bad = slugProblem(slug);
+    if (bad) {
+      problems.add({ file: `agents/${slug}`, message: `a folder name is the agent's slug, and this one is not a safe slug: ${bad}` });
       continue;
     }
-    const hasAgent = existsSync(join(root, agentFile(slug)));
-    const suites = (dirEntries(join(root, 'agents', slug, 'evals'))).filter((e) => !e.name.startsWith('.'));
-    if (!hasAgent) {
-      problems.add({ file: `agents/${slug}`, message: 'has no agent.md; to delete the agent, remove the whole folder (and push with --prune)' });
-      continue;
-    }
+    // A folder without agent.md is not an agent (a pull that removed an agent keeps the
+    // folder when it holds files of the user's); a tracked agent whose agent.md is gone
+    // is planned as a delete.
+    if (!existsSync(join(root, agentFile(slug))) && !isLink(join(root, agentFile(slug)))) continue;
+    const evalsLinked = linkedFolder(root, `agents/${slug}/evals`, problems);
+    const suites = evalsLinked ? [] : dirEntries(join(root, 'agents', slug, 'evals')).filter((e) => !e.name.startsWith('.'));
     jobs.push(async () => {
       const a = await readAgentFile(root, slug, opts, problems, synced('agent', slug));
       if (a) out.agents.set(slug, a);
     });
     for (const e of suites) {
+      if (e.isSymbolicLink()) {
+        linkProblem(problems, `agents/${slug}/evals/${e.name}`);
+        continue;
+      }
       if (!e.isFile() || !e.name.endsWith('.yaml')) {
         problems.add({ file: `agents/${slug}/evals/${e.name}`, message: 'evals/ holds one <suite>.yaml per eval suite; move or remove this' });
         continue;
       }
       const suiteSlug = e.name.slice(0, -'.yaml'.length);
-      if (!isSlug(suiteSlug)) {
-        problems.add({ file: `agents/${slug}/evals/${e.name}`, message: 'a suite file name must be letters, digits, ".", "_" and "-" before .yaml' });
+      const badSuite = slugProblem(suiteSlug);
+      if (badSuite) {
+        problems.add({ file: `agents/${slug}/evals/${e.name}`, message: `a suite file's name (before .yaml) is its slug, and this one is not a safe slug: ${badSuite}` });
         continue;
       }
       jobs.push(async () => {
@@ -397,15 +495,21 @@ export async function readFiles(root: string, opts: ReadOptions, problems: Probl
       });
     }
   }
-  for (const e of dirEntries(join(root, 'webhooks'))) {
+  const webhooksLinked = linkedFolder(root, 'webhooks', problems);
+  for (const e of webhooksLinked ? [] : dirEntries(join(root, 'webhooks'))) {
     if (e.name.startsWith('.')) continue;
+    if (e.isSymbolicLink()) {
+      linkProblem(problems, `webhooks/${e.name}`);
+      continue;
+    }
     if (!e.isFile() || !e.name.endsWith('.yaml')) {
       problems.add({ file: `webhooks/${e.name}`, message: 'webhooks/ holds one <slug>.yaml per endpoint; move or remove this' });
       continue;
     }
     const slug = e.name.slice(0, -'.yaml'.length);
-    if (!isSlug(slug)) {
-      problems.add({ file: `webhooks/${e.name}`, message: 'a webhook file name must be letters, digits, ".", "_" and "-" before .yaml' });
+    const bad = slugProblem(slug);
+    if (bad) {
+      problems.add({ file: `webhooks/${e.name}`, message: `a webhook file's name (before .yaml) is its slug, and this one is not a safe slug: ${bad}` });
       continue;
     }
     jobs.push(async () => {

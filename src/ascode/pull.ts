@@ -1,14 +1,15 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { CliError, UsageError } from '../errors.js';
 import { fieldHashes, contentHash, type FieldHashes, type Kind } from './model.js';
-import { agentFile, fileDigest, hashesOfText, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
+import type { ProjectFs } from './paths.js';
+import { agentFile, fileDigest, hashesOfData, isTextVapWrote, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
 import { intentKey, SECTION, saveState, type Entry, type State } from './state.js';
-import { agentMarkdown, suiteYaml, uniqueSlug, webhookYaml, writeFileAtomic } from './write.js';
+import { inForm, normalise, PLAIN } from './text-form.js';
+import { agentFrontMatter, agentMarkdown, suiteData, suiteYaml, uniqueSlug, webhookData, webhookYaml } from './write.js';
 import type { ProfileSettings } from './project.js';
 
 /**
@@ -25,19 +26,28 @@ export interface PullSelection {
 
 export interface PullInput {
   api: ApiClient;
-  root: string;
+  fs: ProjectFs;
   profile: string;
   settings: ProfileSettings;
   state: State;
   selection: PullSelection;
   force: boolean;
   signal?: AbortSignal;
+  /**
+   * Called before anything is written with the tracked resources whose ids answered 404
+   * (`<kind> <key>`) and how many are tracked: it may refuse (another organization's key).
+   */
+  confirmMissing?: (missing: string[], tracked: number) => Promise<void>;
+  /** The other profiles' states: a file one of them synced is not a local change. */
+  elsewhere?: OtherProfile[];
 }
 
 export interface PullResult {
   written: string[];
   unchanged: string[];
   removed: string[];
+  /** Files and folders of removed resources that were kept, and why (not vap's content, or holding the user's files). */
+  kept: Array<{ path: string; why: string }>;
   counts: { agents: number; suites: number; webhooks: number };
 }
 
@@ -50,18 +60,30 @@ interface Target {
   agentKey?: string;
 }
 
-/** Whether the file was changed (or removed, or broken) since the last sync. */
-function changedLocally(kind: Kind, key: string, files: LocalFiles, invalid: Set<string>, entry: Entry | undefined, file: string, root: string): boolean {
+/** Another profile's state, with the vars its files are read with. */
+export interface OtherProfile {
+  state: State;
+  vars: Record<string, string>;
+}
+
+/**
+ * Whether the file was changed (or removed, or broken) since the last sync. A file whose
+ * text is the one another profile recorded at its last sync was not changed locally: only
+ * synced with that profile since.
+ */
+function changedLocally(kind: Kind, key: string, files: LocalFiles, invalid: Set<string>, entry: Entry | undefined, file: string, root: string, elsewhere: OtherProfile[]): boolean {
+  const local = kind === 'agent' ? files.agents.get(key) : kind === 'suite' ? files.suites.get(key) : files.webhooks.get(key);
+  if (local && !invalid.has(file) && elsewhere.some((o) => o.state[SECTION[kind]][key]?.file === fileDigest(kind, local.text, o.vars))) return false;
   if (!entry) return existsSync(join(root, file));
   if (invalid.has(file)) return true;
-  const local = kind === 'agent' ? files.agents.get(key) : kind === 'suite' ? files.suites.get(key) : files.webhooks.get(key);
   if (!local) return true;
   const h = local.hashes;
   return Object.keys(entry.fields).some((f) => entry.fields[f] !== h[f]);
 }
 
 export async function pull(input: PullInput): Promise<PullResult> {
-  const { api, root, profile, settings, state, selection, force } = input;
+  const { api, fs, profile, settings, state, selection, force } = input;
+  const root = fs.root;
   const reader = new RemoteReader(api, input.signal);
   const problems = new ProblemList();
   const readOpts = { vars: settings.vars, profile };
@@ -168,11 +190,16 @@ export async function pull(input: PullInput): Promise<PullResult> {
     }
   }
 
+  // ---- ids that answered 404: another organization's key?
+  const missing = targets.filter((t) => !t.remote && state[SECTION[t.kind]][t.key]).map((t) => `${t.kind} ${t.key}`);
+  const tracked = Object.keys(state.agents).length + Object.keys(state.suites).length + Object.keys(state.webhooks).length;
+  await input.confirmMissing?.(missing, tracked);
+
   // ---- refuse to overwrite local changes (nothing is written when one is found)
-  const contents = new Map<string, string | null>(); // file → new text (null: remove)
-  const finalText = new Map<string, string>(); // file → its text once pulled, when it says what the platform has
+  const contents = new Map<string, { text: string | null; kind: Kind; entry?: Entry; hashes?: FieldHashes }>(); // file → new text (null: remove)
+  const finalText = new Map<string, { text: string; hashes?: FieldHashes }>(); // file → its text once pulled (normalised), and what it reads as
   const refused: string[] = [];
-  const result: PullResult = { written: [], unchanged: [], removed: [], counts: { agents: 0, suites: 0, webhooks: 0 } };
+  const result: PullResult = { written: [], unchanged: [], removed: [], kept: [], counts: { agents: 0, suites: 0, webhooks: 0 } };
   for (const t of targets) {
     const entry = state[SECTION[t.kind]][t.key];
     const local = t.kind === 'agent' ? files.agents.get(t.key) : t.kind === 'suite' ? files.suites.get(t.key) : files.webhooks.get(t.key);
@@ -180,49 +207,73 @@ export async function pull(input: PullInput): Promise<PullResult> {
     const sameAsRemote = local && remoteHashes && !invalid.has(t.file) && Object.entries(local.hashes).every(([f, h]) => remoteHashes[f] === h);
     if (sameAsRemote) {
       result.unchanged.push(t.file);
-      finalText.set(t.file, local.text);
+      finalText.set(t.file, { text: local.text, hashes: local.hashes });
       continue;
     }
-    if (!force && changedLocally(t.kind, t.key, files, invalid, entry, t.file, root)) {
+    if (!force && changedLocally(t.kind, t.key, files, invalid, entry, t.file, root, input.elsewhere ?? [])) {
       refused.push(t.file);
       continue;
     }
     if (!t.remote) {
-      contents.set(t.file, null);
+      contents.set(t.file, { text: null, kind: t.kind, entry });
       continue;
     }
-    const existing = existsSync(join(root, t.file)) && !invalid.has(t.file) ? await readFile(join(root, t.file), 'utf8') : undefined;
-    if (t.kind === 'agent') contents.set(t.file, agentMarkdown((t.remote as RemoteAgent).model, existing, settings.vars));
-    else if (t.kind === 'suite') {
+    // Every path is checked before anything is written: inside the project, through no link.
+    fs.checkNoLinks(t.file);
+    const existing = !invalid.has(t.file) && local ? local.text : undefined;
+    // What the rendered file reads as comes from the data it is rendered from (no parse of the text again).
+    let text: string;
+    let hashes: FieldHashes | undefined;
+    if (t.kind === 'agent') {
+      const m = (t.remote as RemoteAgent).model;
+      text = agentMarkdown(m, existing, settings.vars);
+      hashes = hashesOfData('agent', agentFrontMatter(m), readOpts, m.instructions);
+    } else if (t.kind === 'suite') {
       const r = t.remote as RemoteSuite;
       const gate = files.suites.get(t.key)?.gate ?? r.model.status === 'ready';
-      contents.set(t.file, suiteYaml(r.model, gate, existing, settings.vars));
-    } else contents.set(t.file, webhookYaml((t.remote as RemoteWebhook).model, existing, settings.vars));
+      text = suiteYaml(r.model, gate, existing, settings.vars);
+      hashes = hashesOfData('suite', suiteData(r.model, gate), readOpts);
+    } else {
+      const m = (t.remote as RemoteWebhook).model;
+      text = webhookYaml(m, existing, settings.vars);
+      hashes = hashesOfData('webhook', webhookData(m, settings.vars), readOpts);
+    }
+    contents.set(t.file, { text, kind: t.kind, hashes });
   }
   if (refused.length) {
+    const p = profile === 'default' ? '' : ` --profile ${profile}`;
     throw new CliError(
       `${refused.length === 1 ? `${refused[0]} was` : `${refused.length} files were`} changed locally since the last sync${refused.length > 1 ? ` (${refused.join(', ')})` : ''}; nothing was written`,
       1,
-      'push or discard the change (`vap diff` shows it), or pass --force to overwrite it with the platform\'s version',
+      `push the change (\`vap push${p}\`), discard it (\`git checkout -- ${refused.length === 1 ? refused[0] : '<file>'}\`), or overwrite it with the platform's version (\`vap pull --force${p}\`); \`vap diff${p}\` shows it`,
     );
   }
 
   // ---- write files, then the state
-  for (const [file, text] of contents) {
-    const path = join(root, file);
-    if (text === null) {
-      if (file.endsWith('/agent.md')) await rm(join(root, file, '..'), { recursive: true, force: true });
-      else await rm(path, { force: true });
-      result.removed.push(file);
-    } else {
-      const before = existsSync(path) ? await readFile(path, 'utf8') : undefined;
-      finalText.set(file, text);
-      if (before === text) result.unchanged.push(file);
-      else {
-        await writeFileAtomic(path, text);
-        result.written.push(file);
-      }
+  const removedAgents = new Set<string>();
+  for (const [file, c] of contents) {
+    if (c.text === null) {
+      // Only a file whose content is still the one vap wrote; never a folder with anything else in it.
+      const outcome = await fs.removeOwnFile(file, (raw) => isTextVapWrote(c.kind, raw, c.entry, settings.vars));
+      if (outcome === 'removed') result.removed.push(file);
+      else if (outcome === 'changed') result.kept.push({ path: file, why: 'its content is not the one vap last wrote; delete it yourself, or push it to create the resource again' });
+      else if (outcome === 'not-a-file') result.kept.push({ path: file, why: 'it is not a file' });
+      if (c.kind === 'agent') removedAgents.add(file.slice('agents/'.length, -'/agent.md'.length));
+      continue;
     }
+    const before = await fs.readText(file);
+    const form = before === undefined ? PLAIN : normalise(before).form;
+    const text = inForm(c.text, form);
+    finalText.set(file, { text: c.text, hashes: c.hashes });
+    if (before === text) result.unchanged.push(file);
+    else {
+      await fs.writeText(file, text);
+      result.written.push(file);
+    }
+  }
+  for (const slug of [...removedAgents].sort()) {
+    const held = await fs.removeEmptyDirs(`agents/${slug}/evals`, 'agents');
+    if (held) result.kept.push({ path: `${held.dir}/`, why: `it holds files vap did not write (${held.holds.slice(0, 5).join(', ')}${held.holds.length > 5 ? ', …' : ''})` });
   }
   for (const t of targets) {
     delete state.intents[intentKey(t.kind, t.key)];
@@ -233,9 +284,9 @@ export async function pull(input: PullInput): Promise<PullResult> {
     }
     const fields: FieldHashes = fieldHashes(t.kind, t.remote.model);
     // The file's digest is recorded when its text reads back as what the platform has.
-    const text = finalText.get(t.file);
-    const local = t.kind === 'agent' ? files.agents.get(t.key) : t.kind === 'suite' ? files.suites.get(t.key) : files.webhooks.get(t.key);
-    const textHashes = text === undefined ? undefined : local && local.text === text ? local.hashes : hashesOfText(t.kind, t.file, text, readOpts);
+    const final = finalText.get(t.file);
+    const text = final?.text;
+    const textHashes = final?.hashes;
     const same = textHashes !== undefined && Object.keys(fields).every((f) => fields[f] === textHashes[f]);
     section[t.key] = {
       id: t.remote.id,
@@ -247,6 +298,6 @@ export async function pull(input: PullInput): Promise<PullResult> {
     if (t.kind === 'agent') Object.assign(state.tools, (t.remote as RemoteAgent).toolIds);
     result.counts[SECTION[t.kind]]++;
   }
-  await saveState(root, state);
+  await saveState(fs, state);
   return result;
 }

@@ -118,6 +118,28 @@ export class RemoteReader {
     return (this.webhooksP ??= this.run(() => listWebhookEndpoints(this.api, this.signal)));
   }
 
+  /**
+   * Tool ids by name, learned from the tools of the organization's agents (the API has no
+   * tool listing): every agent not in `skip` is read until each name in `wanted` is found.
+   */
+  async learnTools(wanted: Iterable<string>, skip: ReadonlySet<string>): Promise<Record<string, string>> {
+    const missing = new Set(wanted);
+    const learned: Record<string, string> = {};
+    if (missing.size === 0) return learned;
+    const agents = (await this.allAgents()).filter((a) => !skip.has(a.id));
+    // In rounds of the concurrency, so that the reading stops once every name is known.
+    for (let i = 0; i < agents.length && missing.size > 0; i += CONCURRENCY) {
+      const lists = await Promise.all(agents.slice(i, i + CONCURRENCY).map((a) => this.orNull(() => getAgentTools(this.api, a.id, this.signal))));
+      for (const tools of lists) {
+        for (const t of tools ?? []) {
+          if (!(t.name in learned)) learned[t.name] = t.id;
+          missing.delete(t.name);
+        }
+      }
+    }
+    return learned;
+  }
+
   /** Every agent of the organization (pages of 200). */
   async allAgents(search?: string): Promise<Agent[]> {
     const out: Agent[] = [];

@@ -3,7 +3,8 @@ import { Document, parseDocument } from 'yaml';
 import slugify from '@sindresorhus/slugify';
 import { canonicalJson, type AgentModel, type SuiteModel, type WebhookModel } from './model.js';
 import { CONFIG_FILE, FORMAT_VERSION, joinAgentMarkdown, splitAgentMarkdown } from './project.js';
-import { mergeInto, STRINGIFY, templateFor } from './yaml-doc.js';
+import { isReservedName, MAX_SLUG } from './paths.js';
+import { expandVars, mergeInto, quoteAmbiguous, STRINGIFY, templateFor } from './yaml-doc.js';
 
 /**
  * Files as vap writes them. A new file has a fixed key order and formatting; a file that
@@ -12,37 +13,44 @@ import { mergeInto, STRINGIFY, templateFor } from './yaml-doc.js';
  * changes no byte.
  */
 
-/** A slug from a name (`Front Desk` → `front-desk`), unique among `taken`. */
+/**
+ * A slug from a name (`Front Desk` → `front-desk`), unique among `taken`: one safe path
+ * segment (slugify keeps letters and digits; a name Windows reserves for a device, such
+ * as `con` or `aux`, gets a number).
+ */
 export function uniqueSlug(name: string, taken: (s: string) => boolean, fallback: string): string {
-  const base = (slugify(name) || fallback).slice(0, 60).replace(/-+$/, '') || fallback;
-  if (!taken(base)) return base;
-  for (let n = 2; ; n++) if (!taken(`${base}-${n}`)) return `${base}-${n}`;
+  const base = (slugify(name) || fallback).slice(0, 60).replace(/[-.]+$/, '') || fallback;
+  const free = (s: string) => !isReservedName(s) && s.length <= MAX_SLUG && !taken(s);
+  if (free(base)) return base;
+  for (let n = 2; ; n++) if (free(`${base}-${n}`)) return `${base}-${n}`;
 }
 
-/** Files are written atomically (a temporary file beside them, then a rename): the one writer vap has for that. */
-export { writeFileAtomic } from '../write-atomic.js';
+/** Fields whose text takes `${vars.NAME}`, per file kind (a webhook's URL today). */
+export const VAR_FIELDS: Record<'agent' | 'suite' | 'webhook', readonly string[]> = { agent: [], suite: [], webhook: ['url'] };
 
-/** Compares YAML values the way the plan does: a `${vars.X}` in the file counts as its value. */
-function equalWithVars(vars: Record<string, string>) {
-  const sub = (v: unknown): unknown => {
-    if (typeof v === 'string') return v.replace(/\$\{vars\.([A-Za-z_][A-Za-z0-9_]*)\}/g, (w, n: string) => vars[n] ?? w);
-    if (Array.isArray(v)) return v.map(sub);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, sub(x)]));
-    return v;
-  };
-  return (_key: string, before: unknown, after: unknown) => canonicalJson(sub(before)) === canonicalJson(sub(after));
+/** Compares YAML values the way the plan does: in a field that takes variables, a `${vars.X}` counts as its value. */
+function equalWithVars(vars: Record<string, string>, varFields: readonly string[]) {
+  return (key: string, before: unknown, after: unknown) =>
+    varFields.includes(key) && typeof before === 'string' && typeof after === 'string'
+      ? expandVars(before, vars) === expandVars(after, vars)
+      : canonicalJson(before) === canonicalJson(after);
 }
 
 function render(doc: Document): string {
+  quoteAmbiguous(doc);
   return doc.toString(STRINGIFY);
 }
 
-function merged(existing: string | undefined, data: Record<string, unknown>, vars: Record<string, string>): string {
+function merged(existing: string | undefined, data: Record<string, unknown>, vars: Record<string, string>, varFields: readonly string[] = []): string {
   if (existing !== undefined) {
     const doc = parseDocument(existing);
     if (doc.errors.length === 0) {
-      mergeInto(doc, data, equalWithVars(vars));
-      return render(doc);
+      try {
+        mergeInto(doc, data, equalWithVars(vars, varFields));
+        return render(doc);
+      } catch {
+        // A document that cannot be read as data (an alias bomb): written anew.
+      }
     }
   }
   return render(new Document(data));
@@ -80,8 +88,13 @@ export function suiteYaml(m: SuiteModel, gate: boolean, existing: string | undef
   return merged(existing, suiteData(m, gate), vars);
 }
 
+/** A webhook's document: its URL as the file holds it (a profile's var, or the text escaped). */
+export function webhookData(m: WebhookModel, vars: Record<string, string>): Record<string, unknown> {
+  return { name: m.name, url: templateFor(m.url, vars), events: [...m.events] };
+}
+
 export function webhookYaml(m: WebhookModel, existing: string | undefined, vars: Record<string, string>): string {
-  return merged(existing, { name: m.name, url: templateFor(m.url, vars), events: [...m.events] }, vars);
+  return merged(existing, webhookData(m, vars), vars, VAR_FIELDS.webhook);
 }
 
 /** A new vap.yaml naming one profile. */

@@ -1,4 +1,4 @@
-import { Document, isMap, isScalar, LineCounter, parseDocument, type Node } from 'yaml';
+import { Document, isMap, isScalar, LineCounter, parseDocument, visit, type Node } from 'yaml';
 import type { z } from 'zod';
 import type { ProblemList } from './problems.js';
 
@@ -13,7 +13,12 @@ export interface YamlSource {
   lines: LineCounter;
   /** Lines before the YAML text in the file (the `---` that opens front matter). */
   lineOffset: number;
+  /** The document's data (aliases expanded within the parser's bound). */
+  data: unknown;
 }
+
+/** Aliases a file may expand (the yaml package's default bound against alias bombs). */
+const MAX_ALIAS_COUNT = 100;
 
 export function parseYaml(file: string, text: string, problems: ProblemList, lineOffset = 0): YamlSource | undefined {
   const lines = new LineCounter();
@@ -25,7 +30,26 @@ export function parseYaml(file: string, text: string, problems: ProblemList, lin
     }
     return undefined;
   }
-  return { file, doc, lines, lineOffset };
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    // An alias bomb (aliases of aliases that expand exponentially): named at its first alias.
+    let at: number | undefined;
+    visit(doc, {
+      Alias(_, node) {
+        at = node.range?.[0];
+        return visit.BREAK;
+      },
+    });
+    problems.add({
+      file,
+      line: (at === undefined ? 1 : lines.linePos(at).line) + lineOffset,
+      message: `its aliases (*name) expand past ${MAX_ALIAS_COUNT} copies (${(err as Error).message}); write the values out`,
+    });
+    return undefined;
+  }
+  return { file, doc, lines, lineOffset, data };
 }
 
 /** The 1-based line of the value at `path`, or of its closest parent that exists. */
@@ -39,7 +63,7 @@ export function lineOf(src: YamlSource, path: ReadonlyArray<string | number>): n
 }
 
 /** Validates the document's data with a schema; each issue becomes a problem at its line. */
-export function validate<T>(src: YamlSource, schema: z.ZodType<T>, problems: ProblemList, data: unknown = src.doc.toJS()): T | undefined {
+export function validate<T>(src: YamlSource, schema: z.ZodType<T>, problems: ProblemList, data: unknown = src.data): T | undefined {
   const r = schema.safeParse(data ?? {});
   if (r.success) return r.data;
   for (const issue of r.error.issues) {
@@ -50,37 +74,84 @@ export function validate<T>(src: YamlSource, schema: z.ZodType<T>, problems: Pro
   return undefined;
 }
 
-const VAR = /\$\{vars\.([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/**
+ * `${vars.NAME}` in a field that takes variables (a webhook's URL): the profile's value.
+ * `$${` is a literal `${`, so that any text can be written: text that came from the
+ * platform is written escaped (escapeVars), and reads back as itself.
+ */
+const VAR_OR_ESCAPE = /\$\$\{|\$\{vars\.([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
- * Replaces `${vars.NAME}` in every string value with the profile's variable; an unknown
- * name is a problem at its line. Keys are left alone.
+ * Expands the variables of one value; an unknown name is passed to `unknown` (and left
+ * as written).
  */
-export function substituteVars(src: YamlSource, data: unknown, vars: Record<string, string>, profile: string, problems: ProblemList): unknown {
-  const walk = (v: unknown, path: Array<string | number>): unknown => {
-    if (typeof v === 'string') {
-      return v.replace(VAR, (whole, name: string) => {
-        const value = vars[name];
-        if (value === undefined) {
-          problems.add({ file: src.file, line: lineOf(src, path), message: `\${vars.${name}} is not set for profile "${profile}"; add it under profiles.${profile}.vars in vap.yaml` });
-          return whole;
-        }
-        return value;
-      });
+export function expandVars(value: string, vars: Record<string, string>, unknown?: (name: string) => void): string {
+  return value.replace(VAR_OR_ESCAPE, (whole, name: string | undefined) => {
+    if (name === undefined) return '${';
+    const v = vars[name];
+    if (v === undefined) {
+      unknown?.(name);
+      return whole;
     }
-    if (Array.isArray(v)) return v.map((x, i) => walk(x, [...path, i]));
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, [...path, k])]));
     return v;
-  };
-  return walk(data, []);
+  });
 }
 
-/** The value as a file would hold it: a variable's value becomes `${vars.NAME}` when it is the whole value. */
+/** Text as a field that takes variables holds it literally: every `${` written `$${`. */
+export function escapeVars(value: string): string {
+  return value.replace(/\$\{/g, () => '$${');
+}
+
+/**
+ * Expands the variables of one field of a file's data (only the fields that take
+ * variables: a webhook's `url`); an unknown name is a problem at its line.
+ */
+export function expandField(src: YamlSource, data: Record<string, unknown>, field: string, vars: Record<string, string>, profile: string, problems: ProblemList): void {
+  const v = data?.[field];
+  if (typeof v !== 'string') return;
+  data[field] = expandVars(v, vars, (name) =>
+    problems.add({ file: src.file, line: lineOf(src, [field]), message: `\${vars.${name}} is not set for profile "${profile}"; add it under profiles.${profile}.vars in vap.yaml (write $\${ for a literal \${)` }),
+  );
+}
+
+/**
+ * The value as a file holds it: a variable's value becomes `${vars.NAME}` when it is the
+ * whole value; any other text is escaped, so that it is never read as a variable.
+ */
 export function templateFor(value: string, vars: Record<string, string>): string {
   const matches = Object.entries(vars).filter(([, v]) => v !== '' && v === value);
-  if (matches.length === 0) return value;
+  if (matches.length === 0) return escapeVars(value);
   matches.sort(([a], [b]) => (a < b ? -1 : 1));
   return `\${vars.${matches[0]![0]}}`;
+}
+
+// Plain scalars a YAML 1.1 reader (PyYAML, Ruby's Psych, older tools) takes as another
+// type than a string: booleans, nulls, numbers in 1.1's forms, timestamps, `<<` and `=`.
+const YAML11_NOT_STRING = [
+  /^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/,
+  /^(~|null|Null|NULL|)$/,
+  /^[-+]?(0b[0-1_]+|0[0-7_]+|(0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+|[1-9][0-9_]*(:[0-5]?[0-9])+)$/,
+  /^([-+]?([0-9][0-9_]*)?\.[0-9.]*([eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))$/,
+  /^([0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(\.[0-9]*)?([ \t]*Z|[-+][0-9]{1,2}(:[0-9]{2})?)?)$/,
+  /^(<<|=)$/,
+];
+
+/** Whether a YAML 1.1 reader would take this text, written plain, as something else than a string. */
+export function yaml11Ambiguous(text: string): boolean {
+  return YAML11_NOT_STRING.some((r) => r.test(text));
+}
+
+/**
+ * Quotes every plain string scalar that a YAML 1.1 reader would take as a boolean, a null,
+ * a number or a date (`yes`, `off`, `2001-01-01`), so that every YAML tool reads vap's
+ * files as vap does.
+ */
+export function quoteAmbiguous(doc: Document): void {
+  visit(doc, {
+    Scalar(_, node) {
+      if (typeof node.value === 'string' && (node.type === undefined || node.type === 'PLAIN') && yaml11Ambiguous(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
 }
 
 /**
@@ -93,7 +164,7 @@ export function mergeInto(doc: Document, data: Record<string, unknown>, equal: (
     doc.contents = doc.createNode(data) as typeof doc.contents;
     return;
   }
-  const before = (doc.toJS() ?? {}) as Record<string, unknown>;
+  const before = (doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(before)) if (!(key in data)) doc.delete(key);
   for (const [key, value] of Object.entries(data)) {
     if (key in before && equal(key, before[key], value)) continue;

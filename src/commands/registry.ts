@@ -17,6 +17,7 @@ import { verbs as contacts } from './contacts/index.js';
 import { verbs as emulator } from './emulator/index.js';
 import { verbs as evals } from './evals/index.js';
 import { verbs as events } from './events/index.js';
+import { verbs as github } from './github/index.js';
 import { verbs as importJobs } from './import-jobs/index.js';
 import { verbs as voices } from './voices/index.js';
 import { verbs as webhooks } from './webhooks/index.js';
@@ -50,7 +51,10 @@ export const GROUPS: GroupEntry[] = [
   { name: 'diff', aliases: ['plan'], description: 'Compare the files, the last sync and the platform: what a push would change, and drift', load: () => import('./ascode/diff.js') },
   { name: 'push', description: 'Apply the files to a profile; with --eval, gate on the eval suites and roll back on failure', load: () => import('./ascode/push.js') },
   { name: 'mv', description: 'Rename an agent, suite or webhook in the files and the state', load: () => import('./ascode/mv.js') },
+  { name: 'preview', description: 'Evaluate the branch on preview copies of the changed agents; live agents untouched', load: () => import('./ascode/preview.js') },
+  { name: 'promote', description: 'Apply to one profile exactly what passed its evals in another', load: () => import('./ascode/promote.js') },
   { name: 'emulator', description: 'Run a local emulator of the platform API', verbs: emulator },
   { name: 'api', description: 'Send a raw request (auth header and envelope handled)', load: () => import('./api/index.js') },
+  { name: 'github', description: 'Keep a pull request\'s comment up to date from a Markdown report (GitHub Actions)', verbs: github },
   { name: 'completion', description: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion/index.js') },
 ];

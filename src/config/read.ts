@@ -69,5 +69,13 @@ function view(path: string, data: ConfigData): ConfigView {
     path,
     defaultProfile: data.defaultProfile,
     profile: (name) => (Object.hasOwn(data.profiles, name) ? data.profiles[name] : undefined),
+    profilesWithKeys: () => withKeys(data.profiles),
   };
+}
+
+/** The names of the profiles that hold an API key, sorted. */
+export function withKeys(profiles: ConfigData['profiles']): string[] {
+  return Object.keys(profiles)
+    .filter((name) => Boolean(profiles[name]?.apiKey))
+    .sort();
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { AuthRequiredError, UsageError } from '../errors.js';
 import type { ConfigView } from './read.js';
 import type { ProfileData } from './types.js';
 
@@ -23,12 +23,23 @@ export interface ResolveInput {
   readConfig: () => ConfigView;
 }
 
-/** Precedence: flag > env > profile > default. The key is never a flag. */
+/** The environment variable that holds one profile's setting: `VAP_API_KEY_PROD` for profile prod. */
+export function profileEnvName(name: 'VAP_API_KEY' | 'VAP_BASE_URL', profile: string): string {
+  return `${name}_${profile.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/**
+ * Precedence: flag > env > profile > default. The key is never a flag. A profile's own
+ * variables (`VAP_API_KEY_PROD`, `VAP_BASE_URL_PROD` for profile prod) come before the
+ * general ones, so that one environment can hold the keys of several organizations (what
+ * `vap promote --from staging --to prod` reads).
+ */
 export function resolveCredentials({ flags, env, readConfig }: ResolveInput): Credentials {
-  const envKey = env.VAP_API_KEY || undefined;
-  const envBase = env.VAP_BASE_URL || undefined;
   const flagProfile = flags.profile || undefined;
   const envProfile = env.VAP_PROFILE || undefined;
+  const named = flagProfile ?? envProfile;
+  const envKey = (named ? env[profileEnvName('VAP_API_KEY', named)] : undefined) || env.VAP_API_KEY || undefined;
+  const envBase = (named ? env[profileEnvName('VAP_BASE_URL', named)] : undefined) || env.VAP_BASE_URL || undefined;
   const needConfig = !envKey || !(flags.baseUrl || envBase) || Boolean(flagProfile || envProfile);
 
   const store = needConfig ? readConfig() : undefined;
@@ -42,6 +53,23 @@ export function resolveCredentials({ flags, env, readConfig }: ResolveInput): Cr
   const baseUrl = flags.baseUrl ?? envBase ?? data.baseUrl ?? DEFAULT_BASE_URL;
   const baseUrlSource: Source = flags.baseUrl ? 'flag' : envBase ? 'env' : data.baseUrl ? 'profile' : 'default';
   return { profile, apiKey, baseUrl, sources: { apiKey: apiKeySource, baseUrl: baseUrlSource, profile: profileSource }, ...(store ? { configPath: store.path } : {}) };
+}
+
+/**
+ * No key for the profile in use (exit 4): the error names that profile and the profiles
+ * that do hold a key, and says how to use one of them or store a key for this one.
+ * `lead` is what happened (`no API key found`, `not logged in`).
+ */
+export function missingKeyError(creds: Pick<Credentials, 'profile' | 'sources'>, profilesWithKeys: string[], lead = 'no API key found'): AuthRequiredError {
+  const p = creds.profile;
+  const login = `\`vap auth login${creds.sources.profile === 'flag' ? ` --profile ${p}` : ''}\``;
+  const others = profilesWithKeys.filter((n) => n !== p);
+  if (others.length === 0) return new AuthRequiredError(`${lead} for profile "${p}"`, `run ${login}, or set VAP_API_KEY`);
+  const one = others.length === 1 ? others[0]! : '<name>';
+  return new AuthRequiredError(
+    `${lead} for profile "${p}" (profiles with a key: ${others.join(', ')})`,
+    `pass --profile ${one}, make ${others.length === 1 ? 'it' : 'one'} the default with \`vap config set default_profile ${one}\`, or store a key for "${p}" with ${login}`,
+  );
 }
 
 /** The first characters of a key, enough to recognise it, never enough to use it. */

@@ -4,7 +4,7 @@ import Conf from 'conf';
 import { CliError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { configDir, configFile } from './paths.js';
-import { readConfig } from './read.js';
+import { readConfig, withKeys } from './read.js';
 import type { ConfigData, ConfigView, ProfileData } from './types.js';
 
 export type { ConfigData, ProfileData } from './types.js';
@@ -78,6 +78,10 @@ export class ConfigStore implements ConfigView {
 
   profile(name: string): ProfileData | undefined {
     return this.profiles()[name];
+  }
+
+  profilesWithKeys(): string[] {
+    return withKeys(this.profiles());
   }
 
   updateProfile(name: string, patch: Partial<ProfileData>): void {

@@ -22,4 +22,6 @@ export interface ConfigView {
   readonly path: string;
   readonly defaultProfile: string | undefined;
   profile(name: string): ProfileData | undefined;
+  /** The names of the profiles that hold an API key, sorted. */
+  profilesWithKeys(): string[];
 }

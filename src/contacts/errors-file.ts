@@ -16,11 +16,14 @@ import { csvLine } from './csv-write.js';
  * quoting is a few lines.
  */
 
-/** `leads.csv` → `leads.errors.csv` (beside the input). */
-export function defaultErrorsPath(input: string): string {
+/**
+ * `leads.csv` → `leads.errors.csv` (beside the input); a dry run's → `leads.dry-run.errors.csv`,
+ * a name of its own, so that the real import that follows it takes `leads.errors.csv`.
+ */
+export function defaultErrorsPath(input: string, dryRun = false): string {
   const ext = extname(input);
   const stem = basename(input, ext);
-  return join(dirname(input), `${stem}.errors.csv`);
+  return join(dirname(input), `${stem}${dryRun ? '.dry-run' : ''}.errors.csv`);
 }
 
 /** Where the errors file goes, and the earlier one it kept (the summary says so). */
@@ -39,7 +42,8 @@ export interface ErrorsPath {
  *   writable; a path that is a folder, or under a file, is a usage error. A file already
  *   there is overwritten only when `overwrite()` agrees (a prompt on a terminal, `--yes`);
  *   otherwise nothing is sent.
- * - by default: beside the input (`leads.csv` → `leads.errors.csv`), or in `fallbackDir`
+ * - by default: beside the input (`leads.csv` → `leads.errors.csv`; a dry run's
+ *   `leads.dry-run.errors.csv`, never the name the real import will take), or in `fallbackDir`
  *   (vap's state folder) when the input's folder is read-only; when an earlier import's
  *   errors file is there, it is kept and this run's takes the next free name
  *   (`leads.errors-2.csv`, …).
@@ -48,7 +52,7 @@ export async function chooseErrorsPath(
   explicit: string | undefined,
   input: string,
   fallbackDir: string,
-  opts: { ensureFallback?: (dir: string) => Promise<void>; overwrite?: (path: string) => Promise<boolean> } = {},
+  opts: { ensureFallback?: (dir: string) => Promise<void>; overwrite?: (path: string) => Promise<boolean>; dryRun?: boolean } = {},
 ): Promise<ErrorsPath> {
   if (explicit) {
     await checkWriteTarget(explicit, (why) => new UsageError(`cannot write --errors-file ${explicit}: ${why}`, 'pass --errors-file with a path in a folder you can write'));
@@ -58,7 +62,7 @@ export async function chooseErrorsPath(
     }
     return { path: explicit };
   }
-  const beside = defaultErrorsPath(input);
+  const beside = defaultErrorsPath(input, opts.dryRun);
   let dir = dirname(beside);
   if (!(await writableDir(dirname(resolve(beside))))) {
     if (opts.ensureFallback) await opts.ensureFallback(fallbackDir);

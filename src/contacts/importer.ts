@@ -10,7 +10,7 @@ import { ExitCode } from '../exit-codes.js';
 import { setV8Flags } from '../v8-flags.js';
 import { checkUtf8 } from './encoding.js';
 import { chooseErrorsPath, ErrorsFile } from './errors-file.js';
-import { resolveMapping, type Mapping } from './mapping.js';
+import { listNames, resolveMapping, type Mapping } from './mapping.js';
 import { THREAD_MIN_BYTES, ValidationPool, type Validated } from './pool.js';
 import { ProgressBar } from './progress.js';
 import { isAccessible } from '../ui/accessible.js';
@@ -108,7 +108,8 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   }
   if (size === 0) throw new FileUnreadable(`cannot read ${file}: the file is empty`);
   // A file read as UTF-8 must be UTF-8, all of it, before anything is sent (encoding.ts).
-  if (req.encoding === 'utf-8') await checkUtf8(file, req.format === 'csv' ? csvParseOptions(req.delimiter) : undefined);
+  // The same read finds the file's line endings: one kind is parsed faster than a mix (source.ts).
+  const lineEndings = req.encoding === 'utf-8' ? await checkUtf8(file, req.format === 'csv' ? csvParseOptions(req.delimiter) : undefined) : 'mixed';
   // Where the import's state will be written, before anything is sent: vap's state folder
   // (created if missing), or the folder of --state-file, which must exist and be writable.
   if (!req.dryRun) {
@@ -138,6 +139,7 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   // errors file is never overwritten without a yes: src/contacts/errors-file.ts).
   const chosen = await chooseErrorsPath(req.errorsFile, file, join(dirname(stateDir(ctx.env)), 'errors'), {
     ensureFallback: (dir) => ensureStateFolder(dir, ctx.env, 'pass --errors-file <path>'),
+    dryRun: req.dryRun,
     overwrite: async (path) => {
       if (ctx.globals.yes) return true;
       const ok = await ctx.prompter.confirm(`${path} already exists: overwrite it with the rows this import rejects?`, { flag: '--yes' });
@@ -167,7 +169,7 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   const pool = await ValidationPool.spawn({ threads });
   // The file is opened during the request too: its first rows are parsed meanwhile (a
   // chunk at most). Errors keep their order: the API's first, then the file's.
-  const opening = openSource(file, req.format, req.delimiter, req.encoding);
+  const opening = openSource(file, req.format, req.delimiter, req.encoding, lineEndings);
   opening.catch(() => undefined);
   try {
     let api: ApiClient;
@@ -182,7 +184,7 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
     try {
       source = await opening;
     } catch (err) {
-      if (err instanceof InputError) throw new FileUnreadable(`cannot read ${file}: ${err.message}`);
+      if (err instanceof InputError) throw new FileUnreadable(`cannot read ${file}${err.line ? ` (near line ${err.line})` : ''}: ${err.message}`, err.hint);
       throw err;
     }
     return await importWith(pool, source, api, list, size, req, ctx, started);
@@ -203,7 +205,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
     throw err;
   }
   if (mapping.unmapped.length) {
-    const names = mapping.unmapped.map((c) => JSON.stringify(c)).join(', ');
+    const names = listNames(mapping.unmapped);
     await ctx.warn(
       `${mapping.unmapped.length === 1 ? 'column' : 'columns'} ${names} ${mapping.unmapped.length === 1 ? 'matches' : 'match'} no field of list ${req.listId} and ${mapping.unmapped.length === 1 ? 'is' : 'are'} ignored (map with --map column=field; fields: ${list.schema.fields.map((f) => f.name).join(', ')})`,
     );
@@ -374,7 +376,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
       // The file broke off mid-way (bad quoting): nothing sent → exit 2, else exit 1 with the state kept.
       const where = err.line ? ` (near line ${err.line})` : '';
       const msg = `cannot read ${file}${where}: ${err.message}`;
-      stopped = { interrupted: false, error: sender && sender.sentRows > 0 ? new CliError(msg) : new FileUnreadable(msg) };
+      stopped = { interrupted: false, error: sender && sender.sentRows > 0 ? new CliError(msg, ExitCode.FAILURE, err.hint) : new FileUnreadable(msg, err.hint) };
     } else {
       stopped = { interrupted, error: interrupted ? undefined : err };
     }

@@ -34,7 +34,8 @@ export function looseName(name: string): string {
   return name.normalize('NFKC').toLowerCase().replace(/[\s_\-.]+/g, '');
 }
 
-function listNames(names: string[], max = 12): string {
+/** Names quoted and comma-separated, the first `max` of them (a wide header is counted, not listed). */
+export function listNames(names: string[], max = 12): string {
   const shown = names.slice(0, max).map((n) => JSON.stringify(n)).join(', ');
   return names.length > max ? `${shown}, … (${names.length} in all)` : shown || '(none)';
 }

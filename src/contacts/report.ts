@@ -189,7 +189,7 @@ export function summaryText(s: ImportSummary, batchSize: number): string {
   if (s.errorsFile) {
     const n = s.rejectedLocally + s.rejectedByServer;
     lines.push(`Errors file: ${s.errorsFile} (${formatCount(n)} ${n === 1 ? 'row' : 'rows'}; fix them and import that file)`);
-    if (s.keptErrorsFile) lines.push(`  (${s.keptErrorsFile}, from an earlier import, was kept as it was)`);
+    if (s.keptErrorsFile) lines.push(`  (${s.keptErrorsFile}, from an earlier ${s.dryRun ? 'dry run' : 'import'}, was kept as it was)`);
   }
   return `${lines.join('\n')}\n`;
 }

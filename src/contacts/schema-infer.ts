@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { unescapeFormula } from './csv-write.js';
 import { describeFsError, type FieldInput } from './schema-input.js';
-import { isErrorsFileHeader } from './source.js';
+import { checkHeaderWidth, csvError, csvParseOptions, InputError, isErrorsFileHeader, type LineEndings } from './source.js';
 import { checkValue, isBlank, type FieldType } from './validate.js';
 
 /**
@@ -87,16 +87,19 @@ export function inferSchema(header: readonly string[], rows: readonly (readonly 
 
 /**
  * Reads only the header and the first `sampleRows` data rows of a CSV file
- * (csv-parse, loaded here so that it stays out of start-up). As the importer does, a file
- * read as UTF-8 must be UTF-8 (the first bad byte is named), another encoding is decoded
- * as it is read, and vap's own errors file gets its cells back as they were (csv-write.ts).
+ * (csv-parse, loaded here so that it stays out of start-up), with the importer's options and
+ * limits (source.ts: a record of at most 4 MiB, a header of at most 16,384 columns, every
+ * line ending), so that a file `contacts import` refuses is refused here too, as fast and in
+ * as little memory. As the importer does, a file read as UTF-8 must be UTF-8 (the first bad
+ * byte is named), another encoding is decoded as it is read, and vap's own errors file gets
+ * its cells back as they were (csv-write.ts).
  */
 export async function readCsvSample(path: string, sampleRows: number, flag = '--from-csv', encoding = 'utf-8'): Promise<{ header: string[]; rows: string[][]; truncated: boolean }> {
   const [{ parse }, { checkUtf8, decodingStream }] = await Promise.all([import('csv-parse'), import('./encoding.js')]);
-  const options = { bom: true, relax_column_count: true, skip_empty_lines: true };
+  let lineEndings: LineEndings = 'mixed';
   if (encoding === 'utf-8') {
     try {
-      await checkUtf8(path, options);
+      lineEndings = await checkUtf8(path, csvParseOptions(','));
     } catch (err) {
       // A file that cannot be opened is said below, as before.
       if (err instanceof UsageError) throw err;
@@ -104,7 +107,7 @@ export async function readCsvSample(path: string, sampleRows: number, flag = '--
   }
   const file = createReadStream(path);
   // One record more than wanted tells whether the file goes on.
-  const parser = parse({ ...options, to: sampleRows + 2 });
+  const parser = parse({ ...csvParseOptions(',', lineEndings), to: sampleRows + 2 });
   const records: string[][] = [];
   const fileError = new Promise<never>((_, reject) => file.once('error', reject));
   fileError.catch(() => undefined);
@@ -113,17 +116,25 @@ export async function readCsvSample(path: string, sampleRows: number, flag = '--
     else file.pipe(decodingStream(encoding)).pipe(parser);
     await Promise.race([
       (async () => {
-        for await (const rec of parser as AsyncIterable<string[]>) records.push(rec);
+        for await (const rec of parser as AsyncIterable<string[]>) {
+          // The header's width is checked before any row is read after it.
+          if (records.length === 0) checkHeaderWidth(rec);
+          records.push(rec);
+        }
       })(),
       fileError,
     ]);
   } catch (err) {
+    // A limit passed (the header's width, a record's size): said as `contacts import` says it, with the fix.
+    const limit = err instanceof InputError ? err : (err as { code?: unknown }).code === 'CSV_MAX_RECORD_SIZE' ? (csvError(err as Error) as InputError) : undefined;
+    if (limit) throw new UsageError(`${flag} "${path}"${limit.line ? ` (near line ${limit.line})` : ''}: ${limit.message}`, limit.hint);
     const code = (err as NodeJS.ErrnoException).code;
     if (code && /^E[A-Z]+$/.test(code) && !code.startsWith('CSV')) throw new UsageError(`cannot read ${flag} "${path}": ${describeFsError(err)}`);
     throw new UsageError(`${flag} "${path}" is not valid CSV: ${(err as Error).message}`);
   } finally {
     file.unpipe(parser);
     file.destroy();
+    parser.destroy();
   }
   const [header, ...rest] = isErrorsFileHeader(records[0] ?? []) ? records.map((r) => r.map(unescapeFormula)) : records;
   if (!header) throw new UsageError(`${flag} "${path}" is empty`, 'expected a header row of field names, then data rows');

@@ -1,6 +1,15 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { FIELD_TYPES, isFieldType, type FieldType, type Schema, type SchemaField } from './schema.js';
+import { CSV_MAX_COLUMNS, CSV_MAX_RECORD_BYTES } from './source.js';
+
+/**
+ * A schema file is held to the limits of a CSV header, the other source of a schema: at most
+ * CSV_MAX_COLUMNS fields, in a file of at most CSV_MAX_RECORD_BYTES (16,384 fields with long
+ * names fit in far less), so that a huge file is refused before it is read whole.
+ */
+export const SCHEMA_MAX_FIELDS = CSV_MAX_COLUMNS;
+export const SCHEMA_FILE_MAX_BYTES = CSV_MAX_RECORD_BYTES;
 
 /**
  * A field as the user wrote it. `required` is undefined when the spec said
@@ -69,6 +78,9 @@ export function parseSchemaJson(text: string, source: string): FieldInput[] {
   if (!Array.isArray(list)) {
     throw new UsageError(`${source} has no field list`, 'expected {"fields": [...]} or a bare array of {"name", "type", "required"} objects');
   }
+  if (list.length > SCHEMA_MAX_FIELDS) {
+    throw new UsageError(`${source} has ${list.length.toLocaleString('en-US')} fields, more than the ${SCHEMA_MAX_FIELDS.toLocaleString('en-US')} vap reads`, 'a contact list needs one field per value a contact holds: keep those');
+  }
   const out: FieldInput[] = [];
   const seen = new Set<string>();
   list.forEach((raw, i) => {
@@ -92,8 +104,18 @@ export function parseSchemaJson(text: string, source: string): FieldInput[] {
 export async function readSchemaFile(path: string, flag = '--schema-file'): Promise<FieldInput[]> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    const fh = await open(path, 'r');
+    try {
+      const { size } = await fh.stat();
+      if (size > SCHEMA_FILE_MAX_BYTES) {
+        throw new UsageError(`${flag} "${path}" is larger than ${SCHEMA_FILE_MAX_BYTES / 1048576} MiB, the most vap reads as a schema file`, 'a schema file is a JSON list of fields ({"fields": [{"name": ..., "type": ...}]}): check that this is the file meant');
+      }
+      text = await fh.readFile('utf8');
+    } finally {
+      await fh.close();
+    }
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError(`cannot read ${flag} "${path}": ${describeFsError(err)}`);
   }
   return parseSchemaJson(text, `${flag} "${path}"`);

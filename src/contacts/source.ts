@@ -10,9 +10,9 @@ import { unescapeFormula } from './csv-write.js';
 
 export type InputFormat = 'csv' | 'json';
 
-/** The file cannot be read as the format says (bad quoting, not a JSON array, ...). */
+/** The file cannot be read as the format says (bad quoting, not a JSON array, a limit passed, ...). */
 export class InputError extends Error {
-  constructor(message: string, readonly line?: number) {
+  constructor(message: string, readonly line?: number, readonly hint?: string) {
     super(message);
     this.name = 'InputError';
   }
@@ -29,17 +29,56 @@ export interface RowSource {
   close(): void;
 }
 
-/** The csv-parse options used by the importer (and by the benchmark's floor). */
-export function csvParseOptions(delimiter: string) {
+/**
+ * The limits every CSV file vap reads is held to (`contacts import`, `contact-lists create
+ * --from-csv`): one record (a row, its quoted line breaks included) of at most
+ * CSV_MAX_RECORD_BYTES, so that a quote never closed or a file without line breaks is
+ * refused after 4 MiB instead of read whole into memory; and a header of at most
+ * CSV_MAX_COLUMNS columns (Excel's own limit), checked as soon as the header is parsed,
+ * before anything is done with its names.
+ */
+export const CSV_MAX_RECORD_BYTES = 4 * 1024 * 1024;
+export const CSV_MAX_COLUMNS = 16_384;
+
+export type { LineEndings } from './encoding.js';
+import type { LineEndings } from './encoding.js';
+const RECORD_DELIMITERS: readonly string[] = ['\r\n', '\n', '\r'];
+
+/** The csv-parse options of every CSV file vap reads (the importer, --from-csv, and the benchmark's floor). */
+export function csvParseOptions(delimiter: string, lineEndings: LineEndings = 'mixed') {
   return {
     bom: true,
     delimiter,
+    ...(lineEndings === 'mixed' ? { record_delimiter: [...RECORD_DELIMITERS] as string[] } : {}),
     // A row with another column count is reported as a bad row instead of ending the import.
     relax_column_count: true,
     skip_empty_lines: true,
     // One field or record larger than this is surely a broken quote, not data.
-    max_record_size: 4 * 1024 * 1024,
+    max_record_size: CSV_MAX_RECORD_BYTES,
   } as const;
+}
+
+const MIB = 1024 * 1024;
+
+/** A record past CSV_MAX_RECORD_BYTES, from csv-parse's CSV_MAX_RECORD_SIZE (records: those complete before it, the header included). */
+function recordTooLarge(e: { records?: number; lines?: number }): InputError {
+  const record = (e.records ?? 0) + 1;
+  const which = record === 1 ? 'the header row' : `data row ${record - 1}`;
+  return new InputError(
+    `${which} is longer than ${CSV_MAX_RECORD_BYTES / MIB} MiB, the most vap reads as one CSV row`,
+    e.lines,
+    'a row that long is a quote never closed or a file without line breaks: check the quoting before that line, and that the file is CSV with one row per line',
+  );
+}
+
+/** Refuses a header of more than CSV_MAX_COLUMNS columns (the same check for every CSV reader). */
+export function checkHeaderWidth(header: readonly unknown[]): void {
+  if (header.length <= CSV_MAX_COLUMNS) return;
+  throw new InputError(
+    `the header has ${header.length.toLocaleString('en-US')} columns, more than the ${CSV_MAX_COLUMNS.toLocaleString('en-US')} vap reads`,
+    undefined,
+    'keep only the columns that hold contact fields; a header that wide is usually a file without line breaks between its rows',
+  );
 }
 
 /** Bytes read at a time: csv-parse turns each read into records at once, so this also bounds the records parsed ahead. */
@@ -125,8 +164,10 @@ export function isCsvParseError(err: unknown): boolean {
   return Boolean(e) && typeof e!.code === 'string' && (e!.constructor?.name === 'CsvError' || (e!.code as string).startsWith('CSV_') || e!.code === 'INVALID_OPENING_QUOTE');
 }
 
-function csvError(err: Error): Error {
-  const e = err as Error & { code?: string; lines?: number };
+/** A CSV reader's error as an InputError (csv-parse's own, a limit, a file error); others as they are. */
+export function csvError(err: Error): Error {
+  const e = err as Error & { code?: string; lines?: number; records?: number };
+  if (e.code === 'CSV_MAX_RECORD_SIZE') return recordTooLarge(e);
   if (isCsvParseError(e)) {
     const msg = e.message.replace(/^Invalid Record Length: /, '');
     return new InputError(`not valid CSV: ${msg}`, e.lines);
@@ -158,10 +199,10 @@ async function utf8Bytes(file: ReadStream, encoding: string): Promise<Readable> 
   return file.pipe(decoded);
 }
 
-export async function openCsv(path: string, delimiter = ',', encoding = 'utf-8'): Promise<RowSource> {
+export async function openCsv(path: string, delimiter = ',', encoding = 'utf-8', lineEndings: LineEndings = 'mixed'): Promise<RowSource> {
   const { parse } = await import('csv-parse');
   const file: ReadStream = createReadStream(path, { highWaterMark: HIGH_WATER_MARK });
-  const parser = parse(csvParseOptions(delimiter));
+  const parser = parse(csvParseOptions(delimiter, lineEndings));
   const bytes = await utf8Bytes(file, encoding);
   bytes.on('error', (err) => parser.destroy(err));
   bytes.pipe(parser);
@@ -170,6 +211,13 @@ export async function openCsv(path: string, delimiter = ',', encoding = 'utf-8')
   if (!header) {
     file.destroy();
     throw new InputError('the file is empty: a CSV file needs a header row of column names');
+  }
+  try {
+    checkHeaderWidth(header);
+  } catch (err) {
+    file.destroy();
+    parser.destroy();
+    throw err;
   }
   // vap's own errors file, imported again after a fix: its cells were escaped against
   // formulas (csv-write.ts); the original values are restored, so the round trip loses nothing.
@@ -228,8 +276,8 @@ export async function openJson(path: string, encoding = 'utf-8'): Promise<RowSou
   };
 }
 
-export function openSource(path: string, format: InputFormat, delimiter?: string, encoding = 'utf-8'): Promise<RowSource> {
-  return format === 'csv' ? openCsv(path, delimiter, encoding) : openJson(path, encoding);
+export function openSource(path: string, format: InputFormat, delimiter?: string, encoding = 'utf-8', lineEndings: LineEndings = 'mixed'): Promise<RowSource> {
+  return format === 'csv' ? openCsv(path, delimiter, encoding, lineEndings) : openJson(path, encoding);
 }
 
 /** The format by extension: .csv, .tsv, .txt are CSV (.tsv with tabs); .json is JSON. */

@@ -24,6 +24,22 @@ export class Clock {
     return new Date(this.nowMs());
   }
 
+  private dateSecond = Number.NaN;
+  private dateText = '';
+
+  /**
+   * Now as an HTTP-date (`Fri, 20 Nov 2026 10:00:00 GMT`), for the `Date` header of every
+   * answer: simulated time, like every timestamp in a body. Made once per simulated second.
+   */
+  httpDate(): string {
+    const second = Math.floor(this.nowMs() / 1000);
+    if (second !== this.dateSecond) {
+      this.dateSecond = second;
+      this.dateText = new Date(second * 1000).toUTCString();
+    }
+    return this.dateText;
+  }
+
   /** ISO 8601 UTC with milliseconds. */
   iso(ms = this.nowMs()): string {
     return new Date(ms).toISOString();

@@ -29,17 +29,20 @@ export class RequestLog {
   private next = 0;
   private count = 0;
 
+  /** `now`: the clock the entries are stamped with (the emulator's simulated one). */
+  constructor(private readonly now: () => number = Date.now) {}
+
   add(method: string, path: string, status: number, userAgent: string | undefined, auth: RequestLogEntry['auth']): void {
     const s = this.slots[this.next];
     if (s) {
       s.method = method;
       s.path = path;
       s.status = status;
-      s.atMs = Date.now();
+      s.atMs = this.now();
       s.userAgent = userAgent;
       s.auth = auth;
     } else {
-      this.slots[this.next] = { method, path, status, atMs: Date.now(), userAgent, auth };
+      this.slots[this.next] = { method, path, status, atMs: this.now(), userAgent, auth };
     }
     this.next = (this.next + 1) % MAX_LOG;
     if (this.count < MAX_LOG) this.count++;

@@ -5,17 +5,26 @@ import { getRun, listRunResults, listRuns, type Run, type RunDetail, type RunRes
 import { UsageError } from '../errors.js';
 
 /**
- * `--baseline <runId>|previous|version:<n>`: the run a run is compared with.
+ * `--baseline <runId>|previous|version:<n>|live`: the run a run is compared with.
  * - `previous`: the newest completed run of the same suite before this one (by run number);
  * - `version:<n>`: the newest completed run made against agent version n (not this one);
- * - a run id: that run, which must be a completed run of the same suite.
+ * - a run id: that run, which must be a completed run of the same suite;
+ * - `live`: the live agent's newest completed run of the same suite. For a run of the live
+ *   agent itself (`evals run`, `push --eval`) that is `previous`; a preview, whose copy of
+ *   the suite is another suite, resolves it to the live suite's run (`suite` and `runId`),
+ *   its scenarios matched by name.
  */
-export type BaselineSpec = { kind: 'previous' } | { kind: 'version'; version: number } | { kind: 'run'; runId: string };
+export type BaselineSpec =
+  | { kind: 'previous' }
+  | { kind: 'version'; version: number }
+  | { kind: 'run'; runId: string }
+  | { kind: 'live'; suite?: SuiteRef; runId?: string; missing?: string };
 
 /** Commander parser for --baseline. */
 export function baselineOption(v: string): BaselineSpec {
   const s = v.trim();
   if (s === 'previous') return { kind: 'previous' };
+  if (s === 'live') return { kind: 'live' };
   const m = /^version:(\d+)$/.exec(s);
   if (m) {
     const version = Number(m[1]);
@@ -23,17 +32,18 @@ export function baselineOption(v: string): BaselineSpec {
     return { kind: 'version', version };
   }
   if (/^version:/.test(s)) throw new InvalidArgumentError('--baseline version:<n> takes a whole agent version (e.g. version:3).');
-  if (s === '' || /[\s/\\?#]/.test(s) || s === '.' || s === '..') throw new InvalidArgumentError('--baseline takes a run id, previous, or version:<n>.');
+  if (s === '' || /[\s/\\?#]/.test(s) || s === '.' || s === '..') throw new InvalidArgumentError('--baseline takes a run id, previous, live, or version:<n>.');
   return { kind: 'run', runId: s };
 }
 
 /** The flag as typed, to repeat it in a resume command. */
 export function baselineArg(spec: BaselineSpec): string {
-  return spec.kind === 'previous' ? 'previous' : spec.kind === 'version' ? `version:${spec.version}` : spec.runId;
+  return spec.kind === 'previous' ? 'previous' : spec.kind === 'live' ? 'live' : spec.kind === 'version' ? `version:${spec.version}` : spec.runId;
 }
 
 /** The baseline as words: `the previous completed run`, `the newest run on agent version 3`, `run run_x`. */
 export function baselineWords(spec: BaselineSpec): string {
+  if (spec.kind === 'live') return "the live agent's newest completed run";
   return spec.kind === 'previous' ? 'the previous completed run' : spec.kind === 'version' ? `the newest completed run on agent version ${spec.version}` : `run ${spec.runId}`;
 }
 
@@ -97,8 +107,26 @@ function noVersion(runs: readonly Run[], version: number, ref: SuiteRef, exclude
   );
 }
 
+/**
+ * The results of a run of another suite, their scenarios renamed to the ids of the
+ * current run's scenarios of the same name (a preview's copy of a suite against the live
+ * suite); a scenario with no namesake keeps an id of its own.
+ */
+export function matchScenariosByName(baseline: readonly RunResult[], current: readonly RunResult[]): RunResult[] {
+  const idOf = new Map<string, string>();
+  for (const r of current) if (r.scenarioName && !idOf.has(r.scenarioName)) idOf.set(r.scenarioName, r.evalScenarioId);
+  return baseline.map((r) => ({ ...r, evalScenarioId: (r.scenarioName && idOf.get(r.scenarioName)) || `baseline:${r.evalScenarioId}` }));
+}
+
 /** Finds the baseline of `current` and reads its results (a baseline named by id: `known`, when it is being read already). */
-export async function resolveBaseline(api: ApiClient, ref: SuiteRef, spec: BaselineSpec, current: Run, signal?: AbortSignal, runs?: readonly Run[], known?: BaselineReads): Promise<ResolvedBaseline> {
+export async function resolveBaseline(api: ApiClient, ref: SuiteRef, spec: BaselineSpec, current: Run, signal?: AbortSignal, runs?: readonly Run[], known?: BaselineReads, currentResults?: readonly RunResult[]): Promise<ResolvedBaseline> {
+  if (spec.kind === 'live') {
+    if (spec.missing) return { missing: spec.missing };
+    // The live suite is the run's own: the newest completed run before it.
+    if (!spec.suite || !spec.runId) return resolveBaseline(api, ref, { kind: 'previous' }, current, signal, runs, known);
+    const [detail, results] = await Promise.all([getRun(api, spec.suite.agentId, spec.suite.evalId, spec.runId, signal), listRunResults(api, spec.suite.agentId, spec.suite.evalId, spec.runId, signal)]);
+    return { detail, results: matchScenariosByName(results, currentResults ?? []) };
+  }
   let detail: RunDetail;
   if (spec.kind === 'run') {
     if (spec.runId === current.id) throw new UsageError(`--baseline ${spec.runId} is the run itself`, 'compare with another run, previous, or version:<n>');

@@ -17,6 +17,16 @@ import { waitForRun, type WatchCompletion } from './wait.js';
 
 export { reportOption, type ReportTarget } from './reports.js';
 
+/** A finished run below a gate (exit 3), with its outcome: the gates that failed, the baseline verdicts. */
+export class RunGateError extends GateError {
+  constructor(
+    message: string,
+    readonly outcome: RunOutcome,
+  ) {
+    super(message);
+  }
+}
+
 export interface FollowSettings {
   timeout: number;
   gates: GateSpec;
@@ -55,7 +65,7 @@ async function completionWatch(api: ApiClient, ctx: Context, poll: boolean): Pro
  * on; an error of the API: exit 1. In each case the reports are still written, saying why
  * (so that a CI step that publishes them finds them, failing as the command did).
  */
-export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: FollowSettings, initial?: RunDetail, opts: { idPrinted?: boolean } = {}): Promise<void> {
+export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: FollowSettings, initial?: RunDetail, opts: { idPrinted?: boolean } = {}): Promise<RunOutcome> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new DOMException('wait timed out', 'TimeoutError')), s.timeout);
   const signal = AbortSignal.any([ctx.signal, deadline.signal]);
@@ -116,7 +126,7 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
     clearTimeout(timer);
     progress?.stop();
   }
-  await finishRun(ctx, api, ref, detail, s, { ...opts, reads: { ...reads, ...(results ? { results: Promise.resolve(results) } : {}) } });
+  return finishRun(ctx, api, ref, detail, s, { ...opts, reads: { ...reads, ...(results ? { results: Promise.resolve(results) } : {}) } });
 }
 
 /** The reports of a run the wait gave up on: its last-seen state and why (a failure to write them is only a warning). */
@@ -137,7 +147,7 @@ export async function finishRun(
   detail: RunDetail,
   s: Pick<FollowSettings, 'gates' | 'reports'>,
   opts: { idPrinted?: boolean; reads?: OutcomeReads } = {},
-): Promise<void> {
+): Promise<RunOutcome> {
   checkCriterionKeys(s.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
   if (!FINISHED_RUN_STATUSES.has(detail.run.status)) {
     const err = new CliError(`run ${ref.runId} is still ${detail.run.status}`, ExitCode.FAILURE, 'add --wait to wait for it');
@@ -154,6 +164,7 @@ export async function finishRun(
   await writeReports(ctx, outcome, s.reports);
   const printed = await printOutcome(ctx, outcome, opts);
   await exitFor(ctx, outcome, printed);
+  return outcome;
 }
 
 /**
@@ -179,7 +190,7 @@ export function startOutcomeReads(ctx: Context, api: ApiClient, ref: RunRef, s: 
   const spec = s.gates.baseline;
   const reads: OutcomeReads = {
     results: known.results ?? (what.results === false ? undefined : listRunResults(api, ref.agentId, ref.evalId, ref.runId, ctx.signal)),
-    runs: known.runs ?? (needs.history || (spec !== undefined && spec.kind !== 'run') ? listRuns(api, ref.agentId, ref.evalId, ctx.signal) : undefined),
+    runs: known.runs ?? (needs.history || (spec !== undefined && spec.kind !== 'run' && !(spec.kind === 'live' && spec.suite)) ? listRuns(api, ref.agentId, ref.evalId, ctx.signal) : undefined),
     suite: known.suite ?? (needs.suite ? getSuite(api, ref.agentId, ref.evalId, ctx.signal).catch(() => undefined) : undefined),
     baseline:
       known.baseline ??
@@ -207,7 +218,7 @@ export async function gatherOutcome(ctx: Context, api: ApiClient, ref: RunRef, d
     const typed = baselineArg(spec!);
     let found;
     try {
-      found = await resolveBaseline(api, ref, spec!, d.run, ctx.signal, list, fresh.baseline);
+      found = await resolveBaseline(api, ref, spec!, d.run, ctx.signal, list, fresh.baseline, res);
     } catch (err) {
       // Checked before the wait; a baseline deleted since then is said, not fatal.
       if (err instanceof UsageError) found = { missing: err.message };
@@ -255,8 +266,8 @@ async function exitFor(ctx: Context, o: RunOutcome, gatesPrinted: boolean): Prom
   }
   const failed = o.gates.filter((g) => !g.passed);
   if (failed.length) {
-    if (!gatesPrinted) for (const g of failed) ctx.io.stderr.write(safe`✗ gate ${g.gate} failed: ${g.message}\n`);
-    throw new GateError(safe`run #${run.runNumber} (${run.id}) completed below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}`);
+    if (!gatesPrinted) for (const g of failed) ctx.note(safe`✗ gate ${g.gate} failed: ${g.message}`);
+    throw new RunGateError(safe`run #${run.runNumber} (${run.id}) completed below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}`, o);
   }
   await ctx.success(safe`run #${run.runNumber} (${run.id}) passed ${o.gates.length === 1 ? 'its gate' : `all ${o.gates.length} gates`}`);
 }

@@ -3,9 +3,11 @@ import type { Env } from '../context.js';
 import { fmtScore } from './gates.js';
 import { passed, type RunOutcome } from './outcome.js';
 import { summarizeScenarios, type ScenarioSummary } from './summary.js';
+import { safeLines, safeText } from '../ui/safe-text.js';
 
 // GitHub Actions: the Markdown report appended to $GITHUB_STEP_SUMMARY, and `::error`
-// workflow commands for the scenarios that failed (GitHub reads them from stdout).
+// workflow commands for the scenarios that failed (GitHub reads them from stdout; the
+// platform's text in them is neutralised as for a terminal, then encoded: workflowCommand).
 
 /** Scenarios worth an annotation: a failed iteration, or a mean below --min-score. */
 export function failedScenarios(o: RunOutcome): Array<{ scenario: ScenarioSummary; reason: string }> {
@@ -61,13 +63,31 @@ export async function appendStepSummary(env: Env, o: RunOutcome, markdown?: stri
 export const inGithubActions = (env: Env) => env.GITHUB_ACTIONS === 'true';
 
 function command(kind: 'error' | 'warning', title: string, message: string): string {
-  return `::${kind} title=${escapeProperty(title)}::${escapeData(message)}`;
+  return workflowCommand(kind, { title }, message);
 }
 
-/** Workflow command escaping (as @actions/core does). */
-function escapeData(s: string): string {
+/**
+ * One workflow command line (`::kind key=value,…::data`) from text that may have come from
+ * the platform (a scenario name, a run's failure reason, an id). Order matters: the text is
+ * neutralised first, as for a terminal (src/ui/safe-text.ts: every control character, DEL,
+ * C1 control and bidi override becomes a visible escape; the data keeps its line breaks,
+ * a property is one line), and only then encoded as GitHub documents it, so that no raw
+ * control byte and no separator of the data survives: `%` → %25, CR → %0D, LF → %0A, and in
+ * a property also `:` → %3A and `,` → %2C.
+ */
+export function workflowCommand(kind: 'error' | 'warning' | 'notice', properties: Record<string, string>, message: string): string {
+  const props = Object.entries(properties)
+    .map(([k, v]) => `${k}=${escapeProperty(safeText(v))}`)
+    .join(',');
+  return `::${kind}${props ? ` ${props}` : ''}::${escapeData(safeLines(message))}`;
+}
+
+/** A workflow command's data, encoded (as @actions/core does): `%`, CR and LF. Neutralise it first. */
+export function escapeData(s: string): string {
   return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
-function escapeProperty(s: string): string {
+
+/** A workflow command's property value, encoded (as @actions/core does): those of the data, and `:` and `,`. Neutralise it first. */
+export function escapeProperty(s: string): string {
   return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }

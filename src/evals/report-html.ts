@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Run, RunResult } from '../api/evals.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
 import { passed, type RunOutcome } from './outcome.js';
-import { ciText, criterionRows, fmtScore, iterationsText, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, type ScenarioRow } from './report-model.js';
+import { ciText, criterionRows, fmtScore, iterationsText, partialNote, partialRun, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, type ScenarioRow } from './report-model.js';
 import { progressText } from './summary.js';
 import { countsText, methodText } from './verdict.js';
 import { Utf8Chunks } from './utf8-chunks.js';
@@ -132,6 +132,8 @@ export function htmlReport(o: RunOutcome): Buffer {
   const rows = scenarioRows(o);
   const title = `Eval run ${run.runNumber > 0 ? `#${run.runNumber}` : run.id}${o.suite?.name ? ` of ${o.suite.name}` : ''}`;
   const status = statusOf(o);
+  // A run cut short (a wait that ended early, a run that failed part-way): its averages are partial, and the page says so.
+  const partial = partialRun(o);
   // Each line is followed by a newline; the iterations are written piece by piece (utf8-chunks.ts).
   const out = new Utf8Chunks();
   out.lines(
@@ -153,10 +155,10 @@ export function htmlReport(o: RunOutcome): Buffer {
     `<dt>Run</dt><dd>${run.runNumber > 0 ? `#${run.runNumber} ` : ''}<code>${esc(run.id)}</code></dd>`,
     `<dt>Agent</dt><dd><code>${esc(o.agentId)}</code>, version ${esc(run.agentVersion ?? '?')}</dd>`,
     `<dt>Status</dt><dd class="${status.cls}">${esc(status.text)}${run.totalIterations ? ` · ${esc(progressText(run))}` : ''}</dd>`,
-    `<dt>Overall score</dt><dd><strong>${fmtScore(run.overallScore)}</strong>${c ? ` (run #${c.baseline.runNumber}: ${fmtScore(c.overall.baseline)}, ${signed(c.overall.delta)})` : ''}</dd>`,
+    `<dt>Overall score</dt><dd><strong>${fmtScore(run.overallScore)}</strong>${partial && typeof run.overallScore === 'number' ? ' (partial)' : ''}${c ? ` (run #${c.baseline.runNumber}: ${fmtScore(c.overall.baseline)}, ${signed(c.overall.delta)})` : ''}</dd>`,
   );
   if (c) {
-    out.lines(`<dt>Baseline</dt><dd>run #${c.baseline.runNumber} <code>${esc(c.baseline.id)}</code>, agent version ${esc(c.baseline.agentVersion ?? '?')}: <strong class="v-${c.verdict.replace(/ /g, '-')}">${esc(c.verdict)}</strong> (${esc(countsText(c.counts))})</dd>`);
+    out.lines(`<dt>Baseline</dt><dd>run #${c.baseline.runNumber} <code>${esc(c.baseline.id)}</code>, agent version ${esc(c.baseline.agentVersion ?? '?')}: <strong class="v-${c.verdict.replace(/ /g, '-')}">${VERDICT_MARK[c.verdict]} ${esc(c.verdict)}</strong> (${esc(countsText(c.counts))})</dd>`);
   } else if (o.baseline?.missing) {
     out.lines(`<dt>Baseline</dt><dd>none: ${esc(o.baseline.missing)}</dd>`);
   }
@@ -167,6 +169,10 @@ export function htmlReport(o: RunOutcome): Buffer {
   }
   if (o.stopped) out.lines(`<p class="note" role="status">${escLines(o.stopped.message)}${o.stopped.resume ? `\n${o.stopped.kind === 'timeout' ? 'Keep waiting with' : 'Resume waiting with'}: <code>${esc(o.stopped.resume)}</code>` : ''}</p>`);
   if (run.status === 'failed') out.lines(`<p class="note error" role="status">Run failed: ${escLines(run.error || 'no reason given')}</p>`);
+  if (partial) {
+    const note = partialNote(partial);
+    out.lines(`<p class="note" role="status"><strong>${note.label}</strong>: ${esc(note.text)}</p>`);
+  }
   out.lines('</header>', '<main>');
 
   out.lines('<section id="charts" aria-labelledby="charts-h"><h2 id="charts-h">Charts</h2>');

@@ -1,7 +1,8 @@
 import type { RunResult } from '../api/evals.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
-import { passed, runLabel, type RunOutcome } from './outcome.js';
-import { ciText, criterionRows, fmtScore, iterationsText, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_ICON, worstIteration, type ScenarioRow } from './report-model.js';
+import { passed, type RunOutcome } from './outcome.js';
+import { ciText, criterionRows, fmtScore, gateBrief, iterationsText, partialNote, partialRun, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, verdictBrief, worstIteration, type ScenarioRow } from './report-model.js';
+import { GITHUB_COMMENT_LIMIT } from '../github/limits.js';
 import { progressText } from './summary.js';
 import { countsText, methodText } from './verdict.js';
 
@@ -9,8 +10,11 @@ import { countsText, methodText } from './verdict.js';
  * `--report markdown=path` and the GitHub step summary: a pull-request comment body.
  *
  *   <!-- vap-evals suite=ev_123 -->            a hidden marker, to update one comment in place
- *   ### ❌ Eval run #5 of Booking: …            one line with the verdict and the run
+ *   ### Eval run #5 of Booking: ❌ 1 gate failed (…) · ▼ regressed on 1 of 6 scenarios against #4
+ *                                              one line: the run, the gates' result and the
+ *                                              baseline's verdict, two facts apart
  *   the run, its overall score against the baseline, the method of the verdicts
+ *   (a run cut short: a line saying that its averages are partial)
  *   | Scenario | … | Verdict |                  regressions first
  *   | Criterion | … | Verdict |
  *   | Gate | Result |
@@ -22,7 +26,7 @@ import { countsText, methodText } from './verdict.js';
  * comment says what was cut.
  */
 
-export const GITHUB_COMMENT_LIMIT = 65_536;
+export { GITHUB_COMMENT_LIMIT };
 
 export function marker(evalId: string): string {
   return `<!-- vap-evals suite=${evalId.replace(/--+/g, '-').replace(/[^\w.:-]/g, '_')} -->`;
@@ -100,22 +104,35 @@ export function markdownReport(o: RunOutcome, limit = GITHUB_COMMENT_LIMIT): str
   return `${text.slice(0, text.lastIndexOf('\n', limit - note.length))}${note}`;
 }
 
+/**
+ * `### Eval run #5 of Booking: ❌ 1 gate failed (2 failed iterations, none allowed) · ▼ regressed
+ * on 1 of 6 scenarios against #4`: the gate result and the baseline verdict as two separate
+ * facts, each with its own mark (❌ and ✅ are the gates'; ▼ ▲ = ○ the verdict's, so an
+ * improvement never looks like a failure). A run cut short says how far it got.
+ */
 function headline(o: RunOutcome): string {
   const run = o.detail.run;
   const suite = o.suite?.name ? ` of ${mdText(o.suite.name)}` : '';
   const label = run.runNumber > 0 ? `#${run.runNumber}` : mdCode(run.id);
+  const partial = partialRun(o);
+  const after = partial ? ` after ${partial.done} of ${partial.total} iterations` : '';
+  let gates: string;
   if (o.stopped) {
     const icon = o.stopped.kind === 'timeout' ? '⏱' : o.stopped.kind === 'interrupted' ? '⏹' : '❌';
-    const what = o.stopped.kind === 'timeout' ? 'timed out' : o.stopped.kind === 'interrupted' ? 'was not waited for to the end' : 'could not be reported';
-    return `### ${icon} Eval run ${label}${suite} ${what}`;
+    const what = o.stopped.kind === 'timeout' ? 'timed out' : o.stopped.kind === 'interrupted' ? 'not waited for to the end' : 'could not be read to the end';
+    gates = `${icon} ${what}${after}`;
+  } else if (run.status === 'failed') {
+    gates = `❌ failed${after}`;
+  } else if (run.status !== 'completed') {
+    gates = `${mdText(run.status)}${after}`;
+  } else {
+    const failed = o.gates.filter((g) => !g.passed);
+    const n = (k: number) => `${k} gate${k === 1 ? '' : 's'}`;
+    gates = failed.length ? `❌ ${n(failed.length)} failed (${mdText(failed.map(gateBrief).join('; '))})` : o.gates.length ? `✅ ${n(o.gates.length)} passed` : '✅ completed, no gates';
   }
-  if (run.status === 'failed') return `### ❌ Eval run ${label}${suite} failed`;
-  const failed = o.gates.filter((g) => !g.passed).length;
-  const gates = passed(o) ? '✅' : '❌';
-  const state = failed ? `below ${failed === 1 ? 'a gate' : `${failed} gates`}` : o.gates.length ? 'passed' : 'completed';
+  if (partial?.done) gates += '; the averages are partial';
   const c = o.baseline?.comparison;
-  const verdict = c ? `: ${c.verdict} against #${c.baseline.runNumber}` : '';
-  return `### ${gates} Eval run ${label}${suite} ${state}${verdict}`;
+  return `### Eval run ${label}${suite}: ${gates}${c ? ` · ${verdictBrief(c)}` : ''}`;
 }
 
 function render(o: RunOutcome, b: Budget, truncated: boolean): string {
@@ -124,16 +141,22 @@ function render(o: RunOutcome, b: Budget, truncated: boolean): string {
   const facts = [`Run ${mdCode(run.id)}`, `suite ${mdCode(o.evalId)}`, `agent ${mdCode(o.agentId)} version ${run.agentVersion ?? '?'}`];
   const c = o.baseline?.comparison;
   const overall = `overall **${fmtScore(run.overallScore)}**`;
-  facts.push(c ? `${overall} (run #${c.baseline.runNumber}: ${fmtScore(c.overall.baseline)}, ${signed(c.overall.delta)})` : overall);
+  const partial = partialRun(o);
+  const overallPartial = partial && typeof run.overallScore === 'number' ? `${overall} (partial)` : overall;
+  facts.push(c ? `${overallPartial} (run #${c.baseline.runNumber}: ${fmtScore(c.overall.baseline)}, ${signed(c.overall.delta)})` : overallPartial);
   if (run.totalIterations) facts.push(progressText(run));
   out.push(facts.join(' · '));
+  if (partial) {
+    const note = partialNote(partial);
+    out.push('', `**${note.label}**: ${note.text}`);
+  }
   if (o.stopped) {
     out.push('', mdText(o.stopped.message));
     if (o.stopped.resume) out.push('', o.stopped.kind === 'timeout' ? 'Keep waiting with:' : 'Resume waiting with:', '', ...fencedBlock([o.stopped.resume]));
   }
   if (run.status === 'failed') out.push('', `Error: ${mdText(run.error || 'the run failed (no reason given)')}`);
   if (c) {
-    out.push('', `Against run #${c.baseline.runNumber} (${mdCode(c.baseline.id)}, agent version ${c.baseline.agentVersion ?? '?'}): **${c.verdict}**: ${countsText(c.counts)}. <sub>${mdText(methodText(c.method))}.</sub>`);
+    out.push('', `Against run #${c.baseline.runNumber} (${mdCode(c.baseline.id)}, agent version ${c.baseline.agentVersion ?? '?'}): **${VERDICT_MARK[c.verdict]} ${c.verdict}**: ${countsText(c.counts)}. <sub>${mdText(methodText(c.method))}.</sub>`);
   } else if (o.baseline?.missing) {
     out.push('', `No baseline (${mdCode(`--baseline ${o.baseline.spec}`)}): ${mdText(o.baseline.missing)}.`);
   }
@@ -157,7 +180,7 @@ function render(o: RunOutcome, b: Budget, truncated: boolean): string {
       out.push(
         ...table(['Criterion', 'Weight', 'Score', 'Baseline', 'Δ', `${Math.round(c.method.confidence * 100)}% CI`, 'Verdict'], ['l', 'r', 'r', 'r', 'r', 'l', 'l'], criteria.map((r) => {
           const x = r.comparison;
-          return [criterionName(r.summary.key, r.summary.name), weight(r.summary.weight), fmtScore(x?.current.mean ?? r.summary.average), fmtScore(x?.baseline.mean), signed(x?.delta), ciText(x?.ci), x ? `${VERDICT_ICON[x.verdict]} ${x.verdict}` : '–'];
+          return [criterionName(r.summary.key, r.summary.name), weight(r.summary.weight), fmtScore(x?.current.mean ?? r.summary.average), fmtScore(x?.baseline.mean), signed(x?.delta), ciText(x?.ci), x ? `${VERDICT_MARK[x.verdict]} ${x.verdict}` : '–'];
         })),
       );
     } else {
@@ -197,7 +220,7 @@ function scenarioCells(r: ScenarioRow): string[] {
     fmtScore(x?.baseline.mean),
     signed(x?.delta),
     ciText(x?.ci),
-    x ? `${VERDICT_ICON[x.verdict]} ${x.verdict}` : '–',
+    x ? `${VERDICT_MARK[x.verdict]} ${x.verdict}` : '–',
   ];
 }
 
@@ -209,7 +232,7 @@ function clip(s: string, n: number): string {
 function details(r: ScenarioRow, b: Budget): string[] {
   const s = r.summary;
   const x = r.comparison;
-  const why = x?.verdict === 'regressed' ? `${VERDICT_ICON.regressed} regressed, ${fmtScore(x.current.mean)} against ${fmtScore(x.baseline.mean)} (${signed(x.delta)})` : '';
+  const why = x?.verdict === 'regressed' ? `${VERDICT_MARK.regressed} regressed, ${fmtScore(x.current.mean)} against ${fmtScore(x.baseline.mean)} (${signed(x.delta)})` : '';
   const fails = s.failed ? `${s.failed} of ${s.iterations} iterations failed` : '';
   const summary = `<b>${htmlText(s.name)}</b>: ${htmlText([why, fails].filter(Boolean).join('; '))}`;
   const worst = worstIteration(s.results);

@@ -1,9 +1,9 @@
 import type { RunResult, TranscriptLine } from '../api/evals.js';
-import { fmtScore } from './gates.js';
+import { fmtScore, type GateResult } from './gates.js';
 import { formatSeconds, roleWord } from '../ui/values.js';
 import type { RunOutcome } from './outcome.js';
 import { summarizeCriteria, summarizeScenarios, type CriterionSummary, type ScenarioSummary } from './summary.js';
-import type { CriterionComparison, ScenarioComparison, Verdict } from './verdict.js';
+import { headlineVerdict, VERDICT_MARK, type CriterionComparison, type RunComparison, type ScenarioComparison } from './verdict.js';
 
 // What the Markdown and HTML reports show, computed once: scenarios with their comparison
 // (regressions first), criteria with theirs, the worst iteration of a scenario.
@@ -69,15 +69,11 @@ export function ciText(ci: [number, number] | null | undefined): string {
   return ci ? `${signed(ci[0])} to ${signed(ci[1])}` : '–';
 }
 
-/** Marks beside a verdict in the Markdown report (GitHub shows them as emoji). */
-export const VERDICT_ICON: Record<Verdict, string> = {
-  regressed: '🔻',
-  improved: '🔺',
-  'no significant change': '➖',
-  'too few iterations': '⚪',
-};
-
-/** Marks beside a verdict in the HTML report (plain symbols: no emoji font needed, and they print). */
+/**
+ * Marks beside a verdict in the Markdown and HTML reports, as on a terminal: plain symbols
+ * (no emoji font needed, and they print). An improvement is never drawn as a failure is:
+ * no red, no ❌ (those are for gates that failed and iterations that failed); ▲ points up.
+ */
 export { VERDICT_MARK } from './verdict.js';
 
 export function iterationsText(s: ScenarioSummary): string {
@@ -89,4 +85,75 @@ export { fmtScore };
 /** 134 → "2m 14s"; 45 → "45s"; nothing for none (src/ui/values.ts). */
 export function seconds(s: number | null | undefined): string {
   return typeof s === 'number' && Number.isFinite(s) ? formatSeconds(s) : '';
+}
+
+/**
+ * A run cut short: the wait ended before the run did (timeout, Ctrl-C, an API error), or
+ * the run failed, before all its iterations were done. Its scores and averages cover the
+ * iterations done, and the reports say so. Undefined for a run with every iteration done
+ * (or none known).
+ */
+export interface PartialRun {
+  done: number;
+  total: number;
+  /** `the wait ended after 3 of 28 iterations`, `the run failed after 6 of 14 iterations`. */
+  why: string;
+}
+
+export function partialRun(o: RunOutcome): PartialRun | undefined {
+  const run = o.detail.run;
+  if (!o.stopped && run.status !== 'failed' && run.status !== 'cancelled') return undefined;
+  const total = run.totalIterations ?? 0;
+  const done = (run.completedIterations ?? 0) + (run.failedIterations ?? 0);
+  if (!total || done >= total) return undefined;
+  const of = `${done} of ${total} iteration${total === 1 ? '' : 's'}`;
+  const why = o.stopped ? `the wait ended after ${of}${o.stopped.kind === 'error' ? '' : ' (the run goes on)'}` : `the run ${run.status === 'cancelled' ? 'was cancelled' : 'failed'} after ${of}`;
+  return { done, total, why };
+}
+
+/** What the reports print for a run cut short: a label (bold) and a sentence. */
+export function partialNote(p: PartialRun): { label: string; text: string } {
+  if (p.done === 0) return { label: 'No scores yet', text: `${p.why}.` };
+  return { label: 'Partial averages', text: `${p.why}; every score and average here covers those ${p.done} only.` };
+}
+
+/**
+ * A failed gate in a few words, for a headline: `2 failed iterations, none allowed`,
+ * `overall 0.700 < 0.8`, `tone 0.512 < 0.7`, `overall score dropped 0.120 > 0.05`,
+ * `1 significant regression`. The gates table has the whole message.
+ */
+export function gateBrief(g: GateResult): string {
+  const value = (v: number | null) => (v === null ? 'none' : fmtScore(v));
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  if (g.gate.startsWith('--min-score')) return `overall ${value(g.actual)} < ${g.threshold}`;
+  const criterion = /^--min-criterion (.+)=[^=]*$/.exec(g.gate);
+  if (criterion) return `${criterion[1]} ${value(g.actual)} < ${g.threshold}`;
+  if (g.gate.startsWith('--allow-failed-iterations')) return `${plural(g.actual ?? 0, 'failed iteration')}, ${g.threshold === 0 ? 'none' : g.threshold} allowed`;
+  const drop = /^--max-drop \S+ \((.+)\)$/.exec(g.gate);
+  if (drop) return `${drop[1]} dropped ${(g.actual ?? 0).toFixed(3)} > ${g.threshold}`;
+  if (g.gate === '--fail-on-regression') return plural(g.actual ?? 0, 'significant regression');
+  return g.gate;
+}
+
+/**
+ * The baseline verdict in a few words, apart from the gates: `▼ regressed on 1 of 6
+ * scenarios against #4`, `▲ improved on 2 of 6 scenarios and 1 of 4 criteria against #4`,
+ * `▼ regressed on 1 of 6 scenarios, ▲ improved on 1 against #4`, `= no significant change
+ * against #4`, `○ too few iterations to tell against #4`.
+ */
+export function verdictBrief(c: RunComparison): string {
+  const on = (v: 'regressed' | 'improved', withTotals: boolean) => {
+    const parts: string[] = [];
+    const s = c.scenarios.filter((x) => x.verdict === v).length;
+    const k = c.criteria.filter((x) => x.verdict === v).length;
+    if (s) parts.push(withTotals ? `${s} of ${c.scenarios.length} scenario${c.scenarios.length === 1 ? '' : 's'}` : `${s} scenario${s === 1 ? '' : 's'}`);
+    if (k) parts.push(withTotals ? `${k} of ${c.criteria.length} criteri${c.criteria.length === 1 ? 'on' : 'a'}` : `${k} criteri${k === 1 ? 'on' : 'a'}`);
+    return parts.length ? `${VERDICT_MARK[v]} ${v} on ${parts.join(' and ')}` : '';
+  };
+  const against = ` against #${c.baseline.runNumber}`;
+  const down = on('regressed', true);
+  const up = on('improved', !down);
+  if (down || up) return `${[down, up].filter(Boolean).join(', ')}${against}`;
+  const v = headlineVerdict(c.counts);
+  return `${VERDICT_MARK[v]} ${v === 'too few iterations' ? 'too few iterations to tell' : v}${against}`;
 }

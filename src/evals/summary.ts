@@ -140,7 +140,7 @@ export async function renderRunSummary(detail: RunDetail, results: readonly RunR
   // On a terminal the headline and gate lines wrap at word boundaries, and the tables fit its width.
   const parts = [chalk.bold(messageText(safeText(headline(detail.run)), fit.width))];
   const bl = baselineLines(baseline, chalk);
-  if (bl.length) parts.push(...bl);
+  if (bl.length) parts.push(...bl.map((l) => messageText(l, fit.width)));
   if (scenarios.length) {
     const cmp = new Map((c?.scenarios ?? []).map((x) => [x.scenarioId, x]));
     const cols: Column<ScenarioSummary>[] = c

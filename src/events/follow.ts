@@ -9,7 +9,6 @@ import { nearest } from '../ui/suggest.js';
 import { safeText } from '../ui/safe-text.js';
 import { formatDuration } from '../ui/values.js';
 import { terminalWidth } from '../ui/width.js';
-import { messageWithCommand } from '../ui/fit.js';
 
 /**
  * The loop both tails and `webhooks listen` run: the stream opened with the checked types,
@@ -66,9 +65,8 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
     // Said even with -q: it is what a script needs to carry on.
     if (lastId !== undefined && lastId !== '') {
       // The id is the server's text: shown safe (an id with a control character prints visibly escaped).
-      // On a terminal, the command goes on lines of its own when the whole does not fit, copyable whole (src/ui/width.ts).
-      const width = ctx.io.stderrIsTTY ? terminalWidth(ctx.io.stderr, ctx.env) : undefined;
-      ctx.io.stderr.write(`${messageWithCommand(safeText(`last event id ${lastId}; resume with:`), safeText(spec.resumeCommand(lastId)), width)}\n`);
+      // On a terminal, the command goes on lines of its own when the whole does not fit, copyable whole.
+      ctx.noteCommand(`last event id ${lastId}; resume with:`, spec.resumeCommand(lastId));
     } else {
       ctx.note(`no event received; run the same command again to follow ${spec.label}`);
     }

@@ -64,6 +64,8 @@ export function fitLive(text: string, stream: Writable): string {
  */
 export function messageText(text: string, width: number | undefined, mark = ''): string {
   if (width === undefined) return `${mark}${text}`;
+  // A line indented by its writer keeps the indentation on its further lines too.
+  if (!mark && /^\s/.test(text)) return messageText(text.trimStart(), width, /^\s*/.exec(text)![0]);
   const line = `${mark}${text}`;
   if (displayWidth(line) <= width) return line;
   return wrapWords(line, width, displayWidth(mark)).join('\n');

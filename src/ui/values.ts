@@ -11,6 +11,9 @@
  * | score     | three decimals: `0.812` (`–` for none)  | three decimals (TSV; empty for none), JSON as given |
  * | role      | `agent`, `caller`                       | the API's words: `agent`, `user`           |
  *
+ * Relative times are relative to the server's clock (ServerClock, below), learned from the
+ * `Date` header of the responses a view shows.
+ *
  * `--absolute-times` (a global flag) only changes times: they are exact on a terminal
  * too. Live views (the tails) stamp each line with its clock time, which does not go
  * stale as the line scrolls; with `--absolute-times` they show the exact instant.
@@ -23,7 +26,7 @@
 /** How values are shown on a terminal: exact times or relative ones, and the clock to compare with. */
 export interface Presentation {
   absoluteTimes: boolean;
-  /** Now, in ms since the epoch (a test may pin it). */
+  /** Now, in ms since the epoch: the server's clock when a response told it (a test may pin it). */
   now(): number;
 }
 
@@ -32,6 +35,46 @@ export const DEFAULT_PRESENTATION: Presentation = { absoluteTimes: false, now: (
 export function presentation(opts: { absoluteTimes?: boolean; now?: () => number } = {}): Presentation {
   return { absoluteTimes: Boolean(opts.absoluteTimes), now: opts.now ?? (() => Date.now()) };
 }
+
+/**
+ * "Now" by the server's clock. Relative times compare the server's timestamps with it, so
+ * that a client clock that is off (or an emulator whose simulated clock runs ahead under
+ * --time-scale) never shows a past event as "in 10 minutes", while a time that is ahead by
+ * the server's own clock (a scheduled call) still reads "in …".
+ *
+ * Each response's `Date` header (src/api/client.ts) gives the offset between the two
+ * clocks, applied to the local clock, which keeps ticking between responses: the latest
+ * reading wins, so a listing is compared with the clock of the pages it shows, a stream
+ * with the clock of its opening, and an emulator whose clock runs faster is followed. The
+ * header has whole seconds: the server's instant is taken as the middle of its second, and
+ * an offset within that second's uncertainty is taken as none (the local clock's own
+ * milliseconds are then kept). With no reading (no response yet, or a server that sends no
+ * `Date`), the local clock.
+ */
+export class ServerClock {
+  private offset = 0;
+
+  constructor(private readonly local: () => number = () => Date.now()) {}
+
+  /** A response's `Date` header (ms, whole seconds) and the local time it arrived. */
+  learn(date: { serverMs: number; receivedAtMs: number }): void {
+    if (!Number.isFinite(date.serverMs) || !Number.isFinite(date.receivedAtMs)) return;
+    const estimate = date.serverMs + 500 - date.receivedAtMs;
+    this.offset = Math.abs(estimate) <= RESOLUTION_MS ? 0 : estimate;
+  }
+
+  /** The server's clock minus the local one, in ms (0 until a reading says otherwise). */
+  get offsetMs(): number {
+    return this.offset;
+  }
+
+  now(): number {
+    return this.local() + this.offset;
+  }
+}
+
+/** The `Date` header's resolution: an offset no larger cannot be told from none. */
+const RESOLUTION_MS = 1000;
 
 // ---------------------------------------------------------------------------------------
 // Counts

@@ -67,7 +67,7 @@ describe('the built binary', () => {
   it('no key exits 4 with a hint to log in, and sends nothing', async () => {
     const r = await vap(['agents', 'list'], { env: { VAP_BASE_URL: emu.url, VAP_CONFIG_DIR: env.VAP_CONFIG_DIR! } });
     expect(r.exitCode).toBe(4);
-    expect(r.stderr).toBe('error: no API key found; run `vap auth login`, or set VAP_API_KEY');
+    expect(r.stderr).toBe('error: no API key found for profile "default"; run `vap auth login`, or set VAP_API_KEY');
     expect(await emu.requests()).toEqual([]);
   });
 

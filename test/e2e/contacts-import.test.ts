@@ -122,8 +122,8 @@ describe('vap contacts import (built binary)', () => {
     const a = JSON.parse(threaded.stdout);
     const b = JSON.parse(inline.stdout);
     expect(a.rows).toBe(40_000);
-    // The second run keeps the first one's errors file and writes the next free name.
-    expect(b).toMatchObject({ errorsFile: join(dir, 'large.errors-2.csv'), keptErrorsFile: join(dir, 'large.errors.csv') });
+    // A dry run's errors file has a name of its own; the second run keeps the first one's and writes the next free name.
+    expect(b).toMatchObject({ errorsFile: join(dir, 'large.dry-run.errors-2.csv'), keptErrorsFile: join(dir, 'large.dry-run.errors.csv') });
     expect(readFileSync(b.errorsFile, 'utf8')).toBe(readFileSync(a.errorsFile, 'utf8'));
     const { keptErrorsFile: _kept, ...rest } = b;
     expect({ ...a, elapsedMs: 0, rowsPerSecond: 0, errorsFile: '' }).toEqual({ ...rest, elapsedMs: 0, rowsPerSecond: 0, errorsFile: '' });

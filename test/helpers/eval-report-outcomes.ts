@@ -180,9 +180,9 @@ export function reportOutcomes(): Record<string, RunOutcome> {
     baseline: { spec: 'previous', missing: "run #5 is the suite's first completed run" },
   };
 
-  // A run that failed part-way.
+  // A run that failed part-way: 6 of its 14 iterations done (its averages are partial).
   const some = results(rand, SCENARIOS.slice(0, 3), 2, { prefix: 'f', turns: 3 });
-  const failedDetail = detailOf('run_fixture_f', 6, some, { status: 'failed', error: `the agent could not be reached:\n${HOSTILE[2]}`, completedAt: null });
+  const failedDetail = detailOf('run_fixture_f', 6, some, { status: 'failed', error: `the agent could not be reached:\n${HOSTILE[2]}`, completedAt: null, totalIterations: SCENARIOS.length * 2 });
   const failed: RunOutcome = { agentId, evalId, detail: failedDetail, results: some, gates: [], suite, history: history(failedDetail.run, 6) };
 
   // Waits that ended before the run did: a timeout on a run last seen running, Ctrl-C on one never seen.

@@ -129,7 +129,8 @@ describe('vap agents get', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).id).toBe(id);
-    expect((await emu.requests()).map((q) => q.status)).toEqual([503, 503, 200]);
+    // (The tools are read beside the agent.)
+    expect((await emu.requests()).filter((q) => q.path === `/api/v1/agents/${id}`).map((q) => q.status)).toEqual([503, 503, 200]);
 
     const missing = await vap(['agents', 'get', 'ag_missing']);
     expect(missing.code).toBe(1);
@@ -139,7 +140,7 @@ describe('vap agents get', () => {
   it('encodes the id into the path, and refuses one that could not stay one segment (exit 2, nothing sent)', async () => {
     const ok = await vap(['agents', 'get', 'ag a%b']);
     expect(ok.code).toBe(1);
-    expect(await sent()).toEqual(['GET /api/v1/agents/ag%20a%25b']);
+    expect((await sent()).sort()).toEqual(['GET /api/v1/agents/ag%20a%25b', 'GET /api/v1/agents/ag%20a%25b/tools']);
     await emu.clearRequests();
     const r = await vap(['agents', 'get', '../voices']);
     expect(r.code).toBe(2);

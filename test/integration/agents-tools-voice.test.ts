@@ -65,7 +65,7 @@ describe('vap agents tools', () => {
     for (const empty of ['', ' , ,']) {
       const r = await vap(['agents', 'tools', id, '--set', empty]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toBe(`error: --set "${empty}" names no tool id; give the tool ids (--set tool_a,tool_b), or pass --clear to remove every tool\n`);
+      expect(r.stderr).toBe(`error: --set "${empty}" names no tool; give the tool ids or names (--set tool_a,tool_b), or pass --clear to remove every tool\n`);
     }
     const both = await vap(['agents', 'tools', id, '--set', t1!.id, '--clear']);
     expect(both.code).toBe(2);
@@ -108,11 +108,11 @@ describe('vap agents voice', () => {
     expect(JSON.parse((await vap(['agents', 'get', id, '--json'])).stdout).voice).toEqual({ name: es.name, language: 'es-ES' });
   });
 
-  it('reports an unknown voice or a language the voice does not speak (exit 1)', async () => {
+  it('reports an unknown voice (exit 2, before anything changes) or a language the voice does not speak (exit 1)', async () => {
     const id = await createAgent();
     const unknown = await vap(['agents', 'voice', id, '--set', 'voice_nope']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/voice "voice_nope" is not in the voice listing/);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--set "voice_nope" is neither the id nor the name of a voice/);
     const voices = JSON.parse((await vap(['voices', 'list', '--language', 'de', '--json'])).stdout);
     const lang = await vap(['agents', 'voice', id, '--set', voices[0].id, '--language', 'fr-FR']);
     expect(lang.code).toBe(1);

@@ -69,10 +69,12 @@ describe('vap agents rollback', () => {
     await vap(['agents', 'update', id, '--instructions', 'second instructions']);
     await vap(['agents', 'update', id, '--instructions', 'third instructions']);
 
-    const r = await vap(['agents', 'rollback', id, '--version=1', '--reason', 'v2 and v3 were rude']);
+    const r = await vap(['agents', 'rollback', id, '--version=1', '--reason', 'v2 and v3 were rude', '--yes']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`version\t4\nagent\t${id}\nrestored\t1\n`);
     expect(r.stderr).toContain('back to version 1; the new current version is 4');
+    // What changes was said first (--yes skips only the question).
+    expect(r.stderr).toContain('  instructions:\n    @@ -1,1 +1,1 @@\n    -third instructions\n    +first instructions\n');
 
     const agent = JSON.parse((await vap(['agents', 'get', id, '--json'])).stdout);
     expect(agent).toMatchObject({ currentVersion: 4, instructions: 'first instructions' });
@@ -84,19 +86,21 @@ describe('vap agents rollback', () => {
     expect(table.stdout).toMatch(/^4 +rollback .*\* +to version 1: v2 and v3 were rude$/m);
 
     // -q prints only the new version; --json the whole result.
-    expect((await vap(['agents', 'rollback', id, '--version=3', '--reason', 'back again', '-q'])).stdout).toBe('5\n');
-    expect(JSON.parse((await vap(['agents', 'rollback', id, '--version=2', '--reason', 'r', '--json'])).stdout)).toEqual({ agentId: id, version: 6, rolledBackTo: 2 });
+    expect((await vap(['agents', 'rollback', id, '--version=3', '--reason', 'back again', '-q', '--yes'])).stdout).toBe('5\n');
+    expect(JSON.parse((await vap(['agents', 'rollback', id, '--version=2', '--reason', 'r', '--json', '--yes'])).stdout)).toEqual({ agentId: id, version: 6, rolledBackTo: 2 });
   });
 
-  it('explains why the current or a missing version is refused (exit 1)', async () => {
+  it('explains why the current or a missing version is refused, before sending the rollback (exit 2)', async () => {
     const id = await createAgent();
     await vap(['agents', 'update', id, '--instructions', 'v2']);
-    const current = await vap(['agents', 'rollback', id, '--version=2', '--reason', 'r']);
-    expect(current.code).toBe(1);
-    expect(current.stderr).toMatch(/version 2 is already the current version .*roll back to an earlier one \(HTTP 422/);
-    const future = await vap(['agents', 'rollback', id, '--version=9', '--reason', 'r']);
-    expect(future.code).toBe(1);
+    await emu.clearRequests();
+    const current = await vap(['agents', 'rollback', id, '--version=2', '--reason', 'r', '--yes']);
+    expect(current.code).toBe(2);
+    expect(current.stderr).toMatch(/version 2 is already the current version .*roll back to an earlier one/);
+    const future = await vap(['agents', 'rollback', id, '--version=9', '--reason', 'r', '--yes']);
+    expect(future.code).toBe(2);
     expect(future.stderr).toMatch(/has no version 9; its versions are 1 to 2/);
+    expect((await emu.requests()).filter((q) => q.method === 'POST')).toEqual([]);
   });
 
   it('needs --version (a whole number) and a non-empty --reason: exit 2, nothing sent', async () => {
@@ -122,7 +126,7 @@ describe('vap agents rollback', () => {
   it('accepts `--version n` with a space', async () => {
     const id = await createAgent();
     await vap(['agents', 'update', id, '--instructions', 'v2']);
-    const r = await vap(['agents', 'rollback', id, '--version', '1', '--reason', 'space form']);
+    const r = await vap(['agents', 'rollback', id, '--version', '1', '--reason', 'space form', '--yes']);
     expect(r.stdout).toBe(`version\t3\nagent\t${id}\nrestored\t1\n`);
   });
 });

@@ -91,6 +91,6 @@ describe('auth and config', () => {
     expect(out.code).toBe(0);
     const after = await runCli(['agents', 'list'], { env: { VAP_CONFIG_DIR: dir } });
     expect(after.code).toBe(4);
-    expect(after.stderr).toBe('error: no API key found; run `vap auth login`, or set VAP_API_KEY\n');
+    expect(after.stderr).toBe('error: no API key found for profile "default"; run `vap auth login`, or set VAP_API_KEY\n');
   });
 });

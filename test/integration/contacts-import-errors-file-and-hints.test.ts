@@ -6,7 +6,7 @@ import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator
 import { cliEnv, runCli } from '../helpers/run-cli.js';
 
 // The errors file of `vap contacts import` is never written over an earlier one without a
-// yes; `--errors-file` into a missing folder behaves as `--report` does (the folder is
+// yes; a dry run's has a name of its own; `--errors-file` into a missing folder behaves as `--report` does (the folder is
 // created); the phone hint names --default-country only for a national-looking number; a
 // list of normalised phones says how many it left out.
 
@@ -58,6 +58,27 @@ describe('contacts import: the errors file', () => {
     expect(again.stdout).toContain(`Errors file: ${next} (1 row; fix them and import that file)\n  (${earlier}, from an earlier import, was kept as it was)\n`);
     const json = await runCli(['contacts', 'import', listId, file, '--allow-invalid', '--force', '--json'], { env });
     expect(JSON.parse(json.stdout)).toMatchObject({ errorsFile: join(dir, 'keep.errors-3.csv'), keptErrorsFile: earlier });
+  });
+
+  it('a dry run writes its errors file under a name of its own; the real import after it takes the plain name', async () => {
+    const listId = await createList();
+    const file = write('trial.csv', BAD);
+    const dry = await runCli(['contacts', 'import', listId, file, '--dry-run'], { env });
+    expect(dry.code, dry.stderr).toBe(1);
+    const dryFile = join(dir, 'trial.dry-run.errors.csv');
+    expect(dry.stdout).toContain(`Errors file: ${dryFile} (1 row; fix them and import that file)\n`);
+    expect(existsSync(join(dir, 'trial.errors.csv'))).toBe(false);
+
+    const real = await runCli(['contacts', 'import', listId, file, '--allow-invalid'], { env });
+    expect(real.code, real.stderr).toBe(0);
+    expect(real.stdout).toContain(`Errors file: ${join(dir, 'trial.errors.csv')} (1 row; fix them and import that file)\n`);
+    expect(real.stdout).not.toContain('from an earlier');
+    expect(existsSync(join(dir, 'trial.errors-2.csv'))).toBe(false);
+    expect(readFileSync(join(dir, 'trial.errors.csv'), 'utf8')).toBe(readFileSync(dryFile, 'utf8'));
+
+    // A second dry run keeps the first one's file, and says it came from a dry run.
+    const again = await runCli(['contacts', 'import', listId, file, '--dry-run'], { env });
+    expect(again.stdout).toContain(`Errors file: ${join(dir, 'trial.dry-run.errors-2.csv')} (1 row; fix them and import that file)\n  (${dryFile}, from an earlier dry run, was kept as it was)\n`);
   });
 
   it('--errors-file over an existing file: refused without a terminal (nothing sent), overwritten with --yes', async () => {

@@ -303,6 +303,7 @@ describe('interrupt and resume', () => {
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/Interrupted after reading [\d,]+ rows/);
     expect(existsSync(join(dir, 'dry-ctrlc.errors.csv'))).toBe(false);
+    expect(existsSync(join(dir, 'dry-ctrlc.dry-run.errors.csv'))).toBe(false);
     expect(existsSync(statePathOf(file))).toBe(false);
   });
 });

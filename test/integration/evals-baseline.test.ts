@@ -88,7 +88,12 @@ describe('--baseline', () => {
     const firstOther = rows.findIndex((row) => !row[6]!.endsWith('regressed'));
     if (firstOther >= 0) expect(rows.slice(firstOther).every((row) => !row[6]!.endsWith('regressed'))).toBe(true);
     expect(criteria!.rows.map((row) => row[0]!.text)).toEqual(['Goal completion (`goal_completion`)', 'Instruction adherence (`instruction_adherence`)', 'Tone and empathy (`tone`)', 'Efficiency (`efficiency`)']);
-    expect(text).toMatch(/^<!-- vap-evals suite=ev_\w+ -->\n### ❌ Eval run #2 of Baseline [\d.]+ below a gate: regressed against #1\n/);
+    // The headline: the gates' result and the verdict, two facts apart.
+    const sc = c.scenarios.filter((x) => x.verdict === 'regressed').length;
+    const cr = c.criteria.filter((x) => x.verdict === 'regressed').length;
+    const on = [sc ? `${sc} of 3 scenarios` : '', cr ? `${cr} of 4 criteria` : ''].filter(Boolean).join(' and ');
+    const headline = `### Eval run #2 of Baseline ${text.split('\n')[1]!.match(/of Baseline ([\d.]+):/)?.[1]}: ❌ 1 gate failed (${regressed.length} significant regression${regressed.length === 1 ? '' : 's'}) · ▼ regressed on ${on}`;
+    expect(text.split('\n').slice(0, 2)).toEqual([expect.stringMatching(/^<!-- vap-evals suite=ev_\w+ -->$/), expect.stringMatching(new RegExp(`^${headline.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(, ▲ improved on .+)? against #1$`))]);
     // The step summary is the same report, with the baseline columns.
     expect(readFileSync(summary, 'utf8')).toBe(`${text}\n`);
   });

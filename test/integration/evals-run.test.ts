@@ -267,7 +267,9 @@ describe('vap evals run', () => {
     expect(r.stdout).toContain(`Keep waiting with: ${resume}\n`);
     // The step summary is the Markdown report of the run as last seen, with the command that keeps waiting.
     const md = readFileSync(summary, 'utf8');
-    expect(md).toMatch(/^<!-- vap-evals suite=ev_\w+ -->\n### ⏱ Eval run #1 timed out\n/);
+    // Held before its first iteration: the report says how far it got, and that there is no score yet.
+    expect(md).toMatch(/^<!-- vap-evals suite=ev_\w+ -->\n### Eval run #1: ⏱ timed out after 0 of \d+ iterations\n/);
+    expect(md).toMatch(/\n\*\*No scores yet\*\*: the wait ended after 0 of \d+ iterations \(the run goes on\)\.\n/);
     expect(md).toContain(`run ${runId} had not finished after 500ms`);
     expect(md).toContain(`Keep waiting with:\n\n\`\`\`text\n${resume}\n\`\`\`\n`);
     // The JUnit file is written too, with an <error> saying why.
@@ -368,7 +370,8 @@ describe('reports', () => {
     expect(r.stdout).toMatch(/^::error title=Eval gate failed%3A --min-score 1::overall score 0\.\d{3} < 1$/m);
     expect(r.stdout).toMatch(/^::error title=Eval scenario failed%3A .+::mean score 0\.\d{3} < --min-score 1/m);
     const md = readFileSync(summary, 'utf8');
-    expect(md.startsWith(`# earlier step\n<!-- vap-evals suite=${evalId} -->\n### ❌ Eval run #1 of Suite `)).toBe(true);
+    expect(md.startsWith(`# earlier step\n<!-- vap-evals suite=${evalId} -->\n### Eval run #1 of Suite `)).toBe(true);
+    expect(md.split('\n')[2]).toMatch(/: ❌ 1 gate failed \(overall 0\.\d{3} &lt; 1\)$/);
     expect(md).toContain('| Scenario | Iterations | Failed | Score |');
     expect(md).toContain('| `--min-score 1` | ❌ failed: overall score');
 

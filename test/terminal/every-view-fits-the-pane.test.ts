@@ -65,7 +65,7 @@ const LISTINGS: Record<string, Line> = {
 const WITHOUT_IDS = new Set(['config list', 'events types', 'contact-lists create', 'calls transcript']);
 
 /** Every live view: drawn while it runs (progress bars, watches, streams). Each has its own test below. */
-const LIVE_VIEWS = ['events tail', 'calls tail', 'evals run', 'evals runs get', 'push', 'import-jobs watch', 'campaigns analytics', 'contacts import', 'evals imports triage', 'webhooks listen', 'calls audio'];
+const LIVE_VIEWS = ['events tail', 'calls tail', 'evals run', 'evals runs get', 'push', 'preview', 'promote', 'import-jobs watch', 'campaigns analytics', 'contacts import', 'evals imports triage', 'webhooks listen', 'calls audio'];
 
 /** The other verbs, and why they are neither: they print a record, a prompt, a file or a message. */
 const NEITHER: Record<string, string> = {
@@ -120,6 +120,7 @@ const NEITHER: Record<string, string> = {
   mv: 'files',
   api: 'a raw response',
   completion: 'a script',
+  'github comment': 'a request to GitHub',
 };
 
 interface Seeded {
@@ -182,7 +183,7 @@ let receiver: http.Server;
 let receiverUrl: string;
 let configDir: string;
 
-const env = () => ({ VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: configDir, VAP_STATE_DIR: testStateDir(), NO_COLOR: '1', TERM: 'xterm-256color' });
+const env = () => ({ VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_API_KEY_STAGING: ORG_A.apiKey, VAP_CONFIG_DIR: configDir, VAP_STATE_DIR: testStateDir(), NO_COLOR: '1', TERM: 'xterm-256color' });
 
 const LONG_DESCRIPTION = 'Calls patients of the north-east practice two days before their appointment to confirm, move or cancel it, and books a cleaning when one is due';
 const LONG_SUMMARY = 'Margaret Hamilton asked not to be called again and said her lawyer would hear about the repeated calls; the agent confirmed the number was removed from the calling list.';
@@ -371,7 +372,7 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
       expect([0, 3]).toContain(get.code);
     });
 
-    it(`push --eval at ${width} columns: the gate's bar fits`, async () => {
+    it(`push --eval, preview and promote --eval at ${width} columns: the plan and the gate's bar fit`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'vap-fit-push-'));
       for (const f of ['vap.yaml', join('agents', 'reception', 'agent.md'), join('agents', 'reception', 'evals', 'smoke.yaml')]) {
         mkdirSync(join(dir, f, '..'), { recursive: true });
@@ -392,6 +393,22 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
         expect(end).not.toMatch(/░/);
       } finally {
         tty.kill();
+      }
+      // The branch changes the agent: preview runs copies of its gating suite, promote carries what passed to another profile.
+      const md = join(dir, 'agents', 'reception', 'agent.md');
+      writeFileSync(md, readFileSync(md, 'utf8').replace('Greet callers with "Hello".', 'Greet callers with "Good morning, north-east practice, how can we help you today?".'));
+      for (const [label, command] of [
+        ['preview', `preview --label fit-${width} --allow-failed-iterations 9 --dir ${shellQuote(dir)}`],
+        ['push --eval (the change)', `push --yes --eval --allow-failed-iterations 9 --dir ${shellQuote(dir)}`],
+        ['promote --eval', `promote --from default --to staging --yes --eval --allow-failed-iterations 9 --dir ${shellQuote(dir)}`],
+      ] as const) {
+        const run = session(command, width);
+        try {
+          const end = await watchWhile(run, width, label, exited, 60_000);
+          expect([0, 3], `${label}:\n${end}`).toContain(exitOf(end));
+        } finally {
+          run.kill();
+        }
       }
     });
 

@@ -91,4 +91,26 @@ describe.skipIf(!hasTmux())('vap push in a real terminal (tmux)', () => {
       tty.kill();
     }
   });
+
+  it('a base URL the state was never synced with is said and asked once; the push records it, so the next diff does not say it', async () => {
+    const { dir } = await project();
+    // The same server under another name (what a moved or renamed API host looks like).
+    const tty = new TmuxSession(`cd ${shellQuote(dir)} && node ${shellQuote(BIN)} diff --profile staging; node ${shellQuote(BIN)} push --yes --profile staging; node ${shellQuote(BIN)} diff --profile staging`, {
+      env: { VAP_BASE_URL: emu.url.replace('127.0.0.1', 'localhost'), VAP_API_KEY: ORG_A.apiKey, TERM: 'xterm-256color' },
+      width: 140,
+    });
+    try {
+      const screen = await tty.waitFor(/Use it for profile "staging"\?/);
+      expect(screen).toContain(`.vap/state.staging.json was synced with another server: this run uses the base URL ${emu.url.replace('127.0.0.1', 'localhost')} (it was synced with ${emu.url})`);
+      tty.sendKeys('y', 'Enter');
+      await tty.waitFor(/Plan for profile "staging"/);
+      expect(await tty.exitCode()).toBe(0);
+      const all = tty.capture();
+      // Asked by the first diff only: the push (--yes) recorded the URL, and the last diff is silent.
+      expect(all.match(/Use it for profile/g)).toHaveLength(1);
+      expect(all.match(/was synced with another server/g)).toHaveLength(2);
+    } finally {
+      tty.kill();
+    }
+  });
 });

@@ -89,6 +89,7 @@ describe('errors file', () => {
   it('default path is beside the input', () => {
     expect(defaultErrorsPath('/data/leads.csv')).toBe('/data/leads.errors.csv');
     expect(defaultErrorsPath('export.json')).toBe('export.errors.csv');
+    expect(defaultErrorsPath('/data/leads.csv', true)).toBe('/data/leads.dry-run.errors.csv');
   });
 
   it('quotes per RFC 4180', () => {

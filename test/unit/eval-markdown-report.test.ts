@@ -35,7 +35,7 @@ function result(scenario: string, name: string, i: number, score: number | null,
 }
 
 /** Baseline: three steady scenarios. Current: one steady, one clearly worse, one with a failed iteration. */
-function outcome(opts: { transcript?: number; text?: string; scenarios?: number; failing?: boolean } = {}): RunOutcome {
+function outcome(opts: { transcript?: number; text?: string; scenarios?: number; failing?: boolean; improve?: boolean; allowFailed?: number } = {}): RunOutcome {
   const steady = [0.8, 0.81, 0.79, 0.8, 0.8];
   const base: RunResult[] = [];
   const cur: RunResult[] = [];
@@ -44,13 +44,13 @@ function outcome(opts: { transcript?: number; text?: string; scenarios?: number;
     steady.forEach((v, i) => base.push(result(id, name, i + 1, v, opts)));
   }
   steady.forEach((v, i) => cur.push(result('s1', 'Steady', i + 1, v, opts)));
-  [0.5, 0.52, 0.49, 0.51, 0.5].forEach((v, i) => cur.push(result('s2', EVIL, i + 1, v, { ...opts, reason: `Curt | <b>rude</b> ${'`'}x${'`'}` })));
+  (opts.improve ? [0.95, 0.96, 0.94, 0.95, 0.95] : [0.5, 0.52, 0.49, 0.51, 0.5]).forEach((v, i) => cur.push(result('s2', EVIL, i + 1, v, { ...opts, reason: `Curt | <b>rude</b> ${'`'}x${'`'}` })));
   [0.8, null, 0.81, 0.79, 0.8].forEach((v, i) => cur.push(result('s3', 'Flaky', i + 1, v, opts)));
   for (let k = 0; k < extra; k++) steady.forEach((v, i) => cur.push(result(`x${k}`, `Extra scenario ${k}`, i + 1, opts.failing && i === 0 ? null : v, opts)));
   const A = { detail: detail('run_a', 4, 0.8), results: base };
   const B = { detail: detail('run_b', 5, 0.7), results: cur };
   const comparison = compareRuns(B, A);
-  const gates = evaluateGates({ minCriteria: [], allowFailedIterations: 0, failOnRegression: true, minScore: 0.6 }, B.detail, undefined, { comparison });
+  const gates = evaluateGates({ minCriteria: [], allowFailedIterations: opts.allowFailed ?? 0, failOnRegression: true, minScore: 0.6 }, B.detail, undefined, { comparison });
   return { agentId: 'ag_1', evalId: 'ev_1', detail: B.detail, results: cur, gates, baseline: { spec: 'previous', comparison, side: A }, suite: { name: 'Booking | flows' } };
 }
 
@@ -58,20 +58,57 @@ const tables = (md: string) => marked.lexer(md).filter((t): t is Tokens.Table =>
 const cells = (t: Tokens.Table) => t.rows.map((r) => r.map((c) => c.text));
 
 describe('the Markdown report', () => {
-  it('starts with the hidden marker and one line with the verdict and the run', () => {
+  it('starts with the hidden marker and one line with the run, the gates\' result and the baseline verdict, two facts apart', () => {
     const md = markdownReport(outcome());
     const lines = md.split('\n');
     expect(lines[0]).toBe('<!-- vap-evals suite=ev_1 -->');
-    expect(lines[1]).toBe('### ❌ Eval run #5 of Booking \\| flows below 2 gates: regressed against #4');
+    expect(lines[1]).toBe('### Eval run #5 of Booking \\| flows: ❌ 2 gates failed (1 failed iteration, none allowed; 2 significant regressions) · ▼ regressed on 1 of 3 scenarios and 1 of 2 criteria against #4');
     const heading = marked.lexer(md).find((t) => t.type === 'heading') as Tokens.Heading;
-    expect(heading.text).toContain('regressed against #4');
+    const [gates, verdict] = heading.text.split(' · ');
+    expect(gates).toMatch(/: ❌ 2 gates failed \(/);
+    expect(verdict).toBe('▼ regressed on 1 of 3 scenarios and 1 of 2 criteria against #4');
+  });
+
+  it('an improvement is never shown as a failure is: ▲, no red mark, apart from a gate that failed', () => {
+    const RED = /❌|🔻|🔺|🔴|⛔|✗/u;
+    // A failed gate (a failed iteration, none allowed) beside an improvement: two facts, the ❌ on the gate's only.
+    const failing = markdownReport(outcome({ improve: true }));
+    const headline = failing.split('\n')[1]!;
+    expect(headline).toBe('### Eval run #5 of Booking \\| flows: ❌ 1 gate failed (1 failed iteration, none allowed) · ▲ improved on 1 of 3 scenarios and 1 of 2 criteria against #4');
+    expect(headline.split(' · ')[1]).not.toMatch(RED);
+    // Every gate passed and the run improved: nothing red anywhere but the failed iteration's own details.
+    const green = markdownReport(outcome({ improve: true, allowFailed: 1 }));
+    expect(green.split('\n')[1]).toBe('### Eval run #5 of Booking \\| flows: ✅ 3 gates passed · ▲ improved on 1 of 3 scenarios and 1 of 2 criteria against #4');
+    expect(green).toContain('**▲ improved**: 2 improved, 3 no significant change');
+    const [scenarios, criteria] = tables(green);
+    const improved = [...cells(scenarios!), ...cells(criteria!)].filter((r) => r[6]!.includes('improved'));
+    expect(improved.map((r) => r[6])).toEqual(['▲ improved', '▲ improved']);
+    for (const r of improved) expect(r.join(' ')).not.toMatch(RED);
+    const beforeDetails = green.slice(0, green.indexOf('<details>'));
+    expect(beforeDetails).not.toMatch(RED);
+  });
+
+  it('a run cut short says that its averages are partial: in the headline, beside the overall score, and in a line of its own', () => {
+    const o = outcome();
+    const failedRun = { ...o, detail: { ...o.detail, run: { ...o.detail.run, status: 'failed', error: 'the tester pool is down', completedIterations: 9, failedIterations: 1 } }, gates: [] };
+    const md = markdownReport(failedRun);
+    const lines = md.split('\n');
+    expect(lines[1]).toBe('### Eval run #5 of Booking \\| flows: ❌ failed after 10 of 15 iterations; the averages are partial · ▼ regressed on 1 of 3 scenarios and 1 of 2 criteria against #4');
+    expect(lines[3]).toContain('overall **0.700** (partial) (run #4: 0.800, -0.100) · 9 completed, 1 failed of 15 iterations');
+    expect(md).toContain('\n**Partial averages**: the run failed after 10 of 15 iterations; every score and average here covers those 10 only.\n');
+    // Every iteration done (a run that completed): nothing is said.
+    expect(markdownReport(o)).not.toContain('partial');
+    // A wait that ended early: the run goes on.
+    const waited = markdownReport({ ...o, gates: [], stopped: { kind: 'timeout', message: 'run run_b had not finished after 20m; it goes on' }, detail: { ...o.detail, run: { ...o.detail.run, status: 'running', completedIterations: 6, failedIterations: 0 } } });
+    expect(waited.split('\n')[1]).toMatch(/: ⏱ timed out after 6 of 15 iterations; the averages are partial/);
+    expect(waited).toContain('**Partial averages**: the wait ended after 6 of 15 iterations (the run goes on); every score and average here covers those 6 only.');
   });
 
   it('a table of scenarios: score, baseline, delta, interval and verdict, regressions first', () => {
     const [scenarios] = tables(markdownReport(outcome()));
     expect(scenarios!.header.map((h) => h.text)).toEqual(['Scenario', 'Iterations', 'Score', 'Baseline', 'Δ', '95% CI', 'Verdict']);
     const rows = cells(scenarios!);
-    expect(rows.map((r) => r[6])).toEqual(['🔻 regressed', '➖ no significant change', '➖ no significant change']);
+    expect(rows.map((r) => r[6])).toEqual(['▼ regressed', '= no significant change', '= no significant change']);
     // The regression first, then the scenario with a failed iteration, then the rest.
     expect(rows[0]!.slice(1, 5)).toEqual(['5', '0.504', '0.800', '-0.296']);
     expect(rows[1]!.slice(0, 2)).toEqual(['Flaky', '5 (1 failed)']);
@@ -103,8 +140,8 @@ describe('the Markdown report', () => {
   it('the criteria table and the gates, each with its result', () => {
     const [, criteria, gates] = tables(markdownReport(outcome()));
     expect(cells(criteria!).map((r) => [r[0], r[6]])).toEqual([
-      ['Tone and empathy (`tone`)', '🔻 regressed'],
-      ['Goal (`goal`)', '➖ no significant change'],
+      ['Tone and empathy (`tone`)', '▼ regressed'],
+      ['Goal (`goal`)', '= no significant change'],
     ]);
     expect(cells(gates!)).toEqual([
       ['`--min-score 0.6`', '✅ passed: overall score 0.700 ≥ 0.6'],
@@ -117,7 +154,7 @@ describe('the Markdown report', () => {
     const md = markdownReport(outcome());
     const blocks = md.split('<details>').slice(1).map((b) => b.slice(0, b.indexOf('</details>')));
     expect(blocks).toHaveLength(2);
-    expect(blocks[0]).toMatch(/^<summary><b>Pipe \| &lt;img src=x onerror=alert\(1\)&gt; `tick` \*\*bold\*\* @\u200boctocat \\e\[31m<\/b>: 🔻 regressed, 0\.504 against 0\.800 \(-0\.296\)<\/summary>/);
+    expect(blocks[0]).toMatch(/^<summary><b>Pipe \| &lt;img src=x onerror=alert\(1\)&gt; `tick` \*\*bold\*\* @\u200boctocat \\e\[31m<\/b>: ▼ regressed, 0\.504 against 0\.800 \(-0\.296\)<\/summary>/);
     expect(blocks[0]).toContain('Worst iteration: **#3** `res_s2_3` · score 0.490');
     const inner = marked.lexer(blocks[0]!.slice(blocks[0]!.indexOf('</summary>') + 10));
     const reasons = inner.find((t): t is Tokens.Table => t.type === 'table')!;
@@ -170,7 +207,7 @@ describe('the Markdown report', () => {
   it('a wait that timed out: what was seen, why, and the command that keeps waiting', () => {
     const o = outcome();
     const md = markdownReport({ ...o, detail: { ...o.detail, run: { ...o.detail.run, status: 'running', overallScore: null } }, results: [], gates: [], baseline: undefined, stopped: { kind: 'timeout', message: 'run run_b had not finished after 20m; it goes on', resume: 'vap evals runs get run_b --eval ev_1 --agent ag_1 --wait' } });
-    expect(md.split('\n')[1]).toBe('### ⏱ Eval run #5 of Booking \\| flows timed out');
+    expect(md.split('\n')[1]).toBe('### Eval run #5 of Booking \\| flows: ⏱ timed out');
     expect(md).toContain('Keep waiting with:\n\n```text\nvap evals runs get run_b --eval ev_1 --agent ag_1 --wait\n```');
     expect(md).toContain('Gates: not evaluated: the run did not complete.');
   });

@@ -6,6 +6,7 @@ import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 import { nonBlank } from './input.js';
+import { resolveVoice, VOICE_LOOKUP } from './names.js';
 
 export interface VoiceOptions {
   set?: string;
@@ -22,30 +23,37 @@ export function voiceCommand(makeContext: ContextFactory): Command {
   return new Command('voice')
     .description("Show an agent's voice, or change it with --set (not for speech-to-speech agents, which use their model's voice)")
     .argument('<agentId>', 'the agent id')
-    .option('--set <voiceId>', 'a voice from `vap voices list`')
-    .option('--language <bcp47>', "the language to speak, for example es-MX (default: the voice's own)")
+    .option('--set <voice>', 'a voice of `vap voices list`, by id or by name')
+    .option('--language <bcp47>', "the language to speak, for example es-ES (default: the voice's own); picks among voices of the same name")
     .addHelpText(
       'after',
       `
+${VOICE_LOOKUP}
+
 Examples:
   $ vap agents voice ag_3k9x0c1m2p8q7r4t
   $ vap voices list --language es
-  $ vap agents voice ag_3k9x0c1m2p8q7r4t --set voice_znruc1uit24f --language es-ES`,
+  $ vap agents voice ag_3k9x0c1m2p8q7r4t --set Lucía
+  $ vap agents voice ag_3k9x0c1m2p8q7r4t --set lucia --language es-ES
+  $ vap agents voice ag_3k9x0c1m2p8q7r4t --set voice_znruc1uit24f`,
     )
     .action(action<VoiceOptions>(makeContext, (args, opts, ctx) => run(args[0]!, opts, ctx)));
 }
 
 export async function run(agentId: string, opts: VoiceOptions, ctx: Context): Promise<void> {
   if (opts.language !== undefined && opts.set === undefined) {
-    throw new UsageError('--language only goes with --set', 'pass --set <voiceId> --language <bcp47>');
+    throw new UsageError('--language only goes with --set', 'pass --set <voice> --language <bcp47>');
   }
-  const voiceId = nonBlank('--set', opts.set);
+  const ref = nonBlank('--set', opts.set);
   const language = nonBlank('--language', opts.language);
   const api = await ctx.api();
-  const voice =
-    voiceId === undefined
-      ? await getAgentVoice(api, agentId, ctx.signal)
-      : await setAgentVoice(api, agentId, { voiceId, ...(language ? { language } : {}) });
+  let voice: AgentVoice;
+  if (ref === undefined) voice = await getAgentVoice(api, agentId, ctx.signal);
+  else {
+    // By id or by name (the voice listing is read first; nothing is changed until it is found).
+    const chosen = await resolveVoice(api, ref, language, '--set', ctx.signal);
+    voice = await setAgentVoice(api, agentId, { voiceId: chosen.id, ...(language ? { language } : {}) });
+  }
   await ctx.out.item(voice, { id: (v) => v.voiceId, fields: VOICE_FIELDS });
-  if (voiceId !== undefined) await ctx.success(`Agent ${agentId} now speaks with ${voice.name} (${voice.language})`);
+  if (ref !== undefined) await ctx.success(`Agent ${agentId} now speaks with ${voice.name} (${voice.language})`);
 }

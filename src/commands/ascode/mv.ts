@@ -23,11 +23,12 @@ Examples:
 };
 
 export async function run(from: string, to: string, opts: DirOptions & GlobalOptions, ctx: Context): Promise<void> {
-  const { findRoot, noProjectError } = await import('../../ascode/project.js');
+  const [{ findRoot, noProjectError }, { ProjectFs, checkLayout }, { move }] = await Promise.all([import('../../ascode/project.js'), import('../../ascode/paths.js'), import('../../ascode/mv.js')]);
   const start = opts.dir ?? '.';
   const root = findRoot(start);
   if (!root) throw noProjectError(start);
-  const { move } = await import('../../ascode/mv.js');
-  const r = await move(root, from, to);
+  const fs = new ProjectFs(root);
+  checkLayout(fs);
+  const r = await move(fs, from, to);
   await ctx.success(`Renamed ${safeText(r.from)} → ${safeText(r.to)}${r.profiles.length ? ` (state of ${r.profiles.map((p) => safeText(p)).join(', ')} updated)` : ''}`);
 }

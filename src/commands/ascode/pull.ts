@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context, GlobalOptions } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -49,11 +48,14 @@ Examples:
 
 export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Promise<void> {
   if (opts.all && opts.agent?.length) throw new UsageError('--all and --agent choose differently', 'pass one of them');
-  const [{ findRoot, readConfig }, { ProblemList }, { loadState }, { configPath, configWithProfile, newConfig, writeFileAtomic }] = await Promise.all([
+  const [{ findRoot, readConfig }, { ProblemList }, { loadState, recordOrigin }, { configWithProfile, newConfig }, { ProjectFs, checkLayout }, { normalise, inForm }, { confirmMissing, confirmOrigin }] = await Promise.all([
     import('../../ascode/project.js'),
     import('../../ascode/problems.js'),
     import('../../ascode/state.js'),
     import('../../ascode/write.js'),
+    import('../../ascode/paths.js'),
+    import('../../ascode/text-form.js'),
+    import('../../ascode/sync-guard.js'),
   ]);
   const start = resolve(opts.dir ?? '.');
   const profile = await currentProfile(ctx);
@@ -66,29 +68,77 @@ export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Prom
     if (!existsSync(start)) throw new UsageError(`${start} does not exist`, 'create the folder first, or pass another --dir');
     root = start;
   }
+  const fs = new ProjectFs(root);
+  checkLayout(fs);
   const problems = new ProblemList();
-  let config = created ? undefined : await readConfig(root, problems);
+  let config = created ? undefined : await readConfig(fs, problems);
   problems.throwIfAny((l) => ctx.note(l.trimEnd()));
   const api = await ctx.api();
+  const creds = await ctx.credentials();
   const settings = config?.profiles.get(profile) ?? { vars: {}, tools: {} };
-  const state = await loadState(root, profile);
-  if (created) await writeFileAtomic(configPath(root), newConfig(profile));
-  else if (!config!.profiles.has(profile)) await writeFileAtomic(configPath(root), configWithProfile(await readFile(configPath(root), 'utf8'), profile));
+  const state = await loadState(fs, profile);
+  await confirmOrigin(ctx, state, creds);
+  if (created) await fs.writeText('vap.yaml', newConfig(profile));
+  else if (!config!.profiles.has(profile)) {
+    const raw = (await fs.readText('vap.yaml'))!;
+    const { text, form } = normalise(raw);
+    await fs.writeText('vap.yaml', inForm(configWithProfile(text, profile), form));
+  }
+  const elsewhere = await otherProfiles(fs, profile, config);
   config = undefined;
   const spinner = await ctx.spinner(`Pulling from profile ${profile}…`);
   const { pull } = await import('../../ascode/pull.js');
   let result: Awaited<ReturnType<typeof pull>>;
   try {
-    result = await pull({ api, root, profile, settings, state, selection: { all: opts.all, agents: opts.agent, webhooks: opts.webhooks }, force: Boolean(opts.force), signal: ctx.signal });
+    if (creds.apiKey) recordOrigin(state, creds.baseUrl, creds.apiKey);
+    result = await pull({
+      api,
+      fs,
+      profile,
+      settings,
+      state,
+      selection: { all: opts.all, agents: opts.agent, webhooks: opts.webhooks },
+      force: Boolean(opts.force),
+      signal: ctx.signal,
+      elsewhere,
+      confirmMissing: async (missing, tracked) => {
+        spinner.stop();
+        await confirmMissing(ctx, profile, missing, tracked);
+      },
+    });
   } finally {
     spinner.stop();
   }
   for (const f of result.written) ctx.info(`  wrote   ${safeText(f)}`);
   for (const f of result.removed) ctx.info(`  removed ${safeText(f)} (gone from the platform)`);
+  for (const k of result.kept) ctx.info(`  kept    ${safeText(k.path)}: ${safeText(k.why)}`);
   const c = result.counts;
   const n = (k: number, one: string) => `${k} ${one}${k === 1 ? '' : 's'}`;
   await ctx.success(
-    `Pulled ${n(c.agents, 'agent')}, ${n(c.suites, 'suite')} and ${n(c.webhooks, 'webhook endpoint')} of profile "${safeText(profile)}" into ${safeText(root)}: ` +
-      `${n(result.written.length, 'file')} written, ${result.unchanged.length} unchanged${result.removed.length ? `, ${result.removed.length} removed` : ''}${created ? ' (vap.yaml created)' : ''}`,
+    `Pulled ${n(c.agents, 'agent')}, ${n(c.suites, 'suite')} and ${n(c.webhooks, 'webhook endpoint')} of profile "${safeText(profile)}" into ${safeText(fs.root)}: ` +
+      `${n(result.written.length, 'file')} written, ${result.unchanged.length} unchanged${result.removed.length ? `, ${result.removed.length} removed` : ''}${result.kept.length ? `, ${result.kept.length} kept` : ''}${created ? ' (vap.yaml created)' : ''}`,
   );
+}
+
+/** The states of the other profiles of the project (one that cannot be read is left out: it is not this pull's). */
+async function otherProfiles(fs: import('../../ascode/paths.js').ProjectFs, profile: string, config: import('../../ascode/project.js').ProjectConfig | undefined): Promise<import('../../ascode/pull.js').OtherProfile[]> {
+  const { readdir } = await import('node:fs/promises');
+  const { loadState } = await import('../../ascode/state.js');
+  let names: string[];
+  try {
+    names = await readdir(`${fs.root}/.vap`);
+  } catch {
+    return [];
+  }
+  const out: import('../../ascode/pull.js').OtherProfile[] = [];
+  for (const n of names) {
+    const p = /^state\.([A-Za-z0-9][A-Za-z0-9._-]{0,63})\.json$/.exec(n)?.[1];
+    if (!p || p === profile) continue;
+    try {
+      out.push({ state: await loadState(fs, p), vars: config?.profiles.get(p)?.vars ?? {} });
+    } catch {
+      // Not readable: another command says so when it is that profile's turn.
+    }
+  }
+  return out;
 }

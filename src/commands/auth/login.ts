@@ -22,11 +22,14 @@ export function loginCommand(makeContext: ContextFactory): Command {
       `
 The key is checked against the API, then stored in the profile's config file
 (mode 0600) together with the base URL given by --base-url or VAP_BASE_URL.
+The first login on a machine makes its profile the default (as gh does), so that
+plain commands use it; \`vap config set default_profile <name>\` changes it.
 
 Examples:
   $ vap auth login
   $ vap auth login --base-url http://127.0.0.1:4010
-  $ echo "$VAP_KEY" | vap auth login --with-key --profile ci`,
+  $ echo "$VAP_KEY" | vap auth login --with-key --profile ci
+  $ vap auth login --profile staging          (the first login: staging becomes the default)`,
     )
     .action(action<LoginOptions>(makeContext, (_args, opts, ctx) => run(opts, ctx)));
 }
@@ -79,8 +82,15 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     }
   }
 
+  // The first login on this machine (no default chosen, no key stored yet) makes its profile
+  // the default, as gh does: plain commands then use the profile just logged in to.
+  const first = store.defaultProfile === undefined && store.profilesWithKeys().length === 0;
   store.updateProfile(creds.profile, { apiKey: key, baseUrl });
+  if (first && creds.profile !== 'default') store.setDefaultProfile(creds.profile);
   await ctx.success(`Logged in to ${shownUrl} as profile "${creds.profile}" (key ${keyPrefix(key)})`);
+  if (first && creds.profile !== 'default') {
+    ctx.info(`Profile "${creds.profile}" is now the default (the first login on this machine); commands without --profile use it. Change it with \`vap config set default_profile <name>\`.`);
+  }
   if (ctx.env.VAP_API_KEY && ctx.env.VAP_API_KEY !== key) {
     await ctx.warn('VAP_API_KEY is set in the environment and takes precedence over the stored key');
   }

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { keyPrefix } from '../../config/resolve.js';
-import { AuthRequiredError, SilentExit } from '../../errors.js';
+import { readConfig } from '../../config/read.js';
+import { keyPrefix, missingKeyError } from '../../config/resolve.js';
+import { SilentExit } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { action } from '../action.js';
 import { safeText } from '../../ui/safe-text.js';
@@ -34,7 +35,7 @@ Examples:
 export async function run(ctx: Context): Promise<void> {
   const creds = await ctx.credentials();
   if (!creds.apiKey) {
-    throw new AuthRequiredError(`not logged in (profile "${creds.profile}", ${redactUrl(creds.baseUrl)})`, 'run `vap auth login`, or set VAP_API_KEY');
+    throw missingKeyError(creds, readConfig(ctx.env).profilesWithKeys(), `not logged in at ${redactUrl(creds.baseUrl)}`);
   }
   const api = await ctx.api();
   const { checkKey } = await import('../../api/identity.js');

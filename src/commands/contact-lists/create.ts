@@ -22,6 +22,9 @@ export interface CreateOptions {
   dryRun?: boolean;
 }
 
+/** Fields of an inferred schema shown in the table before it is confirmed (the rest are counted). */
+const SHOWN_FIELDS = 100;
+
 export const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 
 export function createCommand(makeContext: ContextFactory): Command {
@@ -79,9 +82,12 @@ export async function run(opts: CreateOptions & GlobalOptions, ctx: Context): Pr
   }
   const schema = input.toSchema(fields);
 
-  if (stats) {
-    const table = await inferredTable(fields, stats, overrides);
-    if (showInferred) ctx.io.stderr.write(`${table}\n`);
+  if (stats && showInferred) {
+    // A wide file's schema is shown in part: the table's layout takes time that grows with the square of its rows.
+    const shown = fields.length > SHOWN_FIELDS ? fields.slice(0, SHOWN_FIELDS) : fields;
+    const more = fields.length - shown.length;
+    ctx.io.stderr.write(`${await inferredTable(shown, stats, overrides)}\n`);
+    if (more) ctx.io.stderr.write(`… and ${more.toLocaleString('en-US')} more field${more === 1 ? '' : 's'} (the whole schema: --dry-run --json)\n`);
   }
 
   if (opts.dryRun) {

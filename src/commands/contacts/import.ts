@@ -32,7 +32,7 @@ export function importCommand(makeContext: ContextFactory): Command {
     .option('--map <column=field>', 'read this column into this schema field (repeatable; an empty field ignores the column); columns are otherwise matched to fields by name', collect)
     .option('--default-country <CC>', 'ISO country for national phone numbers: with US, (415) 555-0100 becomes +14155550100')
     .option('--dry-run', 'check the file against the schema and report; send nothing')
-    .option('--errors-file <path>', 'where to write rejected rows as CSV (default: beside the input, leads.csv → leads.errors.csv, or in vap\'s state folder when the input\'s folder is read-only; only when rows are rejected)')
+    .option('--errors-file <path>', 'where to write rejected rows as CSV (default: beside the input, leads.csv → leads.errors.csv, with --dry-run leads.dry-run.errors.csv, or in vap\'s state folder when the input\'s folder is read-only; only when rows are rejected)')
     .option('--batch-size <n>', `contacts per import job (1 to ${MAX_BATCH_SIZE})`, intIn('--batch-size', 1, MAX_BATCH_SIZE), 1000)
     .option('--concurrency <n>', 'import jobs that may be unfinished at once (1 to 32)', intIn('--concurrency', 1, 32), 4)
     .option('--resume', 'continue an interrupted import of this file from its state file; nothing is imported twice')

@@ -44,7 +44,7 @@ export function addGateOptions(cmd: Command): Command {
 /** --baseline, --fail-on-regression, --min-effect: the comparison with another run and its gate. */
 export function addBaselineOptions(cmd: Command, what = 'the run'): Command {
   return cmd
-    .option('--baseline <runId|previous|version:n>', `compare ${what} with a run: its id, previous (the newest completed run before it), or version:<n> (the newest completed run on agent version n); a verdict per scenario and criterion`, baselineOption)
+    .option('--baseline <runId|previous|version:n|live>', `compare ${what} with a run: its id, previous (the newest completed run before it), version:<n> (the newest completed run on agent version n), or live (the live agent's newest completed run); a verdict per scenario and criterion`, baselineOption)
     .option('--fail-on-regression', 'exit 3 when a scenario or criterion regressed significantly against the baseline (default baseline: previous)')
     .option('--min-effect <score>', 'the smallest change a verdict counts as regressed or improved (default 0.05)', scoreOption('--min-effect'));
 }

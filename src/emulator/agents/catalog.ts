@@ -34,6 +34,8 @@ const VOICES: Array<{ slug: string; name: string; language: string; description:
   { slug: 'lukas', name: 'Lukas', language: 'de-DE', description: 'Standard German, steady and precise' },
   { slug: 'beatriz', name: 'Beatriz', language: 'pt-BR', description: 'Brazilian Portuguese, lively' },
   { slug: 'giulia', name: 'Giulia', language: 'it-IT', description: 'Italian, expressive and friendly' },
+  // A bilingual speaker: one name in two languages, as hosted catalogs have (clients tell them apart by language).
+  { slug: 'sofia-en', name: 'Sofía', language: 'en-US', description: 'The voice of Sofía (es-US) in American English, for bilingual lines' },
 ];
 
 const TOOLS: Array<{ slug: string; name: string; description: string }> = [

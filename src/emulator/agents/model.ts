@@ -263,7 +263,11 @@ export class AgentModel {
   }
 
   tools(org: Org, agent: AgentRecord): Array<{ id: string; name: string }> {
-    return agent.config.toolIds.map((id) => {
+    return this.toolsOf(org, agent.config);
+  }
+
+  private toolsOf(org: Org, c: AgentConfig): Array<{ id: string; name: string }> {
+    return c.toolIds.map((id) => {
       const t = this.catalog.tool(org.id, id);
       return { id, name: t?.name ?? id };
     });
@@ -344,7 +348,10 @@ export class AgentModel {
 
   /** The agent voice of the voice endpoints: `{ voiceId, name, language }`. */
   agentVoice(agent: AgentRecord): { voiceId: string; name: string; language: string } {
-    const c = agent.config;
+    return this.voiceOf(agent.config);
+  }
+
+  private voiceOf(c: AgentConfig): { voiceId: string; name: string; language: string } {
     if (c.engine === 'speech-to-speech' || !c.voiceId) return { ...MODEL_VOICE };
     const voice = this.catalog.voice(c.voiceId);
     return { voiceId: c.voiceId, name: voice?.name ?? c.voiceId, language: c.language ?? voice?.language ?? 'en-US' };
@@ -392,7 +399,7 @@ export class AgentModel {
     };
   }
 
-  versionView(agent: AgentRecord, r: VersionRecord): Record<string, unknown> {
+  versionView(org: Org, agent: AgentRecord, r: VersionRecord): Record<string, unknown> {
     const out: Record<string, unknown> = {
       versionNumber: r.versionNumber,
       changeType: r.changeType,
@@ -401,6 +408,9 @@ export class AgentModel {
       isCurrent: r.versionNumber === agent.currentVersion,
       changedFields: r.changedFields,
       instructions: r.snapshot.instructions,
+      // What a rollback to this version would restore besides the instructions (`vap agents rollback` shows it first).
+      voice: this.voiceOf(r.snapshot),
+      tools: this.toolsOf(org, r.snapshot),
     };
     if (r.changeType === 'rollback') {
       out.rolledBackTo = r.rolledBackTo;

@@ -172,6 +172,7 @@ export class StreamHub {
     res.on('error', stream.close);
 
     res.writeHead(200, {
+      date: this.env.clock.httpDate(),
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',

@@ -93,7 +93,7 @@ export const agentsModule: EmulatorModule = {
       const limit = pageParam(req.query.limit, 'limit', VERSIONS_PAGE.def, VERSIONS_PAGE.max);
       // `cursor` (the nextCursor of the previous page: the next offset) is accepted in place of `offset`.
       const offset = cursorOr(req.query.cursor, 'offset', req.query.offset, 0);
-      const versions = model.versionsPage(req.org.id, a, offset, limit).map((r) => model.versionView(a, r));
+      const versions = model.versionsPage(req.org.id, a, offset, limit).map((r) => model.versionView(req.org, a, r));
       const next = offset + limit < a.currentVersion ? String(offset + limit) : null;
       return sendData(req, reply, { versions, currentVersion: a.currentVersion, total: a.currentVersion }, { pagination: { nextCursor: next, limit } });
     });

@@ -65,10 +65,16 @@ export async function run(args: (string | undefined)[], opts: GetOptions & Globa
   const reads = gated && !opts.wait ? startOutcomeReads(ctx, api, ref, settings) : undefined;
   const detail = await reading;
   if (settings.gates.baseline) await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, detail.run, ctx.signal, { runs: reads?.runs, baseline: reads?.baseline });
-  if (opts.wait) return followRun(ctx, api, ref, settings, detail);
+  if (opts.wait) {
+    await followRun(ctx, api, ref, settings, detail);
+    return;
+  }
   if (gated) {
     checkCriterionKeys(settings.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
-    if (FINISHED_RUN_STATUSES.has(detail.run.status)) return finishRun(ctx, api, ref, detail, settings, { reads });
+    if (FINISHED_RUN_STATUSES.has(detail.run.status)) {
+      await finishRun(ctx, api, ref, detail, settings, { reads });
+      return;
+    }
   }
   await printRun(detail, ctx);
   if (gated) await finishRun(ctx, api, ref, detail, settings); // still going: says to add --wait (exit 1)

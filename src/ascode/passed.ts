@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import { contentHash } from './model.js';
+import type { LocalFiles } from './project.js';
+import type { Passed, State } from './state.js';
+
+/**
+ * What passed its evals, per agent, in a profile's state: the content of the files that
+ * passed (the agent and its gating suites, by their field hashes, so formatting and
+ * comments do not count), the runs that passed, and the content of the agent on that
+ * profile's platform when it passed. A gated push or a preview records it; `vap promote`
+ * carries to another profile only agents whose current files match such a record, and
+ * refuses one whose source platform changed since.
+ */
+
+/** The content hash of an agent's files as a promotion sees them: the agent and its gating suites. */
+export function agentFilesHash(files: LocalFiles, slug: string): string | undefined {
+  const agent = files.agents.get(slug);
+  if (!agent) return undefined;
+  const parts = [`agent ${contentHash('agent', agent.hashes)}`];
+  for (const s of [...files.suites.values()].filter((x) => x.agentSlug === slug && x.gate).sort((a, b) => a.key.localeCompare(b.key))) {
+    parts.push(`suite ${s.slug} ${contentHash('suite', s.hashes)}`);
+  }
+  return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16);
+}
+
+/** The gating suites of an agent in the files. */
+export function gatingSuites(files: LocalFiles, slug: string): string[] {
+  return [...files.suites.values()].filter((s) => s.agentSlug === slug && s.gate).map((s) => s.key).sort();
+}
+
+/** Records that an agent's files passed (with the runs that passed and its platform content then). */
+export function recordPassed(state: State, slug: string, p: Omit<Passed, 'at'>): void {
+  state.passed[slug] = { ...p, at: new Date().toISOString() };
+}
+
+/** After a push applied an agent: when its files are the ones that passed, the platform now has what passed. */
+export function notePlatformOf(state: State, files: LocalFiles, slug: string, platformHash: string): void {
+  const p = state.passed[slug];
+  if (p && p.files === agentFilesHash(files, slug)) p.platform = platformHash;
+}

@@ -1,0 +1,231 @@
+import { randomBytes } from 'node:crypto';
+import { lstatSync, realpathSync, type Stats } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { UsageError } from '../errors.js';
+
+/**
+ * The one place that turns a project-relative path into a file vap writes, reads or
+ * removes. The state, the files and the arguments come from a repository, so they are
+ * input like a response body:
+ * - a slug is one safe path segment (`slugProblem`), wherever it comes from;
+ * - every path is resolved and refused unless it stays inside the project root;
+ * - no component of a path vap writes, reads or removes may be a symbolic link (each is
+ *   checked with lstat; the file itself is written to a new temporary file opened with
+ *   O_EXCL and renamed over the target, which replaces a link instead of following it);
+ * - a remove takes only a regular file whose content is still the one vap wrote, and a
+ *   folder only once it is empty: never recursively.
+ */
+
+/** The longest slug (a folder or file name without `.yaml`). */
+export const MAX_SLUG = 100;
+
+/** The largest project file vap reads (agent.md, a suite's or a webhook's YAML, vap.yaml). */
+export const MAX_FILE_BYTES = 2 * 1024 * 1024;
+
+/** The largest state file vap reads. */
+export const MAX_STATE_BYTES = 64 * 1024 * 1024;
+
+const SLUG_CHARS = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Names Windows reserves for devices, with or without an extension (`con`, `aux.yaml`, `COM1`). */
+const RESERVED = /^(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
+
+/** Why `s` cannot be a slug (one safe path segment), or undefined when it can. */
+export function slugProblem(s: string): string | undefined {
+  if (typeof s !== 'string' || s === '') return 'it is empty';
+  if (s.length > MAX_SLUG) return `it is ${s.length} characters long (at most ${MAX_SLUG})`;
+  if (s === '.' || s === '..') return `"${s}" names a folder itself`;
+  if (/[/\\]/.test(s)) return 'it holds a path separator';
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(s)) return 'it holds a control character';
+  if (!SLUG_CHARS.test(s)) return 'it must start with a letter or digit and hold only letters, digits, ".", "_" and "-"';
+  if (s.endsWith('.')) return 'it ends with "."';
+  if (RESERVED.test(s)) return `"${s}" is a device name Windows reserves`;
+  return undefined;
+}
+
+export function isSlug(s: string): boolean {
+  return slugProblem(s) === undefined;
+}
+
+/** Whether a name is one Windows reserves (a slug made from a name avoids it). */
+export function isReservedName(s: string): boolean {
+  return RESERVED.test(s);
+}
+
+export const SLUG_HINT = 'a slug is one folder or file name: letters, digits, ".", "_" and "-", starting with a letter or digit, at most 100 characters, not a device name (con, aux, nul, com1…)';
+
+/** What a remove did with one file. */
+export type RemoveOutcome = 'removed' | 'missing' | 'changed' | 'not-a-file';
+
+export class ProjectFs {
+  /** The project root, with the links on the way to it resolved (the root is the user's choice). */
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = realpathSync(resolve(root));
+  }
+
+  /** The absolute path of `rel`, refused unless it stays inside the root. */
+  resolve(rel: string): string {
+    const abs = resolve(this.root, rel);
+    const back = relative(this.root, abs);
+    if (back === '' || back === '..' || back.startsWith(`..${sep}`) || isAbsolute(back)) {
+      throw new UsageError(`${rel} is outside the project (${this.root})`, 'vap writes and removes only inside the folder that holds vap.yaml; check the state file and the names in it');
+    }
+    return abs;
+  }
+
+  /**
+   * Refuses a path any existing component of which (below the root) is a symbolic link;
+   * returns the stats of the path itself, or undefined when it does not exist.
+   */
+  checkNoLinks(rel: string): Stats | undefined {
+    const abs = this.resolve(rel);
+    const parts = relative(this.root, abs).split(sep);
+    let cur = this.root;
+    let st: Stats | undefined;
+    for (let i = 0; i < parts.length; i++) {
+      cur = join(cur, parts[i]!);
+      try {
+        st = lstatSync(cur);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+        throw err;
+      }
+      if (st.isSymbolicLink()) throw symlinkError(relative(this.root, cur).split(sep).join('/'));
+      if (i < parts.length - 1 && !st.isDirectory()) {
+        throw new UsageError(`${relative(this.root, cur).split(sep).join('/')} is a file where vap expects a folder`, 'move it out of the way');
+      }
+    }
+    return st;
+  }
+
+  /** Reads a project file (no link on the way, a regular file, at most `limit` bytes); undefined when it does not exist. */
+  async readText(rel: string, limit = MAX_FILE_BYTES): Promise<string | undefined> {
+    const st = this.checkNoLinks(rel);
+    if (!st) return undefined;
+    if (!st.isFile()) throw new UsageError(`${rel} is not a file`, 'move it out of the way');
+    if (st.size > limit) throw tooLarge(rel, st.size, limit);
+    return readFile(this.resolve(rel), 'utf8');
+  }
+
+  /** Creates the folders of `relDir` one by one (none through a link). */
+  ensureDir(relDir: string): Promise<void> {
+    return this.makeDirs(relDir);
+  }
+
+  /** Removes a file of vap's own bookkeeping (a journal) when it exists; never through a link. */
+  async removeIfExists(rel: string): Promise<void> {
+    const st = this.checkNoLinks(rel);
+    if (st?.isFile()) await unlink(this.resolve(rel));
+  }
+
+  private async makeDirs(relDir: string): Promise<void> {
+    if (relDir === '' || relDir === '.') return;
+    this.checkNoLinks(relDir);
+    const parts = relDir.split('/');
+    let cur = '';
+    for (const p of parts) {
+      cur = cur ? `${cur}/${p}` : p;
+      try {
+        await mkdir(this.resolve(cur));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const st = await lstat(this.resolve(cur));
+        if (st.isSymbolicLink()) throw symlinkError(cur);
+        if (!st.isDirectory()) throw new UsageError(`${cur} is a file where vap expects a folder`, 'move it out of the way');
+      }
+    }
+  }
+
+  /**
+   * Writes a file atomically: a new temporary file beside it (O_EXCL: never an existing
+   * file or link), flushed, then renamed over the target (a rename replaces a link at
+   * the target; it never writes through one).
+   */
+  async writeText(rel: string, text: string, opts: { sync?: boolean; mode?: number } = {}): Promise<void> {
+    const st = this.checkNoLinks(rel);
+    if (st && !st.isFile()) throw new UsageError(`${rel} is not a file`, 'move it out of the way');
+    const dir = dirname(rel.split('/').join(sep)).split(sep).join('/');
+    await this.makeDirs(dir === '.' ? '' : dir);
+    const target = this.resolve(rel);
+    const tmp = join(dirname(target), `.${rel.split('/').at(-1)}.${randomBytes(6).toString('hex')}.tmp`);
+    const fh = await open(tmp, 'wx', opts.mode ?? 0o644);
+    try {
+      const data = Buffer.from(text, 'utf8');
+      for (let done = 0; done < data.byteLength; ) done += (await fh.write(data, done, data.byteLength - done)).bytesWritten;
+      if (opts.sync) await fh.sync();
+      await fh.close();
+      await rename(tmp, target);
+    } catch (err) {
+      await fh.close().catch(() => undefined);
+      await rm(tmp, { force: true }).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Removes a regular file, and only while `isOurs(its text)` says its content is still the one vap wrote. */
+  async removeOwnFile(rel: string, isOurs: (text: string) => boolean): Promise<RemoveOutcome> {
+    const st = this.checkNoLinks(rel);
+    if (!st) return 'missing';
+    if (!st.isFile()) return 'not-a-file';
+    if (st.size > MAX_FILE_BYTES) return 'changed';
+    const text = await readFile(this.resolve(rel), 'utf8');
+    if (!isOurs(text)) return 'changed';
+    await unlink(this.resolve(rel));
+    return 'removed';
+  }
+
+  /**
+   * Removes `relDir` and then its parents up to (not including) `stopAt`, each only when it
+   * is empty. Returns the folder that was kept because it holds something else, with what
+   * it holds (names, at most a few), or undefined when every folder went.
+   */
+  async removeEmptyDirs(relDir: string, stopAt: string): Promise<{ dir: string; holds: string[] } | undefined> {
+    let cur = relDir;
+    while (cur && cur !== stopAt && cur !== '.') {
+      const st = this.checkNoLinks(cur);
+      if (st) {
+        if (!st.isDirectory()) return { dir: cur, holds: [] };
+        try {
+          await rmdir(this.resolve(cur));
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+          const names = (await readdir(this.resolve(cur))).sort();
+          return { dir: cur, holds: names };
+        }
+      }
+      const up = cur.lastIndexOf('/');
+      cur = up < 0 ? '' : cur.slice(0, up);
+    }
+    return undefined;
+  }
+
+  /** Renames inside the project (neither side through a link; the target must not exist). */
+  async rename(fromRel: string, toRel: string): Promise<void> {
+    this.checkNoLinks(fromRel);
+    if (this.checkNoLinks(toRel)) throw new UsageError(`${toRel} already exists`, 'choose a name that is not taken');
+    const dir = toRel.includes('/') ? toRel.slice(0, toRel.lastIndexOf('/')) : '';
+    await this.makeDirs(dir);
+    await rename(this.resolve(fromRel), this.resolve(toRel));
+  }
+}
+
+export function symlinkError(rel: string): UsageError {
+  return new UsageError(`${rel} is a symbolic link; vap never reads, writes or removes through one`, `replace ${rel} with a real ${rel.endsWith('.md') || rel.endsWith('.yaml') || rel.endsWith('.json') ? 'file' : 'folder'}, or run vap in the project it points to`);
+}
+
+export function tooLarge(rel: string, size: number, limit: number): UsageError {
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
+  return new UsageError(`${rel} is ${mib(size)}, over vap's limit of ${mib(limit)} for a project file`, 'a project file holds one agent, suite or endpoint: check that this is the file you meant');
+}
+
+/** The folders a project's layout fixes, which must be real folders (not links) when they exist. */
+export const PROJECT_DIRS = ['agents', 'webhooks', '.vap'] as const;
+
+/** Refuses a project whose vap.yaml, agents/, webhooks/ or .vap/ is a symbolic link, naming it. */
+export function checkLayout(fs: ProjectFs): void {
+  for (const d of ['vap.yaml', ...PROJECT_DIRS]) fs.checkNoLinks(d);
+}

@@ -1,0 +1,150 @@
+import { execFile } from 'node:child_process';
+import { Option } from 'commander';
+import type { Context, Env, GlobalOptions } from '../../context.js';
+import { CliError, GateError, UsageError } from '../../errors.js';
+import { reportOption } from '../../evals/follow.js';
+import { ExitCode } from '../../exit-codes.js';
+import { safe, safeText } from '../../ui/safe-text.js';
+import { action } from '../action.js';
+import { durationOption } from '../duration.js';
+import { addBaselineOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
+import type { RegisterGroup } from '../types.js';
+import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions } from './common.js';
+
+interface PreviewOptions extends DirOptions, Omit<WaitOptions, 'wait'> {
+  label?: string;
+  keep?: boolean;
+  clean?: boolean;
+}
+
+export const register: RegisterGroup = (cmd, makeContext) => {
+  addDirOption(cmd)
+    .description("Evaluate the branch's files on preview copies of the changed agents, against the live agents' runs; no live agent is touched")
+    .option('--label <label>', 'names the preview agents `<name> · preview <label>` (default: the git branch)')
+    .option('--keep', 'keep the preview agents and suites afterwards (the next preview, or --clean, removes them)')
+    .option('--clean', 'only remove what earlier previews of this profile left (a killed preview, --keep)');
+  addBaselineOptions(addGateOptions(cmd), 'each run')
+    .addOption(new Option('--timeout <duration>', 'give up waiting after this long with exit 124 (30s, 10m, 1h)').argParser(durationOption('--timeout', { min: 1 })).default(DEFAULT_TIMEOUT_MS, '30m'))
+    .option('--report <kind=path>', 'write a report of each run, as `evals run --report` does (repeatable); with several runs each file name gets .<agent>.<suite>', reportOption)
+    .addOption(new Option('--poll', "learn of a run's end by polling only (also VAP_WAIT_POLL=1)").hideHelp())
+    .addHelpText(
+      'after',
+      `
+For each agent whose files differ from the platform (its agent.md, or one of its
+gating suites), preview makes a preview agent in the profile: the same engine,
+voice, tools and variables, the file's instructions, named "<name> · preview
+<label>" and tagged vap-preview, with copies of its gating suites (gate: true:
+criteria, scenarios, iterations). It says how many calls the runs will place
+(scenarios × iterations), runs the copies, and follows them with the gates and
+reports of \`vap evals run --wait\`. Then it deletes what it made, unless --keep.
+
+--baseline live (the default) compares each run with the live agent's newest
+completed run of the same suite, scenarios matched by name: the verdict says whether
+the branch is better or worse than what the profile runs now. previous is the same
+run; version:<n> the live suite's newest completed run on version n; a run id, that
+run of the live suite. --fail-on-regression exits 3 on a significant regression only.
+
+Live agents are never written to: their versions, tools, voices and suites stay as
+they are. Every resource a preview makes is recorded in .vap/state.<profile>.json
+before it is made, so a preview killed at any point is cleaned up by the next one, or
+by \`vap preview --clean\`. An agent whose every copied suite passed is recorded as
+passed in the profile (what \`vap promote --from <profile>\` may carry).
+
+${PROJECT_HELP}
+
+Exit codes: 0 passed, 3 a gate failed, 1 a run failed (or the API did), 2 bad files or
+flags, 4 auth, 124 --timeout, 130 Ctrl-C; the previews are removed in each case.
+
+Examples:
+  $ vap preview --profile staging
+  $ vap preview --profile staging --baseline live --fail-on-regression --report markdown=evals.md --report html=evals.html
+  $ vap preview --label pr-42 --min-score 0.8 --keep
+  $ vap preview --clean`,
+    )
+    .action(action<PreviewOptions>(makeContext, (_args, opts, ctx) => run(opts, ctx)));
+};
+
+/** The label a preview is named with: --label, else the pull request's branch (GitHub Actions), else git's branch. */
+async function labelFor(opts: PreviewOptions, env: Env, cwd: string): Promise<string> {
+  const raw = opts.label ?? env.GITHUB_HEAD_REF ?? (await gitBranch(cwd)) ?? 'local';
+  const label = raw.replace(/[^\w./-]+/g, '-').slice(0, 60);
+  if (!label) throw new UsageError('--label is empty', 'give the preview a label, e.g. --label pr-42');
+  return label;
+}
+
+function gitBranch(cwd: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd, timeout: 5000 }, (err, stdout) => {
+      const b = String(stdout ?? '').trim();
+      resolve(err || !b || b === 'HEAD' ? undefined : b);
+    });
+  });
+}
+
+export async function run(opts: PreviewOptions & GlobalOptions, ctx: Context): Promise<void> {
+  if (opts.keep && opts.clean) throw new UsageError('--keep and --clean say opposite things', 'pass one of them');
+  const [{ openProject, planFor }, preview, { runGatingSuites, passedAgents }, { saveState }] = await Promise.all([
+    import('../../ascode/open.js'),
+    import('../../ascode/preview.js'),
+    import('../../ascode/eval-gate.js'),
+    import('../../ascode/state.js'),
+  ]);
+  const profile = await currentProfile(ctx);
+  const project = await openProject(opts, ctx, profile, undefined, { addProfile: true });
+  const api = await ctx.api();
+
+  // What earlier previews left (a kill, --keep) goes first.
+  if (Object.keys(project.state.previews).length) {
+    const c = await preview.cleanPreviews(ctx, api, project);
+    if (c.agents) ctx.info(`Removed ${c.agents} preview agent${c.agents === 1 ? '' : 's'} an earlier preview left`);
+  }
+  if (opts.clean) {
+    await ctx.success(`No preview is left in profile "${safeText(profile)}"`);
+    return;
+  }
+
+  const plan = await planFor(project, api, {}, ctx);
+  const { subjects, ungated } = preview.previewSubjects(project, plan);
+  for (const slug of ungated) await ctx.warn(safe`agent ${slug} differs from the platform but has no gating suite (gate: true): not previewed`);
+  if (subjects.length === 0) {
+    await ctx.success(`Nothing to preview: no agent with a gating suite differs from profile "${safeText(profile)}"`);
+    return;
+  }
+  const label = await labelFor(opts, ctx.env, project.root);
+  const settings = followSettings({ ...opts, wait: true, timeout: opts.timeout ?? DEFAULT_TIMEOUT_MS });
+  const calls = preview.callsToPlace(subjects);
+  const suites = subjects.reduce((n, s) => n + s.suites.length, 0);
+  ctx.info(`Preview "${safeText(label)}" of ${subjects.length} agent${subjects.length === 1 ? '' : 's'} (${safeText(subjects.map((s) => s.slug).join(', '))}): ${suites} suite${suites === 1 ? '' : 's'}, ${calls} call${calls === 1 ? '' : 's'} to place (scenarios × iterations)`);
+
+  let failure: unknown;
+  try {
+    const { targets } = await preview.makePreviews(ctx, api, project, plan, subjects, label);
+    const spec = settings.gates.baseline ?? { kind: 'live' as const };
+    for (const t of targets) t.baseline = await preview.liveBaseline(api, project.state, t, spec, ctx.signal);
+    // The baseline of each run is the live suite's (resolved above); the gates run as `evals run` runs them.
+    const { outcomes, stop } = await runGatingSuites(ctx, api, targets, { ...settings, gates: { ...settings.gates, baseline: spec } });
+    if (stop) throw stop;
+    const passed = preview.recordPreviewPasses(project, subjects, passedAgents(outcomes));
+    await saveState(project.fs, project.state);
+    const bad = outcomes.filter((o) => o.status === 'gate' || o.status === 'failed');
+    for (const o of bad) ctx.note(safe`✗ ${o.target.suiteKey}: ${o.why}`);
+    if (bad.some((o) => o.status === 'failed')) failure = new CliError(`a run of preview "${label}" failed`, ExitCode.FAILURE);
+    else if (bad.length) failure = new GateError(`preview "${label}" failed ${bad.length === 1 ? 'a gate' : `${bad.length} gates`}; no live agent was changed`);
+    else await ctx.success(`preview "${safeText(label)}" passed: ${safeText(passed.join(', '))} recorded as passed in profile "${safeText(profile)}"; no live agent was changed`);
+  } catch (err) {
+    failure = err;
+  } finally {
+    if (opts.keep) {
+      const kept = Object.values(project.state.previews).map((r) => `${r.name} (${r.agentId ?? 'not made'})`);
+      if (kept.length) ctx.info(`Kept ${safeText(kept.join(', '))}: the next preview, or \`vap preview --clean\`, removes ${kept.length === 1 ? 'it' : 'them'}`);
+    } else {
+      // Even after Ctrl-C: the clean-up sends its own requests (the interrupted signal is not theirs).
+      const c = await preview.cleanPreviews(ctx, api, project).catch((err: Error) => {
+        void ctx.warn(`could not remove the previews (${safeText(err.message)}); \`vap preview --clean\` tries again`);
+        return undefined;
+      });
+      if (c?.agents) ctx.info(`Removed the preview${c.agents === 1 ? '' : 's'}: ${c.agents} agent${c.agents === 1 ? '' : 's'}, ${c.suites} suite${c.suites === 1 ? '' : 's'}`);
+    }
+  }
+  if (failure) throw failure;
+}

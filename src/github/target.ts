@@ -1,0 +1,106 @@
+import { readFile } from 'node:fs/promises';
+import type { Env } from '../context.js';
+import { AuthRequiredError, UsageError } from '../errors.js';
+
+/**
+ * Where a pull-request comment goes, from the flags and what GitHub Actions puts in the
+ * environment: the repository (`--repo`, else GITHUB_REPOSITORY, else the event's
+ * repository), the pull request (`--pr`, else the event at GITHUB_EVENT_PATH), the token
+ * (GITHUB_TOKEN, else GH_TOKEN) and the API (GITHUB_API_URL, else https://api.github.com).
+ */
+
+export interface PullRequestTarget {
+  owner: string;
+  repo: string;
+  number: number;
+}
+
+export const DEFAULT_API_URL = 'https://api.github.com';
+
+const REPO = /^([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))\/([A-Za-z0-9._-]{1,100})$/;
+
+/** The event GitHub Actions wrote to GITHUB_EVENT_PATH: only what is read of it. */
+interface EventPayload {
+  number?: unknown;
+  pull_request?: { number?: unknown };
+  issue?: { number?: unknown; pull_request?: unknown };
+  repository?: { full_name?: unknown };
+}
+
+export async function pullRequestTarget(opts: { repo?: string; pr?: string }, env: Env): Promise<PullRequestTarget> {
+  let event: EventPayload | undefined;
+  const eventPath = env.GITHUB_EVENT_PATH;
+  const readEvent = async (): Promise<EventPayload | undefined> => {
+    if (!eventPath) return undefined;
+    let text: string;
+    try {
+      text = await readFile(eventPath, 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read the event GITHUB_EVENT_PATH names (${eventPath}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'run this in a GitHub Actions step, or pass --pr <number> and --repo <owner/name>');
+    }
+    try {
+      return JSON.parse(text) as EventPayload;
+    } catch {
+      throw new UsageError(`the event at GITHUB_EVENT_PATH (${eventPath}) is not JSON`, 'pass --pr <number> and --repo <owner/name>');
+    }
+  };
+
+  let number: number;
+  if (opts.pr !== undefined) {
+    if (!/^\s*#?\d+\s*$/.test(opts.pr) || Number(opts.pr.replace('#', '')) < 1) throw new UsageError(`--pr "${opts.pr}" is not a pull request number`, 'pass --pr 42');
+    number = Number(opts.pr.trim().replace('#', ''));
+  } else {
+    event = await readEvent();
+    const found = event ? eventPullRequest(event) : undefined;
+    if (found === undefined) {
+      const name = env.GITHUB_EVENT_NAME;
+      throw new UsageError(
+        event ? `no pull request in this workflow's event${name ? ` (${name})` : ''}` : 'no pull request to comment on: GITHUB_EVENT_PATH is not set',
+        event ? 'run this step on pull_request events (if: github.event_name == \'pull_request\'), or pass --pr <number>' : 'run it in a GitHub Actions job of a pull_request event, or pass --pr <number> and --repo <owner/name>',
+      );
+    }
+    number = found;
+  }
+
+  let full = opts.repo ?? env.GITHUB_REPOSITORY;
+  let source = opts.repo !== undefined ? '--repo' : 'GITHUB_REPOSITORY';
+  if (!full) {
+    event ??= await readEvent();
+    const fromEvent = event?.repository?.full_name;
+    if (typeof fromEvent === 'string') {
+      full = fromEvent;
+      source = 'the event';
+    }
+  }
+  if (!full) throw new UsageError('no repository to comment in: GITHUB_REPOSITORY is not set', 'pass --repo <owner/name>');
+  const m = REPO.exec(full.trim());
+  if (!m) throw new UsageError(`${source} "${full}" is not a repository as owner/name`, 'pass --repo octo-org/agents');
+  return { owner: m[1]!, repo: m[2]!, number };
+}
+
+/** The pull request's number in an event: pull_request (and _target, _review, _review_comment), or an issue_comment on a pull request. */
+function eventPullRequest(e: EventPayload): number | undefined {
+  const n = e.pull_request?.number ?? (e.issue?.pull_request ? e.issue.number : undefined);
+  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/** GITHUB_TOKEN (or GH_TOKEN, as the gh CLI reads it): exit 4 without one. */
+export function githubToken(env: Env): string {
+  const token = (env.GITHUB_TOKEN || env.GH_TOKEN || '').trim();
+  if (!token) throw new AuthRequiredError('no GitHub token: GITHUB_TOKEN is not set', 'pass the job\'s token to the step: env: { GITHUB_TOKEN: ${{ github.token }} } (with permissions: pull-requests: write)');
+  return token;
+}
+
+/** GITHUB_API_URL, checked: an http(s) URL (GitHub Enterprise Server's ends in /api/v3). */
+export function githubApiUrl(env: Env): string {
+  const raw = (env.GITHUB_API_URL || DEFAULT_API_URL).trim();
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`GITHUB_API_URL "${raw}" is not a URL`, `unset it for ${DEFAULT_API_URL}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`GITHUB_API_URL "${raw}" is not an http(s) URL`, `unset it for ${DEFAULT_API_URL}`);
+  if (url.search || url.hash || url.username || url.password) throw new UsageError(`GITHUB_API_URL "${raw}" has a query, fragment or credentials`, 'give the API\'s base URL only');
+  return url.toString().replace(/\/+$/, '');
+}

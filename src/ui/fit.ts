@@ -58,17 +58,29 @@ export function fitLive(text: string, stream: Writable): string {
 
 /**
  * A message for a person (a hint, a notice, an error) as written to a stream: after its
- * `mark` (`✓ `, `! `, `error: `), and, given the terminal's width, wrapped at word
- * boundaries with its further lines under the text (never broken inside a word, as the
- * terminal would). Without a width (piped), one line as it is.
+ * `mark` (`✓ `, `! `, `error: `), and, given the terminal's width, each of its lines that
+ * is wider wrapped at word boundaries with its further lines under its text (under the
+ * mark's text, or the line's own indentation): never broken inside a word, as the terminal
+ * would. Without a width (piped), as it is.
  */
 export function messageText(text: string, width: number | undefined, mark = ''): string {
   if (width === undefined) return `${mark}${text}`;
-  // A line indented by its writer keeps the indentation on its further lines too.
-  if (!mark && /^\s/.test(text)) return messageText(text.trimStart(), width, /^\s*/.exec(text)![0]);
-  const line = `${mark}${text}`;
-  if (displayWidth(line) <= width) return line;
-  return wrapWords(line, width, displayWidth(mark)).join('\n');
+  // Each line of its own (a message may hold a diff or a list): the first after the mark.
+  const [first = '', ...rest] = text.split('\n');
+  return [messageLine(first, width, mark), ...rest.map((l) => messageLine(l, width, ''))].join('\n');
+}
+
+/** One line of a message: as it is when it fits; else wrapped, its further lines under its text (after the mark, or its own indentation). */
+function messageLine(line: string, width: number, mark: string): string {
+  const whole = `${mark}${line}`;
+  if (displayWidth(whole) <= width) return whole;
+  const lead = mark || /^\s*/.exec(line)![0];
+  const body = mark ? line : line.slice(lead.length);
+  const hang = displayWidth(lead);
+  if (width - hang < 20) return wrapWords(whole, width).join('\n');
+  return wrapWords(body, width - hang)
+    .map((l, i) => `${i === 0 ? lead : ' '.repeat(hang)}${l}`)
+    .join('\n');
 }
 
 /**
@@ -99,13 +111,5 @@ export function messageWithCommand(text: string, command: string, width: number 
  * than it wraps at word boundaries, its further lines under its own indentation.
  */
 export function wrapLines(text: string, width: number | undefined): string {
-  if (width === undefined) return text;
-  return text
-    .split('\n')
-    .map((line) => {
-      if (displayWidth(line) <= width) return line;
-      const lead = /^\s*/.exec(line)![0];
-      return wrapWords(line.slice(lead.length), width - lead.length).map((l) => `${lead}${l}`).join('\n');
-    })
-    .join('\n');
+  return width === undefined ? text : messageText(text, width);
 }

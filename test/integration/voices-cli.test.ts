@@ -83,7 +83,7 @@ describe('vap voices preview', () => {
     const r = await vap(['voices', 'preview', 'voice_any'], { tty: true });
     expect(r.code).toBe(2);
     // One message, wrapped at word boundaries on a terminal (its second line under its text).
-    expect(r.stderr).toBe('error: refusing to write audio to a terminal; pass -O file.mp3 or pipe to\n       a player\n');
+    expect(r.stderr).toBe('error: refusing to write audio to a terminal; pass -O file.mp3 or pipe to a\n       player\n');
     expect(await emu.requests()).toEqual([]);
   });
 

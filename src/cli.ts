@@ -5,7 +5,7 @@ import type { ContextFactory } from './commands/types.js';
 import type { TextSink } from './ui/block-writer.js';
 import { ExitCode } from './exit-codes.js';
 import { buildProgram, commanderExitCode, describeVerbs, helpArgv, type ProgramIO, type VerbStubs } from './program.js';
-import { reportError, reportOutputFailure } from './report.js';
+import { reportError, reportOutputFailure, type MessageWrap } from './report.js';
 import { setV8Flags } from './v8-flags.js';
 import { version } from './version.js';
 
@@ -64,7 +64,11 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   const debug = env.VAP_DEBUG === '1';
   try {
     // The context (output, config, the HTTP client) is a file of its own, loaded when a verb runs: help never reads it.
-    const makeContext: ContextFactory = async (globals) => (await import('./context.js')).createContext(io, env, globals, controller.signal, { beforeFirstRequest });
+    // On a terminal, what wraps messages to its width is loaded with it (src/ui/fit.ts); piped, never.
+    const makeContext: ContextFactory = async (globals) => {
+      const [{ createContext }, fit] = await Promise.all([import('./context.js'), io.stdoutIsTTY || io.stderrIsTTY ? import('./ui/fit.js') : undefined]);
+      return createContext(io, env, globals, controller.signal, { beforeFirstRequest, fit });
+    };
     const program = await buildProgram(argv, io, makeContext);
     await program.parseAsync(helpArgv(program, argv) ?? argv, { from: 'user' });
     return controller.signal.aborted && !terminated ? ExitCode.INTERRUPTED : ExitCode.OK;
@@ -74,7 +78,7 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
       io.stderr.write('error: interrupted\n');
       return ExitCode.INTERRUPTED;
     }
-    return reportError(err, io.stderr, { debug });
+    return reportError(err, io.stderr, { debug, wrap: io.stderrIsTTY ? await messageWrap(io, env) : undefined });
   } finally {
     if (!deps.signal) process.off('SIGINT', onSigint);
     if (listenSigterm) process.off('SIGTERM', onSigterm);
@@ -89,6 +93,12 @@ export async function verbStubs(): Promise<VerbStubs> {
       throw new Error('not run');
     }, true),
   );
+}
+
+/** On a terminal, an error and its hint wrap at word boundaries (src/ui/width.ts, loaded only then). */
+async function messageWrap(io: IO, env: Env): Promise<MessageWrap> {
+  const [{ messageText }, { terminalWidth }] = await Promise.all([import('./ui/fit.js'), import('./ui/width.js')]);
+  return (text, mark) => messageText(text, terminalWidth(io.stderr, env), mark);
 }
 
 async function liftoffOnly(): Promise<void> {

@@ -154,10 +154,10 @@ export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<v
   if (stop) {
     // The platform stays as pushed: say how to finish the gate, or to roll back by hand.
     const pending = outcomes.filter((o) => o.status === 'pending' && o.ref);
-    ctx.io.stderr.write(`The ${verb} is applied; its evals did not finish, so nothing was rolled back.\n`);
-    for (const o of pending) ctx.io.stderr.write(`  finish the gate of ${safeText(o.target.suiteKey)}: ${resumeCommand(o.ref!, settings)}\n`);
+    ctx.note(`The ${verb} is applied; its evals did not finish, so nothing was rolled back.`);
+    for (const o of pending) ctx.noteCommand(`  finish the gate of ${o.target.suiteKey}:`, resumeCommand(o.ref!, settings));
     const reason = `vap ${verb} ${input.pushId}: rolled back by hand, its evals did not finish`;
-    for (const a of rollbackable) ctx.io.stderr.write(`  or roll back agent ${safeText(a.slug)}: ${rollbackCommand(a, reason)}\n`);
+    for (const a of rollbackable) ctx.noteCommand(`  or roll back agent ${a.slug}:`, rollbackCommand(a, reason));
     throw stop;
   }
 
@@ -173,7 +173,7 @@ export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<v
   }
   const first = bad[0]!;
   const reason = clip(`vap ${verb} ${input.pushId}: ${first.status === 'gate' ? 'eval gate failed' : 'eval run failed'} on ${first.target.suiteKey} (${first.why})${bad.length > 1 ? ` and ${bad.length - 1} more` : ''}`, 1000);
-  for (const o of bad) ctx.io.stderr.write(safe`✗ ${o.target.suiteKey}: ${o.why}\n`);
+  for (const o of bad) ctx.note(safe`✗ ${o.target.suiteKey}: ${o.why}`);
   // What this push (or promotion) applied failed its gate: a pass recorded for the same files (a preview's) no longer stands.
   const forgotten = input.changedAgents.filter((a) => forgetPassed(input.state, input.files, a.slug)).map((a) => a.slug);
   if (forgotten.length) {
@@ -217,6 +217,6 @@ async function rollBack(ctx: Context, input: EvalGateInput, agents: ChangedAgent
       input.state.agents[a.slug] = { id: a.id, fields, hash: contentHash('agent', fields), version: back.version };
       await saveState(input.fs, input.state);
     }
-    ctx.io.stderr.write(safe`↩ rolled back agent ${a.slug} (${a.id}) to version ${a.fromVersion} (now version ${back?.version ?? res.version}): ${reason}\n`);
+    ctx.note(safe`↩ rolled back agent ${a.slug} (${a.id}) to version ${a.fromVersion} (now version ${back?.version ?? res.version}): ${reason}`);
   }
 }

@@ -163,6 +163,8 @@ const ENTRY_MODULES = [
   'src/ui/accessible.ts',
   'src/ui/block-writer.ts',
   'src/ui/style.ts',
+  // How wide the terminal is: src/ui/fit.ts and the live lines import it, and a verb's help would read the core file for it.
+  'src/ui/width.ts',
 ];
 const CORE_MODULES = ['src/context.ts', 'src/api/client.ts'];
 

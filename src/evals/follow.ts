@@ -258,7 +258,7 @@ async function printOutcome(ctx: Context, o: RunOutcome, opts: { idPrinted?: boo
     return false;
   }
   const chalk = await ctx.stdoutStyle();
-  await write(`${await renderRunSummary(o.detail, o.results, o.gates, chalk, o.baseline)}\n`);
+  await write(`${await renderRunSummary(o.detail, o.results, o.gates, chalk, o.baseline, ctx.tableFit())}\n`);
   if (inGithubActions(ctx.env)) for (const line of annotations(o)) await write(`${line}\n`);
   return true;
 }
@@ -271,7 +271,7 @@ async function exitFor(ctx: Context, o: RunOutcome, gatesPrinted: boolean): Prom
   }
   const failed = o.gates.filter((g) => !g.passed);
   if (failed.length) {
-    if (!gatesPrinted) for (const g of failed) ctx.io.stderr.write(safe`✗ gate ${g.gate} failed: ${g.message}\n`);
+    if (!gatesPrinted) for (const g of failed) ctx.note(safe`✗ gate ${g.gate} failed: ${g.message}`);
     throw new RunGateError(safe`run #${run.runNumber} (${run.id}) completed below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}`, o);
   }
   await ctx.success(safe`run #${run.runNumber} (${run.id}) passed ${o.gates.length === 1 ? 'its gate' : `all ${o.gates.length} gates`}`);

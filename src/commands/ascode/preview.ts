@@ -133,7 +133,7 @@ export async function run(opts: PreviewOptions & GlobalOptions, ctx: Context): P
     const passed = preview.recordPreviewPasses(project, subjects, passedAgents(outcomes));
     await saveState(project.fs, project.state);
     const bad = outcomes.filter((o) => o.status === 'gate' || o.status === 'failed');
-    for (const o of bad) ctx.io.stderr.write(safe`✗ ${o.target.suiteKey}: ${o.why}\n`);
+    for (const o of bad) ctx.note(safe`✗ ${o.target.suiteKey}: ${o.why}`);
     if (bad.some((o) => o.status === 'failed')) failure = new CliError(`a run of preview "${label}" failed`, ExitCode.FAILURE);
     else if (bad.length) failure = new GateError(`preview "${label}" failed ${bad.length === 1 ? 'a gate' : `${bad.length} gates`}; no live agent was changed`);
     else await ctx.success(`preview "${safeText(label)}" passed: ${safeText(passed.join(', '))} recorded as passed in profile "${safeText(profile)}"; no live agent was changed`);

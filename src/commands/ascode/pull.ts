@@ -73,7 +73,7 @@ export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Prom
   checkLayout(fs);
   const problems = new ProblemList();
   let config = created ? undefined : await readConfig(fs, problems);
-  problems.throwIfAny((l) => ctx.io.stderr.write(l));
+  problems.throwIfAny((l) => ctx.note(l.trimEnd()));
   const api = await ctx.api();
   const creds = await ctx.credentials();
   const settings = config?.profiles.get(profile) ?? { vars: {}, tools: {} };

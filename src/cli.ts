@@ -37,8 +37,11 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   // the flag). A command that lives for one request is better served by the baseline
   // compiler alone; the long-running emulator keeps the optimiser. Set before the first
   // request (when undici is loaded), so that a command that makes none does not load node:v8.
-  // (`vap mcp` is long-running too: it serves requests until its client goes away.)
-  const beforeFirstRequest = argv[0] !== 'emulator' && argv[0] !== 'mcp' && !deps.io ? liftoffOnly : undefined;
+  // (`vap mcp` is long-running too: it serves requests until its client goes away; and the
+  // agents-as-code commands make thousands of requests over a large project, where the
+  // optimised parser pays for itself many times over.)
+  const word = commandWord(argv);
+  const beforeFirstRequest = !KEEPS_OPTIMISER.has(word ?? '') && !deps.io ? liftoffOnly : undefined;
 
   const controller = new AbortController();
   if (deps.signal?.aborted) controller.abort(deps.signal.reason);
@@ -99,6 +102,22 @@ export async function verbStubs(): Promise<VerbStubs> {
 async function messageWrap(io: IO, env: Env): Promise<MessageWrap> {
   const [{ messageText }, { terminalWidth }] = await Promise.all([import('./ui/fit.js'), import('./ui/width.js')]);
   return (text, mark) => messageText(text, terminalWidth(io.stderr, env), mark);
+}
+
+/** The commands that keep V8's optimising compiler for WebAssembly (see main). */
+const KEEPS_OPTIMISER = new Set(['emulator', 'mcp', 'pull', 'diff', 'plan', 'push', 'promote', 'preview']);
+
+/** The global options that take a value (their value is not the command). */
+const GLOBAL_VALUES = new Set(['--profile', '--base-url', '-o', '--output', '--query']);
+
+/** The command a command line names: its first word that is not a global option or an option's value. */
+export function commandWord(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (GLOBAL_VALUES.has(a)) i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
 }
 
 async function liftoffOnly(): Promise<void> {

@@ -192,13 +192,16 @@ export class Applier {
     }
 
     // The order the upserts go in: webhooks, then each agent and its suites.
-    this.order = [...by('webhook', upserts), ...by('agent', () => true).flatMap((a) => [...(upserts(a) ? [a] : []), ...by('suite', (x) => x.agentKey === a.key && upserts(x))])];
+    // The suites to apply, by agent (one pass: a plan holds thousands of items).
+    const suitesOf = new Map<string, PlanItem[]>();
+    for (const x of by('suite', upserts)) suitesOf.set(x.agentKey!, [...(suitesOf.get(x.agentKey!) ?? []), x]);
+    this.order = [...by('webhook', upserts), ...by('agent', () => true).flatMap((a) => [...(upserts(a) ? [a] : []), ...(suitesOf.get(a.key) ?? [])])];
     for (const i of by('webhook', (x) => Boolean(x.adopted))) await this.noticeAdoptedSecret(i);
     for (const i of by('webhook', upserts)) await this.guard(i, () => this.applyWebhook(i));
     for (const a of by('agent', () => true)) {
       if (upserts(a)) await this.guard(a, () => this.applyAgent(a));
       else if (a.action === 'unchanged' && a.resync) await this.resync(a);
-      for (const s of by('suite', (x) => x.agentKey === a.key && upserts(x))) {
+      for (const s of suitesOf.get(a.key) ?? []) {
         const agentId = this.state.agents[a.key]?.id;
         if (!agentId) {
           this.skip(s, `its agent ${a.key} is not on the platform${a.action === 'create' ? ' (its create failed)' : ''}`);

@@ -223,7 +223,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
   const pulledAgents = new Set(targets.filter((t) => t.kind === 'agent' && t.remote).map((t) => t.key));
   for (const key of Object.keys(state.suites)) {
     const agentKey = key.split('/')[0]!;
-    if (pulledAgents.has(agentKey) && !suiteTargets.some((t) => t.key === key)) {
+    if (pulledAgents.has(agentKey) && !suiteKeys.has(key)) {
       targets.push({ kind: 'suite', key, agentKey, file: suiteFile(agentKey, key.split('/')[1]!), remote: null });
     }
   }
@@ -237,7 +237,10 @@ export async function pull(input: PullInput): Promise<PullResult> {
   // A removed agent takes its suites' files with it.
   for (const t of targets.filter((x) => x.kind === 'agent' && !x.remote)) {
     for (const key of Object.keys(state.suites)) {
-      if (key.split('/')[0] === t.key && !targets.some((x) => x.key === key)) targets.push({ kind: 'suite', key, agentKey: t.key, file: suiteFile(t.key, key.split('/')[1]!), remote: null });
+      if (key.split('/')[0] === t.key && !suiteKeys.has(key)) {
+        targets.push({ kind: 'suite', key, agentKey: t.key, file: suiteFile(t.key, key.split('/')[1]!), remote: null });
+        suiteKeys.add(key);
+      }
     }
   }
 

@@ -1,0 +1,100 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { Command } from 'commander';
+
+/**
+ * The manual's topics (`vap help <topic>`): one Markdown file each, src/help/topics/<name>.md,
+ * which the bundle copies to dist/topics/ (src/build/bundle.mjs) and `npm run docs` turns into
+ * docs/<name>.md (src/help/docs.ts). A file starts with a front matter of plain `key: value`
+ * lines, then the page:
+ *
+ *   ---
+ *   summary: one line for the list of topics
+ *   aliases: a11y            (optional, comma-separated)
+ *   ---
+ *   # Title
+ *   …
+ *
+ * Adding a topic is adding a file. A topic named like a command group (`mcp`) is not a command
+ * of its own: `vap help mcp` is the group's help, which may end with the topic's text
+ * (helpTopicText in src/commands/help-topics.ts). This module only lists the files and reads
+ * them; the page is rendered for the terminal by src/help/render.ts, loaded when a topic is
+ * shown, so that the root help and `vap <group> --help` never load a Markdown parser.
+ */
+
+export interface Topic {
+  name: string;
+  aliases: string[];
+  summary: string;
+}
+
+/** The folder of the topic files: dist/topics/ beside the bundle's entry, src/help/topics/ beside this module. */
+export function topicsFolder(): URL {
+  return new URL('./topics/', import.meta.url);
+}
+
+/** The front matter's `key: value` lines and the Markdown after it. */
+export function splitFrontMatter(text: string): { meta: Record<string, string>; body: string } {
+  const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n/.exec(text);
+  if (!m) return { meta: {}, body: text };
+  const meta: Record<string, string> = {};
+  for (const line of m[1]!.split(/\r?\n/)) {
+    const kv = /^([\w-]+):\s*(.*?)\s*$/.exec(line);
+    if (kv) meta[kv[1]!] = kv[2]!;
+  }
+  return { meta, body: text.slice(m[0].length) };
+}
+
+let listed: Topic[] | undefined;
+
+/** Every topic, by name (the file names of the folder, without .md). */
+export function listTopics(): Topic[] {
+  if (!listed) {
+    const folder = topicsFolder();
+    listed = readdirSync(folder)
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => {
+        const { meta } = splitFrontMatter(readFileSync(new URL(f, folder), 'utf8'));
+        return { name: f.slice(0, -3), aliases: (meta.aliases ?? '').split(',').map((a) => a.trim()).filter(Boolean), summary: meta.summary ?? '' };
+      });
+  }
+  return listed;
+}
+
+/** The topic named (or aliased) so, if any. */
+export function findTopic(word: string): Topic | undefined {
+  return listTopics().find((t) => t.name === word || t.aliases.includes(word));
+}
+
+/** A topic's page: its Markdown without the front matter. */
+export function topicMarkdown(name: string): string {
+  return splitFrontMatter(readFileSync(new URL(`${name}.md`, topicsFolder()), 'utf8')).body;
+}
+
+/**
+ * Adds the topics to the program as hidden commands (`vap help environment`, `vap environment`),
+ * so that they stay out of the command list and the root help lists them under a heading of
+ * their own. A topic named like a command group is left to the group. Each prints its page
+ * rendered for the terminal, wrapped to its width (80 columns when stdout is no terminal).
+ */
+export function addHelpTopics(program: Command, groups: readonly string[]): void {
+  for (const t of listTopics()) {
+    if (groups.includes(t.name)) continue;
+    const cmd = new Command(t.name).description(t.summary).helpOption(false);
+    if (t.aliases.length) cmd.aliases(t.aliases);
+    cmd.allowUnknownOption().allowExcessArguments();
+    cmd.action(async () => {
+      const { renderMarkdown } = await import('./render.js');
+      const width = cmd.configureOutput().getOutHelpWidth?.() ?? 80;
+      cmd.configureOutput().writeOut?.(renderMarkdown(topicMarkdown(t.name), Math.max(40, width), listTopics().map((x) => x.name)));
+    });
+    program.addCommand(cmd, { hidden: true });
+  }
+}
+
+/** The root help's list of topics. */
+export function helpTopicsText(): string {
+  const topics = listTopics();
+  const width = Math.max(...topics.map((t) => t.name.length));
+  return `Help topics:\n${topics.map((t) => `  vap help ${t.name.padEnd(width)}  ${t.summary}`).join('\n')}`;
+}

@@ -89,6 +89,15 @@ export async function verbStubs(): Promise<VerbStubs> {
   );
 }
 
+/** For `npm run docs` (src/build/docs.mjs): the generated pages of docs/, from the whole tree and the sources under `root`. */
+export async function docsPages(root: string): Promise<Map<string, string>> {
+  const io = { stdout: process.stdout, stderr: process.stderr };
+  const program = await buildProgram([], io, () => {
+    throw new Error('not run');
+  }, true);
+  return (await import('./help/docs.js')).docsPages(program, { root });
+}
+
 async function liftoffOnly(): Promise<void> {
   setV8Flags(await import('node:v8'), '--liftoff-only');
 }

@@ -9,7 +9,8 @@ import { notePlatformOf } from './passed.js';
 import type { ProjectFs } from './paths.js';
 import type { LocalFiles } from './project.js';
 import { RemoteReader, type RemoteAgent } from './remote.js';
-import { intentKey, saveState, SECTION, type Entry, type Intent, type State } from './state.js';
+import { intentKey, SECTION, type Entry, type Intent, type State } from './state.js';
+import type { StateJournal } from './state-journal.js';
 
 /**
  * Applies a plan resource by resource, journalled: before a create or an update its
@@ -60,6 +61,8 @@ export interface ApplyResult {
 export interface ApplyInput {
   api: ApiClient;
   fs: ProjectFs;
+  /** Where each step's changes to the state go (the state file is written once, by the caller's checkpoint). */
+  journal: StateJournal;
   /** The project's files (what passed its evals is compared with them). */
   files: LocalFiles;
   plan: Plan;
@@ -95,23 +98,31 @@ export class Applier {
     return this.input.state;
   }
 
-  private save(): Promise<void> {
-    return saveState(this.input.fs, this.state);
+  /** The intent of a resource, as it is now, written with the next durable commit. */
+  private noteIntent(kind: Kind, key: string): void {
+    this.input.journal.note(['intents', intentKey(kind, key)]);
   }
 
+  /** Writes an intent and waits until it is on disk: the request it announces is sent only then. */
   private async writeIntent(kind: Kind, key: string, intent: Omit<Intent, 'push' | 'at' | 'kind'>): Promise<Intent> {
     const full: Intent = { ...intent, kind, push: this.input.pushId, at: new Date().toISOString() };
     this.state.intents[intentKey(kind, key)] = full;
-    await this.save();
+    this.noteIntent(kind, key);
+    await this.input.journal.durable();
     return full;
   }
 
+  /**
+   * Records a synced resource (or forgets one) and drops its intent. Not waited for: it is
+   * written with the next intent, or by the checkpoint at the end; if it is lost, the intent
+   * leads the next run to adopt the resource.
+   */
   private async record(kind: Kind, key: string, entry: Entry | undefined): Promise<void> {
     const section = this.state[SECTION[kind]];
     if (entry) section[key] = entry;
     else delete section[key];
     delete this.state.intents[intentKey(kind, key)];
-    await this.save();
+    this.input.journal.note([SECTION[kind], key], ['intents', intentKey(kind, key)], ...(kind === 'agent' && this.state.passed[key] ? [['passed', key] as ['passed', string]] : []));
   }
 
   /** The state entry of a synced resource; the file's digest is kept when the file says what the platform has. */
@@ -249,7 +260,7 @@ export class Applier {
       });
       id = res.id;
       intent.id = id;
-      await this.save();
+      this.noteIntent('agent', item.key);
       created = true;
       fields = ['voice', 'tools'];
     } else {
@@ -325,7 +336,7 @@ export class Applier {
       ...(local.noise ? { noise: local.noise } : {}),
     });
     intent.id = res.id;
-    await this.save();
+    this.noteIntent('suite', item.key);
     return res.id;
   }
 
@@ -392,10 +403,12 @@ export class Applier {
       const res = await createWebhookEndpoint(api, { name: local.name, url: local.url, events: local.events });
       id = res.id;
       intent.id = id;
-      await this.save();
+      this.noteIntent('webhook', item.key);
       await this.input.report.secret(item, id, res.secret);
+      // Durable: a re-run must not say that nobody has the secret.
       intent.secretShown = true;
-      await this.save();
+      this.noteIntent('webhook', item.key);
+      await this.input.journal.durable();
       verb = `created (${id})`;
     } else {
       id = item.id!;

@@ -111,6 +111,16 @@ export class ProjectFs {
   }
 
   /** Creates the folders of `relDir` one by one (none through a link). */
+  ensureDir(relDir: string): Promise<void> {
+    return this.makeDirs(relDir);
+  }
+
+  /** Removes a file of vap's own bookkeeping (a journal) when it exists; never through a link. */
+  async removeIfExists(rel: string): Promise<void> {
+    const st = this.checkNoLinks(rel);
+    if (st?.isFile()) await unlink(this.resolve(rel));
+  }
+
   private async makeDirs(relDir: string): Promise<void> {
     if (relDir === '' || relDir === '.') return;
     this.checkNoLinks(relDir);

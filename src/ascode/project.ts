@@ -8,7 +8,7 @@ import type { Entry } from './state.js';
 import { ProblemList } from './problems.js';
 import { isSlug, MAX_FILE_BYTES, slugProblem, symlinkError, tooLarge, type ProjectFs } from './paths.js';
 import { normalise, type TextForm } from './text-form.js';
-import { expandField, parseYaml, validate, type YamlSource } from './yaml-doc.js';
+import { expandField, expandVars, parseYaml, validate, type YamlSource } from './yaml-doc.js';
 
 /**
  * A project folder: `vap.yaml` at its root (found by walking up from the current
@@ -273,7 +273,11 @@ function parseAgentText(file: string, text: string, opts: ReadOptions, problems:
     problems.add({ file, line: src.lines.lineStarts.length + 2, message: 'the instructions (the text after the front matter) must not be empty' });
     return undefined;
   }
-  const model: AgentModel = {
+  return { src, model: agentModelOf(a, parts.body) };
+}
+
+function agentModelOf(a: z.infer<typeof AgentSchema>, instructions: string): AgentModel {
+  return {
     name: a.name.trim(),
     engine: a.engine as AgentModel['engine'],
     voice: a.voice ? { name: a.voice.name, language: canonicalLanguage(a.voice.language) } : null,
@@ -281,17 +285,12 @@ function parseAgentText(file: string, text: string, opts: ReadOptions, problems:
     variables: (a.variables ?? []).map((v) => ({ name: v.name, description: v.description ?? '' })),
     description: a.description ?? '',
     tags: a.tags ?? [],
-    instructions: parts.body,
+    instructions,
   };
-  return { src, model };
 }
 
-function parseSuiteText(file: string, text: string, opts: ReadOptions, problems: ProblemList): Parsed<SuiteModel, { gate: boolean }> | undefined {
-  const src = parseYaml(file, text, problems);
-  if (!src) return undefined;
-  const s = validate(src, SuiteSchema, problems);
-  if (!s) return undefined;
-  const model: SuiteModel = {
+function suiteModelOf(s: z.infer<typeof SuiteSchema>): SuiteModel {
+  return {
     name: s.name.trim(),
     iterations: s.iterations,
     status: s.status,
@@ -299,6 +298,37 @@ function parseSuiteText(file: string, text: string, opts: ReadOptions, problems:
     criteria: s.criteria.map((c) => ({ key: c.key, name: c.name, weight: c.weight })),
     scenarios: (s.scenarios ?? []).map((x) => ({ name: x.name.trim(), persona: x.persona.trim(), goal: x.goal.trim(), category: x.category.trim() })),
   };
+}
+
+/**
+ * The field hashes of a file vap renders from `data` (the front matter's, or a suite's or
+ * a webhook's document) and, for an agent, the instructions: what reading the rendered text
+ * back gives, without rendering and parsing it again (YAML renders data faithfully; the
+ * checks and the trimming are the reader's own). Undefined when the data would not read as
+ * a valid file.
+ */
+export function hashesOfData(kind: Kind, data: Record<string, unknown>, opts: ReadOptions, instructions = ''): FieldHashes | undefined {
+  let model: AnyModel | undefined;
+  if (kind === 'agent') {
+    const a = AgentSchema.safeParse(data);
+    if (a.success && instructions.trim() !== '') model = agentModelOf(a.data, instructions);
+  } else if (kind === 'suite') {
+    const r = SuiteSchema.safeParse(data);
+    if (r.success) model = suiteModelOf(r.data);
+  } else {
+    const url = typeof data.url === 'string' ? expandVars(data.url, opts.vars) : data.url;
+    const w = WebhookSchema.safeParse({ ...data, url });
+    if (w.success) model = { name: w.data.name.trim(), url: w.data.url, events: w.data.events };
+  }
+  return model ? fieldHashes(kind, model) : undefined;
+}
+
+function parseSuiteText(file: string, text: string, opts: ReadOptions, problems: ProblemList): Parsed<SuiteModel, { gate: boolean }> | undefined {
+  const src = parseYaml(file, text, problems);
+  if (!src) return undefined;
+  const s = validate(src, SuiteSchema, problems);
+  if (!s) return undefined;
+  const model = suiteModelOf(s);
   return { src, model, gate: Boolean(s.gate) };
 }
 
@@ -359,12 +389,6 @@ function readLocal<M extends object, X extends object>(
   return Object.assign(Object.create(null, { hashes: { enumerable: true, get: () => (hashes ??= fieldHashes(kind, p.model as unknown as AnyModel)) } }), { file, text, form, digest, parsed: true }, p) as LocalFile<M> & X;
 }
 
-/** The field hashes of a file's text, or undefined when it does not parse (pull checks what it writes). */
-export function hashesOfText(kind: Kind, file: string, text: string, opts: ReadOptions): FieldHashes | undefined {
-  const parse = kind === 'agent' ? parseAgentText : kind === 'suite' ? parseSuiteText : parseWebhookText;
-  const p = parse(file, text, opts, new ProblemList());
-  return p ? fieldHashes(kind, p.model as AnyModel) : undefined;
-}
 
 /** What the state recorded for a resource at its last sync (its file digest and field hashes). */
 export type SyncedLookup = (kind: Kind, key: string) => Entry | undefined;

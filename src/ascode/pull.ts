@@ -4,12 +4,12 @@ import type { ApiClient } from '../api/client.js';
 import { CliError, UsageError } from '../errors.js';
 import { fieldHashes, contentHash, type FieldHashes, type Kind } from './model.js';
 import type { ProjectFs } from './paths.js';
-import { agentFile, fileDigest, hashesOfText, isTextVapWrote, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
+import { agentFile, fileDigest, hashesOfData, isTextVapWrote, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
 import { intentKey, SECTION, saveState, type Entry, type State } from './state.js';
 import { inForm, normalise, PLAIN } from './text-form.js';
-import { agentMarkdown, suiteYaml, uniqueSlug, webhookYaml } from './write.js';
+import { agentFrontMatter, agentMarkdown, suiteData, suiteYaml, uniqueSlug, webhookData, webhookYaml } from './write.js';
 import type { ProfileSettings } from './project.js';
 
 /**
@@ -196,8 +196,8 @@ export async function pull(input: PullInput): Promise<PullResult> {
   await input.confirmMissing?.(missing, tracked);
 
   // ---- refuse to overwrite local changes (nothing is written when one is found)
-  const contents = new Map<string, { text: string | null; kind: Kind; entry?: Entry }>(); // file → new text (null: remove)
-  const finalText = new Map<string, string>(); // file → its text once pulled (normalised), when it says what the platform has
+  const contents = new Map<string, { text: string | null; kind: Kind; entry?: Entry; hashes?: FieldHashes }>(); // file → new text (null: remove)
+  const finalText = new Map<string, { text: string; hashes?: FieldHashes }>(); // file → its text once pulled (normalised), and what it reads as
   const refused: string[] = [];
   const result: PullResult = { written: [], unchanged: [], removed: [], kept: [], counts: { agents: 0, suites: 0, webhooks: 0 } };
   for (const t of targets) {
@@ -207,7 +207,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
     const sameAsRemote = local && remoteHashes && !invalid.has(t.file) && Object.entries(local.hashes).every(([f, h]) => remoteHashes[f] === h);
     if (sameAsRemote) {
       result.unchanged.push(t.file);
-      finalText.set(t.file, local.text);
+      finalText.set(t.file, { text: local.text, hashes: local.hashes });
       continue;
     }
     if (!force && changedLocally(t.kind, t.key, files, invalid, entry, t.file, root, input.elsewhere ?? [])) {
@@ -221,14 +221,24 @@ export async function pull(input: PullInput): Promise<PullResult> {
     // Every path is checked before anything is written: inside the project, through no link.
     fs.checkNoLinks(t.file);
     const existing = !invalid.has(t.file) && local ? local.text : undefined;
+    // What the rendered file reads as comes from the data it is rendered from (no parse of the text again).
     let text: string;
-    if (t.kind === 'agent') text = agentMarkdown((t.remote as RemoteAgent).model, existing, settings.vars);
-    else if (t.kind === 'suite') {
+    let hashes: FieldHashes | undefined;
+    if (t.kind === 'agent') {
+      const m = (t.remote as RemoteAgent).model;
+      text = agentMarkdown(m, existing, settings.vars);
+      hashes = hashesOfData('agent', agentFrontMatter(m), readOpts, m.instructions);
+    } else if (t.kind === 'suite') {
       const r = t.remote as RemoteSuite;
       const gate = files.suites.get(t.key)?.gate ?? r.model.status === 'ready';
       text = suiteYaml(r.model, gate, existing, settings.vars);
-    } else text = webhookYaml((t.remote as RemoteWebhook).model, existing, settings.vars);
-    contents.set(t.file, { text, kind: t.kind });
+      hashes = hashesOfData('suite', suiteData(r.model, gate), readOpts);
+    } else {
+      const m = (t.remote as RemoteWebhook).model;
+      text = webhookYaml(m, existing, settings.vars);
+      hashes = hashesOfData('webhook', webhookData(m, settings.vars), readOpts);
+    }
+    contents.set(t.file, { text, kind: t.kind, hashes });
   }
   if (refused.length) {
     const p = profile === 'default' ? '' : ` --profile ${profile}`;
@@ -254,7 +264,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
     const before = await fs.readText(file);
     const form = before === undefined ? PLAIN : normalise(before).form;
     const text = inForm(c.text, form);
-    finalText.set(file, c.text);
+    finalText.set(file, { text: c.text, hashes: c.hashes });
     if (before === text) result.unchanged.push(file);
     else {
       await fs.writeText(file, text);
@@ -274,9 +284,9 @@ export async function pull(input: PullInput): Promise<PullResult> {
     }
     const fields: FieldHashes = fieldHashes(t.kind, t.remote.model);
     // The file's digest is recorded when its text reads back as what the platform has.
-    const text = finalText.get(t.file);
-    const local = t.kind === 'agent' ? files.agents.get(t.key) : t.kind === 'suite' ? files.suites.get(t.key) : files.webhooks.get(t.key);
-    const textHashes = text === undefined ? undefined : local && local.text === text ? local.hashes : hashesOfText(t.kind, t.file, text, readOpts);
+    const final = finalText.get(t.file);
+    const text = final?.text;
+    const textHashes = final?.hashes;
     const same = textHashes !== undefined && Object.keys(fields).every((f) => fields[f] === textHashes[f]);
     section[t.key] = {
       id: t.remote.id,

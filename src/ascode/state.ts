@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { idProblem } from '../api/path.js';
 import { UsageError } from '../errors.js';
@@ -108,6 +109,9 @@ export const intentKey = (kind: Kind, key: string) => `${kind}:${key}`;
 /** The state file of a profile, relative to the project root. */
 export const stateFile = (profile: string) => `.vap/state.${profile}.json`;
 
+/** The journal of a push in progress (state-journal.ts), beside the state file. */
+export const journalFile = (profile: string) => `.vap/state.${profile}.journal`;
+
 export function emptyState(profile: string): State {
   return { format: STATE_FORMAT, profile, agents: {}, suites: {}, webhooks: {}, tools: {}, intents: {}, passed: {}, previews: {} };
 }
@@ -212,10 +216,11 @@ function entryPath(path: ReadonlyArray<PropertyKey>): string {
 export async function loadState(fs: ProjectFs, profile: string): Promise<State> {
   const rel = stateFile(profile);
   const st = fs.checkNoLinks(rel);
-  if (!st) return emptyState(profile);
-  if (!st.isFile()) throw new UsageError(`${rel} is not a file`, `move it out of the way; ${STATE_HINT(profile)}`);
-  if (st.size > MAX_STATE_BYTES) throw tooLarge(rel, st.size, MAX_STATE_BYTES);
-  const text = (await fs.readText(rel, MAX_STATE_BYTES))!;
+  const journal = await fs.readText(journalFile(profile), MAX_STATE_BYTES);
+  if (!st && journal === undefined) return emptyState(profile);
+  if (st && !st.isFile()) throw new UsageError(`${rel} is not a file`, `move it out of the way; ${STATE_HINT(profile)}`);
+  if (st && st.size > MAX_STATE_BYTES) throw tooLarge(rel, st.size, MAX_STATE_BYTES);
+  const text = st ? (await fs.readText(rel, MAX_STATE_BYTES))! : JSON.stringify(emptyState(profile));
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -223,6 +228,8 @@ export async function loadState(fs: ProjectFs, profile: string): Promise<State> 
     throw new UsageError(`${rel} is not valid JSON (${(err as Error).message})`, STATE_HINT(profile));
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${rel} does not hold a state (an object with format, profile, agents…)`, STATE_HINT(profile));
+  // What a push wrote after the state file, when it was killed before writing the file again.
+  if (journal !== undefined) replayJournal(raw as Record<string, unknown>, journal, profile);
   const r = StateSchema.safeParse(raw);
   if (!r.success) {
     let issue = r.error.issues[0]!;
@@ -326,4 +333,46 @@ export function serializeState(s: State): string {
  */
 export async function saveState(fs: ProjectFs, s: State): Promise<void> {
   await fs.writeText(stateFile(s.profile), serializeState(s), { sync: true });
+  // The file now holds everything the journal of a push had recorded.
+  await fs.removeIfExists(journalFile(s.profile));
 }
+
+/**
+ * Applies a journal's complete lines to the raw state read from its file (before the
+ * schema checks the whole). A last line cut short (a kill in the middle of an append,
+ * never acknowledged) is dropped; a complete line that fails its checksum is damage.
+ */
+export function replayJournal(raw: Record<string, unknown>, text: string, profile: string): void {
+  const rel = journalFile(profile);
+  const lines = text.split('\n');
+  const last = lines.pop(); // '' when the file ends with its newline; else a torn line
+  void last;
+  lines.forEach((line, i) => {
+    const m = /^([0-9a-f]{8}) (.*)$/s.exec(line);
+    const json = m ? Buffer.from(m[2]!, 'utf8') : undefined;
+    if (!m || !json || Number.parseInt(m[1]!, 16) !== crc32(json)) {
+      throw new UsageError(`${rel}:${i + 1}: a record fails its checksum`, `restore .vap from git, or delete ${rel} to drop what the unfinished push recorded after the state file was last written`);
+    }
+    let changes: unknown;
+    try {
+      changes = JSON.parse(m[2]!);
+    } catch {
+      changes = undefined;
+    }
+    if (!Array.isArray(changes)) throw new UsageError(`${rel}:${i + 1}: not a journal record`, `restore .vap from git, or delete ${rel}`);
+    for (const c of changes as unknown[]) {
+      if (!Array.isArray(c) || c.length !== 3 || typeof c[0] !== 'string' || typeof c[1] !== 'string') throw new UsageError(`${rel}:${i + 1}: not a journal record`, `restore .vap from git, or delete ${rel}`);
+      const [section, key, value] = c as [string, string, unknown];
+      if (section === 'origin') {
+        if (value === null) delete raw.origin;
+        else raw.origin = value;
+        continue;
+      }
+      if (!['agents', 'suites', 'webhooks', 'intents', 'tools', 'passed', 'previews'].includes(section)) throw new UsageError(`${rel}:${i + 1}: names no section of the state ("${section}")`, `restore .vap from git, or delete ${rel}`);
+      const sec = (raw[section] && typeof raw[section] === 'object' && !Array.isArray(raw[section]) ? raw[section] : (raw[section] = {})) as Record<string, unknown>;
+      if (value === null) delete sec[key];
+      else Object.defineProperty(sec, key, { value, enumerable: true, configurable: true, writable: true });
+    }
+  });
+}
+

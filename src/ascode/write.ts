@@ -88,8 +88,13 @@ export function suiteYaml(m: SuiteModel, gate: boolean, existing: string | undef
   return merged(existing, suiteData(m, gate), vars);
 }
 
+/** A webhook's document: its URL as the file holds it (a profile's var, or the text escaped). */
+export function webhookData(m: WebhookModel, vars: Record<string, string>): Record<string, unknown> {
+  return { name: m.name, url: templateFor(m.url, vars), events: [...m.events] };
+}
+
 export function webhookYaml(m: WebhookModel, existing: string | undefined, vars: Record<string, string>): string {
-  return merged(existing, { name: m.name, url: templateFor(m.url, vars), events: [...m.events] }, vars, VAR_FIELDS.webhook);
+  return merged(existing, webhookData(m, vars), vars, VAR_FIELDS.webhook);
 }
 
 /** A new vap.yaml naming one profile. */

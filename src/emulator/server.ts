@@ -1,4 +1,5 @@
 import { createHash, randomFillSync } from 'node:crypto';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { authenticate } from './auth.js';
 import { Clock } from './clock.js';
@@ -28,6 +29,12 @@ const CONTROL = '/_emulator';
 const JSON_TYPE = 'application/json';
 
 export const DEFAULT_PORT = 4010;
+/** A request's headers must arrive within this many ms of its first byte … */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** … and the whole request (headers and body) within this many. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Connections open at once from one client address; more are answered 503 and closed. */
+export const MAX_CONNECTIONS_PER_CLIENT = 256;
 
 /** The demo organization's key when no --org is given: derived from the seed, so it is stable. */
 export function demoKey(seed: number): string {
@@ -56,7 +63,27 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const byKey = new Map(orgs.map((o) => [o.apiKey, o]));
   if (byKey.size !== orgs.length) throw new Error('two organizations were given the same API key');
 
-  const store = await Store.open({ dataDir: opts.dataDir, warn: opts.warn, compactMinBytes: options.compactMinBytes });
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout);
+  const maxConnections = options.maxConnectionsPerClient ?? MAX_CONNECTIONS_PER_CLIENT;
+
+  const store = await Store.open({ dataDir: opts.dataDir, warn: opts.warn, compactMinBytes: options.compactMinBytes, repair: options.repair });
+  try {
+    return await serve(opts, store, byKey, orgs, { requestTimeout, headersTimeout, maxConnections });
+  } catch (err) {
+    // Not listening (the port is taken): the data directory is unlocked again.
+    await store.close().catch(() => {});
+    throw err;
+  }
+}
+
+interface Limits {
+  requestTimeout: number;
+  headersTimeout: number;
+  maxConnections: number;
+}
+
+async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org>, orgs: Org[], limits: Limits): Promise<Emulator> {
   const clock = new Clock(opts.timeScale, store.restored?.simNowMs);
   const ids = new IdGenerator(opts.seed, store.restored?.idCounters);
   store.setMeta(() => ({ idCounters: ids.snapshot(), simNowMs: clock.nowMs() }));
@@ -75,14 +102,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     // instead of waiting for clients' keep-alive timeouts: the emulator is going away.
     forceCloseConnections: true,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    // Slow clients: the headers must arrive within headersTimeout of a request's first byte
+    // (or of the connection's opening), the whole request within requestTimeout; Node checks
+    // the connections every connectionsCheckingInterval and answers through clientErrorHandler.
+    // A response (an event stream included) is not limited: only receiving the request is.
+    requestTimeout: limits.requestTimeout,
+    http: { headersTimeout: limits.headersTimeout, requestTimeout: limits.requestTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(limits.headersTimeout / 4) || 1000)) },
     // Errors the framework raises before routing (a malformed percent-encoding in the path)
     // get the one error envelope too.
-    // Requests the HTTP parser cannot read at all: the envelope, then the connection closes.
+    // Requests the HTTP parser cannot read at all, or not in time: the envelope, then the connection closes.
     clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
       if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy();
+      // A response already under way on this connection: nothing can be added to it.
+      if ((socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage?.headersSent) return socket.destroy();
+      if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+        const message = `the request was not received in time: its headers must arrive within ${seconds(limits.headersTimeout)} and the whole request within ${seconds(limits.requestTimeout)}`;
+        return answerRaw(socket, '408 Request Timeout', errorBody(requestId(), 'request_timeout', message), clock.httpDate());
+      }
       const large = err.code === 'HPE_HEADER_OVERFLOW';
-      const body = JSON.stringify(errorBody(requestId(), large ? 'headers_too_large' : 'bad_request', large ? 'the request headers are too large' : `the request could not be read as HTTP (${err.code ?? err.message})`));
-      socket.end(`HTTP/1.1 ${large ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ndate: ${clock.httpDate()}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      answerRaw(socket, large ? '431 Request Header Fields Too Large' : '400 Bad Request', errorBody(requestId(), large ? 'headers_too_large' : 'bad_request', large ? 'the request headers are too large' : `the request could not be read as HTTP (${err.code ?? err.message})`), clock.httpDate());
     },
     frameworkErrors: (err, req, res) => {
       const bad = (err as FastifyError).code === 'FST_ERR_BAD_URL';
@@ -112,11 +150,39 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
   });
 
+  // Connections per client address: beyond the bound a new connection is answered 503 (the one
+  // envelope) and closed, so that slow or idle connections from one address cannot use up the
+  // server's file descriptors and starve every other client. A request that arrives on such a
+  // connection anyway is never handled.
+  const perClient = new Map<string, number>();
+  const refused = new WeakSet<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    const addr = clientAddress(socket.remoteAddress);
+    if (addr === undefined) return;
+    const n = (perClient.get(addr) ?? 0) + 1;
+    if (n > limits.maxConnections) {
+      refused.add(socket);
+      answerRaw(socket, '503 Service Unavailable', errorBody(requestId(), 'too_many_connections', `this client already has ${limits.maxConnections} connections open, the most one address may hold; close some (or reuse them with keep-alive) and try again`), clock.httpDate());
+      return;
+    }
+    perClient.set(addr, n);
+    socket.once('close', () => {
+      const left = perClient.get(addr)! - 1;
+      if (left === 0) perClient.delete(addr);
+      else perClient.set(addr, left);
+    });
+  });
+
   // The organization of the request's key: declared up front, so every request object keeps one shape.
   app.decorateRequest('org', null as unknown as Org);
 
   // Request id on every response, as a header too; then faults and authentication for the API surface.
   app.addHook('onRequest', (req, reply, done) => {
+    if (refused.has(req.raw.socket)) {
+      reply.hijack();
+      req.raw.socket.destroy();
+      return;
+    }
     reply.header('x-request-id', req.id);
     const url = req.url;
     if (!url.startsWith('/api/')) return done();
@@ -247,6 +313,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       await store.close();
     },
   };
+}
+
+/**
+ * An answer written straight to the socket (no request was read, or none can be): the
+ * envelope, then the connection is closed once it is sent, whatever the client goes on sending.
+ */
+/** An answer written on the socket itself (the request could not be handed to the app), dated by the simulated clock. */
+function answerRaw(socket: Socket, status: string, body: unknown, date: string): void {
+  const text = JSON.stringify(body);
+  socket.end(`HTTP/1.1 ${status}\r\ndate: ${date}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`, () => socket.destroy());
+}
+
+/** The address a connection counts against (an IPv4 client seen on an IPv6 socket counts as itself). */
+function clientAddress(remote: string | undefined): string | undefined {
+  return remote?.startsWith('::ffff:') ? remote.slice(7) : remote;
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /** Request ids: `req_` + 20 hex characters, cut from a pooled random buffer (one draw per 409 ids). */

@@ -1,5 +1,6 @@
 import { Journal, type JournalOp } from './persist/journal.js';
 import { openDataDir, type Meta } from './persist/files.js';
+import type { DataDirLock } from './persist/lock.js';
 import { OrderedIndex, type FacetFn } from './ordered-index.js';
 
 /**
@@ -86,8 +87,10 @@ interface Dirty {
 
 export interface StoreOptions {
   dataDir?: string;
-  /** One line per problem found and repaired at start (a torn last journal record). */
+  /** One line per problem found and handled at start (a torn last journal record, what --repair did). */
   warn?: (line: string) => void;
+  /** Start on a damaged data directory: keep what comes before the first damaged record or missing journal, move the rest aside. */
+  repair?: boolean;
   /** Compaction starts when the journal holds at least this many bytes (default 64 MiB) … */
   compactMinBytes?: number;
   /** … and at least this share of the last snapshot's size (default 1: 100%). */
@@ -109,6 +112,7 @@ export class Store {
   private journal?: Journal;
   private restoredMeta?: Meta;
   private dir?: string;
+  private lock?: DataDirLock;
 
   private constructor(opts: StoreOptions) {
     this.backgroundMs = opts.backgroundCommitMs ?? 100;
@@ -120,19 +124,26 @@ export class Store {
     if (!opts.dataDir) return store;
     const warn = opts.warn ?? (() => {});
     // Loading fills the collections directly (nothing is tracked until the journal is attached).
-    const dir = await openDataDir(opts.dataDir, warn, (key) => store.collectionByKey(key));
+    const dir = await openDataDir(opts.dataDir, { warn, repair: opts.repair }, (key) => store.collectionByKey(key));
     store.dir = dir.path;
+    store.lock = dir.lock;
     store.restoredMeta = dir.meta;
-    store.journal = new Journal(dir, {
-      compactMinBytes: opts.compactMinBytes ?? 64 * 1024 * 1024,
-      compactRatio: opts.compactRatio ?? 1,
-      warn,
-      records: () => store.records(),
-      prepare: () => store.commit(),
-      meta: () => store.meta(),
-    });
+    try {
+      store.journal = new Journal(dir, {
+        compactMinBytes: opts.compactMinBytes ?? 64 * 1024 * 1024,
+        compactRatio: opts.compactRatio ?? 1,
+        warn,
+        records: () => store.records(),
+        prepare: () => store.commit(),
+        meta: () => store.meta(),
+      });
+    } catch (err) {
+      dir.lock.release();
+      throw err;
+    }
     for (const c of store.collections.values()) c.tracker = store;
-    // A state in the old single-file format is rewritten as a snapshot at once.
+    // A state read from files of an older format is rewritten as a snapshot at once (if that
+    // fails, the old files stay and the next start tries again).
     if (dir.legacy) await store.journal.compact();
     return store;
   }
@@ -284,7 +295,7 @@ export class Store {
     for (const [key, c] of this.collections) for (const [id, v] of c) yield [key, id, v];
   }
 
-  /** Commits what is left and closes the journal. */
+  /** Commits what is left, closes the journal and unlocks the data directory. */
   async close(): Promise<void> {
     if (this.backgroundTimer) clearTimeout(this.backgroundTimer);
     if (this.immediate) clearImmediate(this.immediate);
@@ -294,7 +305,11 @@ export class Store {
     try {
       await this.commit();
     } finally {
-      await this.journal.close();
+      try {
+        await this.journal.close();
+      } finally {
+        this.lock?.release();
+      }
     }
   }
 }

@@ -24,13 +24,22 @@ export interface EmulatorOptions {
   bodyLimit?: number;
   /** One line per request, for `vap emulator start --log`. */
   log?: (line: string) => void;
-  /** One line per problem found and repaired in the data directory at start (a torn last journal record). */
+  /** One line per problem found and handled in the data directory at start (a torn last journal record, what --repair did). */
   warn?: (line: string) => void;
   /** Compact the journal into a snapshot once it holds this many bytes (default 64 MiB; tests use less). */
   compactMinBytes?: number;
+  /** Start on a damaged data directory: keep what comes before the first damaged record or missing journal, move the rest aside. */
+  repair?: boolean;
+  /** A request's headers must arrive within this many ms (default 10 s; tests use less). */
+  headersTimeoutMs?: number;
+  /** The whole request, body included, must arrive within this many ms (default 30 s; tests use less). */
+  requestTimeoutMs?: number;
+  /** Connections one client address may hold open at once (default 256). */
+  maxConnectionsPerClient?: number;
 }
 
-export type ResolvedOptions = Required<Omit<EmulatorOptions, 'dataDir' | 'log' | 'orgs' | 'warn' | 'compactMinBytes'>> & Pick<EmulatorOptions, 'dataDir' | 'log' | 'warn'>;
+type StartOnly = 'dataDir' | 'log' | 'orgs' | 'warn' | 'compactMinBytes' | 'repair' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnectionsPerClient';
+export type ResolvedOptions = Required<Omit<EmulatorOptions, StartOnly>> & Pick<EmulatorOptions, 'dataDir' | 'log' | 'warn'>;
 
 /** What a route module gets: state, time, ids, the organizations and the options. */
 export interface ModuleEnv {

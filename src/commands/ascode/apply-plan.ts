@@ -111,7 +111,7 @@ export interface ApplyFlow {
 /** Prints the plan, confirms, applies, sums up; with --eval, gates. Throws the exit the outcome calls for. */
 export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
   const { project, api, plan, opts, verb } = flow;
-  const [{ hasChanges, willApply }, { countPlan, planJson, renderPlan }, { Applier }, { recordOrigin, saveState }] = await Promise.all([
+  const [{ hasChanges, willApply }, { countPlan, planJson, renderPlan }, { Applier }, { recordOrigin }] = await Promise.all([
     import('../../ascode/plan.js'),
     import('../../ascode/render.js'),
     import('../../ascode/apply.js'),
@@ -171,7 +171,9 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
   const originBefore = JSON.stringify(project.state.origin ?? null);
   if (creds.apiKey) recordOrigin(project.state, creds.baseUrl, creds.apiKey);
   Object.assign(project.state.tools, plan.learnedTools);
-  const applier = new Applier({ api, fs: project.fs, plan, state: project.state, files: project.files, pushId: id, reason, report: reporter, signal: ctx.signal });
+  const { StateJournal } = await import('../../ascode/state-journal.js');
+  const journal = new StateJournal(project.fs, project.state);
+  const applier = new Applier({ api, fs: project.fs, journal, plan, state: project.state, files: project.files, pushId: id, reason, report: reporter, signal: ctx.signal });
   let result: ApplyResult;
   try {
     result = await applier.run();
@@ -180,9 +182,10 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
     throw err;
   } finally {
     for (const f of secrets.values()) await f.abort();
+    // The state file, written once for the whole apply (and the key, URL and tool ids learned),
+    // also after a failure or Ctrl-C; after a kill, the journal holds what it would have.
+    if (journal.dirty || JSON.stringify(project.state.origin ?? null) !== originBefore || Object.keys(plan.learnedTools).length) await journal.checkpoint();
   }
-  // The key and URL in use (and tool ids learned) are recorded once the apply went through, whether or not it wrote anything.
-  if (JSON.stringify(project.state.origin ?? null) !== originBefore || Object.keys(plan.learnedTools).length) await saveState(project.fs, project.state);
   if (machine) {
     await ctx.out.data({
       [`${verb}Id`]: id,

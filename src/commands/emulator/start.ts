@@ -15,6 +15,7 @@ interface StartOptions {
   seed: number;
   allowLoopbackUrls?: boolean;
   log?: boolean;
+  repair?: boolean;
 }
 
 const parsePort = (v: string): number => {
@@ -51,6 +52,7 @@ export function startCommand(makeContext: ContextFactory): Command {
     .option('--org <name:key>', 'create an organization with that API key (repeatable)', parseOrg)
     .option('--time-scale <x>', 'simulated time runs x times faster than real time', parseScale, 1)
     .option('--data-dir <dir>', 'persist state in this directory; a restart keeps everything acknowledged')
+    .option('--repair', 'start on a damaged --data-dir: keep everything before the first damaged record or missing journal, move the rest aside')
     .option('--seed <n>', 'seed for generated data', parseSeed, 1)
     .option('--allow-loopback-urls', 'let webhook and file URLs point at loopback addresses')
     .option('--log', 'print one line per request on stderr')
@@ -66,6 +68,7 @@ Examples:
 }
 
 export async function run(opts: StartOptions, ctx: Context): Promise<void> {
+  if (opts.repair && opts.dataDir === undefined) throw new UsageError('--repair needs --data-dir', 'name the data directory to repair: --data-dir <dir> --repair');
   const { startEmulator, StateFileError } = await import('../../emulator/server.js');
   // Undocumented tuning for tests: compact the journal once it holds this many bytes.
   const compact = ctx.env.VAP_EMULATOR_COMPACT_BYTES;
@@ -82,12 +85,14 @@ export async function run(opts: StartOptions, ctx: Context): Promise<void> {
       allowLoopbackUrls: opts.allowLoopbackUrls,
       // Request lines quote paths from the network: shown safe.
       log: opts.log ? (line) => ctx.io.stderr.write(`${safeText(line)}\n`) : undefined,
-      // A problem found and repaired in --data-dir (a torn last journal record): one line.
+      // A problem found and handled in --data-dir (a torn last journal record, what --repair did): one line.
       warn: (line) => void ctx.warn(safeText(line)),
       compactMinBytes,
+      repair: opts.repair,
     });
   } catch (err) {
-    // A state file that cannot be read: one line naming it; never a start on an empty state.
+    // A state file that cannot be read, or a data directory in use: one line naming it and the
+    // fix; never a start on an empty or partial state.
     if (err instanceof StateFileError) throw new CliError(safeText(err.message), ExitCode.FAILURE);
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`port ${opts.port} is already in use`, 'pick another with --port, or --port 0 for any free one');

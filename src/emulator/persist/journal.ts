@@ -1,10 +1,11 @@
-import { closeSync, fdatasync, openSync, unlink, writev } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fdatasync, fstatSync, openSync, unlink, writev } from 'node:fs';
 import { open, rename, unlink as unlinkAsync, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
-import { FILE_MODE, journalName, LEGACY, SNAPSHOT, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, syncDir, type DataDir, type JournalOp, type Meta } from './files.js';
+import { createJournal, FILE_MODE, journalName, LEGACY, SNAPSHOT, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, syncDir, type DataDir, type JournalOp, type Meta } from './files.js';
 
 export type { JournalOp } from './files.js';
 
@@ -35,9 +36,11 @@ interface Waiter {
 /**
  * The append-only journal, with group commit: batches appended while a write and its
  * fdatasync are under way are written together by the next one, as one line (so a crash
- * can only cut the last line short). A batch counts as durable once its fdatasync returned;
+ * can only cut the last line short), numbered from 1 in each journal file (so a record taken
+ * out is noticed at start). A batch counts as durable once its fdatasync returned;
  * `durable()` resolves then. Compaction (on the model of Redis's AOF rewrite) switches to
- * a new journal file, writes every record to a new snapshot while requests go on, waits
+ * a new journal file (created with its header: the snapshot about to be written and the size
+ * the old journal ended at), writes every record to a new snapshot while requests go on, waits
  * until everything the snapshot read is in the new journal, renames the snapshot into
  * place and deletes the journals it replaces.
  */
@@ -45,6 +48,8 @@ export class Journal {
   private fd: number;
   private gen: number;
   private bytes: number;
+  /** The number of the last record in the current journal file (records are numbered from 1 in each). */
+  private records: number;
   private snapshotBytes: number;
   private pieces: string[] = [];
   private appended = 0;
@@ -65,8 +70,11 @@ export class Journal {
   ) {
     this.gen = dir.gen;
     this.bytes = dir.journalBytes;
+    this.records = dir.journalRecords;
     this.snapshotBytes = dir.snapshotBytes;
-    this.fd = openSync(join(dir.path, journalName(this.gen)), 'a', FILE_MODE);
+    // The file exists with its header (openDataDir made sure): opened without O_CREAT, so a
+    // journal is never created here without one.
+    this.fd = openSync(join(dir.path, journalName(this.gen)), constants.O_WRONLY | constants.O_APPEND);
   }
 
   /** Nothing appended is waiting for its write. */
@@ -114,7 +122,7 @@ export class Journal {
     if (!this.failed && !this.closed) {
       try {
         const m = this.opts.meta();
-        const body = Buffer.from(`{"t":${m.simNowMs},"ids":${JSON.stringify(m.idCounters)},"o":[${pieces.filter((p) => p !== '').join(',')}]}`);
+        const body = Buffer.from(`{"n":${++this.records},"t":${m.simNowMs},"ids":${JSON.stringify(m.idCounters)},"o":[${pieces.filter((p) => p !== '').join(',')}]}`);
         const head = Buffer.from(`${crc32(body).toString(16).padStart(8, '0')} `);
         const line = [head, body, NEWLINE];
         let total = head.length + body.length + 1;
@@ -157,14 +165,18 @@ export class Journal {
     let out: FileHandle | undefined;
     try {
       // 1. A new journal: every change from now on goes there (after the writes already queued).
+      // Its header names the snapshot being written and the size the old journal ends at.
       const oldGen = this.gen;
+      const id = randomBytes(8).toString('hex');
       await this.run(async () => {
-        const fd = openSync(join(dir, journalName(oldGen + 1)), 'a', FILE_MODE);
-        await syncDir(dir);
+        if (this.failed) throw this.failed;
+        const headerBytes = await createJournal(dir, oldGen + 1, { snapshot: id, prev: { gen: oldGen, bytes: fstatSync(this.fd).size } });
+        const fd = openSync(join(dir, journalName(oldGen + 1)), constants.O_WRONLY | constants.O_APPEND);
         closeSync(this.fd);
         this.fd = fd;
         this.gen = oldGen + 1;
-        this.bytes = 0;
+        this.bytes = headerBytes;
+        this.records = 0;
       });
       // 2. Every record, a chunk at a time: requests are served between chunks. A record
       // changed meanwhile is written as it is when read, and its change is in the new journal.
@@ -182,7 +194,7 @@ export class Journal {
         size += buf.length;
         await out!.write(buf);
       };
-      chunk.push(`${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, journal: this.gen, savedAt: new Date().toISOString() })}\n`);
+      chunk.push(`${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, id, journal: this.gen, savedAt: new Date().toISOString() })}\n`);
       for (const [key, id, value] of this.opts.records()) {
         const line = `${JSON.stringify([key, id, value])}\n`;
         chunk.push(line);

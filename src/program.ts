@@ -193,6 +193,7 @@ Environment:
   VAP_PROFILE    config profile
   NO_COLOR       turn colour off
   VAP_ACCESSIBLE plain lines instead of spinners, bars and redraws (also ACCESSIBLE)
+  (vap help environment lists them all)
 
 ${EXIT_CODES_HELP}
 

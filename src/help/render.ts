@@ -176,7 +176,9 @@ function inline(tokens: Token[] | undefined): string {
         const l = t as Tokens.Link;
         const text = inline(l.tokens);
         const where = linkTarget(l.href, topicNames);
-        s += where && where !== text ? `${text} (${where})` : text;
+        // [profiles](profiles.md) reads `vap help profiles`; [the flags](profiles.md) `the flags (vap help profiles)`.
+        if (where && (where === `vap help ${text}` || where === `vap ${text} --help` || where === text)) s += where;
+        else s += where ? `${text} (${where})` : text;
         break;
       }
       case 'br':

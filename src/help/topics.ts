@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { wrapText } from '../ui/wrap.js';
 
 /**
  * The manual's topics (`vap help <topic>`): one Markdown file each, src/help/topics/<name>.md,
@@ -92,9 +93,15 @@ export function addHelpTopics(program: Command, groups: readonly string[]): void
   }
 }
 
-/** The root help's list of topics. */
-export function helpTopicsText(): string {
+/** The root help's list of topics, each summary wrapped under itself within `width` columns. */
+export function helpTopicsText(width = 80): string {
   const topics = listTopics();
-  const width = Math.max(...topics.map((t) => t.name.length));
-  return `Help topics:\n${topics.map((t) => `  vap help ${t.name.padEnd(width)}  ${t.summary}`).join('\n')}`;
+  const name = Math.max(...topics.map((t) => t.name.length));
+  const indent = 2 + 'vap help '.length + name + 2;
+  const room = Math.max(20, width - indent);
+  const lines = topics.map((t) => {
+    const rows = wrapText(t.summary, room);
+    return [`  vap help ${t.name.padEnd(name)}  ${rows[0]}`, ...rows.slice(1).map((r) => ' '.repeat(indent) + r)].join('\n');
+  });
+  return `Help topics:\n${lines.join('\n')}`;
 }

@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { GlobalOptions } from './context.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 import { GROUPS, type GroupEntry } from './commands/registry.js';
-import { addHelpTopics, helpTopicsText } from './help/topics.js';
+import { addHelpTopics, helpTopicsText, isGroupTopic } from './help/topics.js';
 import { isSubgroup, type CommandEntry, type ContextFactory, type GroupHost, type SubgroupEntry, type VerbEntry } from './commands/types.js';
 import { FORMATS } from './ui/format.js';
 import { safeLines } from './ui/safe-text.js';
@@ -158,6 +158,11 @@ export async function buildProgram(argv: string[], io: ProgramIO, makeContext: C
     const stubs = line.helpOnly && line.group.verbs ? verbStubs() : undefined;
     if (stubs) addVerbStubs(addGroupName(program, line.group), line.group.verbs!, stubs, line.group.name);
     else await addGroup(program, line.group, line.verb, makeContext, host);
+    // A group named like a help topic (`vap help emulator`): its help ends with the topic.
+    if (!line.verb && isGroupTopic(line.group.name)) {
+      const { endGroupHelpWithTopic } = await import('./commands/help-topics.js');
+      endGroupHelpWithTopic(program.commands.find((c) => c.name() === line.group!.name)!);
+    }
   } else {
     for (const g of GROUPS) {
       if (loadAll || g === line.group) await addGroup(program, g, undefined, makeContext, host);

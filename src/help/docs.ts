@@ -41,11 +41,14 @@ export function docsPages(program: Command, { root }: DocsSource): Map<string, s
   const pages = new Map<string, string>();
   const topicDir = join(root, 'src/help/topics');
   const topics = readdirSync(topicDir)
-    .filter((f) => f.endsWith('.md'))
+    .filter((f) => /^[\w-]+\.(md|txt)$/.test(f))
     .sort()
-    .map((f) => ({ name: f.slice(0, -3), ...splitFrontMatter(readFileSync(join(topicDir, f), 'utf8')) }));
+    .map((f) => ({ name: f.replace(/\.\w+$/, ''), file: f, ...splitFrontMatter(readFileSync(join(topicDir, f), 'utf8')) }));
   for (const t of topics) {
-    pages.set(`${t.name}.md`, `${GENERATED} from src/help/topics/${t.name}.md, which \`vap help ${t.name}\` prints: edit that file. -->\n${t.body}`);
+    // A plain-text topic is shown as written: its first line the title, the rest as preformatted text.
+    const [title, ...rest] = t.body.trimEnd().split('\n');
+    const body = t.file.endsWith('.txt') ? `# ${title}\n\n\`\`\`text\n${rest.join('\n').replace(/^\n+/, '')}\n\`\`\`\n` : t.body;
+    pages.set(`${t.name}.md`, `${GENERATED} from src/help/topics/${t.file}, which \`vap help ${t.name}\` prints: edit that file. -->\n${body}`);
   }
   for (const g of GROUPS) {
     const cmd = program.commands.find((c) => c.name() === g.name);

@@ -54,6 +54,11 @@ export function renderMarkdown(markdown: string, width: number, topics: readonly
   return `${safeLines(out.join('\n'))}\n`;
 }
 
+/** A topic's page for the terminal: Markdown rendered and wrapped, plain text as written (made safe). */
+export function renderTopic(source: { format: 'md' | 'txt'; text: string }, width: number, topics: readonly string[] = []): string {
+  return source.format === 'txt' ? `${safeLines(source.text).trimEnd()}\n` : renderMarkdown(source.text, width, topics);
+}
+
 /** The topics' names, for links (set by renderMarkdown for the page it renders). */
 let topicNames: readonly string[] = [];
 

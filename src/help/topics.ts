@@ -1,12 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { wrapText } from '../ui/wrap.js';
 
 /**
- * The manual's topics (`vap help <topic>`): one Markdown file each, src/help/topics/<name>.md,
- * which the bundle copies to dist/topics/ (src/build/bundle.mjs) and `npm run docs` turns into
- * docs/<name>.md (src/help/docs.ts). A file starts with a front matter of plain `key: value`
- * lines, then the page:
+ * The manual's topics (`vap help <topic>`): one file each in src/help/topics/, which the
+ * bundle copies to dist/topics/ (src/build/bundle.mjs) and `npm run docs` turns into
+ * docs/<name>.md (src/help/docs.ts). A topic is Markdown, `<name>.md`, rendered for the
+ * terminal and wrapped to its width (src/help/render.ts); or plain text, `<name>.txt`,
+ * printed as it is written. Either starts with a front matter of plain `key: value` lines
+ * (the value is the rest of the line), then the page:
  *
  *   ---
  *   summary: one line for the list of topics
@@ -15,10 +17,10 @@ import { wrapText } from '../ui/wrap.js';
  *   # Title
  *   …
  *
- * Adding a topic is adding a file. A topic named like a command group (`mcp`) is not a command
- * of its own: `vap help mcp` is the group's help, which may end with the topic's text
- * (helpTopicText in src/commands/help-topics.ts). This module only lists the files and reads
- * them; the page is rendered for the terminal by src/help/render.ts, loaded when a topic is
+ * Adding a topic is adding a file. A topic named like a command group (`emulator`, `mcp`) is
+ * not a command of its own: `vap help <name>` is the group's help, which ends with the topic
+ * (src/program.ts, or the group itself through helpTopicText in src/commands/help-topics.ts).
+ * This module only lists the files and reads them; the renderer is loaded when a topic is
  * shown, so that the root help and `vap <group> --help` never load a Markdown parser.
  */
 
@@ -26,7 +28,11 @@ export interface Topic {
   name: string;
   aliases: string[];
   summary: string;
+  /** `md`: Markdown, rendered and wrapped; `txt`: plain text, printed as written. */
+  format: 'md' | 'txt';
 }
+
+const TOPIC_FILE = /^([\w-]+)\.(md|txt)$/;
 
 /** The folder of the topic files: dist/topics/ beside the bundle's entry, src/help/topics/ beside this module. */
 export function topicsFolder(): URL {
@@ -52,11 +58,12 @@ export function listTopics(): Topic[] {
   if (!listed) {
     const folder = topicsFolder();
     listed = readdirSync(folder)
-      .filter((f) => f.endsWith('.md'))
       .sort()
-      .map((f) => {
+      .flatMap((f) => {
+        const m = TOPIC_FILE.exec(f);
+        if (!m) return [];
         const { meta } = splitFrontMatter(readFileSync(new URL(f, folder), 'utf8'));
-        return { name: f.slice(0, -3), aliases: (meta.aliases ?? '').split(',').map((a) => a.trim()).filter(Boolean), summary: meta.summary ?? '' };
+        return [{ name: m[1]!, format: m[2] as Topic['format'], aliases: (meta.aliases ?? '').split(',').map((a) => a.trim()).filter(Boolean), summary: meta.summary ?? '' }];
       });
   }
   return listed;
@@ -67,9 +74,15 @@ export function findTopic(word: string): Topic | undefined {
   return listTopics().find((t) => t.name === word || t.aliases.includes(word));
 }
 
-/** A topic's page: its Markdown without the front matter. */
-export function topicMarkdown(name: string): string {
-  return splitFrontMatter(readFileSync(new URL(`${name}.md`, topicsFolder()), 'utf8')).body;
+/** A topic's page, without the front matter: Markdown, or plain text (see Topic.format). */
+export function topicSource(name: string): { format: Topic['format']; text: string } {
+  const format = listTopics().find((t) => t.name === name)?.format ?? 'md';
+  return { format, text: splitFrontMatter(readFileSync(new URL(`${name}.${format}`, topicsFolder()), 'utf8')).body };
+}
+
+/** Whether a topic is named like a command group (one stat, no file read): its text ends the group's help. */
+export function isGroupTopic(name: string): boolean {
+  return ['md', 'txt'].some((ext) => existsSync(new URL(`${name}.${ext}`, topicsFolder())));
 }
 
 /**
@@ -85,9 +98,9 @@ export function addHelpTopics(program: Command, groups: readonly string[]): void
     if (t.aliases.length) cmd.aliases(t.aliases);
     cmd.allowUnknownOption().allowExcessArguments();
     cmd.action(async () => {
-      const { renderMarkdown } = await import('./render.js');
+      const { renderTopic } = await import('./render.js');
       const width = cmd.configureOutput().getOutHelpWidth?.() ?? 80;
-      cmd.configureOutput().writeOut?.(renderMarkdown(topicMarkdown(t.name), Math.max(40, width), listTopics().map((x) => x.name)));
+      cmd.configureOutput().writeOut?.(renderTopic(topicSource(t.name), Math.max(40, width), listTopics().map((x) => x.name)));
     });
     program.addCommand(cmd, { hidden: true });
   }

@@ -82,6 +82,24 @@ describe('start-up loads only what it needs', () => {
     expect(inputs.filter((p) => /node_modules\/(@inquirer|csv-parse|ora|fastify|cli-table3)\/|src\/emulator\//.test(p))).toEqual([]);
   });
 
+  it('the help topics: read by the root help and `vap help <topic>` alone; the Markdown renderer only to print a topic', async () => {
+    const topicFiles = (files: string[]) => files.filter((f) => f.startsWith('dist/topics/'));
+    const renderer = (inputs: string[]) => inputs.filter((p) => p.includes('node_modules/marked/') || p === 'src/help/render.ts');
+    for (const args of [['--version'], ['agents', '--help'], ['contacts', 'import', '--help'], ['agents', 'list']]) {
+      const { files, inputs } = await loaded(args, args[1] === 'list' ? api() : {});
+      expect(topicFiles(files), args.join(' ')).toEqual([]);
+      expect(renderer(inputs), args.join(' ')).toEqual([]);
+    }
+    const root = await loaded(['--help']);
+    expect(topicFiles(root.files).length).toBeGreaterThan(5);
+    expect(renderer(root.inputs)).toEqual([]);
+    const topic = await loaded(['help', 'formatting']);
+    expect(topic.files).toContain('dist/topics/formatting.md');
+    expect(renderer(topic.inputs)).toEqual(['src/help/render.ts', 'node_modules/marked/lib/marked.esm.js'].sort().filter((p) => renderer(topic.inputs).includes(p)));
+    expect(renderer(topic.inputs).length).toBe(2);
+    expect(topic.inputs.filter((p) => HEAVY.test(p) || p === 'src/context.ts')).toEqual([]);
+  });
+
   it('undici is loaded only when a request is made', async () => {
     const { inputs } = await loaded(['agents', 'get', 'ag_1', '--bogus'], api());
     expect(inputs.filter((p) => p.includes('node_modules/undici/'))).toEqual([]);

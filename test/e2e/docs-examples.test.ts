@@ -195,6 +195,7 @@ async function seed(): Promise<void> {
   ids.recording = /\bRE[0-9A-Za-z]+/.exec((await sh(`vap calls recording ${ids.call} --json`)).stdout)?.[0] ?? 'RE_none';
   // The project the commands of agents as code work in: the examples run in it.
   await sh('vap pull --all');
+  await sh('vap pull --profile staging --all');
   const candidates = await vapJson<any>(`evals imports candidates ${ids.suite} --agent ${ids.agent} --source ${ids.callCenter}`);
   const cands: any[] = candidates;
   ids.import = await vapQ(`evals imports create ${ids.suite} --agent ${ids.agent} --source ${ids.callCenter} --calls ${cands.slice(0, 2).map((c) => c.id).join(',')}`);
@@ -212,6 +213,9 @@ async function seed(): Promise<void> {
     INBOUND: ids.inbound,
     API_CAMPAIGN: ids.apiCampaign,
     VAP_KEY: ORG_A.apiKey,
+    // The profiles the examples of agents as code name: staging and prod, one organization here.
+    VAP_API_KEY_STAGING: ORG_A.apiKey,
+    VAP_API_KEY_PROD: ORG_A.apiKey,
     WHSEC: WEBHOOK_SECRET,
   });
 }
@@ -247,7 +251,7 @@ function substitute(command: string, own: Record<string, string> = {}): string {
     [/\bwe_123\b/g, id('hook')],
     [/\bjob_123\b/g, id('job')],
     [/\bimp_(?:789\b|…)/g, id('import')],
-    [/\bcc_(?:7h2k\b|1\b|…)/g, id('callCenter')],
+    [/\bcc_(?:7h2k(?:\.\.\.)?|1\b|…)/g, id('callCenter')],
     [/\bpn_1\b/g, id('phone')],
     [/\btool_(?:calendar01|b)\b/g, id('tool1')],
     [/\btool_crm02\b/g, id('tool2')],
@@ -258,7 +262,7 @@ function substitute(command: string, own: Record<string, string> = {}): string {
     [/\b0b7c…(?= --inbound)/g, id('inbound')],
     [/\b6f1c2a9e-…|\b0b7c…/g, id('campaign')],
     [/\b5e21…/g, id('campaignRun')],
-    [/\b6f1c2d3e-…/g, id('inboundSource')],
+    [/\b6f1c2d3e-…|\b6f1c…/g, id('inboundSource')],
     [/\b3f1e\.\.\./g, id('outboundSource')],
     [/\bRE1f…/g, id('recording')],
     [/http:\/\/127\.0\.0\.1:4010/g, emu.url],

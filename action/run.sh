@@ -37,13 +37,11 @@ if [ "$command" != promote ]; then
   if [ -n "$base_url" ]; then export VAP_BASE_URL="$base_url"; fi
 fi
 
-# promote reads two organizations: each key is stored in its profile (vap auth login, in a
-# config folder of this step's own), as VAP_API_KEY would stand for both.
-login() {
-  local profile="$1" key="$2" url="$3"
-  local flags=(auth login --with-key --profile "$profile")
-  if [ -n "$url" ]; then flags+=(--base-url "$url"); fi
-  printf '%s\n' "$key" | VAP_API_KEY='' VAP_BASE_URL='' vap "${flags[@]}"
+# promote reads two organizations: each key goes in its profile's own variable
+# (VAP_API_KEY_PROD for profile prod), as VAP_API_KEY would stand for both.
+profile_var() {
+  local name="$1" profile="$2"
+  printf '%s_%s' "$name" "$(printf '%s' "$profile" | tr '[:lower:]' '[:upper:]' | tr -c 'A-Z0-9' '_')"
 }
 
 profile=()
@@ -97,10 +95,11 @@ case "$command" in
     if [ -z "$(input FROM)" ] || [ -z "$(input TO)" ]; then usage "command: promote needs the inputs from and to (the profile that passed, and the one to carry it to)"; fi
     if [ -n "$key" ] || [ -n "$to_key" ]; then
       if [ -z "$key" ] || [ -z "$to_key" ]; then usage "command: promote needs both keys, api-key (of from) and to-api-key (of to), or neither (then the job's own configuration)"; fi
-      VAP_CONFIG_DIR="$(mktemp -d "${RUNNER_TEMP:-/tmp}/vap-config.XXXXXX")"
-      export VAP_CONFIG_DIR
-      login "$(input FROM)" "$key" "$base_url" || { code=$?; output exit-code "$code"; exit 0; }
-      login "$(input TO)" "$to_key" "$(input TO_BASE_URL)" || { code=$?; output exit-code "$code"; exit 0; }
+      export "$(profile_var VAP_API_KEY "$(input FROM)")=$key" "$(profile_var VAP_API_KEY "$(input TO)")=$to_key"
+      if [ -n "$base_url" ]; then export "$(profile_var VAP_BASE_URL "$(input FROM)")=$base_url"; fi
+      to_url="$(input TO_BASE_URL)"
+      if [ -z "$to_url" ]; then to_url="$base_url"; fi
+      if [ -n "$to_url" ]; then export "$(profile_var VAP_BASE_URL "$(input TO)")=$to_url"; fi
       unset VAP_API_KEY VAP_BASE_URL
     fi
     args=(promote --from "$(input FROM)" --to "$(input TO)" --yes "${extra[@]}")

@@ -5,7 +5,7 @@ import type { ContextFactory } from './commands/types.js';
 import type { TextSink } from './ui/block-writer.js';
 import { ExitCode } from './exit-codes.js';
 import { buildProgram, commanderExitCode, describeVerbs, helpArgv, type ProgramIO, type VerbStubs } from './program.js';
-import { reportError, reportOutputFailure } from './report.js';
+import { reportError, reportOutputFailure, type MessageWrap } from './report.js';
 import { setV8Flags } from './v8-flags.js';
 import { version } from './version.js';
 
@@ -37,7 +37,8 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   // the flag). A command that lives for one request is better served by the baseline
   // compiler alone; the long-running emulator keeps the optimiser. Set before the first
   // request (when undici is loaded), so that a command that makes none does not load node:v8.
-  const beforeFirstRequest = argv[0] !== 'emulator' && !deps.io ? liftoffOnly : undefined;
+  // (`vap mcp` is long-running too: it serves requests until its client goes away.)
+  const beforeFirstRequest = argv[0] !== 'emulator' && argv[0] !== 'mcp' && !deps.io ? liftoffOnly : undefined;
 
   const controller = new AbortController();
   if (deps.signal?.aborted) controller.abort(deps.signal.reason);
@@ -48,21 +49,26 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   };
   if (!deps.signal) process.on('SIGINT', onSigint);
   // `vap emulator start` runs until stopped: SIGTERM (a service manager, `kill`) stops it
-  // as Ctrl-C does, through the same signal, and it exits 0. Other commands keep Node's
-  // default (SIGTERM ends the process at once).
+  // as Ctrl-C does, through the same signal, and it exits 0. So does `vap mcp`, which an
+  // assistant's client stops with SIGTERM (and which then exits, the compile cache written,
+  // instead of dying). Other commands keep Node's default (SIGTERM ends the process at once).
   let terminated = false;
   const onSigterm = () => {
     terminated = true;
     controller.abort(new DOMException('terminated', 'AbortError'));
   };
-  const listenSigterm = argv[0] === 'emulator' && !deps.signal;
+  const listenSigterm = (argv[0] === 'emulator' || argv[0] === 'mcp') && !deps.signal;
   if (listenSigterm) process.on('SIGTERM', onSigterm);
 
   // Stack traces of unexpected errors; --verbose is for requests and never prints one.
   const debug = env.VAP_DEBUG === '1';
   try {
     // The context (output, config, the HTTP client) is a file of its own, loaded when a verb runs: help never reads it.
-    const makeContext: ContextFactory = async (globals) => (await import('./context.js')).createContext(io, env, globals, controller.signal, { beforeFirstRequest });
+    // On a terminal, what wraps messages to its width is loaded with it (src/ui/fit.ts); piped, never.
+    const makeContext: ContextFactory = async (globals) => {
+      const [{ createContext }, fit] = await Promise.all([import('./context.js'), io.stdoutIsTTY || io.stderrIsTTY ? import('./ui/fit.js') : undefined]);
+      return createContext(io, env, globals, controller.signal, { beforeFirstRequest, fit });
+    };
     const program = await buildProgram(argv, io, makeContext);
     await program.parseAsync(helpArgv(program, argv) ?? argv, { from: 'user' });
     return controller.signal.aborted && !terminated ? ExitCode.INTERRUPTED : ExitCode.OK;
@@ -72,7 +78,7 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
       io.stderr.write('error: interrupted\n');
       return ExitCode.INTERRUPTED;
     }
-    return reportError(err, io.stderr, { debug });
+    return reportError(err, io.stderr, { debug, wrap: io.stderrIsTTY ? await messageWrap(io, env) : undefined });
   } finally {
     if (!deps.signal) process.off('SIGINT', onSigint);
     if (listenSigterm) process.off('SIGTERM', onSigterm);
@@ -96,6 +102,12 @@ export async function docsPages(root: string): Promise<Map<string, string>> {
     throw new Error('not run');
   }, true);
   return (await import('./help/docs.js')).docsPages(program, { root });
+}
+
+/** On a terminal, an error and its hint wrap at word boundaries (src/ui/width.ts, loaded only then). */
+async function messageWrap(io: IO, env: Env): Promise<MessageWrap> {
+  const [{ messageText }, { terminalWidth }] = await Promise.all([import('./ui/fit.js'), import('./ui/width.js')]);
+  return (text, mark) => messageText(text, terminalWidth(io.stderr, env), mark);
 }
 
 async function liftoffOnly(): Promise<void> {

@@ -5,6 +5,7 @@ import { readConfig } from './config/read.js';
 import { profileEnvName, checkCredentials, checkNumericSettings, missingKeyError, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
 import { AuthRequiredError } from './errors.js';
 import type { Format } from './ui/format.js';
+import type { TableFit } from './ui/table.js';
 import type { TextSink } from './ui/block-writer.js';
 import { Output } from './ui/output.js';
 import { createPrompter, type Prompter } from './ui/prompter.js';
@@ -13,6 +14,7 @@ import { safeMessage, safeText, type Trusted } from './ui/safe-text.js';
 import { startSpinner, type Spinner } from './ui/spinner.js';
 import { colorEnabled, loadChalk } from './ui/style.js';
 import { presentation, ServerClock, type Presentation } from './ui/values.js';
+import { terminalWidth } from './ui/width.js';
 import { version } from './version.js';
 
 /** The process's streams, or a test's. Nothing below cli.ts reads `process.*`. */
@@ -41,6 +43,8 @@ export interface GlobalOptions {
   verbose?: boolean;
   /** Exact ISO 8601 times on a terminal too (src/ui/values.ts). */
   absoluteTimes?: boolean;
+  /** A listing's --wide (not a global flag, read with them): whole ids in a table on a terminal. */
+  wide?: boolean;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -71,6 +75,8 @@ export interface Context {
   spinner(text: string): Promise<Spinner>;
   /** chalk for text written to stdout (colour only when wanted there). */
   stdoutStyle(): Promise<import('chalk').ChalkInstance>;
+  /** How a table on stdout fits the terminal: its width when stdout is one (undefined piped), and --wide (src/ui/table.ts). */
+  tableFit(): TableFit;
   /**
    * A line of information on stderr (suppressed by -q). Like success and warn, it shows
    * the message as one safe line (src/ui/safe-text.ts): ids, names and other data in it
@@ -82,6 +88,14 @@ export interface Context {
   success(message: string | Trusted): Promise<void>;
   /** "! message" on stderr. */
   warn(message: string | Trusted): Promise<void>;
+  /** A line on stderr that -q does not silence (where to resume a stream, say); shown as info is. */
+  note(message: string | Trusted): void;
+  /**
+   * A line on stderr, -q or not, that ends in a command to run (`resume with: vap …`): on a
+   * terminal too narrow for it, the command goes on lines of its own, copyable whole
+   * (src/ui/fit.ts messageWithCommand). Both parts are shown safe.
+   */
+  noteCommand(text: string, command: string): void;
   /** Release what the context opened (HTTP connections). */
   dispose(): Promise<void>;
 }
@@ -89,6 +103,12 @@ export interface Context {
 export interface ContextOptions {
   /** Runs once, before the first API client is made (cli.ts: the engine flags of a short-lived process). */
   beforeFirstRequest?: () => Promise<void>;
+  /**
+   * src/ui/fit.ts, which wraps messages to a terminal's width: loaded by cli.ts only when
+   * stdout or stderr is a terminal, so that a piped command never reads its libraries.
+   * Without it, every message is one line.
+   */
+  fit?: typeof import('./ui/fit.js');
 }
 
 export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: AbortSignal, options: ContextOptions = {}): Context {
@@ -99,6 +119,9 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   // "Now" for relative times is the server's, learned from the Date header of each response.
   const serverClock = new ServerClock();
   const present = presentation({ absoluteTimes: globals.absoluteTimes, now: () => serverClock.now() });
+  // Messages on a terminal's stderr wrap at word boundaries (src/ui/fit.ts); piped, each is one line.
+  const say = (text: string, mark = '') => (options.fit && io.stderrIsTTY ? options.fit.messageText(text, terminalWidth(io.stderr, env), mark) : `${mark}${text}`);
+  const tableFit = (): TableFit => ({ width: io.stdoutIsTTY ? terminalWidth(io.stdout, env) : undefined, wide: Boolean(globals.wide) });
   // VAP_ACCESSIBLE: a spinner is plain lines instead (src/ui/accessible.ts).
   const spinner = (text: string) =>
     isAccessible(env) && io.stderrIsTTY && !globals.quiet ? Promise.resolve(plainSpinner(text, io.stderr)) : startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
@@ -110,6 +133,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     color: outColor,
     stdoutIsTTY: io.stdoutIsTTY,
     present,
+    fit: tableFit,
   });
   const canPrompt = io.stdinIsTTY && io.stderrIsTTY && globals.input !== false && !isCI(env);
   // Streams read when a prompt is made: stdin and stderr are made only when used (cli.ts).
@@ -182,18 +206,26 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
       return client;
     },
     stdoutStyle: () => loadChalk(outColor),
+    tableFit,
     spinner,
     info(message) {
-      if (!globals.quiet) io.stderr.write(`${safeMessage(message)}\n`);
+      if (!globals.quiet) io.stderr.write(`${say(safeMessage(message))}\n`);
     },
     async success(message) {
       if (globals.quiet) return;
       const chalk = await loadChalk(errColor);
-      io.stderr.write(`${chalk.green('✓')} ${safeMessage(message)}\n`);
+      io.stderr.write(`${say(safeMessage(message), `${chalk.green('✓')} `)}\n`);
     },
     async warn(message) {
       const chalk = await loadChalk(errColor);
-      io.stderr.write(`${chalk.yellow('!')} ${safeMessage(message)}\n`);
+      io.stderr.write(`${say(safeMessage(message), `${chalk.yellow('!')} `)}\n`);
+    },
+    note(message) {
+      io.stderr.write(`${say(safeMessage(message))}\n`);
+    },
+    noteCommand(text, command) {
+      const [t, c] = [safeText(text), safeText(command)];
+      io.stderr.write(`${options.fit && io.stderrIsTTY ? options.fit.messageWithCommand(t, c, terminalWidth(io.stderr, env)) : `${t} ${c}`}\n`);
     },
     async dispose() {
       await client?.close().catch(() => undefined);

@@ -6,6 +6,7 @@ import { addHelpTopics, helpTopicsText, isGroupTopic } from './help/topics.js';
 import { isSubgroup, type CommandEntry, type ContextFactory, type GroupHost, type SubgroupEntry, type VerbEntry } from './commands/types.js';
 import { FORMATS } from './ui/format.js';
 import { safeLines } from './ui/safe-text.js';
+import { wrapText } from './ui/wrap.js';
 import { version } from './version.js';
 import { readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
@@ -132,6 +133,8 @@ export interface ProgramIO {
   stderr: Writable;
   /** Whether stdout is a terminal (Commander wraps help to its width). */
   stdoutIsTTY?: boolean;
+  /** Whether stderr is a terminal (Commander's errors then wrap at word boundaries to its width). */
+  stderrIsTTY?: boolean;
   /**
    * Writes help and Commander's other output to stdout, in one piece (cli.ts: straight to the
    * file descriptor while the stdout stream is not yet made). The stream's write otherwise.
@@ -341,6 +344,25 @@ function addSubgroup(parent: Command, s: SubgroupEntry): Command {
   return sub;
 }
 
+/**
+ * Commander's errors (an unknown option, a bad argument) on a terminal: a line wider than it
+ * wraps at word boundaries under its own indentation, as vap's own messages do
+ * (src/ui/width.ts, which the entry does not load: src/ui/wrap.ts is already in it; the text
+ * is plain, made safe).
+ */
+function wrapForTerminal(text: string, io: ProgramIO): string {
+  const columns = io.stderrIsTTY ? (io.stderr as Writable & { columns?: number }).columns : undefined;
+  if (!columns || columns < 20) return text;
+  return text
+    .split('\n')
+    .map((line) => {
+      if (line.length <= columns) return line;
+      const lead = /^\s*/.exec(line)![0];
+      return wrapText(line, columns - lead.length).map((l) => `${lead}${l}`).join('\n');
+    })
+    .join('\n');
+}
+
 /** Settings every command needs; commands built with `new Command()` do not inherit them. */
 function configureTree(cmd: Command, io: ProgramIO): void {
   const defaults = cmd.configureOutput();
@@ -352,7 +374,7 @@ function configureTree(cmd: Command, io: ProgramIO): void {
       getOutHelpWidth: () => (io.stdoutIsTTY ? defaults.getOutHelpWidth?.() : undefined) as number,
       getOutHasColors: () => Boolean(io.stdoutIsTTY && defaults.getOutHasColors?.()),
       // Commander's errors echo the arguments (an id pasted from elsewhere): made safe.
-      writeErr: (s) => io.stderr.write(safeLines(s)),
+      writeErr: (s) => io.stderr.write(wrapForTerminal(safeLines(s), io)),
     })
     .showSuggestionAfterError(true)
     .showHelpAfterError(`(run \`${commandPath(cmd)} --help\` for usage)`)

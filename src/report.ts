@@ -11,17 +11,20 @@ import { safeLines, safeText } from './ui/safe-text.js';
  * the network's, an interruption) is one line whatever the flags: its stack would show
  * where vap noticed the problem, which helps no one fix it.
  */
-export function reportError(err: unknown, stderr: Writable, opts: { debug: boolean }): ExitCodeValue {
+export function reportError(err: unknown, stderr: Writable, opts: { debug: boolean; wrap?: MessageWrap }): ExitCodeValue {
   if (err instanceof OutputError) {
     if (outputFailureShown) return err.exitCode;
     outputFailureShown = true;
   }
   const { code, message } = describe(err);
   // Messages echo ids, names and the API's own words: one safe line, whatever they hold.
-  if (message) stderr.write(`error: ${safeText(message)}\n`);
+  if (message) stderr.write(`${opts.wrap ? opts.wrap(safeText(message), 'error: ') : `error: ${safeText(message)}`}\n`);
   if (opts.debug && err instanceof Error && err.stack && !isExpected(err)) stderr.write(`${safeLines(err.stack)}\n`);
   return code;
 }
+
+/** The error line wrapped for a terminal at word boundaries after its mark (src/ui/width.ts messageText), given when stderr is one. */
+export type MessageWrap = (text: string, mark: string) => string;
 
 /** Whether the line about a failed write to stdout was printed (it is printed once, whoever notices first). */
 let outputFailureShown = false;

@@ -76,6 +76,9 @@ export interface ApplyInput {
 
 const AGENT_PATCH_FIELDS = ['name', 'engine', 'variables', 'description', 'tags', 'instructions'] as const;
 
+/** Intents written to disk at once, ahead of the resources they announce (one flush each). */
+const ANNOUNCE_BATCH = 64;
+
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) return `${err.message} (HTTP ${err.status}${err.requestId ? `, request id ${err.requestId}` : ''})`;
   return (err as Error)?.message ?? String(err);
@@ -103,13 +106,48 @@ export class Applier {
     this.input.journal.note(['intents', intentKey(kind, key)]);
   }
 
-  /** Writes an intent and waits until it is on disk: the request it announces is sent only then. */
-  private async writeIntent(kind: Kind, key: string, intent: Omit<Intent, 'push' | 'at' | 'kind'>): Promise<Intent> {
-    const full: Intent = { ...intent, kind, push: this.input.pushId, at: new Date().toISOString() };
-    this.state.intents[intentKey(kind, key)] = full;
-    this.noteIntent(kind, key);
-    await this.input.journal.durable();
-    return full;
+  /** The upserts in the order they are applied (intents are announced ahead, a batch at a time). */
+  private order: PlanItem[] = [];
+  private announced = new Set<PlanItem>();
+
+  /** The intent an item's apply writes before its first request (from the plan, and the intent an interrupted push left). */
+  private intentFor(item: PlanItem): Omit<Intent, 'push' | 'at' | 'kind'> {
+    const local = item.localModel!;
+    const target = fieldHashes(item.kind, local);
+    const previous = this.state.intents[intentKey(item.kind, item.key)];
+    const name = local.name;
+    if (item.kind === 'agent') {
+      if (item.action === 'create') return { op: 'create', name, target };
+      const created = previous?.op === 'create' || Boolean(item.adopted);
+      return { op: previous?.op === 'create' ? 'create' : 'update', name, id: item.id!, target, ...(created ? {} : { fromVersion: item.fromVersion }) };
+    }
+    if (item.kind === 'suite') {
+      const scenarios = (local as SuiteModel).scenarios.map(scenarioHash);
+      if (item.action === 'create') return { op: 'create', name, target, scenarios };
+      if (item.action === 'replace') return { op: 'replace', name, target, scenarios, oldId: item.id!, ...(item.replacement ? { id: item.replacement.id } : {}) };
+      return { op: previous?.op === 'create' ? 'create' : 'update', name, id: item.id!, target, scenarios };
+    }
+    return item.action === 'create' ? { op: 'create', name, target } : { op: 'update', name, id: item.id!, target };
+  }
+
+  /**
+   * The intent of an item, on disk before the request it announces is sent. The intents of
+   * the next items are written with it (one flush for a batch): an intent whose resource was
+   * never made is harmless (a re-run looks for it and, finding nothing, creates it).
+   */
+  private async writeIntent(item: PlanItem): Promise<Intent> {
+    const k = intentKey(item.kind, item.key);
+    if (!this.announced.has(item)) {
+      const at = this.order.indexOf(item);
+      const batch = at < 0 ? [item] : this.order.slice(at, at + ANNOUNCE_BATCH).filter((x) => !this.announced.has(x));
+      for (const x of batch) {
+        this.state.intents[intentKey(x.kind, x.key)] = { ...this.intentFor(x), kind: x.kind, push: this.input.pushId, at: new Date().toISOString() };
+        this.noteIntent(x.kind, x.key);
+        this.announced.add(x);
+      }
+      await this.input.journal.durable();
+    }
+    return this.state.intents[k]!;
   }
 
   /**
@@ -153,6 +191,8 @@ export class Applier {
       if (i.action === 'delete' && i.needsPrune) this.skip(i, i.reason ?? 'the file was removed; `vap push --prune` deletes it on the platform');
     }
 
+    // The order the upserts go in: webhooks, then each agent and its suites.
+    this.order = [...by('webhook', upserts), ...by('agent', () => true).flatMap((a) => [...(upserts(a) ? [a] : []), ...by('suite', (x) => x.agentKey === a.key && upserts(x))])];
     for (const i of by('webhook', (x) => Boolean(x.adopted))) await this.noticeAdoptedSecret(i);
     for (const i of by('webhook', upserts)) await this.guard(i, () => this.applyWebhook(i));
     for (const a of by('agent', () => true)) {
@@ -242,14 +282,13 @@ export class Applier {
 
   private async applyAgent(item: PlanItem): Promise<void> {
     const local = item.localModel as AgentModel;
-    const target = fieldHashes('agent', local);
     const api = this.input.api;
     let id: string;
     let created = false;
     let before: RemoteAgent | undefined;
     let fields: readonly string[];
     if (item.action === 'create') {
-      const intent = await this.writeIntent('agent', item.key, { op: 'create', name: local.name, target });
+      const intent = await this.writeIntent(item);
       const res = await createAgent(api, {
         name: local.name,
         instructions: local.instructions,
@@ -266,16 +305,8 @@ export class Applier {
     } else {
       id = item.id!;
       before = item.remote as RemoteAgent;
-      const previous = this.state.intents[intentKey('agent', item.key)];
-      const adoptedCreate = previous?.op === 'create';
-      created = adoptedCreate || Boolean(item.adopted);
-      await this.writeIntent('agent', item.key, {
-        op: adoptedCreate ? 'create' : 'update',
-        name: local.name,
-        id,
-        target,
-        ...(created ? {} : { fromVersion: item.fromVersion }),
-      });
+      const intent = await this.writeIntent(item);
+      created = intent.op === 'create' || Boolean(item.adopted);
       fields = item.changes;
       const patch: AgentChange = {};
       for (const f of AGENT_PATCH_FIELDS) if (fields.includes(f)) (patch as Record<string, unknown>)[f] = local[f];
@@ -342,21 +373,19 @@ export class Applier {
 
   private async applySuite(item: PlanItem, agentId: string): Promise<void> {
     const local = item.localModel as SuiteModel;
-    const target = fieldHashes('suite', local);
-    const scenarios = local.scenarios.map(scenarioHash);
     const api = this.input.api;
     let id: string;
     let added: number;
     let verb: string;
     if (item.action === 'create') {
-      const intent = await this.writeIntent('suite', item.key, { op: 'create', name: local.name, target, scenarios });
+      const intent = await this.writeIntent(item);
       id = await this.createSuiteFrom(item, agentId, local, intent);
       added = await this.addScenarios(agentId, id, local, undefined);
       if (local.status === 'ready') await updateSuite(api, agentId, id, { status: 'ready' });
       verb = `created (${id}, ${added} scenario${added === 1 ? '' : 's'})`;
     } else if (item.action === 'replace') {
       const oldId = item.id!;
-      const intent = await this.writeIntent('suite', item.key, { op: 'replace', name: local.name, target, scenarios, oldId, ...(item.replacement ? { id: item.replacement.id } : {}) });
+      const intent = await this.writeIntent(item);
       id = item.replacement?.id ?? (await this.createSuiteFrom(item, agentId, local, intent));
       added = await this.addScenarios(agentId, id, local, item.replacement?.model);
       if (local.status === 'ready') await updateSuite(api, agentId, id, { status: 'ready' });
@@ -370,8 +399,7 @@ export class Applier {
       verb = `replaced (${oldId} deleted with its run history; new suite ${id}, ${added} scenario${added === 1 ? '' : 's'})`;
     } else {
       id = item.id!;
-      const previous = this.state.intents[intentKey('suite', item.key)];
-      await this.writeIntent('suite', item.key, { op: previous?.op === 'create' ? 'create' : 'update', name: local.name, id, target, scenarios });
+      await this.writeIntent(item);
       const patch: SuiteChange = {};
       if (item.changes.includes('name')) patch.name = local.name;
       if (item.changes.includes('iterations')) patch.iterationsPerScenario = local.iterations;
@@ -394,12 +422,11 @@ export class Applier {
 
   private async applyWebhook(item: PlanItem): Promise<void> {
     const local = item.localModel as WebhookModel;
-    const target = fieldHashes('webhook', local);
     const api = this.input.api;
     let id: string;
     let verb: string;
     if (item.action === 'create') {
-      const intent = await this.writeIntent('webhook', item.key, { op: 'create', name: local.name, target });
+      const intent = await this.writeIntent(item);
       const res = await createWebhookEndpoint(api, { name: local.name, url: local.url, events: local.events });
       id = res.id;
       intent.id = id;
@@ -412,7 +439,7 @@ export class Applier {
       verb = `created (${id})`;
     } else {
       id = item.id!;
-      await this.writeIntent('webhook', item.key, { op: 'update', name: local.name, id, target });
+      await this.writeIntent(item);
       const patch: WebhookEndpointChange = {};
       if (item.changes.includes('name')) patch.name = local.name;
       if (item.changes.includes('url')) patch.url = local.url;

@@ -10,7 +10,7 @@ import { followRun, resumeCommand, RunGateError, type FollowSettings, type RunRe
 import { safe, safeText } from '../ui/safe-text.js';
 import type { ChangedAgent } from './apply.js';
 import { contentHash, fieldHashes } from './model.js';
-import { agentFilesHash, recordPassed } from './passed.js';
+import { agentFilesHash, forgetPassed, recordPassed } from './passed.js';
 import type { ProjectFs } from './paths.js';
 import { findVoice, type Plan } from './plan.js';
 import type { LocalFiles } from './project.js';
@@ -37,6 +37,8 @@ export interface EvalTarget {
   suiteName: string;
   /** The baseline of this suite's run when it is not the settings' (a preview's `live`). */
   baseline?: BaselineSpec;
+  /** The suite id its Markdown report's marker names, when not its own (a preview's copy: the live suite's). */
+  marker?: string;
 }
 
 /** With several runs, each report gets the agent and suite in its name: `evals.xml` → `evals.front-desk.booking.xml`. */
@@ -88,7 +90,7 @@ export async function runGatingSuites(ctx: Context, api: ApiClient, targets: Eva
   for (const o of outcomes) {
     if (!o.ref) continue;
     const gates = o.target.baseline ? { ...settings.gates, baseline: o.target.baseline } : settings.gates;
-    const s: FollowSettings = { ...settings, gates, timeout: Math.max(1, deadline - Date.now()), reports: settings.reports.map((r) => ({ ...r, path: reportPathFor(r.path, o.target, several) })) };
+    const s: FollowSettings = { ...settings, gates, ...(o.target.marker ? { marker: o.target.marker } : {}), timeout: Math.max(1, deadline - Date.now()), reports: settings.reports.map((r) => ({ ...r, path: reportPathFor(r.path, o.target, several) })) };
     ctx.info(safe`Suite ${o.target.suiteKey}: run ${o.ref.runId}`);
     try {
       await followRun(ctx, api, o.ref, s);
@@ -130,6 +132,8 @@ export interface EvalGateInput {
   plan: Plan;
   files: LocalFiles;
   pushId: string;
+  /** The verb that applied (`promote --eval` gates in the target as `push --eval` does); push by default. */
+  verb?: 'push' | 'promote';
   targets: EvalTarget[];
   changedAgents: ChangedAgent[];
   settings: FollowSettings;
@@ -137,8 +141,9 @@ export interface EvalGateInput {
 
 export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<void> {
   const { api, targets, settings } = input;
+  const verb = input.verb ?? 'push';
   if (targets.length === 0) {
-    ctx.info('--eval: no gating suite (gate: true) belongs to an agent this push changed; nothing to run');
+    ctx.info(`--eval: no gating suite (gate: true) belongs to an agent this ${verb} changed; nothing to run`);
     return;
   }
   const several = targets.length > 1;
@@ -149,10 +154,10 @@ export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<v
   if (stop) {
     // The platform stays as pushed: say how to finish the gate, or to roll back by hand.
     const pending = outcomes.filter((o) => o.status === 'pending' && o.ref);
-    ctx.io.stderr.write(`The push is applied; its evals did not finish, so nothing was rolled back.\n`);
-    for (const o of pending) ctx.io.stderr.write(`  finish the gate of ${safeText(o.target.suiteKey)}: ${resumeCommand(o.ref!, settings)}\n`);
-    const reason = `vap push ${input.pushId}: rolled back by hand, its evals did not finish`;
-    for (const a of rollbackable) ctx.io.stderr.write(`  or roll back agent ${safeText(a.slug)}: ${rollbackCommand(a, reason)}\n`);
+    ctx.note(`The ${verb} is applied; its evals did not finish, so nothing was rolled back.`);
+    for (const o of pending) ctx.noteCommand(`  finish the gate of ${o.target.suiteKey}:`, resumeCommand(o.ref!, settings));
+    const reason = `vap ${verb} ${input.pushId}: rolled back by hand, its evals did not finish`;
+    for (const a of rollbackable) ctx.noteCommand(`  or roll back agent ${a.slug}:`, rollbackCommand(a, reason));
     throw stop;
   }
 
@@ -167,16 +172,22 @@ export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<v
     return;
   }
   const first = bad[0]!;
-  const reason = clip(`vap push ${input.pushId}: ${first.status === 'gate' ? 'eval gate failed' : 'eval run failed'} on ${first.target.suiteKey} (${first.why})${bad.length > 1 ? ` and ${bad.length - 1} more` : ''}`, 1000);
-  for (const o of bad) ctx.io.stderr.write(safe`✗ ${o.target.suiteKey}: ${o.why}\n`);
+  const reason = clip(`vap ${verb} ${input.pushId}: ${first.status === 'gate' ? 'eval gate failed' : 'eval run failed'} on ${first.target.suiteKey} (${first.why})${bad.length > 1 ? ` and ${bad.length - 1} more` : ''}`, 1000);
+  for (const o of bad) ctx.note(safe`✗ ${o.target.suiteKey}: ${o.why}`);
+  // What this push (or promotion) applied failed its gate: a pass recorded for the same files (a preview's) no longer stands.
+  const forgotten = input.changedAgents.filter((a) => forgetPassed(input.state, input.files, a.slug)).map((a) => a.slug);
+  if (forgotten.length) {
+    await saveState(input.fs, input.state);
+    ctx.info(`No longer recorded as passed in profile "${safeText(input.state.profile)}": ${safeText(forgotten.join(', '))} (their files failed this gate)`);
+  }
   await rollBack(ctx, input, rollbackable, reason);
   for (const a of input.changedAgents.filter((x) => x.created)) {
-    await ctx.warn(safe`agent ${a.slug} (${a.id}) was created by this push: there is no earlier version to roll back to; it stays`);
+    await ctx.warn(safe`agent ${a.slug} (${a.id}) was created by this ${verb}: there is no earlier version to roll back to; it stays`);
   }
   const gate = bad.some((o) => o.status === 'gate');
   const what = rollbackable.length ? `rolled back ${rollbackable.map((a) => a.slug).join(', ')}` : 'nothing to roll back';
-  if (gate) throw new GateError(`the evals of push ${input.pushId} failed a gate; ${what}`);
-  throw new CliError(`the eval run of push ${input.pushId} failed; ${what}`, ExitCode.FAILURE);
+  if (gate) throw new GateError(`the evals of ${verb} ${input.pushId} failed a gate; ${what}`);
+  throw new CliError(`the eval run of ${verb} ${input.pushId} failed; ${what}`, ExitCode.FAILURE);
 }
 
 function clip(s: string, max: number): string {
@@ -206,6 +217,6 @@ async function rollBack(ctx: Context, input: EvalGateInput, agents: ChangedAgent
       input.state.agents[a.slug] = { id: a.id, fields, hash: contentHash('agent', fields), version: back.version };
       await saveState(input.fs, input.state);
     }
-    ctx.io.stderr.write(safe`↩ rolled back agent ${a.slug} (${a.id}) to version ${a.fromVersion} (now version ${back?.version ?? res.version}): ${reason}\n`);
+    ctx.note(safe`↩ rolled back agent ${a.slug} (${a.id}) to version ${a.fromVersion} (now version ${back?.version ?? res.version}): ${reason}`);
   }
 }

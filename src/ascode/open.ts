@@ -40,7 +40,7 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
   const root = fs.root;
   const problems = new ProblemList();
   const config = await readConfig(fs, problems);
-  problems.throwIfAny((l) => ctx.io.stderr.write(l));
+  problems.throwIfAny((l) => ctx.note(l.trimEnd()));
   let settings = config!.profiles.get(profile);
   if (!settings) {
     // A profile vap.yaml does not list yet: push (and preview, promote) add it, as pull does;
@@ -50,6 +50,7 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
       const raw = (await fs.readText(CONFIG_FILE))!;
       const { text, form } = normalise(raw);
       await fs.writeText(CONFIG_FILE, inForm(configWithProfile(text, profile), form));
+      config!.profiles.set(profile, settings);
       ctx.info(`Added profile "${profile}" to vap.yaml`);
     } else {
       ctx.info(`Profile "${profile}" is not in vap.yaml yet: compared with no vars and no tool ids of its own (a push or pull adds it)`);
@@ -65,7 +66,7 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
   remote?.catch(() => undefined);
   try {
     const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key]);
-    problems.throwIfAny((l) => ctx.io.stderr.write(l));
+    problems.throwIfAny((l) => ctx.note(l.trimEnd()));
     return { root, fs, config: config!, profile, settings: settings!, state, files, remote };
   } catch (err) {
     stop.abort(err);
@@ -89,7 +90,7 @@ export async function planFor(p: OpenProject & { remote?: Promise<RemoteSnapshot
   try {
     const built = await buildPlan({ config: p.config, profile: p.profile, files: p.files, state: p.state, reader: new RemoteReader(api, ctx.signal), opts: { ...opts, profile: p.profile } }, p.remote);
     spinner.stop();
-    built.problems.throwIfAny((l) => ctx.io.stderr.write(l));
+    built.problems.throwIfAny((l) => ctx.note(l.trimEnd()));
     plan = built.plan;
   } finally {
     spinner.stop();

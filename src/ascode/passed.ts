@@ -33,6 +33,18 @@ export function recordPassed(state: State, slug: string, p: Omit<Passed, 'at'>):
   state.passed[slug] = { ...p, at: new Date().toISOString() };
 }
 
+/**
+ * A gated push whose gate failed: the files it pushed did not pass, whatever passed them
+ * before (a preview), so their record goes; returns whether there was one. An older
+ * record (other files) stays: promote calls those files edited since.
+ */
+export function forgetPassed(state: State, files: LocalFiles, slug: string): boolean {
+  const p = state.passed[slug];
+  if (!p || p.files !== agentFilesHash(files, slug)) return false;
+  delete state.passed[slug];
+  return true;
+}
+
 /** After a push applied an agent: when its files are the ones that passed, the platform now has what passed. */
 export function notePlatformOf(state: State, files: LocalFiles, slug: string, platformHash: string): void {
   const p = state.passed[slug];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -61,6 +61,11 @@ export type RemoveOutcome = 'removed' | 'missing' | 'changed' | 'not-a-file';
 export class ProjectFs {
   /** The project root, with the links on the way to it resolved (the root is the user's choice). */
   readonly root: string;
+  /**
+   * Folders (relative) already found to be real folders, or made by this process: their
+   * components are not looked at again (thousands of files go into a few folders).
+   */
+  private readonly realDirs = new Set<string>();
 
   constructor(root: string) {
     this.root = realpathSync(resolve(root));
@@ -85,7 +90,17 @@ export class ProjectFs {
     const parts = relative(this.root, abs).split(sep);
     let cur = this.root;
     let st: Stats | undefined;
-    for (let i = 0; i < parts.length; i++) {
+    let known = '';
+    // The longest leading folder already known to be real is not looked at again.
+    let start = 0;
+    for (let i = 0; i < parts.length - 1; i++) {
+      const d = parts.slice(0, i + 1).join('/');
+      if (!this.realDirs.has(d)) break;
+      known = d;
+      start = i + 1;
+    }
+    if (start > 0) cur = join(this.root, ...known.split('/'));
+    for (let i = start; i < parts.length; i++) {
       cur = join(cur, parts[i]!);
       try {
         st = lstatSync(cur);
@@ -94,8 +109,9 @@ export class ProjectFs {
         throw err;
       }
       if (st.isSymbolicLink()) throw symlinkError(relative(this.root, cur).split(sep).join('/'));
-      if (i < parts.length - 1 && !st.isDirectory()) {
-        throw new UsageError(`${relative(this.root, cur).split(sep).join('/')} is a file where vap expects a folder`, 'move it out of the way');
+      if (i < parts.length - 1) {
+        if (!st.isDirectory()) throw new UsageError(`${relative(this.root, cur).split(sep).join('/')} is a file where vap expects a folder`, 'move it out of the way');
+        this.realDirs.add(parts.slice(0, i + 1).join('/'));
       }
     }
     return st;
@@ -110,6 +126,15 @@ export class ProjectFs {
     return readFile(this.resolve(rel), 'utf8');
   }
 
+  /** readText, synchronously (see writeTextSync). */
+  readTextSync(rel: string, limit = MAX_FILE_BYTES): string | undefined {
+    const st = this.checkNoLinks(rel);
+    if (!st) return undefined;
+    if (!st.isFile()) throw new UsageError(`${rel} is not a file`, 'move it out of the way');
+    if (st.size > limit) throw tooLarge(rel, st.size, limit);
+    return readFileSync(this.resolve(rel), 'utf8');
+  }
+
   /** Creates the folders of `relDir` one by one (none through a link). */
   ensureDir(relDir: string): Promise<void> {
     return this.makeDirs(relDir);
@@ -122,7 +147,7 @@ export class ProjectFs {
   }
 
   private async makeDirs(relDir: string): Promise<void> {
-    if (relDir === '' || relDir === '.') return;
+    if (relDir === '' || relDir === '.' || this.realDirs.has(relDir)) return;
     this.checkNoLinks(relDir);
     const parts = relDir.split('/');
     let cur = '';
@@ -136,6 +161,59 @@ export class ProjectFs {
         if (st.isSymbolicLink()) throw symlinkError(cur);
         if (!st.isDirectory()) throw new UsageError(`${cur} is a file where vap expects a folder`, 'move it out of the way');
       }
+      this.realDirs.add(cur);
+    }
+  }
+
+  /**
+   * writeText, synchronously: for a command that writes many small files with nothing else
+   * to do meanwhile (a pull), four system calls each instead of as many trips through the
+   * thread pool.
+   */
+  writeTextSync(rel: string, text: string, opts: { fresh?: boolean } = {}): void {
+    const dir = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+    if (!opts.fresh) {
+      const st = this.checkNoLinks(rel);
+      if (st && !st.isFile()) throw new UsageError(`${rel} is not a file`, 'move it out of the way');
+    }
+    // A fresh file (no such file a moment ago): its folders are checked as they are made, and
+    // the rename below would replace, not follow, a link put there meanwhile.
+    this.makeDirsSync(dir);
+    const target = this.resolve(rel);
+    const tmp = join(dirname(target), `.${rel.split('/').at(-1)}.${randomBytes(6).toString('hex')}.tmp`);
+    const fd = openSync(tmp, 'wx', 0o644);
+    try {
+      const data = Buffer.from(text, 'utf8');
+      for (let done = 0; done < data.byteLength; ) done += writeSync(fd, data, done, data.byteLength - done);
+      closeSync(fd);
+      renameSync(tmp, target);
+    } catch (err) {
+      try {
+        closeSync(fd);
+      } catch {
+        // closed already
+      }
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  private makeDirsSync(relDir: string): void {
+    if (relDir === '' || this.realDirs.has(relDir)) return;
+    this.checkNoLinks(relDir);
+    let cur = '';
+    for (const p of relDir.split('/')) {
+      cur = cur ? `${cur}/${p}` : p;
+      if (this.realDirs.has(cur)) continue;
+      try {
+        mkdirSync(this.resolve(cur));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        const st = lstatSync(this.resolve(cur));
+        if (st.isSymbolicLink()) throw symlinkError(cur);
+        if (!st.isDirectory()) throw new UsageError(`${cur} is a file where vap expects a folder`, 'move it out of the way');
+      }
+      this.realDirs.add(cur);
     }
   }
 
@@ -190,6 +268,7 @@ export class ProjectFs {
         if (!st.isDirectory()) return { dir: cur, holds: [] };
         try {
           await rmdir(this.resolve(cur));
+          this.realDirs.delete(cur);
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
           if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
@@ -210,6 +289,7 @@ export class ProjectFs {
     const dir = toRel.includes('/') ? toRel.slice(0, toRel.lastIndexOf('/')) : '';
     await this.makeDirs(dir);
     await rename(this.resolve(fromRel), this.resolve(toRel));
+    for (const d of [...this.realDirs]) if (d === fromRel || d.startsWith(`${fromRel}/`)) this.realDirs.delete(d);
   }
 }
 

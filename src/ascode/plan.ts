@@ -4,7 +4,7 @@ import { canonicalLanguage, changedFields, contentHash, fieldHashes, scenarioHas
 import type { LocalAgent, LocalFiles, LocalSuite, LocalWebhook, ProjectConfig } from './project.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
-import { intentKey, SECTION, type Entry, type Intent, type State } from './state.js';
+import { intentKey, type Entry, type Intent, type State } from './state.js';
 import { lineOf } from './yaml-doc.js';
 
 /**
@@ -348,14 +348,14 @@ export async function buildPlan(input: BuildPlanInput, remote?: Promise<RemoteSn
     }
   }
   if (stillUnknown.size) {
-    // One fix for them all, ready to paste under vap.yaml's profiles.
+    // One fix for them all, ready to paste: under the profile's `tools:` when vap.yaml lists
+    // the profile (vap adds one with an empty `tools:`), else the profile with it.
     const key = (n: string) => (/^[A-Za-z0-9 _.-]+$/.test(n) && !/^[ .-]|[ ]$/.test(n) ? n : JSON.stringify(n));
+    const lines = [...stillUnknown].sort().map((n) => `${key(n)}: <the tool's id in profile ${profile}>`);
+    const listed = input.config.profiles.has(profile);
     problems.trailer.push(
-      `No agent of profile "${profile}" uses ${stillUnknown.size === 1 ? 'this tool' : 'these tools'} yet, and the API has no tool listing. Add ${stillUnknown.size === 1 ? 'its id' : 'their ids'} to vap.yaml:`,
-      '  profiles:',
-      `    ${key(profile)}:`,
-      '      tools:',
-      ...[...stillUnknown].sort().map((n) => `        ${key(n)}: <the tool's id in profile ${profile}>`),
+      `No agent of profile "${profile}" uses ${stillUnknown.size === 1 ? 'this tool' : 'these tools'} yet, and the API has no tool listing. Add ${stillUnknown.size === 1 ? 'its id' : 'their ids'} to vap.yaml, ${listed ? `under profiles.${profile}.tools` : 'under profiles'}:`,
+      ...(listed ? lines.map((l) => `      ${l}`) : [`  ${key(profile)}:`, '    tools:', ...lines.map((l) => `      ${l}`)]),
     );
   }
 

@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import type { BaselineSpec } from '../evals/baseline.js';
 import { safe, safeText } from '../ui/safe-text.js';
 import type { EvalTarget } from './eval-gate.js';
-import { contentHash, fieldHashes, type AgentModel, type SuiteModel } from './model.js';
+import { contentHash, fieldHashes, PREVIEW_TAG, type AgentModel, type SuiteModel } from './model.js';
 import type { OpenProject } from './open.js';
 import { agentFilesHash, gatingSuites, recordPassed } from './passed.js';
 import { findVoice, type Plan } from './plan.js';
@@ -28,7 +28,7 @@ import { saveState, type PreviewRecord, type State } from './state.js';
  * the next preview. The live agents' versions and suites are never written to.
  */
 
-export const PREVIEW_TAG = 'vap-preview';
+export { PREVIEW_TAG };
 
 export function previewName(name: string, label: string): string {
   return `${name} · preview ${label}`;
@@ -44,8 +44,8 @@ export interface PreviewSubject {
 }
 
 /** The agents whose files differ from the platform (their own file, or one of their gating suites). */
-export function previewSubjects(project: OpenProject, plan: Plan): { subjects: PreviewSubject[]; ungated: string[] } {
-  const differs = (action: string, changes: readonly string[]) => action === 'create' || changes.length > 0 || action === 'replace' || action === 'blocked';
+export function previewSubjects(project: OpenProject, plan: Plan, all = false): { subjects: PreviewSubject[]; ungated: string[] } {
+  const differs = (action: string, changes: readonly string[]) => all || action === 'create' || changes.length > 0 || action === 'replace' || action === 'blocked';
   const slugs = new Set<string>();
   for (const i of plan.items) {
     if (i.kind === 'agent' && i.local && differs(i.action, i.changes)) slugs.add(i.key);
@@ -58,7 +58,7 @@ export function previewSubjects(project: OpenProject, plan: Plan): { subjects: P
     if (!agent) continue;
     const keys = gatingSuites(project.files, slug);
     if (!keys.length) {
-      ungated.push(slug);
+      if (!all || plan.items.some((i) => i.kind === 'agent' && i.key === slug && i.changes.length)) ungated.push(slug);
       continue;
     }
     const item = plan.items.find((i) => i.kind === 'agent' && i.key === slug);
@@ -119,7 +119,9 @@ export async function makePreviews(ctx: Context, api: ApiClient, project: OpenPr
       await remember(project, s.slug, rec);
       for (const x of sm.scenarios) await addScenario(api, created.id, made.id, { name: x.name, persona: x.persona, goal: x.goal, category: x.category });
       await updateSuite(api, created.id, made.id, { status: 'ready' });
-      targets.push({ agentKey: s.slug, agentId: created.id, suiteKey: suite.key, suiteId: made.id, suiteName: sm.name });
+      // The pull-request comment of the suite is one from preview to preview: its marker names the live suite.
+      const marker = project.state.suites[suite.key]?.id ?? `preview.${suite.key.replace('/', '.')}`;
+      targets.push({ agentKey: s.slug, agentId: created.id, suiteKey: suite.key, suiteId: made.id, suiteName: sm.name, marker });
     }
     ctx.info(safe`Made ${name} (${created.id}) with ${s.suites.length} suite${s.suites.length === 1 ? '' : 's'}`);
   }

@@ -2,8 +2,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, type Dirent } from 'n
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { createHash } from 'node:crypto';
-import { ENGINES, canonicalJson, canonicalLanguage, fieldHashes, type AgentModel, type AnyModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
+import { ENGINES, canonicalJson, canonicalLanguage, fieldHashes, shortHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
 import type { Entry } from './state.js';
 import { ProblemList } from './problems.js';
 import { isSlug, MAX_FILE_BYTES, slugProblem, symlinkError, tooLarge, type ProjectFs } from './paths.js';
@@ -249,7 +248,7 @@ function readProjectFile(root: string, file: string): { text: string; form: Text
  * profile's vars, so only a webhook's digest depends on them.
  */
 export function fileDigest(kind: Kind, text: string, vars: Record<string, string>): string {
-  return createHash('sha256').update(`vap/${FORMAT_VERSION}\0${kind}\0${kind === 'webhook' ? canonicalJson(vars) : ''}\0${text}`).digest('hex').slice(0, 16);
+  return shortHash(`vap/${FORMAT_VERSION}\0${kind}\0${kind === 'webhook' ? canonicalJson(vars) : ''}\0${text}`);
 }
 
 /** Whether a file's text (as read from disk) is still the text vap recorded when it last synced the resource. */

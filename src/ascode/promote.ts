@@ -61,7 +61,7 @@ export async function checkPromotion(input: PromotionInput): Promise<PromotionCh
       return input.allowUnevaluated ? { ok: true, text: 'unevaluated: it has no gating suite (--allow-unevaluated)' } : { ok: false, text: 'has no gating suite (gate: true) to pass; --allow-unevaluated carries it anyway' };
     }
     const passed = source.passed[slug];
-    if (!passed) return { ok: false, text: `never passed its gating suites in profile "${from}" (\`vap push --profile ${from} --eval\` or \`vap preview --profile ${from}\` first)` };
+    if (!passed) return { ok: false, text: `its files have no record of passing their gating suites in profile "${from}" (\`vap push --profile ${from} --eval\` or \`vap preview --profile ${from}\` first)` };
     if (passed.files !== agentFilesHash(files, slug)) {
       return { ok: false, text: `its files were edited since they passed in profile "${from}" (runs ${passed.runs.join(', ')} of ${passed.at}); evaluate this version there first` };
     }

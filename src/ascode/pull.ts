@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { CliError, UsageError } from '../errors.js';
-import { fieldHashes, contentHash, type FieldHashes, type Kind } from './model.js';
+import { fieldHashes, contentHash, PREVIEW_TAG, type FieldHashes, type Kind } from './model.js';
 import type { ProjectFs } from './paths.js';
 import { agentFile, fileDigest, hashesOfData, isTextVapWrote, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
 import { ProblemList } from './problems.js';
@@ -58,6 +58,12 @@ interface Target {
   remote: RemoteAgent | RemoteSuite | RemoteWebhook | null;
   /** The agent it belongs to (suites). */
   agentKey?: string;
+  /** The remote model's field hashes, once computed. */
+  hashes?: FieldHashes;
+  /** Its file is new here: given a slug whose file (or folder) does not exist. */
+  fresh?: boolean;
+  /** Its file's text, rendered when the resource arrived (used when what it merged into is still the file's text). */
+  prepared?: Rendered;
 }
 
 /** Another profile's state, with the vars its files are read with. */
@@ -81,9 +87,31 @@ function changedLocally(kind: Kind, key: string, files: LocalFiles, invalid: Set
   return Object.keys(entry.fields).some((f) => entry.fields[f] !== h[f]);
 }
 
+interface Rendered {
+  text: string;
+  /** What the text reads as: from the data it is rendered from (no parse of the text again). */
+  hashes: FieldHashes | undefined;
+  /** What it was merged into, and the gate it was given (a suite). */
+  existing: string | undefined;
+  gate: boolean;
+}
+
 export async function pull(input: PullInput): Promise<PullResult> {
   const { api, fs, profile, settings, state, selection, force } = input;
   const root = fs.root;
+  const renderTarget = (kind: Kind, remote: Target['remote'], existing: string | undefined, gate: boolean): Rendered => {
+    const readOpts = { vars: settings.vars, profile };
+    if (kind === 'agent') {
+      const m = (remote as RemoteAgent).model;
+      return { text: agentMarkdown(m, existing, settings.vars), hashes: hashesOfData('agent', agentFrontMatter(m), readOpts, m.instructions), existing, gate };
+    }
+    if (kind === 'suite') {
+      const m = (remote as RemoteSuite).model;
+      return { text: suiteYaml(m, gate, existing, settings.vars), hashes: hashesOfData('suite', suiteData(m, gate), readOpts), existing, gate };
+    }
+    const m = (remote as RemoteWebhook).model;
+    return { text: webhookYaml(m, existing, settings.vars), hashes: hashesOfData('webhook', webhookData(m, settings.vars), readOpts), existing, gate };
+  };
   const reader = new RemoteReader(api, input.signal);
   const problems = new ProblemList();
   const readOpts = { vars: settings.vars, profile };
@@ -96,7 +124,8 @@ export async function pull(input: PullInput): Promise<PullResult> {
   let webhooksToo = Boolean(selection.webhooks || selection.all);
   const refresh = !selection.all && !selection.agents?.length && !selection.webhooks;
   if (selection.all) {
-    for (const a of await reader.allAgents()) agentIdsToPull.set(a.id, slugOfAgent.get(a.id));
+    // A preview's copies (tagged vap-preview) are not agents of the project.
+    for (const a of await reader.allAgents()) if (!(Array.isArray(a.tags) && a.tags.includes(PREVIEW_TAG))) agentIdsToPull.set(a.id, slugOfAgent.get(a.id));
   }
   for (const ref of selection.agents ?? []) {
     const tracked = state.agents[ref];
@@ -113,6 +142,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
 
   // ---- read the platform
   const targets: Target[] = [];
+  const slugOfSuiteId = new Map(Object.entries(state.suites).map(([key, e]) => [e.id, key]));
   const unknownRefs: string[] = [];
   await Promise.all(
     [...agentIdsToPull].map(async ([id, slug]) => {
@@ -128,8 +158,18 @@ export async function pull(input: PullInput): Promise<PullResult> {
           return scenarios ? ({ id: s.id, agentId: id, model: suiteModelOf(s, scenarios), runCount: s.runCount ?? 0 } satisfies RemoteSuite) : null;
         }),
       );
-      targets.push({ kind: 'agent', key: slug ?? '', file: '', remote: a });
-      for (const s of withScenarios) if (s) targets.push({ kind: 'suite', key: '', file: '', remote: s, agentKey: slug ?? `@${id}` });
+      // Each file is rendered as its resource arrives, while the rest is still being read: for a
+      // new agent there is no file to merge into; for a tracked one, the file as read.
+      const localAgent = slug ? files.agents.get(slug) : undefined;
+      const agentExisting = slug ? (localAgent && !invalid.has(agentFile(slug)) ? localAgent.text : undefined) : undefined;
+      targets.push({ kind: 'agent', key: slug ?? '', file: '', remote: a, prepared: renderTarget('agent', a, agentExisting, false) });
+      for (const s of withScenarios) {
+        if (!s) continue;
+        const known = slug ? slugOfSuiteId.get(s.id) : undefined;
+        const local = known && known.startsWith(`${slug}/`) ? files.suites.get(known) : undefined;
+        const gate = local?.gate ?? s.model.status === 'ready';
+        targets.push({ kind: 'suite', key: '', file: '', remote: s, agentKey: slug ?? `@${id}`, prepared: renderTarget('suite', s, local && !invalid.has(local.file) ? local.text : undefined, gate) });
+      }
     }),
   );
   if (unknownRefs.length) {
@@ -150,12 +190,19 @@ export async function pull(input: PullInput): Promise<PullResult> {
   }
 
   // ---- slugs for what is new here (stable order: by name, then id)
-  const takenAgent = (s: string) => s in state.agents || existsSync(join(root, 'agents', s)) || targets.some((t) => t.kind === 'agent' && t.key === s);
+  const agentKeys = new Set(targets.filter((t) => t.kind === 'agent' && t.key).map((t) => t.key));
+  const takenAgent = (s: string) => s in state.agents || agentKeys.has(s) || existsSync(join(root, 'agents', s));
   const newAgents = targets.filter((t) => t.kind === 'agent' && !t.key && t.remote).sort((a, b) => a.remote!.model.name.localeCompare(b.remote!.model.name) || a.remote!.id.localeCompare(b.remote!.id));
+  const freshAgents = new Set<string>();
   for (const t of newAgents) {
+    // A slug whose folder does not exist: nothing of it is on disk (fresh).
     t.key = uniqueSlug(t.remote!.model.name, takenAgent, 'agent');
-    for (const s of targets) if (s.kind === 'suite' && s.agentKey === `@${t.remote!.id}`) s.agentKey = t.key;
+    agentKeys.add(t.key);
+    freshAgents.add(t.key);
+    t.fresh = true;
   }
+  const byPlaceholder = new Map(newAgents.map((t) => [`@${t.remote!.id}`, t.key]));
+  for (const s of targets) if (s.kind === 'suite' && byPlaceholder.has(s.agentKey!)) s.agentKey = byPlaceholder.get(s.agentKey!);
   for (const t of targets) if (t.kind === 'agent') t.file = agentFile(t.key);
   const slugOfSuite = new Map(Object.entries(state.suites).map(([key, e]) => [e.id, key]));
   const suiteTargets = targets.filter((t) => t.kind === 'suite');
@@ -163,10 +210,13 @@ export async function pull(input: PullInput): Promise<PullResult> {
     const known = slugOfSuite.get(t.remote!.id);
     if (known && known.split('/')[0] === t.agentKey) t.key = known;
   }
-  const takenSuite = (key: string) => key in state.suites || existsSync(join(root, suiteFile(key.split('/')[0]!, key.split('/')[1]!))) || suiteTargets.some((t) => t.key === key);
+  const suiteKeys = new Set(suiteTargets.filter((t) => t.key).map((t) => t.key));
+  const takenSuite = (key: string) => key in state.suites || suiteKeys.has(key) || (!freshAgents.has(key.split('/')[0]!) && existsSync(join(root, suiteFile(key.split('/')[0]!, key.split('/')[1]!))));
   for (const t of suiteTargets.filter((x) => !x.key).sort((a, b) => a.remote!.model.name.localeCompare(b.remote!.model.name) || a.remote!.id.localeCompare(b.remote!.id))) {
     const slug = uniqueSlug(t.remote!.model.name, (s) => takenSuite(`${t.agentKey}/${s}`), 'suite');
     t.key = `${t.agentKey}/${slug}`;
+    suiteKeys.add(t.key);
+    t.fresh = true;
   }
   for (const t of suiteTargets) t.file = suiteFile(t.agentKey!, t.key.split('/')[1]!);
   // Suites tracked under a pulled agent that the platform no longer has.
@@ -182,6 +232,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
   for (const t of webhookTargets.sort((a, b) => a.remote!.model.name.localeCompare(b.remote!.model.name) || a.remote!.id.localeCompare(b.remote!.id))) {
     t.key = uniqueSlug(t.remote!.model.name, takenWebhook, 'webhook');
     t.file = webhookFile(t.key);
+    t.fresh = true;
   }
   // A removed agent takes its suites' files with it.
   for (const t of targets.filter((x) => x.kind === 'agent' && !x.remote)) {
@@ -196,21 +247,21 @@ export async function pull(input: PullInput): Promise<PullResult> {
   await input.confirmMissing?.(missing, tracked);
 
   // ---- refuse to overwrite local changes (nothing is written when one is found)
-  const contents = new Map<string, { text: string | null; kind: Kind; entry?: Entry; hashes?: FieldHashes }>(); // file → new text (null: remove)
+  const contents = new Map<string, { text: string | null; kind: Kind; entry?: Entry; hashes?: FieldHashes; fresh?: boolean }>(); // file → new text (null: remove)
   const finalText = new Map<string, { text: string; hashes?: FieldHashes }>(); // file → its text once pulled (normalised), and what it reads as
   const refused: string[] = [];
   const result: PullResult = { written: [], unchanged: [], removed: [], kept: [], counts: { agents: 0, suites: 0, webhooks: 0 } };
   for (const t of targets) {
     const entry = state[SECTION[t.kind]][t.key];
     const local = t.kind === 'agent' ? files.agents.get(t.key) : t.kind === 'suite' ? files.suites.get(t.key) : files.webhooks.get(t.key);
-    const remoteHashes = t.remote ? fieldHashes(t.kind, t.remote.model) : undefined;
+    const remoteHashes = t.remote ? (t.hashes ??= fieldHashes(t.kind, t.remote.model)) : undefined;
     const sameAsRemote = local && remoteHashes && !invalid.has(t.file) && Object.entries(local.hashes).every(([f, h]) => remoteHashes[f] === h);
     if (sameAsRemote) {
       result.unchanged.push(t.file);
       finalText.set(t.file, { text: local.text, hashes: local.hashes });
       continue;
     }
-    if (!force && changedLocally(t.kind, t.key, files, invalid, entry, t.file, root, input.elsewhere ?? [])) {
+    if (!force && !t.fresh && changedLocally(t.kind, t.key, files, invalid, entry, t.file, root, input.elsewhere ?? [])) {
       refused.push(t.file);
       continue;
     }
@@ -221,24 +272,11 @@ export async function pull(input: PullInput): Promise<PullResult> {
     // Every path is checked before anything is written: inside the project, through no link.
     fs.checkNoLinks(t.file);
     const existing = !invalid.has(t.file) && local ? local.text : undefined;
-    // What the rendered file reads as comes from the data it is rendered from (no parse of the text again).
-    let text: string;
-    let hashes: FieldHashes | undefined;
-    if (t.kind === 'agent') {
-      const m = (t.remote as RemoteAgent).model;
-      text = agentMarkdown(m, existing, settings.vars);
-      hashes = hashesOfData('agent', agentFrontMatter(m), readOpts, m.instructions);
-    } else if (t.kind === 'suite') {
-      const r = t.remote as RemoteSuite;
-      const gate = files.suites.get(t.key)?.gate ?? r.model.status === 'ready';
-      text = suiteYaml(r.model, gate, existing, settings.vars);
-      hashes = hashesOfData('suite', suiteData(r.model, gate), readOpts);
-    } else {
-      const m = (t.remote as RemoteWebhook).model;
-      text = webhookYaml(m, existing, settings.vars);
-      hashes = hashesOfData('webhook', webhookData(m, settings.vars), readOpts);
-    }
-    contents.set(t.file, { text, kind: t.kind, hashes });
+    const gate = t.kind === 'suite' ? (files.suites.get(t.key)?.gate ?? (t.remote as RemoteSuite).model.status === 'ready') : false;
+    // Rendered while the platform was read, when what it merges into was known then.
+    const r = t.prepared && t.prepared.existing === existing && t.prepared.gate === gate ? t.prepared : renderTarget(t.kind, t.remote, existing, gate);
+    const { text, hashes } = r;
+    contents.set(t.file, { text, kind: t.kind, hashes, fresh: t.fresh });
   }
   if (refused.length) {
     const p = profile === 'default' ? '' : ` --profile ${profile}`;
@@ -261,13 +299,14 @@ export async function pull(input: PullInput): Promise<PullResult> {
       if (c.kind === 'agent') removedAgents.add(file.slice('agents/'.length, -'/agent.md'.length));
       continue;
     }
-    const before = await fs.readText(file);
+    // Synchronously: thousands of small files, and nothing else to do meanwhile.
+    const before = c.fresh ? undefined : fs.readTextSync(file);
     const form = before === undefined ? PLAIN : normalise(before).form;
     const text = inForm(c.text, form);
     finalText.set(file, { text: c.text, hashes: c.hashes });
     if (before === text) result.unchanged.push(file);
     else {
-      await fs.writeText(file, text);
+      fs.writeTextSync(file, text, { fresh: c.fresh });
       result.written.push(file);
     }
   }
@@ -282,7 +321,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
       delete section[t.key];
       continue;
     }
-    const fields: FieldHashes = fieldHashes(t.kind, t.remote.model);
+    const fields: FieldHashes = (t.hashes ??= fieldHashes(t.kind, t.remote.model));
     // The file's digest is recorded when its text reads back as what the platform has.
     const final = finalText.get(t.file);
     const text = final?.text;

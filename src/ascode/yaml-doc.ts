@@ -136,6 +136,14 @@ const YAML11_NOT_STRING = [
   /^(<<|=)$/,
 ];
 
+/** Whether any string (or key) in plain data is a YAML 1.1 look-alike. */
+export function hasAmbiguous(v: unknown): boolean {
+  if (typeof v === 'string') return yaml11Ambiguous(v);
+  if (Array.isArray(v)) return v.some(hasAmbiguous);
+  if (v && typeof v === 'object') return Object.entries(v).some(([k, x]) => yaml11Ambiguous(k) || hasAmbiguous(x));
+  return false;
+}
+
 /** Whether a YAML 1.1 reader would take this text, written plain, as something else than a string. */
 export function yaml11Ambiguous(text: string): boolean {
   return YAML11_NOT_STRING.some((r) => r.test(text));
@@ -146,7 +154,9 @@ export function yaml11Ambiguous(text: string): boolean {
  * a number or a date (`yes`, `off`, `2001-01-01`), so that every YAML tool reads vap's
  * files as vap does.
  */
-export function quoteAmbiguous(doc: Document): void {
+export function quoteAmbiguous(doc: Document, data?: unknown): void {
+  // The strings being written are `data`'s: when none of them is ambiguous, there is nothing to visit.
+  if (data !== undefined && !hasAmbiguous(data)) return;
   visit(doc, {
     Scalar(_, node) {
       if (typeof node.value === 'string' && (node.type === undefined || node.type === 'PLAIN') && yaml11Ambiguous(node.value)) node.type = 'QUOTE_DOUBLE';

@@ -5,7 +5,7 @@
 //   dist/chunks/*.js          one per verb and per lazily loaded helper, and what they share
 //   dist/chunks/undici.js     the part of undici the HTTP layer uses (src/vendor/undici.ts), on
 //                             its own: loaded on the first request, by nothing else
-//   dist/topics/*.md          the manual's topics (src/help/topics), read by `vap help <topic>`
+//   dist/topics/              the manual's topics (src/help/topics/*.md, *.txt), read by `vap help <topic>`
 //   dist/contacts-worker.js   the import's validation worker (bin/vap.js may start it at
 //   dist/worker/*.js          launch), with chunks of its own
 //
@@ -32,7 +32,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const dist = join(root, 'dist');
 
 /** esbuild plugins that replace slow internals of dependencies (see each plugin's comment). */
-export const plugins = [(await import('../contacts/esbuild-shims.mjs')).dependencyShims(), (await import('./lazy-builtins.mjs')).lazyBuiltins()];
+export const plugins = [(await import('../contacts/esbuild-shims.mjs')).dependencyShims(), (await import('./lazy-builtins.mjs')).lazyBuiltins(), (await import('./unused-parts.mjs')).unusedParts()];
 
 /** Files of dist/ built on their own; an import of their source from another build is left as a require() of the file. */
 const SEPARATE = {
@@ -164,6 +164,8 @@ const ENTRY_MODULES = [
   'src/ui/accessible.ts',
   'src/ui/block-writer.ts',
   'src/ui/style.ts',
+  // How wide the terminal is: src/ui/fit.ts and the live lines import it, and a verb's help would read the core file for it.
+  'src/ui/width.ts',
 ];
 const CORE_MODULES = ['src/context.ts', 'src/api/client.ts'];
 
@@ -218,10 +220,10 @@ const undici = await build({
 });
 const [cli, worker] = await Promise.all([bundle('src/cli.ts', 'cli', 'chunks'), bundle('src/contacts/validate-worker.ts', 'contacts-worker', 'worker')]);
 
-// dist/topics/: the manual's topics (src/help/topics/*.md), read by `vap help <topic>` and
+// dist/topics/: the manual's topics (src/help/topics/*.md, *.txt), read by `vap help <topic>` and
 // listed by the root help from beside dist/cli.js (src/help/topics.ts); never by a command.
 await mkdir(join(dist, 'topics'));
-for (const f of await readdir(join(root, 'src/help/topics'))) if (f.endsWith('.md')) await copyFile(join(root, 'src/help/topics', f), join(dist, 'topics', f));
+for (const f of await readdir(join(root, 'src/help/topics'))) if (/\.(md|txt)$/.test(f)) await copyFile(join(root, 'src/help/topics', f), join(dist, 'topics', f));
 // dist/ holds CommonJS; the package itself is "type": "module".
 await writeFile(join(dist, 'package.json'), '{\n  "type": "commonjs"\n}\n');
 // dist/verbs.json: what a group's help and suggestions read of each verb (src/program.ts,

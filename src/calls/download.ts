@@ -7,6 +7,7 @@ import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isConnectionCut } from '../api/errors.js';
 import { CliError, UsageError } from '../errors.js';
+import { LiveLine } from '../ui/live-line.js';
 import { safeText } from '../ui/safe-text.js';
 
 /**
@@ -127,11 +128,10 @@ export const PROGRESS_MIN_BYTES = 1024 * 1024;
  */
 export function progressLine(stderr: Writable, label: string, minUnknown = 0): { update: Progress; done: () => void } {
   let last = 0;
-  let drawn = false;
+  const line = new LiveLine(stderr);
   const draw = (received: number, total: number | undefined) => {
     const pct = total ? ` (${Math.floor((received / total) * 100)}%)` : '';
-    stderr.write(`\r\x1b[2K${safeText(label)} ${formatBytes(received)}${total ? ` of ${formatBytes(total)}` : ''}${pct}`);
-    drawn = true;
+    line.draw(`${safeText(label)} ${formatBytes(received)}${total ? ` of ${formatBytes(total)}` : ''}${pct}`);
   };
   return {
     update(received, total) {
@@ -142,7 +142,7 @@ export function progressLine(stderr: Writable, label: string, minUnknown = 0): {
       draw(received, total);
     },
     done() {
-      if (drawn) stderr.write('\r\x1b[2K');
+      line.clear();
     },
   };
 }

@@ -1,8 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { Call, CallsSummary } from '../api/calls.js';
 import type { Column } from '../ui/format.js';
-import { safeText } from '../ui/safe-text.js';
-import { DEFAULT_PRESENTATION, formatCount, formatSeconds, formatTime, type Presentation } from '../ui/values.js';
+import { formatCount, formatSeconds } from '../ui/values.js';
 
 /** `2m 5s`, `45s`, `1h 2m` (src/ui/values.ts); `—` for a call that has not ended (0 s and no end). */
 export function formatCallDuration(seconds: number, ended = true): string {
@@ -38,55 +37,6 @@ export const CALL_TSV_COLUMNS: Column<Call>[] = [
   { header: 'createdAt', value: (c) => c.createdAt },
   { header: 'campaignId', value: (c) => c.campaignId },
 ];
-
-interface FixedColumn {
-  header: string;
-  width: number;
-  value: (c: Call, p: Presentation) => string;
-  paint?: (text: string, c: Call, chalk: ChalkInstance) => string;
-  align?: 'right';
-}
-
-/**
- * The table of `calls list` on a terminal, with fixed column widths so that it can be
- * printed row by row as pages arrive (`--all` over any number of calls holds one page).
- * CREATED is relative (`3 minutes ago`), or the exact ISO 8601 time with --absolute-times.
- */
-const TABLE: FixedColumn[] = [
-  { header: 'ID', width: 36, value: (c) => c.id },
-  { header: 'STATUS', width: 11, value: (c) => c.status, paint: (t, c, chalk) => paintStatus(c.status, chalk, t) },
-  { header: 'DIRECTION', width: 9, value: (c) => c.direction },
-  { header: 'CALLEE', width: 22, value: (c) => c.calleeName ?? '' },
-  { header: 'PHONE', width: 16, value: (c) => c.phoneNumber ?? '' },
-  { header: 'DURATION', width: 8, value: (c) => formatCallDuration(c.duration, Boolean(c.endedAt)), align: 'right' },
-  { header: 'CREATED', width: 14, value: (c, p) => formatTime(c.createdAt, p) },
-];
-
-/** The columns as drawn: CREATED is as wide as an ISO 8601 time with --absolute-times. */
-function tableFor(p: Presentation): FixedColumn[] {
-  return p.absoluteTimes ? TABLE.map((c) => (c.header === 'CREATED' ? { ...c, width: 24 } : c)) : TABLE;
-}
-
-/** A cell of the fixed-width table: data shown as one safe line, cut or padded to `width`. */
-function fit(text: string, width: number, align?: 'right'): string {
-  const one = safeText(text.replace(/\s+/g, ' '));
-  const cut = [...one].length > width ? `${[...one].slice(0, width - 1).join('')}…` : one;
-  const pad = ' '.repeat(Math.max(0, width - [...cut].length));
-  return align === 'right' ? pad + cut : cut + pad;
-}
-
-export function callTableHeader(chalk: ChalkInstance, p: Presentation = DEFAULT_PRESENTATION): string {
-  return tableFor(p).map((c) => chalk.bold(fit(c.header, c.width, c.align))).join('  ').trimEnd();
-}
-
-export function callTableRow(call: Call, chalk: ChalkInstance, p: Presentation = DEFAULT_PRESENTATION): string {
-  return tableFor(p).map((col) => {
-    const text = fit(String(col.value(call, p) ?? ''), col.width, col.align);
-    return col.paint ? col.paint(text, call, chalk) : text;
-  })
-    .join('  ')
-    .trimEnd();
-}
 
 /**
  * `1,042 calls: 1,030 completed, 8 failed, 2 active, 2 queued` (the listing's summary over

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 
 /** The listing flags of CLI.md: --limit (total items wanted), --page, --all. */
 export interface ListingOptions {
@@ -15,12 +15,24 @@ export function positiveInt(name: string) {
   };
 }
 
-/** Adds --limit, --page and --all to a listing verb. */
+/** Adds --limit, --page, --all and --wide to a listing verb. */
 export function addListingOptions(cmd: Command, defaultLimit = 30): Command {
   return cmd
     .option('--limit <n>', `how many items to show in all (default ${defaultLimit})`, positiveInt('--limit'))
     .option('--page <n>', 'start at this page', positiveInt('--page'))
-    .option('--all', 'follow every page, streaming rows as they arrive');
+    .option('--all', 'follow every page, streaming rows as they arrive')
+    .addOption(wideOption());
+}
+
+/**
+ * `--wide`, on every verb that lists ids (listings, and the live views): on a terminal a
+ * table fits the width (src/ui/columns.ts) and a UUID shows its first eight digits, as git
+ * shortens a commit; --wide shows ids whole and the table as wide as it is (a row may wrap).
+ * Piped output (TSV), -q and --json always have everything whole. The context reads it with
+ * the global flags (GlobalOptions.wide) for the tables.
+ */
+export function wideOption(description = 'whole ids and every column on a terminal, not fitted to its width (a UUID shows its first eight digits otherwise)'): Option {
+  return new Option('--wide', description);
 }
 
 export function paginateOptions(opts: ListingOptions, maxPageSize: number, defaultLimit = 30) {

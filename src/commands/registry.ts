@@ -31,6 +31,8 @@ export interface GroupEntry {
   verbs?: readonly CommandEntry[];
   /** A group that is itself a verb (pull, api, completion): its module adds its own arguments, options and action. */
   load?: () => Promise<{ register: RegisterGroup }>;
+  /** A group that is itself a verb and has verbs of its own (`vap mcp`, `vap mcp config`): their names, as its module adds them. */
+  subcommands?: readonly string[];
 }
 
 export const GROUPS: GroupEntry[] = [
@@ -54,6 +56,7 @@ export const GROUPS: GroupEntry[] = [
   { name: 'preview', description: 'Evaluate the branch on preview copies of the changed agents; live agents untouched', load: () => import('./ascode/preview.js') },
   { name: 'promote', description: 'Apply to one profile exactly what passed its evals in another', load: () => import('./ascode/promote.js') },
   { name: 'emulator', description: 'Run a local emulator of the platform API', verbs: emulator },
+  { name: 'mcp', description: 'Serve AI assistants (Model Context Protocol): read-only unless --allow-writes; and print a client\'s configuration', load: () => import('./mcp/index.js'), subcommands: ['config'] },
   { name: 'api', description: 'Send a raw request (auth header and envelope handled)', load: () => import('./api/index.js') },
   { name: 'github', description: 'Keep a pull request\'s comment up to date from a Markdown report (GitHub Actions)', verbs: github },
   { name: 'completion', description: 'Print a shell completion script (bash, zsh, fish)', load: () => import('./completion/index.js') },

@@ -4,6 +4,7 @@ import type { Context, GlobalOptions } from '../context.js';
 import { CliError, InterruptedError, SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
+import { wrapLines } from '../ui/fit.js';
 import { parseEncoding } from './encoding.js';
 import { runImport, type ImportRequest } from './importer.js';
 import type { ImportOptions } from './options.js';
@@ -107,8 +108,8 @@ async function printSummary(summary: ImportSummary, batchSize: number, ctx: Cont
     return;
   }
   if (ctx.globals.quiet) return;
-  // The summary names files and lists: every line shown safe.
-  ctx.io.stdout.write(safeLines(summaryText(summary, batchSize)));
+  // The summary names files and lists: every line shown safe, and wrapped at word boundaries on a terminal.
+  ctx.io.stdout.write(wrapLines(safeLines(summaryText(summary, batchSize)), ctx.tableFit().width));
 }
 
 async function runUrlImport(listId: string, file: string | undefined, opts: ImportOptions & GlobalOptions, ctx: Context): Promise<void> {

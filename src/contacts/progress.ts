@@ -1,5 +1,8 @@
 import type { Writable } from 'node:stream';
+import { LiveLine } from '../ui/live-line.js';
 import { safeText } from '../ui/safe-text.js';
+import { liveRoom, terminalWidth } from '../ui/width.js';
+import { fitLine, messageText } from '../ui/fit.js';
 import { formatCount } from '../ui/values.js';
 
 export { formatCount };
@@ -59,13 +62,13 @@ export function renderPlain(f: ProgressFigures, size: number, elapsedMs: number)
   return `progress: ${renderFigures(f, size, elapsedMs).trimStart()}`;
 }
 
-/** One frame of the bar (exported for tests). */
+/** One frame of the bar for a terminal `width` columns wide, cut to fit it as every live line is (src/ui/width.ts; exported for tests). */
 export function renderBar(f: ProgressFigures, size: number, elapsedMs: number, width = 80): string {
   const frac = fraction(f, size);
   const tail = renderFigures(f, size, elapsedMs);
   const barWidth = Math.max(10, Math.min(30, width - tail.length - 4));
   const full = Math.round(frac * barWidth);
-  return `[${'█'.repeat(full)}${'░'.repeat(barWidth - full)}] ${tail}`.slice(0, Math.max(20, width - 1));
+  return fitLine(`[${'█'.repeat(full)}${'░'.repeat(barWidth - full)}] ${tail}`, width - 1);
 }
 
 /**
@@ -75,7 +78,7 @@ export function renderBar(f: ProgressFigures, size: number, elapsedMs: number, w
 export class ProgressBar {
   private figures: ProgressFigures = { bytes: 0, rows: 0 };
   private timer: NodeJS.Timeout | undefined;
-  private drawn = false;
+  private readonly line: LiveLine;
   private readonly started = Date.now();
   private tenthsSaid = 0;
 
@@ -85,6 +88,7 @@ export class ProgressBar {
     readonly enabled: boolean,
     private readonly plain = false,
   ) {
+    this.line = new LiveLine(stream);
     if (!enabled) return;
     this.timer = setInterval(() => (plain ? this.sayTenth() : this.draw()), plain ? PLAIN_CHECK_MS : FRAME_MS);
     this.timer.unref();
@@ -101,25 +105,23 @@ export class ProgressBar {
     this.figures = f;
   }
 
-  /** Prints a line above the bar (or just prints it when there is no bar). */
+  /** Prints a line above the bar (or just prints it when there is no bar); on a terminal it wraps at word boundaries. */
   log(line: string): void {
-    if (this.drawn) this.stream.write('\r\x1b[2K');
-    this.stream.write(`${safeText(line)}\n`);
-    if (this.drawn) this.draw();
+    const drawn = this.line.shown;
+    this.line.clear();
+    const tty = Boolean((this.stream as Writable & { isTTY?: boolean }).isTTY);
+    this.stream.write(`${messageText(safeText(line), tty ? terminalWidth(this.stream, {}) : undefined)}\n`);
+    if (drawn) this.draw();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    if (this.drawn) this.stream.write('\r\x1b[2K');
-    this.drawn = false;
+    this.line.clear();
   }
 
   private draw(): void {
     if (!this.timer) return;
-    const columns = (this.stream as Writable & { columns?: number }).columns;
-    const width = columns && columns > 0 ? columns : 80;
-    this.stream.write(`\r\x1b[2K${renderBar(this.figures, this.size, Date.now() - this.started, width)}`);
-    this.drawn = true;
+    this.line.draw(renderBar(this.figures, this.size, Date.now() - this.started, liveRoom(this.stream) + 1));
   }
 }

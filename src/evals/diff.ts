@@ -2,6 +2,8 @@ import type { ChalkInstance } from 'chalk';
 import type { Run, RunDetail, RunResult } from '../api/evals.js';
 import { fmtScore, type GateResult } from './gates.js';
 import { safeText, trusted } from '../ui/safe-text.js';
+import type { TableFit } from '../ui/table.js';
+import { messageText } from '../ui/fit.js';
 import { gateMark, summarizeCriteria, summarizeScenarios, verdictCell, verdictWord } from './summary.js';
 import { countsText, methodText, type RunComparison } from './verdict.js';
 
@@ -76,7 +78,7 @@ function deltaText(d: number | null, chalk: ChalkInstance): string {
 const deltaCell = (d: number | null, chalk: ChalkInstance) => trusted(deltaText(d, chalk));
 
 /** Headline (the two runs and their agent versions), then scenario and criterion tables (with each row's verdict), then gates. */
-export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], chalk: ChalkInstance, comparison?: RunComparison): Promise<string> {
+export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], chalk: ChalkInstance, comparison?: RunComparison, fit: TableFit = {}): Promise<string> {
   const { renderTable } = await import('../ui/table.js');
   const side = (label: string, r: RunBrief) =>
     `${label}: run #${r.runNumber} (${r.id}) ${r.status}, agent version ${r.agentVersion ?? '?'}, overall ${fmtScore(r.overallScore)}, ${r.failedIterations} of ${r.totalIterations} iterations failed`;
@@ -90,10 +92,11 @@ export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], ch
     ...(comparison ? [{ header: 'verdict', value: (x: DiffRow) => trusted(verdictCell(verdicts.get(x.key), chalk)) }] : []),
   ];
   // Run ids, statuses and gate texts are data: shown safe; the tables make their cells safe.
-  const parts = [safeText(side('A', diff.a)), safeText(side('B', diff.b)), `overall ${fmtScore(diff.overall.a)} → ${fmtScore(diff.overall.b)} (${deltaText(diff.overall.delta, chalk)})`];
+  // On a terminal the lines wrap at word boundaries and the tables fit its width.
+  const parts = [messageText(safeText(side('A', diff.a)), fit.width), messageText(safeText(side('B', diff.b)), fit.width), `overall ${fmtScore(diff.overall.a)} → ${fmtScore(diff.overall.b)} (${deltaText(diff.overall.delta, chalk)})`];
   if (comparison) parts.push(`verdict: ${verdictWord(comparison.verdict, chalk)}: ${safeText(countsText(comparison.counts))}`, chalk.dim(`Verdicts: ${methodText(comparison.method)}.`));
-  if (diff.scenarios.length) parts.push('', renderTable(diff.scenarios, columns('scenario', scenarioVerdicts), chalk));
-  if (diff.criteria.length) parts.push('', renderTable(diff.criteria.map((c) => ({ ...c, name: c.key })), columns('criterion', criterionVerdicts), chalk));
-  if (gates.length) parts.push('', ...gates.map((g) => `${gateMark(g.passed, chalk)} ${safeText(`${g.gate}: ${g.message}`)}`));
+  if (diff.scenarios.length) parts.push('', renderTable(diff.scenarios, columns('scenario', scenarioVerdicts), chalk, undefined, fit));
+  if (diff.criteria.length) parts.push('', renderTable(diff.criteria.map((c) => ({ ...c, name: c.key })), columns('criterion', criterionVerdicts), chalk, undefined, fit));
+  if (gates.length) parts.push('', ...gates.map((g) => messageText(safeText(`${g.gate}: ${g.message}`), fit.width, `${gateMark(g.passed, chalk)} `)));
   return parts.join('\n');
 }

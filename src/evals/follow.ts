@@ -33,6 +33,11 @@ export interface FollowSettings {
   reports: ReportTarget[];
   /** Poll only (no event stream): `--poll` or VAP_WAIT_POLL=1. */
   poll: boolean;
+  /**
+   * The suite id the Markdown report's hidden marker names, when it is not the run's own
+   * suite (a preview's copy names the live suite, so its pull-request comment is one).
+   */
+  marker?: string;
 }
 
 export interface RunRef {
@@ -130,8 +135,8 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
 }
 
 /** The reports of a run the wait gave up on: its last-seen state and why (a failure to write them is only a warning). */
-async function writeStopped(ctx: Context, ref: RunRef, s: Pick<FollowSettings, 'reports'>, last: RunDetail | undefined, stop: RunStop): Promise<void> {
-  const o: RunOutcome = { agentId: ref.agentId, evalId: ref.evalId, detail: last ?? unseenRun(ref.runId), results: [], gates: [], stopped: stop };
+async function writeStopped(ctx: Context, ref: RunRef, s: Pick<FollowSettings, 'reports' | 'marker'>, last: RunDetail | undefined, stop: RunStop): Promise<void> {
+  const o: RunOutcome = { agentId: ref.agentId, evalId: ref.evalId, ...(s.marker ? { markerId: s.marker } : {}), detail: last ?? unseenRun(ref.runId), results: [], gates: [], stopped: stop };
   await writeReports(ctx, o, s.reports).catch((err: Error) => ctx.warn(err.message));
 }
 
@@ -145,7 +150,7 @@ export async function finishRun(
   api: ApiClient,
   ref: RunRef,
   detail: RunDetail,
-  s: Pick<FollowSettings, 'gates' | 'reports'>,
+  s: Pick<FollowSettings, 'gates' | 'reports' | 'marker'>,
   opts: { idPrinted?: boolean; reads?: OutcomeReads } = {},
 ): Promise<RunOutcome> {
   checkCriterionKeys(s.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
@@ -203,7 +208,7 @@ export function startOutcomeReads(ctx: Context, api: ApiClient, ref: RunRef, s: 
 }
 
 /** Reads what the gates and reports need, side by side (what was read already, or is being read, is not asked for again): results, baseline (and its results), suite, recent runs. */
-export async function gatherOutcome(ctx: Context, api: ApiClient, ref: RunRef, detail: RunDetail, s: Pick<FollowSettings, 'gates' | 'reports'>, known: OutcomeReads = {}): Promise<RunOutcome> {
+export async function gatherOutcome(ctx: Context, api: ApiClient, ref: RunRef, detail: RunDetail, s: Pick<FollowSettings, 'gates' | 'reports' | 'marker'>, known: OutcomeReads = {}): Promise<RunOutcome> {
   const needs = reportNeeds(s.reports, ctx.env);
   const spec = s.gates.baseline;
   const fresh = startOutcomeReads(ctx, api, ref, s, known);
@@ -212,7 +217,7 @@ export async function gatherOutcome(ctx: Context, api: ApiClient, ref: RunRef, d
   const [results, runs, suite] = await Promise.all([fresh.results, fresh.runs, fresh.suite]);
   const baseline = spec && detail.run.status === 'completed' ? await baselineOutcome(ctx, api, ref, detail, results!, runs) : undefined;
   const gates = detail.run.status === 'completed' ? evaluateGates(s.gates, detail, undefined, baseline) : [];
-  return { agentId: ref.agentId, evalId: ref.evalId, detail, results: results!, gates, baseline, suite: suite ? { name: suite.name } : undefined, history: needs.history ? runs : undefined };
+  return { agentId: ref.agentId, evalId: ref.evalId, ...(s.marker ? { markerId: s.marker } : {}), detail, results: results!, gates, baseline, suite: suite ? { name: suite.name } : undefined, history: needs.history ? runs : undefined };
 
   async function baselineOutcome(ctx: Context, api: ApiClient, ref: RunRef, d: RunDetail, res: RunResult[], list?: Run[]): Promise<BaselineOutcome> {
     const typed = baselineArg(spec!);
@@ -253,7 +258,7 @@ async function printOutcome(ctx: Context, o: RunOutcome, opts: { idPrinted?: boo
     return false;
   }
   const chalk = await ctx.stdoutStyle();
-  await write(`${await renderRunSummary(o.detail, o.results, o.gates, chalk, o.baseline)}\n`);
+  await write(`${await renderRunSummary(o.detail, o.results, o.gates, chalk, o.baseline, ctx.tableFit())}\n`);
   if (inGithubActions(ctx.env)) for (const line of annotations(o)) await write(`${line}\n`);
   return true;
 }
@@ -266,7 +271,7 @@ async function exitFor(ctx: Context, o: RunOutcome, gatesPrinted: boolean): Prom
   }
   const failed = o.gates.filter((g) => !g.passed);
   if (failed.length) {
-    if (!gatesPrinted) for (const g of failed) ctx.io.stderr.write(safe`✗ gate ${g.gate} failed: ${g.message}\n`);
+    if (!gatesPrinted) for (const g of failed) ctx.note(safe`✗ gate ${g.gate} failed: ${g.message}`);
     throw new RunGateError(safe`run #${run.runNumber} (${run.id}) completed below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}`, o);
   }
   await ctx.success(safe`run #${run.runNumber} (${run.id}) passed ${o.gates.length === 1 ? 'its gate' : `all ${o.gates.length} gates`}`);

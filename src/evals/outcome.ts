@@ -25,6 +25,8 @@ export interface RunStop {
 export interface RunOutcome {
   agentId: string;
   evalId: string;
+  /** The suite id the Markdown report's marker names when not `evalId` (see FollowSettings.marker). */
+  markerId?: string;
   detail: RunDetail;
   results: RunResult[];
   gates: GateResult[];

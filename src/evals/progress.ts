@@ -2,6 +2,7 @@ import type { Run } from '../api/evals.js';
 import type { Context } from '../context.js';
 import { progressText } from './summary.js';
 import { drawsInPlace } from '../ui/accessible.js';
+import { LiveLine } from '../ui/live-line.js';
 import { safeText } from '../ui/safe-text.js';
 import { formatDuration } from '../ui/values.js';
 
@@ -19,25 +20,21 @@ export function runProgress(ctx: Context): RunProgress | null {
   return drawsInPlace(ctx) ? new BarProgress(ctx, Date.now()) : new LineProgress(ctx);
 }
 
+/** The bar, redrawn in place and cut to the terminal's width (src/ui/live-line.ts). */
 class BarProgress implements RunProgress {
-  private drawn = false;
-  constructor(private readonly ctx: Context, private readonly started: number) {}
+  private readonly line: LiveLine;
+  constructor(ctx: Context, private readonly started: number) {
+    this.line = new LiveLine(ctx.io.stderr);
+  }
 
   update(run: Run): void {
     const done = (run.completedIterations ?? 0) + (run.failedIterations ?? 0);
     const ratio = run.totalIterations > 0 ? Math.min(1, done / run.totalIterations) : 0;
-    const width = 24;
-    const full = Math.round(ratio * width);
-    const bar = `${'█'.repeat(full)}${'░'.repeat(width - full)}`;
-    const pct = `${Math.floor(ratio * 100)}%`.padStart(4);
-    const line = `${bar} ${pct}  run #${run.runNumber} ${run.status}  ${progressText(run)}  ${formatDuration(Date.now() - this.started)}`;
-    this.ctx.io.stderr.write(`\r\x1b[2K${safeText(line)}`);
-    this.drawn = true;
+    this.line.drawBar(ratio, safeText(`run #${run.runNumber} ${run.status}  ${progressText(run)}  ${formatDuration(Date.now() - this.started)}`));
   }
 
   stop(): void {
-    if (this.drawn) this.ctx.io.stderr.write('\r\x1b[2K');
-    this.drawn = false;
+    this.line.clear();
   }
 }
 

@@ -1,6 +1,6 @@
 import type { RunResult } from '../api/evals.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
-import { passed, type RunOutcome } from './outcome.js';
+import type { RunOutcome } from './outcome.js';
 import { ciText, criterionRows, fmtScore, gateBrief, iterationsText, partialNote, partialRun, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, verdictBrief, worstIteration, type ScenarioRow } from './report-model.js';
 import { GITHUB_COMMENT_LIMIT } from '../github/limits.js';
 import { progressText } from './summary.js';
@@ -137,7 +137,7 @@ function headline(o: RunOutcome): string {
 
 function render(o: RunOutcome, b: Budget, truncated: boolean): string {
   const run = o.detail.run;
-  const out: string[] = [marker(o.evalId), headline(o), ''];
+  const out: string[] = [marker(o.markerId ?? o.evalId), headline(o), ''];
   const facts = [`Run ${mdCode(run.id)}`, `suite ${mdCode(o.evalId)}`, `agent ${mdCode(o.agentId)} version ${run.agentVersion ?? '?'}`];
   const c = o.baseline?.comparison;
   const overall = `overall **${fmtScore(run.overallScore)}**`;

@@ -2,6 +2,8 @@ import type { ChalkInstance } from 'chalk';
 import type { CriterionAggregate, Run, RunDetail, RunResult } from '../api/evals.js';
 import type { Column } from '../ui/format.js';
 import { safeText, trusted } from '../ui/safe-text.js';
+import type { TableFit } from '../ui/table.js';
+import { messageText } from '../ui/fit.js';
 import { fmtScore, type GateResult } from './gates.js';
 import type { BaselineOutcome } from './outcome.js';
 import { countsText, methodText, VERDICT_MARK, type Comparison, type RunComparison, type Verdict } from './verdict.js';
@@ -129,15 +131,16 @@ export function baselineLines(b: BaselineOutcome | undefined, chalk: ChalkInstan
 }
 
 /** The end-of-run report for a person: headline, scenario table, criterion table (with the baseline's columns and verdicts when there is one), gates. */
-export async function renderRunSummary(detail: RunDetail, results: readonly RunResult[], gates: readonly GateResult[], chalk: ChalkInstance, baseline?: BaselineOutcome): Promise<string> {
+export async function renderRunSummary(detail: RunDetail, results: readonly RunResult[], gates: readonly GateResult[], chalk: ChalkInstance, baseline?: BaselineOutcome, fit: TableFit = {}): Promise<string> {
   const { renderTable } = await import('../ui/table.js');
   const scenarios = summarizeScenarios(results);
   const criteria = summarizeCriteria(detail.aggregates.criteria);
   const c = baseline?.comparison;
   // The headline and gate lines carry ids, statuses, errors and criterion keys: shown safe; the tables make their cells safe.
-  const parts = [chalk.bold(safeText(headline(detail.run)))];
+  // On a terminal the headline and gate lines wrap at word boundaries, and the tables fit its width.
+  const parts = [chalk.bold(messageText(safeText(headline(detail.run)), fit.width))];
   const bl = baselineLines(baseline, chalk);
-  if (bl.length) parts.push(...bl);
+  if (bl.length) parts.push(...bl.map((l) => messageText(l, fit.width)));
   if (scenarios.length) {
     const cmp = new Map((c?.scenarios ?? []).map((x) => [x.scenarioId, x]));
     const cols: Column<ScenarioSummary>[] = c
@@ -148,7 +151,7 @@ export async function renderRunSummary(detail: RunDetail, results: readonly RunR
           { header: 'verdict', value: (s) => trusted(verdictCell(cmp.get(s.scenarioId), chalk)) },
         ]
       : SCENARIO_COLUMNS;
-    parts.push('', renderTable(scenarios, cols, chalk));
+    parts.push('', renderTable(scenarios, cols, chalk, undefined, fit));
   }
   if (criteria.length) {
     const cmp = new Map((c?.criteria ?? []).map((x) => [x.key, x]));
@@ -160,10 +163,10 @@ export async function renderRunSummary(detail: RunDetail, results: readonly RunR
           { header: 'verdict', value: (x) => trusted(verdictCell(cmp.get(x.key), chalk)) },
         ]
       : CRITERION_COLUMNS;
-    parts.push('', renderTable(criteria, cols, chalk));
+    parts.push('', renderTable(criteria, cols, chalk, undefined, fit));
   }
   if (gates.length) {
-    parts.push('', ...gates.map((g) => `${gateMark(g.passed, chalk)} ${safeText(g.gate)}: ${safeText(g.message)}`));
+    parts.push('', ...gates.map((g) => messageText(`${safeText(g.gate)}: ${safeText(g.message)}`, fit.width, `${gateMark(g.passed, chalk)} `)));
   }
   return parts.join('\n');
 }

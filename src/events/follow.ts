@@ -8,6 +8,7 @@ import { ExitCode } from '../exit-codes.js';
 import { nearest } from '../ui/suggest.js';
 import { safeText } from '../ui/safe-text.js';
 import { formatDuration } from '../ui/values.js';
+import { terminalWidth } from '../ui/width.js';
 
 /**
  * The loop both tails and `webhooks listen` run: the stream opened with the checked types,
@@ -64,9 +65,10 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
     // Said even with -q: it is what a script needs to carry on.
     if (lastId !== undefined && lastId !== '') {
       // The id is the server's text: shown safe (an id with a control character prints visibly escaped).
-      ctx.io.stderr.write(`${safeText(`last event id ${lastId}; resume with: ${spec.resumeCommand(lastId)}`)}\n`);
+      // On a terminal, the command goes on lines of its own when the whole does not fit, copyable whole.
+      ctx.noteCommand(`last event id ${lastId}; resume with:`, spec.resumeCommand(lastId));
     } else {
-      ctx.io.stderr.write(`${safeText(`no event received; run the same command again to follow ${spec.label}`)}\n`);
+      ctx.note(`no event received; run the same command again to follow ${spec.label}`);
     }
   };
   try {

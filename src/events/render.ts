@@ -4,6 +4,7 @@ import { tsvField, truncate } from '../ui/format.js';
 import { DEFAULT_PRESENTATION, formatScore, formatSeconds, roleWord, shortId, stampTime, stampWidth, type Presentation } from '../ui/values.js';
 import { wrapAfter, wrapText } from '../ui/wrap.js';
 import { safeText } from '../ui/safe-text.js';
+import { fitLine } from '../ui/fit.js';
 
 /**
  * How events look on a terminal and in pipes, shared by `events tail`, `calls tail` and
@@ -196,8 +197,9 @@ function hanging(lead: string, indent: number, text: string, width: number | und
 }
 
 /** The alert lines of an event (`! CRISIS detected`, in bold red as in `vap calls get`): a word and a mark, not colour alone. */
-function alertLines(rec: EventRecord, chalk: ChalkInstance, indent: number): string[] {
-  return alertsOf(rec).map((a) => `${' '.repeat(indent)}${chalk.red.bold(`! ${a}`)}`);
+function alertLines(rec: EventRecord, chalk: ChalkInstance, indent: number, width?: number): string[] {
+  // On a pane too narrow for the alert at its column, it moves left rather than being cut.
+  return alertsOf(rec).map((a) => `${' '.repeat(width === undefined ? indent : Math.max(0, Math.min(indent, width - a.length - 2)))}${chalk.red.bold(`! ${a}`)}`);
 }
 
 /**
@@ -211,11 +213,27 @@ export function organizationLine(rec: EventRecord, chalk: ChalkInstance, opts: L
   const idWidth = opts.wide ? FULL_ID_WIDTH : SHORT_ID_WIDTH;
   const call = rec.callId ? (opts.wide ? rec.callId : shortId(rec.callId, SHORT_ID_WIDTH)) : '—';
   const stamp = stampTime(rec.occurredAt, p);
-  const lead = `${chalk.dim(stamp.padEnd(stampWidth(p)))}  ${typeColor(chalk, rec.type)(safeText(rec.type).padEnd(TYPE_WIDTH))} ${chalk.dim(safeText(call).padEnd(idWidth))} `;
+  const type = typeColor(chalk, rec.type);
+  const text = summarize(rec, { kind: 'human', shortIds: !opts.wide });
   const indent = stampWidth(p) + 2 + Math.max(TYPE_WIDTH, safeText(rec.type).length) + 1 + Math.max(idWidth, safeText(call).length) + 1;
-  const lines = hanging(lead, indent, summarize(rec, { kind: 'human', shortIds: !opts.wide }), opts.width);
-  lines.push(...alertLines(rec, chalk, indent));
-  return lines.join('\n');
+  if (opts.width !== undefined && opts.width - indent < MIN_TEXT) {
+    // Too narrow for the columns side by side: the type after the time, then the call and the
+    // summary on the lines under it, hanging under their own column.
+    const under = stampWidth(p) + 2;
+    const second = `${' '.repeat(under)}${chalk.dim(safeText(call).padEnd(idWidth))} `;
+    const lines = [`${chalk.dim(stamp.padEnd(stampWidth(p)))}  ${type(safeText(rec.type))}`, ...hanging(second, under + Math.max(idWidth, safeText(call).length) + 1, text, opts.width)];
+    lines.push(...alertLines(rec, chalk, under + idWidth + 1, opts.width));
+    return fitLines(lines, opts.width);
+  }
+  const lead = `${chalk.dim(stamp.padEnd(stampWidth(p)))}  ${type(safeText(rec.type).padEnd(TYPE_WIDTH))} ${chalk.dim(safeText(call).padEnd(idWidth))} `;
+  const lines = hanging(lead, indent, text, opts.width);
+  lines.push(...alertLines(rec, chalk, indent, opts.width));
+  return fitLines(lines, opts.width);
+}
+
+/** The lines of a live view, each cut to the terminal's width as a last resort (a type name longer than a narrow pane, say): a line wider than the pane would wrap and break the view's columns. */
+function fitLines(lines: string[], width: number | undefined): string {
+  return (width === undefined ? lines : lines.map((l) => fitLine(l, width))).join('\n');
 }
 
 /** Width of the role label in the call view (`caller`, `agent`). */
@@ -237,7 +255,7 @@ export function callLine(rec: EventRecord, chalk: ChalkInstance, opts: LineOptio
     const colour = role === 'agent' ? chalk.cyan : chalk.yellow;
     const label = safeText(role);
     const lead = `${time}  ${colour.bold(label.padEnd(ROLE_WIDTH))}  `;
-    return hanging(lead, indent + Math.max(0, label.length - ROLE_WIDTH), str(rec.data.text) ?? '', opts.width, (l) => colour(l)).join('\n');
+    return fitLines(hanging(lead, indent + Math.max(0, label.length - ROLE_WIDTH), str(rec.data.text) ?? '', opts.width, (l) => colour(l)), opts.width);
   }
   // Other events: `·`, the type, then the summary, whose further lines hang at the chat's text column.
   const type = safeText(rec.type);
@@ -245,10 +263,15 @@ export function callLine(rec: EventRecord, chalk: ChalkInstance, opts: LineOptio
   const text = summarize(rec, { kind: 'human', shortIds: !opts.wide });
   let lines: string[];
   if (opts.width === undefined) lines = [`${lead}${chalk.dim(safeText(text.replace(/\s+/g, ' ')))}`.trimEnd()];
-  else {
+  else if (indent + type.length > opts.width) {
+    // A type too long for the line after the chat's columns: it follows the mark, and the summary hangs under the text column.
+    // With no time to show (a call's own events), the type starts the line when it would not fit after the time's column.
+    const blank = !callTime(rec, p).trim() && stampWidth(p) + 4 + type.length > opts.width;
+    lines = [`${blank ? '' : `${time}  `}${chalk.dim('·')} ${typeColor(chalk, rec.type)(type)}`, ...wrapText(text, Math.max(MIN_TEXT, opts.width - indent)).map((l) => `${' '.repeat(indent)}${chalk.dim(l)}`)];
+  } else {
     const [head = '', ...rest] = wrapAfter(text, opts.width - (indent + type.length + 2), Math.max(MIN_TEXT, opts.width - indent));
     lines = [`${lead}${chalk.dim(head)}`.trimEnd(), ...rest.map((l) => `${' '.repeat(indent)}${chalk.dim(l)}`)];
   }
-  lines.push(...alertLines(rec, chalk, indent));
-  return lines.join('\n');
+  lines.push(...alertLines(rec, chalk, indent, opts.width));
+  return fitLines(lines, opts.width);
 }

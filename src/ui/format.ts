@@ -8,6 +8,12 @@ export const FORMATS: readonly Format[] = ['table', 'json', 'ndjson', 'tsv'];
 export interface Column<T> {
   header: string;
   value: (row: T) => unknown;
+  /** Free text, which gives way first when a table is too wide; by default, a column of data strings that is not an id (src/ui/table.ts). */
+  flex?: boolean;
+  /** For free text: the fewest columns it is cut to before the other columns give way (src/ui/columns.ts). */
+  min?: number;
+  /** Optional on a narrow terminal: left out when the table cannot fit otherwise, the lowest rank first. */
+  drop?: number;
 }
 
 /**

@@ -5,6 +5,7 @@ import { BlockWriter, type TextSink } from './block-writer.js';
 import { safeText } from './safe-text.js';
 import type { Spinner } from './spinner.js';
 import { loadChalk } from './style.js';
+import type { TableFit } from './table.js';
 import type { Presentation } from './values.js';
 
 /** A table waits for every row; if that takes longer than this, a spinner says so. */
@@ -21,6 +22,8 @@ export interface OutputSettings {
   stdoutIsTTY: boolean;
   /** How tables show times (relative, or exact with --absolute-times): src/ui/values.ts. */
   present?: Presentation;
+  /** How tables fit the terminal (its width, --wide): asked when a table is drawn. */
+  fit?: () => TableFit;
 }
 
 export interface ListSpec<T> {
@@ -108,7 +111,7 @@ export class Output {
           return 0;
         }
         const [{ renderTable }, chalk] = await Promise.all([import('./table.js'), loadChalk(this.settings.color)]);
-        await this.write(`${renderTable(rows, spec.columns, chalk, this.settings.present)}\n`);
+        await this.write(`${renderTable(rows, spec.columns, chalk, this.settings.present, this.settings.fit?.())}\n`);
         return rows.length;
       }
     }
@@ -153,7 +156,7 @@ export class Output {
         return this.write(spec.fields.map((f) => `${tsvField(f.header)}\t${tsvField(f.value(obj))}\n`).join(''));
       case 'table': {
         const [{ renderDetail }, chalk] = await Promise.all([import('./table.js'), loadChalk(this.settings.color)]);
-        return this.write(`${renderDetail(obj, spec.fields, chalk, this.settings.present)}\n`);
+        return this.write(`${renderDetail(obj, spec.fields, chalk, this.settings.present, this.settings.fit?.())}\n`);
       }
     }
   }

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { safeText } from './safe-text.js';
+import { liveRoom } from './width.js';
 
 export interface Spinner {
   text(t: string): void;
@@ -10,13 +11,19 @@ export interface Spinner {
 
 const NOOP: Spinner = { text() {}, succeed() {}, fail() {}, stop() {} };
 
-/** A spinner on stderr (ora, loaded on first use); nothing at all when stderr is not a terminal. Its text is shown as one safe line. */
+/**
+ * A spinner on stderr (ora, loaded on first use); nothing at all when stderr is not a terminal.
+ * Its text is shown as one safe line, cut to the terminal's width after the spinner's two
+ * columns (src/ui/width.ts), so a redraw never leaves a trail; the line it ends with
+ * (succeed, fail) is whole.
+ */
 export async function startSpinner(text: string, opts: { stream: Writable; enabled: boolean; color: boolean }): Promise<Spinner> {
   if (!opts.enabled) return NOOP;
-  const { default: ora } = await import('ora');
-  const s = ora({ text: safeText(text), stream: opts.stream as NodeJS.WritableStream, color: opts.color ? 'cyan' : false, isEnabled: true, discardStdin: false }).start();
+  const [{ default: ora }, { fitLine }] = await Promise.all([import('ora'), import('./fit.js')]);
+  const live = (t: string) => fitLine(safeText(t), liveRoom(opts.stream) - 2);
+  const s = ora({ text: live(text), stream: opts.stream as NodeJS.WritableStream, color: opts.color ? 'cyan' : false, isEnabled: true, discardStdin: false }).start();
   return {
-    text: (t) => { s.text = safeText(t); },
+    text: (t) => { s.text = live(t); },
     succeed: (t) => { s.succeed(t === undefined ? t : safeText(t)); },
     fail: (t) => { s.fail(t === undefined ? t : safeText(t)); },
     stop: () => { s.stop(); },

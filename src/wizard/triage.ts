@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
 import { drawsInPlace } from '../ui/accessible.js';
 import { triageAll, type TriageProgress } from './imports-bridge.js';
+import { LiveLine } from '../ui/live-line.js';
 import { safeText } from '../ui/safe-text.js';
 
 /** A bar redrawn in place on a terminal's stderr; plain lines per batch when stderr is piped or VAP_ACCESSIBLE is set; nothing under -q. */
@@ -11,18 +12,14 @@ function progressWriter(ctx: Context): { update(p: TriageProgress): void; stop()
   if (!drawsInPlace(ctx)) {
     return { update: (p) => ctx.io.stderr.write(`${safeText(`triaged ${p.triaged}/${p.total}`)}\n`), stop() {} };
   }
-  let drawn = false;
+  const line = new LiveLine(ctx.io.stderr);
   return {
     update(p) {
       const ratio = p.total > 0 ? Math.min(1, p.triaged / p.total) : 1;
-      const width = 24;
-      const full = Math.round(ratio * width);
-      ctx.io.stderr.write(`\r\x1b[2KTriage ${'█'.repeat(full)}${'░'.repeat(width - full)} ${`${Math.floor(ratio * 100)}%`.padStart(4)}  ${safeText(`${p.triaged}/${p.total}`)} calls`);
-      drawn = true;
+      line.drawBar(ratio, `${safeText(`${p.triaged}/${p.total}`)} calls`, 'Triage ');
     },
     stop() {
-      if (drawn) ctx.io.stderr.write('\n');
-      drawn = false;
+      line.keep();
     },
   };
 }

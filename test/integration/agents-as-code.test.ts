@@ -189,7 +189,7 @@ describe('vap push', () => {
     expect(dry.stderr).toContain('Added profile "nowhere" to vap.yaml');
     // No agent of globex uses the tool yet: the fix is printed, ready to paste.
     expect(dry.code).toBe(2);
-    expect(dry.stderr).toContain("    nowhere:\n      tools:\n        Calendar booking: <the tool's id in profile nowhere>\n");
+    expect(dry.stderr).toContain("under profiles.nowhere.tools:\n      Calendar booking: <the tool's id in profile nowhere>\n");
     expect(readFileSync(join(dir, 'vap.yaml'), 'utf8')).toMatch(/\n  nowhere:\n/);
 
     const prod = await vap(['push', '--yes'], { org: ORG_B, profile: 'prod' });
@@ -260,11 +260,8 @@ describe('vap push', () => {
     expect(unknownTool.stderr).toBe(
       [
         `agents/${slug}/agent.md:9: tools: no tool named "Teleporter" is known in profile "staging"`,
-        'No agent of profile "staging" uses this tool yet, and the API has no tool listing. Add its id to vap.yaml:',
-        '  profiles:',
-        '    staging:',
-        '      tools:',
-        "        Teleporter: <the tool's id in profile staging>",
+        'No agent of profile "staging" uses this tool yet, and the API has no tool listing. Add its id to vap.yaml, under profiles.staging.tools:',
+        "      Teleporter: <the tool's id in profile staging>",
         `error: agents/${slug}/agent.md:9: tools: no tool named "Teleporter" is known in profile "staging" (the fix is above); nothing was sent`,
         '',
       ].join('\n'),

@@ -35,7 +35,8 @@ describe('vap agents versions', () => {
     // simulated clock runs ahead of this one, so a version may be "in 5 minutes".
     expect(lines[1]).toMatch(/^3 +settings_updated +API key \(acme\) +(just now|(in )?\d+ \w+( ago)?) +\* +name$/);
     expect(lines[2]).toMatch(/^2 +prompt_updated +API key \(acme\) +(just now|(in )?\d+ \w+( ago)?) +instructions$/);
-    const exact = await vap(['agents', 'versions', id, '--absolute-times'], { tty: true });
+    // With exact times the table is wider than 80 columns: --wide keeps every column (NOTE is left out otherwise).
+    const exact = await vap(['agents', 'versions', id, '--absolute-times', '--wide'], { tty: true });
     expect(exact.stdout.split('\n')[1]).toMatch(/^3 +settings_updated +API key \(acme\) +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z +\* +name$/);
     expect(lines[3]).toMatch(/^1 +created/);
 
@@ -80,7 +81,8 @@ describe('vap agents rollback', () => {
     const versions = JSON.parse((await vap(['agents', 'versions', id, '--json'])).stdout);
     expect(versions.map((v: any) => v.versionNumber)).toEqual([4, 3, 2, 1]);
     expect(versions[0]).toMatchObject({ changeType: 'rollback', isCurrent: true, rolledBackTo: 1, reason: 'v2 and v3 were rude' });
-    const table = await vap(['agents', 'versions', id], { tty: true });
+    // The note whole with --wide (cut with … to fit 80 columns otherwise).
+    const table = await vap(['agents', 'versions', id, '--wide'], { tty: true });
     expect(table.stdout).toMatch(/^4 +rollback .*\* +to version 1: v2 and v3 were rude$/m);
 
     // -q prints only the new version; --json the whole result.

@@ -92,18 +92,26 @@ describe('vap calls list', () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     // CREATED is relative on a terminal, as every other table's times (the standard of src/ui/values.ts).
-    expect(lines[0]).toMatch(/^ID\s+STATUS\s+DIRECTION\s+CALLEE\s+PHONE\s+DURATION\s+CREATED$/);
+    // At 80 columns the table fits: ids are a UUID's first eight digits, and DIRECTION is left out.
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+CALLEE\s+PHONE\s+DURATION\s+CREATED$/);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(80);
     for (const l of lines.slice(1, 51)) expect(l).toMatch(/  (just now|(in )?\d+ (second|minute|hour|day|month|year)s?( ago)?)$/);
     const { calls, summary } = await httpAll();
     // one page of 50, newest first
-    expect(lines.slice(1, 51).map((l) => l.split(/\s+/)[0])).toEqual(calls.slice(0, 50).map((c) => c.id));
-    expect(lines.at(-1)).toBe(`${summary.total} calls: ${summary.completed} completed, ${summary.failed} failed, ${summary.active} active, ${summary.queued} queued (showing 1–50; --page 2 or --all for more)`);
+    expect(lines.slice(1, 51).map((l) => l.split(/\s+/)[0])).toEqual(calls.slice(0, 50).map((c) => c.id.slice(0, 8)));
+    // The footer wraps at word boundaries to the terminal's width.
+    expect(lines.slice(-2).join(' ')).toBe(`${summary.total} calls: ${summary.completed} completed, ${summary.failed} failed, ${summary.active} active, ${summary.queued} queued (showing 1–50; --page 2 or --all for more)`);
     expect(summary.total).toBe(total);
     // --absolute-times: the exact ISO 8601 time, the column as wide as one.
     const exact = await vap(['calls', 'list', '--absolute-times', '--limit', '3'], { tty: true });
     const rows = exact.stdout.trimEnd().split('\n');
-    expect(rows[0]).toMatch(/^ID\s+STATUS\s+DIRECTION\s+CALLEE\s+PHONE\s+DURATION\s+CREATED$/);
+    expect(rows[0]).toMatch(/^ID\s+STATUS\s+CALLEE\s+DURATION\s+CREATED$/);
     expect(rows.slice(1, 4).map((l) => l.slice(-24))).toEqual(calls.slice(0, 3).map((c) => c.createdAt));
+    // --wide: whole ids and every column, not fitted to the width.
+    const wide = await vap(['calls', 'list', '--wide', '--limit', '3'], { tty: true });
+    const wideRows = wide.stdout.trimEnd().split('\n');
+    expect(wideRows[0]).toMatch(/^ID\s+STATUS\s+DIRECTION\s+CALLEE\s+PHONE\s+DURATION\s+CREATED$/);
+    expect(wideRows.slice(1, 4).map((l) => l.split(/\s+/)[0])).toEqual(calls.slice(0, 3).map((c) => c.id));
   });
 
   it('prints TSV when piped and the summary on stderr, so stdout stays data', async () => {

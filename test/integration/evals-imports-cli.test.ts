@@ -197,7 +197,8 @@ describe('triage stopped mid-way and resumed', () => {
       ac.abort();
       const stopped = await running;
       expect(stopped.code).toBe(130);
-      expect(stopped.stderr).toContain(`Resume with \`vap evals imports triage ${imp} --eval ${ev} --agent ${a} --batch-size 2\``);
+      // On a terminal the message wraps at word boundaries (the lines after the first hang under its text).
+      expect(stopped.stderr.replace(/\s+/g, ' ')).toContain(`Resume with \`vap evals imports triage ${imp} --eval ${ev} --agent ${a} --batch-size 2\``);
       expect(stopped.stderr).toMatch(/█/);
       // Let an in-flight batch land, then check what is kept.
       await new Promise((r) => setTimeout(r, 200));

@@ -77,15 +77,20 @@ describe('vap evals runs list', () => {
   it('ends the table with a sparkline of the overall score, oldest to newest, on a terminal', async () => {
     const r = await vap(['evals', 'runs', 'list', '--eval', suite, '--agent', agent], { tty: true });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/ID\s+RUN\s+STATUS\s+SCORE\s+ITERATIONS\s+AGENT VERSION\s+CREATED/);
+    // The table fits 80 columns (the right-most columns are left out when it would not); --wide has them all.
+    expect(r.stdout).toMatch(/ID\s+RUN\s+STATUS\s+SCORE\s+ITERATIONS\s+AGENT VERSION/);
+    for (const l of r.stdout.split('\n')) expect(l.length).toBeLessThanOrEqual(80);
+    const wide = await vap(['evals', 'runs', 'list', '--eval', suite, '--agent', agent, '--wide'], { tty: true });
+    expect(wide.stdout).toMatch(/ID\s+RUN\s+STATUS\s+SCORE\s+ITERATIONS\s+AGENT VERSION\s+CREATED/);
     const spark = r.stdout.match(SPARK);
     expect(spark, r.stdout).not.toBeNull();
     // One bar per scored run (the failed run has no score), in the order of the runs.
     expect([...spark![1]!]).toEqual([...sparkline(runs.slice(0, 3).map((x) => x.overallScore))]);
     expect(r.stdout).toContain(`${runs[0]!.overallScore!.toFixed(3)} → ${runs[2]!.overallScore!.toFixed(3)}`);
-    expect(r.stdout).toContain('over 3 scored runs (oldest → newest)');
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain('over 3 scored runs (oldest → newest)');
+    // The line after the table (wrapped under itself at 80 columns).
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[lines.length - 1]).toMatch(SPARK);
+    expect(lines[lines.length - 2]).toMatch(SPARK);
 
     const limited = await vap(['evals', 'runs', 'list', suite, '--agent', agent, '--limit', '2'], { tty: true });
     expect(limited.stdout).toContain('over 1 scored run (oldest → newest)');

@@ -113,7 +113,8 @@ describe('vap evals list and get', () => {
     expect(rows.find((r) => r[0] === a)?.[7]).toBe('off');
     const ids = (await vap(['evals', 'list', '--agent', agent, '-q'])).stdout.trim().split('\n');
     expect(ids.indexOf(a)).toBeLessThan(ids.indexOf(b));
-    const table = await vap(['evals', 'list', '--agent', agent], { tty: true });
+    // Every column with --wide (at 80 columns NOISE is left out so that the table fits).
+    const table = await vap(['evals', 'list', '--agent', agent, '--wide'], { tty: true });
     expect(table.stdout).toMatch(/ID\s+NAME\s+STATUS\s+ITERATIONS\s+SCENARIOS\s+RUNS\s+LATEST SCORE\s+NOISE/);
   });
 
@@ -224,7 +225,8 @@ describe('vap evals scenarios', () => {
       ['Reschedule', 'happy_path', 'yes', 'no'],
       ['Wrong number', 'edge_case', 'yes', 'no'],
     ]);
-    const table = await vap(['evals', 'scenarios', 'list', '--eval', id, '--agent', agent], { tty: true });
+    // Every column with --wide (at 80 columns GOAL is left out so that the table fits).
+    const table = await vap(['evals', 'scenarios', 'list', '--eval', id, '--agent', agent, '--wide'], { tty: true });
     expect(table.stdout).toMatch(/ID\s+NAME\s+CATEGORY\s+ENABLED\s+AUTO-GENERATED\s+GOAL/);
     const edge = await vap(['evals', 'scenarios', 'list', id, '--agent', agent, '--category', 'edge_case', '-q']);
     expect(edge.stdout.trim()).toBe(second.stdout.trim());

@@ -52,13 +52,14 @@ async function scenarios(evalId: string): Promise<Array<{ id: string; sourceCall
 
 const sent = async () => (await emu.requests()).map((r) => `${r.method} ${r.path.split('?')[0]}`);
 
-/** A usage error: exit 2, one line naming `err`, nothing sent. */
+/** A usage error: exit 2, one message naming `err` (one line; on a terminal wrapped at word boundaries, its further lines indented under it), nothing sent. */
 async function expectUsage(argv: string[], err: RegExp, opts: RunOptions = {}): Promise<void> {
   await emu.clearRequests();
   const r = await vap(argv, opts);
+  const message = r.stderr.replace(/\n {7}/g, ' ');
   expect(r.code, argv.join(' ')).toBe(2);
-  expect(r.stderr, argv.join(' ')).toMatch(err);
-  expect(r.stderr.trim().split('\n'), argv.join(' ')).toHaveLength(1);
+  expect(message, argv.join(' ')).toMatch(err);
+  expect(message.trim().split('\n'), argv.join(' ')).toHaveLength(1);
   expect(r.stdout).toBe('');
   expect(await sent(), argv.join(' ')).toEqual([]);
 }

@@ -62,7 +62,8 @@ describe('vap import-jobs list', () => {
     expect(ids).toEqual(expect.arrayContaining([j1, j2]));
     const none = await vap(fast, ['import-jobs', 'list', '--status', 'failed', '--list', l1, '--json']);
     expect(JSON.parse(none.stdout)).toEqual([]);
-    const table = await vap(fast, ['import-jobs', 'list', '--list', l1], { tty: true });
+    // --wide: every column (at 80 columns CREATED is left out so that the table fits).
+    const table = await vap(fast, ['import-jobs', 'list', '--list', l1, '--wide'], { tty: true });
     expect(table.stdout).toMatch(/ID\s+LIST\s+STATUS\s+PROCESSED\s+FAILED\s+CREATED/);
     expect(table.stdout).toMatch(new RegExp(`${j1}\\s+${l1}\\s+completed\\s+3/3\\s+2`));
   });

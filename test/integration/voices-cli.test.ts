@@ -82,7 +82,8 @@ describe('vap voices preview', () => {
   it('refuses to write audio to a terminal before sending anything (exit 2)', async () => {
     const r = await vap(['voices', 'preview', 'voice_any'], { tty: true });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: refusing to write audio to a terminal; pass -O file.mp3 or pipe to a player\n');
+    // One message, wrapped at word boundaries on a terminal (its second line under its text).
+    expect(r.stderr).toBe('error: refusing to write audio to a terminal; pass -O file.mp3 or pipe to a\n       player\n');
     expect(await emu.requests()).toEqual([]);
   });
 

@@ -170,7 +170,7 @@ describe.skipIf(!hasTmux())('vap evals import in a real terminal (tmux)', () => 
       await tty.waitFor(/Name of the new suite/);
       tty.sendKeys('-l', named);
       tty.sendKeys(ENTER);
-      await tty.waitFor(/Created suite Abandoned suite \(ev_\w+\); it is removed again if the wizard stops before the calls are imported/);
+      await tty.waitFor(/Created suite Abandoned suite \(ev_\w+\); it is removed again if the wizard stops before the calls are\s+imported/);
       await tty.waitFor(/Import calls from/);
       // While it exists, the suite is there; Ctrl-C at the source step stops the wizard.
       expect((await get<{ evals: Array<{ name: string }> }>(`/api/v1/agents/${agent}/evals`)).evals.map((e) => e.name)).toContain(named);

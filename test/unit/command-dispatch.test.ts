@@ -48,8 +48,16 @@ describe('the tables of verbs', () => {
     for (const g of GROUPS) {
       const group = full.commands.find((c) => c.name() === g.name)!;
       if (g.verbs) await check(group, g.verbs, g.name);
-      else expect(group.commands, g.name).toEqual([]);
+      // A group that is itself a verb has no verbs, or those its table names (`vap mcp config`).
+      else expect(group.commands.map((c) => c.name()), g.name).toEqual(g.subcommands ?? []);
     }
+  });
+
+  it('vap mcp, a group that is also a verb, is built with its config verb and runs either', async () => {
+    expect(paths(await tree(['mcp']))).toEqual(['mcp', 'mcp config']);
+    const mcp = (await tree(['mcp'])).commands[0]!;
+    expect(mcp.options.map((o) => o.long)).toEqual(['--allow-writes', '--http', '--max-result']);
+    expect(mcp.commands[0]!.options.map((o) => o.long)).toEqual(['--client', '--allow-writes', '--name']);
   });
 
   it('the tree built for one verb holds that group and verb only', async () => {
@@ -110,6 +118,10 @@ describe('reading the command line', () => {
     [['agents', '--bogus', 'list'], 'agents (whole)'],
     [['agents', '--', 'list'], 'agents (whole)'],
     [['pull', '--all'], 'pull (whole)'],
+    [['mcp'], 'mcp (whole)'],
+    [['mcp', '--allow-writes', '--http', '8123'], 'mcp (whole)'],
+    [['mcp', 'config', '--client', 'claude'], 'mcp (whole)'],
+    [['help', 'mcp'], 'mcp (whole)'],
   ])('%j builds the group: %s', async (argv, want) => {
     expect(await verbOf(argv)).toBe(want);
   });

@@ -100,8 +100,27 @@ describe('the import graph of src/', () => {
     expect(cycles(g)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
   });
 
-  it('src/api imports nothing from src/contacts or src/commands', () => {
-    const uphill = [...graph].flatMap(([file, deps]) => (file.startsWith('api/') ? deps.filter((d) => /^(contacts|commands)\//.test(d)).map((d) => `${file} → ${d}`) : []));
+  it('src/api imports nothing from src/contacts, src/commands or src/mcp', () => {
+    const uphill = [...graph].flatMap(([file, deps]) => (file.startsWith('api/') ? deps.filter((d) => /^(contacts|commands|mcp)\//.test(d)).map((d) => `${file} → ${d}`) : []));
     expect(uphill).toEqual([]);
+  });
+
+  it('the MCP server (src/mcp) is loaded by `vap mcp` alone, and only when it runs', () => {
+    const users = [...graph].flatMap(([file, deps]) => (!file.startsWith('mcp/') && deps.some((d) => d.startsWith('mcp/')) ? [file] : []));
+    expect(users.sort()).toEqual(['commands/mcp/serve.ts']);
+    // serve.ts loads it with import(): no static import of src/mcp anywhere outside it.
+    const serve = readFileSync(join(SRC, 'commands/mcp/serve.ts'), 'utf8');
+    expect(serve).not.toMatch(/^import [^;]*from '\.\.\/\.\.\/mcp\//m);
+  });
+
+  it('the MCP SDK is imported by src/mcp alone', () => {
+    const importers = walk(SRC).filter((f) => /from '@modelcontextprotocol\/sdk|import\('@modelcontextprotocol\/sdk/.test(readFileSync(f, 'utf8')));
+    expect(importers.map((f) => relative(SRC, f)).filter((f) => !f.startsWith('mcp/'))).toEqual([]);
+    expect(importers.length).toBeGreaterThan(0);
+  });
+
+  it('src/mcp uses of src/commands are the verbs whose gates and checks its tools reuse', () => {
+    const used = new Set([...graph].flatMap(([file, deps]) => (file.startsWith('mcp/') ? deps.filter((d) => d.startsWith('commands/')) : [])));
+    expect([...used].sort()).toEqual(['commands/ascode/common.ts', 'commands/evals/run.ts', 'commands/evals/runs/diff.ts', 'commands/evals/runs/get.ts', 'commands/webhooks/rotate-secret.ts']);
   });
 });

@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
+import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { resolveTools, TOOL_LOOKUP } from './names.js';
 
@@ -33,6 +34,7 @@ export function toolsCommand(makeContext: ContextFactory): Command {
     .argument('<agentId>', 'the agent id')
     .option('--set <tools>', 'comma-separated tool ids or names replacing the current list in one step')
     .option('--clear', 'remove every tool from the agent')
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

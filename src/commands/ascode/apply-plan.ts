@@ -14,6 +14,7 @@ import { durationOption } from '../duration.js';
 import { addBaselineOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
 import type { SecretFile } from '../webhooks/shared.js';
 import { machineOutput, type DirOptions } from './common.js';
+import { wrapLines } from '../../ui/fit.js';
 
 /**
  * How `vap push` and `vap promote` apply a plan to a profile: the plan printed, confirmed,
@@ -118,7 +119,8 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
     import('../../ascode/state.js'),
   ]);
   const machine = machineOutput(ctx);
-  if (!machine) ctx.io.stdout.write(renderPlan(plan, await ctx.stdoutStyle()) + (flow.afterPlan ?? ''));
+  // On a terminal the plan's lines wrap at word boundaries under their own indentation.
+  if (!machine) ctx.io.stdout.write(wrapLines(renderPlan(plan, await ctx.stdoutStyle()) + (flow.afterPlan ?? ''), ctx.tableFit().width));
 
   const toApply = plan.items.filter((i) => willApply(i) && i.action !== 'forget' && !(i.action === 'unchanged'));
   const id = newApplyId();
@@ -141,7 +143,7 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
   const reporter: Reporter = {
     done: (_item, message) => void ctx.success(safeText(message)),
     warn: (message) => void ctx.warn(safeText(message)),
-    failed: (_item, message) => ctx.io.stderr.write(`✗ ${safeText(_item.kind)} ${safeText(_item.key)}: ${safeText(message)}\n`),
+    failed: (_item, message) => ctx.note(`✗ ${safeText(_item.kind)} ${safeText(_item.key)}: ${safeText(message)}`),
     secret: async (item, endpointId, secret) => {
       const file = secrets.get(item.key);
       if (file) {
@@ -211,6 +213,7 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
       plan,
       files: project.files,
       pushId: id,
+      verb,
       targets,
       changedAgents: result.changedAgents,
       settings: followSettings({ ...opts, wait: true, timeout: opts.timeout ?? DEFAULT_TIMEOUT_MS }),
@@ -241,7 +244,8 @@ function summarise(ctx: Context, r: ApplyResult, interrupted: boolean, profile: 
     const names = r.skipped.filter((s) => s.item.action === 'delete' && s.item.needsPrune).map((s) => `${s.item.kind} ${s.item.key}`);
     lines.push(`${prunes} deletion${prunes === 1 ? '' : 's'} not applied (${safeText(names.slice(0, 5).join(', '))}${names.length > 5 ? ', …' : ''}): their files were removed; \`vap push --prune${profile === 'default' ? '' : ` --profile ${profile}`}\` deletes ${prunes === 1 ? 'it' : 'them'} on the platform`);
   }
-  if (lines.length) ctx.io.stderr.write(`${lines.join('\n')}\n`);
+  // Each line wraps at word boundaries on a terminal, under its own indentation.
+  for (const line of lines) ctx.note(line);
   return { refused: bad, prunes };
 }
 

@@ -2,8 +2,9 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { SilentExit } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { action } from '../action.js';
+import { wrapLines } from '../../ui/fit.js';
 import type { RegisterGroup } from '../types.js';
-import { addDirOption, currentProfile, machineOutput, PROJECT_HELP, type DirOptions } from './common.js';
+import { addDirOption, currentProfile, machineOutput, PROJECT_HELP, type DirOptions, growYoungGenerationFast } from './common.js';
 
 interface DiffOptions extends DirOptions {
   exitCode?: boolean;
@@ -44,12 +45,13 @@ Examples:
 };
 
 export async function run(opts: DiffOptions & GlobalOptions, ctx: Context): Promise<void> {
+  await growYoungGenerationFast();
   const [{ openProject, planFor }, { hasChanges }, { planJson, renderPlan }] = await Promise.all([import('../../ascode/open.js'), import('../../ascode/plan.js'), import('../../ascode/render.js')]);
   const project = await openProject(opts, ctx, await currentProfile(ctx), { api: () => ctx.api() });
   const api = await ctx.api();
   const plan = await planFor(project, api, {}, ctx);
   const changed = hasChanges(plan);
   if (machineOutput(ctx)) await ctx.out.data(planJson(plan, changed));
-  else ctx.io.stdout.write(renderPlan(plan, await ctx.stdoutStyle()));
+  else ctx.io.stdout.write(wrapLines(renderPlan(plan, await ctx.stdoutStyle()), ctx.tableFit().width));
   if (opts.exitCode && changed) throw new SilentExit(ExitCode.GATE);
 }

@@ -9,9 +9,10 @@ import { action } from '../action.js';
 import { durationOption } from '../duration.js';
 import { addBaselineOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
 import type { RegisterGroup } from '../types.js';
-import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions } from './common.js';
+import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions, growYoungGenerationFast } from './common.js';
 
 interface PreviewOptions extends DirOptions, Omit<WaitOptions, 'wait'> {
+  all?: boolean;
   label?: string;
   keep?: boolean;
   clean?: boolean;
@@ -20,6 +21,7 @@ interface PreviewOptions extends DirOptions, Omit<WaitOptions, 'wait'> {
 export const register: RegisterGroup = (cmd, makeContext) => {
   addDirOption(cmd)
     .description("Evaluate the branch's files on preview copies of the changed agents, against the live agents' runs; no live agent is touched")
+    .option('--all', 'every agent with a gating suite, changed or not (to record what passes before a first promotion)')
     .option('--label <label>', 'names the preview agents `<name> · preview <label>` (default: the git branch)')
     .option('--keep', 'keep the preview agents and suites afterwards (the next preview, or --clean, removes them)')
     .option('--clean', 'only remove what earlier previews of this profile left (a killed preview, --keep)');
@@ -48,7 +50,9 @@ Live agents are never written to: their versions, tools, voices and suites stay 
 they are. Every resource a preview makes is recorded in .vap/state.<profile>.json
 before it is made, so a preview killed at any point is cleaned up by the next one, or
 by \`vap preview --clean\`. An agent whose every copied suite passed is recorded as
-passed in the profile (what \`vap promote --from <profile>\` may carry).
+passed in the profile (what \`vap promote --from <profile>\` may carry); --all
+evaluates every agent with a gating suite, so that agents nobody changed can be
+promoted to a new organization too.
 
 ${PROJECT_HELP}
 
@@ -59,6 +63,7 @@ Examples:
   $ vap preview --profile staging
   $ vap preview --profile staging --baseline live --fail-on-regression --report markdown=evals.md --report html=evals.html
   $ vap preview --label pr-42 --min-score 0.8 --keep
+  $ vap preview --all --profile staging          (before a first promotion to a new organization)
   $ vap preview --clean`,
     )
     .action(action<PreviewOptions>(makeContext, (_args, opts, ctx) => run(opts, ctx)));
@@ -82,6 +87,7 @@ function gitBranch(cwd: string): Promise<string | undefined> {
 }
 
 export async function run(opts: PreviewOptions & GlobalOptions, ctx: Context): Promise<void> {
+  await growYoungGenerationFast();
   if (opts.keep && opts.clean) throw new UsageError('--keep and --clean say opposite things', 'pass one of them');
   const [{ openProject, planFor }, preview, { runGatingSuites, passedAgents }, { saveState }] = await Promise.all([
     import('../../ascode/open.js'),
@@ -104,7 +110,7 @@ export async function run(opts: PreviewOptions & GlobalOptions, ctx: Context): P
   }
 
   const plan = await planFor(project, api, {}, ctx);
-  const { subjects, ungated } = preview.previewSubjects(project, plan);
+  const { subjects, ungated } = preview.previewSubjects(project, plan, Boolean(opts.all));
   for (const slug of ungated) await ctx.warn(safe`agent ${slug} differs from the platform but has no gating suite (gate: true): not previewed`);
   if (subjects.length === 0) {
     await ctx.success(`Nothing to preview: no agent with a gating suite differs from profile "${safeText(profile)}"`);
@@ -127,7 +133,7 @@ export async function run(opts: PreviewOptions & GlobalOptions, ctx: Context): P
     const passed = preview.recordPreviewPasses(project, subjects, passedAgents(outcomes));
     await saveState(project.fs, project.state);
     const bad = outcomes.filter((o) => o.status === 'gate' || o.status === 'failed');
-    for (const o of bad) ctx.io.stderr.write(safe`✗ ${o.target.suiteKey}: ${o.why}\n`);
+    for (const o of bad) ctx.note(safe`✗ ${o.target.suiteKey}: ${o.why}`);
     if (bad.some((o) => o.status === 'failed')) failure = new CliError(`a run of preview "${label}" failed`, ExitCode.FAILURE);
     else if (bad.length) failure = new GateError(`preview "${label}" failed ${bad.length === 1 ? 'a gate' : `${bad.length} gates`}; no live agent was changed`);
     else await ctx.success(`preview "${safeText(label)}" passed: ${safeText(passed.join(', '))} recorded as passed in profile "${safeText(profile)}"; no live agent was changed`);

@@ -2,9 +2,10 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { GateError, UsageError } from '../../errors.js';
 import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
+import { wrapLines } from '../../ui/fit.js';
 import type { RegisterGroup } from '../types.js';
 import { addApplyOptions, applyPlan, checkEvalFlags, type ApplyOptions } from './apply-plan.js';
-import { addDirOption, checkProfileName, machineOutput, PROJECT_HELP } from './common.js';
+import { addDirOption, checkProfileName, machineOutput, PROJECT_HELP, growYoungGenerationFast } from './common.js';
 
 interface PromoteOptions extends ApplyOptions {
   from?: string;
@@ -30,7 +31,8 @@ would change (its agent.md or one of its suites) must have passed in the source:
 <from>\` that passed, recorded in .vap/state.<from>.json the content of the files that
 passed (the agent and its gating suites, comments and formatting aside) and the runs.
 Refused, by name, with exit 3 and nothing sent:
-  - an agent whose files never passed in the source, or were edited since they did;
+  - an agent whose files never passed in the source (or failed a gated push there
+    since), or were edited since they did;
   - an agent whose source platform config changed since it passed (drift in the source);
   - an agent with no gating suite, and a webhook endpoint, unless --allow-unevaluated.
 What is carried is applied as a push applies it: the plan, a confirmation on a terminal
@@ -55,6 +57,7 @@ Examples:
 };
 
 export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): Promise<void> {
+  await growYoungGenerationFast();
   checkEvalFlags(opts);
   const from = checkProfileName(opts.from ?? '', '--from');
   const to = checkProfileName(opts.to ?? '', '--to');
@@ -86,7 +89,7 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
       await ctx.out.data({ promoteId: null, from, to, refused: check.refused, carried: check.carried, plan: planJson(plan, hasChanges(plan)) });
     } else {
       const { renderPlan } = await import('../../ascode/render.js');
-      ctx.io.stdout.write(renderPlan(plan, await ctx.stdoutStyle()) + afterPlan);
+      ctx.io.stdout.write(wrapLines(renderPlan(plan, await ctx.stdoutStyle()) + afterPlan, ctx.tableFit().width));
     }
     const names = check.refused.map((r) => `${r.kind} ${r.key}`).join(', ');
     throw new GateError(`promotion refused for ${names}: not what passed in profile "${from}" (listed above); nothing was sent`);

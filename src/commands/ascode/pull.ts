@@ -5,7 +5,7 @@ import { UsageError } from '../../errors.js';
 import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
-import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions } from './common.js';
+import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions, growYoungGenerationFast } from './common.js';
 
 interface PullOptions extends DirOptions {
   all?: boolean;
@@ -47,6 +47,7 @@ Examples:
 };
 
 export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Promise<void> {
+  await growYoungGenerationFast();
   if (opts.all && opts.agent?.length) throw new UsageError('--all and --agent choose differently', 'pass one of them');
   const [{ findRoot, readConfig }, { ProblemList }, { loadState, recordOrigin }, { configWithProfile, newConfig }, { ProjectFs, checkLayout }, { normalise, inForm }, { confirmMissing, confirmOrigin }] = await Promise.all([
     import('../../ascode/project.js'),
@@ -72,7 +73,7 @@ export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Prom
   checkLayout(fs);
   const problems = new ProblemList();
   let config = created ? undefined : await readConfig(fs, problems);
-  problems.throwIfAny((l) => ctx.io.stderr.write(l));
+  problems.throwIfAny((l) => ctx.note(l.trimEnd()));
   const api = await ctx.api();
   const creds = await ctx.credentials();
   const settings = config?.profiles.get(profile) ?? { vars: {}, tools: {} };

@@ -2,7 +2,7 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
 import { addApplyOptions, applyPlan, checkEvalFlags, type ApplyOptions } from './apply-plan.js';
-import { addDirOption, currentProfile, PROJECT_HELP } from './common.js';
+import { addDirOption, currentProfile, PROJECT_HELP, growYoungGenerationFast } from './common.js';
 
 export const register: RegisterGroup = (cmd, makeContext) => {
   addApplyOptions(addDirOption(cmd).description("Apply the files to the profile's organization: create, update, and (with --prune) delete; with --eval, run the gating suites and roll back on failure"), 'push')
@@ -61,6 +61,7 @@ Examples:
 };
 
 export async function run(opts: ApplyOptions & GlobalOptions, ctx: Context): Promise<void> {
+  await growYoungGenerationFast();
   checkEvalFlags(opts);
   const { openProject, planFor } = await import('../../ascode/open.js');
   const project = await openProject(opts, ctx, await currentProfile(ctx), undefined, { addProfile: true });

@@ -2,13 +2,13 @@ import { once } from 'node:events';
 import * as v8 from 'node:v8';
 import { Command } from 'commander';
 import { CALLS_DEFAULT_PAGE_SIZE, CALLS_MAX_PAGE_SIZE, callPages, type Call, type CallsPagination, type CallsSummary } from '../../api/calls.js';
-import { CALL_TSV_COLUMNS, callTableHeader, callTableRow, summaryLine } from '../../calls/format.js';
+import { CALL_TSV_COLUMNS, summaryLine } from '../../calls/format.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import { BlockWriter } from '../../ui/block-writer.js';
 import { safeText } from '../../ui/safe-text.js';
-import { positiveInt } from '../listing.js';
+import { positiveInt, wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { setV8Flags } from '../../v8-flags.js';
 import { addCallFilterOptions, callFilters, hasCallFilters, pageSizeOption, type CallFilterOptions } from './options.js';
@@ -28,6 +28,7 @@ export function listCommand(makeContext: ContextFactory): Command {
     .option('--page-size <n>', `calls per page, at most ${CALLS_MAX_PAGE_SIZE} (default ${CALLS_DEFAULT_PAGE_SIZE}; ${CALLS_MAX_PAGE_SIZE} with --all or --limit)`, pageSizeOption(CALLS_MAX_PAGE_SIZE))
     .option('--limit <n>', 'how many calls in all, following pages as needed (default: one page)', positiveInt('--limit'))
     .option('--all', 'follow every page, printing each as it arrives (memory stays flat)')
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `
@@ -86,21 +87,23 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
 
   const empty = emptyMessage(opts);
   if (ctx.out.human && !ctx.globals.query) {
-    const chalk = await ctx.stdoutStyle();
+    // The table and what fits it to the terminal, loaded for a terminal only.
+    const [chalk, { callTableHeader, callTableLayout, callTableRow }, { messageText }] = await Promise.all([ctx.stdoutStyle(), import('../../calls/table.js'), import('../../ui/fit.js')]);
+    const layout = callTableLayout(ctx.present, ctx.tableFit());
     // Rows in blocks, as they arrive (src/ui/block-writer.ts), waiting when the terminal is slow.
     const out = new BlockWriter(ctx.io.stdoutText ?? ctx.io.stdout, { signal: ctx.signal });
     let count = 0;
     try {
       for await (const call of rows()) {
-        if (count++ === 0) out.write(`${callTableHeader(chalk, ctx.present)}\n`);
-        const wait = out.write(`${callTableRow(call, chalk, ctx.present)}\n`);
+        if (count++ === 0) out.write(`${callTableHeader(chalk, layout)}\n`);
+        const wait = out.write(`${callTableRow(call, chalk, ctx.present, layout)}\n`);
         if (wait) await wait;
       }
     } finally {
       await out.end();
     }
     if (count === 0) ctx.io.stderr.write(`${safeText(empty)}\n`);
-    if (summary && (count > 0 || summary.total > 0)) await write(ctx, `\n${chalk.dim(safeText(footer(summary, first, shown, more, opts)))}\n`);
+    if (summary && (count > 0 || summary.total > 0)) await write(ctx, `\n${chalk.dim(messageText(safeText(footer(summary, first, shown, more, opts)), ctx.tableFit().width))}\n`);
     return;
   }
   await ctx.out.list(rows(), { columns: CALL_TSV_COLUMNS, empty });

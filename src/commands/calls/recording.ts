@@ -3,6 +3,7 @@ import { getRecording, type Recording } from '../../api/calls.js';
 import type { Context } from '../../context.js';
 import { duration, time } from '../../ui/values.js';
 import { action } from '../action.js';
+import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { checkCallId } from './transcript.js';
 
@@ -10,6 +11,7 @@ export function recordingCommand(makeContext: ContextFactory): Command {
   return new Command('recording')
     .description("List a call's recordings (sid, duration, status); download one with `vap calls audio`")
     .argument('<callId>', 'the call id')
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

@@ -4,6 +4,7 @@ import { checkTypes, commandLine, FINAL_CALL_EVENT, followEvents, globalFlags, p
 import { createPrinter } from '../../events/printer.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
+import { wideOption } from '../listing.js';
 import { durationOption } from '../duration.js';
 import type { ContextFactory } from '../types.js';
 
@@ -14,6 +15,7 @@ export interface CallTailOptions {
   timeout?: number;
   follow?: boolean;
   history?: boolean;
+  wide?: boolean;
 }
 
 export function tailCommand(makeContext: ContextFactory): Command {
@@ -26,6 +28,7 @@ export function tailCommand(makeContext: ContextFactory): Command {
     .option('--follow', `keep listening after the call's final event (${FINAL_CALL_EVENT})`)
     .option('--exit-on <type>', 'stop (exit 0) after the first event of this type')
     .option('--timeout <duration>', 'stop with exit 124 after this long (30s, 10m, 1h)', durationOption('--timeout', { min: 1 }))
+    .addOption(wideOption('full ids on a terminal (a UUID shows its first eight digits otherwise)'))
     .addHelpText(
       'after',
       `
@@ -69,7 +72,7 @@ export async function run(callId: string, opts: CallTailOptions & GlobalOptions,
   }
   // Voice activity changes at every turn; in the chat view it is shown only when asked for by name.
   const showVoice = Boolean(asked?.includes('call.voice.updated'));
-  const print = await createPrinter(ctx, 'call', (r) => r.type === 'call.voice.updated' && !showVoice);
+  const print = await createPrinter(ctx, 'call', (r) => r.type === 'call.voice.updated' && !showVoice, { wide: opts.wide });
   const lastEventId = opts.lastEventId ?? (opts.history === false ? undefined : '0');
   await followEvents(ctx, api, {
     stream: 'call',
@@ -88,6 +91,7 @@ export async function run(callId: string, opts: CallTailOptions & GlobalOptions,
         'vap', ...globalFlags(opts), 'calls', 'tail', callId,
         ...(opts.types?.length ? ['--types', opts.types.join(',')] : []),
         ...(opts.follow ? ['--follow'] : []),
+        ...(opts.wide ? ['--wide'] : []),
         '--last-event-id', lastId,
       ]),
   });

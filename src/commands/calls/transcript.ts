@@ -51,9 +51,9 @@ export async function run(callId: string, ctx: Context): Promise<void> {
       ctx.io.stderr.write(`${safeText(empty)}\n`);
       return;
     }
-    const chalk = await ctx.stdoutStyle();
+    const [chalk, { messageText }] = await Promise.all([ctx.stdoutStyle(), import('../../ui/fit.js')]);
     const width = Math.min(100, terminalWidth(ctx.io.stdout, ctx.env));
-    const head = chalk.dim(safeText(`Call ${t.callId} · ${t.messageCount} message${t.messageCount === 1 ? '' : 's'}${t.duration ? ` · ${formatCallDuration(t.duration)}` : ''}`));
+    const head = chalk.dim(messageText(safeText(`Call ${t.callId} · ${t.messageCount} message${t.messageCount === 1 ? '' : 's'}${t.duration ? ` · ${formatCallDuration(t.duration)}` : ''}`), width));
     ctx.io.stdout.write(`${head}\n\n${renderChat(t.messages, { width, chalk }).join('\n')}\n`);
     return;
   }

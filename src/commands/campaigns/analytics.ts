@@ -143,9 +143,10 @@ async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
     ctx.io.stdout.write(`${safeText(title)}; a line when a figure changes, every ${seconds} s; Ctrl-C to stop\n`);
     draw = Object.assign((text: string) => void ctx.io.stdout.write(`${text}\n`), { done: () => undefined });
   } else if (live) {
-    const { createLogUpdate } = await import('log-update');
+    const [{ createLogUpdate }, { fitLine }] = await Promise.all([import('log-update'), import('../../ui/fit.js')]);
     const logUpdate = createLogUpdate(sizedView(ctx.io.stdout as NodeJS.WriteStream), { showCursor: false });
-    draw = Object.assign((text: string) => logUpdate(text), { done: () => logUpdate.done() });
+    // Each line of the screen cut to the terminal's width as it is now: log-update would wrap a longer one.
+    draw = Object.assign((text: string) => logUpdate(text.split('\n').map((l) => fitLine(l, columnsOf(ctx))).join('\n')), { done: () => logUpdate.done() });
   } else {
     draw = Object.assign((text: string) => void ctx.io.stdout.write(`${text}\n`), { done: () => undefined });
   }

@@ -5,6 +5,7 @@ import { metricGroups } from '../../campaigns/render.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
+import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { printAnalytics } from './analytics-output.js';
 import { isoDay, runColumns } from './shared.js';
@@ -21,6 +22,7 @@ export function runsCommand(makeContext: ContextFactory): Command {
     .argument('[runId]', 'a run id: show its analytics')
     .option('--from <YYYY-MM-DD>', 'with a run id: only calls created on or after this day', isoDay('--from'))
     .option('--to <YYYY-MM-DD>', 'with a run id: only calls created on or before this day', isoDay('--to'))
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

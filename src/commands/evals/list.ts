@@ -3,6 +3,7 @@ import { listSuites, type Suite } from '../../api/evals.js';
 import type { Context } from '../../context.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
+import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { noiseText } from './get.js';
 import { agentOption, resolveAgent } from './options.js';
@@ -28,6 +29,7 @@ export function listCommand(makeContext: ContextFactory): Command {
     .alias('ls')
     .description("List an agent's eval suites (in creation order)")
     .addOption(agentOption())
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

@@ -3,6 +3,7 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { checkTypes, commandLine, followEvents, globalFlags, parseLastEventId, parseTypeList } from '../../events/follow.js';
 import { createPrinter } from '../../events/printer.js';
 import { action } from '../action.js';
+import { wideOption } from '../listing.js';
 import { durationOption } from '../duration.js';
 import type { ContextFactory } from '../types.js';
 
@@ -21,7 +22,7 @@ export function tailCommand(makeContext: ContextFactory): Command {
     .option('--last-event-id <id>', 'resume after this event: the missed events are replayed first', parseLastEventId)
     .option('--exit-on <type>', 'stop (exit 0) after the first event of this type')
     .option('--timeout <duration>', 'stop with exit 124 after this long (30s, 10m, 1h)', durationOption('--timeout', { min: 1 }))
-    .option('--wide', 'full call ids on a terminal (a UUID shows its first eight digits otherwise)')
+    .addOption(wideOption('full call ids on a terminal (a UUID shows its first eight digits otherwise)'))
     .addHelpText(
       'after',
       `

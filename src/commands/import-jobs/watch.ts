@@ -5,6 +5,7 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { CliError, InterruptedError, WaitTimeoutError } from '../../errors.js';
 import { drawsInPlace } from '../../ui/accessible.js';
 import { action } from '../action.js';
+import { LiveLine } from '../../ui/live-line.js';
 import { safeText } from '../../ui/safe-text.js';
 import { durationOption } from '../duration.js';
 import { formatCount, formatDuration } from '../../ui/values.js';
@@ -91,24 +92,19 @@ interface Renderer {
 
 /** A live bar redrawn in place on a terminal's stderr. */
 class BarRenderer implements Renderer {
-  private drawn = false;
-  constructor(private readonly ctx: Context, private readonly started: number) {}
+  private readonly line: LiveLine;
+  constructor(ctx: Context, private readonly started: number) {
+    this.line = new LiveLine(ctx.io.stderr);
+  }
 
   update(job: ImportJob): void {
     const p = job.progress ?? { total: 0, processed: 0, successful: 0, failed: 0 };
     const ratio = p.total > 0 ? Math.min(1, p.processed / p.total) : FINISHED_STATUSES.has(job.status) ? 1 : 0;
-    const width = 24;
-    const full = Math.round(ratio * width);
-    const bar = `${'█'.repeat(full)}${'░'.repeat(width - full)}`;
-    const pct = `${Math.floor(ratio * 100)}%`.padStart(4);
-    const line = `${bar} ${pct}  ${formatCount(p.processed)}/${formatCount(p.total)}  ${formatCount(p.successful)} ok, ${formatCount(p.failed)} failed  ${job.status}  ${formatDuration(Date.now() - this.started)}`;
-    this.ctx.io.stderr.write(`\r\x1b[2K${safeText(line)}`);
-    this.drawn = true;
+    this.line.drawBar(ratio, safeText(`${formatCount(p.processed)}/${formatCount(p.total)}  ${formatCount(p.successful)} ok, ${formatCount(p.failed)} failed  ${job.status}  ${formatDuration(Date.now() - this.started)}`));
   }
 
   stop(): void {
-    if (this.drawn) this.ctx.io.stderr.write('\n');
-    this.drawn = false;
+    this.line.keep();
   }
 }
 

@@ -3,6 +3,7 @@ import { listVoices, type Voice } from '../../api/voices.js';
 import type { Context } from '../../context.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
+import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 
 interface ListOptions {
@@ -21,6 +22,7 @@ export function listCommand(makeContext: ContextFactory): Command {
     .alias('ls')
     .description('List the voices agents can speak with')
     .option('--language <code>', 'a BCP 47 tag (es-MX) or a bare language code (es: every Spanish voice)')
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
+import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { count, time } from '../../ui/values.js';
 
@@ -36,6 +37,7 @@ export function deliveriesCommand(makeContext: ContextFactory): Command {
     .option('--status <status>', DELIVERY_STATUSES.join(' | '))
     .option('--limit <n>', `how many deliveries, 1..${DELIVERIES_MAX_LIMIT} (default ${DEFAULT_LIMIT}); with --all, the page size`)
     .option('--all', 'follow the cursor through every page, streaming rows as they arrive')
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

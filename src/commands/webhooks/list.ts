@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { listWebhookEndpoints } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
 import { action } from '../action.js';
+import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { ENDPOINT_COLUMNS } from './shared.js';
 
@@ -9,6 +10,7 @@ export function listCommand(makeContext: ContextFactory): Command {
   return new Command('list')
     .alias('ls')
     .description('List webhook endpoints: URL, subscribed events, enabled, consecutive failures, last success')
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

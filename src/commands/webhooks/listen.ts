@@ -110,7 +110,8 @@ async function attemptLine(ctx: Context, write: (text: string) => Promise<void> 
   if (format === 'tsv') {
     return async (a) => write(`${[new Date().toISOString(), a.type, a.eventId, a.status ?? '', a.ms, a.outcome, a.attempt, a.error ?? ''].map(tsvField).join('\t')}\n`);
   }
-  const chalk = await ctx.stdoutStyle();
+  const [chalk, fit] = await Promise.all([ctx.stdoutStyle(), import('../../ui/fit.js')]);
+  const width = ctx.tableFit().width;
   return async (a) => {
     const status = a.status !== undefined ? String(a.status) : 'no answer';
     const colour = a.outcome === 'delivered' ? chalk.green : a.outcome === 'retry' ? chalk.yellow : chalk.red;
@@ -120,7 +121,11 @@ async function attemptLine(ctx: Context, write: (text: string) => Promise<void> 
       : a.outcome === 'gave_up' ? `gave up after ${a.attempt} attempts`
       : '';
     // The type, event id and a network error's words came from elsewhere: shown safe.
-    const line = `${chalk.dim(stampTime(undefined, ctx.present))}  ${safeText(a.type).padEnd(31)} ${chalk.dim(safeText(a.eventId).padStart(6))}  → ${colour(status)} ${chalk.dim(`${a.ms}ms`)}${a.error ? ` ${safeText(a.error)}` : ''}${next ? `  ${next}` : ''}`;
+    const stamp = stampTime(undefined, ctx.present);
+    const rest = `${chalk.dim(safeText(a.eventId).padStart(6))}  → ${colour(status)} ${chalk.dim(`${a.ms}ms`)}${a.error ? ` ${safeText(a.error)}` : ''}${next ? `  ${next}` : ''}`;
+    let line = `${chalk.dim(stamp)}  ${safeText(a.type).padEnd(31)} ${rest}`;
+    // On a terminal too narrow for the type's column: the type unpadded, the rest wrapped under it.
+    if (width !== undefined && fit.displayWidth(line) > width) line = fit.messageText(`${safeText(a.type)} ${rest.trimStart()}`, width, `${chalk.dim(stamp)}  `);
     await write(`${line}\n`);
   };
 }

@@ -5,6 +5,7 @@ import { fmtScore } from './score.js';
 import { wrapText } from '../../ui/wrap.js';
 import { safeText } from '../../ui/safe-text.js';
 import { formatSeconds } from '../../ui/values.js';
+import { messageText } from '../../ui/fit.js';
 
 /** 134 → "2m 14s"; 45 → "45s"; nothing for none (src/ui/values.ts). */
 export function fmtSeconds(s: number | null | undefined): string {
@@ -36,7 +37,8 @@ export function renderResult(r: RunResult, opts: ResultRenderOptions): string[] 
     ...(failed ? [] : [`score ${chalk.bold(fmtScore(r.overallScore))}`]),
     ...(fmtSeconds(r.durationSeconds) ? [fmtSeconds(r.durationSeconds)] : []),
   ];
-  const out = [`${chalk.bold('━━')} ${parts.join(chalk.dim(' · '))}  ${chalk.dim(safeText(String(r.id)))}`];
+  // The heading wraps at word boundaries under itself when it is wider than the terminal.
+  const out = messageText(`${parts.join(chalk.dim(' · '))}  ${chalk.dim(safeText(String(r.id)))}`, width, `${chalk.bold('━━')} `).split('\n');
 
   const transcript = [...(r.transcript ?? [])].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
   if (transcript.length > 0) {
@@ -59,7 +61,7 @@ export function renderResult(r: RunResult, opts: ResultRenderOptions): string[] 
   return out;
 }
 
-/** `key  score  reason`, the reason wrapped under itself. */
+/** `key  score  reason`, the reason wrapped under itself; on a narrow terminal (less than 20 columns left for it), the reason on the lines under the key. */
 export function renderCriterionScores(scores: readonly CriterionScore[], opts: ResultRenderOptions): string[] {
   const { chalk, width } = opts;
   const keys = scores.map((s) => safeText(String(s.criterionKey)));
@@ -72,7 +74,12 @@ export function renderCriterionScores(scores: readonly CriterionScore[], opts: R
     const given = names && Object.hasOwn(names, s.criterionKey) && typeof names[s.criterionKey] === 'string' ? names[s.criterionKey] : undefined;
     const name = given && given.toLowerCase() !== s.criterionKey.replace(/_+/g, ' ').toLowerCase() ? given : undefined;
     const reason = s.reason ? (name ? `${name}: ${s.reason}` : s.reason) : (name ?? '');
-    const lines = wrapText(reason, Math.max(20, width - lead));
+    const head = `  ${chalk.bold(keys[i]!.padEnd(kw))}  ${scoreColor(chalk, s.score)(fmtScore(s.score))}`;
+    if (width - lead < 20) {
+      out.push(head, ...(reason ? wrapText(reason, Math.max(20, width - 4)).map((l) => `    ${l}`) : []));
+      continue;
+    }
+    const lines = wrapText(reason, width - lead);
     lines.forEach((l, j) => {
       out.push(j === 0 ? `  ${chalk.bold(keys[i]!.padEnd(kw))}  ${scoreColor(chalk, s.score)(fmtScore(s.score))}  ${l}`.trimEnd() : `${' '.repeat(lead)}${l}`);
     });

@@ -3,6 +3,7 @@ import { queueCampaignCalls, type QueueCallsBody } from '../../../api/campaigns.
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { action } from '../../action.js';
+import { wideOption } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
 import { CALL_COLUMNS, campaignRefusal, collect, contactIdsFrom, intRange, isoTime } from '../shared.js';
 
@@ -26,6 +27,7 @@ export function queueCommand(makeContext: ContextFactory): Command {
     .option('--all-pending', 'every contact of the campaign still pending')
     .option('--priority <1..10>', 'higher dials first (default 5)', intRange('--priority', 1, 10))
     .option('--at <isoTime>', 'dial at or after this time (ISO, with a zone)', isoTime('--at'))
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

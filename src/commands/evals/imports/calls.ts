@@ -3,6 +3,7 @@ import { listTriagedCalls, type TriagedCall } from '../../../api/eval-imports.js
 import type { Context } from '../../../context.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
+import { wideOption } from '../../listing.js';
 import { safeText } from '../../../ui/safe-text.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent } from '../options.js';
@@ -42,7 +43,7 @@ export function callsCommand(makeContext: ContextFactory): Command {
     .addOption(evalOption())
     .option('--category <category>', 'only calls triaged into this category')
     .option('--triaged', 'only triaged calls')
-    .option('--wide', "add the suggested scenario's persona and goal")
+    .addOption(wideOption("whole ids on a terminal, and the suggested scenario's persona and goal"))
     .addHelpText(
       'after',
       `

@@ -3,6 +3,7 @@ import { CANDIDATES_DEFAULT_PAGE_SIZE, CANDIDATES_MAX_PAGE_SIZE, listCandidatesP
 import type { Context } from '../../../context.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
+import { wideOption } from '../../listing.js';
 import { safeText } from '../../../ui/safe-text.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
@@ -51,6 +52,7 @@ export function candidatesCommand(makeContext: ContextFactory): Command {
     .option('--page <n>', 'the page to show (default 1)', intIn('--page', 1))
     .option('--page-size <n>', `calls per page (default ${CANDIDATES_DEFAULT_PAGE_SIZE}, at most ${CANDIDATES_MAX_PAGE_SIZE})`, intIn('--page-size', 1, CANDIDATES_MAX_PAGE_SIZE))
     .option('--all', 'every page, streaming rows as they arrive')
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

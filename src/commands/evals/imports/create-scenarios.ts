@@ -3,6 +3,7 @@ import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { createScenarios } from '../../../evals/imports/create-scenarios.js';
 import { action } from '../../action.js';
+import { wideOption } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent } from '../options.js';
 import { parseCallIds, resolveImportIds } from './common.js';
@@ -23,6 +24,7 @@ export function createScenariosCommand(makeContext: ContextFactory): Command {
     .addOption(evalOption())
     .option('--calls <ids>', 'triaged call ids, separated by commas (repeatable)', parseCallIds)
     .option('--all', 'every triaged call of the import')
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

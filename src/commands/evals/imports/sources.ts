@@ -3,6 +3,7 @@ import { listImportSources } from '../../../api/eval-imports.js';
 import type { Context } from '../../../context.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
+import { wideOption } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
 import { count } from '../../../ui/values.js';
@@ -33,6 +34,7 @@ export function sourcesCommand(makeContext: ContextFactory): Command {
     .argument('[evalId]', 'the eval suite (or pass --eval)')
     .addOption(agentOption())
     .addOption(evalOption())
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

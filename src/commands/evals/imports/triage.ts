@@ -5,6 +5,7 @@ import { InterruptedError } from '../../../errors.js';
 import { drawsInPlace } from '../../../ui/accessible.js';
 import { triageAll, TriageInterruptedError, type TriageProgress } from '../../../evals/imports/triage.js';
 import { action } from '../../action.js';
+import { LiveLine } from '../../../ui/live-line.js';
 import { safeText } from '../../../ui/safe-text.js';
 import { formatDuration } from '../../../ui/values.js';
 import type { ContextFactory } from '../../types.js';
@@ -95,22 +96,18 @@ export async function run(args: (string | undefined)[], opts: Options, ctx: Cont
 
 /** A live bar redrawn in place on a terminal's stderr (like `import-jobs watch`). */
 class Bar {
-  private drawn = false;
-  constructor(private readonly ctx: Context, private readonly started: number) {}
+  private readonly line: LiveLine;
+  constructor(ctx: Context, private readonly started: number) {
+    this.line = new LiveLine(ctx.io.stderr);
+  }
 
   update(p: TriageProgress): void {
     const ratio = p.total > 0 ? Math.min(1, p.triaged / p.total) : 1;
-    const width = 24;
-    const full = Math.round(ratio * width);
-    const bar = `${'█'.repeat(full)}${'░'.repeat(width - full)}`;
-    const pct = `${Math.floor(ratio * 100)}%`.padStart(4);
-    this.ctx.io.stderr.write(`\r\x1b[2K${bar} ${pct}  ${safeText(`${p.triaged}/${p.total}`)} triaged  ${formatDuration(Date.now() - this.started)}`);
-    this.drawn = true;
+    this.line.drawBar(ratio, `${safeText(`${p.triaged}/${p.total}`)} triaged  ${formatDuration(Date.now() - this.started)}`);
   }
 
   stop(): void {
-    if (this.drawn) this.ctx.io.stderr.write('\n');
-    this.drawn = false;
+    this.line.keep();
   }
 }
 

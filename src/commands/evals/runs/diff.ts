@@ -140,14 +140,14 @@ export async function run(args: (string | undefined)[], opts: DiffOptions & Glob
   } else if (machineOutput(ctx)) {
     await ctx.out.data({ ...diff, comparison: comparison ?? null, gates });
   } else {
-    ctx.io.stdout.write(`${await renderDiff(diff, gates, await ctx.stdoutStyle(), comparison)}\n`);
+    ctx.io.stdout.write(`${await renderDiff(diff, gates, await ctx.stdoutStyle(), comparison, ctx.tableFit())}\n`);
     gatesPrinted = true;
   }
 
   if (detailB.run.status === 'failed') throw new CliError(safe`run B #${detailB.run.runNumber} (${detailB.run.id}) failed${detailB.run.error ? `: ${detailB.run.error}` : ''}`);
   const failed = gates.filter((g) => !g.passed);
   if (failed.length) {
-    if (!gatesPrinted) for (const g of failed) ctx.io.stderr.write(safe`✗ gate ${g.gate} failed: ${g.message}\n`);
+    if (!gatesPrinted) for (const g of failed) ctx.note(safe`✗ gate ${g.gate} failed: ${g.message}`);
     throw new GateError(`run B #${detailB.run.runNumber} (${detailB.run.id}) is below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}`);
   }
 }

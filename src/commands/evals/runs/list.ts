@@ -5,7 +5,7 @@ import { fmtScore } from '../../../evals/render/score.js';
 import { sparkline } from '../../../ui/sparkline.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
-import { positiveInt } from '../../listing.js';
+import { positiveInt, wideOption } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
 import { score, time } from '../../../ui/values.js';
@@ -56,6 +56,7 @@ export function listCommand(makeContext: ContextFactory): Command {
     .addOption(agentOption())
     .addOption(evalOption())
     .option('--limit <n>', 'only the newest n runs', positiveInt('--limit'))
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `
@@ -81,8 +82,8 @@ export async function run(arg: string | undefined, opts: ListOptions, ctx: Conte
   if (count > 0 && ctx.out.human && ctx.io.stdoutIsTTY) {
     const line = scoreTrendLine(shown);
     if (line) {
-      const chalk = await ctx.stdoutStyle();
-      ctx.io.stdout.write(`\n${chalk.bold('SCORE')}  ${line}\n`);
+      const [chalk, { messageText }] = await Promise.all([ctx.stdoutStyle(), import('../../../ui/fit.js')]);
+      ctx.io.stdout.write(`\n${messageText(line, ctx.tableFit().width, `${chalk.bold('SCORE')}  `)}\n`);
     }
   }
 }

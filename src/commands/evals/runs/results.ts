@@ -5,6 +5,7 @@ import { renderResult } from '../../../evals/render/results.js';
 import { terminalWidth } from '../../../ui/width.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
+import { wideOption } from '../../listing.js';
 import { safeText } from '../../../ui/safe-text.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveRunIds } from '../options.js';
@@ -36,6 +37,7 @@ export function resultsCommand(makeContext: ContextFactory): Command {
     .addOption(evalOption())
     .option('--scenario <idOrName>', 'only the results of this scenario (its id, or its name)')
     .option('--failed', 'only failed iterations')
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

@@ -3,6 +3,7 @@ import { listScenarios, type Scenario } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
+import { wideOption } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
 
@@ -33,6 +34,7 @@ export function listCommand(makeContext: ContextFactory): Command {
     .addOption(evalOption())
     .option('--category <category>', 'only scenarios of this category')
     .option('--enabled', 'only enabled scenarios (the ones a run places calls for)')
+    .addOption(wideOption())
     .addHelpText(
       'after',
       `

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { defineTool } from '../tool.js';
+
+export const ascodeTools = [
+  defineTool({
+    name: 'vap_ascode_diff',
+    title: 'The as-code plan of a folder',
+    description:
+      "What `vap diff` shows for an agents-as-code folder (vap.yaml, agents/<slug>/agent.md, suites and webhooks as YAML): each agent, eval suite and webhook endpoint compared three ways (the files, the last sync in .vap/state.<profile>.json, the platform now) as unchanged, create, update (field by field, platform and files), delete, drift, conflict or blocked, for the server's profile. Reads the files and the platform; changes nothing.",
+    input: { dir: z.string().min(1).describe('The project folder, or a folder inside it (vap.yaml is found by walking up).') },
+    output: z.object({
+      plan: z.looseObject({ profile: z.string().nullish(), changes: z.boolean().nullish(), summary: z.looseObject({}).nullish(), resources: z.array(z.looseObject({})).nullish(), untracked: z.array(z.looseObject({})).nullish() }),
+      log: z.array(z.string()),
+    }),
+    idempotent: true,
+    openWorld: false,
+    async run(a, env) {
+      const [{ openProject, planFor }, { hasChanges }, { planJson }, { currentProfile }] = await Promise.all([
+        import('../../ascode/open.js'),
+        import('../../ascode/plan.js'),
+        import('../../ascode/render.js'),
+        import('../../commands/ascode/common.js'),
+      ]);
+      const c = await env.captured(async (ctx) => {
+        const project = await openProject({ dir: a.dir }, ctx, await currentProfile(ctx), { api: () => ctx.api() });
+        const plan = await planFor(project, await ctx.api(), {}, ctx);
+        return planJson(plan, hasChanges(plan));
+      });
+      if (c.error) throw withLog(c.error, c.log);
+      return { data: { plan: c.value, log: c.log }, rest: 'run `vap diff` in the folder for the whole plan' };
+    },
+  }),
+];
+
+/** A failed plan: the problems the files have (one per line, as `vap diff` prints them) go with the error. */
+function withLog(err: unknown, log: string[]): unknown {
+  if (log.length === 0 || !(err instanceof Error)) return err;
+  err.message = `${err.message}\n${log.join('\n')}`;
+  return err;
+}

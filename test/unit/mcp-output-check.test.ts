@@ -1,0 +1,37 @@
+// vap checks a tool's structured content against its output schema synchronously, in place
+// of the SDK's asynchronous check (src/mcp/server.ts): the same outcome, the same error.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { checkOutputSynchronously } from '../../src/mcp/server.js';
+
+async function call(sync: boolean, structured: Record<string, unknown>) {
+  const server = new McpServer({ name: 't', version: '1' });
+  server.registerTool('t', { description: 't', inputSchema: {}, outputSchema: z.object({ data: z.object({ n: z.number() }) }) }, async () => ({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured }));
+  if (sync) checkOutputSynchronously(server);
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: 'c', version: '1' });
+  await client.connect(b);
+  try {
+    // The SDK's client checks the result too: only the server's answer is looked at here.
+    return await client.request({ method: 'tools/call', params: { name: 't', arguments: {} } }, z.looseObject({}));
+  } finally {
+    await client.close();
+  }
+}
+
+describe('the output check, made synchronously', () => {
+  it('passes what the SDK passes', async () => {
+    expect(await call(true, { data: { n: 1 } })).toEqual(await call(false, { data: { n: 1 } }));
+  });
+
+  it('refuses what the SDK refuses, with its words', async () => {
+    const ours = await call(true, { data: { n: 'one' } });
+    const sdk = await call(false, { data: { n: 'one' } });
+    expect(ours).toEqual(sdk);
+    expect(ours).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('Output validation error: Invalid structured content for tool t: ') }] });
+  });
+});

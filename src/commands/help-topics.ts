@@ -39,5 +39,5 @@ function topicText(name: string, width: number): string {
 export function endGroupHelpWithTopic(group: Command): void {
   const name = group.name();
   if (inGroupHelp.has(name)) return;
-  group.addHelpText('after', () => `\n${topicText(name, Math.max(40, group.configureOutput().getOutHelpWidth?.() ?? 80))}\n`);
+  group.addHelpText('after', () => `\n${topicText(name, Math.max(40, group.configureOutput().getOutHelpWidth?.() ?? 80))}`);
 }

@@ -101,9 +101,11 @@ function groupPage(group: Command, extra: string | undefined): string {
   }
   lines.push('Every command also takes the global options (`--profile`, `-o`, `--query`, …): see [formatting](../formatting.md) and [environment](../environment.md); exit codes: [exit-codes](../exit-codes.md).', '');
   if (extra !== undefined) lines.push(extra.trim(), '');
-  // A group of verbs is its table above; a group that is itself a command (pull, api) its help.
-  for (const c of verbs.length ? verbs : [group]) {
-    if (c !== group) lines.push(`## ${pathOf(c)}`, '');
+  // A group of verbs is its table above; a group that is itself a command (pull, api; mcp,
+  // which has verbs too) has its own help first.
+  const isCommand = verbs.length === 0 || group.options.length > 0 || group.registeredArguments.length > 0;
+  for (const c of [...(isCommand ? [group] : []), ...verbs]) {
+    if (c !== group || verbs.length) lines.push(`## ${pathOf(c)}`, '');
     lines.push('```text', helpOf(c), '```', '');
   }
   return lines.join('\n');

@@ -20,6 +20,8 @@ import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator
 let emu: TestEmulator;
 let work: string;
 let env: Record<string, string>;
+/** Pages whose examples work on the project of agents as code. */
+const AS_CODE = /^(README\.md|docs\/(as-code|ci)\.md|docs\/commands\/(pull|diff|push|mv|preview|promote)\.md)$/;
 /** Pages whose examples run in the real-time world (see seedCampaigns). */
 const REAL_TIME = ['docs/commands/campaigns.md'];
 let ids: Record<string, string> = {};
@@ -64,7 +66,8 @@ function writeFiles(dir: string): void {
     '.seed-leads.csv': 'name,phone,email,signed_up\nKatherine Johnson,+14155550104,kj@example.com,2024-03-04\nDorothy Vaughan,+14155550105,dv@example.com,2024-03-05\nMary Jackson,+14155550106,mj@example.com,2024-03-06\n',
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), name === 'excel-export.csv' ? Buffer.from(text, 'latin1') : text);
-  mkdirSync(join(dir, 'reports'), { recursive: true });
+  // A project's folders that examples write into (an assistant's configuration).
+  for (const d of ['reports', '.cursor', '.vscode']) mkdirSync(join(dir, d), { recursive: true });
 }
 
 /** A delivery as `vap webhooks verify` checks it: the body, the secret, and a signature made now. */
@@ -294,7 +297,16 @@ describe('the examples of the README and docs/', () => {
         await seedCampaigns();
       }
       use(slow);
-    } else use(fast);
+    } else {
+      use(fast);
+      // The commands of agents as code start in a project of their own, pulled from the
+      // platform (the seeded agent and its suite), whatever the pages before changed there.
+      if (AS_CODE.test(page)) {
+        work = mkdtempSync(join(fast.work, '.project-'));
+        writeFiles(work);
+        for (const profile of ['default', 'staging']) await sh(`vap pull --agent ${ids.agent} --profile ${profile}`);
+      }
+    }
     const examples = pageExamples(ROOT, page).filter((e) => !e.notRun);
     const ordered = [...examples.filter((e) => !DESTRUCTIVE.test(e.command)), ...examples.filter((e) => DESTRUCTIVE.test(e.command))];
     const failed: string[] = [];

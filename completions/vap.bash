@@ -1,13 +1,70 @@
 # vap shell completion, generated from the command tree by `vap completion`. Do not edit.
 # bash: source this file, or copy it to /etc/bash_completion.d/vap
-_vap_paths='|vap|vap auth|vap auth login|vap auth status|vap auth logout|vap config|vap config list|vap config get|vap config set|vap agents|vap agents list|vap agents create|vap agents get|vap agents update|vap agents delete|vap agents versions|vap agents rollback|vap agents tools|vap agents voice|vap voices|vap voices list|vap voices preview|vap evals|vap evals list|vap evals create|vap evals get|vap evals update|vap evals delete|vap evals scenarios|vap evals scenarios list|vap evals scenarios add|vap evals run|vap evals runs|vap evals runs list|vap evals runs get|vap evals runs results|vap evals runs delete|vap evals runs diff|vap evals import|vap evals imports|vap evals imports sources|vap evals imports candidates|vap evals imports list|vap evals imports create|vap evals imports triage|vap evals imports calls|vap evals imports create-scenarios|vap events|vap events tail|vap events types|vap webhooks|vap webhooks list|vap webhooks create|vap webhooks get|vap webhooks update|vap webhooks enable|vap webhooks disable|vap webhooks rotate-secret|vap webhooks deliveries|vap webhooks delete|vap webhooks verify|vap webhooks listen|vap calls|vap calls list|vap calls get|vap calls transcript|vap calls recording|vap calls audio|vap calls cancel|vap calls tail|vap campaigns|vap campaigns list|vap campaigns create|vap campaigns get|vap campaigns update|vap campaigns delete|vap campaigns start|vap campaigns pause|vap campaigns trigger|vap campaigns contacts|vap campaigns contacts list|vap campaigns contacts add|vap campaigns contacts remove|vap campaigns calls|vap campaigns calls list|vap campaigns calls queue|vap campaigns analytics|vap campaigns runs|vap analytics|vap analytics overview|vap contact-lists|vap contact-lists list|vap contact-lists create|vap contact-lists get|vap contact-lists update-schema|vap contacts|vap contacts list|vap contacts import|vap import-jobs|vap import-jobs list|vap import-jobs get|vap import-jobs cancel|vap import-jobs watch|vap pull|vap diff|vap push|vap mv|vap preview|vap promote|vap emulator|vap emulator start|vap mcp|vap mcp config|vap api|vap github|vap github comment|vap completion|'
+_vap_paths='|vap|vap auth|vap auth login|vap auth status|vap auth logout|vap config|vap config list|vap config get|vap config set|vap agents|vap agents list|vap agents create|vap agents get|vap agents update|vap agents delete|vap agents versions|vap agents rollback|vap agents tools|vap agents voice|vap voices|vap voices list|vap voices preview|vap evals|vap evals list|vap evals create|vap evals get|vap evals update|vap evals delete|vap evals scenarios|vap evals scenarios list|vap evals scenarios add|vap evals run|vap evals runs|vap evals runs list|vap evals runs get|vap evals runs results|vap evals runs delete|vap evals runs diff|vap evals import|vap evals imports|vap evals imports sources|vap evals imports candidates|vap evals imports list|vap evals imports create|vap evals imports triage|vap evals imports calls|vap evals imports create-scenarios|vap events|vap events tail|vap events types|vap webhooks|vap webhooks list|vap webhooks create|vap webhooks get|vap webhooks update|vap webhooks enable|vap webhooks disable|vap webhooks rotate-secret|vap webhooks deliveries|vap webhooks delete|vap webhooks verify|vap webhooks listen|vap calls|vap calls list|vap calls get|vap calls transcript|vap calls recording|vap calls audio|vap calls cancel|vap calls tail|vap campaigns|vap campaigns list|vap campaigns create|vap campaigns get|vap campaigns update|vap campaigns delete|vap campaigns start|vap campaigns pause|vap campaigns trigger|vap campaigns contacts|vap campaigns contacts list|vap campaigns contacts add|vap campaigns contacts remove|vap campaigns calls|vap campaigns calls list|vap campaigns calls queue|vap campaigns analytics|vap campaigns runs|vap analytics|vap analytics overview|vap contact-lists|vap contact-lists list|vap contact-lists create|vap contact-lists get|vap contact-lists update-schema|vap contacts|vap contacts list|vap contacts import|vap import-jobs|vap import-jobs list|vap import-jobs get|vap import-jobs cancel|vap import-jobs watch|vap pull|vap diff|vap push|vap mv|vap preview|vap promote|vap emulator|vap emulator start|vap mcp|vap mcp config|vap api|vap github|vap github comment|vap completion|vap help|vap help accessibility|vap help as-code|vap help ci|vap help environment|vap help exit-codes|vap help formatting|vap help profiles|'
+_vap_valued='|--profile|--base-url|-o|--output|--query|vap agents list --search|vap agents list --limit|vap agents list --page|vap agents create --name|vap agents create --instructions|vap agents create --instructions-file|vap agents create --engine|vap agents create --variable|vap agents create --description|vap agents create --tag|vap agents create --voice|vap agents create --language|vap agents create --tool|vap agents update --name|vap agents update --instructions|vap agents update --instructions-file|vap agents update --variable|vap agents update --description|vap agents update --tag|vap agents update --engine|vap agents versions --limit|vap agents versions --page|vap agents rollback --reason|vap agents tools --set|vap agents voice --set|vap agents voice --language|vap voices list --language|vap voices preview -O|vap voices preview --output-file|vap evals list --agent|vap evals create --agent|vap evals create --name|vap evals create --iterations|vap evals create --criterion|vap evals create --noise|vap evals get --agent|vap evals get --eval|vap evals update --agent|vap evals update --eval|vap evals update --status|vap evals update --noise|vap evals update --name|vap evals update --iterations|vap evals update --criterion|vap evals delete --agent|vap evals delete --eval|vap evals scenarios list --agent|vap evals scenarios list --eval|vap evals scenarios list --category|vap evals scenarios add --agent|vap evals scenarios add --eval|vap evals scenarios add --name|vap evals scenarios add --persona|vap evals scenarios add --goal|vap evals scenarios add --category|vap evals run --agent|vap evals run --min-score|vap evals run --min-criterion|vap evals run --allow-failed-iterations|vap evals run --baseline|vap evals run --min-effect|vap evals run --timeout|vap evals run --report|vap evals runs list --agent|vap evals runs list --eval|vap evals runs list --limit|vap evals runs get --agent|vap evals runs get --eval|vap evals runs get --min-score|vap evals runs get --min-criterion|vap evals runs get --allow-failed-iterations|vap evals runs get --baseline|vap evals runs get --min-effect|vap evals runs get --timeout|vap evals runs get --report|vap evals runs results --agent|vap evals runs results --eval|vap evals runs results --scenario|vap evals runs delete --agent|vap evals runs delete --eval|vap evals runs diff --agent|vap evals runs diff --eval|vap evals runs diff --min-score|vap evals runs diff --min-criterion|vap evals runs diff --allow-failed-iterations|vap evals runs diff --baseline|vap evals runs diff --min-effect|vap evals runs diff --max-drop|vap evals runs diff --report|vap evals import --agent|vap evals import --eval|vap evals import --import|vap evals import --source-type|vap evals import --source|vap evals import --from|vap evals import --to|vap evals import --min-duration|vap evals import --direction|vap evals import --search|vap evals import --calls|vap evals import --page-size|vap evals import --batch-size|vap evals import --create|vap evals imports sources --agent|vap evals imports sources --eval|vap evals imports candidates --agent|vap evals imports candidates --eval|vap evals imports candidates --source|vap evals imports candidates --source-type|vap evals imports candidates --from|vap evals imports candidates --to|vap evals imports candidates --min-duration|vap evals imports candidates --direction|vap evals imports candidates --search|vap evals imports candidates --page|vap evals imports candidates --page-size|vap evals imports list --agent|vap evals imports list --eval|vap evals imports create --agent|vap evals imports create --eval|vap evals imports create --source|vap evals imports create --source-type|vap evals imports create --calls|vap evals imports triage --agent|vap evals imports triage --eval|vap evals imports triage --batch-size|vap evals imports calls --agent|vap evals imports calls --eval|vap evals imports calls --category|vap evals imports create-scenarios --agent|vap evals imports create-scenarios --eval|vap evals imports create-scenarios --calls|vap events tail --types|vap events tail --last-event-id|vap events tail --exit-on|vap events tail --timeout|vap webhooks create --name|vap webhooks create --url|vap webhooks create --events|vap webhooks create --secret-file|vap webhooks update --name|vap webhooks update --url|vap webhooks update --events|vap webhooks rotate-secret --secret-file|vap webhooks deliveries --status|vap webhooks deliveries --limit|vap webhooks verify --secret-file|vap webhooks verify --secret|vap webhooks verify --header|vap webhooks verify --body-file|vap webhooks verify --tolerance|vap webhooks listen --forward-to|vap webhooks listen --types|vap webhooks listen --last-event-id|vap webhooks listen --max-attempts|vap calls list --status|vap calls list --campaign|vap calls list --direction|vap calls list --from|vap calls list --to|vap calls list --min-duration|vap calls list --max-duration|vap calls list --search|vap calls list --page|vap calls list --page-size|vap calls list --limit|vap calls audio --format|vap calls audio --recording|vap calls audio -O|vap calls audio --output-file|vap calls tail --types|vap calls tail --last-event-id|vap calls tail --exit-on|vap calls tail --timeout|vap campaigns list --status|vap campaigns list --direction|vap campaigns list --search|vap campaigns list --workspace|vap campaigns list --limit|vap campaigns list --page|vap campaigns create --name|vap campaigns create --description|vap campaigns create --agent|vap campaigns create --agent-type|vap campaigns create --direction|vap campaigns create --type|vap campaigns create --contact-list|vap campaigns create --phone-number-id|vap campaigns create --workspace|vap campaigns update --name|vap campaigns update --description|vap campaigns update --agent|vap campaigns update --agent-type|vap campaigns update --workspace|vap campaigns trigger --phone|vap campaigns trigger --name|vap campaigns trigger --at|vap campaigns contacts list --limit|vap campaigns contacts list --page|vap campaigns contacts add --contacts|vap campaigns contacts add --file|vap campaigns calls list --status|vap campaigns calls list --direction|vap campaigns calls list --from|vap campaigns calls list --to|vap campaigns calls list --min-duration|vap campaigns calls list --max-duration|vap campaigns calls list --search|vap campaigns calls list --limit|vap campaigns calls list --page|vap campaigns calls queue --contacts|vap campaigns calls queue --file|vap campaigns calls queue --priority|vap campaigns calls queue --at|vap campaigns analytics --from|vap campaigns analytics --to|vap campaigns analytics --interval|vap campaigns runs --from|vap campaigns runs --to|vap contact-lists list --limit|vap contact-lists list --page|vap contact-lists create --name|vap contact-lists create --field|vap contact-lists create --schema-file|vap contact-lists create --from-csv|vap contact-lists create --sample|vap contact-lists create --encoding|vap contact-lists update-schema --field|vap contact-lists update-schema --schema-file|vap contact-lists update-schema --sample|vap contacts list --search|vap contacts list --limit|vap contacts list --page|vap contacts import --format|vap contacts import --delimiter|vap contacts import --encoding|vap contacts import --map|vap contacts import --default-country|vap contacts import --errors-file|vap contacts import --batch-size|vap contacts import --concurrency|vap contacts import --state-file|vap contacts import --file-url|vap contacts import --file-format|vap contacts import --timeout|vap import-jobs list --list|vap import-jobs list --status|vap import-jobs list --limit|vap import-jobs list --page|vap import-jobs watch --interval|vap import-jobs watch --timeout|vap pull -C|vap pull --dir|vap pull --agent|vap diff -C|vap diff --dir|vap push -C|vap push --dir|vap push --reason|vap push --secret-file|vap push --min-score|vap push --min-criterion|vap push --allow-failed-iterations|vap push --baseline|vap push --min-effect|vap push --timeout|vap push --report|vap mv -C|vap mv --dir|vap preview -C|vap preview --dir|vap preview --label|vap preview --min-score|vap preview --min-criterion|vap preview --allow-failed-iterations|vap preview --baseline|vap preview --min-effect|vap preview --timeout|vap preview --report|vap promote -C|vap promote --dir|vap promote --from|vap promote --to|vap promote --reason|vap promote --secret-file|vap promote --min-score|vap promote --min-criterion|vap promote --allow-failed-iterations|vap promote --baseline|vap promote --min-effect|vap promote --timeout|vap promote --report|vap emulator start --port|vap emulator start --host|vap emulator start --org|vap emulator start --time-scale|vap emulator start --data-dir|vap emulator start --seed|vap mcp --http|vap mcp --max-result|vap mcp config --client|vap mcp config --name|vap api -d|vap api --data|vap github comment --pr|vap github comment --repo|vap github comment --marker|vap github comment --author|'
 _vap() {
   local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
-  local path="vap" w i words
+  local path="vap" w i words next skip=""
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
-    case "$w" in -*) continue ;; esac
-    [[ "$_vap_paths" == *"|$path $w|"* ]] && path="$path $w"
+    if [[ -n "$skip" ]]; then skip=""; continue; fi
+    case "$w" in
+      -*) [[ "$_vap_valued" == *"|$w|"* || "$_vap_valued" == *"|$path $w|"* ]] && skip=1; continue ;;
+    esac
+    next="$path $w"
+    case "$next" in
+      'vap config ls') next='vap config list' ;;
+      'vap agents ls') next='vap agents list' ;;
+      'vap agents rm') next='vap agents delete' ;;
+      'vap voices ls') next='vap voices list' ;;
+      'vap evals ls') next='vap evals list' ;;
+      'vap evals rm') next='vap evals delete' ;;
+      'vap evals scenarios ls') next='vap evals scenarios list' ;;
+      'vap evals runs ls') next='vap evals runs list' ;;
+      'vap evals runs rm') next='vap evals runs delete' ;;
+      'vap evals imports ls') next='vap evals imports list' ;;
+      'vap webhooks ls') next='vap webhooks list' ;;
+      'vap webhooks rm') next='vap webhooks delete' ;;
+      'vap calls ls') next='vap calls list' ;;
+      'vap campaigns ls') next='vap campaigns list' ;;
+      'vap campaigns rm') next='vap campaigns delete' ;;
+      'vap campaigns contacts ls') next='vap campaigns contacts list' ;;
+      'vap campaigns contacts rm') next='vap campaigns contacts remove' ;;
+      'vap campaigns calls ls') next='vap campaigns calls list' ;;
+      'vap contact-lists ls') next='vap contact-lists list' ;;
+      'vap contact-lists show') next='vap contact-lists get' ;;
+      'vap contacts ls') next='vap contacts list' ;;
+      'vap import-jobs ls') next='vap import-jobs list' ;;
+      'vap import-jobs show') next='vap import-jobs get' ;;
+      'vap plan') next='vap diff' ;;
+      'vap help auth') next='vap auth' ;;
+      'vap help config') next='vap config' ;;
+      'vap help agents') next='vap agents' ;;
+      'vap help voices') next='vap voices' ;;
+      'vap help evals') next='vap evals' ;;
+      'vap help events') next='vap events' ;;
+      'vap help webhooks') next='vap webhooks' ;;
+      'vap help calls') next='vap calls' ;;
+      'vap help campaigns') next='vap campaigns' ;;
+      'vap help analytics') next='vap analytics' ;;
+      'vap help contact-lists') next='vap contact-lists' ;;
+      'vap help contacts') next='vap contacts' ;;
+      'vap help import-jobs') next='vap import-jobs' ;;
+      'vap help pull') next='vap pull' ;;
+      'vap help diff') next='vap diff' ;;
+      'vap help plan') next='vap diff' ;;
+      'vap help push') next='vap push' ;;
+      'vap help mv') next='vap mv' ;;
+      'vap help preview') next='vap preview' ;;
+      'vap help promote') next='vap promote' ;;
+      'vap help emulator') next='vap emulator' ;;
+      'vap help mcp') next='vap mcp' ;;
+      'vap help api') next='vap api' ;;
+      'vap help github') next='vap github' ;;
+      'vap help completion') next='vap completion' ;;
+      'vap help a11y') next='vap help accessibility' ;;
+    esac
+    [[ "$_vap_paths" == *"|$next|"* ]] && path="$next"
   done
   case "$path $prev" in
     *' --profile') COMPREPLY=(); return ;;
@@ -325,16 +382,16 @@ _vap() {
     'vap github comment --author') COMPREPLY=(); return ;;
   esac
   case "$path" in
-    'vap') words='auth config agents voices evals events webhooks calls campaigns analytics contact-lists contacts import-jobs pull diff push mv preview promote emulator mcp api github completion' ;;
+    'vap') words='auth config agents voices evals events webhooks calls campaigns analytics contact-lists contacts import-jobs pull diff plan push mv preview promote emulator mcp api github completion help' ;;
     'vap auth') words='login status logout' ;;
     'vap auth login') words='--with-key --no-verify' ;;
     'vap auth status') words='' ;;
     'vap auth logout') words='' ;;
-    'vap config') words='list get set' ;;
+    'vap config') words='list ls get set' ;;
     'vap config list') words='' ;;
     'vap config get') words='' ;;
     'vap config set') words='' ;;
-    'vap agents') words='list create get update delete versions rollback tools voice' ;;
+    'vap agents') words='list ls create get update delete rm versions rollback tools voice' ;;
     'vap agents list') words='--search --limit --page --all --wide' ;;
     'vap agents create') words='--name --instructions --instructions-file --engine --variable --description --tag --voice --language --tool' ;;
     'vap agents get') words='' ;;
@@ -344,27 +401,27 @@ _vap() {
     'vap agents rollback') words='--reason' ;;
     'vap agents tools') words='--set --clear --wide' ;;
     'vap agents voice') words='--set --language' ;;
-    'vap voices') words='list preview' ;;
+    'vap voices') words='list ls preview' ;;
     'vap voices list') words='--language --wide' ;;
     'vap voices preview') words='-O --output-file' ;;
-    'vap evals') words='list create get update delete scenarios run runs import imports' ;;
+    'vap evals') words='list ls create get update delete rm scenarios run runs import imports' ;;
     'vap evals list') words='--agent --wide' ;;
     'vap evals create') words='--agent --name --iterations --criterion --noise' ;;
     'vap evals get') words='--agent --eval' ;;
     'vap evals update') words='--agent --eval --status --noise --no-noise --name --iterations --criterion' ;;
     'vap evals delete') words='--agent --eval' ;;
-    'vap evals scenarios') words='list add' ;;
+    'vap evals scenarios') words='list ls add' ;;
     'vap evals scenarios list') words='--agent --eval --category --enabled --wide' ;;
     'vap evals scenarios add') words='--agent --eval --name --persona --goal --category' ;;
     'vap evals run') words='--agent --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --wait --timeout --report' ;;
-    'vap evals runs') words='list get results delete diff' ;;
+    'vap evals runs') words='list ls get results delete rm diff' ;;
     'vap evals runs list') words='--agent --eval --limit --wide' ;;
     'vap evals runs get') words='--agent --eval --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --wait --timeout --report' ;;
     'vap evals runs results') words='--agent --eval --scenario --failed --wide' ;;
     'vap evals runs delete') words='--agent --eval' ;;
     'vap evals runs diff') words='--agent --eval --min-score --min-criterion --allow-failed-iterations --baseline --fail-on-regression --min-effect --max-drop --report' ;;
     'vap evals import') words='--agent --eval --import --resume --source-type --source --from --to --min-duration --direction --search --calls --all-candidates --page-size --batch-size --create' ;;
-    'vap evals imports') words='sources candidates list create triage calls create-scenarios' ;;
+    'vap evals imports') words='sources candidates list ls create triage calls create-scenarios' ;;
     'vap evals imports sources') words='--agent --eval --wide' ;;
     'vap evals imports candidates') words='--agent --eval --source --source-type --from --to --min-duration --direction --search --page --page-size --all --wide' ;;
     'vap evals imports list') words='--agent --eval --wide' ;;
@@ -375,7 +432,7 @@ _vap() {
     'vap events') words='tail types' ;;
     'vap events tail') words='--types --last-event-id --exit-on --timeout --wide' ;;
     'vap events types') words='' ;;
-    'vap webhooks') words='list create get update enable disable rotate-secret deliveries delete verify listen' ;;
+    'vap webhooks') words='list ls create get update enable disable rotate-secret deliveries delete rm verify listen' ;;
     'vap webhooks list') words='--wide' ;;
     'vap webhooks create') words='--name --url --events --secret-file' ;;
     'vap webhooks get') words='' ;;
@@ -387,7 +444,7 @@ _vap() {
     'vap webhooks delete') words='' ;;
     'vap webhooks verify') words='--secret-file --secret --header --body-file --tolerance' ;;
     'vap webhooks listen') words='--forward-to --types --print-secret --last-event-id --max-attempts' ;;
-    'vap calls') words='list get transcript recording audio cancel tail' ;;
+    'vap calls') words='list ls get transcript recording audio cancel tail' ;;
     'vap calls list') words='--status --campaign --direction --from --to --min-duration --max-duration --search --page --page-size --limit --all --wide' ;;
     'vap calls get') words='' ;;
     'vap calls transcript') words='' ;;
@@ -395,7 +452,7 @@ _vap() {
     'vap calls audio') words='--format --recording -O --output-file' ;;
     'vap calls cancel') words='' ;;
     'vap calls tail') words='--types --last-event-id --no-history --follow --exit-on --timeout --wide' ;;
-    'vap campaigns') words='list create get update delete start pause trigger contacts calls analytics runs' ;;
+    'vap campaigns') words='list ls create get update delete rm start pause trigger contacts calls analytics runs' ;;
     'vap campaigns list') words='--status --direction --search --workspace --limit --page --all --wide' ;;
     'vap campaigns create') words='--name --description --agent --agent-type --direction --type --contact-list --phone-number-id --workspace' ;;
     'vap campaigns get') words='' ;;
@@ -404,26 +461,26 @@ _vap() {
     'vap campaigns start') words='' ;;
     'vap campaigns pause') words='' ;;
     'vap campaigns trigger') words='--phone --name --at' ;;
-    'vap campaigns contacts') words='list add remove' ;;
+    'vap campaigns contacts') words='list ls add remove rm' ;;
     'vap campaigns contacts list') words='--limit --page --all --wide' ;;
     'vap campaigns contacts add') words='--contacts --file' ;;
     'vap campaigns contacts remove') words='' ;;
-    'vap campaigns calls') words='list queue' ;;
+    'vap campaigns calls') words='list ls queue' ;;
     'vap campaigns calls list') words='--status --direction --from --to --min-duration --max-duration --search --limit --page --all --wide' ;;
     'vap campaigns calls queue') words='--contacts --file --all-pending --priority --at --wide' ;;
     'vap campaigns analytics') words='--from --to --summary --realtime --watch --interval --inbound' ;;
     'vap campaigns runs') words='--from --to --wide' ;;
     'vap analytics') words='overview' ;;
     'vap analytics overview') words='' ;;
-    'vap contact-lists') words='list create get update-schema' ;;
+    'vap contact-lists') words='list ls create get show update-schema' ;;
     'vap contact-lists list') words='--limit --page --all --wide' ;;
     'vap contact-lists create') words='--name --field --schema-file --from-csv --sample --encoding --dry-run' ;;
     'vap contact-lists get') words='' ;;
     'vap contact-lists update-schema') words='--field --schema-file --sample --dry-run' ;;
-    'vap contacts') words='list import' ;;
+    'vap contacts') words='list ls import' ;;
     'vap contacts list') words='--search --limit --page --all --wide' ;;
     'vap contacts import') words='--format --delimiter --encoding --map --default-country --dry-run --errors-file --batch-size --concurrency --resume --state-file --force --allow-invalid --no-progress --file-url --file-format --wait --timeout' ;;
-    'vap import-jobs') words='list get cancel watch' ;;
+    'vap import-jobs') words='list ls get show cancel watch' ;;
     'vap import-jobs list') words='--list --status --limit --page --all --wide' ;;
     'vap import-jobs get') words='' ;;
     'vap import-jobs cancel') words='' ;;
@@ -442,6 +499,14 @@ _vap() {
     'vap github') words='comment' ;;
     'vap github comment') words='--pr --repo --marker --author' ;;
     'vap completion') words='bash zsh fish' ;;
+    'vap help') words='auth config agents voices evals events webhooks calls campaigns analytics contact-lists contacts import-jobs pull diff plan push mv preview promote emulator mcp api github completion accessibility a11y as-code ci environment exit-codes formatting profiles' ;;
+    'vap help accessibility') words='' ;;
+    'vap help as-code') words='' ;;
+    'vap help ci') words='' ;;
+    'vap help environment') words='' ;;
+    'vap help exit-codes') words='' ;;
+    'vap help formatting') words='' ;;
+    'vap help profiles') words='' ;;
   esac
   COMPREPLY=($(compgen -W "$words --profile --base-url -o --output --json --query -q --quiet --no-color --no-input -y --yes --verbose --absolute-times -h --help" -- "$cur"))
 }

@@ -98,6 +98,15 @@ export async function verbStubs(): Promise<VerbStubs> {
   );
 }
 
+/** For `npm run docs` (src/build/docs.mjs): the generated pages of docs/, from the whole tree and the sources under `root`. */
+export async function docsPages(root: string): Promise<Map<string, string>> {
+  const io = { stdout: process.stdout, stderr: process.stderr };
+  const program = await buildProgram([], io, () => {
+    throw new Error('not run');
+  }, true);
+  return (await import('./help/docs.js')).docsPages(program, { root });
+}
+
 /** On a terminal, an error and its hint wrap at word boundaries (src/ui/width.ts, loaded only then). */
 async function messageWrap(io: IO, env: Env): Promise<MessageWrap> {
   const [{ messageText }, { terminalWidth }] = await Promise.all([import('./ui/fit.js'), import('./ui/width.js')]);

@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { GlobalOptions } from './context.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 import { GROUPS, type GroupEntry } from './commands/registry.js';
-import { addHelpTopics, helpTopicsText } from './commands/help-topics.js';
+import { addHelpTopics, helpTopicsText, isGroupTopic } from './help/topics.js';
 import { isSubgroup, type CommandEntry, type ContextFactory, type GroupHost, type SubgroupEntry, type VerbEntry } from './commands/types.js';
 import { FORMATS } from './ui/format.js';
 import { safeLines } from './ui/safe-text.js';
@@ -155,12 +155,17 @@ export async function buildProgram(argv: string[], io: ProgramIO, makeContext: C
   // Only at the top level: a verb may have a --version option of its own (agents rollback).
   if (line.fallback ? line.groupWord === undefined : !line.group) program = rootCommand(true);
   // Help topics are top-level words (`vap help accessibility`): not needed once a group is named.
-  if (!line.group || line.fallback) addHelpTopics(program);
+  if (!line.group || line.fallback) addHelpTopics(program, GROUPS.map((g) => g.name));
 
   if (line.group && !line.fallback) {
     const stubs = line.helpOnly && line.group.verbs ? verbStubs() : undefined;
     if (stubs) addVerbStubs(addGroupName(program, line.group), line.group.verbs!, stubs, line.group.name);
     else await addGroup(program, line.group, line.verb, makeContext, host);
+    // A group named like a help topic (`vap help emulator`): its help ends with the topic.
+    if (!line.verb && isGroupTopic(line.group.name)) {
+      const { endGroupHelpWithTopic } = await import('./commands/help-topics.js');
+      endGroupHelpWithTopic(program.commands.find((c) => c.name() === line.group!.name)!);
+    }
   } else {
     for (const g of GROUPS) {
       if (loadAll || g === line.group) await addGroup(program, g, undefined, makeContext, host);
@@ -196,6 +201,7 @@ Environment:
   VAP_PROFILE    config profile
   NO_COLOR       turn colour off
   VAP_ACCESSIBLE plain lines instead of spinners, bars and redraws (also ACCESSIBLE)
+  (vap help environment lists them all)
 
 ${EXIT_CODES_HELP}
 
@@ -388,6 +394,8 @@ function configureTree(cmd: Command, io: ProgramIO): void {
  */
 export function helpArgv(program: Command, argv: string[]): string[] | undefined {
   const valueFlags = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.short, o.long]));
+  const unknown = unknownUnderHelp(program, argv, valueFlags);
+  if (unknown) return unknown;
   let cmd = program;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -410,6 +418,34 @@ export function helpArgv(program: Command, argv: string[]): string[] | undefined
     }
     const sub = findCommand(cmd, a);
     if (!sub) return undefined;
+    cmd = sub;
+  }
+  return undefined;
+}
+
+/**
+ * `vap nosuch --help` (or `vap agents lst -h`): a word that names no command where a command
+ * is expected, with a help flag. Commander would show the help of the command above it and
+ * exit 0; the flags are dropped instead, so that the word is reported as `vap nosuch` reports
+ * it (unknown command, the nearest one suggested, exit 2). Undefined when argv asks for no
+ * help or names nothing unknown.
+ */
+function unknownUnderHelp(program: Command, argv: string[], valueFlags: Set<string | undefined>): string[] | undefined {
+  const end = argv.indexOf('--');
+  const words = end < 0 ? argv : argv.slice(0, end);
+  const isHelp = (a: string) => a === '-h' || a === '--help';
+  if (!words.some(isHelp)) return undefined;
+  let cmd = program;
+  for (let i = 0; i < words.length; i++) {
+    const a = words[i]!;
+    if (a.startsWith('-')) {
+      if (valueFlags.has(a)) i++;
+      continue;
+    }
+    // `vap help …` is handled by helpArgv; a command that takes arguments reads the word as one.
+    if (a === 'help' || cmd.commands.length === 0 || cmd.registeredArguments.length > 0) return undefined;
+    const sub = findCommand(cmd, a);
+    if (!sub) return argv.filter((w, j) => !(isHelp(w) && (end < 0 || j < end)));
     cmd = sub;
   }
   return undefined;

@@ -5,6 +5,7 @@
 //   dist/chunks/*.js          one per verb and per lazily loaded helper, and what they share
 //   dist/chunks/undici.js     the part of undici the HTTP layer uses (src/vendor/undici.ts), on
 //                             its own: loaded on the first request, by nothing else
+//   dist/topics/              the manual's topics (src/help/topics/*.md, *.txt), read by `vap help <topic>`
 //   dist/contacts-worker.js   the import's validation worker (bin/vap.js may start it at
 //   dist/worker/*.js          launch), with chunks of its own
 //
@@ -21,7 +22,7 @@
 import { execFileSync } from 'node:child_process';
 import { build, transform } from 'esbuild';
 import { rollup } from 'rollup';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -219,6 +220,10 @@ const undici = await build({
 });
 const [cli, worker] = await Promise.all([bundle('src/cli.ts', 'cli', 'chunks'), bundle('src/contacts/validate-worker.ts', 'contacts-worker', 'worker')]);
 
+// dist/topics/: the manual's topics (src/help/topics/*.md, *.txt), read by `vap help <topic>` and
+// listed by the root help from beside dist/cli.js (src/help/topics.ts); never by a command.
+await mkdir(join(dist, 'topics'));
+for (const f of await readdir(join(root, 'src/help/topics'))) if (/\.(md|txt)$/.test(f)) await copyFile(join(root, 'src/help/topics', f), join(dist, 'topics', f));
 // dist/ holds CommonJS; the package itself is "type": "module".
 await writeFile(join(dist, 'package.json'), '{\n  "type": "commonjs"\n}\n');
 // dist/verbs.json: what a group's help and suggestions read of each verb (src/program.ts,

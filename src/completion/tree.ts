@@ -5,7 +5,7 @@ export interface CompletionNode {
   /** Command path, e.g. `vap agents create`. */
   path: string;
   description: string;
-  subcommands: Array<{ name: string; description: string }>;
+  subcommands: Array<{ name: string; aliases: string[]; description: string }>;
   options: Array<{ flags: string[]; description: string; takesValue: boolean; choices?: string[] }>;
   /** Choices of a positional argument (for `vap completion <shell>`). */
   argumentChoices?: string[];
@@ -19,6 +19,18 @@ export interface CompletionTree {
   /** Options of the root command, accepted after any command. */
   globals: CompletionNode['options'];
   nodes: CompletionNode[];
+  /**
+   * Paths that stand for another: an alias (`vap plan` is `vap diff`, `vap agents ls` is
+   * `vap agents list`) and a group named after `help` (`vap help agents` goes on as `vap agents`).
+   */
+  same: Array<{ path: string; is: string }>;
+}
+
+/** A help topic, for `vap help <topic>` (src/help/topics.ts). */
+export interface CompletionTopic {
+  name: string;
+  aliases: string[];
+  summary: string;
 }
 
 function ownOptions(cmd: Command): CompletionNode['options'] {
@@ -27,24 +39,43 @@ function ownOptions(cmd: Command): CompletionNode['options'] {
     .map((o) => ({ flags: optionFlags(o), description: o.description, takesValue: o.required || o.optional, choices: o.argChoices }));
 }
 
-/** Walks a Commander program: every command path with its subcommands and its own options. */
-export function completionTree(program: Command): CompletionTree {
+/**
+ * Walks a Commander program: every command path with its subcommands (and their aliases) and
+ * its own options; `vap help` offers the groups and the help topics, aliases included.
+ */
+export function completionTree(program: Command, topics: readonly CompletionTopic[] = []): CompletionTree {
   const nodes: CompletionNode[] = [];
+  const same: CompletionTree['same'] = [];
   const globals = [...ownOptions(program), { flags: ['-h', '--help'], description: 'show help', takesValue: false }];
   const visit = (cmd: Command, path: string) => {
     const options = path === 'vap' ? [] : ownOptions(cmd);
     // Hidden commands (the help topics) are left out, as they are of the help's command list.
     const subs = cmd.createHelp().visibleCommands(cmd).filter((c) => c.name() !== 'help');
     const args = (cmd as unknown as { registeredArguments?: Array<{ argChoices?: string[] }> }).registeredArguments ?? [];
-    nodes.push({
-      path,
-      description: cmd.description(),
-      subcommands: subs.map((c) => ({ name: c.name(), description: c.description() })),
-      options,
-      argumentChoices: args[0]?.argChoices,
-    });
-    for (const sub of subs) visit(sub, `${path} ${sub.name()}`);
+    const subcommands = subs.map((c) => ({ name: c.name(), aliases: c.aliases(), description: c.description() }));
+    if (path === 'vap') subcommands.push({ name: 'help', aliases: [], description: 'show help for a command or a topic' });
+    nodes.push({ path, description: cmd.description(), subcommands, options, argumentChoices: args[0]?.argChoices });
+    for (const sub of subs) {
+      for (const a of sub.aliases()) same.push({ path: `${path} ${a}`, is: `${path} ${sub.name()}` });
+      visit(sub, `${path} ${sub.name()}`);
+    }
   };
   visit(program, 'vap');
-  return { globals, nodes };
+
+  // `vap help <group or topic>`: a group goes on as the group does (`vap help agents list`).
+  const groups = nodes.find((n) => n.path === 'vap')!.subcommands.filter((s) => s.name !== 'help');
+  // A topic named like a group (`vap help mcp`) is the group's help.
+  topics = topics.filter((t) => !groups.some((g) => g.name === t.name));
+  nodes.push({
+    path: 'vap help',
+    description: 'show help for a command or a topic',
+    subcommands: [...groups, ...topics.map((t) => ({ name: t.name, aliases: t.aliases, description: t.summary }))],
+    options: [],
+  });
+  for (const g of groups) for (const w of [g.name, ...g.aliases]) same.push({ path: `vap help ${w}`, is: `vap ${g.name}` });
+  for (const t of topics) {
+    nodes.push({ path: `vap help ${t.name}`, description: t.summary, subcommands: [], options: [] });
+    for (const a of t.aliases) same.push({ path: `vap help ${a}`, is: `vap help ${t.name}` });
+  }
+  return { globals, nodes, same };
 }

@@ -74,6 +74,16 @@ describe('the npm package, installed from its tarball into an empty prefix', () 
     expect(webhook.stderr).toMatch(/^error: invalid signature/);
   });
 
+  it('the manual: vap help lists the topics and prints each from the package (dist/topics)', async () => {
+    const list = await run(['help']);
+    expect(list.stdout).toMatch(/\nHelp topics:\n {2}vap help accessibility /);
+    for (const topic of ['environment', 'formatting', 'mcp']) {
+      const r = await run(['help', topic]);
+      expect([r.exitCode, r.stderr], topic).toEqual([0, '']);
+      expect(r.stdout.length, topic).toBeGreaterThan(500);
+    }
+  });
+
   it('vap emulator start --port 0: its first line names the URL, it answers, and it stops on SIGTERM', async () => {
     const child = execa(vapBin, ['emulator', 'start', '--port', '0'], { cwd: tmp, env, extendEnv: false, reject: false, stdin: 'ignore' });
     try {

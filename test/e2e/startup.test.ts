@@ -83,6 +83,23 @@ describe('start-up loads only what it needs', () => {
     expect(inputs.filter((p) => /node_modules\/(@inquirer|csv-parse|ora|fastify|cli-table3)\/|src\/emulator\//.test(p))).toEqual([]);
   });
 
+  it('the help topics: read by the root help and `vap help <topic>` alone; the Markdown renderer only to print a topic', async () => {
+    const topicFiles = (files: string[]) => files.filter((f) => f.startsWith('dist/topics/'));
+    const renderer = (inputs: string[]) => inputs.filter((p) => p.includes('node_modules/marked/') || p === 'src/help/render.ts');
+    for (const args of [['--version'], ['agents', '--help'], ['contacts', 'import', '--help'], ['agents', 'list']]) {
+      const { files, inputs } = await loaded(args, args[1] === 'list' ? api() : {});
+      expect(topicFiles(files), args.join(' ')).toEqual([]);
+      expect(renderer(inputs), args.join(' ')).toEqual([]);
+    }
+    const root = await loaded(['--help']);
+    expect(topicFiles(root.files).length).toBeGreaterThan(5);
+    expect(renderer(root.inputs)).toEqual([]);
+    const topic = await loaded(['help', 'formatting']);
+    expect(topic.files).toContain('dist/topics/formatting.md');
+    expect(renderer(topic.inputs).sort()).toEqual(['node_modules/marked/lib/marked.esm.js', 'src/help/render.ts']);
+    expect(topic.inputs.filter((p) => HEAVY.test(p) || p === 'src/context.ts')).toEqual([]);
+  });
+
   it('vap mcp --help (and vap help mcp) loads neither the MCP SDK nor the server, nor the context', async () => {
     for (const args of [['mcp', '--help'], ['help', 'mcp']]) {
       const { inputs } = await loaded(args);

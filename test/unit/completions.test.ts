@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { completionTree } from '../../src/completion/tree.js';
 import { completionScript, SHELLS } from '../../src/completion/scripts.js';
+import { listTopics } from '../../src/help/topics.js';
 
 const FILES = { bash: 'vap.bash', zsh: '_vap', fish: 'vap.fish' } as const;
 const dir = new URL('../../completions/', import.meta.url);
@@ -15,7 +16,7 @@ async function tree() {
   const program = await buildProgram([], io, () => {
     throw new Error('not run');
   }, true);
-  return completionTree(program);
+  return completionTree(program, listTopics());
 }
 
 describe('shell completions', () => {

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
+import { closeSync, constants as fsConstants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
@@ -230,18 +230,38 @@ function dirEntries(path: string): Dirent[] {
  */
 function readProjectFile(root: string, file: string): { text: string; form: TextForm } | undefined {
   const abs = join(root, file);
-  let st;
+  // Opened with O_NOFOLLOW where there is one: a link is refused by the open itself (ELOOP),
+  // and the size and type come from the open file (no lstat before it).
+  if (O_NOFOLLOW === undefined) {
+    let st;
+    try {
+      st = lstatSync(abs);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    if (st.isSymbolicLink()) throw symlinkError(file);
+  }
+  let fd: number;
   try {
-    st = lstatSync(abs);
+    fd = openSync(abs, fsConstants.O_RDONLY | (O_NOFOLLOW ?? 0));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw symlinkError(file);
     throw err;
   }
-  if (st.isSymbolicLink()) throw symlinkError(file);
-  if (!st.isFile()) throw new UsageError(`${file} is not a file`, 'move it out of the way');
-  if (st.size > MAX_FILE_BYTES) throw tooLarge(file, st.size, MAX_FILE_BYTES);
-  return normalise(readFileSync(abs, 'utf8'));
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new UsageError(`${file} is not a file`, 'move it out of the way');
+    if (st.size > MAX_FILE_BYTES) throw tooLarge(file, st.size, MAX_FILE_BYTES);
+    return normalise(readFileSync(fd, 'utf8'));
+  } finally {
+    closeSync(fd);
+  }
 }
+
+const O_NOFOLLOW: number | undefined = (fsConstants as { O_NOFOLLOW?: number }).O_NOFOLLOW;
 
 /**
  * The digest of a file's text as read for a profile. Only a webhook's URL takes the
@@ -414,14 +434,6 @@ export function listPresence(root: string): { agents: Set<string>; webhooks: boo
   return { agents, webhooks };
 }
 
-function isLink(abs: string): boolean {
-  try {
-    return lstatSync(abs).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
-
 const yieldToIO = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A folder of the layout (agents/, webhooks/, agents/<slug>/evals/) that exists and is a link: a problem. */
@@ -466,9 +478,12 @@ export async function readFiles(root: string, opts: ReadOptions, problems: Probl
     // A folder without agent.md is not an agent (a pull that removed an agent keeps the
     // folder when it holds files of the user's); a tracked agent whose agent.md is gone
     // is planned as a delete.
-    if (!existsSync(join(root, agentFile(slug))) && !isLink(join(root, agentFile(slug)))) continue;
-    const evalsLinked = linkedFolder(root, `agents/${slug}/evals`, problems);
-    const suites = evalsLinked ? [] : dirEntries(join(root, 'agents', slug, 'evals')).filter((e) => !e.name.startsWith('.'));
+    // One listing of the agent's folder says whether agent.md is there and what evals/ is.
+    const inside = dirEntries(join(root, 'agents', slug));
+    if (!inside.some((e) => e.name === 'agent.md')) continue;
+    const evals = inside.find((e) => e.name === 'evals');
+    if (evals?.isSymbolicLink()) linkProblem(problems, `agents/${slug}/evals`);
+    const suites = evals?.isDirectory() ? dirEntries(join(root, 'agents', slug, 'evals')).filter((e) => !e.name.startsWith('.')) : [];
     jobs.push(async () => {
       const a = await readAgentFile(root, slug, opts, problems, synced('agent', slug));
       if (a) out.agents.set(slug, a);

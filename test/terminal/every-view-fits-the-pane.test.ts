@@ -121,6 +121,7 @@ const NEITHER: Record<string, string> = {
   api: 'a raw response',
   completion: 'a script',
   'github comment': 'a request to GitHub',
+  'mcp config': 'a configuration snippet',
 };
 
 interface Seeded {

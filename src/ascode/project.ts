@@ -459,7 +459,11 @@ export async function readFiles(root: string, opts: ReadOptions, problems: Probl
   const out: LocalFiles = { agents: new Map(), suites: new Map(), webhooks: new Map() };
   const jobs: Array<() => Promise<void>> = [];
   const agentsLinked = linkedFolder(root, 'agents', problems);
+  // The platform's answers (read meanwhile by diff) are let in before and while the folders are listed.
+  await yieldToIO();
+  let listed = 0;
   for (const d of agentsLinked ? [] : dirEntries(join(root, 'agents'))) {
+    if (++listed % 64 === 0) await yieldToIO();
     if (d.name.startsWith('.')) continue;
     if (d.isSymbolicLink()) {
       linkProblem(problems, `agents/${d.name}`);

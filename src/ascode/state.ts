@@ -199,6 +199,52 @@ const StateSchema = z.strictObject({
   previews: z.record(Slug, PreviewSchema).optional(),
 });
 
+const BULK = ['agents', 'suites', 'webhooks'] as const;
+const HASH = /^[0-9a-f]{16}$/;
+const ENTRY_KEYS = new Set(['id', 'hash', 'fields', 'version', 'file']);
+const RestSchema = StateSchema.omit({ agents: true, suites: true, webhooks: true });
+
+/** The whole schema (for a test that compares the hand check with it). */
+export const STATE_SCHEMA = StateSchema;
+
+/** One entry of agents, suites or webhooks, checked by hand: exactly what EntrySchema accepts, or false. */
+function entryConforms(e: unknown): boolean {
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) return false;
+  const o = e as Record<string, unknown>;
+  for (const k in o) if (!ENTRY_KEYS.has(k)) return false;
+  if (typeof o.id !== 'string' || o.id.length > 200 || idProblem(o.id) !== undefined) return false;
+  if (typeof o.hash !== 'string' || (o.hash !== '' && !HASH.test(o.hash))) return false;
+  if (o.version !== undefined && !(typeof o.version === 'number' && Number.isInteger(o.version) && o.version >= 0)) return false;
+  if (o.file !== undefined && !(typeof o.file === 'string' && HASH.test(o.file))) return false;
+  const f = o.fields;
+  if (f === null || typeof f !== 'object' || Array.isArray(f)) return false;
+  for (const k in f as Record<string, unknown>) if (k.length > 40 || typeof (f as Record<string, unknown>)[k] !== 'string' || !HASH.test((f as Record<string, string>)[k]!)) return false;
+  return true;
+}
+
+/** Whether the bulk sections conform (then only the rest needs the schema). */
+export function bulkConforms(raw: Record<string, unknown>): boolean {
+  for (const section of BULK) {
+    const sec = raw[section];
+    if (sec === undefined) continue;
+    if (sec === null || typeof sec !== 'object' || Array.isArray(sec)) return false;
+    for (const key in sec as Record<string, unknown>) {
+      if (!Object.prototype.hasOwnProperty.call(sec, key)) continue;
+      const parts = section === 'suites' ? key.split('/') : [key];
+      const keyOk = (section !== 'suites' || parts.length === 2) && parts.every((p) => slugProblem(p) === undefined);
+      if (!keyOk || !entryConforms((sec as Record<string, unknown>)[key])) return false;
+    }
+  }
+  return true;
+}
+
+function restOfState(raw: Record<string, unknown>): ReturnType<typeof StateSchema.safeParse> {
+  const { agents, suites, webhooks, ...rest } = raw;
+  const r = RestSchema.safeParse(rest);
+  if (!r.success) return r as ReturnType<typeof StateSchema.safeParse>;
+  return { success: true, data: { ...r.data, agents, suites, webhooks } } as ReturnType<typeof StateSchema.safeParse>;
+}
+
 const STATE_HINT = (profile: string) => `restore it from git (\`git checkout -- ${stateFile(profile)}\`), or delete it and run \`vap pull\` to start the sync over`;
 
 /** Where in the state an issue is, as a reader finds it: `agents["front-desk"].fields`. */
@@ -230,7 +276,10 @@ export async function loadState(fs: ProjectFs, profile: string): Promise<State> 
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${rel} does not hold a state (an object with format, profile, agents…)`, STATE_HINT(profile));
   // What a push wrote after the state file, when it was killed before writing the file again.
   if (journal !== undefined) replayJournal(raw as Record<string, unknown>, journal, profile);
-  const r = StateSchema.safeParse(raw);
+  // The bulk of a state (thousands of entries) is checked by hand when it conforms, and the
+  // rest by the schema; anything unusual goes through the whole schema, whose messages say
+  // what is wrong (a test checks that what the hand check accepts, the schema accepts).
+  const r = bulkConforms(raw as Record<string, unknown>) ? restOfState(raw as Record<string, unknown>) : StateSchema.safeParse(raw);
   if (!r.success) {
     let issue = r.error.issues[0]!;
     let path: PropertyKey[] = [...issue.path];

@@ -85,3 +85,29 @@ describe('the state journal', () => {
     await expect(loadState(fs, 'staging')).rejects.toThrow(/agents\["\.\.\/\.\.\/escape"\]: not a safe slug/);
   });
 });
+
+describe("the state's hand check of its bulk", () => {
+  it('accepts only what the schema accepts, over random entries', async () => {
+    const fc = (await import('fast-check')).default;
+    const { bulkConforms, STATE_SCHEMA } = await import('../../src/ascode/state.js');
+    const hash = fc.constantFrom('0123456789abcdef', 'abcdef0123456789', '', '0123', 'ABCDEF0123456789', 7, null);
+    const key = fc.constantFrom('desk', 'front-desk', 'a/b', '..', 'con', '', 'x'.repeat(101), '__proto__', 'desk/evals', 'a/b/c', '.x', 'ok.');
+    const entry = fc.record(
+      { id: fc.constantFrom('ag_1', '../x', '', 'a/b', 'x'.repeat(201), 3), hash, fields: fc.oneof(fc.dictionary(fc.constantFrom('name', 'x'.repeat(41)), hash), fc.constant(null), fc.constant([])), version: fc.oneof(fc.constant(1), fc.constant(-1), fc.constant(1.5), fc.constant('1')), file: hash, extra: fc.constant(1) },
+      { requiredKeys: ['id', 'hash', 'fields'] },
+    );
+    let accepted = 0;
+    fc.assert(
+      fc.property(fc.dictionary(key, entry, { maxKeys: 3 }), fc.dictionary(key, entry, { maxKeys: 3 }), (agents, suites) => {
+        const raw = { format: 1, profile: 'staging', agents, suites, webhooks: {} };
+        if (bulkConforms(raw as never)) {
+          accepted++;
+          expect(STATE_SCHEMA.safeParse(raw).success).toBe(true);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    // Not vacuous: some states conform (the empty ones among them, and others).
+    expect(accepted).toBeGreaterThan(100);
+  });
+});

@@ -11,7 +11,7 @@ import { reportOption } from '../../evals/follow.js';
 import { ExitCode } from '../../exit-codes.js';
 import { safe, safeText } from '../../ui/safe-text.js';
 import { durationOption } from '../duration.js';
-import { addBaselineOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
+import { addBaselineOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, gateFlagsGiven, type WaitOptions } from '../evals/run.js';
 import type { SecretFile } from '../webhooks/shared.js';
 import { machineOutput, type DirOptions } from './common.js';
 import { wrapLines } from '../../ui/fit.js';
@@ -56,15 +56,7 @@ export function addApplyOptions(cmd: Command, verb: 'push' | 'promote'): Command
 
 export function checkEvalFlags(opts: ApplyOptions): void {
   if (opts.eval) return;
-  const needEval = [
-    opts.minScore !== undefined && '--min-score',
-    opts.minCriterion?.length && '--min-criterion',
-    opts.allowFailedIterations !== undefined && '--allow-failed-iterations',
-    opts.report?.length && '--report',
-    opts.baseline && '--baseline',
-    opts.failOnRegression && '--fail-on-regression',
-    opts.minEffect !== undefined && '--min-effect',
-  ].filter((x): x is string => typeof x === 'string');
+  const needEval = gateFlagsGiven(opts);
   if (needEval.length) throw new UsageError(`${needEval.join(', ')} ${needEval.length === 1 ? 'needs' : 'need'} --eval`, 'add --eval to run the gating suites after applying');
 }
 

@@ -58,6 +58,19 @@ export function addWaitOptions(cmd: Command): Command {
     .addOption(new Option('--poll', 'learn of the end by polling only, not from the event stream (also VAP_WAIT_POLL=1)').hideHelp());
 }
 
+/** The gate, baseline and report flags given (what needs the run to be followed to be of any use). */
+export function gateFlagsGiven(opts: GateOptions & { report?: unknown[] }): string[] {
+  return [
+    opts.minScore !== undefined && '--min-score',
+    opts.minCriterion?.length && '--min-criterion',
+    opts.allowFailedIterations !== undefined && '--allow-failed-iterations',
+    opts.report?.length && '--report',
+    opts.baseline && '--baseline',
+    opts.failOnRegression && '--fail-on-regression',
+    opts.minEffect !== undefined && '--min-effect',
+  ].filter((x): x is string => typeof x === 'string');
+}
+
 export function gateSpec(opts: GateOptions & { maxDrop?: number }, defaults: { baseline?: boolean } = { baseline: true }): GateSpec {
   // --fail-on-regression alone compares with the previous run.
   const baseline = opts.baseline ?? (opts.failOnRegression && defaults.baseline ? ({ kind: 'previous' } as const) : undefined);
@@ -131,14 +144,7 @@ export async function run(evalId: string, opts: WaitOptions & { agent?: string }
   const agentId = resolveAgent(opts, ctx);
   if (!opts.wait) {
     // Without --wait nothing is gated or reported: a CI job would pass without its gate.
-    const needWait = [
-      opts.minScore !== undefined && '--min-score',
-      opts.minCriterion?.length && '--min-criterion',
-      opts.allowFailedIterations !== undefined && '--allow-failed-iterations',
-      opts.report?.length && '--report',
-      opts.baseline && '--baseline',
-      opts.failOnRegression && '--fail-on-regression',
-    ].filter((x): x is string => typeof x === 'string');
+    const needWait = gateFlagsGiven(opts).filter((f) => f !== '--min-effect');
     if (needWait.length) throw new UsageError(`${needWait.join(', ')} ${needWait.length === 1 ? 'needs' : 'need'} --wait (without it the run is only started, nothing is gated or written)`, 'add --wait, or gate later with `vap evals runs get <runId> --eval <evalId> --wait ...`');
   }
   const settings = followSettings(opts);

@@ -1,8 +1,7 @@
-import { join } from 'node:path';
 import { Document, parseDocument, stringify } from 'yaml';
 import slugify from '@sindresorhus/slugify';
 import { canonicalJson, type AgentModel, type SuiteModel, type WebhookModel } from './model.js';
-import { CONFIG_FILE, FORMAT_VERSION, joinAgentMarkdown, splitAgentMarkdown } from './project.js';
+import { FORMAT_VERSION, joinAgentMarkdown, splitAgentMarkdown } from './project.js';
 import { isReservedName, MAX_SLUG } from './paths.js';
 import { emitYaml } from './yaml-emit.js';
 import { expandVars, hasAmbiguous, mergeInto, quoteAmbiguous, STRINGIFY, templateFor } from './yaml-doc.js';
@@ -125,4 +124,3 @@ export function configWithProfile(text: string, profile: string): string {
   return doc.toString(CONFIG_STRINGIFY);
 }
 
-export const configPath = (root: string) => join(root, CONFIG_FILE);

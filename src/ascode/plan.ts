@@ -476,7 +476,9 @@ function planOne(
   const remoteHashes = hashesOf(kind, remoteModel!);
   const base = recoverBase(kind, stateEntry, intent, remoteHashes, remoteModel);
   const c = classify(kind, key, base.fields, localHashes, remoteHashes, opts);
-  return done({ ...c, base, resync: c.resync || base.hash !== stateEntry.hash || (c.action === 'unchanged' && stateEntry.file !== local.digest) });
+  // An unchanged resource that still has an intent (announced ahead by a push killed before
+  // it got there) is recorded again, which drops the intent.
+  return done({ ...c, base, resync: c.resync || base.hash !== stateEntry.hash || (c.action === 'unchanged' && (stateEntry.file !== local.digest || intent !== undefined)) });
 }
 
 /** The agents a push changes (their config, not only their suites). */

@@ -63,7 +63,8 @@ export class StateJournal {
       const st = this.fs.checkNoLinks(rel);
       if (st && !st.isFile()) throw new UsageError(`${rel} is not a file`, 'move it out of the way');
       await this.fs.ensureDir('.vap');
-      this.handle = await open(this.fs.resolve(rel), 'a', 0o644);
+      this.handle = await open(this.fs.resolve(rel), 'a+', 0o644);
+      await trimTornTail(this.handle);
     }
     const json = Buffer.from(JSON.stringify(batch), 'utf8');
     const line = Buffer.concat([Buffer.from(`${crc32(json).toString(16).padStart(8, '0')} `, 'latin1'), json, Buffer.from('\n')]);
@@ -82,9 +83,37 @@ export class StateJournal {
     this.wrote = false;
   }
 
-  /** Whether anything was written since the last checkpoint. */
+  /**
+   * Whether the state file is behind: something was written or queued since the last
+   * checkpoint, or a killed push's journal (replayed into the state when it was read) is
+   * still on disk. A push that ends folds such a journal into the state file, so that what
+   * is committed is the one file, whole.
+   */
   get dirty(): boolean {
-    return this.wrote || this.queued.length > 0;
+    return this.wrote || this.queued.length > 0 || this.fs.checkNoLinks(journalFile(this.state.profile)) !== undefined;
   }
+}
+
+/**
+ * A push killed in the middle of an append leaves a torn last line (never acknowledged, and
+ * dropped when the journal is replayed); the next push's lines must not be glued to it, so it
+ * is cut off before anything is appended.
+ */
+async function trimTornTail(handle: FileHandle): Promise<void> {
+  const { size } = await handle.stat();
+  if (size === 0) return;
+  const chunk = Buffer.alloc(Math.min(size, 64 * 1024));
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - chunk.length);
+    const { bytesRead } = await handle.read(chunk, 0, end - start, start);
+    const nl = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (nl >= 0) {
+      if (start + nl + 1 < size) await handle.truncate(start + nl + 1);
+      return;
+    }
+    end = start;
+  }
+  await handle.truncate(0);
 }
 

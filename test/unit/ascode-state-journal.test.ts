@@ -75,6 +75,40 @@ describe('the state journal', () => {
     await expect(loadState(fs, 'staging')).rejects.toThrow('.vap/state.staging.journal:1: a record fails its checksum');
   });
 
+  it("cuts a torn last line off before the next push appends: its lines are never glued to the torn one", async () => {
+    const { root, fs, state } = project();
+    const first = new StateJournal(fs, state);
+    state.agents.desk = entry('ag_desk');
+    first.note(['agents', 'desk']);
+    await first.durable();
+    const path = join(root, journalFile('staging'));
+    appendFileSync(path, '0badc0de [["agents","half"'); // killed in the middle of an append
+    // The next push reads the state (the torn line dropped) and journals its own change.
+    const next = await loadState(fs, 'staging');
+    const second = new StateJournal(fs, next);
+    next.agents.lobby = entry('ag_lobby');
+    second.note(['agents', 'lobby']);
+    await second.durable();
+    expect(readFileSync(path, 'utf8')).not.toContain('half');
+    const back = await loadState(fs, 'staging');
+    expect(Object.keys(back.agents).sort()).toEqual(['desk', 'lobby']);
+  });
+
+  it("is dirty while a killed push's journal is on disk, so that the push that ends folds it into the state file", async () => {
+    const { root, fs, state } = project();
+    await saveState(fs, state);
+    const killed = new StateJournal(fs, state);
+    state.agents.desk = entry('ag_desk');
+    killed.note(['agents', 'desk']);
+    await killed.durable();
+    const next = new StateJournal(fs, await loadState(fs, 'staging'));
+    expect(next.dirty).toBe(true);
+    await next.checkpoint();
+    expect(existsSync(join(root, journalFile('staging')))).toBe(false);
+    expect(JSON.parse(readFileSync(join(root, stateFile('staging')), 'utf8')).agents.desk.id).toBe('ag_desk');
+    expect(new StateJournal(fs, await loadState(fs, 'staging')).dirty).toBe(false);
+  });
+
   it('meets the schema: a journal line naming an unsafe slug is refused like the state file', async () => {
     const { root, fs, state } = project();
     const j = new StateJournal(fs, state);

@@ -9,7 +9,10 @@
 //    read from its stdout, against the same GET (/api/v1/agents?page=1&pageSize=20, the
 //    same key) made with the bare client (undici, the HTTP client vap is built on) in this
 //    process, its body read and parsed. Warmed up first (both), then alternated; medians.
-//    Target: <= 1.3x. Then the CPU each costs, which a shared machine disturbs less than
+//    Target: <= 1.3x. In the same alternation, two floors (test/bench/mcp-reference-server.mjs):
+//    a server that makes the same GET with the bare client and answers with the same fields
+//    by hand, without the SDK (what any server over stdio costs: two pipe hops, a JSON line
+//    each way), and the same with the SDK's McpServer (what the SDK adds). Then the CPU each costs, which a shared machine disturbs less than
 //    wall times: the server's per tools/call (/proc/<pid>/stat) against this process's per
 //    bare GET.
 // 2. Start: a fresh `vap mcp` from its spawn to its answer to initialize (a client's first
@@ -40,10 +43,12 @@ const arg = (name, fallback) => {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x) => `${x.toFixed(2)} ms`;
 
-/** `vap mcp` over stdio, spoken to line by line: send(message) resolves with the answer to its id. */
-function startServer(env, args = []) {
+const REFERENCE = fileURLToPath(new URL('./mcp-reference-server.mjs', import.meta.url));
+
+/** `vap mcp` (or another server's script and arguments) over stdio, spoken to line by line: send(message) resolves with the answer to its id. */
+function startServer(env, args = [BIN, 'mcp']) {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, 'mcp', ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c) => (stderr += c));
   const waiting = new Map();
@@ -111,25 +116,36 @@ export async function benchMcp({ calls = arg('--calls', 200), runs = arg('--runs
       if (res.statusCode !== 200 || body.data.agents.length !== AGENTS) throw new Error(`bare GET: ${res.statusCode}`);
       return performance.now() - t;
     };
-    const server = startServer(env);
-    await server.send('initialize', INIT);
-    server.notify('notifications/initialized');
-    const viaMcp = async () => {
-      const r = await server.send('tools/call', LIST);
+    // The floors beside it, in the same alternation: a server that makes the same GET with
+    // the bare client and answers with the same fields and nothing else, by hand (no SDK:
+    // the floor of any server over stdio) and with the SDK's McpServer (what the SDK adds).
+    const servers = [
+      { name: 'tools/call vap_agents_list over stdio (vap mcp)', args: [BIN, 'mcp'] },
+      { name: 'floor: the same GET answered by hand (no SDK, no checks)', args: [REFERENCE, '--bare'] },
+      { name: "floor: the same GET answered by the SDK's McpServer", args: [REFERENCE, '--sdk'] },
+    ];
+    const callOf = async (s) => {
+      const r = await s.send('tools/call', LIST);
       if (r.result.isError || r.result.structuredContent.data.agents.length !== AGENTS) throw new Error(`tools/call: ${JSON.stringify(r.result).slice(0, 300)}`);
       return r.ms;
     };
+    for (const s of servers) {
+      s.server = startServer(env, s.args);
+      await s.server.send('initialize', INIT);
+      s.server.notify('notifications/initialized');
+      s.ms = [];
+    }
     for (let i = 0; i < 30; i++) {
-      await viaMcp();
+      for (const s of servers) await callOf(s.server);
       await bare();
     }
-    const mcpMs = [];
     const bareMs = [];
     for (let i = 0; i < calls; i++) {
-      mcpMs.push(await viaMcp());
+      for (const s of servers) s.ms.push(await callOf(s.server));
       bareMs.push(await bare());
     }
-    await server.stop();
+    for (const s of servers) await s.server.stop();
+    const mcpMs = servers[0].ms;
 
     // The CPU each costs (robust where the machine is shared: the wall times above include
     // every process woken on the way): the server's CPU time per tools/call (from
@@ -161,10 +177,12 @@ export async function benchMcp({ calls = arg('--calls', 200), runs = arg('--runs
       table([
         ['what', 'median', 'p90', 'ratio'],
         [`bare GET /api/v1/agents?pageSize=${AGENTS} (undici, this process)`, ms(median(bareMs)), ms(p90(bareMs)), '1.00x'],
-        ['tools/call vap_agents_list over stdio (vap mcp)', ms(median(mcpMs)), ms(p90(mcpMs)), `${call.toFixed(2)}x`],
+        ...servers.map((s) => [s.name, ms(median(s.ms)), ms(p90(s.ms)), `${(median(s.ms) / median(bareMs)).toFixed(2)}x`]),
       ]),
     );
-    log(`tools/call / bare GET: ${call.toFixed(2)}x (${call <= 1.3 ? 'within' : 'NOT within'} the 1.3x target)`);
+    const floorBare = median(servers[1].ms) / median(bareMs);
+    const floorSdk = median(servers[2].ms) / median(bareMs);
+    log(`tools/call / bare GET: ${call.toFixed(2)}x (${call <= 1.3 ? 'within' : 'NOT within'} the 1.3x target); the floors: ${floorBare.toFixed(2)}x without the SDK, ${floorSdk.toFixed(2)}x with it`);
     log(`CPU per request over ${n} more: the server ${ms(serverCpu)} per tools/call (the GET and all it adds; ${ms(pingCpu)} per ping, the protocol's floor), this process ${ms(bareCpu)} per bare GET: ${cpuRatio.toFixed(2)}x`);
 
     // 2. Start: a fresh server to its first answer, against `vap agents list` to its exit.
@@ -205,7 +223,7 @@ export async function benchMcp({ calls = arg('--calls', 200), runs = arg('--runs
       ]),
     );
     log(`vap mcp started / vap agents list: ${start.toFixed(2)}x (${start <= 1.5 ? 'within' : 'NOT within'} the 1.5x target); to its first tools/call answer: ${firstCall.toFixed(2)}x`);
-    return { call, cpu: cpuRatio, start, firstCall };
+    return { call, cpu: cpuRatio, start, firstCall, floorBare, floorSdk };
   } finally {
     await dispatcher.close();
     emu.child.kill('SIGTERM');

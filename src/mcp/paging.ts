@@ -106,7 +106,7 @@ export interface ListSpec {
  * envelope calls only then: most listings are measured once). Items are neutralised once, here.
  */
 export function listOutput(spec: ListSpec, items: readonly unknown[], more: boolean, next: (shown: number) => Position, total?: number): ToolOutput {
-  const safe = items.map((i) => neutralise(spec.fields ? pick(i, spec.fields) : i));
+  const safe = items.map((i) => (spec.fields ? pick(i, spec.fields) : neutralise(i)));
   const extra = neutralise(spec.extra ?? {}) as Record<string, unknown>;
   const rest = `the rest follows: call ${spec.tool} again with cursor = nextCursor`;
   const output = (shown: number): ToolOutput => {
@@ -124,11 +124,12 @@ export function listOutput(spec: ListSpec, items: readonly unknown[], more: bool
   };
 }
 
+/** The fields of an item, neutralised (the keys are vap's own names; only the values are the platform's). */
 function pick(item: unknown, fields: readonly string[]): unknown {
-  if (item === null || typeof item !== 'object') return item;
+  if (item === null || typeof item !== 'object') return neutralise(item);
   const o = item as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const f of fields) if (o[f] !== undefined) out[f] = o[f];
+  for (const f of fields) if (o[f] !== undefined) out[f] = neutralise(o[f]);
   return out;
 }
 

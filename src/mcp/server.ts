@@ -39,6 +39,7 @@ export function createServer(opts: ServerOptions): McpServer {
   const server = new McpServer({ name: 'vap', title: 'Voice Agent Platform (vap)', version: version() }, { capabilities: { logging: {} }, instructions: instructions(opts.allowWrites) });
   for (const t of TOOLS) registerTool(server, t, opts);
   registerResources(server, opts.ctx, opts.api);
+  checkInputSynchronously(server);
   checkOutputSynchronously(server);
   return server;
 }
@@ -63,6 +64,34 @@ export function checkOutputSynchronously(server: McpServer): void {
     if (r.success) return;
     const why = (r.error?.issues ?? []).map((i) => (i.path.length ? `${i.message} at ${i.path.map(String).join('.')}` : i.message)).join('\n');
     throw new McpError(ErrorCode.InvalidParams, `Output validation error: Invalid structured content for tool ${name}: ${why}`);
+  };
+}
+
+type InputCheck = (tool: { inputSchema?: unknown }, args: unknown, name: string) => Promise<unknown>;
+type SyncSchema = { safeParse?: (v: unknown) => { success: boolean; data?: unknown } };
+
+/**
+ * The SDK checks each call's arguments with zod's asynchronous parse too. Arguments that
+ * pass are passed on as the synchronous parse gives them (the same data: the input schemas
+ * have no asynchronous part); anything else (arguments that fail, a limit on their size, a
+ * schema that is not zod's, a parse that throws) goes to the SDK's own check, so that a
+ * refusal keeps its words.
+ */
+export function checkInputSynchronously(server: McpServer): void {
+  const s = server as unknown as { validateToolInput?: InputCheck; _maxToolInputElements?: number };
+  const sdk = s.validateToolInput;
+  if (typeof sdk !== 'function') return;
+  s.validateToolInput = async function (this: McpServer, tool, args, name) {
+    const schema = tool.inputSchema as SyncSchema | undefined;
+    if (s._maxToolInputElements === undefined && schema && typeof schema.safeParse === 'function') {
+      try {
+        const r = schema.safeParse(args ?? {});
+        if (r.success) return r.data;
+      } catch {
+        // (an asynchronous part: the SDK's check below)
+      }
+    }
+    return sdk.call(this, tool, args, name);
   };
 }
 

@@ -2,10 +2,9 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { GateError, UsageError } from '../../errors.js';
 import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
-import { wrapLines } from '../../ui/fit.js';
 import type { RegisterGroup } from '../types.js';
 import { addApplyOptions, applyPlan, checkEvalFlags, type ApplyOptions } from './apply-plan.js';
-import { addDirOption, checkProfileName, machineOutput, PROJECT_HELP, growYoungGenerationFast } from './common.js';
+import { addDirOption, checkProfileName, machineOutput, PROJECT_HELP, growYoungGenerationFast, writeFitted } from './common.js';
 
 interface PromoteOptions extends ApplyOptions {
   from?: string;
@@ -89,7 +88,7 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
       await ctx.out.data({ promoteId: null, from, to, refused: check.refused, carried: check.carried, plan: planJson(plan, hasChanges(plan)) });
     } else {
       const { renderPlan } = await import('../../ascode/render.js');
-      ctx.io.stdout.write(wrapLines(renderPlan(plan, await ctx.stdoutStyle()) + afterPlan, ctx.tableFit().width));
+      await writeFitted(ctx, renderPlan(plan, await ctx.stdoutStyle()) + afterPlan);
     }
     const names = check.refused.map((r) => `${r.kind} ${r.key}`).join(', ');
     throw new GateError(`promotion refused for ${names}: not what passed in profile "${from}" (listed above); nothing was sent`);

@@ -61,11 +61,12 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
   const from = checkProfileName(opts.from ?? '', '--from');
   const to = checkProfileName(opts.to ?? '', '--to');
   if (from === to) throw new UsageError(`--from and --to are both "${from}"`, 'promote carries what passed in one profile to another');
-  const [{ openProject, planFor }, { loadState, stateFile }, { checkPromotion }, { RemoteReader }] = await Promise.all([
+  const [{ openProject, planFor }, { loadState, stateFile }, { checkPromotion }, { RemoteReader }, { readGatesAhead }] = await Promise.all([
     import('../../ascode/open.js'),
     import('../../ascode/state.js'),
     import('../../ascode/promote.js'),
     import('../../ascode/remote.js'),
+    import('../../ascode/passed.js'),
   ]);
   const project = await openProject(opts, ctx, to, undefined, { addProfile: true });
   const source = await loadState(project.fs, from);
@@ -73,7 +74,12 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
     throw new UsageError(`profile "${from}" has no state in this project (${stateFile(from)}): nothing has passed there`, `push to it with \`vap push --profile ${from} --eval\`, or preview there, first`);
   }
   const [api, sourceApi] = await Promise.all([ctx.apiFor(to), ctx.apiFor(from)]);
-  const plan = await planFor(project, api, { force: opts.force, prune: opts.prune, replaceSuite: opts.replaceSuite }, ctx);
+  // While the plan waits for the platform, the check's parsing of gating suites is done ahead.
+  let planning = true;
+  const planned = planFor(project, api, { force: opts.force, prune: opts.prune, replaceSuite: opts.replaceSuite }, ctx).finally(() => (planning = false));
+  const ahead = readGatesAhead(project.files, () => !planning);
+  const plan = await planned;
+  await ahead;
   const check = await checkPromotion({ plan, files: project.files, source, from, sourceReader: new RemoteReader(sourceApi, ctx.signal), allowUnevaluated: Boolean(opts.allowUnevaluated) });
 
   const lines = [

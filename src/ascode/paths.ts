@@ -115,11 +115,13 @@ export class ProjectFs {
     for (let i = start; i < parts.length; i++) {
       cur = join(cur, parts[i]!);
       try {
-        st = lstatSync(cur);
+        // A path that does not exist is the common case of a pull into new folders: no error is made for it.
+        st = lstatSync(cur, { throwIfNoEntry: false });
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+        if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
         throw err;
       }
+      if (st === undefined) return undefined;
       if (st.isSymbolicLink()) throw symlinkError(relative(this.root, cur).split(sep).join('/'));
       if (i < parts.length - 1) {
         if (!st.isDirectory()) throw new UsageError(`${relative(this.root, cur).split(sep).join('/')} is a file where vap expects a folder`, 'move it out of the way');

@@ -431,6 +431,18 @@ export function findVoice(voices: Voice[], name: string, language: string): Voic
   return voices.find((v) => v.name === name && canonicalLanguage(v.language) === want);
 }
 
+/** A plan item: the file's model is read (and a file unchanged since the last sync parsed) only when needed. */
+class Item {
+  declare local?: PlanItem['local'];
+  constructor(init: Omit<PlanItem, 'localModel'>) {
+    Object.assign(this, init);
+  }
+
+  get localModel(): AnyModel | undefined {
+    return this.local?.model;
+  }
+}
+
 function planOne(
   kind: Kind,
   key: string,
@@ -442,9 +454,7 @@ function planOne(
   opts: PlanOptions,
 ): PlanItem {
   const file = local?.file ?? (kind === 'agent' ? `agents/${key}/agent.md` : kind === 'suite' ? `agents/${key.split('/')[0]}/evals/${key.split('/')[1]}.yaml` : `webhooks/${key}.yaml`);
-  const item: PlanItem = { kind, key, name: remoteModel?.name ?? key, file, action: 'unchanged', changes: [], drift: [], local, remote: remote ?? undefined, remoteModel, base: stateEntry, id: remote?.id ?? stateEntry?.id };
-  // The file's model is read (and a file unchanged since the last sync parsed) only when needed.
-  Object.defineProperty(item, 'localModel', { enumerable: true, configurable: true, get: () => local?.model });
+  const item = new Item({ kind, key, name: remoteModel?.name ?? key, file, action: 'unchanged', changes: [], drift: [], local, remote: remote ?? undefined, remoteModel, base: stateEntry, id: remote?.id ?? stateEntry?.id }) as unknown as PlanItem;
   const done = (extra: Partial<PlanItem>): PlanItem => {
     Object.assign(item, extra);
     if (local && (item.action !== 'unchanged' || !remoteModel)) item.name = local.model.name;

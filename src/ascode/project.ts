@@ -363,6 +363,46 @@ function parseWebhookText(file: string, text: string, opts: ReadOptions, problem
 }
 
 /**
+ * A file whose text is the one the last sync recorded: its field hashes are the state's, and
+ * it is parsed (src, model, gate) when one of them is first asked for. One class for the
+ * thousands of such files of a project (getters of its own on each object cost more to make
+ * and to read). A file that no longer parses is a usage error then, and asked again, again.
+ */
+class SyncedFile<M, X> {
+  readonly parsed = false;
+  private loaded: (Parsed<M, X> & { gate?: boolean }) | undefined;
+
+  constructor(
+    readonly file: string,
+    readonly text: string,
+    readonly form: TextForm,
+    readonly digest: string,
+    readonly hashes: FieldHashes,
+    private readonly parseNow: (problems: ProblemList) => Parsed<M, X> | undefined,
+  ) {}
+
+  private load(): Parsed<M, X> & { gate?: boolean } {
+    if (this.loaded) return this.loaded;
+    const later = new ProblemList();
+    const p = this.parseNow(later);
+    if (!p) later.throwIfAny(() => undefined);
+    return (this.loaded = p!);
+  }
+
+  get src(): YamlSource {
+    return this.load().src;
+  }
+
+  get model(): M {
+    return this.load().model;
+  }
+
+  get gate(): boolean | undefined {
+    return this.load().gate;
+  }
+}
+
+/**
  * Reads one file: parsed now, or (when its digest is the one `synced` recorded) when its
  * model is first needed. A lazily parsed file that no longer parses is a usage error then.
  */
@@ -389,19 +429,7 @@ function readLocal<M extends object, X extends object>(
   }
   const { text, form } = read;
   const digest = fileDigest(kind, text, opts.vars);
-  if (synced?.file === digest) {
-    let parsed: Parsed<M, X> | undefined;
-    const get = (): Parsed<M, X> => {
-      if (parsed) return parsed;
-      const later = new ProblemList();
-      parsed = parse(file, text, opts, later);
-      if (!parsed) later.throwIfAny(() => undefined);
-      return parsed!;
-    };
-    const lazy = { file, text, form, digest, parsed: false, hashes: { ...synced.fields } } as LocalFile<M> & X;
-    for (const k of ['src', 'model', 'gate']) Object.defineProperty(lazy, k, { enumerable: true, get: () => (get() as Record<string, unknown>)[k] });
-    return lazy;
-  }
+  if (synced?.file === digest) return new SyncedFile(file, text, form, digest, { ...synced.fields }, (problems) => parse(file, text, opts, problems)) as unknown as LocalFile<M> & X;
   const p = parse(file, text, opts, problems);
   if (!p) return undefined;
   let hashes: FieldHashes | undefined;

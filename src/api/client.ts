@@ -50,8 +50,11 @@ export class ApiClient {
     this.onServerDate = opts.onServerDate;
   }
 
+  /** The agent once made: a request then goes out without waiting on a promise first (thousands of requests a plan). */
+  private ready?: HttpAgent;
+
   private dispatcher(): Promise<HttpAgent> {
-    return (this.agent ??= createAgent(Math.min(this.timeoutMs, 10_000)));
+    return (this.agent ??= createAgent(Math.min(this.timeoutMs, 10_000)).then((a) => (this.ready = a)));
   }
 
   /**
@@ -128,7 +131,7 @@ export class ApiClient {
       // a plan). A shorter deadline is kept by a timer of vap's own (ShortDeadline).
       const own = timeout < UNDICI_DEADLINE_MIN_MS ? new ShortDeadline(timeout, opts.signal) : undefined;
       try {
-        const agent = await this.dispatcher();
+        const agent = this.ready ?? (await this.dispatcher());
         res = await agent.request({
           origin,
           path,

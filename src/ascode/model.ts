@@ -98,14 +98,27 @@ export function normaliseWeights(criteria: Criterion[]): Criterion[] {
 
 /** JSON with sorted keys: one text per value, whatever order its keys were built in. */
 export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  // Built in one pass (no intermediate arrays: thousands of resources are hashed in a plan).
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) {
+      const item = canonicalJson(v[i]) as string | undefined;
+      out += i === 0 ? (item ?? '') : `,${item ?? ''}`;
+    }
+    return `${out}]`;
+  }
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-      .join(',')}}`;
+    const keys = Object.keys(o).sort();
+    let out = '{';
+    let first = true;
+    for (const k of keys) {
+      const x = o[k];
+      if (x === undefined) continue;
+      out += `${first ? '' : ','}${JSON.stringify(k)}:${canonicalJson(x)}`;
+      first = false;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(v);
 }

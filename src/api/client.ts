@@ -1,7 +1,7 @@
 import { createAgent, type HttpAgent, type HttpResponse } from './http.js';
 import { ApiError, ConnectionError, IncompleteResponseError, RequestTimeoutError } from './errors.js';
 import { unwrapEnvelope } from './envelope.js';
-import { joinUrl } from './path.js';
+import { apiUrl } from './path.js';
 import { redactUrl } from './redact.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, isIdempotent, parseRetryAfter, shouldRetryStatus, type RetryPolicy } from './retry.js';
 import type { ApiResponse, AuthScheme, RequestOptions, ServerDate, StreamResponse } from './types.js';
@@ -50,8 +50,11 @@ export class ApiClient {
     this.onServerDate = opts.onServerDate;
   }
 
+  /** The agent once made: a request then goes out without waiting on a promise first (thousands of requests a plan). */
+  private ready?: HttpAgent;
+
   private dispatcher(): Promise<HttpAgent> {
-    return (this.agent ??= createAgent(Math.min(this.timeoutMs, 10_000)));
+    return (this.agent ??= createAgent(Math.min(this.timeoutMs, 10_000)).then((a) => (this.ready = a)));
   }
 
   /**
@@ -102,7 +105,9 @@ export class ApiClient {
    * cut off by the connection is retried as a connection error).
    */
   private async send(opts: RequestOptions & { accept?: string }, streaming: boolean): Promise<{ res: HttpResponse; text: string; serverDate?: ServerDate }> {
-    const url = new URL(joinUrl(this.baseUrl, opts.path, opts.query));
+    const url = apiUrl(this.baseUrl, opts.path, opts.query);
+    const origin = url.origin;
+    const path = url.pathname + url.search;
     const headers: Record<string, string> = {
       'user-agent': this.userAgent,
       accept: opts.accept ?? 'application/json',
@@ -118,40 +123,30 @@ export class ApiClient {
       const started = Date.now();
       this.log?.(`> ${opts.method} ${redactUrl(url.toString())}${opts.auth === 'bearer' ? ' (Authorization: Bearer [redacted])' : ' (x-api-key: [redacted])'}`);
       let res: HttpResponse;
-      // The response headers must arrive within the timeout (undici's own timers are coarse
-      // below a second); for a JSON request the body too (bodyTimeout), never for a stream.
-      // One controller for both the deadline and the caller's signal. Not AbortSignal.any:
-      // on Node 20 the signals it makes are never freed (a leak per request in long listings).
-      // The caller's signal is unlinked once the response body is done with.
-      const controller = new AbortController();
-      let deadlineHit = false;
-      const timer = setTimeout(() => {
-        deadlineHit = true;
-        controller.abort();
-      }, timeout);
-      const caller = opts.signal;
-      const onCallerAbort = () => controller.abort(caller?.reason);
-      if (caller?.aborted) controller.abort(caller.reason);
-      else caller?.addEventListener('abort', onCallerAbort, { once: true });
-      const unlink = () => caller?.removeEventListener('abort', onCallerAbort);
-      const signal = controller.signal;
+      // The response headers must arrive within the timeout (headersTimeout, from when the
+      // request is written; the connection has its own, connect.timeout); for a JSON request
+      // the body too (bodyTimeout), never for a stream. undici keeps a deadline of a second or
+      // more with its own timers, which fire up to a second late: nothing next to such a
+      // deadline, and cheaper than a controller and a timer per request (thousands of requests
+      // a plan). A shorter deadline is kept by a timer of vap's own (ShortDeadline).
+      const own = timeout < UNDICI_DEADLINE_MIN_MS ? new ShortDeadline(timeout, opts.signal) : undefined;
       try {
-        const agent = await this.dispatcher();
+        const agent = this.ready ?? (await this.dispatcher());
         res = await agent.request({
-          origin: url.origin,
-          path: url.pathname + url.search,
+          origin,
+          path,
           method: opts.method,
           headers,
           body,
           headersTimeout: timeout,
           bodyTimeout: streaming ? 0 : timeout,
-          signal,
+          signal: own ? own.signal : opts.signal,
         });
       } catch (err) {
-        unlink();
+        own?.unlink();
         if (opts.signal?.aborted) throw err;
         const code = (err as { code?: string }).code;
-        const timedOut = deadlineHit || (code !== undefined && TIMEOUT_CODES.has(code));
+        const timedOut = own?.hit === true || (code !== undefined && TIMEOUT_CODES.has(code));
         const wrapped = timedOut ? new RequestTimeoutError(url.toString(), timeout, err) : new ConnectionError(url.toString(), err);
         this.log?.(`< ${wrapped.message} after ${ms(started)}`);
         if (isIdempotent(opts.method) && attempt < this.retry.maxRetries) {
@@ -160,10 +155,12 @@ export class ApiClient {
         }
         throw wrapped;
       } finally {
-        clearTimeout(timer);
+        own?.clear();
       }
-      if (res.body.destroyed || res.body.readableEnded) unlink();
-      else res.body.once('close', unlink);
+      if (own) {
+        if (res.body.destroyed || res.body.readableEnded) own.unlink();
+        else res.body.once('close', own.unlink);
+      }
       const serverDate = dateOf(res.headers as Headers, Date.now());
       if (serverDate) this.onServerDate?.(serverDate);
       const requestId = first(res.headers['x-request-id']);
@@ -202,6 +199,41 @@ export class ApiClient {
     // node:timers/promises is loaded on the first retry only (a command that needs none skips it).
     const { setTimeout: sleep } = await import('node:timers/promises');
     await sleep(delayMs, undefined, { signal });
+  }
+}
+
+/** Deadlines this long or longer are kept by undici's own timers (precise below a second, to within a second above). */
+const UNDICI_DEADLINE_MIN_MS = 1_000;
+
+/**
+ * A deadline shorter than a second, kept by a timer of vap's own: one controller for both
+ * the deadline and the caller's signal. Not AbortSignal.any: on Node 20 the signals it
+ * makes are never freed (a leak per request in long listings). The caller's signal is
+ * unlinked once the response body is done with.
+ */
+class ShortDeadline {
+  private readonly controller = new AbortController();
+  private readonly timer: ReturnType<typeof setTimeout>;
+  hit = false;
+  readonly unlink: () => void;
+
+  constructor(timeoutMs: number, caller: AbortSignal | undefined) {
+    this.timer = setTimeout(() => {
+      this.hit = true;
+      this.controller.abort();
+    }, timeoutMs);
+    const onCallerAbort = () => this.controller.abort(caller?.reason);
+    if (caller?.aborted) this.controller.abort(caller.reason);
+    else caller?.addEventListener('abort', onCallerAbort, { once: true });
+    this.unlink = () => caller?.removeEventListener('abort', onCallerAbort);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
   }
 }
 

@@ -51,6 +51,11 @@ export function encodeSegment(value: string): string {
 
 /** Joins a base URL (which may itself carry a path prefix) and an API path. */
 export function joinUrl(baseUrl: string, path: string, query?: Record<string, unknown>): string {
+  return apiUrl(baseUrl, path, query).toString();
+}
+
+/** joinUrl's URL, parsed once. */
+export function apiUrl(baseUrl: string, path: string, query?: Record<string, unknown>): URL {
   const base = baseUrl.replace(/\/+$/, '');
   const url = new URL(base + (path.startsWith('/') ? path : `/${path}`));
   if (query) {
@@ -59,5 +64,5 @@ export function joinUrl(baseUrl: string, path: string, query?: Record<string, un
       url.searchParams.set(k, String(v));
     }
   }
-  return url.toString();
+  return url;
 }

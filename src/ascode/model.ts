@@ -98,14 +98,27 @@ export function normaliseWeights(criteria: Criterion[]): Criterion[] {
 
 /** JSON with sorted keys: one text per value, whatever order its keys were built in. */
 export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  // Built in one pass (no intermediate arrays: thousands of resources are hashed in a plan).
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) {
+      const item = canonicalJson(v[i]) as string | undefined;
+      out += i === 0 ? (item ?? '') : `,${item ?? ''}`;
+    }
+    return `${out}]`;
+  }
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-      .join(',')}}`;
+    const keys = Object.keys(o).sort();
+    let out = '{';
+    let first = true;
+    for (const k of keys) {
+      const x = o[k];
+      if (x === undefined) continue;
+      out += `${first ? '' : ','}${JSON.stringify(k)}:${canonicalJson(x)}`;
+      first = false;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(v);
 }
@@ -134,10 +147,30 @@ export function shortHash(text: string): string {
   return sha256hex(text).slice(0, 16);
 }
 
+/**
+ * The short hashes of short canonical texts already hashed in this process. Most fields of
+ * a project's resources repeat from one resource to the next (an engine, a voice, no tags,
+ * the same criteria): a plan over thousands of them hashes each such text once.
+ */
+const shortTextHashes = new Map<string, string>();
+const MEMO_TEXT_MAX = 256;
+const MEMO_ENTRIES_MAX = 4096;
+
+function fieldHash(text: string): string {
+  if (text.length > MEMO_TEXT_MAX) return shortHash(text);
+  let h = shortTextHashes.get(text);
+  if (h === undefined) {
+    if (shortTextHashes.size >= MEMO_ENTRIES_MAX) shortTextHashes.clear();
+    h = shortHash(text);
+    shortTextHashes.set(text, h);
+  }
+  return h;
+}
+
 /** One short hash per field of a model. */
 export function fieldHashes(kind: Kind, model: AnyModel): FieldHashes {
   const out: FieldHashes = {};
-  for (const f of FIELDS[kind]) out[f] = shortHash(canonicalJson(comparable(kind, f, (model as unknown as Record<string, unknown>)[f])));
+  for (const f of FIELDS[kind]) out[f] = fieldHash(canonicalJson(comparable(kind, f, (model as unknown as Record<string, unknown>)[f])));
   return out;
 }
 

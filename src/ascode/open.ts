@@ -4,7 +4,6 @@ import { buildPlan, missingTracked, readRemote, trackedCount, type Plan, type Pl
 import { checkLayout, ProjectFs } from './paths.js';
 import { CONFIG_FILE, findRoot, listPresence, noProjectError, readConfig, readFiles, type LocalFiles, type ProfileSettings, type ProjectConfig } from './project.js';
 import { inForm, normalise } from './text-form.js';
-import { configWithProfile } from './write.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader } from './remote.js';
 import { loadState, SECTION, type State } from './state.js';
@@ -47,6 +46,8 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
     // diff compares with no vars and no tool ids of its own.
     settings = { vars: {}, tools: {} };
     if (how.addProfile) {
+      // write.ts (and slugify's transliteration tables, tens of milliseconds to load) only when vap.yaml is written.
+      const { configWithProfile } = await import('./write.js');
       const raw = (await fs.readText(CONFIG_FILE))!;
       const { text, form } = normalise(raw);
       await fs.writeText(CONFIG_FILE, inForm(configWithProfile(text, profile), form));

@@ -23,6 +23,30 @@ export function agentFilesHash(files: LocalFiles, slug: string): string | undefi
   return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16);
 }
 
+/**
+ * Reads, a few at a time between I/O (while the platform is read for a plan), whether each
+ * suite is gating, for the agents whose files changed since the last sync of the state the
+ * files were read against (the agents a promotion checks). A suite unchanged since that sync
+ * is parsed only when this is first asked; asked now, in the time the plan waits for the
+ * platform, the check after the plan finds it parsed. Stops when `shouldStop` says so (the
+ * check parses the rest); a file that no longer parses is left for the check to report.
+ */
+export async function readGatesAhead(files: LocalFiles, shouldStop: () => boolean = () => false): Promise<void> {
+  const agents = new Set<string>();
+  for (const [slug, a] of files.agents) if (a.parsed) agents.add(slug);
+  for (const s of files.suites.values()) if (s.parsed) agents.add(s.agentSlug);
+  const suites = [...files.suites.values()].filter((s) => !s.parsed && agents.has(s.agentSlug));
+  for (let i = 0; i < suites.length; i++) {
+    if (i % 2 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (shouldStop()) return;
+    try {
+      void suites[i]!.gate;
+    } catch {
+      // reported by the check that needs it
+    }
+  }
+}
+
 /** The gating suites of an agent in the files. */
 export function gatingSuites(files: LocalFiles, slug: string): string[] {
   return [...files.suites.values()].filter((s) => s.agentSlug === slug && s.gate).map((s) => s.key).sort();

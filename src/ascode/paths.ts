@@ -58,6 +58,18 @@ export const SLUG_HINT = 'a slug is one folder or file name: letters, digits, ".
 /** What a remove did with one file. */
 export type RemoveOutcome = 'removed' | 'missing' | 'changed' | 'not-a-file';
 
+/**
+ * The name of a temporary file beside `target`: a random part drawn once per process and a
+ * counter (it is opened with O_EXCL, so a name that exists all the same is an error, never
+ * a file written through).
+ */
+let tmpPrefix: string | undefined;
+let tmpCount = 0;
+function tmpNameFor(target: string, rel: string): string {
+  tmpPrefix ??= randomBytes(6).toString('hex');
+  return join(dirname(target), `.${rel.split('/').at(-1)}.${tmpPrefix}${(tmpCount++).toString(36)}.tmp`);
+}
+
 export class ProjectFs {
   /** The project root, with the links on the way to it resolved (the root is the user's choice). */
   readonly root: string;
@@ -103,11 +115,13 @@ export class ProjectFs {
     for (let i = start; i < parts.length; i++) {
       cur = join(cur, parts[i]!);
       try {
-        st = lstatSync(cur);
+        // A path that does not exist is the common case of a pull into new folders: no error is made for it.
+        st = lstatSync(cur, { throwIfNoEntry: false });
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+        if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
         throw err;
       }
+      if (st === undefined) return undefined;
       if (st.isSymbolicLink()) throw symlinkError(relative(this.root, cur).split(sep).join('/'));
       if (i < parts.length - 1) {
         if (!st.isDirectory()) throw new UsageError(`${relative(this.root, cur).split(sep).join('/')} is a file where vap expects a folder`, 'move it out of the way');
@@ -180,7 +194,7 @@ export class ProjectFs {
     // the rename below would replace, not follow, a link put there meanwhile.
     this.makeDirsSync(dir);
     const target = this.resolve(rel);
-    const tmp = join(dirname(target), `.${rel.split('/').at(-1)}.${randomBytes(6).toString('hex')}.tmp`);
+    const tmp = tmpNameFor(target, rel);
     const fd = openSync(tmp, 'wx', 0o644);
     try {
       const data = Buffer.from(text, 'utf8');
@@ -200,7 +214,9 @@ export class ProjectFs {
 
   private makeDirsSync(relDir: string): void {
     if (relDir === '' || this.realDirs.has(relDir)) return;
-    this.checkNoLinks(relDir);
+    // Each folder not known yet is made, or found to exist and then looked at (a mkdir never
+    // follows a link): the same checks as checkNoLinks, without an lstat before each mkdir.
+    this.resolve(relDir);
     let cur = '';
     for (const p of relDir.split('/')) {
       cur = cur ? `${cur}/${p}` : p;
@@ -228,7 +244,7 @@ export class ProjectFs {
     const dir = dirname(rel.split('/').join(sep)).split(sep).join('/');
     await this.makeDirs(dir === '.' ? '' : dir);
     const target = this.resolve(rel);
-    const tmp = join(dirname(target), `.${rel.split('/').at(-1)}.${randomBytes(6).toString('hex')}.tmp`);
+    const tmp = tmpNameFor(target, rel);
     const fh = await open(tmp, 'wx', opts.mode ?? 0o644);
     try {
       const data = Buffer.from(text, 'utf8');

@@ -3,7 +3,7 @@ import type { Voice } from '../api/voices.js';
 import { canonicalLanguage, changedFields, contentHash, fieldHashes, scenarioHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type ScenarioModel, type SuiteModel } from './model.js';
 import type { LocalAgent, LocalFiles, LocalSuite, LocalWebhook, ProjectConfig } from './project.js';
 import { ProblemList } from './problems.js';
-import { RemoteReader, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
+import { RemoteReader, remoteHashes, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
 import { intentKey, type Entry, type Intent, type State } from './state.js';
 import { lineOf } from './yaml-doc.js';
 
@@ -128,8 +128,6 @@ function multisetMinus(a: string[], b: string[]): string[] {
   return out;
 }
 
-const hashesOf = (kind: Kind, m: AnyModel): FieldHashes => fieldHashes(kind, m);
-
 /** Where an interrupted push left a tracked resource: the fields it had already changed count as synced. */
 function recoverBase(kind: Kind, base: Entry, intent: Intent | undefined, remote: FieldHashes, remoteModel: AnyModel | undefined): Entry {
   if (!intent || (intent.op !== 'update' && intent.op !== 'create')) return base;
@@ -245,7 +243,7 @@ export async function readRemote(state: State, presence: Presence, reader: Remot
       (async () => {
         const candidates = (await reader.allAgents(intent.name)).filter((a) => a.name === intent.name && !trackedAgentIds.has(a.id));
         const read = await Promise.all(candidates.map((c) => reader.agent(c.id)));
-        const same = read.filter((r): r is RemoteAgent => r !== null && fieldHashes('agent', r.model).instructions === intent.target.instructions);
+        const same = read.filter((r): r is RemoteAgent => r !== null && remoteHashes('agent', r).instructions === intent.target.instructions);
         same.sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''));
         return same.at(-1)?.id;
       })(),
@@ -292,7 +290,8 @@ export async function readRemote(state: State, presence: Presence, reader: Remot
     if (!agent || !s) return null;
     const scenarios = await reader.scenarios(agent.id, id);
     if (!scenarios) return null;
-    return { id, agentId: agent.id, model: suiteModelOf(s, scenarios), runCount: s.runCount ?? 0 };
+    const model = suiteModelOf(s, scenarios);
+    return { id, agentId: agent.id, model, hashes: fieldHashes('suite', model), runCount: s.runCount ?? 0 };
   };
   const replacementSuites = new Map<string, RemoteSuite | null>();
   await Promise.all([
@@ -389,7 +388,7 @@ export async function buildPlan(input: BuildPlanInput, remote?: Promise<RemoteSn
       item.replacement = replacement;
       item.reason = 'finishing the replacement an interrupted push started';
       item.scenarios = { add: diffScenarios(local.model, replacement.model), stale: [] };
-      item.changes = changedFields('suite', local.hashes, fieldHashes('suite', replacement.model));
+      item.changes = changedFields('suite', local.hashes, remoteHashes('suite', replacement));
     } else if (item.action === 'update' && local && remote) {
       suiteApplicability(item, local.model, remote.model, opts);
     }
@@ -432,6 +431,18 @@ export function findVoice(voices: Voice[], name: string, language: string): Voic
   return voices.find((v) => v.name === name && canonicalLanguage(v.language) === want);
 }
 
+/** A plan item: the file's model is read (and a file unchanged since the last sync parsed) only when needed. */
+class Item {
+  declare local?: PlanItem['local'];
+  constructor(init: Omit<PlanItem, 'localModel'>) {
+    Object.assign(this, init);
+  }
+
+  get localModel(): AnyModel | undefined {
+    return this.local?.model;
+  }
+}
+
 function planOne(
   kind: Kind,
   key: string,
@@ -443,9 +454,7 @@ function planOne(
   opts: PlanOptions,
 ): PlanItem {
   const file = local?.file ?? (kind === 'agent' ? `agents/${key}/agent.md` : kind === 'suite' ? `agents/${key.split('/')[0]}/evals/${key.split('/')[1]}.yaml` : `webhooks/${key}.yaml`);
-  const item: PlanItem = { kind, key, name: remoteModel?.name ?? key, file, action: 'unchanged', changes: [], drift: [], local, remote: remote ?? undefined, remoteModel, base: stateEntry, id: remote?.id ?? stateEntry?.id };
-  // The file's model is read (and a file unchanged since the last sync parsed) only when needed.
-  Object.defineProperty(item, 'localModel', { enumerable: true, configurable: true, get: () => local?.model });
+  const item = new Item({ kind, key, name: remoteModel?.name ?? key, file, action: 'unchanged', changes: [], drift: [], local, remote: remote ?? undefined, remoteModel, base: stateEntry, id: remote?.id ?? stateEntry?.id }) as unknown as PlanItem;
   const done = (extra: Partial<PlanItem>): PlanItem => {
     Object.assign(item, extra);
     if (local && (item.action !== 'unchanged' || !remoteModel)) item.name = local.model.name;
@@ -456,14 +465,14 @@ function planOne(
     // The file was removed: a delete, applied only with --prune.
     if (!stateEntry) return done({ action: 'forget' });
     if (!remote) return done({ action: 'forget', reason: 'already gone from the platform', missing: true });
-    const drift = changedFields(kind, stateEntry.fields, hashesOf(kind, remoteModel!));
+    const drift = changedFields(kind, stateEntry.fields, remoteHashes(kind, remote));
     return done({ action: 'delete', drift, needsPrune: !opts.prune, reason: opts.prune ? undefined : `the file was removed; \`vap push --prune${profileArg(opts)}\` deletes it on the platform` });
   }
   const localHashes = local.hashes;
   if (!stateEntry) {
     if (remote) {
       // Created by a push that was interrupted before it could record it: adopt it.
-      const base: Entry = { id: remote.id, fields: hashesOf(kind, remoteModel!), hash: '' };
+      const base: Entry = { id: remote.id, fields: remoteHashes(kind, remote), hash: '' };
       const c = classify(kind, key, base.fields, localHashes, base.fields, opts);
       return done({ ...c, action: c.action === 'unchanged' ? 'unchanged' : 'update', resync: true, adopted: true, base });
     }
@@ -473,9 +482,9 @@ function planOne(
     if (opts.force) return done({ action: 'create', forced: true, id: undefined, missing: true });
     return done({ action: 'drift', drift: ['deleted'], missing: true, reason: `deleted on the platform since the last sync: \`vap push --force${profileArg(opts)}\` creates it again, \`vap pull${profileArg(opts)}\` forgets it` });
   }
-  const remoteHashes = hashesOf(kind, remoteModel!);
-  const base = recoverBase(kind, stateEntry, intent, remoteHashes, remoteModel);
-  const c = classify(kind, key, base.fields, localHashes, remoteHashes, opts);
+  const platform = remoteHashes(kind, remote);
+  const base = recoverBase(kind, stateEntry, intent, platform, remoteModel);
+  const c = classify(kind, key, base.fields, localHashes, platform, opts);
   // An unchanged resource that still has an intent (announced ahead by a push killed before
   // it got there) is recorded again, which drops the intent.
   return done({ ...c, base, resync: c.resync || base.hash !== stateEntry.hash || (c.action === 'unchanged' && (stateEntry.file !== local.digest || intent !== undefined)) });

@@ -1,4 +1,4 @@
-import { closeSync, constants as fsConstants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
+import { closeSync, constants as fsConstants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, type Dirent, type Stats } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
@@ -224,6 +224,16 @@ function dirEntries(path: string): Dirent[] {
   }
 }
 
+/** What is at a path, the path itself (a link is not followed); undefined when nothing is there. */
+function entryAt(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
 /**
  * The text of a project file (its BOM and CRLF line endings taken off, see text-form.ts):
  * a regular file, not a link, at most MAX_FILE_BYTES; undefined when it does not exist.
@@ -363,6 +373,46 @@ function parseWebhookText(file: string, text: string, opts: ReadOptions, problem
 }
 
 /**
+ * A file whose text is the one the last sync recorded: its field hashes are the state's, and
+ * it is parsed (src, model, gate) when one of them is first asked for. One class for the
+ * thousands of such files of a project (getters of its own on each object cost more to make
+ * and to read). A file that no longer parses is a usage error then, and asked again, again.
+ */
+class SyncedFile<M, X> {
+  readonly parsed = false;
+  private loaded: (Parsed<M, X> & { gate?: boolean }) | undefined;
+
+  constructor(
+    readonly file: string,
+    readonly text: string,
+    readonly form: TextForm,
+    readonly digest: string,
+    readonly hashes: FieldHashes,
+    private readonly parseNow: (problems: ProblemList) => Parsed<M, X> | undefined,
+  ) {}
+
+  private load(): Parsed<M, X> & { gate?: boolean } {
+    if (this.loaded) return this.loaded;
+    const later = new ProblemList();
+    const p = this.parseNow(later);
+    if (!p) later.throwIfAny(() => undefined);
+    return (this.loaded = p!);
+  }
+
+  get src(): YamlSource {
+    return this.load().src;
+  }
+
+  get model(): M {
+    return this.load().model;
+  }
+
+  get gate(): boolean | undefined {
+    return this.load().gate;
+  }
+}
+
+/**
  * Reads one file: parsed now, or (when its digest is the one `synced` recorded) when its
  * model is first needed. A lazily parsed file that no longer parses is a usage error then.
  */
@@ -389,19 +439,7 @@ function readLocal<M extends object, X extends object>(
   }
   const { text, form } = read;
   const digest = fileDigest(kind, text, opts.vars);
-  if (synced?.file === digest) {
-    let parsed: Parsed<M, X> | undefined;
-    const get = (): Parsed<M, X> => {
-      if (parsed) return parsed;
-      const later = new ProblemList();
-      parsed = parse(file, text, opts, later);
-      if (!parsed) later.throwIfAny(() => undefined);
-      return parsed!;
-    };
-    const lazy = { file, text, form, digest, parsed: false, hashes: { ...synced.fields } } as LocalFile<M> & X;
-    for (const k of ['src', 'model', 'gate']) Object.defineProperty(lazy, k, { enumerable: true, get: () => (get() as Record<string, unknown>)[k] });
-    return lazy;
-  }
+  if (synced?.file === digest) return new SyncedFile(file, text, form, digest, { ...synced.fields }, (problems) => parse(file, text, opts, problems)) as unknown as LocalFile<M> & X;
   const p = parse(file, text, opts, problems);
   if (!p) return undefined;
   let hashes: FieldHashes | undefined;
@@ -482,12 +520,13 @@ export async function readFiles(root: string, opts: ReadOptions, problems: Probl
     // A folder without agent.md is not an agent (a pull that removed an agent keeps the
     // folder when it holds files of the user's); a tracked agent whose agent.md is gone
     // is planned as a delete.
-    // One listing of the agent's folder says whether agent.md is there and what evals/ is.
-    const inside = dirEntries(join(root, 'agents', slug));
-    if (!inside.some((e) => e.name === 'agent.md')) continue;
-    const evals = inside.find((e) => e.name === 'evals');
+    // Whether agent.md is there and what evals/ is: an lstat each (never through a link),
+    // fewer system calls than a listing of the agent's folder.
+    const agentDir = join(root, 'agents', slug);
+    if (!entryAt(join(agentDir, 'agent.md'))) continue;
+    const evals = entryAt(join(agentDir, 'evals'));
     if (evals?.isSymbolicLink()) linkProblem(problems, `agents/${slug}/evals`);
-    const suites = evals?.isDirectory() ? dirEntries(join(root, 'agents', slug, 'evals')).filter((e) => !e.name.startsWith('.')) : [];
+    const suites = evals?.isDirectory() ? dirEntries(join(agentDir, 'evals')).filter((e) => !e.name.startsWith('.')) : [];
     jobs.push(async () => {
       const a = await readAgentFile(root, slug, opts, problems, synced('agent', slug));
       if (a) out.agents.set(slug, a);

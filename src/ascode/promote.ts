@@ -1,8 +1,8 @@
-import { contentHash, fieldHashes } from './model.js';
+import { contentHash } from './model.js';
 import { agentFilesHash, gatingSuites } from './passed.js';
 import type { Plan } from './plan.js';
 import type { LocalFiles } from './project.js';
-import type { RemoteReader } from './remote.js';
+import { remoteHashes, type RemoteReader } from './remote.js';
 import type { State } from './state.js';
 
 /**
@@ -69,7 +69,7 @@ export async function checkPromotion(input: PromotionInput): Promise<PromotionCh
     if (passed.platform !== undefined && id) {
       const now = await input.sourceReader.agent(id);
       if (!now) return { ok: false, text: `it is gone from profile "${from}" since it passed there` };
-      if (contentHash('agent', fieldHashes('agent', now.model)) !== passed.platform) {
+      if (contentHash('agent', remoteHashes('agent', now)) !== passed.platform) {
         return { ok: false, text: `it drifted in profile "${from}" since it passed there: its platform config changed (\`vap diff --profile ${from}\` shows how)` };
       }
     }

@@ -6,7 +6,7 @@ import { fieldHashes, contentHash, PREVIEW_TAG, type FieldHashes, type Kind } fr
 import type { ProjectFs } from './paths.js';
 import { agentFile, fileDigest, hashesOfData, isTextVapWrote, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
 import { ProblemList } from './problems.js';
-import { RemoteReader, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
+import { RemoteReader, remoteHashes as platformHashes, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
 import { intentKey, SECTION, saveState, type Entry, type State } from './state.js';
 import { inForm, normalise, PLAIN } from './text-form.js';
 import { agentFrontMatter, agentMarkdown, suiteData, suiteYaml, uniqueSlug, webhookData, webhookYaml } from './write.js';
@@ -155,7 +155,9 @@ export async function pull(input: PullInput): Promise<PullResult> {
       const withScenarios = await Promise.all(
         suites.map(async (s) => {
           const scenarios = await reader.scenarios(id, s.id);
-          return scenarios ? ({ id: s.id, agentId: id, model: suiteModelOf(s, scenarios), runCount: s.runCount ?? 0 } satisfies RemoteSuite) : null;
+          if (!scenarios) return null;
+          const model = suiteModelOf(s, scenarios);
+          return { id: s.id, agentId: id, model, hashes: fieldHashes('suite', model), runCount: s.runCount ?? 0 } satisfies RemoteSuite;
         }),
       );
       // Each file is rendered as its resource arrives, while the rest is still being read: for a
@@ -257,7 +259,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
   for (const t of targets) {
     const entry = state[SECTION[t.kind]][t.key];
     const local = t.kind === 'agent' ? files.agents.get(t.key) : t.kind === 'suite' ? files.suites.get(t.key) : files.webhooks.get(t.key);
-    const remoteHashes = t.remote ? (t.hashes ??= fieldHashes(t.kind, t.remote.model)) : undefined;
+    const remoteHashes = t.remote ? (t.hashes ??= platformHashes(t.kind, t.remote)) : undefined;
     const sameAsRemote = local && remoteHashes && !invalid.has(t.file) && Object.entries(local.hashes).every(([f, h]) => remoteHashes[f] === h);
     if (sameAsRemote) {
       result.unchanged.push(t.file);
@@ -324,7 +326,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
       delete section[t.key];
       continue;
     }
-    const fields: FieldHashes = (t.hashes ??= fieldHashes(t.kind, t.remote.model));
+    const fields: FieldHashes = (t.hashes ??= platformHashes(t.kind, t.remote));
     // The file's digest is recorded when its text reads back as what the platform has.
     const final = finalText.get(t.file);
     const text = final?.text;

@@ -6,7 +6,7 @@ import { NotFoundError } from '../api/errors.js';
 import { listScenarios, listSuites, type Scenario, type Suite } from '../api/evals.js';
 import { listVoices, type Voice } from '../api/voices.js';
 import { listWebhookEndpoints, type WebhookEndpoint } from '../api/webhooks.js';
-import { canonicalLanguage, type AgentModel, type SuiteModel, type WebhookModel } from './model.js';
+import { canonicalLanguage, fieldHashes, type AgentModel, type FieldHashes, type SuiteModel, type WebhookModel } from './model.js';
 
 /**
  * The platform side of a plan: the models of the resources a project tracks, read with
@@ -20,6 +20,8 @@ export interface RemoteAgent {
   id: string;
   version: number;
   model: AgentModel;
+  /** The model's field hashes: computed as the resource arrives, while other requests are in flight (remoteHashes). */
+  hashes?: FieldHashes;
   /** Tool name → id, from the agent's tools. */
   toolIds: Record<string, string>;
   createdAt?: string;
@@ -29,12 +31,19 @@ export interface RemoteSuite {
   id: string;
   agentId: string;
   model: SuiteModel;
+  hashes?: FieldHashes;
   runCount: number;
 }
 
 export interface RemoteWebhook {
   id: string;
   model: WebhookModel;
+  hashes?: FieldHashes;
+}
+
+/** The field hashes of a resource read from the platform (kept on it once computed). */
+export function remoteHashes(kind: 'agent' | 'suite' | 'webhook', remote: RemoteAgent | RemoteSuite | RemoteWebhook): FieldHashes {
+  return (remote.hashes ??= fieldHashes(kind, remote.model));
 }
 
 export function agentModelOf(a: Agent, tools: Tool[]): AgentModel {
@@ -99,7 +108,8 @@ export class RemoteReader {
   async agent(id: string): Promise<RemoteAgent | null> {
     const [a, tools] = await Promise.all([this.orNull(() => getAgent(this.api, id, this.signal)), this.orNull(() => getAgentTools(this.api, id, this.signal))]);
     if (!a || !tools) return null;
-    return { id: a.id, version: a.currentVersion ?? 0, model: agentModelOf(a, tools), toolIds: Object.fromEntries(tools.map((t) => [t.name, t.id])), createdAt: a.createdAt };
+    const model = agentModelOf(a, tools);
+    return { id: a.id, version: a.currentVersion ?? 0, model, hashes: fieldHashes('agent', model), toolIds: Object.fromEntries(tools.map((t) => [t.name, t.id])), createdAt: a.createdAt };
   }
 
   suites(agentId: string): Promise<Suite[] | null> {

@@ -12,7 +12,7 @@
  */
 
 /** A string the yaml package writes plain (no quotes): a conservative subset, checked against it by a test. */
-const PLAIN = /^[A-Za-z_][A-Za-z0-9_. ()/-]*$/;
+const PLAIN = /^[A-Za-z_][A-Za-z0-9_. ,()/-]*$/;
 /** Words the package quotes because its core schema reads them as a boolean or a null. */
 const CORE_WORDS = /^(true|True|TRUE|false|False|FALSE|null|Null|NULL)$/;
 

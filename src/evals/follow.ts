@@ -74,7 +74,7 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new DOMException('wait timed out', 'TimeoutError')), s.timeout);
   const signal = AbortSignal.any([ctx.signal, deadline.signal]);
-  const progress = runProgress(ctx);
+  const progress = await runProgress(ctx);
   let last = initial;
   let keysChecked = false;
   const checkKeys = (d: RunDetail) => {

@@ -2,7 +2,7 @@ import type { Run } from '../api/evals.js';
 import type { Context } from '../context.js';
 import { progressText } from './summary.js';
 import { drawsInPlace } from '../ui/accessible.js';
-import { LiveLine } from '../ui/live-line.js';
+import type { LiveLine } from '../ui/live-line.js';
 import { safeText } from '../ui/safe-text.js';
 import { formatDuration } from '../ui/values.js';
 
@@ -14,18 +14,23 @@ export interface RunProgress {
   stop(): void;
 }
 
-/** A live bar on a terminal's stderr, plain lines otherwise, nothing with -q. */
-export function runProgress(ctx: Context): RunProgress | null {
+/**
+ * A live bar on a terminal's stderr, plain lines otherwise, nothing with -q. The live line
+ * (and the text fitting it loads, tens of milliseconds) is loaded only for a terminal.
+ */
+export async function runProgress(ctx: Context): Promise<RunProgress | null> {
   if (ctx.globals.quiet) return null;
-  return drawsInPlace(ctx) ? new BarProgress(ctx, Date.now()) : new LineProgress(ctx);
+  if (!drawsInPlace(ctx)) return new LineProgress(ctx);
+  const { LiveLine } = await import('../ui/live-line.js');
+  return new BarProgress(new LiveLine(ctx.io.stderr), Date.now());
 }
 
 /** The bar, redrawn in place and cut to the terminal's width (src/ui/live-line.ts). */
 class BarProgress implements RunProgress {
-  private readonly line: LiveLine;
-  constructor(ctx: Context, private readonly started: number) {
-    this.line = new LiveLine(ctx.io.stderr);
-  }
+  constructor(
+    private readonly line: LiveLine,
+    private readonly started: number,
+  ) {}
 
   update(run: Run): void {
     const done = (run.completedIterations ?? 0) + (run.failedIterations ?? 0);

@@ -3,7 +3,6 @@ import type { CriterionAggregate, Run, RunDetail, RunResult } from '../api/evals
 import type { Column } from '../ui/format.js';
 import { safeText, trusted } from '../ui/safe-text.js';
 import type { TableFit } from '../ui/table.js';
-import { messageText } from '../ui/fit.js';
 import { fmtScore, type GateResult } from './gates.js';
 import type { BaselineOutcome } from './outcome.js';
 import { countsText, methodText, VERDICT_MARK, type Comparison, type RunComparison, type Verdict } from './verdict.js';
@@ -132,7 +131,8 @@ export function baselineLines(b: BaselineOutcome | undefined, chalk: ChalkInstan
 
 /** The end-of-run report for a person: headline, scenario table, criterion table (with the baseline's columns and verdicts when there is one), gates. */
 export async function renderRunSummary(detail: RunDetail, results: readonly RunResult[], gates: readonly GateResult[], chalk: ChalkInstance, baseline?: BaselineOutcome, fit: TableFit = {}): Promise<string> {
-  const { renderTable } = await import('../ui/table.js');
+  // The table and the text fitting are loaded when a summary is rendered (a command that only evaluates gates loads neither).
+  const [{ renderTable }, { messageText }] = await Promise.all([import('../ui/table.js'), import('../ui/fit.js')]);
   const scenarios = summarizeScenarios(results);
   const criteria = summarizeCriteria(detail.aggregates.criteria);
   const c = baseline?.comparison;

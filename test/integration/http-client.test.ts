@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { ApiError, AuthenticationError, ConnectionError, InternalServerError, RequestTimeoutError } from '../../src/api/errors.js';
@@ -97,6 +98,32 @@ describe('ApiClient against the emulator', () => {
     await emu.fault({ method: 'GET', path: '/api/v1/agents', delayMs: 500, count: 5 });
     const api = client({ timeoutMs: 100, retry: { maxRetries: 0 } });
     await expect(api.request({ method: 'GET', path: '/api/v1/agents', auth: 'bearer' })).rejects.toBeInstanceOf(RequestTimeoutError);
+    await api.close();
+  });
+
+  it('times out a slow response under a deadline of a second or more (kept by undici), within a second of it', async () => {
+    await emu.fault({ method: 'GET', path: '/api/v1/agents', delayMs: 4000, count: 5 });
+    const api = client({ timeoutMs: 1000, retry: { maxRetries: 0 } });
+    const started = Date.now();
+    await expect(api.request({ method: 'GET', path: '/api/v1/agents', auth: 'bearer' })).rejects.toBeInstanceOf(RequestTimeoutError);
+    expect(Date.now() - started).toBeLessThan(3000);
+    await api.close();
+  });
+
+  it("the caller's signal stops a request in flight under a long deadline, and is not listened to once the response is read", async () => {
+    await emu.fault({ method: 'GET', path: '/api/v1/agents', delayMs: 2000, count: 1 });
+    const api = client({ retry: { maxRetries: 0 } });
+    const stop = new AbortController();
+    const pending = api.request({ method: 'GET', path: '/api/v1/agents', auth: 'bearer', signal: stop.signal }).catch((e) => e);
+    setTimeout(() => stop.abort(new Error('stopped')), 100);
+    const started = Date.now();
+    expect(await pending).toBeInstanceOf(Error);
+    expect(Date.now() - started).toBeLessThan(1500);
+
+    const kept = new AbortController();
+    for (let i = 0; i < 20; i++) await api.request({ method: 'GET', path: '/api/v1/agents', auth: 'bearer', signal: kept.signal });
+    await new Promise((resolve) => setImmediate(resolve)); // the last body's close
+    expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
     await api.close();
   });
 

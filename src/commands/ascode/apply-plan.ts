@@ -13,8 +13,7 @@ import { safe, safeText } from '../../ui/safe-text.js';
 import { durationOption } from '../duration.js';
 import { addBaselineOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, gateFlagsGiven, type WaitOptions } from '../evals/run.js';
 import type { SecretFile } from '../webhooks/shared.js';
-import { machineOutput, type DirOptions } from './common.js';
-import { wrapLines } from '../../ui/fit.js';
+import { machineOutput, writeFitted, type DirOptions } from './common.js';
 
 /**
  * How `vap push` and `vap promote` apply a plan to a profile: the plan printed, confirmed,
@@ -112,7 +111,7 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
   ]);
   const machine = machineOutput(ctx);
   // On a terminal the plan's lines wrap at word boundaries under their own indentation.
-  if (!machine) ctx.io.stdout.write(wrapLines(renderPlan(plan, await ctx.stdoutStyle()) + (flow.afterPlan ?? ''), ctx.tableFit().width));
+  if (!machine) await writeFitted(ctx, renderPlan(plan, await ctx.stdoutStyle()) + (flow.afterPlan ?? ''));
 
   const toApply = plan.items.filter((i) => willApply(i) && i.action !== 'forget' && !(i.action === 'unchanged'));
   const id = newApplyId();

@@ -35,6 +35,21 @@ export function machineOutput(ctx: Context): boolean {
   return Boolean(g.json || g.query || (g.output && g.output !== 'table'));
 }
 
+/**
+ * Writes text for a person on stdout: wrapped to the terminal's width on a terminal
+ * (src/ui/fit.ts, loaded then only: its libraries take tens of milliseconds to load, and a
+ * piped command writes the text as it is).
+ */
+export async function writeFitted(ctx: Context, text: string): Promise<void> {
+  const width = ctx.tableFit().width;
+  if (width === undefined) {
+    ctx.io.stdout.write(text);
+    return;
+  }
+  const { wrapLines } = await import('../../ui/fit.js');
+  ctx.io.stdout.write(wrapLines(text, width));
+}
+
 export const PROJECT_HELP = `A project folder holds vap.yaml (format version, the profiles it pushes to,
 per-profile vars and tool ids), agents/<slug>/agent.md (YAML front matter, then the
 instructions byte for byte), agents/<slug>/evals/<suite>.yaml, webhooks/<slug>.yaml,

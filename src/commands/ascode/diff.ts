@@ -2,9 +2,8 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { SilentExit } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { action } from '../action.js';
-import { wrapLines } from '../../ui/fit.js';
 import type { RegisterGroup } from '../types.js';
-import { addDirOption, currentProfile, machineOutput, PROJECT_HELP, type DirOptions, growYoungGenerationFast } from './common.js';
+import { addDirOption, currentProfile, machineOutput, PROJECT_HELP, type DirOptions, growYoungGenerationFast, writeFitted } from './common.js';
 
 interface DiffOptions extends DirOptions {
   exitCode?: boolean;
@@ -52,6 +51,6 @@ export async function run(opts: DiffOptions & GlobalOptions, ctx: Context): Prom
   const plan = await planFor(project, api, {}, ctx);
   const changed = hasChanges(plan);
   if (machineOutput(ctx)) await ctx.out.data(planJson(plan, changed));
-  else ctx.io.stdout.write(wrapLines(renderPlan(plan, await ctx.stdoutStyle()), ctx.tableFit().width));
+  else await writeFitted(ctx, renderPlan(plan, await ctx.stdoutStyle()));
   if (opts.exitCode && changed) throw new SilentExit(ExitCode.GATE);
 }

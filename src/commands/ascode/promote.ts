@@ -2,10 +2,9 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { GateError, UsageError } from '../../errors.js';
 import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
-import { wrapLines } from '../../ui/fit.js';
 import type { RegisterGroup } from '../types.js';
 import { addApplyOptions, applyPlan, checkEvalFlags, type ApplyOptions } from './apply-plan.js';
-import { addDirOption, checkProfileName, machineOutput, PROJECT_HELP, growYoungGenerationFast } from './common.js';
+import { addDirOption, checkProfileName, machineOutput, PROJECT_HELP, growYoungGenerationFast, writeFitted } from './common.js';
 
 interface PromoteOptions extends ApplyOptions {
   from?: string;
@@ -62,11 +61,12 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
   const from = checkProfileName(opts.from ?? '', '--from');
   const to = checkProfileName(opts.to ?? '', '--to');
   if (from === to) throw new UsageError(`--from and --to are both "${from}"`, 'promote carries what passed in one profile to another');
-  const [{ openProject, planFor }, { loadState, stateFile }, { checkPromotion }, { RemoteReader }] = await Promise.all([
+  const [{ openProject, planFor }, { loadState, stateFile }, { checkPromotion }, { RemoteReader }, { readGatesAhead }] = await Promise.all([
     import('../../ascode/open.js'),
     import('../../ascode/state.js'),
     import('../../ascode/promote.js'),
     import('../../ascode/remote.js'),
+    import('../../ascode/passed.js'),
   ]);
   const project = await openProject(opts, ctx, to, undefined, { addProfile: true });
   const source = await loadState(project.fs, from);
@@ -74,7 +74,12 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
     throw new UsageError(`profile "${from}" has no state in this project (${stateFile(from)}): nothing has passed there`, `push to it with \`vap push --profile ${from} --eval\`, or preview there, first`);
   }
   const [api, sourceApi] = await Promise.all([ctx.apiFor(to), ctx.apiFor(from)]);
-  const plan = await planFor(project, api, { force: opts.force, prune: opts.prune, replaceSuite: opts.replaceSuite }, ctx);
+  // While the plan waits for the platform, the check's parsing of gating suites is done ahead.
+  let planning = true;
+  const planned = planFor(project, api, { force: opts.force, prune: opts.prune, replaceSuite: opts.replaceSuite }, ctx).finally(() => (planning = false));
+  const ahead = readGatesAhead(project.files, () => !planning);
+  const plan = await planned;
+  await ahead;
   const check = await checkPromotion({ plan, files: project.files, source, from, sourceReader: new RemoteReader(sourceApi, ctx.signal), allowUnevaluated: Boolean(opts.allowUnevaluated) });
 
   const lines = [
@@ -89,7 +94,7 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
       await ctx.out.data({ promoteId: null, from, to, refused: check.refused, carried: check.carried, plan: planJson(plan, hasChanges(plan)) });
     } else {
       const { renderPlan } = await import('../../ascode/render.js');
-      ctx.io.stdout.write(wrapLines(renderPlan(plan, await ctx.stdoutStyle()) + afterPlan, ctx.tableFit().width));
+      await writeFitted(ctx, renderPlan(plan, await ctx.stdoutStyle()) + afterPlan);
     }
     const names = check.refused.map((r) => `${r.kind} ${r.key}`).join(', ');
     throw new GateError(`promotion refused for ${names}: not what passed in profile "${from}" (listed above); nothing was sent`);

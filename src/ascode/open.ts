@@ -59,7 +59,8 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
   }
   const state = await loadState(fs, profile);
   await confirmOrigin(ctx, state, await ctx.credentialsFor(profile));
-  // `vap diff` reads the platform while the files are parsed; `vap push` sends nothing before they are checked.
+  // `vap diff` and `vap promote` read the platform while the files are parsed (and stop on a
+  // problem in them); `vap push` sends nothing at all before they are checked.
   const stop = new AbortController();
   const onAbort = () => stop.abort(ctx.signal.reason);
   ctx.signal.addEventListener('abort', onAbort, { once: true });

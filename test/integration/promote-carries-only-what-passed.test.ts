@@ -217,6 +217,21 @@ describe('vap promote', () => {
     expect(v.versions[0].reason).toMatch(/^vap promote \S+: eval gate failed on gated-\d+\/booking \(--min-score 0\.999/);
   });
 
+  it('a broken file is exit 2 with nothing written, and the reads of the target it started stop at once', async () => {
+    const a = await stagingAgent('Broken');
+    edit(a.slug, benign);
+    await gatedPush();
+    edit(a.slug, (s) => s.replace(/^name: .*$/m, 'name: ['));
+    await emu.clearRequests();
+    const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`^error: agents/${a.slug}/agent\\.md:\\d+: not valid YAML.*nothing was sent\\n$`, 'm'));
+    expect(await writes(emu)).toEqual([]);
+    const seen = (await emu.requests()).length;
+    await new Promise((res) => setTimeout(res, 500));
+    expect((await emu.requests()).length).toBe(seen);
+  });
+
   it('the same profile on both sides is a usage error; a missing key of the other profile names VAP_API_KEY_<PROFILE>', async () => {
     const same = await vap(['promote', '--from', 'staging', '--to', 'staging']);
     expect(same.code).toBe(2);

@@ -68,7 +68,9 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
     import('../../ascode/remote.js'),
     import('../../ascode/passed.js'),
   ]);
-  const project = await openProject(opts, ctx, to, undefined, { addProfile: true });
+  // The target is read while the files are parsed, as diff reads it (a file problem stops
+  // the reads at once); nothing is written before the files, the plan and the check pass.
+  const project = await openProject(opts, ctx, to, { api: () => ctx.apiFor(to) }, { addProfile: true });
   const source = await loadState(project.fs, from);
   if (Object.keys(source.agents).length === 0 && Object.keys(source.passed).length === 0) {
     throw new UsageError(`profile "${from}" has no state in this project (${stateFile(from)}): nothing has passed there`, `push to it with \`vap push --profile ${from} --eval\`, or preview there, first`);

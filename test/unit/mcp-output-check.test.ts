@@ -8,20 +8,24 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { checkInputSynchronously, checkOutputSynchronously } from '../../src/mcp/server.js';
 
-async function call(sync: boolean, structured: Record<string, unknown>) {
-  const server = new McpServer({ name: 't', version: '1' });
-  server.registerTool('t', { description: 't', inputSchema: {}, outputSchema: z.object({ data: z.object({ n: z.number() }) }) }, async () => ({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured }));
-  if (sync) checkOutputSynchronously(server);
+/** Calls tool t of a server through the SDK's client (which checks results too: only the server's answer is looked at here). */
+async function callTool(server: McpServer, args: Record<string, unknown>) {
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: 'c', version: '1' });
   await client.connect(b);
   try {
-    // The SDK's client checks the result too: only the server's answer is looked at here.
-    return await client.request({ method: 'tools/call', params: { name: 't', arguments: {} } }, z.looseObject({}));
+    return await client.request({ method: 'tools/call', params: { name: 't', arguments: args } }, z.looseObject({}));
   } finally {
     await client.close();
   }
+}
+
+async function call(sync: boolean, structured: Record<string, unknown>) {
+  const server = new McpServer({ name: 't', version: '1' });
+  server.registerTool('t', { description: 't', inputSchema: {}, outputSchema: z.object({ data: z.object({ n: z.number() }) }) }, async () => ({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured }));
+  if (sync) checkOutputSynchronously(server);
+  return callTool(server, {});
 }
 
 describe('the output check, made synchronously', () => {
@@ -41,15 +45,7 @@ async function callWith(sync: boolean, args: Record<string, unknown>) {
   const server = new McpServer({ name: 't', version: '1' });
   server.registerTool('t', { description: 't', inputSchema: { limit: z.number().int().min(1).max(100).optional(), search: z.string().optional(), name: z.string().transform((v) => v.trim()) } }, async (a) => ({ content: [{ type: 'text', text: JSON.stringify(a) }] }));
   if (sync) checkInputSynchronously(server);
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client({ name: 'c', version: '1' });
-  await client.connect(b);
-  try {
-    return await client.request({ method: 'tools/call', params: { name: 't', arguments: args } }, z.looseObject({}));
-  } finally {
-    await client.close();
-  }
+  return callTool(server, args);
 }
 
 describe('the input check, made synchronously', () => {

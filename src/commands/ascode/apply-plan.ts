@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import type { ApplyResult, Reporter } from '../../ascode/apply.js';
 import type { EvalTarget } from '../../ascode/eval-gate.js';
@@ -7,11 +7,9 @@ import type { OpenProject } from '../../ascode/open.js';
 import type { Plan, PlanItem } from '../../ascode/plan.js';
 import type { Context } from '../../context.js';
 import { CliError, SilentExit, UsageError } from '../../errors.js';
-import { reportOption } from '../../evals/follow.js';
 import { ExitCode } from '../../exit-codes.js';
 import { safe, safeText } from '../../ui/safe-text.js';
-import { durationOption } from '../duration.js';
-import { addBaselineOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, gateFlagsGiven, type WaitOptions } from '../evals/run.js';
+import { addBaselineOptions, addFollowOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, gateFlagsGiven, type WaitOptions } from '../evals/run.js';
 import type { SecretFile } from '../webhooks/shared.js';
 import { machineOutput, writeFitted, type DirOptions } from './common.js';
 
@@ -46,11 +44,11 @@ export function addApplyOptions(cmd: Command, verb: 'push' | 'promote'): Command
     .option('--rotate-adopted-secrets', 'rotate the secret of a webhook endpoint an interrupted push created before its secret was shown (shown once, or written to --secret-file)')
     .option('--exit-code', 'exit 3 when anything in the plan was left unapplied (deletions without --prune included), so CI notices')
     .option('--eval', 'after applying, run every gating suite (gate: true) of every agent that changed; roll back when a gate fails');
-  addBaselineOptions(addGateOptions(cmd), 'each run (with --eval)')
-    .addOption(new Option('--timeout <duration>', 'with --eval: give up waiting after this long with exit 124; the platform stays as applied (30s, 10m, 1h)').argParser(durationOption('--timeout', { min: 1 })).default(DEFAULT_TIMEOUT_MS, '30m'))
-    .option('--report <kind=path>', 'with --eval: write a report of each run, as `evals run --report` does (repeatable); with several runs each file name gets .<agent>.<suite>', reportOption)
-    .addOption(new Option('--poll', "learn of a run's end by polling only (also VAP_WAIT_POLL=1)").hideHelp());
-  return cmd;
+  return addFollowOptions(addBaselineOptions(addGateOptions(cmd), 'each run (with --eval)'), {
+    timeout: 'with --eval: give up waiting after this long with exit 124; the platform stays as applied',
+    report: 'with --eval: write a report of each run, as `evals run --report` does (repeatable); with several runs each file name gets .<agent>.<suite>',
+    poll: "learn of a run's end by polling only",
+  });
 }
 
 export function checkEvalFlags(opts: ApplyOptions): void {

@@ -1,13 +1,10 @@
 import { execFile } from 'node:child_process';
-import { Option } from 'commander';
 import type { Context, Env, GlobalOptions } from '../../context.js';
 import { CliError, GateError, UsageError } from '../../errors.js';
-import { reportOption } from '../../evals/follow.js';
 import { ExitCode } from '../../exit-codes.js';
 import { safe, safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
-import { durationOption } from '../duration.js';
-import { addBaselineOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
+import { addBaselineOptions, addFollowOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
 import type { RegisterGroup } from '../types.js';
 import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions, growYoungGenerationFast } from './common.js';
 
@@ -25,11 +22,11 @@ export const register: RegisterGroup = (cmd, makeContext) => {
     .option('--label <label>', 'names the preview agents `<name> · preview <label>` (default: the git branch)')
     .option('--keep', 'keep the preview agents and suites afterwards (the next preview, or --clean, removes them)')
     .option('--clean', 'only remove what earlier previews of this profile left (a killed preview, --keep)');
-  addBaselineOptions(addGateOptions(cmd), 'each run')
-    .addOption(new Option('--timeout <duration>', 'give up waiting after this long with exit 124 (30s, 10m, 1h)').argParser(durationOption('--timeout', { min: 1 })).default(DEFAULT_TIMEOUT_MS, '30m'))
-    .option('--report <kind=path>', 'write a report of each run, as `evals run --report` does (repeatable); with several runs each file name gets .<agent>.<suite>', reportOption)
-    .addOption(new Option('--poll', "learn of a run's end by polling only (also VAP_WAIT_POLL=1)").hideHelp())
-    .addHelpText(
+  addFollowOptions(addBaselineOptions(addGateOptions(cmd), 'each run'), {
+    timeout: 'give up waiting after this long with exit 124',
+    report: 'write a report of each run, as `evals run --report` does (repeatable); with several runs each file name gets .<agent>.<suite>',
+    poll: "learn of a run's end by polling only",
+  }).addHelpText(
       'after',
       `
 For each agent whose files differ from the platform (its agent.md, or one of its

@@ -51,11 +51,28 @@ export function addBaselineOptions(cmd: Command, what = 'the run'): Command {
 
 /** --wait, --timeout, --report (repeatable) and the hidden --poll. */
 export function addWaitOptions(cmd: Command): Command {
+  return addFollowOptions(cmd.option('--wait', 'follow the run until it ends, then print the scores and apply the gates'), {
+    timeout: 'with --wait: give up after this long with exit 124; the run goes on',
+    report: 'when the run ends (or the wait does), write junit=<path>, json=<path>, markdown=<path> (a pull-request comment) or html=<path> (repeatable)',
+    poll: 'learn of the end by polling only, not from the event stream',
+  });
+}
+
+/** How a command that follows runs to their end says so in its help: --timeout, --report and the hidden --poll. */
+export interface FollowHelp {
+  /** What --timeout does (its examples are added). */
+  timeout: string;
+  report: string;
+  /** What --poll does (VAP_WAIT_POLL is added). */
+  poll: string;
+}
+
+/** --timeout (default 30m), --report (repeatable) and the hidden --poll of a command that follows runs: evals run, push, promote and preview. */
+export function addFollowOptions(cmd: Command, help: FollowHelp): Command {
   return cmd
-    .option('--wait', 'follow the run until it ends, then print the scores and apply the gates')
-    .addOption(new Option('--timeout <duration>', 'with --wait: give up after this long with exit 124; the run goes on (30s, 10m, 1h)').argParser(durationOption('--timeout', { min: 1 })).default(DEFAULT_TIMEOUT_MS, '30m'))
-    .option('--report <kind=path>', 'when the run ends (or the wait does), write junit=<path>, json=<path>, markdown=<path> (a pull-request comment) or html=<path> (repeatable)', reportOption)
-    .addOption(new Option('--poll', 'learn of the end by polling only, not from the event stream (also VAP_WAIT_POLL=1)').hideHelp());
+    .addOption(new Option('--timeout <duration>', `${help.timeout} (30s, 10m, 1h)`).argParser(durationOption('--timeout', { min: 1 })).default(DEFAULT_TIMEOUT_MS, '30m'))
+    .option('--report <kind=path>', help.report, reportOption)
+    .addOption(new Option('--poll', `${help.poll} (also VAP_WAIT_POLL=1)`).hideHelp());
 }
 
 /** The gate, baseline and report flags given (what needs the run to be followed to be of any use). */

@@ -2,7 +2,12 @@
 // request to production sees them: their tool ids differ (the emulator derives them from
 // the organization), and staging's agents have gating suites with a completed run, so that
 // `--baseline live` and `--baseline previous` have something to compare with.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startTestEmulator, type TestEmulator } from './emulator.js';
+import { runCli, type CliResult } from './run-cli.js';
 
 export const STAGING = { name: 'staging', apiKey: 'key_staging_test' };
 export const PROD = { name: 'prod', apiKey: 'key_prod_test' };
@@ -10,6 +15,45 @@ export type Org = typeof STAGING;
 
 export function startTwoOrgs(seed?: number): Promise<TestEmulator> {
   return startTestEmulator({ orgs: [STAGING, PROD], timeScale: 3000, allowLoopbackUrls: true, ...(seed === undefined ? {} : { seed }) });
+}
+
+export interface TwoOrgProject {
+  /** The file's emulator (from its beforeAll). */
+  readonly emu: TestEmulator;
+  /** This test's project folder (a new one for each test). */
+  readonly dir: string;
+  /** `vap <args> --dir <dir>` in-process, both profiles' keys in the environment (and `env` over them). */
+  vap(args: string[], env?: Record<string, string | undefined>): Promise<CliResult>;
+}
+
+/**
+ * The hooks a test file of the path to production starts with: one emulator of both
+ * organizations for the file (`setup` seeds it), a fresh project folder for each test.
+ */
+export function useTwoOrgProject(prefix: string, setup?: (emu: TestEmulator) => Promise<unknown>): TwoOrgProject {
+  let emu: TestEmulator | undefined;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    emu = await startTwoOrgs();
+    await setup?.(emu);
+  });
+  afterAll(async () => {
+    await emu?.close();
+  });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+  });
+  return {
+    get emu() {
+      return emu!;
+    },
+    get dir() {
+      return dir!;
+    },
+    vap(args, env = {}) {
+      return runCli([...args, '--dir', dir!], { env: { ...twoOrgEnv(emu!.url, join(dir!, '.config')), ...env } });
+    },
+  };
 }
 
 /** Environment for vap against both: each profile's key its own, no default key. */

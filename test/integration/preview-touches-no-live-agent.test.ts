@@ -4,42 +4,30 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
-import { benign, degrade, seedAgent, STAGING, startTwoOrgs, twoOrgEnv, type Seeded } from '../helpers/two-orgs.js';
+import { benign, degrade, seedAgent, STAGING, twoOrgEnv, type Seeded, useTwoOrgProject } from '../helpers/two-orgs.js';
 
-let emu: TestEmulator;
-let dir: string;
+const t = useTwoOrgProject('vap-preview-');
 let n = 0;
 
-beforeAll(async () => {
-  emu = await startTwoOrgs();
-});
-afterAll(async () => {
-  await emu?.close();
-});
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'vap-preview-'));
-});
-
 function vap(args: string[]) {
-  return runCli(['--profile', 'staging', ...args, '--dir', dir], { env: twoOrgEnv(emu.url, join(dir, '.config')) });
+  return t.vap(['--profile', 'staging', ...args]);
 }
 
-const get = async (path: string) => (await emu.api('GET', path, undefined, STAGING.apiKey)).body.data;
+const get = async (path: string) => (await t.emu.api('GET', path, undefined, STAGING.apiKey)).body.data;
 
 /** A live agent with a tool, a voice, a gating suite (4 iterations of 3 scenarios) and a completed run, pulled. */
 async function liveAgent(): Promise<Seeded & { slug: string }> {
-  const s = await seedAgent(emu, STAGING, { name: `Front Desk ${++n}`, tools: ['Calendar booking'], voice: { name: 'Marcus', language: 'en-US' }, suite: { name: 'Booking', iterations: 4 } });
+  const s = await seedAgent(t.emu, STAGING, { name: `Front Desk ${++n}`, tools: ['Calendar booking'], voice: { name: 'Marcus', language: 'en-US' }, suite: { name: 'Booking', iterations: 4 } });
   const r = await vap(['pull', '--agent', s.agentId]);
   expect(r.code, r.stderr).toBe(0);
   return { ...s, slug: `front-desk-${n}` };
 }
 
-const md = (slug: string) => join(dir, 'agents', slug, 'agent.md');
+const md = (slug: string) => join(t.dir, 'agents', slug, 'agent.md');
 const edit = (slug: string, f: (s: string) => string) => writeFileSync(md(slug), f(readFileSync(md(slug), 'utf8')));
-const state = () => JSON.parse(readFileSync(join(dir, '.vap', 'state.staging.json'), 'utf8'));
+const state = () => JSON.parse(readFileSync(join(t.dir, '.vap', 'state.staging.json'), 'utf8'));
 
 /** Everything of a live agent a preview must not change: its versions, config, tools, suites, scenarios and runs. */
 async function liveSnapshot(s: Seeded) {
@@ -64,7 +52,7 @@ describe('vap preview', () => {
     const live = await liveAgent();
     edit(live.slug, benign);
     const before = await liveSnapshot(live);
-    await emu.clearRequests();
+    await t.emu.clearRequests();
     const r = await vap(['preview', '--label', 'pr-7', '--baseline', 'live', '--fail-on-regression', '--allow-failed-iterations', '12']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`Preview "pr-7" of 1 agent (${live.slug}): 1 suite, 12 calls to place (scenarios × iterations)`);
@@ -74,7 +62,7 @@ describe('vap preview', () => {
     expect(r.stderr).toContain('Removed the preview: 1 agent, 1 suite');
 
     // Nothing of the live agent was written to: no request names it but reads.
-    const writes = (await emu.requests()).filter((q) => q.method !== 'GET');
+    const writes = (await t.emu.requests()).filter((q) => q.method !== 'GET');
     expect(writes.filter((q) => q.path.includes(live.agentId))).toEqual([]);
     expect(await liveSnapshot(live)).toEqual(before);
     // The preview agent existed with the file's instructions, voice and tools, and is gone.
@@ -117,7 +105,7 @@ describe('vap preview', () => {
     const live = await liveAgent();
     edit(live.slug, degrade);
     const before = await liveSnapshot(live);
-    const report = join(dir, 'evals.md');
+    const report = join(t.dir, 'evals.md');
     const r = await vap(['preview', '--label', 'worse', '--baseline', 'live', '--fail-on-regression', '--allow-failed-iterations', '12', '--report', `markdown=${report}`]);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(3);
     expect(r.stdout).toMatch(/instruction_adherence .*▼ regressed/);
@@ -134,13 +122,13 @@ describe('vap preview', () => {
     const live = await liveAgent();
     edit(live.slug, benign);
     const before = await liveSnapshot(live);
-    await emu.control('POST', '/evals/next-run', { outcome: 'hold' });
+    await t.emu.control('POST', '/evals/next-run', { outcome: 'hold' });
     try {
       const r = await vap(['preview', '--label', 'slow', '--timeout', '1s']);
       expect(r.code, r.stderr).toBe(124);
       expect(r.stderr).toContain('Removed the preview: 1 agent, 1 suite');
     } finally {
-      await emu.control('DELETE', '/evals/next-run');
+      await t.emu.control('DELETE', '/evals/next-run');
     }
     expect(await previewAgentsLeft()).toEqual([]);
     expect(state().previews).toBeUndefined();
@@ -151,19 +139,19 @@ describe('vap preview', () => {
   it('Ctrl-C while the run goes on: exit 130, and the previews are removed all the same', async () => {
     const live = await liveAgent();
     edit(live.slug, benign);
-    await emu.control('POST', '/evals/next-run', { outcome: 'hold' });
-    await emu.clearRequests();
+    await t.emu.control('POST', '/evals/next-run', { outcome: 'hold' });
+    await t.emu.clearRequests();
     const ctrlC = new AbortController();
     try {
-      const running = runCli(['--profile', 'staging', 'preview', '--label', 'interrupted', '--dir', dir], { env: twoOrgEnv(emu.url, join(dir, '.config')), signal: ctrlC.signal });
-      for (let i = 0; i < 300 && !(await emu.requests()).some((q) => q.method === 'POST' && q.path.endsWith('/runs')); i++) await new Promise((res) => setTimeout(res, 20));
+      const running = runCli(['--profile', 'staging', 'preview', '--label', 'interrupted', '--dir', t.dir], { env: twoOrgEnv(t.emu.url, join(t.dir, '.config')), signal: ctrlC.signal });
+      for (let i = 0; i < 300 && !(await t.emu.requests()).some((q) => q.method === 'POST' && q.path.endsWith('/runs')); i++) await new Promise((res) => setTimeout(res, 20));
       await new Promise((res) => setTimeout(res, 100));
       ctrlC.abort();
       const r = await running;
       expect(r.code, r.stderr).toBe(130);
       expect(r.stderr).toContain('Removed the preview: 1 agent, 1 suite');
     } finally {
-      await emu.control('DELETE', '/evals/next-run');
+      await t.emu.control('DELETE', '/evals/next-run');
     }
     expect(await previewAgentsLeft()).toEqual([]);
     expect(state().previews).toBeUndefined();
@@ -173,9 +161,9 @@ describe('vap preview', () => {
     const live = await liveAgent();
     const name = `Front Desk ${n} · preview lost`;
     // What a kill leaves when it lands between the create and the write of its answer: the record has no id.
-    const made = (await emu.api('POST', '/api/v1/agents', { name, instructions: 'x', engine: 'realtime', tags: ['vap-preview'] }, STAGING.apiKey)).body.data;
-    const namesake = (await emu.api('POST', '/api/v1/agents', { name, instructions: 'someone else', engine: 'realtime' }, STAGING.apiKey)).body.data;
-    const file = join(dir, '.vap', 'state.staging.json');
+    const made = (await t.emu.api('POST', '/api/v1/agents', { name, instructions: 'x', engine: 'realtime', tags: ['vap-preview'] }, STAGING.apiKey)).body.data;
+    const namesake = (await t.emu.api('POST', '/api/v1/agents', { name, instructions: 'someone else', engine: 'realtime' }, STAGING.apiKey)).body.data;
+    const file = join(t.dir, '.vap', 'state.staging.json');
     const s = JSON.parse(readFileSync(file, 'utf8'));
     s.previews = { [live.slug]: { label: 'lost', name, suites: [{ key: 'booking', name: 'Booking' }], at: new Date().toISOString() } };
     writeFileSync(file, JSON.stringify(s, null, 2));
@@ -183,10 +171,10 @@ describe('vap preview', () => {
     const r = await vap(['preview', '--clean']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('Removed 1 preview agent an earlier preview left');
-    expect((await emu.api('GET', `/api/v1/agents/${made.id}`, undefined, STAGING.apiKey)).status).toBe(404);
-    expect((await emu.api('GET', `/api/v1/agents/${namesake.id}`, undefined, STAGING.apiKey)).status).toBe(200);
+    expect((await t.emu.api('GET', `/api/v1/agents/${made.id}`, undefined, STAGING.apiKey)).status).toBe(404);
+    expect((await t.emu.api('GET', `/api/v1/agents/${namesake.id}`, undefined, STAGING.apiKey)).status).toBe(200);
     expect(state().previews).toBeUndefined();
-    await emu.api('DELETE', `/api/v1/agents/${namesake.id}`, undefined, STAGING.apiKey);
+    await t.emu.api('DELETE', `/api/v1/agents/${namesake.id}`, undefined, STAGING.apiKey);
   });
 
   // The Markdown report's hidden marker names the live suite, not the preview's fresh copy,
@@ -194,8 +182,8 @@ describe('vap preview', () => {
   it('two previews of the same suite write the pull-request comment with the same marker (the live suite\'s)', async () => {
     const live = await liveAgent();
     edit(live.slug, benign);
-    const first = join(dir, 'first.md');
-    const second = join(dir, 'second.md');
+    const first = join(t.dir, 'first.md');
+    const second = join(t.dir, 'second.md');
     expect((await vap(['preview', '--allow-failed-iterations', '12', '--report', `markdown=${first}`])).code).toBe(0);
     expect((await vap(['preview', '--allow-failed-iterations', '12', '--report', `markdown=${second}`])).code).toBe(0);
     const markerOf = (f: string) => readFileSync(f, 'utf8').split('\n')[0];
@@ -212,7 +200,7 @@ describe('vap preview', () => {
     expect((await vap(['preview', '--label', 'kept', '--keep', '--allow-failed-iterations', '12'])).code).toBe(0);
     const other = mkdtempSync(join(tmpdir(), 'vap-preview-other-'));
     try {
-      const r = await runCli(['--profile', 'staging', 'pull', '--all', '--dir', other], { env: twoOrgEnv(emu.url, join(other, '.config')) });
+      const r = await runCli(['--profile', 'staging', 'pull', '--all', '--dir', other], { env: twoOrgEnv(t.emu.url, join(other, '.config')) });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).not.toMatch(/preview-kept/);
     } finally {
@@ -225,11 +213,11 @@ describe('vap preview', () => {
     const r = await vap(['preview']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('Nothing to preview: no agent with a gating suite differs from profile "staging"');
-    writeFileSync(join(dir, 'agents', live.slug, 'evals', 'booking.yaml'), readFileSync(join(dir, 'agents', live.slug, 'evals', 'booking.yaml'), 'utf8').replace('gate: true', 'gate: false'));
+    writeFileSync(join(t.dir, 'agents', live.slug, 'evals', 'booking.yaml'), readFileSync(join(t.dir, 'agents', live.slug, 'evals', 'booking.yaml'), 'utf8').replace('gate: true', 'gate: false'));
     edit(live.slug, benign);
     const u = await vap(['preview']);
     expect(u.code, u.stderr).toBe(0);
     expect(u.stderr).toContain(`agent ${live.slug} differs from the platform but has no gating suite (gate: true): not previewed`);
-    expect(existsSync(join(dir, '.vap', 'state.staging.json'))).toBe(true);
+    expect(existsSync(join(t.dir, '.vap', 'state.staging.json'))).toBe(true);
   });
 });

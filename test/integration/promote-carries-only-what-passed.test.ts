@@ -1,42 +1,25 @@
 // `vap promote --from staging --to prod`: production gets only what passed in staging.
 // In-process against one emulator holding both organizations (their tool ids differ).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TestEmulator } from '../helpers/emulator.js';
-import { runCli } from '../helpers/run-cli.js';
-import { benign, degrade, PROD, seedAgent, STAGING, startTwoOrgs, toolId, twoOrgEnv, writes } from '../helpers/two-orgs.js';
+import { describe, expect, it } from 'vitest';
+import { benign, degrade, PROD, seedAgent, STAGING, toolId, writes, useTwoOrgProject } from '../helpers/two-orgs.js';
 
-let emu: TestEmulator;
-let dir: string;
+// Production uses the same tools, so their ids there are learned from its agents.
+const t = useTwoOrgProject('vap-promote-', (emu) => seedAgent(emu, PROD, { name: 'Reception', tools: ['Calendar booking', 'CRM lookup'] }));
 let n = 0;
 
-beforeAll(async () => {
-  emu = await startTwoOrgs();
-  // Production uses the same tools, so their ids there are learned from its agents.
-  await seedAgent(emu, PROD, { name: 'Reception', tools: ['Calendar booking', 'CRM lookup'] });
-});
-afterAll(async () => {
-  await emu?.close();
-});
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'vap-promote-'));
-});
-
-function vap(args: string[], env: Record<string, string | undefined> = {}) {
-  return runCli([...args, '--dir', dir], { env: { ...twoOrgEnv(emu.url, join(dir, '.config')), ...env } });
-}
+const vap = (args: string[], env: Record<string, string | undefined> = {}) => t.vap(args, env);
 
 /** A staging agent with a gating suite (one iteration a scenario), pulled into the project; its slug. */
 async function stagingAgent(label: string, o: { suite?: boolean } = {}): Promise<{ slug: string; agentId: string }> {
-  const s = await seedAgent(emu, STAGING, { name: `${label} ${++n}`, tools: ['Calendar booking'], suite: o.suite === false ? null : { name: 'Booking', iterations: 1 }, run: false });
+  const s = await seedAgent(t.emu, STAGING, { name: `${label} ${++n}`, tools: ['Calendar booking'], suite: o.suite === false ? null : { name: 'Booking', iterations: 1 }, run: false });
   const r = await vap(['--profile', 'staging', 'pull', '--agent', s.agentId]);
   expect(r.code, r.stderr).toBe(0);
   return { slug: `${label.toLowerCase().replace(/ /g, '-')}-${n}`, agentId: s.agentId };
 }
 
-const md = (slug: string) => join(dir, 'agents', slug, 'agent.md');
+const md = (slug: string) => join(t.dir, 'agents', slug, 'agent.md');
 const edit = (slug: string, f: (s: string) => string) => writeFileSync(md(slug), f(readFileSync(md(slug), 'utf8')));
 
 /** A gated push to staging that passes (failed iterations are not what this file tests). */
@@ -48,7 +31,7 @@ async function gatedPush() {
 }
 
 async function prodAgentNamed(name: string) {
-  const list = (await emu.api('GET', '/api/v1/agents?limit=100', undefined, PROD.apiKey)).body.data.agents as Array<{ id: string; name: string }>;
+  const list = (await t.emu.api('GET', '/api/v1/agents?limit=100', undefined, PROD.apiKey)).body.data.agents as Array<{ id: string; name: string }>;
   return list.find((a) => a.name === name);
 }
 
@@ -63,9 +46,9 @@ describe('vap promote', () => {
     await gatedPush();
     edit(never.slug, benign);
     edit(edited.slug, (s) => s.replace('Never share', 'Never ever share'));
-    expect((await emu.api('PATCH', `/api/v1/agents/${drifted.agentId}`, { description: 'changed in the product' }, STAGING.apiKey)).status).toBe(200);
+    expect((await t.emu.api('PATCH', `/api/v1/agents/${drifted.agentId}`, { description: 'changed in the product' }, STAGING.apiKey)).status).toBe(200);
 
-    await emu.clearRequests();
+    await t.emu.clearRequests();
     const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes']);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stdout).toContain(`✗ agent ${never.slug}: its files have no record of passing their gating suites in profile "staging"`);
@@ -74,23 +57,23 @@ describe('vap promote', () => {
     expect(r.stdout).toContain(`✓ agent ${good.slug}: passed in profile "staging" (a gated push`);
     expect(r.stderr).toContain(`promotion refused for agent ${drifted.slug}, agent ${edited.slug}, agent ${never.slug}`);
     expect(r.stderr).toContain('nothing was sent');
-    expect(await writes(emu)).toEqual([]);
+    expect(await writes(t.emu)).toEqual([]);
     expect(await prodAgentNamed(`Good ${n}`)).toBeUndefined();
 
     // Without the three, the one that passed is carried, with production's tool ids.
-    for (const a of [never, edited, drifted]) rmSync(join(dir, 'agents', a.slug), { recursive: true });
+    for (const a of [never, edited, drifted]) rmSync(join(t.dir, 'agents', a.slug), { recursive: true });
     const ok = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain(`✓ agent ${good.slug}: passed in profile "staging" (a gated push, runs run_`);
     const carried = await prodAgentNamed(`Good ${n}`);
     expect(carried).toBeDefined();
-    const agent = (await emu.api('GET', `/api/v1/agents/${carried!.id}`, undefined, PROD.apiKey)).body.data;
-    const live = (await emu.api('GET', `/api/v1/agents/${good.agentId}`, undefined, STAGING.apiKey)).body.data;
+    const agent = (await t.emu.api('GET', `/api/v1/agents/${carried!.id}`, undefined, PROD.apiKey)).body.data;
+    const live = (await t.emu.api('GET', `/api/v1/agents/${good.agentId}`, undefined, STAGING.apiKey)).body.data;
     expect(agent.instructions).toBe(live.instructions);
-    const tools = (await emu.api('GET', `/api/v1/agents/${carried!.id}/tools`, undefined, PROD.apiKey)).body.data.tools;
-    expect(tools).toEqual([{ id: await toolId(emu, PROD, 'Calendar booking'), name: 'Calendar booking' }]);
+    const tools = (await t.emu.api('GET', `/api/v1/agents/${carried!.id}/tools`, undefined, PROD.apiKey)).body.data.tools;
+    expect(tools).toEqual([{ id: await toolId(t.emu, PROD, 'Calendar booking'), name: 'Calendar booking' }]);
     // Applied as a push applies: the state of prod records it, and a second promotion has nothing to do.
-    expect(JSON.parse(readFileSync(join(dir, '.vap', 'state.prod.json'), 'utf8')).agents[good.slug].id).toBe(carried!.id);
+    expect(JSON.parse(readFileSync(join(t.dir, '.vap', 'state.prod.json'), 'utf8')).agents[good.slug].id).toBe(carried!.id);
     const again = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('Nothing to push: the platform already matches the files.');
@@ -106,30 +89,30 @@ describe('vap promote', () => {
     ['drifted in staging since it passed', async (a: { slug: string; agentId: string }) => {
       edit(a.slug, benign);
       await gatedPush();
-      await emu.api('PATCH', `/api/v1/agents/${a.agentId}`, { name: 'Renamed in the product' }, STAGING.apiKey);
+      await t.emu.api('PATCH', `/api/v1/agents/${a.agentId}`, { name: 'Renamed in the product' }, STAGING.apiKey);
     }, 'it drifted in profile "staging" since it passed there'],
   ] as const) {
     it(`alone, an agent that ${what} is refused: exit 3, named, nothing sent`, async () => {
       const a = await stagingAgent('Alone');
       await make(a);
-      await emu.clearRequests();
+      await t.emu.clearRequests();
       const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes']);
       expect(r.code, r.stderr).toBe(3);
       expect(r.stdout).toContain(`✗ agent ${a.slug}: ${why}`);
       expect(r.stderr).toContain(`error: promotion refused for agent ${a.slug}: not what passed in profile "staging" (listed above); nothing was sent`);
-      expect(await writes(emu)).toEqual([]);
+      expect(await writes(t.emu)).toEqual([]);
     });
   }
 
   it('files a preview passed but whose gated push then failed are refused as not passed, not as drift', async () => {
-    const s = await seedAgent(emu, STAGING, { name: `Flaky ${++n}`, tools: ['Calendar booking'], suite: { name: 'Booking', iterations: 4 } });
+    const s = await seedAgent(t.emu, STAGING, { name: `Flaky ${++n}`, tools: ['Calendar booking'], suite: { name: 'Booking', iterations: 4 } });
     expect((await vap(['--profile', 'staging', 'pull', '--agent', s.agentId])).code).toBe(0);
     const slug = `flaky-${n}`;
     edit(slug, degrade);
     // A preview with no regression gate passes the edit; the gated push then finds the regression.
     const preview = await vap(['--profile', 'staging', 'preview', '--allow-failed-iterations', '12']);
     expect(preview.code, preview.stderr).toBe(0);
-    const state = () => JSON.parse(readFileSync(join(dir, '.vap', 'state.staging.json'), 'utf8'));
+    const state = () => JSON.parse(readFileSync(join(t.dir, '.vap', 'state.staging.json'), 'utf8'));
     expect(state().passed[slug]).toMatchObject({ via: 'preview' });
     const push = await vap(['--profile', 'staging', 'push', '--yes', '--eval', '--baseline', 'previous', '--fail-on-regression', '--allow-failed-iterations', '12']);
     expect(push.code, push.stderr).toBe(3);
@@ -137,31 +120,31 @@ describe('vap promote', () => {
     expect(push.stderr).toContain(`↩ rolled back agent ${slug}`);
     expect(state().passed?.[slug]).toBeUndefined();
 
-    await emu.clearRequests();
+    await t.emu.clearRequests();
     const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes']);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stdout).toContain(`✗ agent ${slug}: its files have no record of passing their gating suites in profile "staging"`);
     expect(r.stdout).not.toContain('drifted');
-    expect(await writes(emu)).toEqual([]);
+    expect(await writes(t.emu)).toEqual([]);
   });
 
   it('refuses an agent with no gating suite and a webhook unless --allow-unevaluated, which carries both', async () => {
     const plain = await stagingAgent('Plain', { suite: false });
-    mkdirSync(join(dir, 'webhooks'), { recursive: true });
-    writeFileSync(join(dir, 'webhooks', 'crm.yaml'), 'name: CRM\nurl: http://127.0.0.1:9/hook\nevents: [call.ended]\n');
-    await emu.clearRequests();
+    mkdirSync(join(t.dir, 'webhooks'), { recursive: true });
+    writeFileSync(join(t.dir, 'webhooks', 'crm.yaml'), 'name: CRM\nurl: http://127.0.0.1:9/hook\nevents: [call.ended]\n');
+    await t.emu.clearRequests();
     const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes']);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stdout).toContain(`✗ agent ${plain.slug}: has no gating suite (gate: true) to pass; --allow-unevaluated carries it anyway`);
     expect(r.stdout).toContain('✗ webhook crm: a webhook endpoint has no evals to pass; --allow-unevaluated carries it');
-    expect(await writes(emu)).toEqual([]);
+    expect(await writes(t.emu)).toEqual([]);
 
     const ok = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes', '--allow-unevaluated']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain(`✓ agent ${plain.slug}: unevaluated: it has no gating suite (--allow-unevaluated)`);
     expect(ok.stdout).toContain('✓ webhook crm: unevaluated (--allow-unevaluated)');
     expect(await prodAgentNamed(`Plain ${n}`)).toBeDefined();
-    const hooks = (await emu.api('GET', '/api/v1/webhook-endpoints', undefined, PROD.apiKey)).body.data;
+    const hooks = (await t.emu.api('GET', '/api/v1/webhook-endpoints', undefined, PROD.apiKey)).body.data;
     expect(JSON.stringify(hooks)).toContain('http://127.0.0.1:9/hook');
   });
 
@@ -169,19 +152,19 @@ describe('vap promote', () => {
     const a = await stagingAgent('Dry');
     edit(a.slug, benign);
     await gatedPush();
-    await emu.clearRequests();
+    await t.emu.clearRequests();
     const dry = await vap(['promote', '--from', 'staging', '--to', 'prod', '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain(`+ create    agent ${a.slug}`);
     expect(dry.stdout).toContain(`From profile "staging":\n  ✓ agent ${a.slug}: passed in profile "staging"`);
-    expect(await writes(emu)).toEqual([]);
+    expect(await writes(t.emu)).toEqual([]);
     const dryJson = JSON.parse((await vap(['promote', '--from', 'staging', '--to', 'prod', '--dry-run', '--json'])).stdout);
     expect(dryJson).toMatchObject({ promoteId: null, dryRun: true });
     // Confirmed as a push is: without a terminal, --yes is needed, and nothing is sent.
     const unconfirmed = await vap(['promote', '--from', 'staging', '--to', 'prod']);
     expect(unconfirmed.code).toBe(2);
     expect(unconfirmed.stderr).toContain('--yes');
-    expect(await writes(emu)).toEqual([]);
+    expect(await writes(t.emu)).toEqual([]);
 
     edit(a.slug, (s) => s.replace('Never share', 'Never ever share'));
     const refused = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes', '--json']);
@@ -189,7 +172,7 @@ describe('vap promote', () => {
     const rj = JSON.parse(refused.stdout);
     expect(rj).toMatchObject({ promoteId: null, from: 'staging', to: 'prod', carried: [] });
     expect(rj.refused).toEqual([{ kind: 'agent', key: a.slug, why: expect.stringContaining('edited since they passed') }]);
-    expect(await writes(emu)).toEqual([]);
+    expect(await writes(t.emu)).toEqual([]);
 
     edit(a.slug, (s) => s.replace('Never ever share', 'Never share'));
     const done = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes', '--json']);
@@ -205,14 +188,14 @@ describe('vap promote', () => {
     edit(a.slug, benign);
     await gatedPush();
     expect((await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes'])).code).toBe(0);
-    const prodId = JSON.parse(readFileSync(join(dir, '.vap', 'state.prod.json'), 'utf8')).agents[a.slug].id as string;
-    const from = (await emu.api('GET', `/api/v1/agents/${prodId}`, undefined, PROD.apiKey)).body.data.currentVersion;
+    const prodId = JSON.parse(readFileSync(join(t.dir, '.vap', 'state.prod.json'), 'utf8')).agents[a.slug].id as string;
+    const from = (await t.emu.api('GET', `/api/v1/agents/${prodId}`, undefined, PROD.apiKey)).body.data.currentVersion;
     edit(a.slug, (s) => s.replace('Never share', 'Never ever share'));
     await gatedPush();
     const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes', '--eval', '--min-score', '0.999', '--allow-failed-iterations', '10']);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/error: the evals of promote \S+ failed a gate; rolled back gated-\d+/);
-    const v = (await emu.api('GET', `/api/v1/agents/${prodId}/versions?limit=20`, undefined, PROD.apiKey)).body.data;
+    const v = (await t.emu.api('GET', `/api/v1/agents/${prodId}/versions?limit=20`, undefined, PROD.apiKey)).body.data;
     expect(v.versions[0]).toMatchObject({ changeType: 'rollback', rolledBackTo: from });
     expect(v.versions[0].reason).toMatch(/^vap promote \S+: eval gate failed on gated-\d+\/booking \(--min-score 0\.999/);
   });
@@ -222,14 +205,14 @@ describe('vap promote', () => {
     edit(a.slug, benign);
     await gatedPush();
     edit(a.slug, (s) => s.replace(/^name: .*$/m, 'name: ['));
-    await emu.clearRequests();
+    await t.emu.clearRequests();
     const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes']);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`^error: agents/${a.slug}/agent\\.md:\\d+: not valid YAML.*nothing was sent\\n$`, 'm'));
-    expect(await writes(emu)).toEqual([]);
-    const seen = (await emu.requests()).length;
+    expect(await writes(t.emu)).toEqual([]);
+    const seen = (await t.emu.requests()).length;
     await new Promise((res) => setTimeout(res, 500));
-    expect((await emu.requests()).length).toBe(seen);
+    expect((await t.emu.requests()).length).toBe(seen);
   });
 
   it('the same profile on both sides is a usage error; a missing key of the other profile names VAP_API_KEY_<PROFILE>', async () => {
@@ -240,13 +223,13 @@ describe('vap promote', () => {
     const a = await stagingAgent('Keyless');
     edit(a.slug, benign);
     await gatedPush();
-    await emu.clearRequests();
+    await t.emu.clearRequests();
     const noProd = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes'], { VAP_API_KEY_PROD: undefined });
     expect(noProd.code).toBe(4);
     expect(noProd.stderr).toContain('VAP_API_KEY_PROD');
     const noStaging = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes'], { VAP_API_KEY_STAGING: undefined });
     expect(noStaging.code).toBe(4);
     expect(noStaging.stderr).toContain('VAP_API_KEY_STAGING');
-    expect(await writes(emu)).toEqual([]);
+    expect(await writes(t.emu)).toEqual([]);
   });
 });

@@ -2,42 +2,29 @@
 // significant regression only. A change at the level of the noise passes where an absolute
 // --min-score at the same level would have flipped; a degraded instruction is rolled back,
 // and the version history says why. In-process against a real emulator.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
-import { benign, degrade, seedAgent, STAGING, startTwoOrgs, twoOrgEnv, type Seeded } from '../helpers/two-orgs.js';
+import { benign, degrade, seedAgent, STAGING, twoOrgEnv, type Seeded, useTwoOrgProject } from '../helpers/two-orgs.js';
 
-let emu: TestEmulator;
-let dir: string;
+const t = useTwoOrgProject('vap-push-regression-');
 let n = 0;
 
-beforeAll(async () => {
-  emu = await startTwoOrgs();
-});
-afterAll(async () => {
-  await emu?.close();
-});
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'vap-push-regression-'));
-});
-
 function vap(args: string[]) {
-  return runCli(['--profile', 'staging', ...args, '--dir', dir], { env: twoOrgEnv(emu.url, join(dir, '.config')) });
+  return t.vap(['--profile', 'staging', ...args]);
 }
-const get = async (path: string) => (await emu.api('GET', path, undefined, STAGING.apiKey)).body.data;
+const get = async (path: string) => (await t.emu.api('GET', path, undefined, STAGING.apiKey)).body.data;
 
 /** A live agent with a gating suite of 3 scenarios × `iterations` and one completed run (the baseline), pulled. */
 async function liveAgent(iterations: number): Promise<Seeded & { slug: string }> {
-  const s = await seedAgent(emu, STAGING, { name: `Gate Desk ${++n}`, tools: ['Calendar booking'], suite: { name: 'Booking', iterations } });
+  const s = await seedAgent(t.emu, STAGING, { name: `Gate Desk ${++n}`, tools: ['Calendar booking'], suite: { name: 'Booking', iterations } });
   const r = await vap(['pull', '--agent', s.agentId]);
   expect(r.code, r.stderr).toBe(0);
   return { ...s, slug: `gate-desk-${n}` };
 }
 const edit = (slug: string, f: (s: string) => string) => {
-  const md = join(dir, 'agents', slug, 'agent.md');
+  const md = join(t.dir, 'agents', slug, 'agent.md');
   writeFileSync(md, f(readFileSync(md, 'utf8')));
 };
 // Failed iterations are a gate of their own (--allow-failed-iterations); this file is about the verdicts.
@@ -64,7 +51,7 @@ describe('vap push --eval --fail-on-regression', () => {
     expect(second.overallScore).toBeLessThan(first.overallScore);
     // An absolute gate at the level the agent scored before: it passes the old run and fails the new one.
     const level = String(first.overallScore);
-    const env = twoOrgEnv(emu.url, join(dir, '.config'));
+    const env = twoOrgEnv(t.emu.url, join(t.dir, '.config'));
     const gate = (runId: string) => runCli(['--profile', 'staging', 'evals', 'runs', 'get', live.suiteId!, runId, '--agent', live.agentId, '--min-score', level, '--allow-failed-iterations', '30'], { env });
     expect((await gate(first.id)).code).toBe(0);
     const flipped = await gate(second.id);
@@ -86,11 +73,11 @@ describe('vap push --eval --fail-on-regression', () => {
     expect(v.versions[0].reason).toMatch(/^vap push \S+: eval gate failed on gate-desk-\d+\/booking \(--fail-on-regression: \d+ significant regressions? against run #1: .*instruction_adherence -0\.\d+/);
     const agent = await get(`/api/v1/agents/${live.agentId}`);
     expect(agent.instructions).toContain('Never give medical advice.');
-    const listed = await runCli(['--profile', 'staging', 'agents', 'versions', live.agentId], { env: twoOrgEnv(emu.url, join(dir, '.config')) });
+    const listed = await runCli(['--profile', 'staging', 'agents', 'versions', live.agentId], { env: twoOrgEnv(t.emu.url, join(t.dir, '.config')) });
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(new RegExp(`rollback\\t.*to version ${from}: vap push \\S+: eval gate failed on gate-desk-\\d+/booking \\(--fail-on-regression`));
     // Nothing is recorded as passed: the files are not what staging now runs.
-    const state = JSON.parse(readFileSync(join(dir, '.vap', 'state.staging.json'), 'utf8'));
+    const state = JSON.parse(readFileSync(join(t.dir, '.vap', 'state.staging.json'), 'utf8'));
     expect(state.passed?.[live.slug]).toBeUndefined();
   });
 });

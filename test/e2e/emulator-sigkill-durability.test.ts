@@ -1,10 +1,9 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../helpers/built.js';
+import { startHookSink, type HookSink } from '../helpers/hook-sink.js';
 import { startEmulatorProcess, type EmulatorProcess } from '../helpers/emulator-process.js';
 import { emptyAcked, waitFor, writeBurst, type Acked, type Api } from '../helpers/emulator-workload.js';
 
@@ -21,20 +20,16 @@ const dir = mkdtempSync(join(tmpdir(), 'vap-sigkill-'));
 const data = join(dir, 'state');
 const ARGS = ['--data-dir', data, '--time-scale', '1000', '--allow-loopback-urls', '--seed', '3'];
 const ENV = { VAP_EMULATOR_COMPACT_BYTES: '400000' };
-let receiver: http.Server;
+let receiver: HookSink;
 let hook: string;
 
 beforeAll(async () => {
   assertBuilt();
-  receiver = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.end());
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  receiver = await startHookSink();
+  hook = receiver.url;
 });
 afterAll(async () => {
-  await new Promise((r) => receiver.close(r));
+  await receiver.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

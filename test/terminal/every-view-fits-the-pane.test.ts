@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import type { Command } from 'commander';
@@ -9,6 +7,7 @@ import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { assertBuilt, BIN, ROOT } from '../helpers/built.js';
+import { startHookSink, type HookSink } from '../helpers/hook-sink.js';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { rows, waitFor } from '../helpers/emulator-workload.js';
 import { testStateDir } from '../helpers/state-dir.js';
@@ -180,7 +179,7 @@ function listingVerbsInSource(): string[] {
 
 let emu: TestEmulator;
 let seeded: Seeded;
-let receiver: http.Server;
+let receiver: HookSink | undefined;
 let receiverUrl: string;
 let configDir: string;
 
@@ -285,19 +284,15 @@ const exitOf = (s: string) => Number(/\[exit (\d+)\]/.exec(s)?.[1]);
 describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 80 and 40 columns)', () => {
   beforeAll(async () => {
     assertBuilt();
-    receiver = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => res.end());
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    receiver = await startHookSink();
+    receiverUrl = receiver.url;
     configDir = mkdtempSync(join(tmpdir(), 'vap-fit-config-'));
     emu = await startTestEmulator({ allowLoopbackUrls: true });
     seeded = await seed();
   }, 120_000);
   afterAll(async () => {
     await emu?.close();
-    await new Promise((r) => receiver?.close(r));
+    await receiver?.close();
   });
 
   it('covers the whole command surface: every verb is a listing, a live view or neither, each listing is run here, and each with ids takes --wide', async () => {

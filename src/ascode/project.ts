@@ -1,11 +1,12 @@
-import { closeSync, constants as fsConstants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, type Dirent, type Stats } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { ENGINES, canonicalJson, canonicalLanguage, fieldHashes, shortHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
+import { ENGINES, canonicalLanguage, fieldHashes, type AgentModel, type AnyModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
 import type { Entry } from './state.js';
 import { ProblemList } from './problems.js';
-import { isSlug, MAX_FILE_BYTES, slugProblem, symlinkError, tooLarge, type ProjectFs } from './paths.js';
+import { isSlug, type ProjectFs } from './paths.js';
+import { fileDigest, FORMAT_VERSION, type ReadFile } from './scan.js';
 import { normalise, type TextForm } from './text-form.js';
 import { expandField, expandVars, parseYaml, validate, type YamlSource } from './yaml-doc.js';
 
@@ -16,11 +17,12 @@ import { expandField, expandVars, parseYaml, validate, type YamlSource } from '.
  */
 
 export const CONFIG_FILE = 'vap.yaml';
-export const FORMAT_VERSION = 1;
 const BCP47 = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
 export { isSlug };
+export { fileDigest, FORMAT_VERSION };
+export { listPresence } from './scan.js';
 
 export interface ProfileSettings {
   vars: Record<string, string>;
@@ -211,76 +213,6 @@ export interface ReadOptions {
   profile: string;
 }
 
-// The project's files are read synchronously: hundreds of small files are read faster
-// one after the other than through the thread pool (open, stat, read, close each), and
-// nothing else is waiting while they are read. A folder's entries say whether each is a
-// link, so a read costs no more system calls than before for being checked.
-function dirEntries(path: string): Dirent[] {
-  try {
-    return readdirSync(path, { withFileTypes: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
-    throw err;
-  }
-}
-
-/** What is at a path, the path itself (a link is not followed); undefined when nothing is there. */
-function entryAt(path: string): Stats | undefined {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
-    throw err;
-  }
-}
-
-/**
- * The text of a project file (its BOM and CRLF line endings taken off, see text-form.ts):
- * a regular file, not a link, at most MAX_FILE_BYTES; undefined when it does not exist.
- */
-function readProjectFile(root: string, file: string): { text: string; form: TextForm } | undefined {
-  const abs = join(root, file);
-  // Opened with O_NOFOLLOW where there is one: a link is refused by the open itself (ELOOP),
-  // and the size and type come from the open file (no lstat before it).
-  if (O_NOFOLLOW === undefined) {
-    let st;
-    try {
-      st = lstatSync(abs);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    if (st.isSymbolicLink()) throw symlinkError(file);
-  }
-  let fd: number;
-  try {
-    fd = openSync(abs, fsConstants.O_RDONLY | (O_NOFOLLOW ?? 0));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP') throw symlinkError(file);
-    throw err;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new UsageError(`${file} is not a file`, 'move it out of the way');
-    if (st.size > MAX_FILE_BYTES) throw tooLarge(file, st.size, MAX_FILE_BYTES);
-    return normalise(readFileSync(fd, 'utf8'));
-  } finally {
-    closeSync(fd);
-  }
-}
-
-const O_NOFOLLOW: number | undefined = (fsConstants as { O_NOFOLLOW?: number }).O_NOFOLLOW;
-
-/**
- * The digest of a file's text as read for a profile. Only a webhook's URL takes the
- * profile's vars, so only a webhook's digest depends on them.
- */
-export function fileDigest(kind: Kind, text: string, vars: Record<string, string>): string {
-  return shortHash(`vap/${FORMAT_VERSION}\0${kind}\0${kind === 'webhook' ? canonicalJson(vars) : ''}\0${text}`);
-}
-
 /** Whether a file's text (as read from disk) is still the text vap recorded when it last synced the resource. */
 export function isTextVapWrote(kind: Kind, raw: string, entry: Entry | undefined, vars: Record<string, string>): boolean {
   return entry?.file !== undefined && fileDigest(kind, normalise(raw).text, vars) === entry.file;
@@ -412,171 +344,61 @@ class SyncedFile<M, X> {
   }
 }
 
-/**
- * Reads one file: parsed now, or (when its digest is the one `synced` recorded) when its
- * model is first needed. A lazily parsed file that no longer parses is a usage error then.
- */
-function readLocal<M extends object, X extends object>(
-  kind: Kind,
-  root: string,
-  file: string,
+/** A scanned file as the plan sees it: synced (parsed when first needed) or parsed now; undefined when it does not parse. */
+function localFile<M extends object, X extends object>(
+  f: ReadFile,
   opts: ReadOptions,
   problems: ProblemList,
   synced: Entry | undefined,
   parse: (file: string, text: string, opts: ReadOptions, problems: ProblemList) => Parsed<M, X> | undefined,
 ): (LocalFile<M> & X) | undefined {
-  let read: { text: string; form: TextForm } | undefined;
-  try {
-    read = readProjectFile(root, file);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    problems.add({ file, message: err.message.startsWith(`${file} `) ? err.message.slice(file.length + 1) : err.message });
-    return undefined;
-  }
-  if (!read) {
-    problems.add({ file, message: 'is missing' });
-    return undefined;
-  }
-  const { text, form } = read;
-  const digest = fileDigest(kind, text, opts.vars);
+  const { file, text, form, digest } = f;
   if (synced?.file === digest) return new SyncedFile(file, text, form, digest, { ...synced.fields }, (problems) => parse(file, text, opts, problems)) as unknown as LocalFile<M> & X;
   const p = parse(file, text, opts, problems);
   if (!p) return undefined;
   let hashes: FieldHashes | undefined;
-  return Object.assign(Object.create(null, { hashes: { enumerable: true, get: () => (hashes ??= fieldHashes(kind, p.model as unknown as AnyModel)) } }), { file, text, form, digest, parsed: true }, p) as LocalFile<M> & X;
+  return Object.assign(Object.create(null, { hashes: { enumerable: true, get: () => (hashes ??= fieldHashes(f.kind, p.model as unknown as AnyModel)) } }), { file, text, form, digest, parsed: true }, p) as LocalFile<M> & X;
 }
-
 
 /** What the state recorded for a resource at its last sync (its file digest and field hashes). */
 export type SyncedLookup = (kind: Kind, key: string) => Entry | undefined;
 
-export async function readAgentFile(root: string, slug: string, opts: ReadOptions, problems: ProblemList, synced?: Entry): Promise<LocalAgent | undefined> {
-  const l = readLocal('agent', root, agentFile(slug), opts, problems, synced, parseAgentText);
-  return l && Object.assign(l, { slug });
-}
-
-export async function readSuiteFile(root: string, agentSlug: string, slug: string, opts: ReadOptions, problems: ProblemList, synced?: Entry): Promise<LocalSuite | undefined> {
-  const l = readLocal('suite', root, suiteFile(agentSlug, slug), opts, problems, synced, parseSuiteText);
-  return l && Object.assign(l, { key: `${agentSlug}/${slug}`, agentSlug, slug });
-}
-
-export async function readWebhookFile(root: string, slug: string, opts: ReadOptions, problems: ProblemList, synced?: Entry): Promise<LocalWebhook | undefined> {
-  const l = readLocal('webhook', root, webhookFile(slug), opts, problems, synced, parseWebhookText);
-  return l && Object.assign(l, { slug });
-}
-
-/** Folder and file names only: which agents and webhooks have files (nothing is parsed). */
-export function listPresence(root: string): { agents: Set<string>; webhooks: boolean } {
-  const agents = new Set(dirEntries(join(root, 'agents')).filter((d) => d.isDirectory() && isSlug(d.name)).map((d) => d.name));
-  const webhooks = dirEntries(join(root, 'webhooks')).some((e) => !e.name.startsWith('.') && e.name.endsWith('.yaml'));
-  return { agents, webhooks };
-}
-
 const yieldToIO = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** A folder of the layout (agents/, webhooks/, agents/<slug>/evals/) that exists and is a link: a problem. */
-function linkedFolder(root: string, rel: string, problems: ProblemList): boolean {
-  try {
-    if (!lstatSync(join(root, rel)).isSymbolicLink()) return false;
-  } catch {
-    return false;
-  }
-  problems.add({ file: rel, message: symlinkError(rel).message.slice(rel.length + 1) + `; replace it with a real folder` });
-  return true;
-}
-
-const linkProblem = (problems: ProblemList, rel: string) => problems.add({ file: rel, message: 'is a symbolic link; vap never reads, writes or removes through one: replace it with the real file or folder' });
+/** Parsed files between two turns of the event loop (requests in flight get their answers in). */
+const PARSED_PER_TURN = 4;
 
 /**
- * Reads every file of the project; problems are collected, not thrown. Between files it
- * lets I/O in, so that requests already in flight (a plan reads the platform meanwhile)
- * keep going while hundreds of files are parsed. A link anywhere in the layout (agents/,
- * webhooks/, a resource's folder or file) is a problem, never followed.
+ * Reads every file of the project; problems are collected, not thrown. The layout is
+ * listed and the files read and digested first (scan.ts: on a worker thread for a large
+ * project); then each file whose text is not the one the last sync recorded is parsed and
+ * checked, with I/O let in between, so that requests already in flight (a plan reads the
+ * platform meanwhile) keep going. A link anywhere in the layout is a problem, never followed.
  */
 export async function readFiles(root: string, opts: ReadOptions, problems: ProblemList, synced: SyncedLookup = () => undefined): Promise<LocalFiles> {
+  const { scanProject } = await import('./scan-project.js');
+  const scan = await scanProject(root, opts.vars);
+  for (const p of scan.problems) problems.add(p);
   const out: LocalFiles = { agents: new Map(), suites: new Map(), webhooks: new Map() };
-  const jobs: Array<() => Promise<void>> = [];
-  const agentsLinked = linkedFolder(root, 'agents', problems);
-  // The platform's answers (read meanwhile by diff) are let in before and while the folders are listed.
-  await yieldToIO();
-  let listed = 0;
-  for (const d of agentsLinked ? [] : dirEntries(join(root, 'agents'))) {
-    if (++listed % 64 === 0) await yieldToIO();
-    if (d.name.startsWith('.')) continue;
-    if (d.isSymbolicLink()) {
-      linkProblem(problems, `agents/${d.name}`);
+  let parsed = 0;
+  for (const f of scan.files) {
+    if ('problem' in f) {
+      problems.add({ file: f.file, message: f.problem });
       continue;
     }
-    if (!d.isDirectory()) {
-      problems.add({ file: `agents/${d.name}`, message: 'agents/ holds one folder per agent (agents/<slug>/agent.md); move or remove this file' });
-      continue;
+    const key = f.kind === 'suite' ? `${f.agentSlug!}/${f.slug}` : f.slug;
+    const entry = synced(f.kind, key);
+    if (f.kind === 'agent') {
+      const a = localFile(f, opts, problems, entry, parseAgentText);
+      if (a) out.agents.set(key, Object.assign(a, { slug: key }));
+    } else if (f.kind === 'suite') {
+      const s = localFile(f, opts, problems, entry, parseSuiteText);
+      if (s) out.suites.set(key, Object.assign(s, { key, agentSlug: f.agentSlug!, slug: f.slug }));
+    } else {
+      const w = localFile(f, opts, problems, entry, parseWebhookText);
+      if (w) out.webhooks.set(key, Object.assign(w, { slug: key }));
     }
-    const slug = d.name;
-    const bad = slugProblem(slug);
-    if (bad) {
-      problems.add({ file: `agents/${slug}`, message: `a folder name is the agent's slug, and this one is not a safe slug: ${bad}` });
-      continue;
-    }
-    // A folder without agent.md is not an agent (a pull that removed an agent keeps the
-    // folder when it holds files of the user's); a tracked agent whose agent.md is gone
-    // is planned as a delete.
-    // Whether agent.md is there and what evals/ is: an lstat each (never through a link),
-    // fewer system calls than a listing of the agent's folder.
-    const agentDir = join(root, 'agents', slug);
-    if (!entryAt(join(agentDir, 'agent.md'))) continue;
-    const evals = entryAt(join(agentDir, 'evals'));
-    if (evals?.isSymbolicLink()) linkProblem(problems, `agents/${slug}/evals`);
-    const suites = evals?.isDirectory() ? dirEntries(join(agentDir, 'evals')).filter((e) => !e.name.startsWith('.')) : [];
-    jobs.push(async () => {
-      const a = await readAgentFile(root, slug, opts, problems, synced('agent', slug));
-      if (a) out.agents.set(slug, a);
-    });
-    for (const e of suites) {
-      if (e.isSymbolicLink()) {
-        linkProblem(problems, `agents/${slug}/evals/${e.name}`);
-        continue;
-      }
-      if (!e.isFile() || !e.name.endsWith('.yaml')) {
-        problems.add({ file: `agents/${slug}/evals/${e.name}`, message: 'evals/ holds one <suite>.yaml per eval suite; move or remove this' });
-        continue;
-      }
-      const suiteSlug = e.name.slice(0, -'.yaml'.length);
-      const badSuite = slugProblem(suiteSlug);
-      if (badSuite) {
-        problems.add({ file: `agents/${slug}/evals/${e.name}`, message: `a suite file's name (before .yaml) is its slug, and this one is not a safe slug: ${badSuite}` });
-        continue;
-      }
-      jobs.push(async () => {
-        const s = await readSuiteFile(root, slug, suiteSlug, opts, problems, synced('suite', `${slug}/${suiteSlug}`));
-        if (s) out.suites.set(s.key, s);
-      });
-    }
-  }
-  const webhooksLinked = linkedFolder(root, 'webhooks', problems);
-  for (const e of webhooksLinked ? [] : dirEntries(join(root, 'webhooks'))) {
-    if (e.name.startsWith('.')) continue;
-    if (e.isSymbolicLink()) {
-      linkProblem(problems, `webhooks/${e.name}`);
-      continue;
-    }
-    if (!e.isFile() || !e.name.endsWith('.yaml')) {
-      problems.add({ file: `webhooks/${e.name}`, message: 'webhooks/ holds one <slug>.yaml per endpoint; move or remove this' });
-      continue;
-    }
-    const slug = e.name.slice(0, -'.yaml'.length);
-    const bad = slugProblem(slug);
-    if (bad) {
-      problems.add({ file: `webhooks/${e.name}`, message: `a webhook file's name (before .yaml) is its slug, and this one is not a safe slug: ${bad}` });
-      continue;
-    }
-    jobs.push(async () => {
-      const w = await readWebhookFile(root, slug, opts, problems, synced('webhook', slug));
-      if (w) out.webhooks.set(slug, w);
-    });
-  }
-  for (let i = 0; i < jobs.length; i++) {
-    await jobs[i]!();
-    if (i % 4 === 3) await yieldToIO();
+    if (entry?.file !== f.digest && ++parsed % PARSED_PER_TURN === 0) await yieldToIO();
   }
   return out;
 }

@@ -1,0 +1,238 @@
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, type Dirent, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+import { canonicalJson, shortHash, type Kind } from './model.js';
+import { isSlug, MAX_FILE_BYTES, slugProblem, symlinkError, tooLarge } from './paths.js';
+import type { Problem } from './problems.js';
+import { normalise, type TextForm } from './text-form.js';
+
+/**
+ * The first step of reading a project: its layout listed and every file read and digested,
+ * nothing parsed. A scan is plain data, so that a large project's is made on a worker
+ * thread (scan-worker.ts) while the main thread reads the platform, and a small one's here.
+ *
+ * The layout's rules: no link anywhere (agents/, webhooks/, a resource's folder or file is
+ * a problem, never followed); a folder or file name is a safe slug; agents/<slug>/ holds
+ * agent.md and evals/<suite>.yaml; webhooks/ holds <slug>.yaml. A file is opened with
+ * O_NOFOLLOW, must be a regular file of at most MAX_FILE_BYTES, and is read without its
+ * BOM and CRLF line endings (see text-form.ts).
+ */
+
+/** The version of the project's file format (vap.yaml's `version`, and part of every file digest). */
+export const FORMAT_VERSION = 1;
+
+/** A file of the project as scanned: its text and digest, or why it could not be read. */
+export type ScannedFile = ReadFile | (FileJob & { problem: string });
+
+/** A file of the layout to read: agents/<slug>/agent.md, agents/<agentSlug>/evals/<slug>.yaml, webhooks/<slug>.yaml. */
+export interface FileJob {
+  kind: Kind;
+  file: string;
+  slug: string;
+  agentSlug?: string;
+}
+
+export interface ReadFile extends FileJob {
+  text: string;
+  form: TextForm;
+  digest: string;
+}
+
+export interface Scan {
+  /** Problems of the layout (links, names, stray files). */
+  problems: Problem[];
+  /** The files, agents' and their suites' first, in the order found. */
+  files: ScannedFile[];
+}
+
+/**
+ * The digest of a file's text as read for a profile. Only a webhook's URL takes the
+ * profile's vars, so only a webhook's digest depends on them.
+ */
+export function fileDigest(kind: Kind, text: string, vars: Record<string, string>): string {
+  return shortHash(`vap/${FORMAT_VERSION}\0${kind}\0${kind === 'webhook' ? canonicalJson(vars) : ''}\0${text}`);
+}
+
+/** Scans the project at `root` at once (on a worker thread, or for a small project). */
+export function scanNow(root: string, vars: Record<string, string>): Scan {
+  const scan: Scan = { problems: [], files: [] };
+  for (const _ of scanSteps(root, vars, scan)) {
+    // each step is a file read or a part of the listing
+  }
+  return scan;
+}
+
+/**
+ * Scans in steps: the generator yields after each part of the listing and each file read,
+ * so that a caller on the main thread can let I/O in between (requests in flight).
+ */
+export function* scanSteps(root: string, vars: Record<string, string>, scan: Scan): Generator<void> {
+  const { problems, files } = scan;
+  const agentsLinked = linkedFolder(root, 'agents', problems);
+  const jobs: FileJob[] = [];
+  let listed = 0;
+  for (const d of agentsLinked ? [] : dirEntries(join(root, 'agents'))) {
+    if (++listed % 64 === 0) yield;
+    if (d.name.startsWith('.')) continue;
+    if (d.isSymbolicLink()) {
+      linkProblem(problems, `agents/${d.name}`);
+      continue;
+    }
+    if (!d.isDirectory()) {
+      problems.push({ file: `agents/${d.name}`, message: 'agents/ holds one folder per agent (agents/<slug>/agent.md); move or remove this file' });
+      continue;
+    }
+    const slug = d.name;
+    const bad = slugProblem(slug);
+    if (bad) {
+      problems.push({ file: `agents/${slug}`, message: `a folder name is the agent's slug, and this one is not a safe slug: ${bad}` });
+      continue;
+    }
+    // A folder without agent.md is not an agent (a pull that removed an agent keeps the
+    // folder when it holds files of the user's); a tracked agent whose agent.md is gone
+    // is planned as a delete.
+    // Whether agent.md is there and what evals/ is: an lstat each (never through a link),
+    // fewer system calls than a listing of the agent's folder.
+    const agentDir = join(root, 'agents', slug);
+    if (!entryAt(join(agentDir, 'agent.md'))) continue;
+    const evals = entryAt(join(agentDir, 'evals'));
+    if (evals?.isSymbolicLink()) linkProblem(problems, `agents/${slug}/evals`);
+    const suites = evals?.isDirectory() ? dirEntries(join(agentDir, 'evals')).filter((e) => !e.name.startsWith('.')) : [];
+    jobs.push({ kind: 'agent', file: `agents/${slug}/agent.md`, slug });
+    for (const e of suites) {
+      if (e.isSymbolicLink()) {
+        linkProblem(problems, `agents/${slug}/evals/${e.name}`);
+        continue;
+      }
+      if (!e.isFile() || !e.name.endsWith('.yaml')) {
+        problems.push({ file: `agents/${slug}/evals/${e.name}`, message: 'evals/ holds one <suite>.yaml per eval suite; move or remove this' });
+        continue;
+      }
+      const suiteSlug = e.name.slice(0, -'.yaml'.length);
+      const badSuite = slugProblem(suiteSlug);
+      if (badSuite) {
+        problems.push({ file: `agents/${slug}/evals/${e.name}`, message: `a suite file's name (before .yaml) is its slug, and this one is not a safe slug: ${badSuite}` });
+        continue;
+      }
+      jobs.push({ kind: 'suite', file: `agents/${slug}/evals/${e.name}`, slug: suiteSlug, agentSlug: slug });
+    }
+  }
+  const webhooksLinked = linkedFolder(root, 'webhooks', problems);
+  for (const e of webhooksLinked ? [] : dirEntries(join(root, 'webhooks'))) {
+    if (e.name.startsWith('.')) continue;
+    if (e.isSymbolicLink()) {
+      linkProblem(problems, `webhooks/${e.name}`);
+      continue;
+    }
+    if (!e.isFile() || !e.name.endsWith('.yaml')) {
+      problems.push({ file: `webhooks/${e.name}`, message: 'webhooks/ holds one <slug>.yaml per endpoint; move or remove this' });
+      continue;
+    }
+    const slug = e.name.slice(0, -'.yaml'.length);
+    const bad = slugProblem(slug);
+    if (bad) {
+      problems.push({ file: `webhooks/${e.name}`, message: `a webhook file's name (before .yaml) is its slug, and this one is not a safe slug: ${bad}` });
+      continue;
+    }
+    jobs.push({ kind: 'webhook', file: `webhooks/${e.name}`, slug });
+  }
+  for (const job of jobs) {
+    files.push(scanFile(root, job, vars));
+    yield;
+  }
+}
+
+function scanFile(root: string, job: FileJob, vars: Record<string, string>): ScannedFile {
+  let read: { text: string; form: TextForm } | undefined;
+  try {
+    read = readProjectFile(root, job.file);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    return { ...job, problem: err.message.startsWith(`${job.file} `) ? err.message.slice(job.file.length + 1) : err.message };
+  }
+  if (!read) return { ...job, problem: 'is missing' };
+  return { ...job, text: read.text, form: read.form, digest: fileDigest(job.kind, read.text, vars) };
+}
+
+/** Folder and file names only: which agents and webhooks have files (nothing is read). */
+export function listPresence(root: string): { agents: Set<string>; webhooks: boolean } {
+  const agents = new Set(dirEntries(join(root, 'agents')).filter((d) => d.isDirectory() && isSlug(d.name)).map((d) => d.name));
+  const webhooks = dirEntries(join(root, 'webhooks')).some((e) => !e.name.startsWith('.') && e.name.endsWith('.yaml'));
+  return { agents, webhooks };
+}
+
+// The project's files are read synchronously: hundreds of small files are read faster
+// one after the other than through the thread pool (open, stat, read, close each). A
+// folder's entries say whether each is a link, a folder or a file (no stat of each).
+function dirEntries(path: string): Dirent[] {
+  try {
+    return readdirSync(path, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw err;
+  }
+}
+
+/** What is at a path, the path itself (a link is not followed); undefined when nothing is there. */
+function entryAt(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
+/** A folder of the layout (agents/, webhooks/, agents/<slug>/evals/) that exists and is a link: a problem. */
+function linkedFolder(root: string, rel: string, problems: Problem[]): boolean {
+  try {
+    if (!lstatSync(join(root, rel)).isSymbolicLink()) return false;
+  } catch {
+    return false;
+  }
+  problems.push({ file: rel, message: symlinkError(rel).message.slice(rel.length + 1) + `; replace it with a real folder` });
+  return true;
+}
+
+const linkProblem = (problems: Problem[], rel: string) => problems.push({ file: rel, message: 'is a symbolic link; vap never reads, writes or removes through one: replace it with the real file or folder' });
+
+/**
+ * The text of a project file (its BOM and CRLF line endings taken off, see text-form.ts):
+ * a regular file, not a link, at most MAX_FILE_BYTES; undefined when it does not exist.
+ */
+function readProjectFile(root: string, file: string): { text: string; form: TextForm } | undefined {
+  const abs = join(root, file);
+  // Opened with O_NOFOLLOW where there is one: a link is refused by the open itself (ELOOP),
+  // and the size and type come from the open file (no lstat before it). O_NONBLOCK: a FIFO
+  // in the project's place of a file is opened without waiting for a writer, then refused.
+  if (O_NOFOLLOW === undefined) {
+    let st;
+    try {
+      st = lstatSync(abs);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    if (st.isSymbolicLink()) throw symlinkError(file);
+  }
+  let fd: number;
+  try {
+    fd = openSync(abs, fsConstants.O_RDONLY | (O_NOFOLLOW ?? 0) | (O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw symlinkError(file);
+    throw err;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new UsageError(`${file} is not a file`, 'move it out of the way');
+    if (st.size > MAX_FILE_BYTES) throw tooLarge(file, st.size, MAX_FILE_BYTES);
+    return normalise(readFileSync(fd, 'utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const O_NOFOLLOW: number | undefined = (fsConstants as { O_NOFOLLOW?: number }).O_NOFOLLOW;
+const O_NONBLOCK: number | undefined = (fsConstants as { O_NONBLOCK?: number }).O_NONBLOCK;

@@ -1,6 +1,7 @@
 import { Document, isMap, isScalar, LineCounter, parseDocument, visit, type Node } from 'yaml';
 import type { z } from 'zod';
 import type { ProblemList } from './problems.js';
+import { readOwnYaml } from './yaml-fast-read.js';
 
 /** How every file vap writes is formatted: no folding (long lines stay one line), compact flow collections. */
 export const STRINGIFY = { lineWidth: 0, minContentWidth: 0, flowCollectionPadding: false } as const;
@@ -20,7 +21,40 @@ export interface YamlSource {
 /** Aliases a file may expand (the yaml package's default bound against alias bombs). */
 const MAX_ALIAS_COUNT = 100;
 
+/**
+ * A file in the form vap writes (yaml-fast-read.ts): its data read without the yaml package,
+ * which parses it into a document (for the lines of values in messages) only when asked.
+ */
+class OwnYamlSource implements YamlSource {
+  private parsed?: { doc: Document; lines: LineCounter };
+
+  constructor(
+    readonly file: string,
+    private readonly text: string,
+    readonly lineOffset: number,
+    readonly data: unknown,
+  ) {}
+
+  private get document(): { doc: Document; lines: LineCounter } {
+    if (!this.parsed) {
+      const lines = new LineCounter();
+      this.parsed = { doc: parseDocument(this.text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true }), lines };
+    }
+    return this.parsed;
+  }
+
+  get doc(): Document {
+    return this.document.doc;
+  }
+
+  get lines(): LineCounter {
+    return this.document.lines;
+  }
+}
+
 export function parseYaml(file: string, text: string, problems: ProblemList, lineOffset = 0): YamlSource | undefined {
+  const own = readOwnYaml(text);
+  if (own !== undefined) return new OwnYamlSource(file, text, lineOffset, own);
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {

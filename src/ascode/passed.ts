@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { contentHash } from './model.js';
-import type { LocalFiles } from './project.js';
+import type { LocalFiles, LocalSuite } from './project.js';
 import type { Passed, State } from './state.js';
 
 /**
@@ -17,7 +17,7 @@ export function agentFilesHash(files: LocalFiles, slug: string): string | undefi
   const agent = files.agents.get(slug);
   if (!agent) return undefined;
   const parts = [`agent ${contentHash('agent', agent.hashes)}`];
-  for (const s of [...files.suites.values()].filter((x) => x.agentSlug === slug && x.gate).sort((a, b) => a.key.localeCompare(b.key))) {
+  for (const s of suitesOf(files, slug).filter((x) => x.gate).sort((a, b) => a.key.localeCompare(b.key))) {
     parts.push(`suite ${s.slug} ${contentHash('suite', s.hashes)}`);
   }
   return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16);
@@ -32,9 +32,7 @@ export function agentFilesHash(files: LocalFiles, slug: string): string | undefi
  * check parses the rest); a file that no longer parses is left for the check to report.
  */
 export async function readGatesAhead(files: LocalFiles, shouldStop: () => boolean = () => false): Promise<void> {
-  const agents = new Set<string>();
-  for (const [slug, a] of files.agents) if (a.parsed) agents.add(slug);
-  for (const s of files.suites.values()) if (s.parsed) agents.add(s.agentSlug);
+  const agents = changedAgents(files);
   const suites = [...files.suites.values()].filter((s) => !s.parsed && agents.has(s.agentSlug));
   for (let i = 0; i < suites.length; i++) {
     if (i % 2 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -47,9 +45,34 @@ export async function readGatesAhead(files: LocalFiles, shouldStop: () => boolea
   }
 }
 
+/** The agents whose agent.md or a suite's file is not what the last sync of the state they were read against recorded. */
+export function changedAgents(files: LocalFiles): Set<string> {
+  const agents = new Set<string>();
+  for (const [slug, a] of files.agents) if (a.parsed) agents.add(slug);
+  for (const s of files.suites.values()) if (s.parsed) agents.add(s.agentSlug);
+  return agents;
+}
+
 /** The gating suites of an agent in the files. */
 export function gatingSuites(files: LocalFiles, slug: string): string[] {
-  return [...files.suites.values()].filter((s) => s.agentSlug === slug && s.gate).map((s) => s.key).sort();
+  return suitesOf(files, slug).filter((s) => s.gate).map((s) => s.key).sort();
+}
+
+/** The suites of each agent, by agent slug, made once for a set of files (promote asks for a hundred agents of thousands). */
+const bySlug = new WeakMap<LocalFiles['suites'], { size: number; index: Map<string, LocalSuite[]> }>();
+
+function suitesOf(files: LocalFiles, slug: string): LocalSuite[] {
+  let made = bySlug.get(files.suites);
+  if (!made || made.size !== files.suites.size) {
+    const index = new Map<string, LocalSuite[]>();
+    for (const s of files.suites.values()) {
+      const list = index.get(s.agentSlug);
+      if (list) list.push(s);
+      else index.set(s.agentSlug, [s]);
+    }
+    bySlug.set(files.suites, (made = { size: files.suites.size, index }));
+  }
+  return made.index.get(slug) ?? [];
 }
 
 /** Records that an agent's files passed (with the runs that passed and its platform content then). */

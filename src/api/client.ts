@@ -241,8 +241,16 @@ class ShortDeadline {
 function dateOf(headers: Headers, receivedAtMs: number): ServerDate | undefined {
   const raw = first(headers.date);
   if (!raw) return undefined;
-  const serverMs = Date.parse(raw);
+  const serverMs = parseDate(raw);
   return Number.isFinite(serverMs) ? { serverMs, receivedAtMs } : undefined;
+}
+
+/** The header changes once a second: the thousands of responses of a plan parse it once each second. */
+let lastDate: { raw: string; ms: number } = { raw: '', ms: NaN };
+
+function parseDate(raw: string): number {
+  if (raw !== lastDate.raw) lastDate = { raw, ms: Date.parse(raw) };
+  return lastDate.ms;
 }
 
 function first(v: string | string[] | undefined): string | undefined {

@@ -1,8 +1,8 @@
 import { contentHash } from './model.js';
-import { agentFilesHash, gatingSuites } from './passed.js';
+import { agentFilesHash, changedAgents, gatingSuites } from './passed.js';
 import type { Plan } from './plan.js';
 import type { LocalFiles } from './project.js';
-import { remoteHashes, type RemoteReader } from './remote.js';
+import { remoteHashes, type RemoteAgent, type RemoteReader } from './remote.js';
 import type { State } from './state.js';
 
 /**
@@ -26,8 +26,8 @@ export interface PromotionInput {
   files: LocalFiles;
   source: State;
   from: string;
-  /** Reads the source platform. */
-  sourceReader: RemoteReader;
+  /** The source platform's agents, as SourceAgents reads them. */
+  sourceAgents: SourceAgents;
   allowUnevaluated: boolean;
 }
 
@@ -67,12 +67,42 @@ export async function checkPromotion(input: PromotionInput): Promise<PromotionCh
     }
     const id = source.agents[slug]?.id;
     if (passed.platform !== undefined && id) {
-      const now = await input.sourceReader.agent(id);
+      const now = await input.sourceAgents.agent(id);
       if (!now) return { ok: false, text: `it is gone from profile "${from}" since it passed there` };
       if (contentHash('agent', remoteHashes('agent', now)) !== passed.platform) {
         return { ok: false, text: `it drifted in profile "${from}" since it passed there: its platform config changed (\`vap diff --profile ${from}\` shows how)` };
       }
     }
     return { ok: true, text: `passed in profile "${from}" (${passed.via === 'preview' ? 'a preview' : 'a gated push'}, runs ${passed.runs.join(', ')})` };
+  }
+}
+
+/**
+ * The agents of the source platform a promotion compares with what passed: each read once.
+ * `readAhead` starts, while the target platform is read for the plan, the reads of the
+ * agents the check will most likely ask for (those whose files differ from the target's
+ * last sync and that have a record of passing in the source); the check then finds them read.
+ */
+export class SourceAgents {
+  private readonly reads = new Map<string, Promise<RemoteAgent | null>>();
+
+  constructor(private readonly reader: RemoteReader) {}
+
+  agent(id: string): Promise<RemoteAgent | null> {
+    let read = this.reads.get(id);
+    if (!read) {
+      read = this.reader.agent(id);
+      // A read ahead that fails is reported when the check asks for it (or never, when it does not).
+      read.catch(() => undefined);
+      this.reads.set(id, read);
+    }
+    return read;
+  }
+
+  readAhead(files: LocalFiles, source: State): void {
+    for (const slug of changedAgents(files)) {
+      const id = source.agents[slug]?.id;
+      if (id && source.passed[slug]?.platform !== undefined) void this.agent(id);
+    }
   }
 }

@@ -1,7 +1,7 @@
 // The baselines of the agents-as-code flow bench: a bare client that sends the requests
 // `vap pull --all`, `vap diff`, `vap push` and `vap promote` send, with the same
-// concurrency (the platform read 8 at a time, the changes one resource at a time), and
-// nothing else: no files, no YAML, no state, no plan.
+// concurrency (each platform read 8 at a time, a promotion's source beside its target; the
+// changes one resource at a time), and nothing else: no files, no YAML, no state, no plan.
 //
 //   node test/bench/ascode-flow-bare.mjs pull    <url> <key>
 //   node test/bench/ascode-flow-bare.mjs read    <url> <key> <state.json>
@@ -17,12 +17,14 @@ import { Agent, request } from 'undici';
 const [mode, base, key, ...rest] = process.argv.slice(2);
 const dispatcher = new Agent({ connections: 8 });
 const limit = pLimit(8);
+/** A promotion's client of its source platform. */
+let sourceDispatcher;
 let requests = 0;
 
-async function call(url, k, method, path, body) {
+async function call(url, k, method, path, body, via = dispatcher) {
   const res = await request(`${url}${path}`, {
     method,
-    dispatcher,
+    dispatcher: via,
     headers: { authorization: `Bearer ${k}`, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
@@ -31,7 +33,7 @@ async function call(url, k, method, path, body) {
   requests++;
   return json;
 }
-const get = (path, url = base, k = key) => limit(() => call(url, k, 'GET', path).then((j) => j.data));
+const get = (path) => limit(() => call(base, key, 'GET', path).then((j) => j.data));
 const send = (method, path, body) => call(base, key, method, path, body).then((j) => j.data);
 
 /** What `vap diff` reads of a state's agents: each agent, its tools and suites, the suites' scenarios, the voices. */
@@ -81,13 +83,19 @@ if (mode === 'pull') {
   // The plan's reads, then each changed agent: a PATCH of its instructions and the read back.
   const state = JSON.parse(readFileSync(rest[0], 'utf8'));
   const slugs = JSON.parse(readFileSync(rest[1], 'utf8'));
-  await readState(state);
+  let sourceReads;
   if (mode === 'promote') {
-    // What passed is checked against the source platform: each carried agent read there.
+    // What passed is checked against the source platform: each carried agent read there,
+    // 8 at a time, while the target is read (as vap reads them ahead of its check).
     const [srcUrl, srcKey, srcStatePath] = rest.slice(2);
     const src = JSON.parse(readFileSync(srcStatePath, 'utf8'));
-    await Promise.all(slugs.map((s) => Promise.all([get(`/api/v1/agents/${src.agents[s.slug].id}`, srcUrl, srcKey), get(`/api/v1/agents/${src.agents[s.slug].id}/tools`, srcUrl, srcKey)])));
+    const srcLimit = pLimit(8);
+    // A client of its own, as vap's for another profile (the bench's two organizations share one emulator).
+    sourceDispatcher = new Agent({ connections: 8 });
+    const srcGet = (path) => srcLimit(() => call(srcUrl, srcKey, 'GET', path, undefined, sourceDispatcher));
+    sourceReads = Promise.all(slugs.map((s) => Promise.all([srcGet(`/api/v1/agents/${src.agents[s.slug].id}`), srcGet(`/api/v1/agents/${src.agents[s.slug].id}/tools`)])));
   }
+  await Promise.all([readState(state), sourceReads]);
   for (const s of slugs) {
     const id = state.agents[s.slug].id;
     await send('PATCH', `/api/v1/agents/${id}`, { instructions: s.instructions, reason: 'bench' });
@@ -95,4 +103,5 @@ if (mode === 'pull') {
   }
 }
 await dispatcher.close();
+await sourceDispatcher?.close();
 process.stdout.write(`${requests}\n`);

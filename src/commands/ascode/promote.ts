@@ -61,7 +61,7 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
   const from = checkProfileName(opts.from ?? '', '--from');
   const to = checkProfileName(opts.to ?? '', '--to');
   if (from === to) throw new UsageError(`--from and --to are both "${from}"`, 'promote carries what passed in one profile to another');
-  const [{ openProject, planFor }, { loadState, stateFile }, { checkPromotion }, { RemoteReader }, { readGatesAhead }] = await Promise.all([
+  const [{ openProject, planFor }, { loadState, stateFile }, { checkPromotion, SourceAgents }, { RemoteReader }, { readGatesAhead }] = await Promise.all([
     import('../../ascode/open.js'),
     import('../../ascode/state.js'),
     import('../../ascode/promote.js'),
@@ -76,13 +76,16 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
     throw new UsageError(`profile "${from}" has no state in this project (${stateFile(from)}): nothing has passed there`, `push to it with \`vap push --profile ${from} --eval\`, or preview there, first`);
   }
   const [api, sourceApi] = await Promise.all([ctx.apiFor(to), ctx.apiFor(from)]);
-  // While the plan waits for the platform, the check's parsing of gating suites is done ahead.
+  // While the plan waits for the target platform, the check's reads of the source platform
+  // and its parsing of gating suites are done ahead.
+  const sourceAgents = new SourceAgents(new RemoteReader(sourceApi, ctx.signal));
+  sourceAgents.readAhead(project.files, source);
   let planning = true;
   const planned = planFor(project, api, { force: opts.force, prune: opts.prune, replaceSuite: opts.replaceSuite }, ctx).finally(() => (planning = false));
   const ahead = readGatesAhead(project.files, () => !planning);
   const plan = await planned;
   await ahead;
-  const check = await checkPromotion({ plan, files: project.files, source, from, sourceReader: new RemoteReader(sourceApi, ctx.signal), allowUnevaluated: Boolean(opts.allowUnevaluated) });
+  const check = await checkPromotion({ plan, files: project.files, source, from, sourceAgents, allowUnevaluated: Boolean(opts.allowUnevaluated) });
 
   const lines = [
     ...check.carried.map((c) => `  ✓ ${c.kind} ${safeText(c.key)}: ${safeText(c.why)}`),

@@ -109,18 +109,45 @@ export function canonicalJson(v: unknown): string {
   }
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    const keys = Object.keys(o).sort();
+    const keys = sortedKeys(o);
     let out = '{';
     let first = true;
     for (const k of keys) {
       const x = o[k];
       if (x === undefined) continue;
-      out += `${first ? '' : ','}${JSON.stringify(k)}:${canonicalJson(x)}`;
+      out += `${first ? '' : ','}${quotedKey(k)}:${canonicalJson(x)}`;
       first = false;
     }
     return `${out}}`;
   }
   return JSON.stringify(v);
+}
+
+/** An object's keys in code unit order (Array.prototype.sort's): sorted in place by insertion, for the few keys of a model's objects. */
+function sortedKeys(o: Record<string, unknown>): string[] {
+  const keys = Object.keys(o);
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > k) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = k;
+  }
+  return keys;
+}
+
+/** A key as JSON: the few keys of the models, quoted once a process. */
+const quotedKeys = new Map<string, string>();
+
+function quotedKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (quotedKeys.size < 256) quotedKeys.set(k, q);
+  }
+  return q;
 }
 
 /** The value of a field as it is compared: sets sorted, weights normalised, languages in canonical case. */
@@ -167,11 +194,48 @@ function fieldHash(text: string): string {
   return h;
 }
 
-/** One short hash per field of a model. */
+/**
+ * One short hash per field of a model: of each field's comparable value (see comparable),
+ * as canonical JSON. Written out kind by kind (each of FIELDS, a test holds them to it): a
+ * plan hashes thousands of resources, and one loop over every kind's fields was compiled
+ * and thrown away by V8 again and again as the kinds took turns.
+ */
 export function fieldHashes(kind: Kind, model: AnyModel): FieldHashes {
-  const out: FieldHashes = {};
-  for (const f of FIELDS[kind]) out[f] = fieldHash(canonicalJson(comparable(kind, f, (model as unknown as Record<string, unknown>)[f])));
-  return out;
+  if (kind === 'agent') return agentFieldHashes(model as AgentModel);
+  if (kind === 'suite') return suiteFieldHashes(model as SuiteModel);
+  return webhookFieldHashes(model as WebhookModel);
+}
+
+function agentFieldHashes(m: AgentModel): FieldHashes {
+  return {
+    name: fieldHash(canonicalJson(m.name)),
+    engine: fieldHash(canonicalJson(m.engine)),
+    voice: fieldHash(canonicalJson(comparable('agent', 'voice', m.voice))),
+    tools: fieldHash(canonicalJson(comparable('agent', 'tools', m.tools))),
+    variables: fieldHash(canonicalJson(m.variables)),
+    description: fieldHash(canonicalJson(m.description)),
+    tags: fieldHash(canonicalJson(m.tags)),
+    instructions: fieldHash(canonicalJson(m.instructions)),
+  };
+}
+
+function suiteFieldHashes(m: SuiteModel): FieldHashes {
+  return {
+    name: fieldHash(canonicalJson(m.name)),
+    iterations: fieldHash(canonicalJson(m.iterations)),
+    status: fieldHash(canonicalJson(m.status)),
+    noise: fieldHash(canonicalJson(m.noise)),
+    criteria: fieldHash(canonicalJson(comparable('suite', 'criteria', m.criteria))),
+    scenarios: fieldHash(canonicalJson(comparable('suite', 'scenarios', m.scenarios))),
+  };
+}
+
+function webhookFieldHashes(m: WebhookModel): FieldHashes {
+  return {
+    name: fieldHash(canonicalJson(m.name)),
+    url: fieldHash(canonicalJson(m.url)),
+    events: fieldHash(canonicalJson(comparable('webhook', 'events', m.events))),
+  };
 }
 
 /** The content hash of a whole resource, from its field hashes. */

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { scanSteps, type Scan } from './scan.js';
+import { listFiles, scanFile, type Scan } from './scan.js';
 import type { ScanReply, ScanRequest } from './scan-worker.js';
 
 /**
@@ -15,8 +15,8 @@ import type { ScanReply, ScanRequest } from './scan-worker.js';
 /** The number of agent folders from which a project is scanned on a worker (a worker costs a few milliseconds to start). */
 export const WORKER_MIN_AGENTS = 200;
 
-/** Steps of the scan (listing parts, files) between two turns of the event loop, when it runs here. */
-const STEPS_PER_TURN = 4;
+/** Files read between two turns of the event loop, when the scan runs here. */
+const FILES_PER_TURN = 4;
 
 export async function scanProject(root: string, vars: Record<string, string>): Promise<Scan> {
   if (availableParallelism() > 1 && agentFolders(root) >= WORKER_MIN_AGENTS) {
@@ -26,13 +26,16 @@ export async function scanProject(root: string, vars: Record<string, string>): P
   return scanHere(root, vars);
 }
 
-/** Scans on the main thread, letting I/O in every few steps. */
+/** Scans on the main thread, letting I/O in every few files. */
 export async function scanHere(root: string, vars: Record<string, string>): Promise<Scan> {
   const scan: Scan = { problems: [], files: [] };
-  let steps = 0;
-  // The platform's answers (read meanwhile by diff) are let in before and while the folders are listed.
+  // The platform's answers (read meanwhile by diff) are let in before the folders are listed, and between files.
   await yieldToIO();
-  for (const _ of scanSteps(root, vars, scan)) if (++steps % STEPS_PER_TURN === 0) await yieldToIO();
+  const jobs = listFiles(root, scan.problems);
+  for (let i = 0; i < jobs.length; i++) {
+    scan.files.push(scanFile(root, jobs[i]!, vars));
+    if (i % FILES_PER_TURN === FILES_PER_TURN - 1) await yieldToIO();
+  }
   return scan;
 }
 

@@ -55,24 +55,19 @@ export function fileDigest(kind: Kind, text: string, vars: Record<string, string
 
 /** Scans the project at `root` at once (on a worker thread, or for a small project). */
 export function scanNow(root: string, vars: Record<string, string>): Scan {
-  const scan: Scan = { problems: [], files: [] };
-  for (const _ of scanSteps(root, vars, scan)) {
-    // each step is a file read or a part of the listing
-  }
-  return scan;
+  const problems: Problem[] = [];
+  const jobs = listFiles(root, problems);
+  return { problems, files: jobs.map((job) => scanFile(root, job, vars)) };
 }
 
 /**
- * Scans in steps: the generator yields after each part of the listing and each file read,
- * so that a caller on the main thread can let I/O in between (requests in flight).
+ * The project's layout: the files to read, in order (each agent's agent.md, then its
+ * suites; then the webhooks), and the problems of the layout itself.
  */
-export function* scanSteps(root: string, vars: Record<string, string>, scan: Scan): Generator<void> {
-  const { problems, files } = scan;
+export function listFiles(root: string, problems: Problem[]): FileJob[] {
   const agentsLinked = linkedFolder(root, 'agents', problems);
   const jobs: FileJob[] = [];
-  let listed = 0;
   for (const d of agentsLinked ? [] : dirEntries(join(root, 'agents'))) {
-    if (++listed % 64 === 0) yield;
     if (d.name.startsWith('.')) continue;
     if (d.isSymbolicLink()) {
       linkProblem(problems, `agents/${d.name}`);
@@ -136,13 +131,11 @@ export function* scanSteps(root: string, vars: Record<string, string>, scan: Sca
     }
     jobs.push({ kind: 'webhook', file: `webhooks/${e.name}`, slug });
   }
-  for (const job of jobs) {
-    files.push(scanFile(root, job, vars));
-    yield;
-  }
+  return jobs;
 }
 
-function scanFile(root: string, job: FileJob, vars: Record<string, string>): ScannedFile {
+/** Reads a file of the layout: its text and digest, or why it cannot be read (a system error other than a missing file is thrown). */
+export function scanFile(root: string, job: FileJob, vars: Record<string, string>): ScannedFile {
   let read: { text: string; form: TextForm } | undefined;
   try {
     read = readProjectFile(root, job.file);

@@ -6,7 +6,7 @@ import { ENGINES, canonicalLanguage, fieldHashes, type AgentModel, type AnyModel
 import type { Entry } from './state.js';
 import { ProblemList } from './problems.js';
 import { isSlug, type ProjectFs } from './paths.js';
-import { fileDigest, FORMAT_VERSION, type ReadFile } from './scan.js';
+import { fileDigest, FORMAT_VERSION, scanProject, type ReadFile } from './scan.js';
 import { normalise, type TextForm } from './text-form.js';
 import { expandField, expandVars, parseYaml, validate, type YamlSource } from './yaml-doc.js';
 
@@ -370,13 +370,12 @@ const PARSED_PER_TURN = 4;
 
 /**
  * Reads every file of the project; problems are collected, not thrown. The layout is
- * listed and the files read and digested first (scan.ts: on a worker thread for a large
- * project); then each file whose text is not the one the last sync recorded is parsed and
- * checked, with I/O let in between, so that requests already in flight (a plan reads the
- * platform meanwhile) keep going. A link anywhere in the layout is a problem, never followed.
+ * listed and the files read and digested first (scan.ts); then each file whose text is not
+ * the one the last sync recorded is parsed and checked, with I/O let in between, so that
+ * requests already in flight (a plan reads the platform meanwhile) keep going. A link
+ * anywhere in the layout is a problem, never followed.
  */
 export async function readFiles(root: string, opts: ReadOptions, problems: ProblemList, synced: SyncedLookup = () => undefined): Promise<LocalFiles> {
-  const { scanProject } = await import('./scan-project.js');
   const scan = await scanProject(root, opts.vars);
   for (const p of scan.problems) problems.add(p);
   const out: LocalFiles = { agents: new Map(), suites: new Map(), webhooks: new Map() };

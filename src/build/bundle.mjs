@@ -8,10 +8,8 @@
 //   dist/topics/              the manual's topics (src/help/topics/*.md, *.txt), read by `vap help <topic>`
 //   dist/contacts-worker.js   the import's validation worker (bin/vap.js may start it at
 //   dist/worker/*.js          launch), with chunks of its own
-//   dist/scan-worker.js       the worker that scans a large as-code project (src/ascode/scan-project.ts),
-//                             in one file
 //
-// The CLI and the validation worker are each built in two steps:
+// Each of the last two groups is built in two steps:
 // 1. esbuild (TypeScript, the dependencies, the plugins below) into ES modules in a
 //    temporary folder, split at every dynamic import.
 // 2. Rollup regroups those modules into CommonJS files. esbuild gives a module that the
@@ -40,7 +38,6 @@ export const plugins = [(await import('../contacts/esbuild-shims.mjs')).dependen
 const SEPARATE = {
   'src/vendor/undici.ts': join(dist, 'chunks/undici.js'),
   'src/contacts/validate-worker.ts': join(dist, 'contacts-worker.js'),
-  'src/ascode/scan-worker.ts': join(dist, 'scan-worker.js'),
 };
 
 /** Fastify loads plugins by name at run time; it stays in node_modules (the emulator only). */
@@ -221,18 +218,6 @@ const undici = await build({
   outfile: SEPARATE['src/vendor/undici.ts'],
   plugins,
 });
-// The scan worker, in one file: the file system, digests and the layout's rules, nothing shared.
-// Its URL (import.meta.url in the source) is the file's own.
-const scanWorker = await build({
-  ...common,
-  entryPoints: ['src/ascode/scan-worker.ts'],
-  format: 'cjs',
-  ...MINIFY,
-  outfile: SEPARATE['src/ascode/scan-worker.ts'],
-  define: { ...common.define, 'import.meta.url': '__fileUrl' },
-  banner: { js: 'const __fileUrl = require("node:url").pathToFileURL(__filename).href;' },
-  plugins,
-});
 const [cli, worker] = await Promise.all([bundle('src/cli.ts', 'cli', 'chunks'), bundle('src/contacts/validate-worker.ts', 'contacts-worker', 'worker')]);
 
 // dist/topics/: the manual's topics (src/help/topics/*.md, *.txt), read by `vap help <topic>` and
@@ -250,17 +235,10 @@ await writeFile(join(dist, 'verbs.json'), `${JSON.stringify(JSON.parse(stubs), n
 // benches read it.
 const undiciFile = relative(root, SEPARATE['src/vendor/undici.ts']);
 const undiciOut = undici.metafile.outputs[undiciFile];
-const scanWorkerFile = relative(root, SEPARATE['src/ascode/scan-worker.ts']);
-const scanWorkerOut = scanWorker.metafile.outputs[scanWorkerFile];
 await writeFile(
   join(dist, 'meta.json'),
   JSON.stringify({
-    inputs: { ...undici.metafile.inputs, ...scanWorker.metafile.inputs, ...cli.inputs, ...worker.inputs },
-    outputs: {
-      [undiciFile]: { bytes: undiciOut.bytes, entryPoint: 'src/vendor/undici.ts', inputs: undiciOut.inputs, imports: [], dynamicImports: [] },
-      [scanWorkerFile]: { bytes: scanWorkerOut.bytes, entryPoint: 'src/ascode/scan-worker.ts', inputs: scanWorkerOut.inputs, imports: [], dynamicImports: [] },
-      ...cli.outputs,
-      ...worker.outputs,
-    },
+    inputs: { ...undici.metafile.inputs, ...cli.inputs, ...worker.inputs },
+    outputs: { [undiciFile]: { bytes: undiciOut.bytes, entryPoint: 'src/vendor/undici.ts', inputs: undiciOut.inputs, imports: [], dynamicImports: [] }, ...cli.outputs, ...worker.outputs },
   }),
 );

@@ -1,17 +1,13 @@
-// A large project's files are scanned (listed, read, digested) on a worker thread, a small
-// one's on the main thread: both give the same scan, layout problems and refusals included,
-// and neither waits on a FIFO standing where a file belongs. (The built CLI taking the
-// worker for a large project: test/e2e/large-project-read-on-a-worker.test.ts.)
+// The first step of reading a project (src/ascode/scan.ts): the layout listed, every file read
+// and digested. Whatever a repository holds where vap reads is named as a problem (a link, a
+// file where a folder belongs, a name that is not a slug, a file over the limit, a folder
+// or a FIFO where a file belongs), never followed or waited on; a BOM and CRLF are kept aside.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { scanHere, scanOnWorker } from '../../src/ascode/scan-project.js';
-import { assertBuilt, ROOT } from '../helpers/built.js';
-
-const WORKER = pathToFileURL(join(ROOT, 'dist/scan-worker.js')).href;
+import { describe, expect, it } from 'vitest';
+import { scanProject } from '../../src/ascode/scan.js';
 
 const agent = (name: string) => `---\nname: ${name}\nengine: realtime\nvoice:\n  name: Ava\n  language: en-US\n---\nYou answer the phone.\n`;
 const suite = 'name: Smoke\niterations: 1\nstatus: ready\ngate: true\ncriteria:\n  - key: tone\n    name: Tone\n    weight: 1\n';
@@ -54,14 +50,10 @@ function oddProject(n: number): string {
 
 const vars = { HOOK: 'https://hooks.example.com' };
 
-beforeAll(() => assertBuilt());
-
 describe('the scan of a project', () => {
-  it('is the same on a worker thread as on the main thread, problems included', async () => {
+  it('names every odd thing where vap reads, follows no link and waits on no FIFO', async () => {
     const root = oddProject(12);
-    const here = await scanHere(root, vars);
-    const there = await scanOnWorker(root, vars, WORKER);
-    expect(there).toEqual(here);
+    const here = await scanProject(root, vars);
     const problems = Object.fromEntries([...here.problems, ...here.files.filter((f) => 'problem' in f)].map((p) => [p.file, 'message' in p ? p.message : p.problem]));
     expect(problems).toMatchObject({
       'agents/linked-folder': expect.stringMatching(/symbolic link/),

@@ -1,4 +1,4 @@
-import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readdirSync, readSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { canonicalJson, shortHash, type Kind } from './model.js';
@@ -52,7 +52,7 @@ export function fileDigest(kind: Kind, text: string, vars: Record<string, string
   return shortHash(`vap/${FORMAT_VERSION}\0${kind}\0${kind === 'webhook' ? canonicalJson(vars) : ''}\0${text}`);
 }
 
-/** Files read between two turns of the event loop. */
+/** Files read between two turns of the event loop (at least; an agent's files are read together). */
 const FILES_PER_TURN = 4;
 
 /**
@@ -60,29 +60,42 @@ const FILES_PER_TURN = 4;
  * (diff and promote read the platform meanwhile) get their answers in while thousands of
  * files are read. (Not on a worker thread: measured over 2,000 agents, one took the reads off
  * the main thread but not off a machine the plan keeps busy, and the plan took as long.)
+ *
+ * The files come in this order: each agent's agent.md, then its suites; then the webhooks.
+ * A folder of agents/ without agent.md is not an agent (a pull that removed an agent keeps
+ * the folder when it holds files of the user's); a tracked agent whose agent.md is gone is
+ * planned as a delete.
  */
 export async function scanProject(root: string, vars: Record<string, string>): Promise<Scan> {
   const scan: Scan = { problems: [], files: [] };
+  const { problems, files } = scan;
   // The platform's answers are let in before the folders are listed, and between files.
   await yieldToIO();
-  const jobs = listFiles(root, scan.problems);
-  for (let i = 0; i < jobs.length; i++) {
-    scan.files.push(scanFile(root, jobs[i]!, vars));
-    if (i % FILES_PER_TURN === FILES_PER_TURN - 1) await yieldToIO();
+  let sinceTurn = 0;
+  for (const slug of agentFolders(root, problems)) {
+    // agent.md opened straight away (no lstat first): missing, the folder is not an agent.
+    const agent = scanFile(root, { kind: 'agent', file: `agents/${slug}/agent.md`, slug }, vars);
+    if (!agent) continue;
+    const before = files.length;
+    files.push(agent);
+    for (const job of suiteFiles(root, slug, problems)) files.push(scanFile(root, job, vars) ?? { ...job, problem: 'is missing' });
+    sinceTurn += files.length - before;
+    if (sinceTurn >= FILES_PER_TURN) {
+      sinceTurn = 0;
+      await yieldToIO();
+    }
   }
+  for (const job of webhookFiles(root, problems)) files.push(scanFile(root, job, vars) ?? { ...job, problem: 'is missing' });
   return scan;
 }
 
 const yieldToIO = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/**
- * The project's layout: the files to read, in order (each agent's agent.md, then its
- * suites; then the webhooks), and the problems of the layout itself.
- */
-export function listFiles(root: string, problems: Problem[]): FileJob[] {
-  const agentsLinked = linkedFolder(root, 'agents', problems);
-  const jobs: FileJob[] = [];
-  for (const d of agentsLinked ? [] : dirEntries(join(root, 'agents'))) {
+/** The folders of agents/ that may be agents (real folders with a slug for a name); the rest are problems. */
+function agentFolders(root: string, problems: Problem[]): string[] {
+  const out: string[] = [];
+  if (linkedFolder(root, 'agents', problems)) return out;
+  for (const d of dirEntries(join(root, 'agents'))) {
     if (d.name.startsWith('.')) continue;
     if (d.isSymbolicLink()) {
       linkProblem(problems, `agents/${d.name}`);
@@ -92,43 +105,49 @@ export function listFiles(root: string, problems: Problem[]): FileJob[] {
       problems.push({ file: `agents/${d.name}`, message: 'agents/ holds one folder per agent (agents/<slug>/agent.md); move or remove this file' });
       continue;
     }
-    const slug = d.name;
-    const bad = slugProblem(slug);
+    const bad = slugProblem(d.name);
     if (bad) {
-      problems.push({ file: `agents/${slug}`, message: `a folder name is the agent's slug, and this one is not a safe slug: ${bad}` });
+      problems.push({ file: `agents/${d.name}`, message: `a folder name is the agent's slug, and this one is not a safe slug: ${bad}` });
       continue;
     }
-    // A folder without agent.md is not an agent (a pull that removed an agent keeps the
-    // folder when it holds files of the user's); a tracked agent whose agent.md is gone
-    // is planned as a delete.
-    // Whether agent.md is there and what evals/ is: an lstat each (never through a link),
-    // fewer system calls than a listing of the agent's folder.
-    const agentDir = join(root, 'agents', slug);
-    if (!entryAt(join(agentDir, 'agent.md'))) continue;
-    const evals = entryAt(join(agentDir, 'evals'));
-    if (evals?.isSymbolicLink()) linkProblem(problems, `agents/${slug}/evals`);
-    const suites = evals?.isDirectory() ? dirEntries(join(agentDir, 'evals')).filter((e) => !e.name.startsWith('.')) : [];
-    jobs.push({ kind: 'agent', file: `agents/${slug}/agent.md`, slug });
-    for (const e of suites) {
-      if (e.isSymbolicLink()) {
-        linkProblem(problems, `agents/${slug}/evals/${e.name}`);
-        continue;
-      }
-      if (!e.isFile() || !e.name.endsWith('.yaml')) {
-        problems.push({ file: `agents/${slug}/evals/${e.name}`, message: 'evals/ holds one <suite>.yaml per eval suite; move or remove this' });
-        continue;
-      }
-      const suiteSlug = e.name.slice(0, -'.yaml'.length);
-      const badSuite = slugProblem(suiteSlug);
-      if (badSuite) {
-        problems.push({ file: `agents/${slug}/evals/${e.name}`, message: `a suite file's name (before .yaml) is its slug, and this one is not a safe slug: ${badSuite}` });
-        continue;
-      }
-      jobs.push({ kind: 'suite', file: `agents/${slug}/evals/${e.name}`, slug: suiteSlug, agentSlug: slug });
-    }
+    out.push(d.name);
   }
-  const webhooksLinked = linkedFolder(root, 'webhooks', problems);
-  for (const e of webhooksLinked ? [] : dirEntries(join(root, 'webhooks'))) {
+  return out;
+}
+
+/** The suite files of an agent's evals/ (an lstat first: never listed through a link); the rest are problems. */
+function suiteFiles(root: string, slug: string, problems: Problem[]): FileJob[] {
+  const evalsDir = join(root, 'agents', slug, 'evals');
+  const evals = entryAt(evalsDir);
+  if (evals?.isSymbolicLink()) linkProblem(problems, `agents/${slug}/evals`);
+  if (!evals?.isDirectory()) return [];
+  const out: FileJob[] = [];
+  for (const e of dirEntries(evalsDir)) {
+    if (e.name.startsWith('.')) continue;
+    if (e.isSymbolicLink()) {
+      linkProblem(problems, `agents/${slug}/evals/${e.name}`);
+      continue;
+    }
+    if (!e.isFile() || !e.name.endsWith('.yaml')) {
+      problems.push({ file: `agents/${slug}/evals/${e.name}`, message: 'evals/ holds one <suite>.yaml per eval suite; move or remove this' });
+      continue;
+    }
+    const suiteSlug = e.name.slice(0, -'.yaml'.length);
+    const bad = slugProblem(suiteSlug);
+    if (bad) {
+      problems.push({ file: `agents/${slug}/evals/${e.name}`, message: `a suite file's name (before .yaml) is its slug, and this one is not a safe slug: ${bad}` });
+      continue;
+    }
+    out.push({ kind: 'suite', file: `agents/${slug}/evals/${e.name}`, slug: suiteSlug, agentSlug: slug });
+  }
+  return out;
+}
+
+/** The endpoint files of webhooks/; the rest are problems. */
+function webhookFiles(root: string, problems: Problem[]): FileJob[] {
+  const out: FileJob[] = [];
+  if (linkedFolder(root, 'webhooks', problems)) return out;
+  for (const e of dirEntries(join(root, 'webhooks'))) {
     if (e.name.startsWith('.')) continue;
     if (e.isSymbolicLink()) {
       linkProblem(problems, `webhooks/${e.name}`);
@@ -144,13 +163,13 @@ export function listFiles(root: string, problems: Problem[]): FileJob[] {
       problems.push({ file: `webhooks/${e.name}`, message: `a webhook file's name (before .yaml) is its slug, and this one is not a safe slug: ${bad}` });
       continue;
     }
-    jobs.push({ kind: 'webhook', file: `webhooks/${e.name}`, slug });
+    out.push({ kind: 'webhook', file: `webhooks/${e.name}`, slug });
   }
-  return jobs;
+  return out;
 }
 
-/** Reads a file of the layout: its text and digest, or why it cannot be read (a system error other than a missing file is thrown). */
-function scanFile(root: string, job: FileJob, vars: Record<string, string>): ScannedFile {
+/** Reads a file of the layout: its text and digest, why it cannot be read, or undefined when it does not exist (a system error is thrown). */
+function scanFile(root: string, job: FileJob, vars: Record<string, string>): ScannedFile | undefined {
   let read: { text: string; form: TextForm } | undefined;
   try {
     read = readProjectFile(root, job.file);
@@ -158,8 +177,7 @@ function scanFile(root: string, job: FileJob, vars: Record<string, string>): Sca
     if (!(err instanceof UsageError)) throw err;
     return { ...job, problem: err.message.startsWith(`${job.file} `) ? err.message.slice(job.file.length + 1) : err.message };
   }
-  if (!read) return { ...job, problem: 'is missing' };
-  return { ...job, text: read.text, form: read.form, digest: fileDigest(job.kind, read.text, vars) };
+  return read && { ...job, text: read.text, form: read.form, digest: fileDigest(job.kind, read.text, vars) };
 }
 
 /** Folder and file names only: which agents and webhooks have files (nothing is read). */
@@ -236,10 +254,26 @@ function readProjectFile(root: string, file: string): { text: string; form: Text
     const st = fstatSync(fd);
     if (!st.isFile()) throw new UsageError(`${file} is not a file`, 'move it out of the way');
     if (st.size > MAX_FILE_BYTES) throw tooLarge(file, st.size, MAX_FILE_BYTES);
-    return normalise(readFileSync(fd, 'utf8'));
+    return normalise(readSize(fd, st.size));
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The text of an open file of `size` bytes (its size when opened: what it holds then). Read
+ * into a buffer of that size: readFileSync would ask for the size again and read once more
+ * to find the end, two more system calls for each of thousands of files.
+ */
+function readSize(fd: number, size: number): string {
+  const buf = Buffer.allocUnsafe(size);
+  let n = 0;
+  while (n < size) {
+    const got = readSync(fd, buf, n, size - n, n);
+    if (got === 0) break;
+    n += got;
+  }
+  return buf.toString('utf8', 0, n);
 }
 
 const O_NOFOLLOW: number | undefined = (fsConstants as { O_NOFOLLOW?: number }).O_NOFOLLOW;

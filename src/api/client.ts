@@ -1,7 +1,7 @@
 import { createAgent, type HttpAgent, type HttpResponse } from './http.js';
 import { ApiError, ConnectionError, IncompleteResponseError, RequestTimeoutError } from './errors.js';
 import { unwrapEnvelope } from './envelope.js';
-import { apiUrl } from './path.js';
+import { apiTarget } from './path.js';
 import { redactUrl } from './redact.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, isIdempotent, parseRetryAfter, shouldRetryStatus, type RetryPolicy } from './retry.js';
 import type { ApiResponse, AuthScheme, RequestOptions, ServerDate, StreamResponse } from './types.js';
@@ -95,8 +95,17 @@ export class ApiClient {
     if (this.agent) await (await this.agent).close();
   }
 
-  private authHeader(scheme: AuthScheme): Record<string, string> {
-    return scheme === 'bearer' ? { authorization: `Bearer ${this.apiKey}` } : { 'x-api-key': this.apiKey };
+  /** The headers of a request without a body, made once per auth scheme and accept (thousands of requests a plan; never changed once made). */
+  private readonly headerSets = new Map<string, Readonly<Record<string, string>>>();
+
+  private headersFor(scheme: AuthScheme, accept = 'application/json'): Record<string, string> {
+    const key = `${scheme} ${accept}`;
+    let h = this.headerSets.get(key);
+    if (!h) {
+      h = Object.freeze({ 'user-agent': this.userAgent, accept, ...(scheme === 'bearer' ? { authorization: `Bearer ${this.apiKey}` } : { 'x-api-key': this.apiKey }) });
+      this.headerSets.set(key, h);
+    }
+    return h as Record<string, string>;
   }
 
   /**
@@ -105,23 +114,19 @@ export class ApiClient {
    * cut off by the connection is retried as a connection error).
    */
   private async send(opts: RequestOptions & { accept?: string }, streaming: boolean): Promise<{ res: HttpResponse; text: string; serverDate?: ServerDate }> {
-    const url = apiUrl(this.baseUrl, opts.path, opts.query);
-    const origin = url.origin;
-    const path = url.pathname + url.search;
-    const headers: Record<string, string> = {
-      'user-agent': this.userAgent,
-      accept: opts.accept ?? 'application/json',
-      ...this.authHeader(opts.auth),
-    };
+    const { origin, path, href } = apiTarget(this.baseUrl, opts.path, opts.query);
+    let headers: Record<string, string>;
     let body: string | undefined;
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
-      headers['content-type'] = 'application/json';
+      headers = { ...this.headersFor(opts.auth, opts.accept), 'content-type': 'application/json' };
+    } else {
+      headers = this.headersFor(opts.auth, opts.accept);
     }
     const timeout = opts.timeoutMs ?? this.timeoutMs;
     for (let attempt = 0; ; attempt++) {
       const started = Date.now();
-      this.log?.(`> ${opts.method} ${redactUrl(url.toString())}${opts.auth === 'bearer' ? ' (Authorization: Bearer [redacted])' : ' (x-api-key: [redacted])'}`);
+      this.log?.(`> ${opts.method} ${redactUrl(href)}${opts.auth === 'bearer' ? ' (Authorization: Bearer [redacted])' : ' (x-api-key: [redacted])'}`);
       let res: HttpResponse;
       // The response headers must arrive within the timeout (headersTimeout, from when the
       // request is written; the connection has its own, connect.timeout); for a JSON request
@@ -147,7 +152,7 @@ export class ApiClient {
         if (opts.signal?.aborted) throw err;
         const code = (err as { code?: string }).code;
         const timedOut = own?.hit === true || (code !== undefined && TIMEOUT_CODES.has(code));
-        const wrapped = timedOut ? new RequestTimeoutError(url.toString(), timeout, err) : new ConnectionError(url.toString(), err);
+        const wrapped = timedOut ? new RequestTimeoutError(href, timeout, err) : new ConnectionError(href, err);
         this.log?.(`< ${wrapped.message} after ${ms(started)}`);
         if (isIdempotent(opts.method) && attempt < this.retry.maxRetries) {
           await this.wait(backoffDelay(attempt, this.retry), attempt, wrapped.message, opts.signal);
@@ -172,7 +177,7 @@ export class ApiClient {
         } catch (err) {
           if (opts.signal?.aborted) throw err;
           const code = (err as { code?: string }).code;
-          const wrapped = code !== undefined && TIMEOUT_CODES.has(code) ? new RequestTimeoutError(url.toString(), timeout, err) : new IncompleteResponseError(url.toString(), err, opts.method, isIdempotent(opts.method));
+          const wrapped = code !== undefined && TIMEOUT_CODES.has(code) ? new RequestTimeoutError(href, timeout, err) : new IncompleteResponseError(href, err, opts.method, isIdempotent(opts.method));
           this.log?.(`< ${wrapped.message} after ${ms(started)}`);
           if (isIdempotent(opts.method) && attempt < this.retry.maxRetries) {
             await this.wait(backoffDelay(attempt, this.retry), attempt, wrapped.message, opts.signal);

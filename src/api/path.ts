@@ -66,3 +66,50 @@ export function apiUrl(baseUrl: string, path: string, query?: Record<string, unk
   }
   return url;
 }
+
+/** Where a request goes: the origin to connect to, the path and query to ask for, and the whole URL (messages, logs). */
+export interface ApiTarget {
+  origin: string;
+  path: string;
+  href: string;
+}
+
+/** A path already in the form a URL parser leaves as it is: no dot segment, no character it would encode, no stray %. */
+const PLAIN_PATH = /^(?:\/(?!\.{1,2}(?:\/|$))(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%(?![2][eE])[0-9A-Fa-f]{2})*)+$/;
+
+/** Base URLs split once (a client asks for thousands of paths on one). */
+const bases = new Map<string, { origin: string; prefix: string } | null>();
+
+/**
+ * apiUrl's origin, path and href, without parsing a URL for each request when the base is a
+ * plain one (no credentials, query or fragment) and the path is already plain (apiPath makes
+ * such paths) with no query: the same strings, by concatenation. Anything else is parsed.
+ */
+export function apiTarget(baseUrl: string, path: string, query?: Record<string, unknown>): ApiTarget {
+  let base = bases.get(baseUrl);
+  if (base === undefined) {
+    base = plainBase(baseUrl);
+    if (bases.size < 16) bases.set(baseUrl, base);
+  }
+  if (base && !query && PLAIN_PATH.test(path)) {
+    const full = base.prefix + path;
+    return { origin: base.origin, path: full, href: base.origin + full };
+  }
+  const url = apiUrl(baseUrl, path, query);
+  return { origin: url.origin, path: url.pathname + url.search, href: url.toString() };
+}
+
+function plainBase(baseUrl: string): { origin: string; prefix: string } | null {
+  let url: URL;
+  try {
+    url = new URL(baseUrl.replace(/\/+$/, ''));
+  } catch {
+    return null;
+  }
+  if (url.username || url.password || url.search || url.hash || baseUrl.includes('#') || baseUrl.includes('?')) return null;
+  const prefix = url.pathname === '/' ? '' : url.pathname;
+  // The base as the parser writes it: only then is concatenation what apiUrl gives.
+  if (`${url.origin}${prefix}` !== baseUrl.replace(/\/+$/, '') || !PLAIN_PATH.test(prefix || '/x')) return null;
+  return { origin: url.origin, prefix };
+}
+

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, DEFAULT_RETRY_POLICY, isIdempotent, parseRetryAfter, shouldRetryStatus } from '../../src/api/retry.js';
-import { apiPath, checkId, idProblem, joinUrl } from '../../src/api/path.js';
+import fc from 'fast-check';
+import { apiPath, apiTarget, apiUrl, checkId, idProblem, joinUrl } from '../../src/api/path.js';
 import { UsageError } from '../../src/errors.js';
 
 describe('retry policy', () => {
@@ -63,4 +64,28 @@ describe('paths', () => {
     expect(joinUrl('http://h:1/', '/api/v1/agents')).toBe('http://h:1/api/v1/agents');
     expect(joinUrl('https://h/prefix/', '/api/v1/agents', { page: 2, search: undefined, q: '' })).toBe('https://h/prefix/api/v1/agents?page=2');
   });
+
+  it("gives a request's origin, path and URL as a parsed URL does, for any base and path", () => {
+    const bases = ['http://127.0.0.1:4010', 'http://127.0.0.1:4010/', 'https://api.example.com', 'http://h:8080/prefix', 'http://h:8080/prefix/', 'http://user:pw@h', 'HTTP://H.example', 'http://h:80', 'http://h/p?x=1', 'http://h/a%2e%2e', 'http://h/a b'];
+    const segment = fc.oneof(fc.constantFrom('agents', 'ag_1', '.', '..', '%2e%2E', '%2E', 'a b', 'ü', 'a\\b', 'a?b', 'a#b', '%', '%zz', '%41', "!$&'()*+,;=:@", '~-._', ''), fc.string());
+    const path = fc.oneof(
+      fc.array(segment, { minLength: 1, maxLength: 5 }).map((s) => `/${s.join('/')}`),
+      fc.string().map((id) => (idProblem(id) ? '/api/v1/agents' : apiPath`/api/v1/agents/${id}/tools`)),
+    );
+    const query = fc.option(fc.dictionary(fc.constantFrom('page', 'search', 'q'), fc.oneof(fc.string(), fc.integer(), fc.constant(undefined))), { nil: undefined });
+    fc.assert(
+      fc.property(fc.constantFrom(...bases), path, query, (base, p, q) => {
+        let url: URL;
+        try {
+          url = apiUrl(base, p, q);
+        } catch {
+          expect(() => apiTarget(base, p, q)).toThrow();
+          return;
+        }
+        expect(apiTarget(base, p, q)).toEqual({ origin: url.origin, path: url.pathname + url.search, href: url.toString() });
+      }),
+      { numRuns: 5000 },
+    );
+  });
 });
+

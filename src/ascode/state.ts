@@ -3,7 +3,7 @@ import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { idProblem } from '../api/path.js';
 import { UsageError } from '../errors.js';
-import type { FieldHashes, Kind } from './model.js';
+import { canonicalJson, type FieldHashes, type Kind } from './model.js';
 import { MAX_STATE_BYTES, slugProblem, tooLarge, type ProjectFs } from './paths.js';
 
 /**
@@ -338,32 +338,19 @@ export function recordOrigin(state: State, baseUrl: string, apiKey: string): voi
 }
 
 /** Sorted keys at every level, so that one state always has one text. */
-function sortedJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(sortedJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${sortedJson(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-
 function section(name: string, entries: Record<string, unknown>, last: boolean): string {
   const keys = Object.keys(entries).sort();
-  const body = keys.length === 0 ? '{}' : `{\n${keys.map((k) => `    ${JSON.stringify(k)}: ${sortedJson(entries[k])}`).join(',\n')}\n  }`;
+  const body = keys.length === 0 ? '{}' : `{\n${keys.map((k) => `    ${JSON.stringify(k)}: ${canonicalJson(entries[k])}`).join(',\n')}\n  }`;
   return `  ${JSON.stringify(name)}: ${body}${last ? '' : ','}\n`;
 }
 
-/** The state as its file holds it: one resource per line, keys sorted. */
+/** The state as its file holds it: one resource per line, keys sorted (each entry as canonical JSON). */
 export function serializeState(s: State): string {
   return (
     '{\n' +
     `  "format": ${s.format},\n` +
     `  "profile": ${JSON.stringify(s.profile)},\n` +
-    (s.origin ? `  "origin": ${sortedJson(s.origin)},\n` : '') +
+    (s.origin ? `  "origin": ${canonicalJson(s.origin)},\n` : '') +
     section('agents', s.agents, false) +
     section('intents', s.intents, false) +
     (Object.keys(s.passed).length ? section('passed', s.passed, false) : '') +

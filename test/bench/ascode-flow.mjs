@@ -215,7 +215,7 @@ export async function benchAscodeFlow({ agents = 2000, runs = 3, quick = false, 
       const vap = [];
       let requests = 0;
       const env2 = { VAP_API_KEY_STAGING: keyOf('staging'), VAP_API_KEY_PROD: keyOf('prod') };
-      for (let r = 0; r < Math.max(1, runs - 1); r++) {
+      for (let r = 0; r < runs; r++) {
         const changed = edit(S, edited, `promote${r}`);
         // What passes in staging is recorded by a gated push (untimed): every gate allows the emulator's failed calls,
         // and a run whose every call failed (the emulator fails 4% of calls) is tried again (rolled back, pushed again).

@@ -49,12 +49,7 @@ export function encodeSegment(value: string): string {
   return encodeURIComponent(value);
 }
 
-/** Joins a base URL (which may itself carry a path prefix) and an API path. */
-export function joinUrl(baseUrl: string, path: string, query?: Record<string, unknown>): string {
-  return apiUrl(baseUrl, path, query).toString();
-}
-
-/** joinUrl's URL, parsed once. */
+/** A base URL (which may itself carry a path prefix) joined with an API path and its query. */
 export function apiUrl(baseUrl: string, path: string, query?: Record<string, unknown>): URL {
   const base = baseUrl.replace(/\/+$/, '');
   const url = new URL(base + (path.startsWith('/') ? path : `/${path}`));

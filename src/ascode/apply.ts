@@ -8,7 +8,7 @@ import { findVoice, type Plan, type PlanItem } from './plan.js';
 import { notePlatformOf } from './passed.js';
 import type { ProjectFs } from './paths.js';
 import type { LocalFiles } from './project.js';
-import { RemoteReader, type RemoteAgent } from './remote.js';
+import { RemoteReader, remoteHashes, type RemoteAgent } from './remote.js';
 import { intentKey, SECTION, type Entry, type Intent, type State } from './state.js';
 import type { StateJournal } from './state-journal.js';
 
@@ -245,7 +245,7 @@ export class Applier {
   private async resync(item: PlanItem): Promise<void> {
     const remote = item.remote;
     if (!remote) return;
-    const fields = fieldHashes(item.kind, item.remoteModel!);
+    const fields = remoteHashes(item.kind, remote);
     await this.record(item.kind, item.key, this.entryFor(item.kind, remote.id, fields, item.kind === 'agent' ? (remote as RemoteAgent).version : undefined, item));
     if (item.kind === 'agent') Object.assign(this.state.tools, (remote as RemoteAgent).toolIds);
   }
@@ -323,7 +323,7 @@ export class Applier {
 
     const back = await this.reader.agent(id);
     if (!back) throw new Error(`agent ${id} is gone from the platform right after the push`);
-    const kept = fieldHashes('agent', back.model);
+    const kept = remoteHashes('agent', back);
     this.checkKept(item, kept, back.model);
     Object.assign(this.state.tools, back.toolIds);
     const entry = this.entryFor('agent', id, kept, back.version, item);

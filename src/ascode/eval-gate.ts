@@ -9,12 +9,12 @@ import type { BaselineSpec } from '../evals/baseline.js';
 import { followRun, resumeCommand, RunGateError, type FollowSettings, type RunRef } from '../evals/follow.js';
 import { safe, safeText } from '../ui/safe-text.js';
 import type { ChangedAgent } from './apply.js';
-import { contentHash, fieldHashes } from './model.js';
+import { contentHash } from './model.js';
 import { agentFilesHash, forgetPassed, recordPassed } from './passed.js';
 import type { ProjectFs } from './paths.js';
 import { findVoice, type Plan } from './plan.js';
 import type { LocalFiles } from './project.js';
-import { RemoteReader } from './remote.js';
+import { RemoteReader, remoteHashes } from './remote.js';
 import { saveState, type State } from './state.js';
 
 /**
@@ -213,7 +213,7 @@ async function rollBack(ctx: Context, input: EvalGateInput, agents: ChangedAgent
       back = await reader.agent(a.id);
     }
     if (back) {
-      const fields = fieldHashes('agent', back.model);
+      const fields = remoteHashes('agent', back);
       input.state.agents[a.slug] = { id: a.id, fields, hash: contentHash('agent', fields), version: back.version };
       await saveState(input.fs, input.state);
     }

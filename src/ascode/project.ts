@@ -21,8 +21,6 @@ const BCP47 = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
 export { isSlug };
-export { fileDigest, FORMAT_VERSION };
-export { listPresence } from './scan.js';
 
 export interface ProfileSettings {
   vars: Record<string, string>;

@@ -1,7 +1,8 @@
 import { Document, parseDocument, stringify } from 'yaml';
 import slugify from '@sindresorhus/slugify';
 import { canonicalJson, type AgentModel, type SuiteModel, type WebhookModel } from './model.js';
-import { FORMAT_VERSION, joinAgentMarkdown, splitAgentMarkdown } from './project.js';
+import { joinAgentMarkdown, splitAgentMarkdown } from './project.js';
+import { FORMAT_VERSION } from './scan.js';
 import { isReservedName, MAX_SLUG } from './paths.js';
 import { emitYaml } from './yaml-emit.js';
 import { expandVars, hasAmbiguous, mergeInto, quoteAmbiguous, STRINGIFY, templateFor } from './yaml-doc.js';

@@ -36,11 +36,7 @@ class OwnYamlSource implements YamlSource {
   ) {}
 
   private get document(): { doc: Document; lines: LineCounter } {
-    if (!this.parsed) {
-      const lines = new LineCounter();
-      this.parsed = { doc: parseDocument(this.text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true }), lines };
-    }
-    return this.parsed;
+    return (this.parsed ??= parseWithLines(this.text));
   }
 
   get doc(): Document {
@@ -52,11 +48,16 @@ class OwnYamlSource implements YamlSource {
   }
 }
 
+/** The document of a text, with the positions of its lines. */
+function parseWithLines(text: string): { doc: Document; lines: LineCounter } {
+  const lines = new LineCounter();
+  return { doc: parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true }), lines };
+}
+
 export function parseYaml(file: string, text: string, problems: ProblemList, lineOffset = 0): YamlSource | undefined {
   const own = readOwnYaml(text);
   if (own !== undefined) return new OwnYamlSource(file, text, lineOffset, own);
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const { doc, lines } = parseWithLines(text);
   if (doc.errors.length > 0) {
     for (const e of doc.errors.slice(0, 3)) {
       const line = (e.linePos?.[0]?.line ?? 1) + lineOffset;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, DEFAULT_RETRY_POLICY, isIdempotent, parseRetryAfter, shouldRetryStatus } from '../../src/api/retry.js';
 import fc from 'fast-check';
-import { apiPath, apiTarget, apiUrl, checkId, idProblem, joinUrl } from '../../src/api/path.js';
+import { apiPath, apiTarget, apiUrl, checkId, idProblem } from '../../src/api/path.js';
 import { UsageError } from '../../src/errors.js';
 
 describe('retry policy', () => {
@@ -61,8 +61,8 @@ describe('paths', () => {
   });
 
   it('joins a base URL with or without a path prefix and a trailing slash', () => {
-    expect(joinUrl('http://h:1/', '/api/v1/agents')).toBe('http://h:1/api/v1/agents');
-    expect(joinUrl('https://h/prefix/', '/api/v1/agents', { page: 2, search: undefined, q: '' })).toBe('https://h/prefix/api/v1/agents?page=2');
+    expect(apiTarget('http://h:1/', '/api/v1/agents').href).toBe('http://h:1/api/v1/agents');
+    expect(apiTarget('https://h/prefix/', '/api/v1/agents', { page: 2, search: undefined, q: '' }).href).toBe('https://h/prefix/api/v1/agents?page=2');
   });
 
   it("gives a request's origin, path and URL as a parsed URL does, for any base and path", () => {

@@ -3,7 +3,8 @@ import type { Context } from '../context.js';
 import { buildPlan, missingTracked, readRemote, trackedCount, type Plan, type PlanOptions, type RemoteSnapshot } from './plan.js';
 import { checkLayout, ProjectFs } from './paths.js';
 import { CONFIG_FILE, findRoot, noProjectError, readConfig, readFiles, type LocalFiles, type ProfileSettings, type ProjectConfig } from './project.js';
-import { listPresence } from './scan.js';
+import { FORMAT_VERSION, listPresence } from './scan.js';
+import { ScanIndex } from './scan-index.js';
 import { inForm, normalise } from './text-form.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader } from './remote.js';
@@ -19,6 +20,8 @@ export interface OpenProject {
   settings: ProfileSettings;
   state: State;
   files: LocalFiles;
+  /** What the scan saw (scan-index.ts): written once the plan is made (a command refused before then writes nothing). */
+  index: ScanIndex;
 }
 
 /** The project folder at or above `start`, its layout checked (no link where vap writes). */
@@ -68,9 +71,10 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
   const remote = early ? readRemote(state, listPresence(root), new RemoteReader(await early.api(), stop.signal)) : undefined;
   remote?.catch(() => undefined);
   try {
-    const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key]);
+    const index = ScanIndex.load(fs, FORMAT_VERSION);
+    const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key], index);
     problems.throwIfAny((l) => ctx.note(l.trimEnd()));
-    return { root, fs, config: config!, profile, settings: settings!, state, files, remote };
+    return { root, fs, config: config!, profile, settings: settings!, state, files, index, remote };
   } catch (err) {
     stop.abort(err);
     throw err;
@@ -99,5 +103,6 @@ export async function planFor(p: OpenProject & { remote?: Promise<RemoteSnapshot
     spinner.stop();
   }
   await confirmMissing(ctx, p.profile, missingTracked(plan), trackedCount(p.state));
+  p.index.save(p.fs);
   return plan;
 }

@@ -7,6 +7,7 @@ import type { Entry } from './state.js';
 import { ProblemList } from './problems.js';
 import { isSlug, type ProjectFs } from './paths.js';
 import { fileDigest, FORMAT_VERSION, scanProject, type ReadFile } from './scan.js';
+import type { ScanIndex } from './scan-index.js';
 import { normalise, type TextForm } from './text-form.js';
 import { expandField, expandVars, parseYaml, validate, type YamlSource } from './yaml-doc.js';
 
@@ -311,15 +312,24 @@ function parseWebhookText(file: string, text: string, opts: ReadOptions, problem
 class SyncedFile<M, X> {
   readonly parsed = false;
   private loaded: (Parsed<M, X> & { gate?: boolean }) | undefined;
+  readonly file: string;
+  readonly form: TextForm;
+  readonly digest: string;
 
   constructor(
-    readonly file: string,
-    readonly text: string,
-    readonly form: TextForm,
-    readonly digest: string,
+    /** The file as scanned: its text may be read only when asked for (an indexed file, see scan-index.ts). */
+    private readonly scanned: ReadFile,
     readonly hashes: FieldHashes,
     private readonly parseNow: (problems: ProblemList) => Parsed<M, X> | undefined,
-  ) {}
+  ) {
+    this.file = scanned.file;
+    this.form = scanned.form;
+    this.digest = scanned.digest;
+  }
+
+  get text(): string {
+    return this.scanned.text;
+  }
 
   private load(): Parsed<M, X> & { gate?: boolean } {
     if (this.loaded) return this.loaded;
@@ -350,8 +360,9 @@ function localFile<M extends object, X extends object>(
   synced: Entry | undefined,
   parse: (file: string, text: string, opts: ReadOptions, problems: ProblemList) => Parsed<M, X> | undefined,
 ): (LocalFile<M> & X) | undefined {
-  const { file, text, form, digest } = f;
-  if (synced?.file === digest) return new SyncedFile(file, text, form, digest, { ...synced.fields }, (problems) => parse(file, text, opts, problems)) as unknown as LocalFile<M> & X;
+  const { file, digest } = f;
+  if (synced?.file === digest) return new SyncedFile(f, { ...synced.fields }, (problems) => parse(file, f.text, opts, problems)) as unknown as LocalFile<M> & X;
+  const { text, form } = f;
   const p = parse(file, text, opts, problems);
   if (!p) return undefined;
   let hashes: FieldHashes | undefined;
@@ -368,13 +379,14 @@ const PARSED_PER_TURN = 4;
 
 /**
  * Reads every file of the project; problems are collected, not thrown. The layout is
- * listed and the files read and digested first (scan.ts); then each file whose text is not
- * the one the last sync recorded is parsed and checked, with I/O let in between, so that
+ * listed and the files read and digested first (scan.ts; with `index`, a file unchanged since
+ * the last scan and the last sync is not read at all, see scan-index.ts); then each file
+ * whose text is not the one the last sync recorded is parsed and checked, with I/O let in between, so that
  * requests already in flight (a plan reads the platform meanwhile) keep going. A link
  * anywhere in the layout is a problem, never followed.
  */
-export async function readFiles(root: string, opts: ReadOptions, problems: ProblemList, synced: SyncedLookup = () => undefined): Promise<LocalFiles> {
-  const scan = await scanProject(root, opts.vars);
+export async function readFiles(root: string, opts: ReadOptions, problems: ProblemList, synced: SyncedLookup = () => undefined, index?: ScanIndex): Promise<LocalFiles> {
+  const scan = await scanProject(root, opts.vars, index && { index, synced: (kind, key) => synced(kind, key)?.file });
   for (const p of scan.problems) problems.add(p);
   const out: LocalFiles = { agents: new Map(), suites: new Map(), webhooks: new Map() };
   let parsed = 0;

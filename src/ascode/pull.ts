@@ -5,7 +5,8 @@ import { CliError, UsageError } from '../errors.js';
 import { fieldHashes, contentHash, PREVIEW_TAG, type FieldHashes, type Kind } from './model.js';
 import type { ProjectFs } from './paths.js';
 import { agentFile, hashesOfData, isTextVapWrote, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
-import { fileDigest } from './scan.js';
+import { fileDigest, FORMAT_VERSION } from './scan.js';
+import { ScanIndex } from './scan-index.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader, remoteHashes as platformHashes, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
 import { intentKey, SECTION, saveState, type Entry, type State } from './state.js';
@@ -116,7 +117,8 @@ export async function pull(input: PullInput): Promise<PullResult> {
   const reader = new RemoteReader(api, input.signal);
   const problems = new ProblemList();
   const readOpts = { vars: settings.vars, profile };
-  const files = await readFiles(root, readOpts, problems, (kind, key) => state[SECTION[kind]][key]);
+  const index = ScanIndex.load(fs, FORMAT_VERSION);
+  const files = await readFiles(root, readOpts, problems, (kind, key) => state[SECTION[kind]][key], index);
   const invalid = new Set(problems.items.map((p) => p.file));
 
   // ---- which agents and webhooks
@@ -344,5 +346,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
     result.counts[SECTION[t.kind]]++;
   }
   await saveState(fs, state);
+  // What the scan saw, once the pull is done (the files it wrote have new keys: read again next time).
+  index.save(fs);
   return result;
 }

@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { canonicalJson, shortHash, type Kind } from './model.js';
 import { isSlug, MAX_FILE_BYTES, slugProblem, symlinkError, tooLarge } from './paths.js';
 import type { Problem } from './problems.js';
+import { statKey, type IndexedFileEntry, type ScanIndex } from './scan-index.js';
 import { normalise, type TextForm } from './text-form.js';
 
 /**
@@ -66,7 +67,7 @@ const FILES_PER_TURN = 4;
  * the folder when it holds files of the user's); a tracked agent whose agent.md is gone is
  * planned as a delete.
  */
-export async function scanProject(root: string, vars: Record<string, string>): Promise<Scan> {
+export async function scanProject(root: string, vars: Record<string, string>, indexed?: IndexUse): Promise<Scan> {
   const scan: Scan = { problems: [], files: [] };
   const { problems, files } = scan;
   // The platform's answers are let in before the folders are listed, and between files.
@@ -74,12 +75,15 @@ export async function scanProject(root: string, vars: Record<string, string>): P
   let sinceTurn = 0;
   for (const slug of agentFolders(root, problems)) {
     // agent.md opened straight away (no lstat first): missing, the folder is not an agent.
-    const agent = scanFile(root, { kind: 'agent', file: `agents/${slug}/agent.md`, slug }, vars);
+    const agent = scanFile(root, { kind: 'agent', file: `agents/${slug}/agent.md`, slug }, vars, indexed);
     if (!agent) continue;
-    const before = files.length;
     files.push(agent);
-    for (const job of suiteFiles(root, slug, problems)) files.push(scanFile(root, job, vars) ?? { ...job, problem: 'is missing' });
-    sinceTurn += files.length - before;
+    sinceTurn += weight(agent);
+    for (const job of suiteFiles(root, slug, problems, indexed?.index)) {
+      const f = scanFile(root, job, vars, indexed) ?? { ...job, problem: 'is missing' };
+      files.push(f);
+      sinceTurn += weight(f);
+    }
     if (sinceTurn >= FILES_PER_TURN) {
       sinceTurn = 0;
       await yieldToIO();
@@ -90,6 +94,20 @@ export async function scanProject(root: string, vars: Record<string, string>): P
 }
 
 const yieldToIO = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A file read counts one towards a turn; one the index vouched for (an lstat) a quarter. */
+const weight = (f: ScannedFile) => (f instanceof IndexedFile ? 0.25 : 1);
+
+/**
+ * The index of the last scan (scan-index.ts), and the digest the state recorded for each
+ * resource at its last sync: a file whose key is the index's, and whose digest there is
+ * the state's, is not read (its text is read if something asks for it); any other is read
+ * and recorded.
+ */
+export interface IndexUse {
+  index: ScanIndex;
+  synced: (kind: Kind, key: string) => string | undefined;
+}
 
 /** The folders of agents/ that may be agents (real folders with a slug for a name); the rest are problems. */
 function agentFolders(root: string, problems: Problem[]): string[] {
@@ -116,12 +134,21 @@ function agentFolders(root: string, problems: Problem[]): string[] {
 }
 
 /** The suite files of an agent's evals/ (an lstat first: never listed through a link); the rest are problems. */
-function suiteFiles(root: string, slug: string, problems: Problem[]): FileJob[] {
-  const evalsDir = under(root, `agents/${slug}/evals`);
+function suiteFiles(root: string, slug: string, problems: Problem[], index?: ScanIndex): FileJob[] {
+  const rel = `agents/${slug}/evals`;
+  const evalsDir = under(root, rel);
   const evals = entryAt(evalsDir);
-  if (evals?.isSymbolicLink()) linkProblem(problems, `agents/${slug}/evals`);
+  if (evals?.isSymbolicLink()) linkProblem(problems, rel);
   if (!evals?.isDirectory()) return [];
   const out: FileJob[] = [];
+  // A folder whose key is the one indexed lists the same names (adding, removing or renaming an entry changes its times).
+  const known = index?.dir(rel);
+  if (known && known.key === statKey(evals) && known.names.every(isSuiteFileName)) {
+    index!.keepDir(rel, known);
+    for (const name of known.names) out.push({ kind: 'suite', file: `${rel}/${name}`, slug: name.slice(0, -'.yaml'.length), agentSlug: slug });
+    return out;
+  }
+  const before = problems.length;
   for (const e of dirEntries(evalsDir)) {
     if (e.name.startsWith('.')) continue;
     if (e.isSymbolicLink()) {
@@ -140,8 +167,12 @@ function suiteFiles(root: string, slug: string, problems: Problem[]): FileJob[] 
     }
     out.push({ kind: 'suite', file: `agents/${slug}/evals/${e.name}`, slug: suiteSlug, agentSlug: slug });
   }
+  // Only a clean listing is indexed: one with problems is listed (and reported) again.
+  if (index && problems.length === before) index.recordDir(rel, evals, out.map((j) => `${j.slug}.yaml`));
   return out;
 }
+
+const isSuiteFileName = (name: string) => name.endsWith('.yaml') && slugProblem(name.slice(0, -'.yaml'.length)) === undefined;
 
 /** The endpoint files of webhooks/; the rest are problems. */
 function webhookFiles(root: string, problems: Problem[]): FileJob[] {
@@ -169,15 +200,69 @@ function webhookFiles(root: string, problems: Problem[]): FileJob[] {
 }
 
 /** Reads a file of the layout: its text and digest, why it cannot be read, or undefined when it does not exist (a system error is thrown). */
-function scanFile(root: string, job: FileJob, vars: Record<string, string>): ScannedFile | undefined {
-  let read: { text: string; form: TextForm } | undefined;
+function scanFile(root: string, job: FileJob, vars: Record<string, string>, indexed?: IndexUse): ScannedFile | undefined {
+  let read: { text: string; form: TextForm; st: Stats } | undefined;
   try {
+    const index = job.kind === 'webhook' ? undefined : indexed?.index;
+    const known = index?.file(job.file);
+    if (known) {
+      // Indexed: an lstat tells whether it is still the text indexed (a link or anything
+      // but a regular file never is: it has an inode of its own).
+      const st = entryAt(under(root, job.file));
+      if (st === undefined) return undefined;
+      if (st.isFile() && statKey(st) === known.key && indexed!.synced(job.kind, job.kind === 'suite' ? `${job.agentSlug!}/${job.slug}` : job.slug) === known.digest) {
+        index!.keepFile(job.file, known);
+        return new IndexedFile(root, job, known);
+      }
+    }
     read = readProjectFile(root, job.file);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     return { ...job, problem: err.message.startsWith(`${job.file} `) ? err.message.slice(job.file.length + 1) : err.message };
   }
-  return read && { ...job, text: read.text, form: read.form, digest: fileDigest(job.kind, read.text, vars) };
+  if (!read) return undefined;
+  const digest = fileDigest(job.kind, read.text, vars);
+  if (job.kind !== 'webhook') indexed?.index.recordFile(job.file, read.st, digest, read.form);
+  return { ...job, text: read.text, form: read.form, digest };
+}
+
+/**
+ * A file the index says is unchanged since the last sync: its digest and form are the
+ * index's, and its text is read when something first asks for it (a file that changed in
+ * the meantime is a usage error then: nothing was written because of it).
+ */
+class IndexedFile implements ReadFile {
+  readonly kind: Kind;
+  readonly file: string;
+  readonly slug: string;
+  readonly agentSlug?: string;
+  readonly digest: string;
+  readonly form: TextForm;
+  /** Taken from the index (not read by the scan). */
+  readonly indexed = true;
+  private read: string | undefined;
+
+  constructor(
+    private readonly root: string,
+    job: FileJob,
+    known: IndexedFileEntry,
+  ) {
+    this.kind = job.kind;
+    this.file = job.file;
+    this.slug = job.slug;
+    if (job.agentSlug !== undefined) this.agentSlug = job.agentSlug;
+    this.digest = known.digest;
+    this.form = known.form;
+  }
+
+  get text(): string {
+    if (this.read === undefined) {
+      const r = readProjectFile(this.root, this.file);
+      if (!r || fileDigest(this.kind, r.text, {}) !== this.digest) throw new UsageError(`${this.file} changed while vap was reading the project`, 'run the command again');
+      this.read = r.text;
+    }
+    return this.read;
+  }
 }
 
 /** Folder and file names only: which agents and webhooks have files (nothing is read). */
@@ -226,7 +311,7 @@ const linkProblem = (problems: Problem[], rel: string) => problems.push({ file: 
  * The text of a project file (its BOM and CRLF line endings taken off, see text-form.ts):
  * a regular file, not a link, at most MAX_FILE_BYTES; undefined when it does not exist.
  */
-function readProjectFile(root: string, file: string): { text: string; form: TextForm } | undefined {
+function readProjectFile(root: string, file: string): { text: string; form: TextForm; st: Stats } | undefined {
   const abs = under(root, file);
   // Opened with O_NOFOLLOW where there is one: a link is refused by the open itself (ELOOP),
   // and the size and type come from the open file (no lstat before it). O_NONBLOCK: a FIFO
@@ -254,7 +339,7 @@ function readProjectFile(root: string, file: string): { text: string; form: Text
     const st = fstatSync(fd);
     if (!st.isFile()) throw new UsageError(`${file} is not a file`, 'move it out of the way');
     if (st.size > MAX_FILE_BYTES) throw tooLarge(file, st.size, MAX_FILE_BYTES);
-    return normalise(readSize(fd, st.size));
+    return { ...normalise(readSize(fd, st.size)), st };
   } finally {
     closeSync(fd);
   }

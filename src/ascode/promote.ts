@@ -51,8 +51,10 @@ export async function checkPromotion(input: PromotionInput): Promise<PromotionCh
       (why.ok ? out.carried : out.refused).push({ kind: 'agent', key: slug, why: why.text });
     }),
   );
-  out.carried.sort((a, b) => a.key.localeCompare(b.key));
-  out.refused.sort((a, b) => a.key.localeCompare(b.key));
+  // By code point, as the slugs were sorted above (localeCompare's first call loads ICU's collation, about 9 ms).
+  const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  out.carried.sort(byKey);
+  out.refused.sort(byKey);
   return out;
 
   async function agentVerdict(slug: string): Promise<{ ok: boolean; text: string }> {

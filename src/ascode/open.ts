@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import type { Context } from '../context.js';
-import { buildPlan, missingTracked, readRemote, trackedCount, type Plan, type PlanOptions, type RemoteSnapshot } from './plan.js';
+import { Arrivals, buildPlan, missingTracked, readRemote, trackedCount, type Plan, type PlanOptions, type RemoteSnapshot } from './plan.js';
 import { checkLayout, ProjectFs } from './paths.js';
 import { CONFIG_FILE, findRoot, noProjectError, readConfig, readFiles, type LocalFiles, type ProfileSettings, type ProjectConfig } from './project.js';
 import { FORMAT_VERSION, listPresence } from './scan.js';
@@ -38,7 +38,7 @@ export function openRoot(start: string): ProjectFs {
  * files, read and checked: a problem in any file is exit 2 before anything is sent, and
  * a platform read started early is stopped at once (no request is left retrying).
  */
-export async function openProject(opts: { dir?: string }, ctx: Context, profile: string, early?: EarlyRead, how: { addProfile?: boolean } = {}): Promise<OpenProject & { remote?: Promise<RemoteSnapshot> }> {
+export async function openProject(opts: { dir?: string }, ctx: Context, profile: string, early?: EarlyRead, how: { addProfile?: boolean } = {}): Promise<OpenProject & { remote?: EarlyRemote }> {
   const fs = openRoot(opts.dir ?? '.');
   const root = fs.root;
   const problems = new ProblemList();
@@ -68,8 +68,10 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
   const stop = new AbortController();
   const onAbort = () => stop.abort(ctx.signal.reason);
   ctx.signal.addEventListener('abort', onAbort, { once: true });
-  const remote = early ? readRemote(state, listPresence(root), new RemoteReader(await early.api(), stop.signal)) : undefined;
-  remote?.catch(() => undefined);
+  const arrivals = new Arrivals();
+  const snapshot = early ? readRemote(state, listPresence(root), new RemoteReader(await early.api(), stop.signal), arrivals) : undefined;
+  snapshot?.catch(() => undefined);
+  const remote = snapshot && { snapshot, arrivals };
   try {
     const index = ScanIndex.load(fs, FORMAT_VERSION);
     const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key], index);
@@ -87,11 +89,17 @@ export interface EarlyRead {
   api(): Promise<ApiClient>;
 }
 
+/** The platform read started while the files were read, and its resources as they arrive. */
+export interface EarlyRemote {
+  snapshot: Promise<RemoteSnapshot>;
+  arrivals: Arrivals;
+}
+
 /**
  * Reads the platform and builds the plan; an unknown tool or voice name is exit 2,
  * nothing sent. Too many tracked ids missing (another organization's key?) needs --yes.
  */
-export async function planFor(p: OpenProject & { remote?: Promise<RemoteSnapshot> }, api: ApiClient, opts: PlanOptions, ctx: Context): Promise<Plan> {
+export async function planFor(p: OpenProject & { remote?: EarlyRemote }, api: ApiClient, opts: PlanOptions, ctx: Context): Promise<Plan> {
   const spinner = await ctx.spinner(`Reading profile ${p.profile}…`);
   let plan: Plan;
   try {

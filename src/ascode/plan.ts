@@ -219,8 +219,37 @@ export interface RemoteSnapshot {
   voices: Voice[];
 }
 
+/**
+ * Each agent and suite of a snapshot as it arrives, for whoever plans meanwhile: buildPlan
+ * classifies a resource while the rest are still being read, instead of all of them once
+ * the last answer is in. What arrives before a listener is told to it when it registers.
+ */
+export class Arrivals {
+  private agentListener?: (slug: string, remote: RemoteAgent | null) => void;
+  private suiteListener?: (key: string, remote: RemoteSuite | null) => void;
+  private readonly agents: Array<[string, RemoteAgent | null]> = [];
+  private readonly suites: Array<[string, RemoteSuite | null]> = [];
+
+  agent(slug: string, remote: RemoteAgent | null): void {
+    if (this.agentListener) this.agentListener(slug, remote);
+    else this.agents.push([slug, remote]);
+  }
+
+  suite(key: string, remote: RemoteSuite | null): void {
+    if (this.suiteListener) this.suiteListener(key, remote);
+    else this.suites.push([key, remote]);
+  }
+
+  listen(onAgent: (slug: string, remote: RemoteAgent | null) => void, onSuite: (key: string, remote: RemoteSuite | null) => void): void {
+    this.agentListener = onAgent;
+    this.suiteListener = onSuite;
+    for (const [slug, remote] of this.agents.splice(0)) onAgent(slug, remote);
+    for (const [key, remote] of this.suites.splice(0)) onSuite(key, remote);
+  }
+}
+
 /** Reads the platform: tracked agents (with their suites and the tracked suites' scenarios), webhooks, voices. */
-export async function readRemote(state: State, presence: Presence, reader: RemoteReader): Promise<RemoteSnapshot> {
+export async function readRemote(state: State, presence: Presence, reader: RemoteReader, arrivals?: Arrivals): Promise<RemoteSnapshot> {
   const voicesP = reader.voices();
   const needWebhooks = Object.keys(state.webhooks).length > 0 || presence.webhooks || Object.values(state.intents).some((i) => i.kind === 'webhook');
   const webhooksP = needWebhooks ? reader.webhooks() : Promise.resolve([]);
@@ -259,6 +288,7 @@ export async function readRemote(state: State, presence: Presence, reader: Remot
       const [a, suites] = await Promise.all([reader.agent(id), reader.suites(id)]);
       remoteAgents.set(slug, a);
       suiteLists.set(slug, a ? suites : null);
+      arrivals?.agent(slug, a);
     }),
   );
 
@@ -295,7 +325,11 @@ export async function readRemote(state: State, presence: Presence, reader: Remot
   };
   const replacementSuites = new Map<string, RemoteSuite | null>();
   await Promise.all([
-    ...[...suiteIds].map(async ([key, id]) => remoteSuites.set(key, await readSuite(key, id))),
+    ...[...suiteIds].map(async ([key, id]) => {
+      const suite = await readSuite(key, id);
+      remoteSuites.set(key, suite);
+      arrivals?.suite(key, suite);
+    }),
     ...[...replacements].map(async ([key, id]) => replacementSuites.set(key, await readSuite(key, id))),
   ]);
 
@@ -306,11 +340,23 @@ export async function readRemote(state: State, presence: Presence, reader: Remot
  * Reads the platform (bounded concurrency) and builds the plan. Names the files use are
  * resolved here: an unknown tool or voice is a problem at its line, and nothing is sent.
  */
-export async function buildPlan(input: BuildPlanInput, remote?: Promise<RemoteSnapshot>): Promise<{ plan: Plan; problems: ProblemList }> {
+export async function buildPlan(input: BuildPlanInput, remote?: { snapshot: Promise<RemoteSnapshot>; arrivals: Arrivals }): Promise<{ plan: Plan; problems: ProblemList }> {
   const { files, state, opts, profile } = input;
   const problems = new ProblemList();
   const settings = input.config.profiles.get(profile) ?? { vars: {}, tools: {} };
-  const { agentIds, remoteAgents, suiteLists, suiteIds, replacements, remoteSuites, replacementSuites, endpoints, voices } = await (remote ?? readRemote(state, presenceOf(files), input.reader));
+  const arrivals = remote?.arrivals ?? new Arrivals();
+  const snapshot = remote?.snapshot ?? readRemote(state, presenceOf(files), input.reader, arrivals);
+  // Each agent and suite is classified as it arrives (the same item the loops below would
+  // make of it); what the loops find here they take as it is.
+  const early = new Map<string, PlanItem>();
+  arrivals.listen(
+    (slug, r) => early.set(`agent:${slug}`, planAgent(slug, r)),
+    (key, r) => {
+      // A replace in progress is finished below, with the suite it made.
+      if (state.intents[intentKey('suite', key)]?.op !== 'replace') early.set(`suite:${key}`, planSuite(key, r));
+    },
+  );
+  const { agentIds, remoteAgents, suiteLists, suiteIds, replacements, remoteSuites, replacementSuites, endpoints, voices } = await snapshot;
 
   // ---- names: tools (state < what the platform shows < vap.yaml) and voices
   const tools: Record<string, string> = { ...state.tools };
@@ -364,33 +410,26 @@ export async function buildPlan(input: BuildPlanInput, remote?: Promise<RemoteSn
 
   const agentSlugs = new Set([...files.agents.keys(), ...Object.keys(state.agents)]);
   for (const slug of [...agentSlugs].sort()) {
-    const local = files.agents.get(slug);
-    const base = state.agents[slug];
-    const intent = state.intents[intentKey('agent', slug)];
-    const remote = agentIds.has(slug) ? (remoteAgents.get(slug) ?? null) : null;
-    items.push(planOne('agent', slug, local, base, intent, remote, remote?.model, opts));
-    const it = items.at(-1)!;
-    if (remote) it.fromVersion = intent?.fromVersion ?? remote.version;
+    items.push(early.get(`agent:${slug}`) ?? planAgent(slug, agentIds.has(slug) ? (remoteAgents.get(slug) ?? null) : null));
   }
 
   const suiteKeys = new Set([...files.suites.keys(), ...Object.keys(state.suites)]);
   for (const key of [...suiteKeys].sort()) {
+    const known = early.get(`suite:${key}`);
+    if (known) {
+      items.push(known);
+      continue;
+    }
+    const item = planSuite(key, suiteIds.has(key) ? (remoteSuites.get(key) ?? null) : null);
     const local = files.suites.get(key);
-    const base = state.suites[key];
-    const intent = state.intents[intentKey('suite', key)];
-    const remote = suiteIds.has(key) ? (remoteSuites.get(key) ?? null) : null;
-    const item = planOne('suite', key, local, base, intent, remote, remote?.model, opts);
-    item.agentKey = key.split('/')[0]!;
     const replacement = replacementSuites.get(key);
-    if (intent?.op === 'replace' && replacement && local) {
+    if (state.intents[intentKey('suite', key)]?.op === 'replace' && replacement && local) {
       // A replace was interrupted after the new suite was made: finish it.
       item.action = 'replace';
       item.replacement = replacement;
       item.reason = 'finishing the replacement an interrupted push started';
       item.scenarios = { add: diffScenarios(local.model, replacement.model), stale: [] };
       item.changes = changedFields('suite', local.hashes, remoteHashes('suite', replacement));
-    } else if (item.action === 'update' && local && remote) {
-      suiteApplicability(item, local.model, remote.model, opts);
     }
     items.push(item);
   }
@@ -418,6 +457,23 @@ export async function buildPlan(input: BuildPlanInput, remote?: Promise<RemoteSn
   }
 
   return { plan: { profile, items, voices, tools, learnedTools: learned, untracked }, problems };
+
+  /** The item of an agent, given what the platform has of it (null: nothing, or not read). */
+  function planAgent(slug: string, remote: RemoteAgent | null): PlanItem {
+    const intent = state.intents[intentKey('agent', slug)];
+    const item = planOne('agent', slug, files.agents.get(slug), state.agents[slug], intent, remote, remote?.model, opts);
+    if (remote) item.fromVersion = intent?.fromVersion ?? remote.version;
+    return item;
+  }
+
+  /** The item of a suite, as for an agent (a replace in progress aside). */
+  function planSuite(key: string, remote: RemoteSuite | null): PlanItem {
+    const local = files.suites.get(key);
+    const item = planOne('suite', key, local, state.suites[key], state.intents[intentKey('suite', key)], remote, remote?.model, opts);
+    item.agentKey = key.split('/')[0]!;
+    if (item.action === 'update' && local && remote) suiteApplicability(item, local.model, remote.model, opts);
+    return item;
+  }
 }
 
 function diffScenarios(local: SuiteModel, remote: SuiteModel): ScenarioModel[] {

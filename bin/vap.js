@@ -10,11 +10,23 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 } else {
   enableCompileCache();
   if (args[0] === 'contacts' && args[1] === 'import') startImportWorker();
-  require('../dist/cli.js')
-    .main(args)
-    .then((code) => {
-      process.exitCode = code;
-    });
+  const cli = require('../dist/cli.js');
+  cli.main(args).then((code) => {
+    process.exitCode = code;
+    if (cli.exitsWhenDone(args)) exitWhenWritten(code);
+  });
+}
+
+/** Ends the process once what it wrote to stdout and stderr is flushed (the 'exit' handlers run: the compile cache is written). */
+function exitWhenWritten(code) {
+  let pending = 2;
+  const done = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.writableLength === 0 || stream.destroyed) done();
+    else stream.write('', done);
+  }
 }
 
 /**

@@ -113,6 +113,19 @@ async function messageWrap(io: IO, env: Env): Promise<MessageWrap> {
   return (text, mark) => messageText(text, terminalWidth(io.stderr, env), mark);
 }
 
+/**
+ * Whether bin/vap.js ends the process as soon as `main` has returned and the output is
+ * written: the agents-as-code commands leave a heap of thousands of resources, which Node
+ * would otherwise tear down object by object, and V8's background compilations of the
+ * run, which it would wait for (together tens of milliseconds after the work is done).
+ * Everything these commands write is written before `main` returns.
+ */
+export function exitsWhenDone(argv: readonly string[]): boolean {
+  return EXIT_WHEN_DONE.has(commandWord(argv) ?? '');
+}
+
+const EXIT_WHEN_DONE = new Set(['pull', 'diff', 'plan', 'push', 'promote', 'preview']);
+
 /** The commands that keep V8's optimising compiler for WebAssembly (see main). */
 const KEEPS_OPTIMISER = new Set(['emulator', 'mcp', 'pull', 'diff', 'plan', 'push', 'promote', 'preview']);
 

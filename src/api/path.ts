@@ -8,11 +8,17 @@ import { UsageError } from '../errors.js';
  */
 export function apiPath(strings: TemplateStringsArray, ...values: Array<string | number>): string {
   let out = strings[0] ?? '';
-  values.forEach((v, i) => {
-    out += encodeSegment(typeof v === 'number' ? String(v) : checkId(v)) + (strings[i + 1] ?? '');
-  });
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    // The ids the platform makes (`ag_…`, UUIDs) are one segment as they are: one test instead of the checks and the encoding.
+    const segment = typeof v === 'number' ? String(v) : PLAIN_ID.test(v) ? v : encodeSegment(checkId(v));
+    out += segment + (strings[i + 1] ?? '');
+  }
   return out;
 }
+
+/** An id of letters, digits, `_` and `-` only: never empty, `.` or `..`, and unchanged by encodeURIComponent. */
+const PLAIN_ID = /^[A-Za-z0-9_-]+$/;
 
 /** Characters an id never holds: C0 and C1 controls, DEL, line separators, bidi overrides and isolates. */
 const CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;

@@ -45,6 +45,25 @@ describe('paths', () => {
     expect(apiPath`/api/v1/agents/${'ag_1'}/versions/${3}`).toBe('/api/v1/agents/ag_1/versions/3');
   });
 
+  it('gives every id the segment (or the refusal) the checks and encodeURIComponent give it', () => {
+    const slow = (id: string) => {
+      try {
+        return `/a/${encodeURIComponent(checkId(id))}/b`;
+      } catch (e) {
+        return `refused: ${(e as Error).message}`;
+      }
+    };
+    const fast = (id: string) => {
+      try {
+        return apiPath`/a/${id}/b`;
+      } catch (e) {
+        return `refused: ${(e as Error).message}`;
+      }
+    };
+    const idChars = fc.constantFrom(...'ab_-.Z09/\\?#% é\n\u202e'.split(''));
+    fc.assert(fc.property(fc.oneof(fc.string(), fc.string({ unit: idChars }), fc.stringMatching(/^[A-Za-z0-9_-]{0,30}$/)), (id) => fast(id) === slow(id)), { numRuns: 2000 });
+  });
+
   it('refuses, as a usage error, an id that could not stay one segment', () => {
     for (const id of ['', '.', '..', '../admin', 'a/b', 'a\\b', 'a?b', 'a#b', 'a\nb', 'a\x1b[2Jb', 'a\x7fb', 'a\u009bb', 'a\u202eb']) {
       let err: unknown;

@@ -60,15 +60,15 @@ const formOf = (bits: number): TextForm => ({ bom: (bits & 1) !== 0, crlf: (bits
 const bitsOf = (form: TextForm): number => (form.bom ? 1 : 0) | (form.crlf ? 2 : 0);
 
 export class ScanIndex {
-  private readonly nextFiles: Record<string, RawFile> = {};
-  private readonly nextDirs: Record<string, RawDir> = {};
+  private readonly nextFiles = new Map<string, RawFile>();
+  private readonly nextDirs = new Map<string, RawDir>();
   private changed: boolean;
   /** Files and folders whose times are at or after this (ms since the epoch) are not recorded. */
   private readonly racyFrom: number;
 
   private constructor(
-    private readonly files: Record<string, unknown>,
-    private readonly dirs: Record<string, unknown>,
+    private readonly files: Map<string, unknown>,
+    private readonly dirs: Map<string, unknown>,
     private readonly digests: number,
     now: number,
     loaded: boolean,
@@ -80,7 +80,7 @@ export class ScanIndex {
 
   /** An index that knows nothing (and is written when the scan recorded something). */
   static empty(digests: number, now = Date.now()): ScanIndex {
-    return new ScanIndex({}, {}, digests, now, false);
+    return new ScanIndex(new Map(), new Map(), digests, now, false);
   }
 
   /** The project's index for file format `digests`; an empty one when there is none or it cannot be used. */
@@ -90,7 +90,8 @@ export class ScanIndex {
       if (text === undefined) return ScanIndex.empty(digests, now);
       const raw: unknown = JSON.parse(text);
       if (!isRecord(raw) || raw.format !== INDEX_FORMAT || raw.digests !== digests || !isRecord(raw.files) || !isRecord(raw.dirs)) return ScanIndex.empty(digests, now);
-      return new ScanIndex(raw.files, raw.dirs, digests, now, true);
+      // Maps: a lookup by a path built for it needs no interning of the path (as an object's property would).
+      return new ScanIndex(new Map(Object.entries(raw.files)), new Map(Object.entries(raw.dirs)), digests, now, true);
     } catch {
       return ScanIndex.empty(digests, now);
     }
@@ -98,7 +99,7 @@ export class ScanIndex {
 
   /** What the last scan recorded of a file (checked here: the index is read from disk). */
   file(rel: string): IndexedFileEntry | undefined {
-    const e = Object.hasOwn(this.files, rel) ? this.files[rel] : undefined;
+    const e = this.files.get(rel);
     if (!Array.isArray(e) || e.length !== 3) return undefined;
     const [key, digest, form] = e as unknown[];
     if (typeof key !== 'string' || typeof digest !== 'string' || !HASH.test(digest) || typeof form !== 'number' || !Number.isInteger(form) || form < 0 || form > 3) return undefined;
@@ -107,7 +108,7 @@ export class ScanIndex {
 
   /** What the last scan recorded of a folder's listing; the names are checked by the caller as a listing's are. */
   dir(rel: string): IndexedDirEntry | undefined {
-    const e = Object.hasOwn(this.dirs, rel) ? this.dirs[rel] : undefined;
+    const e = this.dirs.get(rel);
     if (!Array.isArray(e) || e.length !== 2) return undefined;
     const [key, names] = e as unknown[];
     if (typeof key !== 'string' || !Array.isArray(names) || !names.every((n) => typeof n === 'string')) return undefined;
@@ -116,7 +117,7 @@ export class ScanIndex {
 
   /** A file found unchanged: kept in the next index as it was. */
   keepFile(rel: string, e: IndexedFileEntry): void {
-    this.nextFiles[rel] = [e.key, e.digest, bitsOf(e.form)];
+    this.nextFiles.set(rel, [e.key, e.digest, bitsOf(e.form)]);
   }
 
   /** A file just read: recorded unless it changed too recently to be told apart from a later edit. */
@@ -128,11 +129,11 @@ export class ScanIndex {
     const key = statKey(st);
     const old = this.file(rel);
     if (!old || old.key !== key || old.digest !== digest || bitsOf(old.form) !== bitsOf(form)) this.changed = true;
-    this.nextFiles[rel] = [key, digest, bitsOf(form)];
+    this.nextFiles.set(rel, [key, digest, bitsOf(form)]);
   }
 
   keepDir(rel: string, e: IndexedDirEntry): void {
-    this.nextDirs[rel] = [e.key, e.names];
+    this.nextDirs.set(rel, [e.key, e.names]);
   }
 
   /** A folder just listed (its suite files only, and no problem among its entries). */
@@ -144,7 +145,7 @@ export class ScanIndex {
     const key = statKey(st);
     const old = this.dir(rel);
     if (!old || old.key !== key || old.names.join('/') !== names.join('/')) this.changed = true;
-    this.nextDirs[rel] = [key, names];
+    this.nextDirs.set(rel, [key, names]);
   }
 
   /**
@@ -154,13 +155,13 @@ export class ScanIndex {
    */
   save(fs: ProjectFs): void {
     try {
-      const recorded = Object.keys(this.nextFiles).length + Object.keys(this.nextDirs).length;
-      const had = Object.keys(this.files).length + Object.keys(this.dirs).length;
+      const recorded = this.nextFiles.size + this.nextDirs.size;
+      const had = this.files.size + this.dirs.size;
       // Nothing to write: the same entries as read (or none, and none before).
       if (recorded === 0 ? had === 0 : !this.changed && recorded === had) return;
       if (!fs.checkNoLinks('.vap')?.isDirectory()) return;
       if (fs.checkNoLinks(IGNORE_FILE) === undefined) fs.writeTextSync(IGNORE_FILE, IGNORE_TEXT);
-      fs.writeTextSync(INDEX_FILE, JSON.stringify({ format: INDEX_FORMAT, digests: this.digests, files: this.nextFiles, dirs: this.nextDirs }));
+      fs.writeTextSync(INDEX_FILE, JSON.stringify({ format: INDEX_FORMAT, digests: this.digests, files: Object.fromEntries(this.nextFiles), dirs: Object.fromEntries(this.nextDirs) }));
     } catch {
       // a cache that cannot be written is not written
     }

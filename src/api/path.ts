@@ -33,6 +33,7 @@ const SEPARATOR = /[/\\?#]/;
  * characters because no id holds them and they would reach logs and terminals.
  */
 export function idProblem(value: string): string | undefined {
+  if (PLAIN_ID.test(value)) return undefined;
   if (value === '') return 'it is empty';
   if (value === '.' || value === '..') return `"${value}" is not an id`;
   if (SEPARATOR.test(value)) return `it contains "${SEPARATOR.exec(value)![0]}"`;

@@ -27,11 +27,15 @@ export const MAX_FILE_BYTES = 2 * 1024 * 1024;
 export const MAX_STATE_BYTES = 64 * 1024 * 1024;
 
 const SLUG_CHARS = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Letters, digits, `_` and `-`, starting with a letter or digit: a slug unless it is a name Windows reserves. */
+const COMMON_SLUG = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** Names Windows reserves for devices, with or without an extension (`con`, `aux.yaml`, `COM1`). */
 const RESERVED = /^(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
 
 /** Why `s` cannot be a slug (one safe path segment), or undefined when it can. */
 export function slugProblem(s: string): string | undefined {
+  // The common slug (what vap makes of names), answered by two tests; anything else goes through each rule.
+  if (typeof s === 'string' && s.length <= MAX_SLUG && COMMON_SLUG.test(s) && !RESERVED.test(s)) return undefined;
   if (typeof s !== 'string' || s === '') return 'it is empty';
   if (s.length > MAX_SLUG) return `it is ${s.length} characters long (at most ${MAX_SLUG})`;
   if (s === '.' || s === '..') return `"${s}" names a folder itself`;

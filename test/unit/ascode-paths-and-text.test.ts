@@ -36,6 +36,14 @@ describe('slugs', () => {
     ];
     for (const [s, why] of bad) expect(slugProblem(s), JSON.stringify(s)).toMatch(why);
   });
+
+  it('accept exactly what the rules accept, whatever the string (the common slug answered first included)', () => {
+    // The rules as written above, one by one.
+    const rules = (s: string) =>
+      s !== '' && s.length <= 100 && s !== '.' && s !== '..' && !/[/\\\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(s) && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(s) && !s.endsWith('.') && !/^(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i.test(s);
+    const chars = fc.constantFrom(...'aZ09_-.c o n u l p t x1²/\\'.split(''));
+    fc.assert(fc.property(fc.oneof(fc.string(), fc.string({ unit: chars, maxLength: 8 }), fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_-]{0,110}$/)), (s) => (slugProblem(s) === undefined) === rules(s)), { numRuns: 3000 });
+  });
 });
 
 describe('ProjectFs', () => {

@@ -66,9 +66,8 @@ export class ApiClient {
   async request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
     const { res, text, serverDate } = await this.send(opts, false);
     const requestId = first(res.headers['x-request-id']);
-    const dated = serverDate ? { serverDate } : {};
     if (res.statusCode === 204 || text.trim() === '') {
-      return { data: undefined as T, status: res.statusCode, requestId, ...dated, headers: res.headers as Headers };
+      return { data: undefined as T, status: res.statusCode, requestId, ...(serverDate ? { serverDate } : {}), headers: res.headers as Headers };
     }
     let body: unknown;
     try {
@@ -76,7 +75,11 @@ export class ApiClient {
     } catch {
       throw new ApiError(res.statusCode, `the server answered ${res.statusCode} with a body that is not JSON`, { requestId, body: text.slice(0, 200) });
     }
-    return { ...unwrapEnvelope<T>(body, opts.envelope ?? 'auto', res.statusCode, requestId), ...dated, headers: res.headers as Headers };
+    // The envelope's result, completed in place (a fresh object: no copy of it for each of thousands of answers).
+    const out = unwrapEnvelope<T>(body, opts.envelope ?? 'auto', res.statusCode, requestId);
+    if (serverDate) out.serverDate = serverDate;
+    out.headers = res.headers as Headers;
+    return out;
   }
 
   /** A request whose body is streamed back as is (audio, server-sent events). */

@@ -207,15 +207,17 @@ export function fieldHashes(kind: Kind, model: AnyModel): FieldHashes {
 }
 
 function agentFieldHashes(m: AgentModel): FieldHashes {
+  // An agent's name and instructions are its own: hashed as they are, never kept in the
+  // memo, which they would fill (and empty again) for nothing in a project of thousands.
   return {
-    name: fieldHash(canonicalJson(m.name)),
+    name: shortHash(canonicalJson(m.name)),
     engine: fieldHash(canonicalJson(m.engine)),
     voice: fieldHash(canonicalJson(comparable('agent', 'voice', m.voice))),
     tools: fieldHash(canonicalJson(comparable('agent', 'tools', m.tools))),
     variables: fieldHash(canonicalJson(m.variables)),
     description: fieldHash(canonicalJson(m.description)),
     tags: fieldHash(canonicalJson(m.tags)),
-    instructions: fieldHash(canonicalJson(m.instructions)),
+    instructions: shortHash(canonicalJson(m.instructions)),
   };
 }
 

@@ -29,32 +29,45 @@ const IGNORE_FILE = '.vap/cache/.gitignore';
 const IGNORE_TEXT = "# vap's cache of what it last read of this project's files, on this machine: never committed\n*\n";
 
 /** The index's own format; `digests` is the file format whose digests it holds (scan.ts's FORMAT_VERSION). */
-const INDEX_FORMAT = 1;
+const INDEX_FORMAT = 2;
 
 /** How long a file must have been still before its key is recorded. */
 export const RACY_MS = 3_000;
 
 const HASH = /^[0-9a-f]{16}$/;
 
+/** A file's or folder's identity and times: device, inode, size, modification and change time (ms). */
+export type StatKey = [dev: number, ino: number, size: number, mtimeMs: number, ctimeMs: number];
+
 export interface IndexedFileEntry {
-  key: string;
+  key: StatKey;
   digest: string;
   form: TextForm;
 }
 
 export interface IndexedDirEntry {
-  key: string;
+  key: StatKey;
   /** The suite file names the folder held (`<slug>.yaml`), nothing else. */
   names: string[];
 }
 
-/** A file's or folder's identity and times, as one string. */
-export function statKey(st: Stats): string {
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+/** Whether an lstat gives the key indexed (numbers compared as they are: no text made of them). */
+export function sameKey(st: Stats, key: StatKey): boolean {
+  return st.ctimeMs === key[4] && st.mtimeMs === key[3] && st.ino === key[1] && st.size === key[2] && st.dev === key[0];
 }
 
-type RawFile = [key: string, digest: string, form: number];
-type RawDir = [key: string, names: string[]];
+const keyOf = (st: Stats): StatKey => [st.dev, st.ino, st.size, st.mtimeMs, st.ctimeMs];
+
+function isKey(v: unknown[]): boolean {
+  for (let i = 0; i < 5; i++) if (typeof v[i] !== 'number' || !Number.isFinite(v[i])) return false;
+  return true;
+}
+
+const keysEqual = (a: StatKey, b: StatKey) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3] && a[4] === b[4];
+
+/** In the file: the key's five numbers, then the digest and the form's bits (a file), or the names (a folder). */
+type RawFile = [...StatKey, digest: string, form: number];
+type RawDir = [...StatKey, names: string[]];
 
 const formOf = (bits: number): TextForm => ({ bom: (bits & 1) !== 0, crlf: (bits & 2) !== 0 });
 const bitsOf = (form: TextForm): number => (form.bom ? 1 : 0) | (form.crlf ? 2 : 0);
@@ -100,24 +113,25 @@ export class ScanIndex {
   /** What the last scan recorded of a file (checked here: the index is read from disk). */
   file(rel: string): IndexedFileEntry | undefined {
     const e = this.files.get(rel);
-    if (!Array.isArray(e) || e.length !== 3) return undefined;
-    const [key, digest, form] = e as unknown[];
-    if (typeof key !== 'string' || typeof digest !== 'string' || !HASH.test(digest) || typeof form !== 'number' || !Number.isInteger(form) || form < 0 || form > 3) return undefined;
-    return { key, digest, form: formOf(form) };
+    if (!Array.isArray(e) || e.length !== 7 || !isKey(e)) return undefined;
+    const digest: unknown = e[5];
+    const form: unknown = e[6];
+    if (typeof digest !== 'string' || !HASH.test(digest) || typeof form !== 'number' || !Number.isInteger(form) || form < 0 || form > 3) return undefined;
+    return { key: e.slice(0, 5) as StatKey, digest, form: formOf(form) };
   }
 
   /** What the last scan recorded of a folder's listing; the names are checked by the caller as a listing's are. */
   dir(rel: string): IndexedDirEntry | undefined {
     const e = this.dirs.get(rel);
-    if (!Array.isArray(e) || e.length !== 2) return undefined;
-    const [key, names] = e as unknown[];
-    if (typeof key !== 'string' || !Array.isArray(names) || !names.every((n) => typeof n === 'string')) return undefined;
-    return { key, names: names as string[] };
+    if (!Array.isArray(e) || e.length !== 6 || !isKey(e)) return undefined;
+    const names: unknown = e[5];
+    if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) return undefined;
+    return { key: e.slice(0, 5) as StatKey, names: names as string[] };
   }
 
   /** A file found unchanged: kept in the next index as it was. */
   keepFile(rel: string, e: IndexedFileEntry): void {
-    this.nextFiles.set(rel, [e.key, e.digest, bitsOf(e.form)]);
+    this.nextFiles.set(rel, [...e.key, e.digest, bitsOf(e.form)]);
   }
 
   /** A file just read: recorded unless it changed too recently to be told apart from a later edit. */
@@ -126,14 +140,14 @@ export class ScanIndex {
       this.changed = true;
       return;
     }
-    const key = statKey(st);
+    const key = keyOf(st);
     const old = this.file(rel);
-    if (!old || old.key !== key || old.digest !== digest || bitsOf(old.form) !== bitsOf(form)) this.changed = true;
-    this.nextFiles.set(rel, [key, digest, bitsOf(form)]);
+    if (!old || !keysEqual(old.key, key) || old.digest !== digest || bitsOf(old.form) !== bitsOf(form)) this.changed = true;
+    this.nextFiles.set(rel, [...key, digest, bitsOf(form)]);
   }
 
   keepDir(rel: string, e: IndexedDirEntry): void {
-    this.nextDirs.set(rel, [e.key, e.names]);
+    this.nextDirs.set(rel, [...e.key, e.names]);
   }
 
   /** A folder just listed (its suite files only, and no problem among its entries). */
@@ -142,10 +156,10 @@ export class ScanIndex {
       this.changed = true;
       return;
     }
-    const key = statKey(st);
+    const key = keyOf(st);
     const old = this.dir(rel);
-    if (!old || old.key !== key || old.names.join('/') !== names.join('/')) this.changed = true;
-    this.nextDirs.set(rel, [key, names]);
+    if (!old || !keysEqual(old.key, key) || old.names.join('/') !== names.join('/')) this.changed = true;
+    this.nextDirs.set(rel, [...key, names]);
   }
 
   /**

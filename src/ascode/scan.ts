@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { canonicalJson, shortHash, type Kind } from './model.js';
 import { isSlug, MAX_FILE_BYTES, slugProblem, symlinkError, tooLarge } from './paths.js';
 import type { Problem } from './problems.js';
-import { statKey, type IndexedFileEntry, type ScanIndex } from './scan-index.js';
+import { sameKey, type IndexedFileEntry, type ScanIndex } from './scan-index.js';
 import { normalise, type TextForm } from './text-form.js';
 
 /**
@@ -143,7 +143,7 @@ function suiteFiles(root: string, slug: string, problems: Problem[], index?: Sca
   const out: FileJob[] = [];
   // A folder whose key is the one indexed lists the same names (adding, removing or renaming an entry changes its times).
   const known = index?.dir(rel);
-  if (known && known.key === statKey(evals) && known.names.every(isSuiteFileName)) {
+  if (known && sameKey(evals, known.key) && known.names.every(isSuiteFileName)) {
     index!.keepDir(rel, known);
     for (const name of known.names) out.push({ kind: 'suite', file: `${rel}/${name}`, slug: name.slice(0, -'.yaml'.length), agentSlug: slug });
     return out;
@@ -210,7 +210,7 @@ function scanFile(root: string, job: FileJob, vars: Record<string, string>, inde
       // but a regular file never is: it has an inode of its own).
       const st = entryAt(under(root, job.file));
       if (st === undefined) return undefined;
-      if (st.isFile() && statKey(st) === known.key && indexed!.synced(job.kind, job.kind === 'suite' ? `${job.agentSlug!}/${job.slug}` : job.slug) === known.digest) {
+      if (st.isFile() && sameKey(st, known.key) && indexed!.synced(job.kind, job.kind === 'suite' ? `${job.agentSlug!}/${job.slug}` : job.slug) === known.digest) {
         index!.keepFile(job.file, known);
         return new IndexedFile(root, job, known);
       }

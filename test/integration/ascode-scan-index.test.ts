@@ -133,8 +133,9 @@ describe('the scan index', () => {
       JSON.stringify({ ...good, format: 99 }),
       JSON.stringify({ ...good, digests: FORMAT_VERSION + 1 }),
       JSON.stringify({ ...good, files: [] }),
-      JSON.stringify({ ...good, files: Object.fromEntries(Object.entries(good.files).map(([k, v]) => [k, [(v as unknown[])[0], 'not a digest', 0]])) }),
-      JSON.stringify({ ...good, dirs: { ...good.dirs, [evalsKey]: [good.dirs[evalsKey][0], ['../../../../etc/passwd.yaml', 'smoke.yaml']] } }),
+      JSON.stringify({ ...good, files: Object.fromEntries(Object.entries(good.files).map(([k, v]) => [k, [...(v as unknown[]).slice(0, 5), 'not a digest', 0]])) }),
+      JSON.stringify({ ...good, files: Object.fromEntries(Object.entries(good.files).map(([k, v]) => [k, ['1', ...(v as unknown[]).slice(1)]])) }),
+      JSON.stringify({ ...good, dirs: { ...good.dirs, [evalsKey]: [...good.dirs[evalsKey].slice(0, 5), ['../../../../etc/passwd.yaml', 'smoke.yaml']] } }),
     ]) {
       writeFileSync(join(root, INDEX_FILE), bad);
       const files = byFile(await scanWithIndex(root, synced));

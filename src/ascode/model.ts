@@ -254,3 +254,10 @@ export function scenarioHash(s: ScenarioModel): string {
 export function changedFields(kind: Kind, a: FieldHashes, b: FieldHashes): string[] {
   return FIELDS[kind].filter((f) => a[f] !== b[f]);
 }
+
+/** Whether no field differs (changedFields would be empty). */
+export function sameFields(kind: Kind, a: FieldHashes, b: FieldHashes): boolean {
+  const fields = FIELDS[kind];
+  for (let i = 0; i < fields.length; i++) if (a[fields[i]!] !== b[fields[i]!]) return false;
+  return true;
+}

@@ -1,6 +1,6 @@
 import type { Suite } from '../api/evals.js';
 import type { Voice } from '../api/voices.js';
-import { canonicalLanguage, changedFields, contentHash, fieldHashes, scenarioHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type ScenarioModel, type SuiteModel } from './model.js';
+import { canonicalLanguage, changedFields, contentHash, sameFields, fieldHashes, scenarioHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type ScenarioModel, type SuiteModel } from './model.js';
 import type { LocalAgent, LocalFiles, LocalSuite, LocalWebhook, ProjectConfig } from './project.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader, remoteHashes, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
@@ -142,6 +142,8 @@ function recoverBase(kind: Kind, base: Entry, intent: Intent | undefined, remote
 
 /** The class of a tracked resource whose file and platform copy both exist. */
 function classify(kind: Kind, key: string, base: FieldHashes, local: FieldHashes, remote: FieldHashes, opts: PlanOptions): Pick<PlanItem, 'action' | 'changes' | 'drift' | 'reason' | 'forced' | 'resync'> {
+  // Most resources of a plan are unchanged on both sides: said without building the three lists.
+  if (sameFields(kind, local, remote) && sameFields(kind, base, remote)) return { action: 'unchanged', changes: [], drift: [], resync: false };
   const changes = changedFields(kind, local, remote);
   const drift = changedFields(kind, base, remote);
   const mine = changedFields(kind, base, local);

@@ -70,3 +70,22 @@ describe('canonical JSON', () => {
     );
   });
 });
+
+describe('a state entry as the state file holds it', () => {
+  it('is its canonical JSON, whatever its fields, types and extra keys', async () => {
+    const { entryJson } = await import('../../src/ascode/state.js');
+    const hash = fc.stringMatching(/^[0-9a-f]{16}$/);
+    const entry = fc.record(
+      {
+        id: fc.oneof(fc.string(), fc.integer()),
+        hash: fc.oneof(hash, fc.constant('')),
+        fields: fc.oneof(fc.dictionary(fc.constantFrom('name', 'engine', 'voice', 'tools', 'instructions', 'scenarios', '__proto__', 'a"b', 'é'), fc.oneof(hash, fc.constant(undefined), fc.integer())), fc.constant(null), fc.array(hash)),
+        version: fc.oneof(fc.nat(), fc.constant(undefined), fc.double(), fc.string()),
+        file: fc.oneof(hash, fc.constant(undefined), fc.integer()),
+        extra: fc.oneof(fc.string(), fc.constant(undefined)),
+      },
+      { requiredKeys: ['id', 'hash', 'fields'] },
+    );
+    fc.assert(fc.property(fc.oneof(entry, value), (e) => entryJson(e) === canonicalJson(e)), { numRuns: 3000 });
+  });
+});

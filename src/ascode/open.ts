@@ -69,12 +69,13 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
   const onAbort = () => stop.abort(ctx.signal.reason);
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   const arrivals = new Arrivals();
-  const snapshot = early ? readRemote(state, listPresence(root), new RemoteReader(await early.api(), stop.signal), arrivals) : undefined;
+  const presence = early ? listPresence(root) : undefined;
+  const snapshot = presence ? readRemote(state, presence, new RemoteReader(await early!.api(), stop.signal), arrivals) : undefined;
   snapshot?.catch(() => undefined);
   const remote = snapshot && { snapshot, arrivals };
   try {
     const index = ScanIndex.load(fs, FORMAT_VERSION);
-    const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key], index);
+    const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key], index, presence?.listing);
     problems.throwIfAny((l) => ctx.note(l.trimEnd()));
     return { root, fs, config: config!, profile, settings: settings!, state, files, index, remote };
   } catch (err) {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, type Dirent } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
@@ -385,8 +385,8 @@ const PARSED_PER_TURN = 4;
  * requests already in flight (a plan reads the platform meanwhile) keep going. A link
  * anywhere in the layout is a problem, never followed.
  */
-export async function readFiles(root: string, opts: ReadOptions, problems: ProblemList, synced: SyncedLookup = () => undefined, index?: ScanIndex): Promise<LocalFiles> {
-  const scan = await scanProject(root, opts.vars, index && { index, synced: (kind, key) => synced(kind, key)?.file });
+export async function readFiles(root: string, opts: ReadOptions, problems: ProblemList, synced: SyncedLookup = () => undefined, index?: ScanIndex, listing?: Dirent[]): Promise<LocalFiles> {
+  const scan = await scanProject(root, opts.vars, index && { index, synced: (kind, key) => synced(kind, key)?.file, listing });
   for (const p of scan.problems) problems.add(p);
   const out: LocalFiles = { agents: new Map(), suites: new Map(), webhooks: new Map() };
   let parsed = 0;

@@ -73,7 +73,7 @@ export async function scanProject(root: string, vars: Record<string, string>, in
   // The platform's answers are let in before the folders are listed, and between files.
   await yieldToIO();
   let sinceTurn = 0;
-  for (const slug of agentFolders(root, problems)) {
+  for (const slug of agentFolders(root, problems, indexed?.listing)) {
     // agent.md opened straight away (no lstat first): missing, the folder is not an agent.
     const agent = scanFile(root, { kind: 'agent', file: `agents/${slug}/agent.md`, slug }, vars, indexed);
     if (!agent) continue;
@@ -107,13 +107,15 @@ const weight = (f: ScannedFile) => (f instanceof IndexedFile ? 0.25 : 1);
 export interface IndexUse {
   index: ScanIndex;
   synced: (kind: Kind, key: string) => string | undefined;
+  /** agents/ as listPresence listed it a moment ago (else it is listed here). */
+  listing?: Dirent[];
 }
 
 /** The folders of agents/ that may be agents (real folders with a slug for a name); the rest are problems. */
-function agentFolders(root: string, problems: Problem[]): string[] {
+function agentFolders(root: string, problems: Problem[], listing?: Dirent[]): string[] {
   const out: string[] = [];
   if (linkedFolder(root, 'agents', problems)) return out;
-  for (const d of dirEntries(join(root, 'agents'))) {
+  for (const d of listing ?? dirEntries(join(root, 'agents'))) {
     if (d.name.startsWith('.')) continue;
     if (d.isSymbolicLink()) {
       linkProblem(problems, `agents/${d.name}`);
@@ -265,11 +267,17 @@ class IndexedFile implements ReadFile {
   }
 }
 
-/** Folder and file names only: which agents and webhooks have files (nothing is read). */
-export function listPresence(root: string): { agents: Set<string>; webhooks: boolean } {
-  const agents = new Set(dirEntries(join(root, 'agents')).filter((d) => d.isDirectory() && isSlug(d.name)).map((d) => d.name));
+/**
+ * Folder and file names only: which agents and webhooks have files (nothing is read). The
+ * listing of agents/ is kept (`listing`), for the scan that follows to take instead of
+ * listing the folder again.
+ */
+export function listPresence(root: string): { agents: Set<string>; webhooks: boolean; listing: Dirent[] } {
+  const listing = dirEntries(join(root, 'agents'));
+  const agents = new Set<string>();
+  for (const d of listing) if (d.isDirectory() && isSlug(d.name)) agents.add(d.name);
   const webhooks = dirEntries(join(root, 'webhooks')).some((e) => !e.name.startsWith('.') && e.name.endsWith('.yaml'));
-  return { agents, webhooks };
+  return { agents, webhooks, listing };
 }
 
 // The project's files are read synchronously: hundreds of small files are read faster

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { createAgent, type HttpAgent, type HttpResponse } from './http.js';
+import { createAgent, dispatchText, type DispatchError, type HttpAgent } from './http.js';
 import { ApiError, ConnectionError, IncompleteResponseError, RequestTimeoutError } from './errors.js';
 import { unwrapEnvelope } from './envelope.js';
 import { apiTarget } from './path.js';
@@ -23,6 +23,15 @@ export interface ClientOptions {
 }
 
 type Headers = Record<string, string | string[] | undefined>;
+
+/** An answer as send gives it: a JSON one read whole (`text`), a stream's body left unread (`body`). */
+interface Sent {
+  statusCode: number;
+  headers: Headers;
+  text: string;
+  body?: import('undici').Dispatcher.ResponseData['body'];
+  serverDate?: ServerDate;
+}
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
@@ -64,7 +73,8 @@ export class ApiClient {
    * connection error, retried for idempotent methods like any other.
    */
   async request<T>(opts: RequestOptions): Promise<ApiResponse<T>> {
-    const { res, text, serverDate } = await this.send(opts, false);
+    const res = await this.send(opts, false);
+    const { text, serverDate } = res;
     const requestId = first(res.headers['x-request-id']);
     if (res.statusCode === 204 || text.trim() === '') {
       return { data: undefined as T, status: res.statusCode, requestId, ...(serverDate ? { serverDate } : {}), headers: res.headers as Headers };
@@ -84,13 +94,13 @@ export class ApiClient {
 
   /** A request whose body is streamed back as is (audio, server-sent events). */
   async stream(opts: RequestOptions & { accept?: string }): Promise<StreamResponse> {
-    const { res, serverDate } = await this.send(opts, true);
+    const res = await this.send(opts, true);
     return {
       status: res.statusCode,
       headers: res.headers as Headers,
       contentType: first(res.headers['content-type']),
       requestId: first(res.headers['x-request-id']),
-      ...(serverDate ? { serverDate } : {}),
+      ...(res.serverDate ? { serverDate: res.serverDate } : {}),
       body: res.body as unknown as StreamResponse['body'],
     };
   }
@@ -121,10 +131,11 @@ export class ApiClient {
 
   /**
    * Sends with retries; returns a 2xx response, or throws. A streaming response's body is
-   * left unread; a JSON response's body is read (within the same attempt, so that a body
-   * cut off by the connection is retried as a connection error).
+   * left unread (undici's request API); a JSON response is read whole through dispatch
+   * (http.ts dispatchText), within the same attempt, so that a body cut off by the
+   * connection is retried as a connection error.
    */
-  private async send(opts: RequestOptions & { accept?: string }, streaming: boolean): Promise<{ res: HttpResponse; text: string; serverDate?: ServerDate }> {
+  private async send(opts: RequestOptions & { accept?: string }, streaming: boolean): Promise<Sent> {
     const { origin, path, href } = apiTarget(this.baseUrl, opts.path, opts.query);
     let headers: Record<string, string>;
     let body: string | undefined;
@@ -138,7 +149,7 @@ export class ApiClient {
     for (let attempt = 0; ; attempt++) {
       const started = Date.now();
       this.log?.(`> ${opts.method} ${redactUrl(href)}${opts.auth === 'bearer' ? ' (Authorization: Bearer [redacted])' : ' (x-api-key: [redacted])'}`);
-      let res: HttpResponse;
+      let res: Sent;
       // The response headers must arrive within the timeout (headersTimeout, from when the
       // request is written; the connection has its own, connect.timeout); for a JSON request
       // the body too (bodyTimeout), never for a stream. undici keeps a deadline of a second or
@@ -146,49 +157,32 @@ export class ApiClient {
       // deadline, and cheaper than a controller and a timer per request (thousands of requests
       // a plan). A shorter deadline is kept by a timer of vap's own (ShortDeadline).
       const own = timeout < UNDICI_DEADLINE_MIN_MS ? new ShortDeadline(timeout, opts.signal) : undefined;
+      const stop = abortEmitterOf(own ? own.signal : opts.signal);
       try {
         const agent = this.ready ?? (await this.dispatcher());
-        res = await agent.request({
-          origin,
-          path,
-          method: opts.method,
-          headers,
-          body,
-          headersTimeout: timeout,
-          bodyTimeout: streaming ? 0 : timeout,
-          signal: own ? own.signal : abortEmitterOf(opts.signal),
-        });
+        const request = { origin, path, method: opts.method, headers, body, headersTimeout: timeout, bodyTimeout: streaming ? 0 : timeout };
+        if (streaming) {
+          const r = await agent.request({ ...request, signal: stop });
+          if (own) {
+            if (r.body.destroyed || r.body.readableEnded) own.unlink();
+            else r.body.once('close', own.unlink);
+          }
+          res = { statusCode: r.statusCode, headers: r.headers as Headers, text: '', body: r.body };
+        } else {
+          res = await dispatchText(agent, request, stop);
+          own?.unlink();
+        }
       } catch (err) {
         own?.unlink();
         if (opts.signal?.aborted) throw err;
         const code = (err as { code?: string }).code;
         const timedOut = own?.hit === true || (code !== undefined && TIMEOUT_CODES.has(code));
-        const wrapped = timedOut ? new RequestTimeoutError(href, timeout, err) : new ConnectionError(href, err);
-        this.log?.(`< ${wrapped.message} after ${ms(started)}`);
-        if (isIdempotent(opts.method) && attempt < this.retry.maxRetries) {
-          await this.wait(backoffDelay(attempt, this.retry), attempt, wrapped.message, opts.signal);
-          continue;
-        }
-        throw wrapped;
-      } finally {
-        own?.clear();
-      }
-      if (own) {
-        if (res.body.destroyed || res.body.readableEnded) own.unlink();
-        else res.body.once('close', own.unlink);
-      }
-      const serverDate = dateOf(res.headers as Headers, Date.now());
-      if (serverDate) this.onServerDate?.(serverDate);
-      const requestId = first(res.headers['x-request-id']);
-      this.log?.(`< ${res.statusCode} in ${ms(started)}${requestId ? ` (request id ${requestId})` : ''}`);
-      if (res.statusCode < 400) {
-        if (streaming) return { res, text: '', serverDate };
-        try {
-          return { res, text: await res.body.text(), serverDate };
-        } catch (err) {
-          if (opts.signal?.aborted) throw err;
-          const code = (err as { code?: string }).code;
-          const wrapped = code !== undefined && TIMEOUT_CODES.has(code) ? new RequestTimeoutError(href, timeout, err) : new IncompleteResponseError(href, err, opts.method, isIdempotent(opts.method));
+        const partial = (err as DispatchError).afterHeaders;
+        if (partial && partial.statusCode >= 400) {
+          // An error status whose body was cut off: the status says what went wrong.
+          res = { statusCode: partial.statusCode, headers: partial.headers, text: '' };
+        } else {
+          const wrapped = timedOut ? new RequestTimeoutError(href, timeout, err) : partial ? new IncompleteResponseError(href, err, opts.method, isIdempotent(opts.method)) : new ConnectionError(href, err);
           this.log?.(`< ${wrapped.message} after ${ms(started)}`);
           if (isIdempotent(opts.method) && attempt < this.retry.maxRetries) {
             await this.wait(backoffDelay(attempt, this.retry), attempt, wrapped.message, opts.signal);
@@ -196,11 +190,21 @@ export class ApiClient {
           }
           throw wrapped;
         }
+      } finally {
+        own?.clear();
       }
-      const text = await res.body.text().catch(() => '');
-      const error = ApiError.fromResponse(res.statusCode, text, res.headers as Headers);
+      const serverDate = dateOf(res.headers, Date.now());
+      if (serverDate) {
+        res.serverDate = serverDate;
+        this.onServerDate?.(serverDate);
+      }
+      const requestId = first(res.headers['x-request-id']);
+      this.log?.(`< ${res.statusCode} in ${ms(started)}${requestId ? ` (request id ${requestId})` : ''}`);
+      if (res.statusCode < 400) return res;
+      const text = res.body ? await res.body.text().catch(() => '') : res.text;
+      const error = ApiError.fromResponse(res.statusCode, text, res.headers);
       if (shouldRetryStatus(opts.method, res.statusCode) && attempt < this.retry.maxRetries) {
-        const retryAfter = parseRetryAfter(res.headers as Headers);
+        const retryAfter = parseRetryAfter(res.headers);
         if (retryAfter === undefined || retryAfter <= this.retry.maxRetryAfterMs) {
           await this.wait(retryAfter ?? backoffDelay(attempt, this.retry), attempt, `HTTP ${res.statusCode}`, opts.signal);
           continue;

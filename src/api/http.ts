@@ -40,7 +40,7 @@ export interface Stopper {
 /**
  * A request whose answer is read whole, as text, through undici's dispatch with a handler
  * of its own: what `request()` and `body.text()` give, without the stream, the async
- * resource and the promises they make for each answer (about a quarter of the client's CPU
+ * resource and the promises they make for each answer (about a fifth of the client's CPU
  * over the thousands of answers of a plan). As body.text() does, a UTF-8 BOM is left out.
  */
 export function dispatchText(agent: HttpAgent, opts: DispatcherType.DispatchOptions, stop?: Stopper): Promise<TextResponse> {

@@ -111,15 +111,11 @@ export class ApiClient {
 
   /** The headers of a request without a body, made once per auth scheme and accept (thousands of requests a plan; never changed once made). */
   private readonly headerSets = new Map<string, Readonly<Record<string, string>>>();
-  private bearerJson?: Record<string, string>;
-  private keyJson?: Record<string, string>;
+  /** The same for JSON, the accept of nearly every request, found by scheme alone (no key made). */
+  private readonly jsonHeaders: Partial<Record<AuthScheme, Record<string, string>>> = {};
 
   private headersFor(scheme: AuthScheme, accept?: string): Record<string, string> {
-    // The JSON requests of a plan, by far the most: no key made for them.
-    if (accept === undefined) {
-      if (scheme === 'bearer') return (this.bearerJson ??= this.headersFor(scheme, 'application/json'));
-      return (this.keyJson ??= this.headersFor(scheme, 'application/json'));
-    }
+    if (accept === undefined) return (this.jsonHeaders[scheme] ??= this.headersFor(scheme, 'application/json'));
     const key = `${scheme} ${accept}`;
     let h = this.headerSets.get(key);
     if (!h) {

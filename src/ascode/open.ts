@@ -3,8 +3,8 @@ import type { Context } from '../context.js';
 import { Arrivals, buildPlan, missingTracked, readRemote, trackedCount, type Plan, type PlanOptions, type RemoteSnapshot } from './plan.js';
 import { checkLayout, ProjectFs } from './paths.js';
 import { CONFIG_FILE, findRoot, noProjectError, readConfig, readFiles, type LocalFiles, type ProfileSettings, type ProjectConfig } from './project.js';
-import { FORMAT_VERSION, listPresence } from './scan.js';
-import { ScanIndex } from './scan-index.js';
+import { listPresence, loadScanIndex } from './scan.js';
+import type { ScanIndex } from './scan-index.js';
 import { inForm, normalise } from './text-form.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader } from './remote.js';
@@ -74,7 +74,7 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
   snapshot?.catch(() => undefined);
   const remote = snapshot && { snapshot, arrivals };
   try {
-    const index = ScanIndex.load(fs, FORMAT_VERSION);
+    const index = loadScanIndex(fs);
     const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key], index, presence?.listing);
     problems.throwIfAny((l) => ctx.note(l.trimEnd()));
     return { root, fs, config: config!, profile, settings: settings!, state, files, index, remote };

@@ -5,8 +5,7 @@ import { CliError, UsageError } from '../errors.js';
 import { fieldHashes, contentHash, PREVIEW_TAG, type FieldHashes, type Kind } from './model.js';
 import type { ProjectFs } from './paths.js';
 import { agentFile, hashesOfData, isTextVapWrote, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
-import { fileDigest, FORMAT_VERSION } from './scan.js';
-import { ScanIndex } from './scan-index.js';
+import { fileDigest, loadScanIndex } from './scan.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader, remoteHashes as platformHashes, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
 import { intentKey, SECTION, saveState, type Entry, type State } from './state.js';
@@ -117,7 +116,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
   const reader = new RemoteReader(api, input.signal);
   const problems = new ProblemList();
   const readOpts = { vars: settings.vars, profile };
-  const index = ScanIndex.load(fs, FORMAT_VERSION);
+  const index = loadScanIndex(fs);
   const files = await readFiles(root, readOpts, problems, (kind, key) => state[SECTION[kind]][key], index);
   const invalid = new Set(problems.items.map((p) => p.file));
 

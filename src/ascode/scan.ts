@@ -2,9 +2,9 @@ import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, re
 import { join, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { canonicalJson, shortHash, type Kind } from './model.js';
-import { isSlug, MAX_FILE_BYTES, slugProblem, symlinkError, tooLarge } from './paths.js';
+import { isSlug, MAX_FILE_BYTES, slugProblem, symlinkError, tooLarge, type ProjectFs } from './paths.js';
 import type { Problem } from './problems.js';
-import { sameKey, type IndexedFileEntry, type ScanIndex } from './scan-index.js';
+import { sameKey, ScanIndex, type IndexedFileEntry } from './scan-index.js';
 import { normalise, type TextForm } from './text-form.js';
 
 /**
@@ -94,6 +94,9 @@ export async function scanProject(root: string, vars: Record<string, string>, in
 }
 
 const yieldToIO = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The project's index of the last scan, for the digests of this vap's file format. */
+export const loadScanIndex = (fs: ProjectFs): ScanIndex => ScanIndex.load(fs, FORMAT_VERSION);
 
 /** A file read counts one towards a turn; one the index vouched for (an lstat) a quarter. */
 const weight = (f: ScannedFile) => (f instanceof IndexedFile ? 0.25 : 1);

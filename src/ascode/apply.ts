@@ -141,6 +141,7 @@ export class Applier {
       const at = this.order.indexOf(item);
       const batch = at < 0 ? [item] : this.order.slice(at, at + ANNOUNCE_BATCH).filter((x) => !this.announced.has(x));
       for (const x of batch) {
+        this.keepRecoveredBase(x);
         this.state.intents[intentKey(x.kind, x.key)] = { ...this.intentFor(x), kind: x.kind, push: this.input.pushId, at: new Date().toISOString() };
         this.noteIntent(x.kind, x.key);
         this.announced.add(x);
@@ -148,6 +149,23 @@ export class Applier {
       await this.input.journal.durable();
     }
     return this.state.intents[k]!;
+  }
+
+  /**
+   * The intent an interrupted push left said which fields it had already changed on the
+   * platform: the plan counted them as synced (recoverBase). A new intent replaces it, so
+   * they go into the state entry first, in the same durable commit; otherwise a push
+   * stopped before its own change is sent would leave the next one a base that the
+   * platform no longer matches (a conflict with vap's own change). The entry loses the
+   * file's digest: the file is not the text those fields were synced from.
+   */
+  private keepRecoveredBase(item: PlanItem): void {
+    const section = this.state[SECTION[item.kind]];
+    const entry = section[item.key];
+    if (!entry || !item.base || item.base.hash === entry.hash) return;
+    const { file: _file, ...recovered } = item.base;
+    section[item.key] = recovered;
+    this.input.journal.note([SECTION[item.kind], item.key]);
   }
 
   /**

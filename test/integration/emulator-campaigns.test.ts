@@ -232,6 +232,20 @@ describe('queue', () => {
     expect(Date.parse(l.startedAt)).toBeGreaterThanOrEqual(Date.parse(scheduledFor));
   });
 
+  it('dials calls of one priority queued in the same request in the order they were queued', async () => {
+    const c = await campaign({ name: 'Same instant' });
+    const ids = contactIds.slice(0, 5);
+    await emu.api('POST', `/api/v1/campaigns/${c.id}/contacts`, { contactIds: ids });
+    // One request: the calls are made in the same millisecond, so their age ties.
+    const queued = (await emu.api('POST', `/api/v1/campaigns/${c.id}/calls`, { contactIds: ids, priority: 3 })).body.data.calls as Array<{ id: string; contactId: string }>;
+    expect(queued.map((x) => x.contactId)).toEqual(ids);
+    await emu.api('POST', `/api/v1/campaigns/${c.id}/start`);
+    await until('every call dialled', async () => (await emu.api('GET', `/api/v1/campaigns/${c.id}/calls?status=queued`)).body.data.pagination.total === 0);
+    const events = (await emu.control<{ events: Array<{ type: string; callId: string; data: Record<string, unknown> }> }>('GET', '/events?org=acme&type=call.status.updated')).events;
+    const mine = new Set(queued.map((x) => x.id));
+    expect(events.filter((e) => e.data.status === 'initiated' && mine.has(e.callId)).map((e) => e.callId)).toEqual(queued.map((x) => x.id));
+  });
+
   it('a draft campaign keeps its queued calls until started; at most 3 calls in flight', async () => {
     const c = await campaign({ name: 'Waits' });
     await emu.api('POST', `/api/v1/campaigns/${c.id}/contacts`, { contactIds });

@@ -213,9 +213,11 @@ export class Simulator {
       let room = MAX_IN_FLIGHT - this.inFlightOf(campaign.id);
       while (room > 0) {
         let best: CallRecord | undefined;
+        // The queue is in the order the calls were queued (and rebuilt in the store's, which is
+        // the same): of calls queued in the same millisecond, the first queued goes first.
         for (const c of q.calls) {
           if (c.scheduledFor && Date.parse(c.scheduledFor) > now) continue;
-          if (!best || c.priority > best.priority || (c.priority === best.priority && (c.createdAt < best.createdAt || (c.createdAt === best.createdAt && c.id < best.id)))) best = c;
+          if (!best || c.priority > best.priority || (c.priority === best.priority && c.createdAt < best.createdAt)) best = c;
         }
         if (!best) break;
         q.calls.delete(best);

@@ -5,7 +5,6 @@ import { addScenario, createSuite, deleteSuite, updateSuite, type SuiteChange } 
 import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint, type WebhookEndpointChange } from '../api/webhooks.js';
 import { changedFields, contentHash, fieldHashes, scenarioHash, type AgentModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
 import { findVoice, type Plan, type PlanItem } from './plan.js';
-import { notePlatformOf } from './passed.js';
 import type { ProjectFs } from './paths.js';
 import type { LocalFiles } from './project.js';
 import { RemoteReader, remoteHashes, type RemoteAgent } from './remote.js';
@@ -178,7 +177,7 @@ export class Applier {
     if (entry) section[key] = entry;
     else delete section[key];
     delete this.state.intents[intentKey(kind, key)];
-    this.input.journal.note([SECTION[kind], key], ['intents', intentKey(kind, key)], ...(kind === 'agent' && this.state.passed[key] ? [['passed', key] as ['passed', string]] : []));
+    this.input.journal.note([SECTION[kind], key], ['intents', intentKey(kind, key)]);
   }
 
   /** The state entry of a synced resource; the file's digest is kept when the file says what the platform has. */
@@ -345,7 +344,6 @@ export class Applier {
     this.checkKept(item, kept, back.model);
     Object.assign(this.state.tools, back.toolIds);
     const entry = this.entryFor('agent', id, kept, back.version, item);
-    notePlatformOf(this.state, this.input.files, item.key, entry.hash);
     await this.record('agent', item.key, entry);
     this.result.changedAgents.push({ slug: item.key, id, name: local.name, created, fromVersion: created ? undefined : item.fromVersion, before: created ? undefined : before, version: back.version });
     const what = created ? `created (${id}, version ${back.version})` : `updated ${item.changes.join(', ')} (${id}, version ${item.fromVersion ?? '?'} → ${back.version})`;

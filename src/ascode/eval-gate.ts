@@ -165,7 +165,7 @@ export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<v
   if (bad.length === 0) {
     for (const [slug, runs] of passedAgents(outcomes)) {
       const files = agentFilesHash(input.files, slug);
-      if (files) recordPassed(input.state, slug, { files, platform: input.state.agents[slug]?.hash || undefined, runs, via: 'push' });
+      if (files) recordPassed(input.state, slug, { files, runs, via: 'push' });
     }
     await saveState(input.fs, input.state);
     await ctx.success(`evals passed (${outcomes.length} suite${several ? 's' : ''}): the new versions stay, recorded as passed in profile "${safeText(input.state.profile)}"`);

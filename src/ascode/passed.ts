@@ -6,10 +6,9 @@ import type { Passed, State } from './state.js';
 /**
  * What passed its evals, per agent, in a profile's state: the content of the files that
  * passed (the agent and its gating suites, by their field hashes, so formatting and
- * comments do not count), the runs that passed, and the content of the agent on that
- * profile's platform when it passed. A gated push or a preview records it; `vap promote`
- * carries to another profile only agents whose current files match such a record, and
- * refuses one whose source platform changed since.
+ * comments do not count) and the runs that passed. Only a gate that ran in the same
+ * command writes one (a gated push, a preview). The record is a pointer, not evidence:
+ * `vap promote` checks every run it names on the source platform (promote.ts).
  */
 
 /** The content hash of an agent's files as a promotion sees them: the agent and its gating suites. */
@@ -75,7 +74,7 @@ function suitesOf(files: LocalFiles, slug: string): LocalSuite[] {
   return made.index.get(slug) ?? [];
 }
 
-/** Records that an agent's files passed (with the runs that passed and its platform content then). */
+/** Records that an agent's files passed, with the runs that passed (a gate of this command ran them). */
 export function recordPassed(state: State, slug: string, p: Omit<Passed, 'at'>): void {
   state.passed[slug] = { ...p, at: new Date().toISOString() };
 }
@@ -92,8 +91,3 @@ export function forgetPassed(state: State, files: LocalFiles, slug: string): boo
   return true;
 }
 
-/** After a push applied an agent: when its files are the ones that passed, the platform now has what passed. */
-export function notePlatformOf(state: State, files: LocalFiles, slug: string, platformHash: string): void {
-  const p = state.passed[slug];
-  if (p && p.files === agentFilesHash(files, slug)) p.platform = platformHash;
-}

@@ -1,4 +1,4 @@
-import { createAgent, deleteAgent, setAgentTools, setAgentVoice } from '../api/agents.js';
+import { createAgent, deleteAgent, getAgent, setAgentTools, setAgentVoice } from '../api/agents.js';
 import type { ApiClient } from '../api/client.js';
 import { NotFoundError } from '../api/errors.js';
 import { addScenario, createSuite, deleteSuite, listRuns, updateSuite } from '../api/evals.js';
@@ -12,7 +12,7 @@ import { agentFilesHash, gatingSuites, recordPassed } from './passed.js';
 import { findVoice, type Plan } from './plan.js';
 import type { LocalSuite } from './project.js';
 import { RemoteReader } from './remote.js';
-import { saveState, type PreviewRecord, type State } from './state.js';
+import { saveState, stateFile, type PreviewRecord, type State } from './state.js';
 
 /**
  * `vap preview`: evaluates the branch's files without touching a live agent. For each
@@ -153,7 +153,13 @@ export async function liveBaseline(api: ApiClient, state: State, t: EvalTarget, 
   return { kind: 'live', suite: { agentId, evalId }, runId: pick.id };
 }
 
-/** Deletes what a preview made (suites, then the agent) and forgets it; what could not be deleted stays recorded. */
+/**
+ * Deletes what a preview made (suites, then the agent) and forgets it; what could not be
+ * deleted stays recorded. The record comes from a file a pull request can edit, so the
+ * platform decides: an agent is deleted only when it carries the vap-preview tag and the
+ * recorded preview name, and a suite only under such an agent. Anything else is left, and
+ * said, with the entry to remove by hand.
+ */
 export async function cleanPreviews(ctx: Context, api: ApiClient, project: OpenProject, only?: Set<string>): Promise<{ agents: number; suites: number; left: string[] }> {
   const out = { agents: 0, suites: 0, left: [] as string[] };
   const reader = new RemoteReader(api);
@@ -162,15 +168,27 @@ export async function cleanPreviews(ctx: Context, api: ApiClient, project: OpenP
     try {
       let agentId = rec.agentId;
       // Killed before the platform's answer was recorded: find it by its name and tag.
-      if (!agentId) agentId = (await reader.allAgents(rec.name)).find((a) => a.name === rec.name && Array.isArray(a.tags) && a.tags.includes(PREVIEW_TAG))?.id;
+      if (!agentId && isPreviewName(rec)) agentId = (await reader.allAgents(rec.name)).find((a) => a.name === rec.name && Array.isArray(a.tags) && a.tags.includes(PREVIEW_TAG))?.id;
       if (agentId) {
-        for (const s of rec.suites) {
-          if (!s.id) continue;
-          await ignoreMissing(() => deleteSuite(api, agentId!, s.id!));
-          out.suites++;
+        const agent = await orNull(() => getAgent(api, agentId!));
+        const notCopy = agent ? notAPreviewCopy(agent, rec) : undefined;
+        if (notCopy) {
+          await ctx.warn(
+            safe`left agent ${agentId} that previews["${slug}"] of ${stateFile(project.profile)} names: ${notCopy}, so it is not a preview copy; vap deletes only its own copies (remove that entry by hand)`,
+          );
+          out.left.push(`${slug} (not a preview copy)`);
+          continue;
         }
-        await ignoreMissing(() => deleteAgent(api, agentId!));
-        out.agents++;
+        if (agent) {
+          for (const s of rec.suites) {
+            if (!s.id) continue;
+            // Under the preview agent's path: a suite of any other agent is not found there.
+            await ignoreMissing(() => deleteSuite(api, agentId!, s.id!));
+            out.suites++;
+          }
+          await ignoreMissing(() => deleteAgent(api, agentId!));
+          out.agents++;
+        }
       }
       delete project.state.previews[slug];
       await saveState(project.fs, project.state);
@@ -178,8 +196,31 @@ export async function cleanPreviews(ctx: Context, api: ApiClient, project: OpenP
       out.left.push(`${slug} (${(err as Error).message})`);
     }
   }
-  if (out.left.length) await ctx.warn(`could not remove every preview (${safeText(out.left.join('; '))}); \`vap preview --clean\` tries again`);
+  const failed = out.left.filter((l) => !l.endsWith('(not a preview copy)'));
+  if (failed.length) await ctx.warn(`could not remove every preview (${safeText(failed.join('; '))}); \`vap preview --clean\` tries again`);
   return out;
+}
+
+/** A recorded preview name is one vap makes: `<name> · preview <label>`, with the recorded label. */
+function isPreviewName(rec: PreviewRecord): boolean {
+  return rec.name.endsWith(` · preview ${rec.label}`);
+}
+
+/** Why an agent is not the copy a preview record says it made; undefined when it is. */
+function notAPreviewCopy(agent: { name: string; tags?: unknown }, rec: PreviewRecord): string | undefined {
+  if (!Array.isArray(agent.tags) || !agent.tags.includes(PREVIEW_TAG)) return `it has no ${PREVIEW_TAG} tag`;
+  if (agent.name !== rec.name) return `its name is not the recorded "${rec.name}"`;
+  if (!isPreviewName(rec)) return `"${rec.name}" is not a preview name`;
+  return undefined;
+}
+
+async function orNull<T>(fn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  }
 }
 
 async function ignoreMissing(fn: () => Promise<unknown>): Promise<void> {
@@ -197,7 +238,7 @@ export function recordPreviewPasses(project: OpenProject, subjects: PreviewSubje
     const runs = passed.get(s.slug);
     const files = agentFilesHash(project.files, s.slug);
     if (!runs || !files) continue;
-    recordPassed(project.state, s.slug, { files, platform: s.live?.hash, runs, via: 'preview' });
+    recordPassed(project.state, s.slug, { files, runs, via: 'preview' });
     out.push(s.slug);
   }
   return out;

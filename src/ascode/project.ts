@@ -9,7 +9,7 @@ import { isSlug, type ProjectFs } from './paths.js';
 import { fileDigest, FORMAT_VERSION, scanProject, type ReadFile } from './scan.js';
 import type { ScanIndex } from './scan-index.js';
 import { normalise, type TextForm } from './text-form.js';
-import { expandField, expandVars, parseYaml, validate, type YamlSource } from './yaml-doc.js';
+import { expandField, expandVars, lineOf, parseYaml, validate, type YamlSource } from './yaml-doc.js';
 
 /**
  * A project folder: `vap.yaml` at its root (found by walking up from the current
@@ -32,7 +32,17 @@ export interface ProjectConfig {
   root: string;
   src: YamlSource;
   profiles: Map<string, ProfileSettings>;
+  /**
+   * vap.yaml's `gates:`: the eval gates of push --eval, preview and promote, keyed by the
+   * flag's long name (`min-score: 0.8`); the flags given on a command line win. Read by the
+   * commands, which know the flags (src/commands/ascode/gates.ts).
+   */
+  gates: ConfigGates;
 }
+
+/** A value of vap.yaml's `gates:` as written, with the line it is on (for a problem). */
+export type ConfigGates = Map<string, { value: GateValue; line: number }>;
+type GateValue = number | string | boolean | Array<number | string> | Record<string, number | string>;
 
 const nonBlank = z.string().refine((s) => s.trim() !== '', { message: 'must not be empty' });
 
@@ -43,9 +53,12 @@ const ProfileSchema = z
   })
   .nullish();
 
+const GateValueSchema = z.union([z.number(), z.string(), z.boolean(), z.array(z.union([z.number(), z.string()])), z.record(z.string(), z.union([z.number(), z.string()]))]);
+
 const ConfigSchema = z.strictObject({
   version: z.literal(FORMAT_VERSION, { error: `must be ${FORMAT_VERSION} (the format this vap reads)` }),
   profiles: z.record(z.string(), ProfileSchema).nullish(),
+  gates: z.record(z.string(), GateValueSchema).nullish(),
 });
 
 /** The folder holding vap.yaml: `start` or its closest parent that has one. */
@@ -72,7 +85,9 @@ export async function readConfig(fs: ProjectFs, problems: ProblemList): Promise<
   if (!data) return undefined;
   const profiles = new Map<string, ProfileSettings>();
   for (const [name, p] of Object.entries(data.profiles ?? {})) profiles.set(name, { vars: { ...(p?.vars ?? {}) }, tools: { ...(p?.tools ?? {}) } });
-  return { root, src, profiles };
+  const gates: ConfigGates = new Map();
+  for (const [key, value] of Object.entries(data.gates ?? {})) gates.set(key, { value, line: lineOf(src, ['gates', key]) });
+  return { root, src, profiles, gates };
 }
 
 // ---------------------------------------------------------------------------- files

@@ -68,7 +68,7 @@ export interface Origin {
 export interface Passed {
   /** The content hash of the agent's files that passed (the agent and its gating suites). */
   files: string;
-  /** The content hash of the agent on this profile's platform then (none: it was not there). */
+  /** Written by earlier versions of vap (the platform's content then); read, never trusted or written. */
   platform?: string;
   /** The runs that passed. */
   runs: string[];
@@ -436,6 +436,8 @@ export function replayJournal(raw: Record<string, unknown>, text: string, profil
         continue;
       }
       if (!['agents', 'suites', 'webhooks', 'intents', 'tools', 'passed', 'previews'].includes(section)) throw new UsageError(`${rel}:${i + 1}: names no section of the state ("${section}")`, `restore .vap from git, or delete ${rel}`);
+      // vap's journal never writes a pass (only a gate that ran does, into the state file): a line that does is not vap's, and passes nothing.
+      if (section === 'passed' && value !== null) continue;
       const sec = (raw[section] && typeof raw[section] === 'object' && !Array.isArray(raw[section]) ? raw[section] : (raw[section] = {})) as Record<string, unknown>;
       if (value === null) delete sec[key];
       else Object.defineProperty(sec, key, { value, enumerable: true, configurable: true, writable: true });

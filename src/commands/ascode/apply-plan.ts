@@ -29,6 +29,8 @@ export interface ApplyOptions extends DirOptions, Omit<WaitOptions, 'wait'> {
   secretFile?: string;
   rotateAdoptedSecrets?: boolean;
   eval?: boolean;
+  /** push --eval --all: also gate the agents the push did not change. */
+  all?: boolean;
   exitCode?: boolean;
 }
 
@@ -53,6 +55,7 @@ export function addApplyOptions(cmd: Command, verb: 'push' | 'promote'): Command
 
 export function checkEvalFlags(opts: ApplyOptions): void {
   if (opts.eval) return;
+  if (opts.all) throw new UsageError('--all needs --eval', 'add --eval to run the gating suites of every agent');
   const needEval = gateFlagsGiven(opts);
   if (needEval.length) throw new UsageError(`${needEval.join(', ')} ${needEval.length === 1 ? 'needs' : 'need'} --eval`, 'add --eval to run the gating suites after applying');
 }
@@ -193,7 +196,7 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
   }
 
   if (opts.eval) {
-    const targets = evalTargets(result, project);
+    const targets = evalTargets(result, project, Boolean(opts.all));
     const { runEvalGate } = await import('../../ascode/eval-gate.js');
     await runEvalGate(ctx, {
       api,
@@ -238,11 +241,11 @@ function summarise(ctx: Context, r: ApplyResult, interrupted: boolean, profile: 
   return { refused: bad, prunes };
 }
 
-function evalTargets(r: ApplyResult, project: OpenProject): EvalTarget[] {
+function evalTargets(r: ApplyResult, project: OpenProject, all: boolean): EvalTarget[] {
   const agents = new Set([...r.changedAgents.map((a) => a.slug), ...[...r.changedSuites].map((k) => k.split('/')[0]!)]);
   const out: EvalTarget[] = [];
   for (const s of [...project.files.suites.values()].sort((a, b) => a.key.localeCompare(b.key))) {
-    if (!agents.has(s.agentSlug) || !s.gate) continue;
+    if (!(all || agents.has(s.agentSlug)) || !s.gate) continue;
     const agentId = project.state.agents[s.agentSlug]?.id;
     const suiteId = project.state.suites[s.key]?.id;
     if (agentId && suiteId) out.push({ agentKey: s.agentSlug, agentId, suiteKey: s.key, suiteId, suiteName: s.model.name });

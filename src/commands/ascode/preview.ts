@@ -18,7 +18,7 @@ interface PreviewOptions extends DirOptions, Omit<WaitOptions, 'wait'> {
 export const register: RegisterGroup = (cmd, makeContext) => {
   addDirOption(cmd)
     .description("Evaluate the branch's files on preview copies of the changed agents, against the live agents' runs; no live agent is touched")
-    .option('--all', 'every agent with a gating suite, changed or not (to record what passes before a first promotion)')
+    .option('--all', 'every agent with a gating suite, changed or not')
     .option('--label <label>', 'names the preview agents `<name> · preview <label>` (default: the git branch)')
     .option('--keep', 'keep the preview agents and suites afterwards (the next preview, or --clean, removes them)')
     .option('--clean', 'only remove what earlier previews of this profile left (a killed preview, --keep)');
@@ -46,10 +46,14 @@ run of the live suite. --fail-on-regression exits 3 on a significant regression 
 Live agents are never written to: their versions, tools, voices and suites stay as
 they are. Every resource a preview makes is recorded in .vap/state.<profile>.json
 before it is made, so a preview killed at any point is cleaned up by the next one, or
-by \`vap preview --clean\`. An agent whose every copied suite passed is recorded as
-passed in the profile (what \`vap promote --from <profile>\` may carry); --all
-evaluates every agent with a gating suite, so that agents nobody changed can be
-promoted to a new organization too.
+by \`vap preview --clean\`. The clean-up trusts the platform, not that record: it
+deletes an agent only when it carries the vap-preview tag and the recorded preview
+name, and suites only under such an agent; anything else is left, and said.
+
+An agent whose every copied suite passed is recorded as having passed a preview. A
+preview does not qualify a promotion (its copies, the evidence, are removed): \`vap
+promote\` carries what a gated push to the profile (\`vap push --eval\`) ran on the
+agent there. --all evaluates every agent with a gating suite, changed or not.
 
 ${PROJECT_HELP}
 
@@ -60,7 +64,7 @@ Examples:
   $ vap preview --profile staging
   $ vap preview --profile staging --baseline live --fail-on-regression --report markdown=evals.md --report html=evals.html
   $ vap preview --label pr-42 --min-score 0.8 --keep
-  $ vap preview --all --profile staging          (before a first promotion to a new organization)
+  $ vap preview --all --profile staging
   $ vap preview --clean`,
     )
     .action(action<PreviewOptions>(makeContext, (_args, opts, ctx) => run(opts, ctx)));
@@ -97,11 +101,14 @@ export async function run(opts: PreviewOptions & GlobalOptions, ctx: Context): P
   const api = await ctx.api();
 
   // What earlier previews left (a kill, --keep) goes first.
+  let left = 0;
   if (Object.keys(project.state.previews).length) {
     const c = await preview.cleanPreviews(ctx, api, project);
+    left = c.left.length;
     if (c.agents) ctx.info(`Removed ${c.agents} preview agent${c.agents === 1 ? '' : 's'} an earlier preview left`);
   }
   if (opts.clean) {
+    if (left) throw new CliError(`${left} preview entr${left === 1 ? 'y' : 'ies'} of profile "${profile}" left in place (said above)`, ExitCode.FAILURE);
     await ctx.success(`No preview is left in profile "${safeText(profile)}"`);
     return;
   }
@@ -114,7 +121,8 @@ export async function run(opts: PreviewOptions & GlobalOptions, ctx: Context): P
     return;
   }
   const label = await labelFor(opts, ctx.env, project.root);
-  const settings = followSettings({ ...opts, wait: true, timeout: opts.timeout ?? DEFAULT_TIMEOUT_MS });
+  const { withConfigGates } = await import('./gates.js');
+  const settings = followSettings({ ...withConfigGates(opts, project.config.gates), wait: true, timeout: opts.timeout ?? DEFAULT_TIMEOUT_MS });
   const calls = preview.callsToPlace(subjects);
   const suites = subjects.reduce((n, s) => n + s.suites.length, 0);
   ctx.info(`Preview "${safeText(label)}" of ${subjects.length} agent${subjects.length === 1 ? '' : 's'} (${safeText(subjects.map((s) => s.slug).join(', '))}): ${suites} suite${suites === 1 ? '' : 's'}, ${calls} call${calls === 1 ? '' : 's'} to place (scenarios × iterations)`);

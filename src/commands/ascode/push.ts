@@ -6,6 +6,7 @@ import { addDirOption, currentProfile, PROJECT_HELP, growYoungGenerationFast } f
 
 export const register: RegisterGroup = (cmd, makeContext) => {
   addApplyOptions(addDirOption(cmd).description("Apply the files to the profile's organization: create, update, and (with --prune) delete; with --eval, run the gating suites and roll back on failure"), 'push')
+    .option('--all', 'with --eval: also run the gating suites of the agents the push did not change (to record what passes before a first promotion)')
     .addHelpText(
       'after',
       `
@@ -25,14 +26,16 @@ next push continues.
 With --eval, the gating suites of the agents that changed run with the gates of
 \`vap evals run --wait\` (--min-score, --min-criterion, --allow-failed-iterations,
 --baseline previous|version:n|<runId>|live, --fail-on-regression, --min-effect,
---report, --timeout). When one fails, each changed agent is rolled back to its version
-before the push (the reason names the push and the gate) and its voice and tools are
-restored; the exit is 3 (1 when a run failed). --fail-on-regression rolls back on a
-significant regression against the baseline only (default baseline: the suite's
-previous run, made against the live version), not on noise. When every gate passes,
-the agents' files are recorded as passed in the profile's state: what
-\`vap promote --from <this profile>\` may carry to another. Ctrl-C or --timeout leaves
-the platform as pushed and prints the command that finishes the gate or the rollback.
+--report, --timeout); a gate not given as a flag is taken from vap.yaml's gates:
+(\`gates: { min-score: 0.8, fail-on-regression: true }\`). When one fails, each
+changed agent is rolled back to its version before the push (the reason names the
+push and the gate) and its voice and tools are restored; the exit is 3 (1 when a run
+failed). --fail-on-regression rolls back on a significant regression against the
+baseline only (default baseline: the suite's previous run, made against the live
+version), not on noise. When every gate passes, the runs are recorded as passed in
+the profile's state: what \`vap promote --from <this profile>\` checks on the
+platform before it carries them. Ctrl-C or --timeout leaves the platform as pushed
+and prints the command that finishes the gate or the rollback.
 
 A profile vap.yaml does not list yet is added to it (as pull does). Tool names are
 resolved in the profile from the tools of the agents vap reads there (the API has no
@@ -54,6 +57,7 @@ Examples:
   $ vap push --dry-run
   $ vap push --profile staging --eval --min-score 0.8 --reason "friendlier greeting"
   $ vap push --profile staging --eval --baseline previous --fail-on-regression --yes
+  $ vap push --profile staging --eval --all --yes     (before a first promotion)
   $ vap push --profile prod --yes
   $ vap push --prune --replace-suite`,
     )
@@ -63,9 +67,9 @@ Examples:
 export async function run(opts: ApplyOptions & GlobalOptions, ctx: Context): Promise<void> {
   await growYoungGenerationFast();
   checkEvalFlags(opts);
-  const { openProject, planFor } = await import('../../ascode/open.js');
+  const [{ openProject, planFor }, { withConfigGates }] = await Promise.all([import('../../ascode/open.js'), import('./gates.js')]);
   const project = await openProject(opts, ctx, await currentProfile(ctx), undefined, { addProfile: true });
   const api = await ctx.api();
   const plan = await planFor(project, api, { force: opts.force, prune: opts.prune, replaceSuite: opts.replaceSuite }, ctx);
-  await applyPlan(ctx, { project, api, plan, opts, verb: 'push' });
+  await applyPlan(ctx, { project, api, plan, opts: opts.eval ? withConfigGates(opts, project.config.gates) : opts, verb: 'push' });
 }

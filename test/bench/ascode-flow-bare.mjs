@@ -85,15 +85,29 @@ if (mode === 'pull') {
   const slugs = JSON.parse(readFileSync(rest[1], 'utf8'));
   let sourceReads;
   if (mode === 'promote') {
-    // What passed is checked against the source platform: each carried agent read there,
-    // 8 at a time, while the target is read (as vap reads them ahead of its check).
+    // What passed is checked on the source platform: each carried agent, its suites, each
+    // gating suite's scenarios and runs, and each recorded run with its results, 8 at a time,
+    // while the target is read (as vap reads them ahead of its check).
     const [srcUrl, srcKey, srcStatePath] = rest.slice(2);
     const src = JSON.parse(readFileSync(srcStatePath, 'utf8'));
     const srcLimit = pLimit(8);
     // A client of its own, as vap's for another profile (the bench's two organizations share one emulator).
     sourceDispatcher = new Agent({ connections: 8 });
     const srcGet = (path) => srcLimit(() => call(srcUrl, srcKey, 'GET', path, undefined, sourceDispatcher));
-    sourceReads = Promise.all(slugs.map((s) => Promise.all([srcGet(`/api/v1/agents/${src.agents[s.slug].id}`), srcGet(`/api/v1/agents/${src.agents[s.slug].id}/tools`)])));
+    sourceReads = Promise.all(
+      slugs.map((s) => {
+        const id = src.agents[s.slug].id;
+        const suites = Object.entries(src.suites).filter(([k]) => k.startsWith(`${s.slug}/`)).map(([, e]) => e.id);
+        const runs = src.passed[s.slug]?.runs ?? [];
+        return Promise.all([
+          srcGet(`/api/v1/agents/${id}`),
+          srcGet(`/api/v1/agents/${id}/tools`),
+          srcGet(`/api/v1/agents/${id}/evals`),
+          ...suites.flatMap((e) => [srcGet(`/api/v1/agents/${id}/evals/${e}/scenarios`), srcGet(`/api/v1/agents/${id}/evals/${e}/runs`)]),
+          ...runs.flatMap((r) => suites.length ? [srcGet(`/api/v1/agents/${id}/evals/${suites[0]}/runs/${r}`), srcGet(`/api/v1/agents/${id}/evals/${suites[0]}/runs/${r}/results`)] : []),
+        ]);
+      }),
+    );
   }
   await Promise.all([readState(state), sourceReads]);
   for (const s of slugs) {

@@ -226,7 +226,7 @@ export async function benchAscodeFlow({ agents = 2000, runs = 3, quick = false, 
           if (gated.code === 0) break;
         }
         check(gated, 'vap push --eval (setup)');
-        vap.push(check(await vapRun(['promote', '--from', 'staging', '--to', 'prod', '--yes'], { dir: S, env: { ...envFor('staging', S), ...env2 } }), 'vap promote').wallMs);
+        vap.push(check(await vapRun(['promote', '--from', 'staging', '--to', 'prod', '--yes', '--allow-failed-iterations', '100'], { dir: S, env: { ...envFor('staging', S), ...env2 } }), 'vap promote').wallMs);
         const slugs = join(base, `slugs-promote-${r}.json`);
         writeFileSync(slugs, JSON.stringify(changed));
         const b = check(await bareRun(['promote', url, keyOf('prod'), prodState, slugs, url, keyOf('staging'), stagingState], {}), 'bare promote');

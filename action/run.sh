@@ -47,7 +47,8 @@ profile_var() {
 profile=()
 if [ -n "$(input PROFILE)" ]; then profile=(--profile "$(input PROFILE)"); fi
 
-# The gates and the baseline, as evals run, preview and push --eval take them.
+# The gates and the baseline, as evals run, preview, push --eval and promote take them
+# (promote checks the source's runs with them); vap.yaml's gates: fill what is not given.
 gates=()
 if [ -n "$(input MIN_SCORE)" ]; then gates+=(--min-score "$(input MIN_SCORE)"); fi
 while IFS= read -r criterion || [ -n "$criterion" ]; do
@@ -102,7 +103,7 @@ case "$command" in
       if [ -n "$to_url" ]; then export "$(profile_var VAP_BASE_URL "$(input TO)")=$to_url"; fi
       unset VAP_API_KEY VAP_BASE_URL
     fi
-    args=(promote --from "$(input FROM)" --to "$(input TO)" --yes "${extra[@]}")
+    args=(promote --from "$(input FROM)" --to "$(input TO)" --yes "${gates[@]}" "${extra[@]}")
     ;;
   evals-run)
     if [ -z "$(input EVAL)" ] || [ -z "$(input AGENT)" ]; then usage "command: evals-run needs the inputs eval (the suite id) and agent (the agent id)"; fi

@@ -142,13 +142,14 @@ function progressOf(server: McpServer, extra: RequestHandlerExtra<ServerRequest,
 
 /**
  * `vap mcp`: the server on stdin and stdout until the client closes stdin (or Ctrl-C).
- * stdout carries nothing but the protocol; vap's own lines go to stderr.
+ * stdout carries nothing but the protocol; vap's own lines go to stderr. An oversized or
+ * malformed line is answered with a JSON-RPC error and the connection goes on (stdio-transport.ts).
  */
 export async function serveStdio(opts: ServerOptions): Promise<void> {
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const { LineTransport } = await import('./stdio-transport.js');
   const { ctx } = opts;
   const server = createServer(opts);
-  const transport = new StdioServerTransport(ctx.io.stdin, ctx.io.stdout);
+  const transport = new LineTransport(ctx.io.stdin, ctx.io.stdout);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     ctx.io.stdin.once('end', resolve);

@@ -5,17 +5,21 @@ import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CliError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { safeText } from '../ui/safe-text.js';
 import { createServer, timeRequests, type ServerOptions } from './server.js';
+import { replyId } from './stdio-transport.js';
 
 /** Only these hosts, in `Host` and `Origin` (any port): a page elsewhere cannot reach the server through DNS rebinding. */
 export const LOCAL_HOSTNAMES: readonly string[] = ['127.0.0.1', 'localhost', '[::1]'];
 
 /** The path of the endpoint. */
 export const MCP_PATH = '/mcp';
+
+/** The largest request body: the limit of the JSON parser the SDK's Express app puts first (body-parser's default). */
+export const MAX_BODY_BYTES = 100 * 1024;
 
 export interface HttpOptions extends ServerOptions {
   port: number;
@@ -33,7 +37,10 @@ export interface HttpOptions extends ServerOptions {
  *   the same three host names as the SDK's Host check;
  * - its bearer-token middleware (401 with WWW-Authenticate for a missing or wrong token),
  *   given a verifier that compares in constant time with the token made at start;
- * - its Streamable HTTP transport, one session (and one server) per client.
+ * - its Streamable HTTP transport, one session (and one server) per client;
+ * - a body its JSON parser refuses (over MAX_BODY_BYTES, not JSON) answered with a JSON-RPC
+ *   error (bodyError) instead of Express's HTML page, and a JSON body that is no JSON-RPC
+ *   message with -32600, as on stdio; the connection stays open for the next request.
  * Prints the URL and the token once, on stdout; runs until Ctrl-C.
  */
 export async function serveHttp(opts: HttpOptions): Promise<void> {
@@ -57,6 +64,10 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
 
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const handle = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
+    // A batch (an array) is the SDK's to check; anything else must be one message.
+    if (req.method === 'POST' && req.body !== undefined && !Array.isArray(req.body) && !JSONRPCMessageSchema.safeParse(req.body).success) {
+      return jsonError(res, 400, 'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message (a request, notification or response object)', ErrorCode.InvalidRequest, replyId(req.body));
+    }
     const id = header(req.headers['mcp-session-id']);
     let transport = id ? sessions.get(id) : undefined;
     if (!transport) {
@@ -78,6 +89,7 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
       if (!res.headersSent) jsonError(res, 500, 'Internal error');
     });
   });
+  app.use(bodyError);
 
   const server = app.listen(opts.port, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
@@ -121,8 +133,33 @@ function originCheck(req: IncomingMessage, res: ServerResponse, next: () => void
   jsonError(res, 403, `Invalid Origin: ${safeText(origin)} (only pages served from 127.0.0.1, localhost or [::1] may call this server)`);
 }
 
-function jsonError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+/**
+ * An error of the JSON parser (body-parser, which has read the whole body by now) as a
+ * JSON-RPC error with its status: 413 over the limit, 400 not JSON (-32700) or JSON that is
+ * not an object or array (-32600, which the parser's strict mode refuses).
+ */
+function bodyError(err: { type?: unknown; status?: unknown; body?: unknown; message?: unknown }, _req: IncomingMessage, res: ServerResponse, next: (err: unknown) => void): void {
+  if (res.headersSent || typeof err !== 'object' || err === null || typeof err.type !== 'string') return next(err);
+  const status = typeof err.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 400;
+  if (err.type === 'entity.too.large') return jsonError(res, 413, `Invalid Request: the body is over vap mcp's limit of ${MAX_BODY_BYTES} bytes for one request; it was skipped`, ErrorCode.InvalidRequest);
+  if (err.type === 'entity.parse.failed') {
+    if (typeof err.body === 'string' && isJson(err.body)) return jsonError(res, 400, 'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message (a request, notification or response object)', ErrorCode.InvalidRequest);
+    return jsonError(res, 400, 'Parse error: the body is not JSON', ErrorCode.ParseError);
+  }
+  jsonError(res, status, safeText(String(err.message)));
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function jsonError(res: ServerResponse, status: number, message: string, code = -32000, id: string | number | null = null): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }
 
 function header(v: string | string[] | undefined): string | undefined {

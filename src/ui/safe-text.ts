@@ -20,6 +20,10 @@
  * around the neutralized text, and so keep working. JSON output (`--json`, `-o ndjson`,
  * `--query`) never goes through here: JSON escapes control characters itself, and stays
  * byte-exact.
+ *
+ * Under GitHub Actions, one more thing in data would act: a line the runner reads as a
+ * workflow command. Every write to stdout and stderr passes src/ui/workflow-commands.ts
+ * for that, with the escape below (`unicodeEscape`), which JSON reads as the same text.
  */
 
 /** Every character that must not reach a terminal from data, tab and newline included. */
@@ -37,6 +41,11 @@ export function visibleEscape(ch: string): string {
   if (named) return named;
   const code = ch.charCodeAt(0);
   return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** `\uXXXX` for one character of the Basic Multilingual Plane: a visible escape that is also a JSON string's escape of it. */
+export function unicodeEscape(ch: string): string {
+  return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /**

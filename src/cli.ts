@@ -24,8 +24,10 @@ export interface MainDeps {
  * `--version` without loading this module at all.
  */
 export async function main(argv: string[], deps: MainDeps = {}): Promise<number> {
-  const io = deps.io ?? processIO();
   const env = deps.env ?? process.env;
+  // Under GitHub Actions every write to stdout and stderr passes one filter per stream, so that
+  // no line of data reads as a workflow command (src/ui/workflow-commands.ts).
+  const io = env.GITHUB_ACTIONS === 'true' ? (await import('./ui/workflow-commands.js')).guardStreams(deps.io ?? processIO()) : (deps.io ?? processIO());
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     io.stdout.write(`vap ${version()}\n`);
     return ExitCode.OK;

@@ -4,6 +4,7 @@ import { fmtScore } from './gates.js';
 import { passed, type RunOutcome } from './outcome.js';
 import { summarizeScenarios, type ScenarioSummary } from './summary.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
+import { ownWorkflowCommand } from '../ui/workflow-commands.js';
 
 // GitHub Actions: the Markdown report appended to $GITHUB_STEP_SUMMARY, and `::error`
 // workflow commands for the scenarios that failed (GitHub reads them from stdout; the
@@ -73,13 +74,14 @@ function command(kind: 'error' | 'warning', title: string, message: string): str
  * C1 control and bidi override becomes a visible escape; the data keeps its line breaks,
  * a property is one line), and only then encoded as GitHub documents it, so that no raw
  * control byte and no separator of the data survives: `%` → %25, CR → %0D, LF → %0A, and in
- * a property also `:` → %3A and `,` → %2C.
+ * a property also `:` → %3A and `,` → %2C. The line is recorded as vap's own, the one kind of
+ * line the filter of stdout lets through as a command (src/ui/workflow-commands.ts).
  */
 export function workflowCommand(kind: 'error' | 'warning' | 'notice', properties: Record<string, string>, message: string): string {
   const props = Object.entries(properties)
     .map(([k, v]) => `${k}=${escapeProperty(safeText(v))}`)
     .join(',');
-  return `::${kind}${props ? ` ${props}` : ''}::${escapeData(safeLines(message))}`;
+  return ownWorkflowCommand(`::${kind}${props ? ` ${props}` : ''}::${escapeData(safeLines(message))}`);
 }
 
 /** A workflow command's data, encoded (as @actions/core does): `%`, CR and LF. Neutralise it first. */

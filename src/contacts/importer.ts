@@ -12,7 +12,7 @@ import { checkUtf8 } from './encoding.js';
 import { chooseErrorsPath, ErrorsFile } from './errors-file.js';
 import { listNames, resolveMapping, type Mapping } from './mapping.js';
 import { THREAD_MIN_BYTES, ValidationPool, type Validated } from './pool.js';
-import { ProgressBar } from './progress.js';
+import { ProgressBar, RowEstimate, type ProgressFigures } from './progress.js';
 import { isAccessible } from '../ui/accessible.js';
 import { RowReporter, suggestFix, type ImportSummary, type NormalisationExample } from './report.js';
 import { BatchSender, describeError, findBatchJob, JobTracker, listBaseline, type JobOutcome } from './sender.js';
@@ -240,7 +240,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
 
   const errorsPath = req.errorsFile!;
   const errorsOut = new ErrorsFile(errorsPath, mapping.columns, mapping.keptColumns, req.format === 'csv' ? req.delimiter : ',');
-  const bar = new ProgressBar(ctx.io.stderr, size, req.progress && ctx.io.stderrIsTTY && !ctx.globals.quiet, isAccessible(ctx.env));
+  const bar = new ProgressBar(ctx.io.stderr, req.progress && ctx.io.stderrIsTTY && !ctx.globals.quiet, isAccessible(ctx.env));
   const reporter = new RowReporter((line) => bar.log(line));
   const warn = (line: string) => bar.log(`! ${line}`);
   const F = mapping.fields.length;
@@ -251,11 +251,14 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
   // The next chunk, handed to the pool (wrapped: an async function would wait for the validation itself).
   const feed = async (): Promise<{ done: Promise<Validated> } | undefined> => {
     const rows = await source.next(CHUNK_ROWS);
+    counts.read += rows.length;
+    if (!rows.length) counts.readAll = true;
     return rows.length ? { done: pool.submitRows(rows) } : undefined;
   };
   if (ctx.globals.verbose) ctx.io.stderr.write(`validating ${pool.threaded ? `on a worker thread${pool.startedAtLaunch ? ' (started at launch)' : ''}` : 'on the main thread'}\n`);
 
-  const counts = { rows: 0, rejectedLocally: 0, normalised: 0 };
+  // rows: rows checked (handed back by validation); read: rows taken from the file; readAll: the file is read to its end.
+  const counts = { rows: 0, read: 0, readAll: false, rejectedLocally: 0, normalised: 0 };
   const examples: NormalisationExample[] = [];
   const failedJobs: Array<{ id: string; status: string }> = [];
 
@@ -300,7 +303,19 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
       ? new BatchSender({ api, listId: req.listId, state, fields: mapping.fields, batchSize: req.batchSize, concurrency: req.concurrency, signal, tracker, warn })
       : undefined;
 
-  const updateBar = (phase?: string) => bar.update({ bytes: source.bytesRead(), rows: counts.rows, sent: sender?.sentRows, phase });
+  // Rows done: checked, in a dry run; else rejected here or processed by the server. The
+  // file's rows: counted once it is read to its end, estimated from what was parsed before.
+  const estimate = new RowEstimate(size);
+  const figures = (): Omit<ProgressFigures, 'phase'> => ({
+    done: sender ? counts.rejectedLocally + sender.confirmedRows : counts.rows,
+    total: counts.readAll ? counts.read : Math.max(counts.read, estimate.now(source.parsed())),
+    exact: counts.readAll,
+    sent: sender?.sentRows,
+  });
+  // Once the file is read, what is left is waiting for the jobs to end.
+  let waiting = false;
+  const jobsLeft = () => (tracker?.unfinished ? `waiting for ${tracker.unfinished} ${tracker.unfinished === 1 ? 'job' : 'jobs'}` : undefined);
+  bar.follow(() => ({ ...figures(), phase: waiting ? jobsLeft() : undefined }));
 
   const handle = async (v: Validated): Promise<void> => {
     const res = v.result;
@@ -337,10 +352,7 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
         inv++;
         continue;
       }
-      if (sender.add(firstRow + r, v.rowAt(r), values, offset)) {
-        updateBar();
-        await sender.flush();
-      }
+      if (sender.add(firstRow + r, v.rowAt(r), values, offset)) await sender.flush();
       offset += F;
     }
   };
@@ -354,22 +366,18 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
       if (!next) break;
       next.done.catch(() => undefined);
       window.push(next.done);
-      updateBar();
       if (window.length >= (req.dryRun ? WINDOW_DRY : WINDOW_SEND)) await handle(await window.shift()!);
     }
     while (window.length) {
       signal.throwIfAborted();
       await handle(await window.shift()!);
     }
-    if (sender && tracker) {
-      updateBar(tracker.unfinished ? `waiting for ${tracker.unfinished} ${tracker.unfinished === 1 ? 'job' : 'jobs'}` : undefined);
-      const timer = setInterval(() => updateBar(`waiting for ${tracker.unfinished} ${tracker.unfinished === 1 ? 'job' : 'jobs'}`), 200);
-      try {
-        await sender.finish();
-      } finally {
-        clearInterval(timer);
-      }
+    if (sender) {
+      waiting = true;
+      await sender.finish();
     }
+    // Every row is done: the file is read, every batch's job has ended.
+    bar.finish(figures());
   } catch (err) {
     const interrupted = signal.aborted;
     if (err instanceof InputError) {

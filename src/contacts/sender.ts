@@ -44,6 +44,10 @@ const MAX_SENDS = 3;
 /** Follows unfinished jobs, polling each until it ends. */
 export class JobTracker {
   private readonly jobs = new Map<string, Batch>();
+  /** Per unfinished job, its rows processed at the last poll. */
+  private readonly processed = new Map<string, number>();
+  /** Rows of the jobs that ended while this run followed them. */
+  private finishedRows = 0;
   private waiters: Array<() => void> = [];
   private failure: Error | undefined;
   private running = false;
@@ -60,6 +64,13 @@ export class JobTracker {
 
   get unfinished(): number {
     return this.jobs.size;
+  }
+
+  /** Rows the server has processed in the jobs this run followed: all of those that ended, and what each other said at its last poll. */
+  get processedRows(): number {
+    let n = this.finishedRows;
+    for (const p of this.processed.values()) n += p;
+    return n;
   }
 
   track(jobId: string, batch: Batch): void {
@@ -119,8 +130,14 @@ export class JobTracker {
           if (this.signal.aborted) return;
           const job = await getImportJob(this.api, jobId, this.signal);
           this.onSeen(job);
-          if (!FINISHED_STATUSES.has(job.status)) continue;
+          if (!FINISHED_STATUSES.has(job.status)) {
+            this.processed.set(jobId, Math.max(0, Math.min(batch.rowNos.length, job.progress?.processed ?? 0)));
+            continue;
+          }
           this.jobs.delete(jobId);
+          this.processed.delete(jobId);
+          // A job that ended has settled every row of its batch: imported, rejected, or reported as not imported.
+          this.finishedRows += batch.rowNos.length;
           finished = true;
           await this.onDone({ batch, job, replay: false });
           this.wake();
@@ -216,6 +233,8 @@ export class BatchSender {
   private cur: Batch;
   /** Rows in batches sent (or known to have been sent, when resumed). */
   sentRows = 0;
+  /** Rows of batches that an earlier run saw finished (resumed). */
+  private earlierRows = 0;
 
   constructor(private readonly d: SenderDeps) {
     this.cur = emptyBatch(0);
@@ -231,6 +250,11 @@ export class BatchSender {
     return b.rowNos.length >= this.d.batchSize;
   }
 
+  /** Rows the server has processed: in the jobs followed now, and in batches an earlier run saw finished. */
+  get confirmedRows(): number {
+    return this.earlierRows + this.d.tracker.processedRows;
+  }
+
   /** Sends the current batch, or skips it when an earlier run already did. */
   async flush(): Promise<void> {
     const batch = this.cur;
@@ -244,6 +268,7 @@ export class BatchSender {
       if (batch.i === state.data.prefix.batches - 1 && to !== state.data.prefix.to) this.cutChanged(batch.i, `ended at row ${state.data.prefix.to}`, `ends at row ${to}`);
       this.cur = emptyBatch(batch.i + 1);
       this.sentRows += n;
+      this.earlierRows += n;
       const withErrors = state.data.withErrors.find(([i]) => i === batch.i);
       if (withErrors) await this.replay(withErrors[1], batch, withErrors[2]);
       return;
@@ -253,6 +278,7 @@ export class BatchSender {
       this.cur = emptyBatch(batch.i + 1);
       this.sentRows += n;
       if (rec.st === 'done') {
+        this.earlierRows += n;
         if ((rec.bad ?? 0) > 0 && rec.job) await this.replay(rec.job, batch, rec.bad!);
         return;
       }

@@ -18,12 +18,25 @@ export class InputError extends Error {
   }
 }
 
+export interface ParsedSoFar {
+  rows: number;
+  bytes: number;
+  headerBytes: number;
+  /** The bytes may run ahead of the rows (JSON): an estimate from them may count too few rows. */
+  ahead?: boolean;
+}
+
 export interface RowSource {
   readonly format: InputFormat;
   /** CSV: the header row. JSON: the keys of the first object (or none for an empty array). */
   readonly columns: string[];
-  /** Bytes of the file read so far (for progress and ETA). */
-  bytesRead(): number;
+  /**
+   * How far parsing has got, for the progress's estimate of the rows in the file: the data
+   * rows parsed so far, the bytes of the file that held them (the header's included) and
+   * the header's bytes. CSV counts the bytes up to the end of the last row parsed (csv-parse's
+   * own count); JSON the bytes handed to the parser, a little ahead of its items.
+   */
+  parsed(): ParsedSoFar;
   /** Up to `max` rows; an empty array at the end. CSV rows are string arrays; JSON rows are the array's elements. */
   next(max: number): Promise<unknown[]>;
   close(): void;
@@ -94,6 +107,8 @@ const READ_AHEAD = 1000;
  * item at a time with `read()` cost about a tenth more than the parse itself.)
  */
 class ChunkReader {
+  /** Items the stream has handed over so far (taken or buffered). */
+  received = 0;
   private buffer: unknown[] = [];
   private ended = false;
   private paused = false;
@@ -107,6 +122,7 @@ class ChunkReader {
       w?.();
     };
     stream.on('data', (item: unknown) => {
+      this.received++;
       this.buffer.push(item);
       if (this.buffer.length >= this.highWater && !this.paused) {
         this.paused = true;
@@ -190,20 +206,26 @@ export function isErrorsFileHeader(header: readonly string[]): boolean {
   return n >= 3 && header[n - 3] === 'row' && header[n - 2] === 'field' && header[n - 1] === 'error';
 }
 
-/** The file's bytes as UTF-8: as they are, or decoded from `encoding` (encoding.ts). */
-async function utf8Bytes(file: ReadStream, encoding: string): Promise<Readable> {
-  if (encoding === 'utf-8') return file;
+/**
+ * The file's bytes as UTF-8: as they are, or decoded from `encoding` (encoding.ts); and a
+ * function that turns a count of those bytes into the file's bytes (decoding changes the
+ * length: the ratio of what was read to what came out so far).
+ */
+async function utf8Bytes(file: ReadStream, encoding: string): Promise<{ bytes: Readable; fileBytes: (utf8: number) => number }> {
+  if (encoding === 'utf-8') return { bytes: file, fileBytes: (n) => n };
   const { decodingStream } = await import('./encoding.js');
   const decoded = decodingStream(encoding);
   file.on('error', (err) => decoded.destroy(err));
-  return file.pipe(decoded);
+  let out = 0;
+  decoded.on('data', (chunk: Buffer) => (out += chunk.length));
+  return { bytes: file.pipe(decoded), fileBytes: (n) => (out > 0 ? Math.round((n * file.bytesRead) / out) : n) };
 }
 
 export async function openCsv(path: string, delimiter = ',', encoding = 'utf-8', lineEndings: LineEndings = 'mixed'): Promise<RowSource> {
   const { parse } = await import('csv-parse');
   const file: ReadStream = createReadStream(path, { highWaterMark: HIGH_WATER_MARK });
   const parser = parse(csvParseOptions(delimiter, lineEndings));
-  const bytes = await utf8Bytes(file, encoding);
+  const { bytes, fileBytes } = await utf8Bytes(file, encoding);
   bytes.on('error', (err) => parser.destroy(err));
   bytes.pipe(parser);
   const reader = new ChunkReader(parser, csvError);
@@ -222,10 +244,13 @@ export async function openCsv(path: string, delimiter = ',', encoding = 'utf-8',
   // vap's own errors file, imported again after a fix: its cells were escaped against
   // formulas (csv-write.ts); the original values are restored, so the round trip loses nothing.
   const restore = isErrorsFileHeader(header);
+  // The header's bytes as written (its quoting aside): what the rows' average leaves out.
+  const headerBytes = fileBytes(Buffer.byteLength(header.join(delimiter)) + 1);
   return {
     format: 'csv',
     columns: header.map((h) => (restore ? unescapeFormula(String(h)) : String(h))),
-    bytesRead: () => file.bytesRead,
+    // csv-parse's count of records (the header's included) and of the bytes up to the end of the last one.
+    parsed: () => ({ rows: Math.max(0, parser.info.records - 1), bytes: fileBytes(parser.info.bytes), headerBytes }),
     next: restore ? async (max) => ((await reader.next(max)) as string[][]).map((row) => row.map(unescapeFormula)) : (max) => reader.next(max),
     close: () => {
       file.destroy();
@@ -247,8 +272,10 @@ export async function openJson(path: string, encoding = 'utf-8'): Promise<RowSou
     if ((err as NodeJS.ErrnoException).syscall) return fileError(err);
     return new InputError(`not valid JSON: ${err.message}`);
   };
-  const bytes = await utf8Bytes(file, encoding);
+  const { bytes, fileBytes } = await utf8Bytes(file, encoding);
   bytes.on('error', (err) => array.destroy(err));
+  let fed = 0;
+  bytes.on('data', (chunk: Buffer) => (fed += chunk.length));
   parser.on('error', (err: Error) => array.destroy(err));
   bytes.pipe(parser).pipe(array);
   const items = new ChunkReader(array, mapError);
@@ -261,7 +288,9 @@ export async function openJson(path: string, encoding = 'utf-8'): Promise<RowSou
   return {
     format: 'json',
     columns,
-    bytesRead: () => file.bytesRead,
+    // stream-json keeps no offsets: the bytes handed to the parser, which may run ahead of
+    // the items it has made by what it holds (a read or two, 64 KiB each).
+    parsed: () => ({ rows: items.received, bytes: fileBytes(fed), headerBytes: 0, ahead: true }),
     async next(max) {
       const got = pending.length ? pending : [];
       pending = [];

@@ -110,7 +110,7 @@ try {
   vap(['contacts', 'import', listId, csv, '--default-country', 'US', '--allow-invalid'], { show: `contacts import ${listId} leads.csv --default-country US --allow-invalid` });
   vap(['contacts', 'list', listId]);
 
-  // A file large enough for the progress bar (rows, rows/s, ETA) to be drawn while it runs.
+  // A file large enough for the progress bar (rows done of the file's rows, sent, rows/s, ETA) to be drawn while it runs.
   const big = join(work, 'leads-20000.csv');
   const rows = Array.from({ length: 20_000 }, (_, i) => `Lead ${i + 1},(415) ${String(200 + Math.floor(i / 10_000)).padStart(3, '0')}-${String(i % 10_000).padStart(4, '0')}`);
   writeFileSync(big, `name,phone\n${rows.join('\n')}\n`);

@@ -58,22 +58,23 @@ describe('VAP_ACCESSIBLE', () => {
     expect(err).toBe('import job job_1: pending\n✓ import job job_1: completed\n');
   });
 
-  it('the contacts import bar becomes a line per tenth of the file read', () => {
+  it('the contacts import bar becomes a line per tenth of the rows done, and one at 100% when all are', () => {
     vi.useFakeTimers();
     try {
       const stream = new PassThrough();
       let out = '';
       stream.on('data', (c: Buffer) => (out += c.toString()));
-      const bar = new ProgressBar(stream, 1000, true, true);
-      for (const [bytes, rows] of [[50, 500], [120, 1200], [150, 1500], [310, 3100], [990, 9900]] as const) {
-        bar.update({ bytes, rows, sent: rows });
+      const bar = new ProgressBar(stream, true, true);
+      for (const done of [500, 1200, 1500, 3100, 10_000]) {
+        bar.update({ done, total: 10_000, exact: false, sent: done });
         vi.advanceTimersByTime(600);
       }
       bar.log('row 7, field phone: "x" is not in E.164 form');
-      bar.stop();
+      bar.finish({ done: 10_000, total: 10_000, exact: true, sent: 10_000 });
       const lines = out.trim().split('\n');
-      expect(lines.map((l) => /^progress: (\d+)%/.exec(l)?.[1] ?? l)).toEqual(['12', '31', '99', 'row 7, field phone: "x" is not in E.164 form']);
-      expect(lines[0]).toMatch(/^progress: 12% {2}1,200 rows {2}1,200 sent {2}[\d,]+ rows\/s {2}ETA /);
+      expect(lines.map((l) => /^progress: (\d+)%/.exec(l)?.[1] ?? l)).toEqual(['12', '31', '99', 'row 7, field phone: "x" is not in E.164 form', '100']);
+      expect(lines[0]).toMatch(/^progress: 12% {2}1,200 of ~10,000 rows {2}1,200 sent {2}[\d,]+ rows\/s {2}ETA /);
+      expect(lines[4]).toMatch(/^progress: 100% {2}10,000 of 10,000 rows {2}10,000 sent {2}[\d,]+ rows\/s$/);
       expectPlain(out);
     } finally {
       vi.useRealTimers();

@@ -214,7 +214,9 @@ describe('vap contacts import (local file)', () => {
     const stateFile = join(dir, 'custom-state.json');
     const r = await runCli(['contacts', 'import', listId, file, '--batch-size', '5000', '--errors-file', errorsFile, '--state-file', stateFile, '--allow-invalid'], { env, tty: true });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/\r\x1b\[2K\[[█░]+\] +\d+%  [\d,]+ rows  [\d,]+ sent  [\d,]+ rows\/s  (ETA \d+:\d\d|waiting for \d+ jobs?)/);
+    expect(r.stderr).toMatch(/\r\x1b\[2K\[[█░]+\] +\d+%  [\d,]+ of ~?[\d,]+ rows  [\d,]+ sent  [\d,]+ rows\/s  (ETA \d+:\d\d|waiting for \d+ jobs?)/);
+    // The last frame, left on the screen: every row done (rejected here, or processed by the server).
+    expect(r.stderr).toMatch(/\r\x1b\[2K\[█+\] 100%  90,000 of 90,000 rows  89,910 sent  [\d,]+ rows\/s\n/);
     expect(r.stdout).toMatch(/imported\s+89,910/);
     expect(readFileSync(errorsFile, 'utf8').split('\r\n').filter(Boolean)).toHaveLength(91);
     expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toMatchObject({ complete: true });

@@ -2,18 +2,40 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDelimiter, resumeCommand, shellArg } from '../../src/contacts/command.js';
-import { formatCount, formatEta, ProgressBar, renderBar } from '../../src/contacts/progress.js';
+import { doneFraction, estimateRows, formatCount, formatEta, ProgressBar, renderBar } from '../../src/contacts/progress.js';
 import { RowReporter, summaryText, type ImportSummary } from '../../src/contacts/report.js';
 import type { ImportRequest } from '../../src/contacts/importer.js';
 import type { ImportOptions } from '../../src/commands/contacts/import.js';
 
 describe('progress bar', () => {
-  it('shows rows, rows sent, rows per second and an ETA from the bytes read', () => {
-    const line = renderBar({ bytes: 25, rows: 1000, sent: 800 }, 100, 2000, 120);
-    expect(line).toMatch(/^\[█+░+\]  25%  1,000 rows  800 sent  500 rows\/s  ETA 0:06$/);
-    expect(renderBar({ bytes: 100, rows: 10 }, 100, 1000, 120)).toMatch(/100%  10 rows  10 rows\/s  ETA 0:00$/);
-    expect(renderBar({ bytes: 50, rows: 10, phase: 'waiting for 3 jobs' }, 100, 1000, 120)).toMatch(/waiting for 3 jobs$/);
-    expect(renderBar({ bytes: 0, rows: 0 }, 100, 0, 30).length).toBeLessThanOrEqual(29);
+  it('shows rows done of the rows in the file (~ while estimated), rows sent, rows done per second and an ETA', () => {
+    const line = renderBar({ done: 1000, total: 4000, exact: false, sent: 1800 }, 2000, 120);
+    expect(line).toMatch(/^\[█+░+\]  25%  1,000 of ~4,000 rows  1,800 sent  500 rows\/s  ETA 0:06$/);
+    expect(renderBar({ done: 10, total: 10, exact: true, finished: true }, 1000, 120)).toMatch(/^\[█+\] 100%  10 of 10 rows  10 rows\/s$/);
+    expect(renderBar({ done: 50, total: 100, exact: true, phase: 'waiting for 3 jobs' }, 1000, 120)).toMatch(/waiting for 3 jobs$/);
+    expect(renderBar({ done: 0, total: Number.NaN, exact: false }, 0, 30).length).toBeLessThanOrEqual(29);
+  });
+
+  it('fits 80 and 40 columns by leaving out rows/s, rows sent, the bar, then the ETA or phase; the percentage and rows done stay', () => {
+    const waiting = { done: 18_000, total: 20_000, exact: true, sent: 20_000, phase: 'waiting for 2 jobs' };
+    expect(renderBar(waiting, 900, 80)).toMatch(/^\[█+░+\]  90%  18,000 of 20,000 rows  20,000 sent  waiting for 2 jobs$/);
+    expect(renderBar(waiting, 900, 40)).toBe('90%  18,000 of 20,000 rows');
+    expect(renderBar({ done: 4_500, total: 20_236, exact: false, sent: 8_000 }, 400, 40)).toBe('22%  4,500 of ~20,236 rows  ETA 0:01');
+    for (const width of [80, 40]) expect(renderBar(waiting, 900, width).length).toBeLessThanOrEqual(width - 1);
+  });
+
+  it('never shows 100% before the last frame, even when every row counted so far is done', () => {
+    expect(renderBar({ done: 10, total: 10, exact: true, sent: 10 }, 1000, 120)).toMatch(/^\[█+░\]  99%  10 of 10 rows/);
+    expect(doneFraction({ done: 12, total: 10, exact: false })).toBe(0.99);
+    expect(doneFraction({ done: 5, total: Number.NaN, exact: false })).toBe(0);
+  });
+
+  it('estimates the rows of a file from the rows parsed and the bytes they took, the header apart', () => {
+    // 100 rows of 10 bytes parsed after an 11-byte header, in a file of 10,011 bytes: 1,000 rows.
+    expect(estimateRows(10_011, { rows: 100, bytes: 1_011, headerBytes: 11 })).toBe(1000);
+    // Never fewer than the rows already parsed; unknown before the first row.
+    expect(estimateRows(50, { rows: 100, bytes: 1_011, headerBytes: 11 })).toBe(100);
+    expect(estimateRows(10_011, { rows: 0, bytes: 11, headerBytes: 11 })).toBeNaN();
   });
 
   it('formats an ETA', () => {
@@ -23,23 +45,25 @@ describe('progress bar', () => {
     expect(formatEta(Number.NaN)).toBe('--:--');
   });
 
-  it('draws only when enabled, and prints lines above itself', async () => {
+  it('draws only when enabled, prints lines above itself, and leaves its last frame at 100%', async () => {
     const out = new PassThrough();
     let text = '';
     out.on('data', (c: Buffer) => (text += c.toString()));
-    const bar = new ProgressBar(out, 100, true);
-    bar.update({ bytes: 50, rows: 5 });
+    const bar = new ProgressBar(out, true);
+    bar.update({ done: 5, total: 10, exact: false });
     await new Promise((r) => setTimeout(r, 250));
     bar.log('row 1, field x: bad');
-    bar.stop();
+    bar.finish({ done: 10, total: 10, exact: true });
     expect(text).toContain('\r\x1b[2K[');
     expect(text).toContain('row 1, field x: bad\n');
+    expect(text).toMatch(/\r\x1b\[2K\[█+\] 100%  10 of 10 rows  [\d,]+ rows\/s\n$/);
     const off = new PassThrough();
     let none = '';
     off.on('data', (c: Buffer) => (none += c.toString()));
-    const quiet = new ProgressBar(off, 100, false);
-    quiet.update({ bytes: 1, rows: 1 });
+    const quiet = new ProgressBar(off, false);
+    quiet.update({ done: 1, total: 1, exact: true });
     quiet.log('a line');
+    quiet.finish({ done: 1, total: 1, exact: true });
     quiet.stop();
     expect(none).toBe('a line\n');
   });

@@ -19,6 +19,8 @@ interface FixedColumn {
   flex?: boolean;
   /** Left out on a terminal too narrow for it, the lowest rank first. */
   drop?: number;
+  /** What the listing is for: never left out (src/ui/columns.ts). */
+  keep?: true;
 }
 
 /**
@@ -29,10 +31,10 @@ interface FixedColumn {
  * time with --absolute-times.
  */
 const TABLE: FixedColumn[] = [
-  { header: 'ID', width: 8, value: (c) => shortId(c.id) },
-  { header: 'STATUS', width: 11, value: (c) => c.status, paint: (t, c, chalk) => paintStatus(c.status, chalk, t) },
+  { header: 'ID', width: 8, value: (c) => shortId(c.id), keep: true },
+  { header: 'STATUS', width: 11, value: (c) => c.status, paint: (t, c, chalk) => paintStatus(c.status, chalk, t), keep: true },
   { header: 'DIRECTION', width: 9, value: (c) => c.direction, drop: 1 },
-  { header: 'CALLEE', width: 22, value: (c) => c.calleeName ?? '', flex: true },
+  { header: 'CALLEE', width: 22, value: (c) => c.calleeName ?? '', flex: true, keep: true },
   { header: 'PHONE', width: 16, value: (c) => c.phoneNumber ?? '', drop: 2 },
   { header: 'DURATION', width: 8, value: (c) => formatCallDuration(c.duration, Boolean(c.endedAt)), align: 'right', drop: 3 },
   { header: 'CREATED', width: 14, value: (c, p) => formatTime(c.createdAt, p), drop: 4 },
@@ -41,8 +43,9 @@ const TABLE: FixedColumn[] = [
 /**
  * The columns as drawn: ID whole with --wide, CREATED as wide as an ISO 8601 time with
  * --absolute-times; on a terminal, the columns share its width as every table's do
- * (src/ui/columns.ts): CALLEE is cut first, then DIRECTION, PHONE, DURATION and CREATED are
- * left out in that order while the table is still too wide. With --wide nothing is fitted.
+ * (src/ui/columns.ts): it keeps ID, STATUS and CALLEE (what the listing is for); CALLEE is
+ * cut first, then DIRECTION, PHONE, DURATION and CREATED are left out in that order while
+ * the table is still too wide. With --wide nothing is fitted.
  */
 export function callTableLayout(p: Presentation = DEFAULT_PRESENTATION, fit: TableFit = {}): FixedColumn[] {
   const columns = TABLE.map((c) => {
@@ -50,7 +53,7 @@ export function callTableLayout(p: Presentation = DEFAULT_PRESENTATION, fit: Tab
     if (c.header === 'CREATED' && p.absoluteTimes) return { ...c, width: 24 };
     return c;
   });
-  const widths = fitColumns(columns.map((c) => ({ natural: c.width, flex: c.flex, drop: c.drop })), fit.wide ? undefined : fit.width);
+  const widths = fitColumns(columns.map((c) => ({ natural: c.width, flex: c.flex, drop: c.drop, keep: c.keep, id: c.header === 'ID' })), fit.wide ? undefined : fit.width);
   return columns.map((c, i) => ({ ...c, width: widths[i]! })).filter((c) => c.width > 0);
 }
 

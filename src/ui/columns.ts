@@ -1,20 +1,25 @@
+import type { Column } from './format.js';
+
 /**
  * How the columns of a table share a terminal's width: one policy for every listing (the
  * tables of src/ui/table.ts and the streamed table of `calls list`).
  *
  * 1. A table that fits is drawn as it is (each column as wide as its widest cell or header).
- * 2. Otherwise the free-text columns (names, descriptions, summaries) give way first: the
- *    widest of them are cut to one common width, the largest with which the table fits,
- *    never below their minimum (FLEX_MIN columns, or their natural width when narrower).
- * 3. Still too wide: columns are left out, one at a time, each time trying 1 and 2 again:
- *    first those a listing marks as optional (`drop`, lowest rank first), then the right-most
- *    ones, never the first (what the row is). A column left out is in `get`, --json and TSV;
- *    a person scanning a table on a narrow terminal is better served by fewer columns than
- *    by every column cut to a few letters.
- * 4. Still too wide (the first column alone is too wide): every column gives way, the widest
- *    first, in the same way.
+ * 2. Otherwise a column that only repeats another (a name that is its key again) goes first.
+ * 3. Then the free-text columns (names, descriptions, summaries) give way: the widest of
+ *    them are cut to one common width, the largest with which the table fits, never below
+ *    their minimum (FLEX_MIN columns, or their natural width when narrower).
+ * 4. Still too wide: columns are left out, one at a time, each time trying 3 again: first
+ *    those a listing names as going first (`drop`, lowest rank first), then the right-most
+ *    ones; never the first (what the row is) and never one the listing keeps (`keep`: what
+ *    the listing is for). A column left out is in `get`, --json and TSV; a person scanning
+ *    a table on a narrow terminal is better served by fewer columns than by every column
+ *    cut to a few letters.
+ * 5. Still too wide (what is kept does not fit): the free-text columns give way further,
+ *    then every column but the ids, then the ids too, the widest first each time.
+ * Each listing declares what it keeps and what goes first (ColumnPolicy, withPolicy).
  * With --wide a table is not fitted at all (src/ui/table.ts): whole ids, every column.
- * A cut cell ends in `…` (src/ui/width.ts). Columns are two spaces apart.
+ * A cut cell ends in `…` (src/ui/fit.ts). Columns are two spaces apart.
  */
 
 /** What the policy knows of a column. */
@@ -27,6 +32,12 @@ export interface ColumnNeed {
   min?: number;
   /** Optional: left out when the table cannot fit otherwise, the lowest rank first. */
   drop?: number;
+  /** What the listing is for: never left out. */
+  keep?: boolean;
+  /** It only repeats another column in this table: the first to go. */
+  repeated?: boolean;
+  /** A column of ids: cut only when nothing else can give way. */
+  id?: boolean;
 }
 
 /** The fewest columns a free-text column is cut to before the other columns give way. */
@@ -44,22 +55,33 @@ export function fitColumns(cols: readonly ColumnNeed[], width: number | undefine
   const natural = cols.map((c) => Math.max(0, c.natural));
   if (width === undefined) return natural;
   const kept = cols.map(() => true);
+  const fits = (idx: number[]) => sum(idx.map((i) => natural[i]!)) + gap * Math.max(0, idx.length - 1) <= width;
+  if (!fits(cols.map((_, i) => i))) cols.forEach((c, i) => c.repeated && !c.keep && i > 0 && (kept[i] = false));
+  const droppable = (i: number) => i > 0 && !cols[i]!.keep && kept[i];
   const marked = cols
     .map((c, i) => ({ rank: c.drop, i }))
-    .filter((d): d is { rank: number; i: number } => d.rank !== undefined)
+    .filter((d): d is { rank: number; i: number } => d.rank !== undefined && droppable(d.i))
     .sort((a, b) => a.rank - b.rank || b.i - a.i)
     .map((d) => d.i);
-  const rest = cols.map((_, i) => i).filter((i) => i > 0 && cols[i]!.drop === undefined).reverse();
+  const rest = cols.map((_, i) => i).filter((i) => droppable(i) && cols[i]!.drop === undefined).reverse();
   const dropOrder = [...marked, ...rest];
   for (;;) {
     const idx = cols.map((_, i) => i).filter((i) => kept[i]);
     const room = width - gap * Math.max(0, idx.length - 1);
     const w = idx.map((i) => natural[i]!);
-    const floors = idx.map((i, k) => (cols[i]!.flex ? Math.min(w[k]!, cols[i]!.min ?? FLEX_MIN) : w[k]!));
+    const floor = (pick: (c: ColumnNeed, w: number) => number) => idx.map((i, k) => pick(cols[i]!, w[k]!));
+    // What each column may be cut to: free text to its minimum while columns can still be left out; then further, as step 5 says.
+    const tries = [floor((c, x) => (c.flex ? Math.min(x, c.min ?? FLEX_MIN) : x))];
+    if (dropOrder.length === 0) {
+      tries.push(floor((c, x) => (c.flex ? Math.min(x, 1) : x)), floor((c, x) => (c.id ? x : Math.min(x, 1))), floor((_, x) => Math.min(x, 1)));
+    }
     let widths: number[] | undefined;
     if (sum(w) <= room) widths = w;
-    else if (sum(floors) <= room) widths = level(w, room, floors);
-    else if (dropOrder.length === 0) widths = level(w, room, w.map((x) => Math.min(x, 1)));
+    else {
+      const floors = tries.find((f) => sum(f) <= room);
+      if (floors) widths = level(w, room, floors);
+      else if (dropOrder.length === 0) widths = level(w, room, tries[tries.length - 1]!);
+    }
     if (widths) {
       const out = cols.map(() => 0);
       idx.forEach((i, k) => (out[i] = widths![k]!));
@@ -67,6 +89,44 @@ export function fitColumns(cols: readonly ColumnNeed[], width: number | undefine
     }
     kept[dropOrder.shift()!] = false;
   }
+}
+
+/**
+ * What a listing keeps on a narrow terminal and what goes first, by column header: its
+ * declaration of what it is for (see the policy above).
+ */
+export interface ColumnPolicy {
+  /** The columns never left out: what the listing is for (the first column is always kept). */
+  keep: readonly string[];
+  /** The columns left out first, in this order, once the free text has given way. */
+  dropFirst?: readonly string[];
+  /** A column that may only repeat another (`{ name: 'criterion' }`): when it does in every row, it goes before anything else gives way. */
+  repeats?: Readonly<Record<string, string>>;
+}
+
+/** A column of a table, with its part in the policy (set by withPolicy). */
+export interface TableColumn<T> extends Column<T> {
+  keep?: boolean;
+  /** The header of the column this one may only repeat. */
+  repeats?: string;
+}
+
+/**
+ * A listing's columns with its policy: which it keeps, which go first. A header the
+ * columns do not have is a mistake in the listing, and throws.
+ */
+export function withPolicy<T>(columns: readonly Column<T>[], policy: ColumnPolicy): TableColumn<T>[] {
+  const headers = new Set(columns.map((c) => c.header));
+  const named = [...policy.keep, ...(policy.dropFirst ?? []), ...Object.entries(policy.repeats ?? {}).flat()];
+  const unknown = named.filter((h) => !headers.has(h));
+  if (unknown.length) throw new Error(`column policy names ${unknown.join(', ')}, which the listing has no column for (${[...headers].join(', ')})`);
+  const rank = new Map((policy.dropFirst ?? []).map((h, i) => [h, i + 1]));
+  return columns.map((c) => ({
+    ...c,
+    ...(policy.keep.includes(c.header) ? { keep: true } : {}),
+    ...(rank.has(c.header) ? { drop: rank.get(c.header)! } : {}),
+    ...(policy.repeats?.[c.header] ? { repeats: policy.repeats[c.header] } : {}),
+  }));
 }
 
 /**

@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
-import { fitColumns } from './columns.js';
+import { fitColumns, type TableColumn } from './columns.js';
 import { cellText, truncate, type Column } from './format.js';
 import { safeLines, safeText, Trusted } from './safe-text.js';
 import { DEFAULT_PRESENTATION, isUuid, shortId, Shown, type Presentation } from './values.js';
@@ -56,13 +56,24 @@ function isIdColumn<T>(c: Column<T>, values: unknown[]): boolean {
 }
 
 /**
+ * Whether column `i` only repeats column `key` in every row: the same words, whatever
+ * their case and separators (`instruction_adherence`, `Instruction adherence`), or nothing.
+ */
+function repeatsOnly(values: unknown[][], i: number, key: number): boolean {
+  if (key < 0) return false;
+  const words = (v: unknown) => cellText(v).toLowerCase().replace(/[\s_-]+/g, ' ').trim();
+  return values.every((vs) => words(vs[i]) === '' || words(vs[i]) === words(vs[key]));
+}
+
+/**
  * A borderless table in the manner of gh: bold headers, columns two spaces apart. Data
  * cells are made safe (tableCell); times, durations, counts and scores read as
  * src/ui/values.ts says for a terminal. Given a width (a terminal), the table fits it:
  * the columns share it as src/ui/columns.ts says, cut cells end in `…`, and UUIDs show
- * their first eight digits; with `wide` (--wide) ids are whole and nothing is fitted.
+ * their first eight digits; with `wide` (--wide) ids are whole and nothing is fitted. What
+ * a listing keeps and what goes first is its ColumnPolicy (withPolicy in src/ui/columns.ts).
  */
-export function renderTable<T>(rows: T[], columns: Column<T>[], chalk: ChalkInstance, p: Presentation = DEFAULT_PRESENTATION, fit: TableFit = {}): string {
+export function renderTable<T>(rows: T[], columns: TableColumn<T>[], chalk: ChalkInstance, p: Presentation = DEFAULT_PRESENTATION, fit: TableFit = {}): string {
   const wide = fit.wide ?? fit.width === undefined;
   const values = rows.map((row) => columns.map((c) => c.value(row)));
   // With --wide nothing is cut, not even to MAX_CELL.
@@ -74,6 +85,9 @@ export function renderTable<T>(rows: T[], columns: Column<T>[], chalk: ChalkInst
       flex: isFreeText(c, values.map((vs) => vs[i])),
       min: c.min,
       drop: c.drop,
+      keep: c.keep,
+      repeated: c.repeats !== undefined && repeatsOnly(values, i, columns.findIndex((k) => k.header === c.repeats)),
+      id: isIdColumn(c, values.map((vs) => vs[i])),
     })),
     // With --wide the table is not fitted: whole ids and every column, lines as long as they are.
     fit.wide ? undefined : fit.width,

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { listAgentsPage, AGENTS_MAX_PAGE_SIZE, type Agent } from '../../api/agents.js';
 import { paginate } from '../../api/paginate.js';
 import type { Context } from '../../context.js';
+import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { addListingOptions, paginateOptions, type ListingOptions } from '../listing.js';
@@ -11,13 +12,16 @@ interface ListOptions extends ListingOptions {
   search?: string;
 }
 
-export const AGENT_COLUMNS: Column<Agent>[] = [
-  { header: 'id', value: (a) => a.id },
-  { header: 'name', value: (a) => a.name },
-  { header: 'engine', value: (a) => a.engine },
-  { header: 'version', value: (a) => a.currentVersion },
-  { header: 'voice', value: (a) => (a.voice ? `${a.voice.name} (${a.voice.language})` : '') },
-];
+export const AGENT_COLUMNS: Column<Agent>[] = withPolicy<Agent>(
+  [
+    { header: 'id', value: (a) => a.id },
+    { header: 'name', value: (a) => a.name },
+    { header: 'engine', value: (a) => a.engine },
+    { header: 'version', value: (a) => a.currentVersion },
+    { header: 'voice', value: (a) => (a.voice ? `${a.voice.name} (${a.voice.language})` : '') },
+  ],
+  { keep: ['id', 'name'], dropFirst: ['voice'] },
+);
 
 export function listCommand(makeContext: ContextFactory): Command {
   return addListingOptions(

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { getAgentTools, setAgentTools, type Tool } from '../../api/agents.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { wideOption } from '../listing.js';
@@ -13,10 +14,13 @@ export interface ToolsOptions {
   clear?: boolean;
 }
 
-const TOOL_COLUMNS: Column<Tool>[] = [
-  { header: 'id', value: (t) => t.id },
-  { header: 'name', value: (t) => t.name },
-];
+const TOOL_COLUMNS: Column<Tool>[] = withPolicy<Tool>(
+  [
+    { header: 'id', value: (t) => t.id },
+    { header: 'name', value: (t) => t.name },
+  ],
+  { keep: ['id', 'name'] },
+);
 
 /** `--set a,b,c`: ids or names split on commas, blanks dropped, duplicates collapsed. */
 export function parseToolIds(value: string): string[] {

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { listVersionsPage, VERSIONS_MAX_PAGE_SIZE, type AgentVersion } from '../../api/agents.js';
 import { paginate } from '../../api/paginate.js';
 import type { Context } from '../../context.js';
+import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { addListingOptions, paginateOptions, type ListingOptions } from '../listing.js';
@@ -10,14 +11,14 @@ import { time } from '../../ui/values.js';
 
 /** VERSION, CHANGE, BY, AT, CURRENT (`*` in a table, true/false when piped), NOTE (where a rollback went, and why). */
 export function versionColumns(human: boolean): Column<AgentVersion>[] {
-  return [
+  return withPolicy<AgentVersion>([
     { header: 'version', value: (v) => v.versionNumber },
     { header: 'change', value: (v) => v.changeType },
     { header: 'by', value: (v) => v.changedByName },
     { header: 'at', value: (v) => time(v.changedAt) },
     { header: 'current', value: (v) => (human ? (v.isCurrent ? '*' : '') : v.isCurrent) },
     { header: 'note', value: note },
-  ];
+  ], { keep: ['version', 'change', 'current'], dropFirst: ['by'] });
 }
 
 function note(v: AgentVersion): string {

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { getRecording, type Recording } from '../../api/calls.js';
 import type { Context } from '../../context.js';
+import { withPolicy } from '../../ui/columns.js';
 import { duration, time } from '../../ui/values.js';
 import { action } from '../action.js';
 import { wideOption } from '../listing.js';
@@ -38,12 +39,15 @@ export async function run(callId: string, ctx: Context): Promise<void> {
   const human = ctx.out.human;
   // Durations and times as the standard says (src/ui/values.ts): `1m 53s` and `3 minutes ago` on a terminal, seconds and ISO 8601 piped.
   await ctx.out.list<Recording>(meta.recordings, {
-    columns: [
-      { header: 'sid', value: (r) => r.sid },
-      { header: 'duration', value: (r) => duration(r.duration) },
-      { header: 'status', value: (r) => r.status },
-      { header: 'created', value: (r) => time(r.createdAt) },
-    ],
+    columns: withPolicy<Recording>(
+      [
+        { header: 'sid', value: (r) => r.sid },
+        { header: 'duration', value: (r) => duration(r.duration) },
+        { header: 'status', value: (r) => r.status },
+        { header: 'created', value: (r) => time(r.createdAt) },
+      ],
+      { keep: ['sid'], dropFirst: ['created'] },
+    ),
     id: (r) => r.sid,
     empty: `Call ${meta.callId} has no recording: only calls that connected are recorded.`,
   });

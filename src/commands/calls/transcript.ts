@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { safeText } from '../../ui/safe-text.js';
 import { UsageError } from '../../errors.js';
 import { renderChat } from '../../ui/chat.js';
+import { withPolicy } from '../../ui/columns.js';
 import { terminalWidth } from '../../ui/width.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
@@ -58,11 +59,14 @@ export async function run(callId: string, ctx: Context): Promise<void> {
     return;
   }
   await ctx.out.list<TranscriptMessage>(t.messages, {
-    columns: [
-      { header: 'ordinal', value: (m) => m.ordinal },
-      { header: 'role', value: (m) => m.role },
-      { header: 'text', value: (m) => m.text },
-    ],
+    columns: withPolicy<TranscriptMessage>(
+      [
+        { header: 'ordinal', value: (m) => m.ordinal },
+        { header: 'role', value: (m) => m.role },
+        { header: 'text', value: (m) => m.text },
+      ],
+      { keep: ['role', 'text'] },
+    ),
     id: (m) => m.ordinal,
     empty,
   });

@@ -4,10 +4,11 @@ import type { Campaign, CampaignCall, CampaignContact, Run } from '../../api/cam
 import type { Context } from '../../context.js';
 import { ConflictError, UnprocessableEntityError } from '../../api/errors.js';
 import { CliError, UsageError } from '../../errors.js';
+import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { count, duration, shown, time } from '../../ui/values.js';
 
-export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
+export const CAMPAIGN_COLUMNS: Column<Campaign>[] = withPolicy<Campaign>([
   { header: 'id', value: (c) => c.id },
   { header: 'name', value: (c) => c.name },
   { header: 'status', value: (c) => c.status },
@@ -16,7 +17,7 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
   { header: 'contacts', value: (c) => count(c.totalContacts) },
   { header: 'pending', value: (c) => count(c.pendingContacts) },
   { header: 'created', value: (c) => time(c.createdAt) },
-];
+], { keep: ['id', 'name', 'status'], dropFirst: ['type', 'direction', 'created'] });
 
 export const CAMPAIGN_FIELDS: Column<Campaign>[] = [
   { header: 'id', value: (c) => c.id },
@@ -37,16 +38,16 @@ export const CAMPAIGN_FIELDS: Column<Campaign>[] = [
   { header: 'completed', value: (c) => time(c.completedAt) },
 ];
 
-export const CONTACT_COLUMNS: Column<CampaignContact>[] = [
+export const CONTACT_COLUMNS: Column<CampaignContact>[] = withPolicy<CampaignContact>([
   { header: 'contact', value: (c) => c.contactId },
   { header: 'name', value: (c) => c.name },
   { header: 'phone', value: (c) => c.phoneNumber },
   { header: 'status', value: (c) => c.status },
   { header: 'added', value: (c) => time(c.addedAt) },
   { header: 'last call', value: (c) => c.lastCallId },
-];
+], { keep: ['contact', 'name', 'status'], dropFirst: ['added', 'phone'] });
 
-export const CALL_COLUMNS: Column<CampaignCall>[] = [
+export const CALL_COLUMNS: Column<CampaignCall>[] = withPolicy<CampaignCall>([
   { header: 'id', value: (c) => c.id },
   { header: 'status', value: (c) => c.status },
   { header: 'phone', value: (c) => c.phoneNumber },
@@ -56,17 +57,17 @@ export const CALL_COLUMNS: Column<CampaignCall>[] = [
   { header: 'priority', value: (c) => c.priority },
   { header: 'scheduled', value: (c) => time(c.scheduledFor) },
   { header: 'created', value: (c) => time(c.createdAt) },
-];
+], { keep: ['id', 'status', 'name'], dropFirst: ['created', 'scheduled', 'priority'] });
 
 /** Runs as rows; a run still open reads "(running)" in a table, and an empty field in TSV. */
 export function runColumns(human: boolean): Column<Run>[] {
-  return [
+  return withPolicy<Run>([
     { header: 'id', value: (r) => r.id },
     { header: 'started', value: (r) => time(r.startedAt) },
     { header: 'ended', value: (r) => (r.endedAt ? time(r.endedAt) : human ? '(running)' : null) },
     { header: 'calls', value: (r) => count(r.totalCalls) },
     { header: 'completed', value: (r) => count(r.completedCalls) },
-  ];
+  ], { keep: ['id', 'started', 'calls', 'completed'] });
 }
 
 /** The agent from --agent or $VAP_AGENT. */

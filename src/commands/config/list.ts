@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { readConfig } from '../../config/read.js';
 import { keyPrefix } from '../../config/resolve.js';
 import { redactUrl } from '../../api/redact.js';
+import { withPolicy } from '../../ui/columns.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 
@@ -37,11 +38,14 @@ export async function settings(ctx: Context): Promise<Setting[]> {
 
 export async function run(ctx: Context): Promise<void> {
   await ctx.out.list(await settings(ctx), {
-    columns: [
-      { header: 'key', value: (s) => s.key },
-      { header: 'value', value: (s) => s.value },
-      { header: 'source', value: (s) => s.source },
-    ],
+    columns: withPolicy<Setting>(
+      [
+        { header: 'key', value: (s) => s.key },
+        { header: 'value', value: (s) => s.value },
+        { header: 'source', value: (s) => s.source },
+      ],
+      { keep: ['key', 'value'] },
+    ),
     id: (s) => s.key,
   });
 }

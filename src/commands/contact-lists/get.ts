@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { getContactList, type ContactList } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
 import type { SchemaField } from '../../contacts/validate.js';
+import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
@@ -29,11 +30,14 @@ export async function run(id: string, ctx: Context): Promise<void> {
   await printContactList(list, ctx);
 }
 
-export const FIELD_COLUMNS: Column<SchemaField>[] = [
-  { header: 'field', value: (f) => f.name },
-  { header: 'type', value: (f) => f.type },
-  { header: 'required', value: (f) => (f.required ? 'yes' : 'no') },
-];
+export const FIELD_COLUMNS: Column<SchemaField>[] = withPolicy<SchemaField>(
+  [
+    { header: 'field', value: (f) => f.name },
+    { header: 'type', value: (f) => f.type },
+    { header: 'required', value: (f) => (f.required ? 'yes' : 'no') },
+  ],
+  { keep: ['field', 'type', 'required'] },
+);
 
 /** `name:type[:required]` for each field, comma-separated (the --field form). */
 export function compactSchema(fields: readonly SchemaField[]): string {

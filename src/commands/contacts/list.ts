@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { CONTACTS_MAX_PAGE_SIZE, getContactList, listContactsPage, type Contact } from '../../api/contacts.js';
 import { paginate } from '../../api/paginate.js';
 import type { Context } from '../../context.js';
+import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { addListingOptions, paginateOptions, type ListingOptions } from '../listing.js';
@@ -39,7 +40,8 @@ export async function run(listId: string, opts: ListOptions, ctx: Context): Prom
   // The schema once, for the columns (and so that an unknown list is one clear error).
   const list = await getContactList(api, listId, ctx.signal);
   const names = (list.schema?.fields ?? []).map((f) => f.name).filter((n) => n !== 'id');
-  const columns: Column<Contact>[] = [{ header: 'id', value: (c) => c.id }, ...names.map((n) => ({ header: n, value: (c: Contact) => c[n] }))];
+  // A narrow terminal keeps the id and the schema's first field (a name, as a rule).
+  const columns: Column<Contact>[] = withPolicy<Contact>([{ header: 'id', value: (c) => c.id }, ...names.map((n) => ({ header: n, value: (c: Contact) => c[n] }))], { keep: ['id', ...names.slice(0, 1)] });
   const raw = paginate((req) => listContactsPage(api, list.id, { ...req, search: opts.search }, ctx.signal), paginateOptions(opts, CONTACTS_MAX_PAGE_SIZE, DEFAULT_LIMIT));
   // NDJSON carries the same columns as the table and TSV; JSON (and --query) the raw objects.
   const items = ctx.out.format === 'ndjson' && !ctx.globals.query ? project(raw, ['id', ...names]) : raw;

@@ -1,15 +1,20 @@
 import { Command } from 'commander';
 import { listEventTypes, type CatalogEntry } from '../../api/events.js';
 import type { Context } from '../../context.js';
+import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 
-export const EVENT_TYPE_COLUMNS: Column<CatalogEntry>[] = [
-  { header: 'type', value: (e) => e.type },
-  { header: 'delivery', value: (e) => e.delivery.join(', ') },
-  { header: 'description', value: (e) => e.description },
-];
+export const EVENT_TYPE_COLUMNS: Column<CatalogEntry>[] = withPolicy<CatalogEntry>(
+  [
+    // The name `--types` and `--events` take: whole, never cut as free text is.
+    { header: 'type', value: (e) => e.type, flex: false },
+    { header: 'delivery', value: (e) => e.delivery.join(', ') },
+    { header: 'description', value: (e) => e.description },
+  ],
+  { keep: ['type'], dropFirst: ['delivery'] },
+);
 
 export function typesCommand(makeContext: ContextFactory): Command {
   return new Command('types')

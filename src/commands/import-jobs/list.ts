@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { IMPORT_JOB_STATUSES, IMPORT_JOBS_MAX_PAGE_SIZE, listImportJobsPage, type ImportJob, type ImportJobStatus } from '../../api/contacts.js';
 import { paginate } from '../../api/paginate.js';
 import type { Context } from '../../context.js';
+import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { addListingOptions, paginateOptions, type ListingOptions } from '../listing.js';
@@ -15,14 +16,17 @@ interface ListOptions extends ListingOptions {
 
 const DEFAULT_LIMIT = 20;
 
-export const JOB_COLUMNS: Column<ImportJob>[] = [
-  { header: 'id', value: (j) => j.id },
-  { header: 'list', value: (j) => j.contactListId },
-  { header: 'status', value: (j) => j.status },
-  { header: 'processed', value: (j) => (j.progress ? ratio(j.progress.processed, j.progress.total) : '') },
-  { header: 'failed', value: (j) => count(j.progress?.failed) },
-  { header: 'created', value: (j) => time(j.createdAt) },
-];
+export const JOB_COLUMNS: Column<ImportJob>[] = withPolicy<ImportJob>(
+  [
+    { header: 'id', value: (j) => j.id },
+    { header: 'list', value: (j) => j.contactListId },
+    { header: 'status', value: (j) => j.status },
+    { header: 'processed', value: (j) => (j.progress ? ratio(j.progress.processed, j.progress.total) : '') },
+    { header: 'failed', value: (j) => count(j.progress?.failed) },
+    { header: 'created', value: (j) => time(j.createdAt) },
+  ],
+  { keep: ['id', 'status'], dropFirst: ['list', 'created', 'failed'] },
+);
 
 export function listCommand(makeContext: ContextFactory): Command {
   return addListingOptions(

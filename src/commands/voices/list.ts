@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { listVoices, type Voice } from '../../api/voices.js';
 import type { Context } from '../../context.js';
+import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { wideOption } from '../listing.js';
@@ -10,12 +11,15 @@ interface ListOptions {
   language?: string;
 }
 
-export const VOICE_COLUMNS: Column<Voice>[] = [
-  { header: 'id', value: (v) => v.id },
-  { header: 'name', value: (v) => v.name },
-  { header: 'language', value: (v) => v.language },
-  { header: 'description', value: (v) => v.description },
-];
+export const VOICE_COLUMNS: Column<Voice>[] = withPolicy<Voice>(
+  [
+    { header: 'id', value: (v) => v.id },
+    { header: 'name', value: (v) => v.name },
+    { header: 'language', value: (v) => v.language },
+    { header: 'description', value: (v) => v.description },
+  ],
+  { keep: ['id', 'name', 'language'] },
+);
 
 export function listCommand(makeContext: ContextFactory): Command {
   return new Command('list')

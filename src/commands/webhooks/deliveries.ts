@@ -3,15 +3,17 @@ import { paginate } from '../../api/paginate.js';
 import { DELIVERIES_MAX_LIMIT, DELIVERY_STATUSES, listWebhookDeliveriesPage, type WebhookDelivery } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { count, time } from '../../ui/values.js';
 
-export const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
+export const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = withPolicy<WebhookDelivery>([
   { header: 'id', value: (d) => d.id },
-  { header: 'event', value: (d) => d.eventType },
+  // An event type is a name (`vap events types`), read whole: cut only when nothing else can give way.
+  { header: 'event', value: (d) => d.eventType, flex: false },
   { header: 'event id', value: (d) => d.eventId },
   { header: 'status', value: (d) => d.status },
   { header: 'attempts', value: (d) => count(d.attemptCount) },
@@ -20,7 +22,7 @@ export const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
   { header: 'last attempt', value: (d) => time(d.lastAttemptAt) },
   { header: 'next attempt', value: (d) => time(d.nextAttemptAt) },
   { header: 'error', value: (d) => d.error ?? '' },
-];
+], { keep: ['id', 'event', 'status'] });
 
 const DEFAULT_LIMIT = 30;
 

@@ -5,6 +5,7 @@ import type { ApiClient } from '../../api/client.js';
 import { isStreamOnly, listEventTypes } from '../../api/events.js';
 import type { WebhookEndpoint } from '../../api/webhooks.js';
 import { CliError, UsageError } from '../../errors.js';
+import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { nearest } from '../../ui/suggest.js';
 import { count, time } from '../../ui/values.js';
@@ -13,15 +14,19 @@ type EndpointLike = Partial<WebhookEndpoint> & { id: string };
 
 const yesNo = (v: unknown) => (v === true ? 'yes' : v === false ? 'no' : '');
 
-export const ENDPOINT_COLUMNS: Column<WebhookEndpoint>[] = [
-  { header: 'id', value: (e) => e.id },
-  { header: 'name', value: (e) => e.name },
-  { header: 'url', value: (e) => e.url },
-  { header: 'events', value: (e) => e.events },
-  { header: 'enabled', value: (e) => yesNo(e.isEnabled) },
-  { header: 'failures', value: (e) => count(e.consecutiveFailures) },
-  { header: 'last success', value: (e) => time(e.lastSuccessAt) },
-];
+export const ENDPOINT_COLUMNS: Column<WebhookEndpoint>[] = withPolicy<WebhookEndpoint>(
+  [
+    { header: 'id', value: (e) => e.id },
+    { header: 'name', value: (e) => e.name },
+    // A URL cut short says little: its host and more stay before other columns give way.
+    { header: 'url', value: (e) => e.url, min: 24 },
+    { header: 'events', value: (e) => e.events },
+    { header: 'enabled', value: (e) => yesNo(e.isEnabled) },
+    { header: 'failures', value: (e) => count(e.consecutiveFailures) },
+    { header: 'last success', value: (e) => time(e.lastSuccessAt) },
+  ],
+  { keep: ['id', 'name', 'enabled'], dropFirst: ['events', 'last success'] },
+);
 
 /** The detail view of an endpoint (never the secret: that is printed by create and rotate alone). */
 export const ENDPOINT_FIELDS: Column<EndpointLike>[] = [

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { lstatSync, readdirSync, unlinkSync } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
@@ -13,13 +14,15 @@ export interface AtomicFile {
 /**
  * Opens a temporary file beside `path` (its folder created when missing), to be committed
  * (renamed over `path`) or discarded. Opened before its content is ready, so that the
- * content is written, on libuv's threads, as soon as it is.
+ * content is written, on libuv's threads, as soon as it is. Temporary files of the same
+ * target that a killed vap left there are removed first (removeStaleTemps).
  */
 export async function openAtomic(path: string): Promise<AtomicFile> {
   const target = resolve(path);
   const dir = dirname(target);
   await mkdir(dir, { recursive: true });
-  const tmp = join(dir, `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  removeStaleTemps(dir, basename(target));
+  const tmp = tempPathFor(target);
   const handle = await open(tmp, 'wx');
   let closed = false;
   const close = async () => {
@@ -52,4 +55,79 @@ export async function openAtomic(path: string): Promise<AtomicFile> {
 /** Writes a file atomically: a temporary file beside it, then a rename (the folder is created when missing). */
 export async function writeFileAtomic(path: string, content: string | Uint8Array): Promise<void> {
   await (await openAtomic(path)).commit(content);
+}
+
+/**
+ * The temporary files of atomic writes are named `.<target name>.<pid>-<random><counter>.tmp`:
+ * the writer's process id, so that another vap can tell a live writer's file from one a
+ * killed vap left; a random part drawn once per process and a counter (the file is opened
+ * with O_EXCL, so a name that exists all the same is an error, never a file written through).
+ */
+let tmpPrefix: string | undefined;
+let tmpCount = 0;
+export function tempPathFor(target: string): string {
+  tmpPrefix ??= randomBytes(6).toString('hex');
+  return join(dirname(target), `.${basename(target)}.${process.pid}-${tmpPrefix}${(tmpCount++).toString(36)}.tmp`);
+}
+
+/** How long a temporary file must have been left alone before it counts as a killed writer's. */
+export const STALE_TEMP_MS = 5 * 60_000;
+
+/** A name of vap's temporary files: the target's name, then the pid and random part; or, as versions before the pid wrote them, the random part alone. */
+const TEMP_NAME = /^\.(.+)\.(?:([1-9][0-9]{0,9})-)?[0-9a-f]{12}[0-9a-z]*\.tmp$/;
+
+/**
+ * Whether `name` is one of vap's temporary names (of the target `base`, when given): the
+ * pid it carries, null for a name without one, undefined for any other name.
+ */
+export function tempOwner(name: string, base?: string): number | null | undefined {
+  const m = TEMP_NAME.exec(name);
+  if (!m || (base !== undefined && m[1] !== base)) return undefined;
+  if (m[2] === undefined) return null;
+  const pid = Number(m[2]);
+  return pid <= 0x7fffffff ? pid : undefined;
+}
+
+/**
+ * Removes, in the folder `dir` (of the targets named `base` only, when given), the
+ * temporary files a killed vap left: a regular file (never a link or a folder) with one
+ * of vap's temporary names, not modified for STALE_TEMP_MS, whose writer (the pid in its
+ * name) is not a live process. Both tests, so that neither a live vap's file (its pid
+ * alive) nor one of a vap in another pid namespace sharing the folder (its file recent)
+ * is taken. Never throws: a leftover that cannot be removed stays. Returns the names removed.
+ */
+export function removeStaleTemps(dir: string, base?: string, now = Date.now()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!name.endsWith('.tmp') || name.charCodeAt(0) !== 0x2e) continue;
+    const pid = tempOwner(name, base);
+    if (pid === undefined) continue;
+    try {
+      const path = join(dir, name);
+      const st = lstatSync(path, { throwIfNoEntry: false });
+      if (!st?.isFile() || now - st.mtimeMs < STALE_TEMP_MS || (pid !== null && isAlive(pid))) continue;
+      unlinkSync(path);
+      removed.push(name);
+    } catch {
+      // gone meanwhile, or not ours to remove (permissions): left as it is
+    }
+  }
+  return removed;
+}
+
+/** Whether a process with this id runs (one of another user answers EPERM: it runs). */
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, rmdir, unlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
+import { removeStaleTemps, tempPathFor } from '../write-atomic.js';
 
 /**
  * The one place that turns a project-relative path into a file vap writes, reads or
@@ -14,7 +14,10 @@ import { UsageError } from '../errors.js';
  *   checked with lstat; the file itself is written to a new temporary file opened with
  *   O_EXCL and renamed over the target, which replaces a link instead of following it);
  * - a remove takes only a regular file whose content is still the one vap wrote, and a
- *   folder only once it is empty: never recursively.
+ *   folder only once it is empty: never recursively;
+ * - the first write into a folder removes there the temporary files a killed vap left
+ *   (write-atomic.ts removeStaleTemps: vap's own names, regular files, stale, their writer
+ *   gone), and the first into `.vap/` makes sure `.vap/.gitignore` keeps them out of git.
  */
 
 /** The longest slug (a folder or file name without `.yaml`). */
@@ -62,17 +65,11 @@ export const SLUG_HINT = 'a slug is one folder or file name: letters, digits, ".
 /** What a remove did with one file. */
 export type RemoveOutcome = 'removed' | 'missing' | 'changed' | 'not-a-file';
 
-/**
- * The name of a temporary file beside `target`: a random part drawn once per process and a
- * counter (it is opened with O_EXCL, so a name that exists all the same is an error, never
- * a file written through).
- */
-let tmpPrefix: string | undefined;
-let tmpCount = 0;
-function tmpNameFor(target: string, rel: string): string {
-  tmpPrefix ??= randomBytes(6).toString('hex');
-  return join(dirname(target), `.${rel.split('/').at(-1)}.${tmpPrefix}${(tmpCount++).toString(36)}.tmp`);
-}
+/** vap's own folder in a project, and the .gitignore there that keeps its temporary files out of git. */
+const VAP_DIR = '.vap';
+export const VAP_IGNORE_FILE = '.vap/.gitignore';
+const TEMP_PATTERN = '.*.tmp';
+export const VAP_IGNORE_TEXT = `# vap's temporary files: a write cut short by a kill leaves one, which the next vap that writes here removes\n${TEMP_PATTERN}\n`;
 
 export class ProjectFs {
   /** The project root, with the links on the way to it resolved (the root is the user's choice). */
@@ -82,6 +79,9 @@ export class ProjectFs {
    * components are not looked at again (thousands of files go into a few folders).
    */
   private readonly realDirs = new Set<string>();
+  /** Folders (relative; '' the root) made by this process or swept of leftover temporary files already. */
+  private readonly swept = new Set<string>();
+  private vapIgnoreChecked = false;
 
   constructor(root: string) {
     this.root = realpathSync(resolve(root));
@@ -154,8 +154,48 @@ export class ProjectFs {
   }
 
   /** Creates the folders of `relDir` one by one (none through a link). */
-  ensureDir(relDir: string): Promise<void> {
-    return this.makeDirs(relDir);
+  async ensureDir(relDir: string): Promise<void> {
+    await this.makeDirs(relDir);
+    this.tidy(relDir);
+  }
+
+  /**
+   * Before the first write into a folder: the temporary files a killed vap left there are
+   * removed (none in a folder this process made), and in `.vap/`, its .gitignore made to
+   * ignore them. Never throws: neither is a reason for a write to fail.
+   */
+  private tidy(relDir: string): void {
+    if (relDir === VAP_DIR && !this.vapIgnoreChecked) {
+      this.vapIgnoreChecked = true;
+      this.ignoreTemps();
+    }
+    if (this.swept.has(relDir)) return;
+    this.swept.add(relDir);
+    try {
+      removeStaleTemps(relDir === '' ? this.root : this.resolve(relDir));
+    } catch {
+      // a folder that cannot be listed keeps its leftovers
+    }
+  }
+
+  /**
+   * `.vap/.gitignore` ignores vap's temporary files (`git add .vap` commits the state, never
+   * one of them): made when missing; a user's own file is kept as it is, with the line added
+   * at its end only when no line of it is that pattern. Never through a link.
+   */
+  private ignoreTemps(): void {
+    try {
+      const st = this.checkNoLinks(VAP_IGNORE_FILE);
+      if (st === undefined) return this.writeTextSync(VAP_IGNORE_FILE, VAP_IGNORE_TEXT);
+      if (!st.isFile() || st.size > MAX_FILE_BYTES) return;
+      const text = readFileSync(this.resolve(VAP_IGNORE_FILE), 'utf8');
+      if (text.split('\n').some((line) => line.trim() === TEMP_PATTERN)) return;
+      const eol = text.includes('\r\n') ? '\r\n' : '\n';
+      const sep = text === '' || text.endsWith('\n') ? '' : eol;
+      this.writeTextSync(VAP_IGNORE_FILE, `${text}${sep}${VAP_IGNORE_TEXT.replaceAll('\n', eol)}`);
+    } catch {
+      // a .gitignore that cannot be read or written is left as it is
+    }
   }
 
   /** Removes a file of vap's own bookkeeping (a journal) when it exists; never through a link. */
@@ -173,6 +213,7 @@ export class ProjectFs {
       cur = cur ? `${cur}/${p}` : p;
       try {
         await mkdir(this.resolve(cur));
+        this.swept.add(cur);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
         const st = await lstat(this.resolve(cur));
@@ -197,8 +238,9 @@ export class ProjectFs {
     // A fresh file (no such file a moment ago): its folders are checked as they are made, and
     // the rename below would replace, not follow, a link put there meanwhile.
     this.makeDirsSync(dir);
+    this.tidy(dir);
     const target = this.resolve(rel);
-    const tmp = tmpNameFor(target, rel);
+    const tmp = tempPathFor(target);
     const fd = openSync(tmp, 'wx', 0o644);
     try {
       const data = Buffer.from(text, 'utf8');
@@ -227,6 +269,7 @@ export class ProjectFs {
       if (this.realDirs.has(cur)) continue;
       try {
         mkdirSync(this.resolve(cur));
+        this.swept.add(cur);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
         const st = lstatSync(this.resolve(cur));
@@ -247,8 +290,9 @@ export class ProjectFs {
     if (st && !st.isFile()) throw new UsageError(`${rel} is not a file`, 'move it out of the way');
     const dir = dirname(rel.split('/').join(sep)).split(sep).join('/');
     await this.makeDirs(dir === '.' ? '' : dir);
+    this.tidy(dir === '.' ? '' : dir);
     const target = this.resolve(rel);
-    const tmp = tmpNameFor(target, rel);
+    const tmp = tempPathFor(target);
     const fh = await open(tmp, 'wx', opts.mode ?? 0o644);
     try {
       const data = Buffer.from(text, 'utf8');
@@ -286,12 +330,8 @@ export class ProjectFs {
       const st = this.checkNoLinks(cur);
       if (st) {
         if (!st.isDirectory()) return { dir: cur, holds: [] };
-        try {
-          await rmdir(this.resolve(cur));
-          this.realDirs.delete(cur);
-        } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+        // A temporary file a killed vap left is vap's own: it does not keep the folder.
+        if (!(await this.rmdirIfEmpty(cur)) && !(removeStaleTemps(this.resolve(cur)).length > 0 && (await this.rmdirIfEmpty(cur)))) {
           const names = (await readdir(this.resolve(cur))).sort();
           return { dir: cur, holds: names };
         }
@@ -300,6 +340,20 @@ export class ProjectFs {
       cur = up < 0 ? '' : cur.slice(0, up);
     }
     return undefined;
+  }
+
+  /** Removes a folder when it is empty; false when it holds something. */
+  private async rmdirIfEmpty(relDir: string): Promise<boolean> {
+    try {
+      await rmdir(this.resolve(relDir));
+      this.realDirs.delete(relDir);
+      this.swept.delete(relDir);
+      return true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+      return false;
+    }
   }
 
   /** Renames inside the project (neither side through a link; the target must not exist). */

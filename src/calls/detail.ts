@@ -97,7 +97,7 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
   const when = (iso: string) => safeText(formatTime(iso, p));
   const lines: string[] = [];
   const ended = Boolean(call.endedAt);
-  lines.push(`${chalk.bold(`Call ${safeText(String(call.id))}`)}  ${paintStatus(String(call.status), chalk, safeText(String(call.status)))} · ${safeText(String(call.direction))} · ${formatCallDuration(call.duration, ended)}`);
+  lines.push(...headLines(call, chalk, width));
   const facts: Array<[string, string]> = [];
   const callee = [call.calleeName, call.phoneNumber ? `(${call.phoneNumber})` : ''].filter(Boolean).join(' ');
   facts.push([call.direction === 'inbound' ? 'Caller' : 'Callee', callee]);
@@ -159,9 +159,28 @@ export function renderCallDetail(call: CallDetail, chalk: ChalkInstance, width =
   }
   if (a.analyzedAt) {
     lines.push('');
-    lines.push(chalk.dim(`Analysed ${when(a.analyzedAt)} · vap calls get ${safeText(String(call.id))} --json for every field`));
+    // Wrapped between words; the command stays on one line when it fits one, to be copied whole.
+    const command = `vap calls get ${String(call.id)} --json`;
+    lines.push(...wrapText(`Analysed ${formatTime(a.analyzedAt, p)} · ${command} for every field`, width, [command]).map((l) => chalk.dim(l)));
   }
   return lines.join('\n');
+}
+
+/**
+ * `Call <id>  completed · outbound · 3m 7s` on one line when it fits; else the facts under
+ * the id; and where not even `Call <id>` fits, the facts after `Call` and the id on a line
+ * of its own (never split, so that it can be copied).
+ */
+function headLines(call: CallDetail, chalk: ChalkInstance, width: number): string[] {
+  const id = safeText(String(call.id));
+  const status = safeText(String(call.status));
+  const rest = `${safeText(String(call.direction))} · ${formatCallDuration(call.duration, Boolean(call.endedAt))}`;
+  const facts = `${paintStatus(String(call.status), chalk, status)} · ${rest}`;
+  const factsWidth = status.length + 3 + rest.length;
+  const title = `Call ${id}`;
+  if (title.length + 2 + factsWidth <= width) return [`${chalk.bold(title)}  ${facts}`];
+  if (title.length <= width) return [chalk.bold(title), facts];
+  return [`${chalk.bold('Call')}  ${facts}`, chalk.bold(id)];
 }
 
 function labelled(rows: Array<[string, string]>, chalk: ChalkInstance, width: number): string[] {

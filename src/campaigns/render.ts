@@ -1,5 +1,6 @@
 import { safeText } from '../ui/safe-text.js';
 import { sparkline } from '../ui/sparkline.js';
+import { hanging } from '../ui/wrap.js';
 import { DEFAULT_PRESENTATION, formatCount, formatScore, formatSeconds, formatTime, type Presentation } from '../ui/values.js';
 import type { AnalyticsSummary, CampaignMetrics, InboundAnalytics, RealtimeAnalytics } from '../api/analytics.js';
 
@@ -117,11 +118,11 @@ export function inboundGroups(a: InboundAnalytics): Group[] {
   ];
 }
 
-/** Groups as titled two-column tables, labels aligned across every group; values (the API's figures and times) shown safe. */
-export function renderGroups(groups: Group[], style: Style = PLAIN): string {
+/** Groups as titled two-column tables, labels aligned across every group; values (the API's figures and times) shown safe, wrapped within `columns` when given. */
+export function renderGroups(groups: Group[], style: Style = PLAIN, columns?: number): string {
   const width = Math.max(0, ...groups.flatMap((g) => g.rows.map(([l]) => l.length)));
   return groups
-    .map((g) => [style.bold(g.title), ...g.rows.map(([l, v]) => `  ${l.padEnd(width)}  ${safeText(String(v))}`)].join('\n'))
+    .map((g) => [style.bold(g.title), ...g.rows.flatMap(([l, v]) => hanging(`  ${l.padEnd(width)}  `, String(v), columns))].join('\n'))
     .join('\n\n');
 }
 

@@ -5,14 +5,15 @@ import { safeLines } from './safe-text.js';
  * splits a word longer than a whole line. Runs of spaces collapse to one. Always returns
  * at least one line. The text is data (a transcript line, a summary, a reason): it is made
  * safe first (src/ui/safe-text.ts), so control characters and bidi overrides come out as
- * visible escapes, never as escape codes, and are counted in the width as they show.
+ * visible escapes, never as escape codes, and are counted in the width as they show. Each
+ * of `whole` (a command to copy) stays on one line when it fits one.
  */
-export function wrapText(text: string, width: number): string[] {
+export function wrapText(text: string, width: number, whole: readonly string[] = []): string[] {
   const w = Math.max(1, Math.floor(width));
   const out: string[] = [];
   for (const paragraph of safeLines(text).split('\n')) {
     let line = '';
-    for (let word of paragraph.split(/[ \t]+/).filter(Boolean)) {
+    for (let word of joinWhole(paragraph.split(/[ \t]+/).filter(Boolean), whole, w)) {
       if (line && line.length + 1 + word.length <= w) {
         line += ` ${word}`;
         continue;
@@ -27,6 +28,18 @@ export function wrapText(text: string, width: number): string[] {
     out.push(line);
   }
   return out;
+}
+
+/** The words with each run that spells one of `whole` made one word, when it fits `width`. */
+function joinWhole(words: string[], whole: readonly string[], width: number): string[] {
+  for (const span of whole) {
+    const parts = safeLines(span).split(/\s+/).filter(Boolean);
+    if (parts.length < 2 || parts.join(' ').length > width) continue;
+    for (let i = 0; i + parts.length <= words.length; i++) {
+      if (parts.every((p, k) => words[i + k] === p)) words.splice(i, parts.length, parts.join(' '));
+    }
+  }
+  return words;
 }
 
 /**
@@ -45,4 +58,18 @@ export function wrapAfter(text: string, first: number, rest: number): string[] {
   }
   if (i === words.length) return [line];
   return [line, ...wrapText(words.slice(i).join(' '), rest)];
+}
+
+/**
+ * `lead` (a label, a mark) then `text`, as it is when it fits `width` columns, else wrapped
+ * with its further lines under the text; without a width (piped), one line. `leadWidth` is
+ * the columns the lead takes when it carries colour codes. Too little room beside the lead:
+ * the text goes under it.
+ */
+export function hanging(lead: string, text: string, width: number | undefined, leadWidth = lead.length): string[] {
+  const line = safeLines(text).replace(/\n/g, ' ');
+  if (width === undefined || leadWidth + line.length <= width) return [`${lead}${line}`];
+  const room = width - leadWidth;
+  if (room < 16) return [lead.trimEnd(), ...wrapText(text, width - 2).map((l) => `  ${l}`)];
+  return wrapText(text, room).map((l, i) => `${i === 0 ? lead : ' '.repeat(leadWidth)}${l}`);
 }

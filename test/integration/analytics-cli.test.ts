@@ -47,9 +47,13 @@ beforeEach(async () => {
 function cell(text: string, group: string, label: string): string {
   const block = text.split(/\n\n/).find((b) => b.split('\n')[0] === group);
   if (!block) throw new Error(`no group ${group} in:\n${text}`);
-  const row = block.split('\n').find((l) => l.trim().startsWith(label));
-  if (!row) throw new Error(`no row ${label} in group ${group}`);
-  return row.trim().slice(label.length).trim();
+  const lines = block.split('\n');
+  const at = lines.findIndex((l) => l.trim().startsWith(label));
+  if (at < 0) throw new Error(`no row ${label} in group ${group}`);
+  // A long value wraps on a terminal: its further lines are indented under it.
+  const more = lines.slice(at + 1).findIndex((l) => !/^ {3,}\S/.test(l));
+  const row = lines.slice(at, more < 0 ? undefined : at + 1 + more).map((l) => l.trim()).join(' ');
+  return row.slice(label.length).trim();
 }
 
 describe('vap campaigns analytics <id>', () => {

@@ -60,6 +60,48 @@ const LISTINGS: Record<string, Line> = {
   'import-jobs list': () => 'import-jobs list',
 };
 
+/**
+ * The columns each listing keeps at any width (its ColumnPolicy, src/ui/columns.ts): what it
+ * is for. The evals listings declare theirs with the evals views.
+ */
+const KEPT: Record<string, string[]> = {
+  'config list': ['KEY', 'VALUE'],
+  'agents list': ['ID', 'NAME'],
+  'agents versions': ['VERSION', 'CHANGE', 'CURRENT'],
+  'agents tools': ['ID', 'NAME'],
+  'voices list': ['ID', 'NAME', 'LANGUAGE'],
+  'events types': ['TYPE'],
+  'webhooks list': ['ID', 'NAME', 'ENABLED'],
+  'webhooks deliveries': ['ID', 'EVENT', 'STATUS'],
+  'calls list': ['ID', 'STATUS', 'CALLEE'],
+  'calls recording': ['SID'],
+  'campaigns list': ['ID', 'NAME', 'STATUS'],
+  'campaigns contacts list': ['CONTACT', 'NAME', 'STATUS'],
+  'campaigns calls list': ['ID', 'STATUS', 'NAME'],
+  'campaigns calls queue': ['ID', 'STATUS', 'NAME'],
+  'campaigns runs': ['ID', 'STARTED', 'CALLS', 'COMPLETED'],
+  'contact-lists list': ['ID', 'NAME', 'CONTACTS'],
+  'contact-lists create': ['FIELD', 'TYPE', 'REQUIRED'],
+  'contacts list': ['ID', 'NAME'],
+  'import-jobs list': ['ID', 'STATUS'],
+};
+
+/** Listings that are not drawn as a table on a terminal (a transcript is a chat there). */
+const NOT_A_TABLE = new Set(['calls transcript']);
+
+/** Every detail view: one record, its facts under labels (`get` of each group, and what reads like one). */
+const DETAILS: Record<string, Line> = {
+  'auth status': () => 'auth status',
+  'agents get': (s) => `agents get ${s.agentId}`,
+  'evals get': (s) => `evals get ${s.evalId} --agent ${s.agentId}`,
+  'webhooks get': (s) => `webhooks get ${s.endpointId}`,
+  'calls get': (s) => `calls get ${s.callId}`,
+  'campaigns get': (s) => `campaigns get ${s.campaignId}`,
+  'contact-lists get': (s) => `contact-lists get ${s.listId}`,
+  'import-jobs get': (s) => `import-jobs get ${s.jobId}`,
+  'analytics overview': () => 'analytics overview',
+};
+
 /** Listings that show no id (settings, event types, a schema's fields, a transcript as a chat): no --wide. */
 const WITHOUT_IDS = new Set(['config list', 'events types', 'contact-lists create', 'calls transcript']);
 
@@ -69,19 +111,16 @@ const LIVE_VIEWS = ['events tail', 'calls tail', 'evals run', 'evals runs get', 
 /** The other verbs, and why they are neither: they print a record, a prompt, a file or a message. */
 const NEITHER: Record<string, string> = {
   'auth login': 'a prompt',
-  'auth status': 'a detail view',
   'auth logout': 'a message',
   'config get': 'one value',
   'config set': 'a message',
   'agents create': 'a detail view',
-  'agents get': 'a detail view',
   'agents update': 'a detail view',
   'agents delete': 'a prompt',
   'agents rollback': 'a detail view',
   'agents voice': 'a detail view',
   'voices preview': 'a file',
   'evals create': 'a detail view',
-  'evals get': 'a detail view',
   'evals update': 'a detail view',
   'evals delete': 'a prompt',
   'evals scenarios add': 'a detail view',
@@ -90,17 +129,14 @@ const NEITHER: Record<string, string> = {
   'evals import': 'the wizard: prompts',
   'evals imports create': 'a detail view',
   'webhooks create': 'a detail view',
-  'webhooks get': 'a detail view',
   'webhooks update': 'a detail view',
   'webhooks enable': 'a message',
   'webhooks disable': 'a message',
   'webhooks rotate-secret': 'a secret',
   'webhooks delete': 'a prompt',
   'webhooks verify': 'a verdict',
-  'calls get': 'a detail view',
   'calls cancel': 'a message',
   'campaigns create': 'a detail view',
-  'campaigns get': 'a detail view',
   'campaigns update': 'a detail view',
   'campaigns delete': 'a prompt',
   'campaigns start': 'a message',
@@ -108,10 +144,7 @@ const NEITHER: Record<string, string> = {
   'campaigns trigger': 'a detail view',
   'campaigns contacts add': 'a message',
   'campaigns contacts remove': 'a message',
-  'analytics overview': 'grouped figures',
-  'contact-lists get': 'a detail view',
   'contact-lists update-schema': 'a prompt',
-  'import-jobs get': 'a detail view',
   'import-jobs cancel': 'a message',
   'emulator start': 'a server',
   pull: 'files',
@@ -135,6 +168,7 @@ interface Seeded {
   campaignId: string;
   draftId: string;
   listId: string;
+  jobId: string;
   dir: string;
 }
 
@@ -204,6 +238,7 @@ async function seed(): Promise<Seeded> {
   const listId = (await must('POST', '/api/v1/contact-lists', { name: 'Patients of the north-east practice due for a recall this spring', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }, { name: 'preferred_contact_time', type: 'string' }] } })).data.id as string;
   const job = await must('POST', `/api/v1/contact-lists/${listId}/contacts`, { contacts: rows('Patient with a rather long name', 30, 5).map((r) => ({ ...r, preferred_contact_time: 'weekday mornings before the school run, never on Fridays' })) });
   await waitFor(async () => (await must('GET', `/api/v1/import-jobs/${job.jobId}`)).status === 'completed');
+  const jobId = job.jobId as string;
   const contactIds = ((await must('GET', `/api/v1/contact-lists/${listId}/contacts?limit=100`)).data as Array<{ id: string }>).map((c) => c.id);
 
   const endpointId = (await must('POST', '/api/v1/webhook-endpoints', { name: 'CRM sync for the north-east practice', url: receiverUrl, events: ['call.ended', 'call.started', 'campaign.status.updated', 'eval.run.completed'] })).data.id as string;
@@ -238,7 +273,7 @@ async function seed(): Promise<Seeded> {
   mkdirSync(join(dir, 'agents', 'reception', 'evals'), { recursive: true });
   writeFileSync(join(dir, 'agents', 'reception', 'agent.md'), '---\nname: Reception of the north-east practice\nengine: realtime\nvoice: { name: Ava, language: en-US }\n---\nYou are the receptionist.\nGreet callers with "Hello".\n');
   writeFileSync(join(dir, 'agents', 'reception', 'evals', 'smoke.yaml'), 'name: Smoke test of the greeting and the booking flow\nstatus: ready\ngate: true\niterations: 3\ncriteria:\n  - { key: goal_completion, name: Goal, weight: 2 }\n  - { key: tone, name: Tone, weight: 2 }\nscenarios:\n  - { name: Greeting, category: happy_path, persona: "Ana, polite", goal: Get a greeting }\n  - { name: Booking, category: happy_path, persona: "Tom, in a hurry", goal: Book a cleaning }\n');
-  return { agentId, evalId, runId, sourceId, importId, untriagedImportId, endpointId, callId: calls[0]!.id, campaignId, draftId, listId, dir };
+  return { agentId, evalId, runId, sourceId, importId, untriagedImportId, endpointId, callId: calls[0]!.id, campaignId, draftId, listId, jobId, dir };
 }
 
 /** The screen's lines wider than the pane (trailing blanks aside, and the `^C` the terminal echoes for Ctrl-C), measured in display columns. */
@@ -297,10 +332,12 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
 
   it('covers the whole command surface: every verb is a listing, a live view or neither, each listing is run here, and each with ids takes --wide', async () => {
     const tree = await commandTree();
-    const classified = new Set([...Object.keys(LISTINGS), ...LIVE_VIEWS, ...Object.keys(NEITHER)]);
+    const classified = new Set([...Object.keys(LISTINGS), ...Object.keys(DETAILS), ...LIVE_VIEWS, ...Object.keys(NEITHER)]);
     expect([...tree.keys()].filter((v) => !classified.has(v)), 'verbs not classified here: add each to LISTINGS, LIVE_VIEWS or NEITHER').toEqual([]);
     expect([...classified].filter((v) => !tree.has(v)), 'classified verbs the tree does not have').toEqual([]);
     expect(listingVerbsInSource().filter((v) => !(v in LISTINGS)), 'verbs that list records but are not run by this test').toEqual([]);
+    const undeclared = Object.keys(LISTINGS).filter((v) => !v.startsWith('evals ') && !NOT_A_TABLE.has(v) && !(v in KEPT));
+    expect(undeclared, 'listings whose kept columns this test does not check: add each to KEPT').toEqual([]);
     for (const verb of Object.keys(LISTINGS)) expect(tree.get(verb)!.includes('--wide'), `${verb} --wide`).toBe(!WITHOUT_IDS.has(verb));
     for (const verb of ['events tail', 'calls tail']) expect(tree.get(verb)).toContain('--wide');
   });
@@ -314,10 +351,45 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
           verbs.slice(i, i + 4).map(async ([verb, line]) => {
             const { code, screen } = await runAt(line(seeded), width);
             expect(code, `${verb}:\n${screen}`).toBe(0);
+            // What the listing is for stays: each kept column is in the header row.
+            const kept = KEPT[verb];
+            if (kept) {
+              const header = screen.split('\n').find((l) => l.startsWith(kept[0]!)) ?? '';
+              expect(header.trim().split(/\s{2,}/), `${verb} at ${width} columns:\n${screen}`).toEqual(expect.arrayContaining(kept));
+            }
           }),
         );
       }
     }, 180_000);
+
+    it(`every detail view at ${width} columns: no line wider than the pane`, async () => {
+      const verbs = Object.entries(DETAILS);
+      for (let i = 0; i < verbs.length; i += 4) {
+        await Promise.all(
+          verbs.slice(i, i + 4).map(async ([verb, line]) => {
+            const { code, screen } = await runAt(line(seeded), width);
+            expect(code, `${verb}:\n${screen}`).toBe(0);
+          }),
+        );
+      }
+    }, 120_000);
+
+    it(`calls get at ${width} columns: the id whole, the trailer wrapped between words with its command whole where it fits`, async () => {
+      const { code, screen } = await runAt(`calls get ${seeded.callId}`, width);
+      expect(code).toBe(0);
+      const lines = screen.split('\n').map((l) => l.trimEnd());
+      // The id is never split: a line holds it whole.
+      expect(lines.some((l) => l.includes(seeded.callId))).toBe(true);
+      expect(screen).toMatch(/^Call\b/m);
+      expect(screen).toMatch(/completed · outbound · \d/);
+      // The trailer reads as one sentence when its lines are joined with a space: no word was split.
+      const start = lines.findIndex((l) => l.startsWith('Analysed '));
+      const end = lines.findIndex((l, i) => i >= start && l.endsWith('for every field'));
+      expect(start, screen).toBeGreaterThan(-1);
+      expect(lines.slice(start, end + 1).join(' ')).toMatch(new RegExp(`^Analysed .+ · vap calls get ${seeded.callId} --json for every field$`));
+      // Where the command fits a line, it is on one, to be copied whole.
+      if (width === 80) expect(lines.slice(start, end + 1).some((l) => l.includes(`vap calls get ${seeded.callId} --json`))).toBe(true);
+    });
 
     it(`calls list at ${width} columns: one line a row, short ids; --wide for whole ids and every column`, async () => {
       const { screen } = await runAt('calls list --limit 12', width);

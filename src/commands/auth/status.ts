@@ -6,6 +6,8 @@ import { SilentExit } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { action } from '../action.js';
 import { safeText } from '../../ui/safe-text.js';
+import { terminalWidth } from '../../ui/width.js';
+import { hanging } from '../../ui/wrap.js';
 import { redactUrl } from '../../api/redact.js';
 import type { ContextFactory } from '../types.js';
 
@@ -66,12 +68,14 @@ export async function run(ctx: Context): Promise<void> {
   };
   if (ctx.out.human) {
     const chalk = await ctx.stdoutStyle();
-    // The base URL and key come from settings, the details from the API: shown safe.
+    // The base URL and key come from settings, the details from the API: shown safe (hanging does),
+    // and on a terminal wrapped within its width under their labels.
+    const width = terminalWidth(ctx.io.stdout, ctx.env);
     const lines = [
-      safeText(`Profile   ${status.profile}`),
-      safeText(`Base URL  ${status.baseUrl} (from ${status.baseUrlSource})`),
-      safeText(`API key   ${status.keyPrefix} (from ${status.keySource})`),
-      ...checks.map((c) => `${c.ok ? chalk.green('✓') : chalk.red('✗')} ${safeText(`${c.header.padEnd(21)} ${c.api}: ${c.detail}`)}`),
+      ...hanging('Profile   ', status.profile, width),
+      ...hanging('Base URL  ', `${status.baseUrl} (from ${status.baseUrlSource})`, width),
+      ...hanging('API key   ', `${status.keyPrefix} (from ${status.keySource})`, width),
+      ...checks.map((c) => hanging(`${c.ok ? chalk.green('✓') : chalk.red('✗')} `, `${c.header.padEnd(21)} ${c.api}: ${c.detail}`, width, 2).join('\n')),
     ];
     ctx.io.stdout.write(`${lines.join('\n')}\n`);
   } else {

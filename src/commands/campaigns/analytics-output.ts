@@ -4,6 +4,8 @@ import { PLAIN, flatten, renderGroups, stringifyInOrder, type Group, type Style 
 import { loadChalk } from '../../ui/style.js';
 import { tsvField } from '../../ui/format.js';
 import { safeText } from '../../ui/safe-text.js';
+import { terminalWidth } from '../../ui/width.js';
+import { wrapText } from '../../ui/wrap.js';
 
 /** chalk for stdout as the render module's Style (plain when colour is off). */
 export async function stdoutStyle(ctx: Context): Promise<Style> {
@@ -31,7 +33,10 @@ export async function printAnalytics(
   }
   if (ctx.out.human) {
     const style = await stdoutStyle(ctx);
-    const parts = [...(render.title ? [style.bold(safeText(render.title)), ''] : []), renderGroups(render.groups, style)];
+    // On a terminal the title and long values (a campaign's name) wrap within its width.
+    const width = ctx.io.stdoutIsTTY ? terminalWidth(ctx.io.stdout, ctx.env) : undefined;
+    const title = render.title ? (width ? wrapText(render.title, width) : [safeText(render.title)]).map((l) => style.bold(l)) : [];
+    const parts = [...(title.length ? [...title, ''] : []), renderGroups(render.groups, style, width)];
     if (render.more) parts.push('', render.more(style));
     ctx.io.stdout.write(`${parts.join('\n')}\n`);
     return;

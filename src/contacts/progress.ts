@@ -9,13 +9,8 @@ import type { ParsedSoFar } from './source.js';
 export { formatCount };
 
 /**
- * The import's progress on stderr, drawn by hand with `\r` (ora draws spinners, not bars
- * with figures): rows done out of the rows the file holds, rows sent, rows done per second
- * and an ETA. A row is done once its fate is known: rejected here, or processed by the
- * server (its import job's `progress.processed`); in a dry run, once it is checked. The
- * file's rows are estimated while it is read (below) and counted once it is read to the end.
- * 100% is drawn once, when every row is done. Redrawn at most ten times a second; only on a
- * terminal. Lines printed while it runs (rejected rows, warnings) go above it.
+ * The import's progress on stderr, drawn by hand with `\r` (ora draws spinners, not bars with
+ * figures): rows done out of the file's rows, estimated until it is read (src/contacts/README.md).
  */
 
 export interface ProgressFigures {
@@ -37,11 +32,8 @@ const FRAME_MS = 100;
 const PLAIN_CHECK_MS = 500;
 
 /**
- * The rows a file of `size` bytes holds, from what has been parsed of it: the rows parsed
- * so far, times the bytes left after the header over the bytes they took. It assumes the
- * rows to come are as long, on average, as the rows read, so it is refined at every read
- * and is exact for rows of one length; it is never below the rows already parsed.
- * NaN until a row is parsed.
+ * The rows a file of `size` bytes holds, if the rows to come are as long on average as those
+ * parsed so far; never below the rows parsed, NaN before the first.
  */
 export function estimateRows(size: number, p: ParsedSoFar): number {
   const body = p.bytes - p.headerBytes;
@@ -50,9 +42,8 @@ export function estimateRows(size: number, p: ParsedSoFar): number {
 }
 
 /**
- * The estimate of a file's rows as it is read: refined at every read (estimateRows); where
- * the bytes run ahead of the rows (JSON), the highest estimate so far, since each one may
- * count too few rows and too few would show more done than there is.
+ * The estimate as the file is read: where the bytes run ahead of the rows (JSON), the highest
+ * so far, since each may count too few rows, and too few would show more done than there is.
  */
 export class RowEstimate {
   private highest = Number.NaN;
@@ -77,10 +68,7 @@ export function formatEta(seconds: number): string {
   return `${h ? `${h}:` : ''}${mm}:${String(sec).padStart(2, '0')}`;
 }
 
-/**
- * The share of the rows done, 0..1: never 1 before the last frame (an estimate, or a row
- * not yet confirmed, must not read as finished), and 0 while the total is unknown.
- */
+/** The share of the rows done, 0..1: never 1 before the last frame (an estimate must not read as finished), 0 while the total is unknown. */
 export function doneFraction(f: ProgressFigures): number {
   if (f.finished) return 1;
   if (!(f.total > 0)) return 0;
@@ -124,11 +112,8 @@ const BAR_MIN = 10;
 const BAR_MAX = 30;
 
 /**
- * One frame of the bar for a terminal `width` columns wide (exported for tests). What does
- * not fit is left out, least needed first: rows per second, rows sent, the bar, then the ETA
- * or phase; the percentage and the rows done always stay (and a line still too wide is cut,
- * as every live line is). `steady` remembers the widest figures drawn, so that the bar keeps
- * its length from frame to frame instead of following the width of the numbers.
+ * One frame for a terminal `width` columns wide, leaving out what does not fit, least needed first
+ * (rows/s, sent, the bar, the ETA); `steady` keeps the bar's length as the figures widen.
  */
 export function renderBar(f: ProgressFigures, elapsedMs: number, width = 80, steady: { figures: number } = { figures: 0 }): string {
   const room = width - 1;

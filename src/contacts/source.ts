@@ -30,12 +30,7 @@ export interface RowSource {
   readonly format: InputFormat;
   /** CSV: the header row. JSON: the keys of the first object (or none for an empty array). */
   readonly columns: string[];
-  /**
-   * How far parsing has got, for the progress's estimate of the rows in the file: the data
-   * rows parsed so far, the bytes of the file that held them (the header's included) and
-   * the header's bytes. CSV counts the bytes up to the end of the last row parsed (csv-parse's
-   * own count); JSON the bytes handed to the parser, a little ahead of its items.
-   */
+  /** How far parsing has got, for the progress's estimate of the file's rows: data rows parsed, the bytes that held them (the header's included). */
   parsed(): ParsedSoFar;
   /** Up to `max` rows; an empty array at the end. CSV rows are string arrays; JSON rows are the array's elements. */
   next(max: number): Promise<unknown[]>;
@@ -207,9 +202,8 @@ export function isErrorsFileHeader(header: readonly string[]): boolean {
 }
 
 /**
- * The file's bytes as UTF-8: as they are, or decoded from `encoding` (encoding.ts); and a
- * function that turns a count of those bytes into the file's bytes (decoding changes the
- * length: the ratio of what was read to what came out so far).
+ * The file's bytes as UTF-8: as they are, or decoded from `encoding` (encoding.ts); and a count
+ * of those bytes turned into the file's (decoding changes the length: read over decoded so far).
  */
 async function utf8Bytes(file: ReadStream, encoding: string): Promise<{ bytes: Readable; fileBytes: (utf8: number) => number }> {
   if (encoding === 'utf-8') return { bytes: file, fileBytes: (n) => n };

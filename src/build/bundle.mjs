@@ -6,6 +6,7 @@
 //   dist/chunks/undici.js     the part of undici the HTTP layer uses (src/vendor/undici.ts), on
 //                             its own: loaded on the first request, by nothing else
 //   dist/topics/              the manual's topics (src/help/topics/*.md, *.txt), read by `vap help <topic>`
+//   dist/THIRD_PARTY_NOTICES.txt  the licenses of the packages bundled (every dependency is: notices.mjs)
 //   dist/contacts-worker.js   the import's validation worker (bin/vap.js may start it at
 //   dist/worker/*.js          launch), with chunks of its own
 //
@@ -22,6 +23,8 @@
 import { execFileSync } from 'node:child_process';
 import { build, transform } from 'esbuild';
 import { rollup } from 'rollup';
+import { bundledPackages, noticesText } from './notices.mjs';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -29,7 +32,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const dist = join(root, 'dist');
+// `--out <dir>` builds elsewhere (the test that the build prints no warning), dist/ by default.
+const outAt = process.argv.indexOf('--out');
+const dist = outAt > 0 ? resolve(process.argv[outAt + 1]) : join(root, 'dist');
 
 /** esbuild plugins that replace slow internals of dependencies (see each plugin's comment). */
 export const plugins = [(await import('../contacts/esbuild-shims.mjs')).dependencyShims(), (await import('./lazy-builtins.mjs')).lazyBuiltins(), (await import('./unused-parts.mjs')).unusedParts()];
@@ -40,8 +45,8 @@ const SEPARATE = {
   'src/contacts/validate-worker.ts': join(dist, 'contacts-worker.js'),
 };
 
-/** Fastify loads plugins by name at run time; it stays in node_modules (the emulator only). */
-const isExternal = (id) => id.startsWith('node:') || builtinModules.includes(id) || id === 'fastify' || id.startsWith('@fastify/') || Object.values(SEPARATE).includes(id);
+/** What is not bundled: Node's built-ins, and the separately built files. Every dependency is, so the package installs none. */
+const isExternal = (id) => id.startsWith('node:') || builtinModules.includes(id) || Object.values(SEPARATE).includes(id);
 
 /** An esbuild plugin: an import of a separately built source file becomes an import of its file in dist/ (absolute; Rollup makes it relative). */
 const separateFiles = (self) => ({
@@ -102,7 +107,6 @@ async function bundle(entry, name, chunkDir) {
       outdir: esm,
       entryNames: '[name]',
       chunkNames: '[name]-[hash]',
-      external: ['fastify', '@fastify/*'],
       plugins: [...plugins, separateFiles(entry)],
     });
     const b = await rollup({
@@ -118,6 +122,7 @@ async function bundle(entry, name, chunkDir) {
       onwarn(warning, warn) {
         // esbuild's chunks import each other in cycles that are safe (no code runs at import).
         if (warning.code === 'CIRCULAR_DEPENDENCY') return;
+        if (warning.code === 'UNUSED_EXTERNAL_IMPORT' && requiredAnyway(warning)) return;
         warn(warning);
       },
     });
@@ -141,6 +146,24 @@ async function bundle(entry, name, chunkDir) {
   } finally {
     await rm(esm, { recursive: true, force: true });
   }
+}
+
+/**
+ * Whether names Rollup reports as imported and never used cost nothing: each file that imports
+ * them from a built-in uses another name of it, so it is required anyway (src/build/README.md).
+ */
+function requiredAnyway(warning) {
+  if (!builtinModules.includes(warning.exporter.replace(/^node:/, ''))) return false;
+  // esbuild writes each import on a line of its own: `import { a, b as c } from "node:http";`.
+  const from = new RegExp(`^import\\s*([^;\\n]*?)\\s*from\\s*${JSON.stringify(warning.exporter).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')};?$`, 'gm');
+  return warning.ids.every((id) => {
+    const imported = [...readFileSync(id, 'utf8').matchAll(from)].flatMap(([, clause]) => {
+      const named = /\{([^}]*)\}/.exec(clause)?.[1].split(',').map((n) => n.trim().split(/\s+as\s+/)[0]).filter(Boolean) ?? [];
+      const rest = clause.replace(/\{[^}]*\}/, '').split(',').map((n) => n.trim()).filter(Boolean);
+      return [...named, ...rest.map((n) => (n.startsWith('*') ? '*' : 'default'))];
+    });
+    return imported.some((n) => !warning.names.includes(n));
+  });
 }
 
 /**
@@ -235,10 +258,13 @@ await writeFile(join(dist, 'verbs.json'), `${JSON.stringify(JSON.parse(stubs), n
 // benches read it.
 const undiciFile = relative(root, SEPARATE['src/vendor/undici.ts']);
 const undiciOut = undici.metafile.outputs[undiciFile];
+const inputs = { ...undici.metafile.inputs, ...cli.inputs, ...worker.inputs };
+// dist/THIRD_PARTY_NOTICES.txt: the license of every package bundled (src/build/notices.mjs).
+await writeFile(join(dist, 'THIRD_PARTY_NOTICES.txt'), noticesText(bundledPackages(root, Object.keys(inputs))));
 await writeFile(
   join(dist, 'meta.json'),
   JSON.stringify({
-    inputs: { ...undici.metafile.inputs, ...cli.inputs, ...worker.inputs },
+    inputs,
     outputs: { [undiciFile]: { bytes: undiciOut.bytes, entryPoint: 'src/vendor/undici.ts', inputs: undiciOut.inputs, imports: [], dynamicImports: [] }, ...cli.outputs, ...worker.outputs },
   }),
 );

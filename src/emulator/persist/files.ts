@@ -1,12 +1,12 @@
-import { accessSync, chmodSync, closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { link, open, rename, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { DIR_MODE, FILE_MODE, StateFileError } from './errors.js';
+import { DIR_MODE, FILE_MODE, StateFileError, startWriteError } from './errors.js';
 import { acquireLock, LOCK, LOCK_TAKEOVER, type DataDirLock } from './lock.js';
 
-export { DIR_MODE, FILE_MODE, StateFileError } from './errors.js';
+export { DIR_MODE, FILE_MODE, StateFileError, startWriteError } from './errors.js';
 
 /**
  * The files of a data directory (`--data-dir`) and how they are read at start:
@@ -98,13 +98,29 @@ export interface OpenOptions {
 
 /** Creates (0700) or opens and locks the directory, and loads its state into `target`. */
 export async function openDataDir(path: string, opts: OpenOptions, target: (key: string) => LoadTarget): Promise<DataDir> {
-  prepareDir(path);
-  const lock = acquireLock(path);
+  const created = prepareDir(path);
+  let lock: DataDirLock | undefined;
   try {
+    lock = acquireLock(path);
     return await load(path, opts, target, lock);
   } catch (err) {
-    lock.release();
-    throw err;
+    // A start that fails leaves the folder as it found it (a full disk included): no lock, and
+    // no folder of its own making.
+    lock?.release();
+    if (created !== undefined) removeCreated(path, created);
+    throw startWriteError(path, err);
+  }
+}
+
+/** Removes the folders `mkdir -p` made for `path` (from `path` up to `created`), if still empty. */
+function removeCreated(path: string, created: string): void {
+  for (let d = path; ; d = dirname(d)) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+    if (d === created || dirname(d) === d) return;
   }
 }
 
@@ -241,7 +257,13 @@ async function load(path: string, opts: OpenOptions, target: (key: string) => Lo
     // journal (deleted, with everything in it) is noticed like that of any other generation.
     const id = randomBytes(8).toString('hex');
     const bytes = await createJournal(path, 1, { snapshot: id, prev: null });
-    snapshotBytes = await writeInitialSnapshot(path, id);
+    try {
+      snapshotBytes = await writeInitialSnapshot(path, id);
+    } catch (err) {
+      // The folder stays new: a later start makes both files again.
+      await unlink(join(path, journalName(1))).catch(() => {});
+      throw err;
+    }
     return { path, meta, legacy, gen: 1, journalBytes: bytes, journalRecords: 0, snapshotBytes, lock };
   }
   const bytes = await createJournal(path, gen, { snapshot: last ? null : (follows ?? null), prev: last ? { gen: last.gen, bytes: last.bytes } : null });
@@ -253,16 +275,26 @@ async function writeInitialSnapshot(dir: string, id: string): Promise<number> {
   const head = Buffer.from(`${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, id, journal: 1, init: true, savedAt: new Date().toISOString() })}\n`);
   const text = Buffer.concat([head, Buffer.from(`${JSON.stringify({ end: true, records: 0, crc32: crc32(head), meta: { simNowMs: 0, idCounters: {} } })}\n`)]);
   const tmp = join(dir, `${SNAPSHOT}.${process.pid}.tmp`);
-  const out = await open(tmp, 'wx', FILE_MODE);
   try {
-    await out.write(text);
+    await writeDurably(tmp, text);
+    await rename(tmp, join(dir, SNAPSHOT));
+  } catch (err) {
+    await unlink(tmp).catch(() => {});
+    throw err;
+  }
+  await syncDir(dir);
+  return text.length;
+}
+
+/** A new file holding `data`, on disk (every byte written, a short write continued). */
+async function writeDurably(file: string, data: Buffer): Promise<void> {
+  const out = await open(file, 'wx', FILE_MODE);
+  try {
+    await out.writeFile(data);
     await out.datasync();
   } finally {
     await out.close();
   }
-  await rename(tmp, join(dir, SNAPSHOT));
-  await syncDir(dir);
-  return text.length;
 }
 
 /** The one line that stops a start: the file, the byte or the generation, and the fix. */
@@ -330,13 +362,14 @@ function countLines(buf: Buffer): number {
   return n + (buf.length > 0 && buf[buf.length - 1] !== 10 ? 1 : 0);
 }
 
-/** The folder 0700 when we create it, or when it holds nothing but our files. */
-function prepareDir(path: string): void {
+/** The folder 0700 when we create it, or when it holds nothing but our files. Returns the first folder it created, if any. */
+function prepareDir(path: string): string | undefined {
   let created: string | undefined;
   try {
     created = mkdirSync(path, { recursive: true, mode: DIR_MODE });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw startWriteError(path, err);
     throw new StateFileError(path, `cannot be created (${code})`, 'pass a --data-dir in a folder you can write to');
   }
   const st = statSync(path);
@@ -344,9 +377,10 @@ function prepareDir(path: string): void {
   try {
     accessSync(path, constants.R_OK | constants.W_OK | constants.X_OK);
   } catch (err) {
+    if (created !== undefined) removeCreated(path, created);
     throw new StateFileError(path, `cannot be written (${(err as NodeJS.ErrnoException).code})`, 'pass a --data-dir you can write to, or fix its permissions');
   }
-  if (created !== undefined) return;
+  if (created !== undefined) return created;
   const ours = (n: string) => n === SNAPSHOT || n === LEGACY || n === LOCK || n === LOCK_TAKEOVER || JOURNAL_RE.test(n) || TEMP_RE.test(n) || SET_ASIDE_RE.test(n);
   if ((st.mode & 0o077) !== 0 && readdirSync(path).every(ours)) {
     try {
@@ -360,6 +394,7 @@ function prepareDir(path: string): void {
     const f = join(path, n);
     if ((statSync(f).mode & 0o077) !== 0) chmodSync(f, FILE_MODE);
   }
+  return undefined;
 }
 
 export function mergeMeta(a: Meta | undefined, b: Meta): Meta {
@@ -618,18 +653,13 @@ export async function createJournal(dir: string, gen: number, h: { snapshot: str
   const line = checkedLine(JSON.stringify(header));
   const file = join(dir, journalName(gen));
   const tmp = `${file}.${process.pid}.tmp`;
-  const out = await open(tmp, 'wx', FILE_MODE);
   try {
-    await out.write(line);
-    await out.datasync();
-  } finally {
-    await out.close();
-  }
-  try {
+    await writeDurably(tmp, line);
     // A hard link never replaces an existing file (rename would).
     await link(tmp, file);
   } finally {
-    await unlink(tmp);
+    // Gone whether or not it was linked: a journal cut short by a full disk is never left.
+    await unlink(tmp).catch(() => {});
   }
   try {
     await syncDir(dir);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { FILE_MODE, StateFileError } from './errors.js';
+import { FILE_MODE, StateFileError, startWriteError } from './errors.js';
 
 /**
  * The lock of a data directory: `state.lock`, created exclusively (O_CREAT|O_EXCL) and
@@ -48,7 +48,7 @@ export function acquireLock(dir: string): DataDirLock {
     },
   };
   for (let attempt = 0; attempt < 20; attempt++) {
-    if (createExclusive(file, mine)) return lock;
+    if (createExclusive(dir, file, mine)) return lock;
     const held = readLock(file);
     if (held === 'gone') continue;
     if (held === undefined) {
@@ -70,7 +70,7 @@ export function acquireLock(dir: string): DataDirLock {
 /** Replaces a stale lock, under the takeover lock so that only one emulator replaces it. */
 function takeOver(dir: string, file: string, stale: LockInfo | undefined, mine: LockInfo): void {
   const claim = join(dir, LOCK_TAKEOVER);
-  if (!createExclusive(claim, mine)) {
+  if (!createExclusive(dir, claim, mine)) {
     const other = readLock(claim);
     // Another emulator is taking it over right now, or one died doing so.
     if (other === 'gone' || (other !== undefined && alive(other)) || (other === undefined && !olderThan(claim, 5000))) return pause(50);
@@ -86,18 +86,31 @@ function takeOver(dir: string, file: string, stale: LockInfo | undefined, mine: 
   }
 }
 
-function createExclusive(file: string, info: LockInfo): boolean {
+function createExclusive(dir: string, file: string, info: LockInfo): boolean {
   let fd: number;
   try {
     fd = openSync(file, 'wx', FILE_MODE);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new StateFileError(file, `cannot be created (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, 'pass a --data-dir you can write to');
+    throw startWriteError(dir, err, file);
+  }
+  // A lock that could not be written whole (a full disk) is removed at once: an empty or cut
+  // lock left behind would hold off every later start for seconds, or for good.
+  let failure: unknown;
+  try {
+    const text = Buffer.from(`${JSON.stringify(info)}\n`);
+    if (writeSync(fd, text) !== text.length) failure = Object.assign(new Error('no space left on device, write'), { code: 'ENOSPC' });
+  } catch (err) {
+    failure = err;
   }
   try {
-    writeSync(fd, `${JSON.stringify(info)}\n`);
-  } finally {
     closeSync(fd);
+  } catch (err) {
+    failure ??= err;
+  }
+  if (failure !== undefined) {
+    unlinkQuietly(file);
+    throw startWriteError(dir, failure, file);
   }
   return true;
 }

@@ -73,3 +73,23 @@ export class FaultTable {
 function matches(pattern: string, path: string): boolean {
   return pattern.endsWith('*') ? path.startsWith(pattern.slice(0, -1)) : pattern === path;
 }
+
+/** A failure of the data directory's disk, armed through the control path for the next journal write. */
+export interface JournalFaultInput {
+  code: 'ENOSPC' | 'EIO';
+  during: 'write' | 'sync';
+  torn: boolean;
+}
+
+/** `POST /_emulator/faults/journal` body: `{ code?: "ENOSPC" | "EIO", during?: "write" | "sync", torn?: boolean }`. */
+export function parseJournalFault(input: Record<string, unknown>): JournalFaultInput {
+  for (const k of Object.keys(input)) if (k !== 'code' && k !== 'during' && k !== 'torn') throw badRequest(`unknown field ${JSON.stringify(k)}: a journal fault takes code, during and torn`);
+  const code = input.code ?? 'ENOSPC';
+  if (code !== 'ENOSPC' && code !== 'EIO') throw badRequest('code must be "ENOSPC" or "EIO"');
+  const during = input.during ?? 'write';
+  if (during !== 'write' && during !== 'sync') throw badRequest('during must be "write" or "sync"');
+  const torn = input.torn ?? false;
+  if (typeof torn !== 'boolean') throw badRequest('torn must be true or false');
+  if (torn && during !== 'write') throw badRequest('torn applies to during: "write" only (a failed sync follows a whole line)');
+  return { code, during, torn };
+}

@@ -4,7 +4,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { authenticate } from './auth.js';
 import { Clock } from './clock.js';
 import { errorBody, HttpError } from './errors.js';
-import { FaultTable } from './faults.js';
+import { FaultTable, parseJournalFault } from './faults.js';
 import { IdGenerator } from './ids.js';
 import { MODULES } from './modules.js';
 import { Store } from './store.js';
@@ -91,6 +91,29 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
   const requestLog = new RequestLog(() => clock.nowMs());
   const readyHooks: Array<() => void> = [];
   const closeHooks: Array<() => void | Promise<void>> = [];
+  // Background work (simulated calls, imports, eval runs, deliveries, streams) stops once: in
+  // turn at close, or all at once, before any refused request is answered, when the disk fails.
+  let stopped: Promise<void> | undefined;
+  const stopInTurn = async () => {
+    for (const fn of closeHooks) await fn();
+  };
+  const stopAtOnce = () =>
+    Promise.allSettled(
+      closeHooks.map((fn) => {
+        try {
+          return fn();
+        } catch (err) {
+          return Promise.reject(err as Error);
+        }
+      }),
+    ).then(() => {});
+  // Once a journal write fails, memory holds changes that were refused: every answer that could
+  // show state is a 503 from then on (fenced below), and a restart serves what is on disk.
+  let failure = store.failed;
+  store.onFailure((err) => {
+    failure = err;
+    stopped ??= stopAtOnce();
+  });
 
   const app = Fastify({
     bodyLimit: opts.bodyLimit,
@@ -185,6 +208,10 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
     }
     reply.header('x-request-id', req.id);
     const url = req.url;
+    if (failure !== undefined && showsState(url)) {
+      void reply.code(503).send(errorBody(req.id, 'persistence_failed', stoppedMessage(failure)));
+      return;
+    }
     if (!url.startsWith('/api/')) return done();
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -193,6 +220,10 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
       void applyFault(req, reply, fault).then(
         (answered) => {
           if (answered) return;
+          if (failure !== undefined) {
+            void reply.code(503).send(errorBody(req.id, 'persistence_failed', stoppedMessage(failure)));
+            return;
+          }
           try {
             req.org = authenticate(path, req.headers, byKey);
             done();
@@ -227,15 +258,28 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
     if (opts.log) opts.log(`${req.method} ${url} ${status}`);
   };
   app.addHook('onSend', (req, reply, payload, done) => {
-    logRequest(req, reply.statusCode);
     // The simulated clock's Date, like every time in a body (README; event streams set theirs).
     reply.header('date', clock.httpDate());
-    if (!store.hasUnsynced) return done(null, payload);
+    if (failure !== undefined) {
+      // Computed, perhaps, from changes that were refused a moment ago.
+      if (showsState(req.url)) payload = refusal(req, reply, payload, failure);
+      logRequest(req, reply.statusCode);
+      return done(null, payload);
+    }
+    // The control routes that show no state (arming a journal fault among them) wait for nothing.
+    if (!store.hasUnsynced || !showsState(req.url)) {
+      logRequest(req, reply.statusCode);
+      return done(null, payload);
+    }
     store.commit().then(
-      () => done(null, payload),
+      () => {
+        logRequest(req, reply.statusCode);
+        done(null, payload);
+      },
       (err: Error) => {
-        reply.code(503).header('content-type', 'application/json; charset=utf-8');
-        done(null, JSON.stringify(errorBody(req.id, 'persistence_failed', `the change could not be saved: ${err.message}`)));
+        const body = refusal(req, reply, payload, err);
+        logRequest(req, 503);
+        done(null, body);
       },
     );
   });
@@ -262,12 +306,25 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
   });
 
   // Control path (outside /api/v1): faults, request log, reset, simulated time.
-  app.get(`${CONTROL}/health`, async () => ({ ok: true, orgs: orgs.map((o) => o.name), timeScale: opts.timeScale, now: clock.iso() }));
-  app.get(`${CONTROL}/faults`, async () => ({ faults: faults.list() }));
+  app.get(`${CONTROL}/health`, async () => ({
+    ok: failure === undefined,
+    orgs: orgs.map((o) => o.name),
+    timeScale: opts.timeScale,
+    now: clock.iso(),
+    persistence: { dataDir: store.dataDir ?? null, failed: failure?.message ?? null },
+  }));
+  app.get(`${CONTROL}/faults`, async () => ({ faults: faults.list(), journal: store.journalFault ?? null }));
   app.post(`${CONTROL}/faults`, async (req, reply) => reply.code(201).send(faults.add((req.body ?? {}) as Record<string, unknown>)));
   app.delete(`${CONTROL}/faults`, async () => {
     faults.clear();
+    store.armJournalFault(undefined);
     return { cleared: true };
+  });
+  app.post(`${CONTROL}/faults/journal`, async (req, reply) => {
+    if (!store.persistent) throw new HttpError(409, 'no_data_dir', 'this emulator keeps its state in memory: a journal fault needs --data-dir');
+    const fault = parseJournalFault((req.body ?? {}) as Record<string, unknown>);
+    store.armJournalFault(fault);
+    return reply.code(201).send({ journal: fault });
   });
   app.get(`${CONTROL}/requests`, async () => ({ requests: requestLog.entries() }));
   app.delete(`${CONTROL}/requests`, async () => {
@@ -308,11 +365,31 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
     app,
     store,
     async close() {
-      for (const fn of closeHooks) await fn();
+      await (stopped ??= stopInTurn());
       await app.close();
       await store.close();
     },
   };
+}
+
+/** What stays open once the data directory failed: the control routes that show no state. */
+const OPEN_AFTER_FAILURE = /^\/_emulator\/(?:health|faults|requests)(?:[/?]|$)/;
+
+function showsState(url: string): boolean {
+  return !OPEN_AFTER_FAILURE.test(url);
+}
+
+function stoppedMessage(err: Error): string {
+  return `the emulator ${err.message}: this request and every change not yet saved were refused, and it serves no state until it is restarted; free space on that disk (or choose another --data-dir) and restart it: it serves every change that was acknowledged`;
+}
+
+/** The answer turned into the 503 of a failed data directory: nothing of it goes out, neither its body nor a header naming what it made. */
+function refusal(req: FastifyRequest, reply: FastifyReply, payload: unknown, err: Error): string {
+  const stream = payload as { destroy?: () => void } | null;
+  if (stream && typeof stream === 'object' && typeof stream.destroy === 'function') stream.destroy();
+  for (const h of ['content-length', 'content-disposition', 'location', 'cache-control']) reply.removeHeader(h);
+  reply.code(503).header('content-type', 'application/json; charset=utf-8');
+  return JSON.stringify(errorBody(req.id, 'persistence_failed', stoppedMessage(err)));
 }
 
 /**

@@ -1,5 +1,5 @@
-import { Journal, type JournalOp } from './persist/journal.js';
-import { openDataDir, type Meta } from './persist/files.js';
+import { Journal, type JournalFault, type JournalOp } from './persist/journal.js';
+import { openDataDir, startWriteError, type Meta } from './persist/files.js';
 import type { DataDirLock } from './persist/lock.js';
 import { OrderedIndex, type FacetFn } from './ordered-index.js';
 
@@ -113,6 +113,7 @@ export class Store {
   private restoredMeta?: Meta;
   private dir?: string;
   private lock?: DataDirLock;
+  private readonly failureListeners: Array<(err: Error) => void> = [];
 
   private constructor(opts: StoreOptions) {
     this.backgroundMs = opts.backgroundCommitMs ?? 100;
@@ -136,10 +137,11 @@ export class Store {
         records: () => store.records(),
         prepare: () => store.commit(),
         meta: () => store.meta(),
+        failed: (err) => store.stopTracking(err),
       });
     } catch (err) {
       dir.lock.release();
-      throw err;
+      throw startWriteError(dir.path, err);
     }
     for (const c of store.collections.values()) c.tracker = store;
     // A state read from files of an older format is rewritten as a snapshot at once (if that
@@ -161,6 +163,46 @@ export class Store {
     return this.journal !== undefined;
   }
 
+  /**
+   * Why the data directory stopped taking writes, once it did (a full or failing disk): the
+   * memory then holds changes that were refused, so nothing of it may be shown again.
+   */
+  get failed(): Error | undefined {
+    return this.journal?.failed;
+  }
+
+  /** Runs fn at once when the data directory fails (before any refused request is answered). */
+  onFailure(fn: (err: Error) => void): void {
+    this.failureListeners.push(fn);
+  }
+
+  /** The next journal write fails with this (a test's full or failing disk). */
+  armJournalFault(fault: JournalFault | undefined): void {
+    if (this.journal) this.journal.fault = fault;
+  }
+
+  get journalFault(): JournalFault | undefined {
+    return this.journal?.fault;
+  }
+
+  /** The journal failed: changes are no longer tracked (none will be written) and the listeners are told. */
+  private stopTracking(err: Error): void {
+    for (const c of this.collections.values()) c.tracker = null;
+    this.dirty.clear();
+    this.metaChanged = false;
+    if (this.backgroundTimer) clearTimeout(this.backgroundTimer);
+    if (this.immediate) clearImmediate(this.immediate);
+    this.backgroundTimer = undefined;
+    this.immediate = undefined;
+    for (const fn of this.failureListeners) {
+      try {
+        fn(err);
+      } catch {
+        // A listener's own failure must not keep the others from being told.
+      }
+    }
+  }
+
   /** Where the id counters and the simulated time come from (written with every batch). */
   setMeta(meta: () => Meta): void {
     this.meta = meta;
@@ -180,7 +222,7 @@ export class Store {
     let c = this.collections.get(key);
     if (!c) {
       c = new Collection(key);
-      if (this.journal) c.tracker = this;
+      if (this.journal && !this.journal.failed) c.tracker = this;
       this.collections.set(key, c);
     }
     return c;
@@ -202,7 +244,7 @@ export class Store {
 
   /** Something outside the collections changed (the simulated clock): the next batch carries it. */
   noteMeta(): void {
-    if (!this.journal) return;
+    if (!this.journal || this.journal.failed) return;
     this.metaChanged = true;
     this.scheduleBackground();
   }
@@ -237,27 +279,33 @@ export class Store {
 
   /**
    * Journals every change made so far and resolves once it is on disk (at once without a
-   * data directory). Rejects when the data directory cannot be written.
+   * data directory). Rejects when the data directory cannot be written, and from then on.
    */
   commit(): Promise<void> {
     const j = this.journal;
     if (!j) return RESOLVED;
+    if (j.failed) return Promise.reject(j.failed);
     try {
       if (this.dirty.size > 0 || this.metaChanged) j.append(this.encode());
     } catch (err) {
-      return Promise.reject(err as Error);
+      // A change that cannot be encoded is refused like one the disk refused: it stays in memory.
+      j.fail(err as Error);
+      return Promise.reject(j.failed!);
     }
     return j.durable();
   }
 
   /**
    * Runs `fn` once every change made so far is on disk (at once when there is nothing to
-   * wait for). The streams send an event only once it is durable, so a client never sees an
-   * event id that a crash could hand out again.
+   * wait for); never once the data directory failed. The streams send an event only once it
+   * is durable, so a client never sees an event id that a crash could hand out again, nor an
+   * event of a change that was refused.
    */
   afterDurable(fn: () => void): void {
     const j = this.journal;
-    if (!j || (!this.hasUnsynced && !j.failed)) return fn();
+    if (!j) return fn();
+    if (j.failed) return;
+    if (!this.hasUnsynced) return fn();
     if (this.dirty.size > 0 || this.metaChanged) {
       this.immediate ??= setImmediate(() => {
         this.immediate = undefined;
@@ -268,7 +316,7 @@ export class Store {
   }
 
   private scheduleBackground(): void {
-    if (this.backgroundTimer) return;
+    if (this.backgroundTimer || this.journal?.failed) return;
     this.backgroundTimer = setTimeout(() => {
       this.backgroundTimer = undefined;
       this.commit().catch(() => {});
@@ -295,7 +343,10 @@ export class Store {
     for (const [key, c] of this.collections) for (const [id, v] of c) yield [key, id, v];
   }
 
-  /** Commits what is left, closes the journal and unlocks the data directory. */
+  /**
+   * Commits what is left, closes the journal and unlocks the data directory. A failed data
+   * directory was said on stderr when it failed: closing then writes nothing and does not throw.
+   */
   async close(): Promise<void> {
     if (this.backgroundTimer) clearTimeout(this.backgroundTimer);
     if (this.immediate) clearImmediate(this.immediate);
@@ -303,7 +354,11 @@ export class Store {
     this.immediate = undefined;
     if (!this.journal) return;
     try {
-      await this.commit();
+      if (!this.journal.failed) {
+        await this.commit().catch((err: Error) => {
+          if (err !== this.journal!.failed) throw err;
+        });
+      }
     } finally {
       try {
         await this.journal.close();

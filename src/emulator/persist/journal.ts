@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fdatasync, fstatSync, openSync, unlink, writev } from 'node:fs';
+import { closeSync, constants, fdatasync, fstatSync, ftruncate, openSync, unlink, writev } from 'node:fs';
 import { open, rename, unlink as unlinkAsync, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -11,6 +11,7 @@ export type { JournalOp } from './files.js';
 
 const writevAsync = promisify(writev);
 const fdatasyncAsync = promisify(fdatasync);
+const ftruncateAsync = promisify(ftruncate);
 
 /** Snapshot bytes buffered before each write (compaction yields to the event loop at every write). */
 const SNAPSHOT_CHUNK = 1024 * 1024;
@@ -25,6 +26,17 @@ export interface JournalOptions {
   /** Commits the changes made so far and waits until they are durable. */
   prepare: () => Promise<void>;
   meta: () => Meta;
+  /** Called once, at once, when a group write fails: nothing more is written after it. */
+  failed: (err: Error) => void;
+}
+
+/** A failure the next group write meets (`POST /_emulator/faults/journal`): a full or failing disk on demand. */
+export interface JournalFault {
+  code: 'ENOSPC' | 'EIO';
+  /** Fail the write itself, or the fdatasync after the whole line was written. */
+  during: 'write' | 'sync';
+  /** With `during: 'write'`: every byte of the line but its newline is written first, as a disk filling up mid-line leaves it. */
+  torn: boolean;
 }
 
 interface Waiter {
@@ -62,7 +74,10 @@ export class Journal {
   /** After a failed compaction, the next try waits until the journal has grown this much more. */
   private retryAfterBytes = 0;
   private closed = false;
+  /** The write that failed: once set, nothing more is written, every later batch is refused and no callback runs. */
   failed: Error | undefined;
+  /** Armed by a test through the control path: the next group write fails with it. */
+  fault: JournalFault | undefined;
 
   constructor(
     private readonly dir: DataDir,
@@ -84,7 +99,7 @@ export class Journal {
 
   /** Queues a batch (the ops as they are now); it is written by the next group write. */
   append(ops: JournalOp[]): void {
-    if (this.closed) return;
+    if (this.closed || this.failed) return;
     const json = ops.length > 0 ? JSON.stringify(ops) : '';
     this.pieces.push(json.slice(1, -1));
     this.appended++;
@@ -102,15 +117,31 @@ export class Journal {
     return new Promise((resolve, reject) => this.waiters.push({ batch, resolve, reject }));
   }
 
-  /** Runs fn once the next batch (not yet appended) is on disk. */
+  /** Runs fn once the next batch (not yet appended) is on disk; never, if it is refused. */
   afterNext(fn: () => void): void {
+    if (this.failed) return;
     this.callbacks.push({ batch: this.appended + 1, fn });
   }
 
-  /** Runs fn once every batch appended so far is on disk. */
+  /** Runs fn once every batch appended so far is on disk; never, if one is refused. */
   afterCurrent(fn: () => void): void {
+    if (this.failed) return;
     if (this.written >= this.appended) return fn();
     this.callbacks.push({ batch: this.appended, fn });
+  }
+
+  /**
+   * Stops the journal for good: a batch was refused (its write failed, or it could not be
+   * encoded). Every batch not yet on disk is refused with it, and the callbacks waiting for one
+   * never run (an event of a refused change is never streamed or delivered).
+   */
+  fail(cause: Error): void {
+    if (this.failed) return;
+    this.failed = new Error(`could not write the journal in ${this.dir.path} (${cause.message})`);
+    // Batches already queued stay queued: the group write that takes them refuses them.
+    this.callbacks.length = 0;
+    this.opts.warn(`${this.failed.message}: the changes not yet saved were refused, and every request is answered 503 persistence_failed from now on; free space on that disk (or choose another --data-dir) and restart the emulator, which serves everything acknowledged`);
+    this.opts.failed(this.failed);
   }
 
   private async writeGroup(): Promise<void> {
@@ -119,33 +150,57 @@ export class Journal {
     this.pieces = [];
     const upTo = this.appended;
     if (pieces.length === 0) return;
+    let refused = this.failed !== undefined;
     if (!this.failed && !this.closed) {
       try {
         const m = this.opts.meta();
-        const body = Buffer.from(`{"n":${++this.records},"t":${m.simNowMs},"ids":${JSON.stringify(m.idCounters)},"o":[${pieces.filter((p) => p !== '').join(',')}]}`);
+        const body = Buffer.from(`{"n":${this.records + 1},"t":${m.simNowMs},"ids":${JSON.stringify(m.idCounters)},"o":[${pieces.filter((p) => p !== '').join(',')}]}`);
         const head = Buffer.from(`${crc32(body).toString(16).padStart(8, '0')} `);
         const line = [head, body, NEWLINE];
-        let total = head.length + body.length + 1;
+        const total = head.length + body.length + 1;
+        const fault = this.fault;
+        this.fault = undefined;
+        if (fault?.during === 'write') {
+          if (fault.torn) await writeAll(this.fd, [head, body], total - 1);
+          throw diskError(fault.code, 'write');
+        }
         await writeAll(this.fd, line, total);
+        if (fault) throw diskError(fault.code, 'fdatasync');
         await fdatasyncAsync(this.fd);
+        this.records++;
         this.bytes += total;
-        total = 0;
       } catch (err) {
-        this.failed = new Error(`could not write the journal in ${this.dir.path}: ${(err as Error).message}`);
-        this.opts.warn(this.failed.message);
+        refused = true;
+        this.fail(err as Error);
+        await this.takeBack();
       }
     }
-    this.settle(upTo);
+    this.settle(upTo, refused);
     if (!this.failed && !this.closed && !this.compacting && this.bytes >= Math.max(this.opts.compactMinBytes, this.snapshotBytes * this.opts.compactRatio, this.retryAfterBytes)) {
       void this.compact();
     }
   }
 
-  private settle(upTo: number): void {
+  /**
+   * A refused line may be in the file, whole or cut short (a whole one would be replayed, and
+   * one cut just before its newline is kept as written whole): the file goes back to the size
+   * it had, durably, so that no restart shows what was answered 503.
+   */
+  private async takeBack(): Promise<void> {
+    try {
+      await ftruncateAsync(this.fd, this.bytes);
+      await fdatasyncAsync(this.fd);
+    } catch (err) {
+      this.opts.warn(`could not cut the refused record back out of ${join(this.dir.path, journalName(this.gen))} (${(err as Error).message}): a restart may show changes that were answered 503`);
+    }
+  }
+
+  /** Answers the batches up to `upTo`: durable, or refused with the failure. */
+  private settle(upTo: number, refused: boolean): void {
     this.written = upTo;
     while (this.waiters.length > 0 && this.waiters[0]!.batch <= upTo) {
       const w = this.waiters.shift()!;
-      if (this.failed) w.reject(this.failed);
+      if (refused) w.reject(this.failed!);
       else w.resolve();
     }
     while (this.callbacks.length > 0 && this.callbacks[0]!.batch <= upTo) this.callbacks.shift()!.fn();
@@ -192,7 +247,7 @@ export class Journal {
         chunkBytes = 0;
         crc = crc32(buf, crc);
         size += buf.length;
-        await out!.write(buf);
+        await out!.writeFile(buf);
       };
       chunk.push(`${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, id, journal: this.gen, savedAt: new Date().toISOString() })}\n`);
       for (const [key, id, value] of this.opts.records()) {
@@ -249,6 +304,13 @@ export class Journal {
 }
 
 const NEWLINE = Buffer.from('\n');
+
+const DISK_MESSAGES = { ENOSPC: 'no space left on device', EIO: 'i/o error' };
+
+/** The error a write or an fdatasync gets from a full or failing disk, as Node gives it. */
+function diskError(code: JournalFault['code'], syscall: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${DISK_MESSAGES[code]}, ${syscall}`), { code, syscall });
+}
 
 async function writeAll(fd: number, bufs: Buffer[], total: number): Promise<void> {
   let done = (await writevAsync(fd, bufs)).bytesWritten;

@@ -290,7 +290,11 @@ export class WebhookService {
     try {
       url = await checkUrl(raw.trim(), { allowLoopback: this.allowLoopback });
     } catch (err) {
-      if (err instanceof UrlRefused) throw unprocessable('url_refused', `url refused: ${err.message}`, [{ field: 'url', message: err.message }]);
+      if (err instanceof UrlRefused) {
+        // Allowed without a restart (which would lose an emulator's state): the control path's switch.
+        const running = !this.allowLoopback && /\bloopback\b/.test(err.message) ? '; a running emulator allows it at once after POST /_emulator/webhooks/allow-loopback {"allow": true}' : '';
+        throw unprocessable('url_refused', `url refused: ${err.message}${running}`, [{ field: 'url', message: err.message }]);
+      }
       throw err;
     }
     if (url.username || url.password) throw unprocessable('url_refused', 'url refused: credentials in the URL (user:password@) are not allowed', [{ field: 'url', message: 'userinfo' }]);

@@ -6,7 +6,7 @@ import { evalModelFor, type EvalModel } from './model.js';
 import { scoreCall } from './scorer.js';
 import { rngFor, round3 } from './text.js';
 import { simulateCall, type SimulatedCall } from './tester.js';
-import { RUNS, type ResultRecord, type RunRecord, type SuiteRecord } from './types.js';
+import { RUNS, type ResultRecord, type RunRecord, type ScoreShift, type ScoreRecord, type SuiteRecord } from './types.js';
 
 /**
  * Runs in simulated time: `pending` for TIMING.pendingMs, then `running`, placing
@@ -30,6 +30,16 @@ export interface Arm {
 
 const runners = new WeakMap<ModuleEnv, EvalRunner>();
 
+/** A call's scores moved by the run's score shift: each criterion clamped to 0..1, the overall score weighted again. */
+function shifted(scored: { criterionScores: ScoreRecord[]; overallScore: number }, run: RunRecord): { criterionScores: ScoreRecord[]; overallScore: number } {
+  const s = run.scoreShift;
+  if (!s) return scored;
+  const criterionScores = scored.criterionScores.map((c) => ({ ...c, score: round3(Math.min(1, Math.max(0, c.score + s.all + (s.byCriterion[c.criterionKey] ?? 0)))) }));
+  const total = run.criteria.reduce((n, c) => n + c.weight, 0) || 1;
+  const overallScore = round3(run.criteria.reduce((n, c, i) => n + c.weight * criterionScores[i]!.score, 0) / total);
+  return { criterionScores, overallScore };
+}
+
 export function evalRunnerFor(env: ModuleEnv): EvalRunner {
   let r = runners.get(env);
   if (!r) {
@@ -45,6 +55,7 @@ export class EvalRunner {
   /** Simulated calls of the runs in flight, by `${runId}:${index}` (recomputed after a restart: they are deterministic). */
   private readonly calls = new Map<string, SimulatedCall>();
   private arms: Arm[] = [];
+  private readonly shifts = new Map<string, ScoreShift>();
   private closed = false;
 
   constructor(private readonly env: ModuleEnv) {
@@ -95,6 +106,7 @@ export class EvalRunner {
       nextIndex: 0,
       held: arm?.outcome === 'hold',
       controlFail: arm?.outcome === 'fail' ? (arm.reason ?? CONTROL_FAIL_REASON) : null,
+      scoreShift: this.shiftFor(suite.agentId, agent.currentVersion, agent.config.instructions),
     };
     this.model.runs(orgId).set(run.id, run);
     this.model.suites(orgId).touch(suite.id); // its run counter moved
@@ -106,6 +118,32 @@ export class EvalRunner {
   arm(a: Arm): Arm {
     this.arms.push(a);
     return a;
+  }
+
+  /** Control path: the scores of runs started from now on that it selects move by `shift` (clamped to 0..1). */
+  addShift(s: Omit<ScoreShift, 'id'>): ScoreShift {
+    const shift = { id: this.env.ids.next('shift'), ...s };
+    this.shifts.set(shift.id, shift);
+    return shift;
+  }
+
+  removeShift(id: string): boolean {
+    return this.shifts.delete(id);
+  }
+
+  /** The shifts a run of this agent, version and instructions gets: every criterion's, and each criterion's own. */
+  private shiftFor(agentId: string, version: number, instructions: string): RunRecord['scoreShift'] {
+    let all = 0;
+    const byCriterion: Record<string, number> = {};
+    let any = false;
+    for (const s of this.shifts.values()) {
+      if (s.agentId !== null && (s.agentId !== agentId || (s.fromVersion !== null && version < s.fromVersion))) continue;
+      if (s.instructionsContain !== null && !instructions.includes(s.instructionsContain)) continue;
+      any = true;
+      if (s.criterion === null) all += s.shift;
+      else byCriterion[s.criterion] = (byCriterion[s.criterion] ?? 0) + s.shift;
+    }
+    return any ? { all, byCriterion } : null;
   }
 
   disarm(): number {
@@ -269,7 +307,7 @@ export class EvalRunner {
     const scenario = run.scenarios.find((s) => s.id === p.scenarioId)!;
     const endMs = run.inFlight[index]!;
     delete run.inFlight[index];
-    const scored = call.error ? null : scoreCall(rngFor(this.env.options.seed, run.evalId, run.runNumber, p.scenarioId, p.iterationNumber, 'score'), call, run.criteria);
+    const scored = call.error ? null : shifted(scoreCall(rngFor(this.env.options.seed, run.evalId, run.runNumber, p.scenarioId, p.iterationNumber, 'score'), call, run.criteria), run);
     const result: ResultRecord = {
       id: this.env.ids.next('res'),
       runId: run.id,

@@ -106,6 +106,19 @@ export interface RunRecord {
   held: boolean;
   /** Internal: the control path told this run to fail right after starting (the error it ends with). */
   controlFail: string | null;
+  /** Internal: the score shifts of the control path that matched the run when it started (absent: none). */
+  scoreShift?: { all: number; byCriterion: Record<string, number> } | null;
+}
+
+/** Control path: shift the scores of the runs it selects (by agent and version, or by the instructions' content). */
+export interface ScoreShift {
+  id: string;
+  shift: number;
+  /** One criterion's key; null: every criterion. */
+  criterion: string | null;
+  agentId: string | null;
+  fromVersion: number | null;
+  instructionsContain: string | null;
 }
 
 export interface ScoreRecord {

@@ -1,5 +1,5 @@
-import { fail, type Body } from '../agents/validate.js';
-import { CATEGORIES, NOISE_LEVELS, NOISE_TYPES, type Category, type Criterion, type Noise } from './types.js';
+import { fail, objectBody as bodyOf, onlyFields as only, text as textOf, type Body } from '../agents/validate.js';
+import { CATEGORIES, NOISE_LEVELS, NOISE_TYPES, type Category, type Criterion, type Noise, type ScoreShift } from './types.js';
 
 /** Body checks for suites and scenarios (400 `validation_error` naming the field). */
 
@@ -63,4 +63,21 @@ export function criteria(body: Body, field = 'scoringCriteria'): Criterion[] | u
   });
   const total = out.reduce((s, c) => s + c.weight, 0);
   return out.map((c) => ({ ...c, weight: Math.round((c.weight / total) * 1e6) / 1e6 }));
+}
+
+/** `POST /_emulator/evals/score-shift`: `{ shift, criterion?, agentId?, fromVersion?, instructionsContain? }`, one selector at least. */
+export function scoreShift(raw: unknown): Omit<ScoreShift, 'id'> {
+  const body = bodyOf(raw);
+  only(body, ['shift', 'criterion', 'agentId', 'fromVersion', 'instructionsContain']);
+  const shift = body.shift;
+  if (typeof shift !== 'number' || !Number.isFinite(shift) || shift < -1 || shift > 1) fail('shift', 'must be a number from -1 to 1 (added to every selected score, then clamped to 0..1)');
+  const criterion = textOf(body, 'criterion', { max: 40 }) ?? null;
+  if (criterion !== null && !CRITERION_KEY.test(criterion)) fail('criterion', 'must be a criterion key: a letter, then lowercase letters, digits or _');
+  const agentId = textOf(body, 'agentId', { max: 200 }) ?? null;
+  const fromVersion = body.fromVersion;
+  if (fromVersion !== undefined && (typeof fromVersion !== 'number' || !Number.isInteger(fromVersion) || fromVersion < 1)) fail('fromVersion', 'must be an agent version, a whole number ≥ 1');
+  if (fromVersion !== undefined && agentId === null) fail('fromVersion', 'needs agentId (the version of which agent)');
+  const instructionsContain = textOf(body, 'instructionsContain', { max: 2000 }) ?? null;
+  if (agentId === null && instructionsContain === null) fail('agentId', 'or instructionsContain is required: which runs to shift');
+  return { shift: shift as number, criterion, agentId, fromVersion: (fromVersion as number | undefined) ?? null, instructionsContain };
 }

@@ -115,6 +115,13 @@ export const evalsModule: EmulatorModule = {
 
     app.delete('/_emulator/evals/next-run', async () => ({ disarmed: runner.disarm() }));
 
+    // Control path: a known truth for calibration (README, "Score shifts").
+    app.post('/_emulator/evals/score-shift', async (req) => runner.addShift(v.scoreShift(req.body)));
+    app.delete<{ Params: { id: string } }>('/_emulator/evals/score-shift/:id', async (req) => {
+      if (!runner.removeShift(req.params.id)) throw notFound('score shift', req.params.id);
+      return { deleted: true };
+    });
+
     app.post<{ Params: { runId: string } }>('/_emulator/evals/runs/:runId/release', async (req) => {
       const r = runner.release(req.params.runId);
       if (!r) throw notFound('eval run', req.params.runId);

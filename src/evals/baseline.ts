@@ -153,3 +153,35 @@ export async function resolveBaseline(api: ApiClient, ref: SuiteRef, spec: Basel
   const results = await listRunResults(api, ref.agentId, ref.evalId, detail.run.id, signal);
   return { detail, results };
 }
+
+/**
+ * A baseline with every completed run of its agent version pooled: `previous` and
+ * `version:<n>` take the run they name and every other completed run of the suite on the
+ * same version (scenarios matched by id), which costs no call; a run id and `live` take the
+ * run alone. `exclude` names runs of the current side (never pooled into the baseline).
+ */
+export type PooledBaseline =
+  | { newest: RunDetail; runs: RunDetail[]; results: RunResult[]; missing?: undefined }
+  | { missing: string; newest?: undefined; runs?: undefined; results?: undefined };
+
+export async function resolvePooledBaseline(
+  api: ApiClient,
+  ref: SuiteRef,
+  spec: BaselineSpec,
+  current: Run,
+  signal?: AbortSignal,
+  runs?: readonly Run[],
+  known?: BaselineReads,
+  currentResults?: readonly RunResult[],
+  exclude: ReadonlySet<string> = new Set(),
+): Promise<PooledBaseline> {
+  const found = await resolveBaseline(api, ref, spec, current, signal, runs, known, currentResults);
+  if (found.missing !== undefined) return { missing: found.missing };
+  const poolable = spec.kind === 'previous' || spec.kind === 'version' || (spec.kind === 'live' && !spec.suite);
+  const version = found.detail.run.agentVersion;
+  if (!poolable || typeof version !== 'number') return { newest: found.detail, runs: [found.detail], results: found.results };
+  const list = runs ?? (await listRuns(api, ref.agentId, ref.evalId, signal));
+  const others = list.filter((r) => r.status === 'completed' && r.agentVersion === version && r.id !== found.detail.run.id && r.id !== current.id && !exclude.has(r.id) && (spec.kind !== 'previous' || r.runNumber < current.runNumber));
+  const more = await Promise.all(others.map((r) => Promise.all([getRun(api, ref.agentId, ref.evalId, r.id, signal), listRunResults(api, ref.agentId, ref.evalId, r.id, signal)])));
+  return { newest: found.detail, runs: [found.detail, ...more.map(([d]) => d)], results: [...found.results, ...more.flatMap(([, res]) => res)] };
+}

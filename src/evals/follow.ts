@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { CliError, GateError, InterruptedError, UsageError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { safe, safeText } from '../ui/safe-text.js';
-import { baselineArg, readBaselineRun, resolveBaseline, type BaselineReads } from './baseline.js';
+import { baselineArg, readBaselineRun, resolvePooledBaseline, type BaselineReads, type PooledBaseline } from './baseline.js';
 import { checkCriterionKeys, evaluateGates, gateArgs, type GateSpec } from './gates.js';
 import { annotations, inGithubActions, timeoutAnnotation } from './github.js';
 import { outcomeJson, runLabel, unseenRun, type BaselineOutcome, type RunOutcome, type RunStop } from './outcome.js';
@@ -12,7 +12,7 @@ import { runProgress } from './progress.js';
 import { formatDuration } from '../ui/values.js';
 import { preloadReports, reportNeeds, writeReports, type ReportTarget } from './reports.js';
 import { progressText, renderRunSummary, runSummaryTsv } from './summary.js';
-import { DEFAULT_MIN_EFFECT, CONFIDENCE } from './verdict.js';
+import { DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, type VerdictSettings } from './verdict.js';
 import { waitForRun, type WatchCompletion } from './wait.js';
 
 export { reportOption, type ReportTarget } from './reports.js';
@@ -38,6 +38,8 @@ export interface FollowSettings {
    * suite (a preview's copy names the live suite, so its pull-request comment is one).
    */
   marker?: string;
+  /** `--max-calls`, when given: the reports say the calls spent against it. */
+  maxCalls?: number;
 }
 
 export interface RunRef {
@@ -71,6 +73,16 @@ async function completionWatch(api: ApiClient, ctx: Context, poll: boolean): Pro
  * (so that a CI step that publishes them finds them, failing as the command did).
  */
 export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: FollowSettings, initial?: RunDetail, opts: { idPrinted?: boolean } = {}): Promise<RunOutcome> {
+  const { detail, reads } = await waitForEnd(ctx, api, ref, s, initial);
+  return finishRun(ctx, api, ref, detail, s, { ...opts, reads });
+}
+
+/**
+ * Waits for a run to finish, with progress on stderr: its end and what was read beside it
+ * (the results, and what the outcome needs when the event stream said it ended). --timeout,
+ * Ctrl-C and an error of the API are thrown as followRun says, the reports written first.
+ */
+export async function waitForEnd(ctx: Context, api: ApiClient, ref: RunRef, s: FollowSettings, initial?: RunDetail): Promise<{ detail: RunDetail; reads: OutcomeReads }> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new DOMException('wait timed out', 'TimeoutError')), s.timeout);
   const signal = AbortSignal.any([ctx.signal, deadline.signal]);
@@ -131,7 +143,7 @@ export async function followRun(ctx: Context, api: ApiClient, ref: RunRef, s: Fo
     clearTimeout(timer);
     progress?.stop();
   }
-  return finishRun(ctx, api, ref, detail, s, { ...opts, reads: { ...reads, ...(results ? { results: Promise.resolve(results) } : {}) } });
+  return { detail, reads: { ...reads, ...(results ? { results: Promise.resolve(results) } : {}) } };
 }
 
 /** The reports of a run the wait gave up on: its last-seen state and why (a failure to write them is only a warning). */
@@ -150,7 +162,7 @@ export async function finishRun(
   api: ApiClient,
   ref: RunRef,
   detail: RunDetail,
-  s: Pick<FollowSettings, 'gates' | 'reports' | 'marker'>,
+  s: Pick<FollowSettings, 'gates' | 'reports' | 'marker' | 'maxCalls'>,
   opts: { idPrinted?: boolean; reads?: OutcomeReads } = {},
 ): Promise<RunOutcome> {
   checkCriterionKeys(s.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
@@ -166,6 +178,11 @@ export async function finishRun(
     if (!(err instanceof UsageError)) await writeStopped(ctx, ref, s, detail, { kind: 'error', message: `could not read run ${runLabel(detail.run)}: ${(err as Error)?.message ?? String(err)}` });
     throw err;
   }
+  return completeOutcome(ctx, outcome, s, opts);
+}
+
+/** A finished outcome's end: the reports written, the summary printed, the exit (1 the run failed, 3 below a gate, else 0). */
+export async function completeOutcome(ctx: Context, outcome: RunOutcome, s: Pick<FollowSettings, 'reports'>, opts: { idPrinted?: boolean } = {}): Promise<RunOutcome> {
   await writeReports(ctx, outcome, s.reports);
   const printed = await printOutcome(ctx, outcome, opts);
   await exitFor(ctx, outcome, printed);
@@ -208,7 +225,7 @@ export function startOutcomeReads(ctx: Context, api: ApiClient, ref: RunRef, s: 
 }
 
 /** Reads what the gates and reports need, side by side (what was read already, or is being read, is not asked for again): results, baseline (and its results), suite, recent runs. */
-export async function gatherOutcome(ctx: Context, api: ApiClient, ref: RunRef, detail: RunDetail, s: Pick<FollowSettings, 'gates' | 'reports' | 'marker'>, known: OutcomeReads = {}): Promise<RunOutcome> {
+export async function gatherOutcome(ctx: Context, api: ApiClient, ref: RunRef, detail: RunDetail, s: Pick<FollowSettings, 'gates' | 'reports' | 'marker' | 'maxCalls'>, known: OutcomeReads = {}): Promise<RunOutcome> {
   const needs = reportNeeds(s.reports, ctx.env);
   const spec = s.gates.baseline;
   const fresh = startOutcomeReads(ctx, api, ref, s, known);
@@ -216,14 +233,14 @@ export async function gatherOutcome(ctx: Context, api: ApiClient, ref: RunRef, d
   preloadReports(s.reports, ctx.env);
   const [results, runs, suite] = await Promise.all([fresh.results, fresh.runs, fresh.suite]);
   const baseline = spec && detail.run.status === 'completed' ? await baselineOutcome(ctx, api, ref, detail, results!, runs) : undefined;
-  const gates = detail.run.status === 'completed' ? evaluateGates(s.gates, detail, undefined, baseline) : [];
-  return { agentId: ref.agentId, evalId: ref.evalId, ...(s.marker ? { markerId: s.marker } : {}), detail, results: results!, gates, baseline, suite: suite ? { name: suite.name } : undefined, history: needs.history ? runs : undefined };
+  const gates = detail.run.status === 'completed' ? evaluateGates(s.gates, detail, undefined, baseline, { results: results! }) : [];
+  return { agentId: ref.agentId, evalId: ref.evalId, ...(s.marker ? { markerId: s.marker } : {}), detail, results: results!, gates, baseline, suite: suite ? { name: suite.name } : undefined, history: needs.history ? runs : undefined, ...(s.gates.minScore !== undefined ? { minScore: s.gates.minScore } : {}), ...(s.maxCalls !== undefined ? { maxCalls: s.maxCalls } : {}) };
 
   async function baselineOutcome(ctx: Context, api: ApiClient, ref: RunRef, d: RunDetail, res: RunResult[], list?: Run[]): Promise<BaselineOutcome> {
     const typed = baselineArg(spec!);
-    let found;
+    let found: PooledBaseline;
     try {
-      found = await resolveBaseline(api, ref, spec!, d.run, ctx.signal, list, fresh.baseline, res);
+      found = await resolvePooledBaseline(api, ref, spec!, d.run, ctx.signal, list, fresh.baseline, res);
     } catch (err) {
       // Checked before the wait; a baseline deleted since then is said, not fatal.
       if (err instanceof UsageError) found = { missing: err.message };
@@ -233,10 +250,15 @@ export async function gatherOutcome(ctx: Context, api: ApiClient, ref: RunRef, d
       await ctx.warn(safe`no baseline: ${found.missing}; the verdicts are left out`);
       return { spec: typed, missing: found.missing };
     }
-    const { compareRuns } = await import('./compare.js');
-    const side = { detail: found.detail, results: found.results };
-    return { spec: typed, side, comparison: compareRuns({ detail: d, results: res }, side, { minEffect: s.gates.minEffect ?? DEFAULT_MIN_EFFECT, confidence: CONFIDENCE }) };
+    const { compareSides } = await import('./compare.js');
+    const side = { detail: found.newest, results: found.results };
+    return { spec: typed, side, comparison: compareSides({ runs: [d], results: res }, { runs: found.runs, results: found.results }, verdictSettings(s.gates)) };
   }
+}
+
+/** The verdicts' settings of a gate spec (--min-effect, --alpha; `looks` for an adaptive run). */
+export function verdictSettings(g: Pick<GateSpec, 'minEffect' | 'alpha'>, looks?: readonly number[]): VerdictSettings {
+  return { minEffect: g.minEffect ?? DEFAULT_MIN_EFFECT, alpha: g.alpha ?? DEFAULT_ALPHA, ...(looks ? { looks } : {}) };
 }
 
 /** Whether stdout carries data for a program (then it stays clean of annotations). */
@@ -272,7 +294,8 @@ async function exitFor(ctx: Context, o: RunOutcome, gatesPrinted: boolean): Prom
   const failed = o.gates.filter((g) => !g.passed);
   if (failed.length) {
     if (!gatesPrinted) for (const g of failed) ctx.note(safe`✗ gate ${g.gate} failed: ${g.message}`);
-    throw new RunGateError(safe`run #${run.runNumber} (${run.id}) completed below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}`, o);
+    const after = o.adaptive ? `, after ${o.adaptive.calls} of at most ${o.adaptive.maxCalls} calls` : '';
+    throw new RunGateError(safe`run #${run.runNumber} (${run.id}) completed below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}${after}`, o);
   }
   await ctx.success(safe`run #${run.runNumber} (${run.id}) passed ${o.gates.length === 1 ? 'its gate' : `all ${o.gates.length} gates`}`);
 }

@@ -1,5 +1,6 @@
 import type { Run, RunDetail, RunResult } from '../api/evals.js';
 import type { GateResult } from './gates.js';
+import { passRates, type PassRates } from './pass-rate.js';
 import type { RunComparison, RunSide } from './verdict.js';
 
 /** The baseline of a run: the comparison with it, or why there is none. */
@@ -37,6 +38,26 @@ export interface RunOutcome {
   history?: Run[];
   /** Set when the wait ended before the run did: the reports say so, and fail. */
   stopped?: RunStop;
+  /** `--until-decided`: the runs pooled (their results are `results`), the calls and the budget, and why it stopped. */
+  adaptive?: AdaptiveSummary;
+  /** `--min-score`, when given: what passing an iteration means for pass^k. */
+  minScore?: number;
+  /** `--max-calls`, when given (an adaptive run's is in `adaptive`). */
+  maxCalls?: number;
+}
+
+/** Why an adaptive run stopped. */
+export type AdaptiveStop = 'decided' | 'budget' | 'no baseline' | 'run failed';
+
+export interface AdaptiveSummary {
+  /** The runs this command started, oldest first. */
+  runs: Array<{ id: string; runNumber: number; status: string; calls: number }>;
+  /** Calls placed by this command. */
+  calls: number;
+  maxCalls: number;
+  stop: AdaptiveStop;
+  /** One line: `regressed after 100 of at most 300 calls`, `the next run of 50 calls would pass --max-calls 300`. */
+  why: string;
 }
 
 export interface OutcomeJson {
@@ -45,12 +66,16 @@ export interface OutcomeJson {
   results: RunResult[];
   gates: GateResult[];
   baseline?: ({ spec: string } & RunComparison) | { spec: string; missing: string };
+  /** Per scenario, the share of iterations that passed, and pass^k (over every result, pooled runs' too). */
+  passRates: PassRates;
+  adaptive?: AdaptiveSummary;
 }
 
-/** The `--json` / `--report json=` document: `{ run, aggregates, results, gates }`, plus `baseline` with --baseline. */
+/** The `--json` / `--report json=` document: `{ run, aggregates, results, gates, passRates }`, plus `baseline` with --baseline and `adaptive` with --until-decided. */
 export function outcomeJson(o: RunOutcome): OutcomeJson {
-  const out: OutcomeJson = { run: o.detail.run, aggregates: o.detail.aggregates, results: o.results, gates: o.gates };
+  const out: OutcomeJson = { run: o.detail.run, aggregates: o.detail.aggregates, results: o.results, gates: o.gates, passRates: passRates(o.results, o.minScore) };
   if (o.baseline) out.baseline = o.baseline.comparison ? { spec: o.baseline.spec, ...o.baseline.comparison } : { spec: o.baseline.spec, missing: o.baseline.missing ?? 'no baseline' };
+  if (o.adaptive) out.adaptive = o.adaptive;
   return out;
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Run, RunResult } from '../api/evals.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
 import { passed, type RunOutcome } from './outcome.js';
-import { ciText, criterionRows, fmtScore, iterationsText, partialNote, partialRun, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, type ScenarioRow } from './report-model.js';
+import { callsBrief, ciText, criterionRows, fmtScore, iterationsText, partialNote, partialRun, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, passRatesOf, verdictBrief, type ScenarioRow } from './report-model.js';
 import { progressText } from './summary.js';
 import { countsText, methodText } from './verdict.js';
 import { Utf8Chunks } from './utf8-chunks.js';
@@ -158,9 +158,15 @@ export function htmlReport(o: RunOutcome): Buffer {
     `<dt>Overall score</dt><dd><strong>${fmtScore(run.overallScore)}</strong>${partial && typeof run.overallScore === 'number' ? ' (partial)' : ''}${c ? ` (run #${c.baseline.runNumber}: ${fmtScore(c.overall.baseline)}, ${signed(c.overall.delta)})` : ''}</dd>`,
   );
   if (c) {
-    out.lines(`<dt>Baseline</dt><dd>run #${c.baseline.runNumber} <code>${esc(c.baseline.id)}</code>, agent version ${esc(c.baseline.agentVersion ?? '?')}: <strong class="v-${c.verdict.replace(/ /g, '-')}">${VERDICT_MARK[c.verdict]} ${esc(c.verdict)}</strong> (${esc(countsText(c.counts))})</dd>`);
+    out.lines(`<dt>Baseline</dt><dd>run #${c.baseline.runNumber} <code>${esc(c.baseline.id)}</code>, agent version ${esc(c.baseline.agentVersion ?? '?')}: <strong class="v-${c.verdict.replace(/ /g, '-')}">${VERDICT_MARK[c.verdict]} ${esc(c.verdict)}</strong> (${esc(verdictBrief(c))}; rows: ${esc(countsText(c.counts))})</dd>`);
+    out.lines(`<dt>Pooled</dt><dd>this side ${c.pooled.current.runs} run${c.pooled.current.runs === 1 ? '' : 's'}, ${c.pooled.current.calls} calls; the baseline ${c.pooled.baseline.runs} run${c.pooled.baseline.runs === 1 ? '' : 's'}, ${c.pooled.baseline.calls} calls</dd>`);
   } else if (o.baseline?.missing) {
     out.lines(`<dt>Baseline</dt><dd>none: ${esc(o.baseline.missing)}</dd>`);
+  }
+  {
+    const rates = passRatesOf(o);
+    out.lines(`<dt>Calls</dt><dd>${esc(callsBrief(o))}${o.adaptive ? `; stopped: ${esc(o.adaptive.why)}` : ''}</dd>`);
+    if (rates.passK !== null) out.lines(`<dt>pass^${rates.k}</dt><dd>${rates.passK.toFixed(3)}: the estimate that all ${rates.k} repeated calls of a scenario pass (${esc(rates.rule)}); per scenario ${esc(rates.scenarios.map((s) => `${s.name} ${s.passed}/${s.iterations}`).join(', '))}</dd>`);
   }
   const verdict = o.stopped || run.status !== 'completed' ? '' : passed(o) ? '<span class="pass">✓ passed</span>' : '<span class="fail">✗ below a gate</span>';
   out.lines(`<dt>Gates</dt><dd>${o.gates.length ? verdict : o.stopped || run.status !== 'completed' ? 'not evaluated: the run did not complete' : 'none'}</dd>`, '</dl>');
@@ -183,7 +189,7 @@ export function htmlReport(o: RunOutcome): Buffer {
   out.lines('<section id="criteria" aria-labelledby="criteria-h"><h2 id="criteria-h">Criteria</h2>', criteriaTable(o), '</section>');
   iterationsSection(out, o, rows);
   out.lines('</main>');
-  out.lines(`<footer>Written by vap${c ? `. Verdicts: ${esc(methodText(c.method))}; regressed: the interval is below 0 and the drop is at least the minimum effect; no significant change: the interval lies within ± the minimum effect; too few iterations: the interval is too wide to tell` : ''}.</footer>`);
+  out.lines(`<footer>Written by vap${c ? `. Verdicts: ${esc(methodText(c.method))}; no significant change: the interval lies within ± the minimum effect; regressed: otherwise, the interval is below 0; improved: above 0; too few iterations: the interval is too wide to tell` : ''}.</footer>`);
   out.lines(`<script>${SCRIPT}</script>`, '</body>');
   out.add('</html>\n');
   return out.bytes();

@@ -144,6 +144,18 @@ export function junitReport(o: RunOutcome): Buffer {
         ? ([
             ['baselineRunId', o.baseline.comparison.baseline.id],
             ['baselineVerdict', o.baseline.comparison.verdict],
+            ['familyWiseError', String(o.baseline.comparison.method.alpha)],
+            ['pooledRuns', String(o.baseline.comparison.pooled.current.runs)],
+            ['pooledCalls', String(o.baseline.comparison.pooled.current.calls)],
+            ['baselinePooledRuns', String(o.baseline.comparison.pooled.baseline.runs)],
+            ['baselinePooledCalls', String(o.baseline.comparison.pooled.baseline.calls)],
+          ] as const)
+        : []),
+      ...(o.adaptive
+        ? ([
+            ['calls', String(o.adaptive.calls)],
+            ['maxCalls', String(o.adaptive.maxCalls)],
+            ['stopped', o.adaptive.why],
           ] as const)
         : []),
     ]),

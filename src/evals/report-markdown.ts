@@ -1,7 +1,8 @@
 import type { RunResult } from '../api/evals.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
 import type { RunOutcome } from './outcome.js';
-import { ciText, criterionRows, fmtScore, gateBrief, iterationsText, partialNote, partialRun, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, verdictBrief, worstIteration, type ScenarioRow } from './report-model.js';
+import { callsBrief, ciText, criterionRows, fmtScore, gateBrief, iterationsText, partialNote, partialRun, passRatesOf, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, verdictBrief, worstIteration, type ScenarioRow } from './report-model.js';
+import type { PassRates } from './pass-rate.js';
 import { GITHUB_COMMENT_LIMIT } from '../github/limits.js';
 import { progressText } from './summary.js';
 import { countsText, methodText } from './verdict.js';
@@ -132,7 +133,15 @@ function headline(o: RunOutcome): string {
   }
   if (partial?.done) gates += '; the averages are partial';
   const c = o.baseline?.comparison;
-  return `### Eval run ${label}${suite}: ${gates}${c ? ` · ${verdictBrief(c)}` : ''}`;
+  return `### Eval run ${label}${suite}: ${gates}${c ? ` · ${verdictBrief(c)}` : ''} · ${callsBrief(o)}`;
+}
+
+/** `Pooled: this side runs #14 and #15 (100 calls, 2 failed); the baseline runs #8 to #13 of version 7 (300 calls).` */
+function pooledLine(o: RunOutcome): string | undefined {
+  const c = o.baseline?.comparison;
+  if (!c || (c.pooled.current.runs < 2 && c.pooled.baseline.runs < 2 && !o.adaptive)) return undefined;
+  const side = (p: typeof c.pooled.current) => `run${p.runs === 1 ? '' : 's'} ${p.runNumbers.map((n) => `#${n}`).join(', ')} (${p.calls} calls, ${p.failed} failed)`;
+  return `Pooled: this side ${side(c.pooled.current)}; the baseline ${side(c.pooled.baseline)} of version ${c.baseline.agentVersion ?? '?'}.`;
 }
 
 function render(o: RunOutcome, b: Budget, truncated: boolean): string {
@@ -155,8 +164,11 @@ function render(o: RunOutcome, b: Budget, truncated: boolean): string {
     if (o.stopped.resume) out.push('', o.stopped.kind === 'timeout' ? 'Keep waiting with:' : 'Resume waiting with:', '', ...fencedBlock([o.stopped.resume]));
   }
   if (run.status === 'failed') out.push('', `Error: ${mdText(run.error || 'the run failed (no reason given)')}`);
+  if (o.adaptive) out.push('', `Runs: ${o.adaptive.runs.map((r) => `#${r.runNumber}`).join(', ')} (--until-decided); stopped: ${mdText(o.adaptive.why)}.`);
   if (c) {
-    out.push('', `Against run #${c.baseline.runNumber} (${mdCode(c.baseline.id)}, agent version ${c.baseline.agentVersion ?? '?'}): **${VERDICT_MARK[c.verdict]} ${c.verdict}**: ${countsText(c.counts)}. <sub>${mdText(methodText(c.method))}.</sub>`);
+    out.push('', `Against run #${c.baseline.runNumber} (${mdCode(c.baseline.id)}, agent version ${c.baseline.agentVersion ?? '?'}): **${VERDICT_MARK[c.verdict]} ${c.verdict}**: ${mdText(c.overallChange.reason)}; rows: ${countsText(c.counts)}. <sub>${mdText(methodText(c.method))}.</sub>`);
+    const pooled = pooledLine(o);
+    if (pooled) out.push('', mdText(pooled));
   } else if (o.baseline?.missing) {
     out.push('', `No baseline (${mdCode(`--baseline ${o.baseline.spec}`)}): ${mdText(o.baseline.missing)}.`);
   }
@@ -165,11 +177,15 @@ function render(o: RunOutcome, b: Budget, truncated: boolean): string {
   if (rows.length) {
     out.push('');
     const shown = rows.slice(0, b.rows);
+    const rates = passRatesOf(o);
+    const pass = passCells(rates);
+    const passHead = [`Passed (${rates.rule})`, `pass^${rates.k}`];
     if (c) {
-      out.push(...table(['Scenario', 'Iterations', 'Score', 'Baseline', 'Δ', `${Math.round(c.method.confidence * 100)}% CI`, 'Verdict'], ['l', 'r', 'r', 'r', 'r', 'l', 'l'], shown.map((r) => scenarioCells(r))));
+      out.push(...table(['Scenario', 'Iterations', 'Score', 'Baseline', 'Δ', `${ciLevel(c.method.rowConfidence)} CI`, 'Verdict', ...passHead], ['l', 'r', 'r', 'r', 'r', 'l', 'l', 'r', 'r'], shown.map((r) => [...scenarioCells(r), ...pass(r.summary.scenarioId)])));
     } else {
-      out.push(...table(['Scenario', 'Iterations', 'Failed', 'Score'], ['l', 'r', 'r', 'r'], shown.map((r) => [mdText(r.summary.name), String(r.summary.iterations), String(r.summary.failed), fmtScore(r.summary.meanScore)])));
+      out.push(...table(['Scenario', 'Iterations', 'Failed', 'Score', ...passHead], ['l', 'r', 'r', 'r', 'r', 'r'], shown.map((r) => [mdText(r.summary.name), String(r.summary.iterations), String(r.summary.failed), fmtScore(r.summary.meanScore), ...pass(r.summary.scenarioId)])));
     }
+    if (rates.passK !== null) out.push('', `pass^${rates.k}: **${rates.passK.toFixed(3)}**, the estimate that all ${rates.k} repeated calls of a scenario pass (${mdText(rates.rule)}), the mean over ${rates.scenarios.length} scenario${rates.scenarios.length === 1 ? '' : 's'}${o.adaptive ? `, from every run pooled` : ''}.`);
     if (shown.length < rows.length) out.push('', `_…and ${rows.length - shown.length} more scenarios: see the HTML or JSON report._`);
   }
 
@@ -178,7 +194,7 @@ function render(o: RunOutcome, b: Budget, truncated: boolean): string {
     out.push('');
     if (c) {
       out.push(
-        ...table(['Criterion', 'Weight', 'Score', 'Baseline', 'Δ', `${Math.round(c.method.confidence * 100)}% CI`, 'Verdict'], ['l', 'r', 'r', 'r', 'r', 'l', 'l'], criteria.map((r) => {
+        ...table(['Criterion', 'Weight', 'Score', 'Baseline', 'Δ', `${ciLevel(c.method.rowConfidence)} CI`, 'Verdict'], ['l', 'r', 'r', 'r', 'r', 'l', 'l'], criteria.map((r) => {
           const x = r.comparison;
           return [criterionName(r.summary.key, r.summary.name), weight(r.summary.weight), fmtScore(x?.current.mean ?? r.summary.average), fmtScore(x?.baseline.mean), signed(x?.delta), ciText(x?.ci), x ? `${VERDICT_MARK[x.verdict]} ${x.verdict}` : '–'];
         })),
@@ -203,6 +219,21 @@ function render(o: RunOutcome, b: Budget, truncated: boolean): string {
     out.push('', `_${what} to keep this comment within GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString('en-US')}-character limit; the HTML report has them whole._`);
   }
   return `${out.join('\n')}\n`;
+}
+
+/** `98%`, `99.8%`. */
+function ciLevel(confidence: number): string {
+  return `${Number((confidence * 100).toPrecision(3))}%`;
+}
+
+/** A scenario's passed share and pass^k cells. */
+function passCells(rates: PassRates): (scenarioId: string) => string[] {
+  const by = new Map(rates.scenarios.map((s) => [s.scenarioId, s]));
+  return (id) => {
+    const s = by.get(id);
+    if (!s) return ['–', '–'];
+    return [`${s.passed}/${s.iterations}`, s.passK === null ? '–' : s.passK.toFixed(3)];
+  };
 }
 
 function criterionName(key: string, name: string | null): string {

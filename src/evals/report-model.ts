@@ -1,9 +1,10 @@
 import type { RunResult, TranscriptLine } from '../api/evals.js';
-import { fmtScore, type GateResult } from './gates.js';
+import { decideText, fmtScore, type GateResult } from './gates.js';
 import { formatSeconds, roleWord } from '../ui/values.js';
 import type { RunOutcome } from './outcome.js';
 import { summarizeCriteria, summarizeScenarios, type CriterionSummary, type ScenarioSummary } from './summary.js';
-import { headlineVerdict, VERDICT_MARK, type CriterionComparison, type RunComparison, type ScenarioComparison } from './verdict.js';
+import { passRates, type PassRates } from './pass-rate.js';
+import { percent, VERDICT_MARK, type CriterionComparison, type RunComparison, type ScenarioComparison } from './verdict.js';
 
 // What the Markdown and HTML reports show, computed once: scenarios with their comparison
 // (regressions first), criteria with theirs, the worst iteration of a scenario.
@@ -131,29 +132,45 @@ export function gateBrief(g: GateResult): string {
   if (g.gate.startsWith('--allow-failed-iterations')) return `${plural(g.actual ?? 0, 'failed iteration')}, ${g.threshold === 0 ? 'none' : g.threshold} allowed`;
   const drop = /^--max-drop \S+ \((.+)\)$/.exec(g.gate);
   if (drop) return `${drop[1]} dropped ${(g.actual ?? 0).toFixed(3)} > ${g.threshold}`;
-  if (g.gate === '--fail-on-regression') return plural(g.actual ?? 0, 'significant regression');
+  if (g.gate === '--fail-on-regression') return 'a significant regression';
+  if (g.gate.startsWith('--min-pass-rate')) return `pass^k ${value(g.actual)} < ${g.threshold}`;
   return g.gate;
 }
 
 /**
- * The baseline verdict in a few words, apart from the gates: `▼ regressed on 1 of 6
- * scenarios against #4`, `▲ improved on 2 of 6 scenarios and 1 of 4 criteria against #4`,
- * `▼ regressed on 1 of 6 scenarios, ▲ improved on 1 against #4`, `= no significant change
- * against #4`, `○ too few iterations to tell against #4`.
+ * The baseline verdict in a few words, apart from the gates, with its family-wise level:
+ * `▼ regressed at family-wise error 1%: overall -0.052 (98% CI -0.087 to -0.017), 1 of 4
+ * criteria, against #4`; `= no significant change at family-wise error 1%: overall +0.004
+ * within ±0.05, against #4`; `○ undecided at family-wise error 1%: overall -0.031 (98% CI
+ * -0.078 to +0.016), against #4; about 46 scored iterations per scenario would decide a change of 0.05`.
  */
 export function verdictBrief(c: RunComparison): string {
-  const on = (v: 'regressed' | 'improved', withTotals: boolean) => {
+  const level = `at family-wise error ${percent(c.method.alpha)}`;
+  const o = c.overallChange;
+  const ci = o.ci ? ` (${percent(c.method.confidence)} CI ${ciText(o.ci)})` : '';
+  const overall = o.delta === null ? 'no overall change to estimate' : c.verdict === 'no significant change' ? `overall ${signed(o.delta)} within ±${c.method.minEffect}` : `overall ${signed(o.delta)}${ci}`;
+  const rows = (v: 'regressed' | 'improved') => {
     const parts: string[] = [];
     const s = c.scenarios.filter((x) => x.verdict === v).length;
     const k = c.criteria.filter((x) => x.verdict === v).length;
-    if (s) parts.push(withTotals ? `${s} of ${c.scenarios.length} scenario${c.scenarios.length === 1 ? '' : 's'}` : `${s} scenario${s === 1 ? '' : 's'}`);
-    if (k) parts.push(withTotals ? `${k} of ${c.criteria.length} criteri${c.criteria.length === 1 ? 'on' : 'a'}` : `${k} criteri${k === 1 ? 'on' : 'a'}`);
-    return parts.length ? `${VERDICT_MARK[v]} ${v} on ${parts.join(' and ')}` : '';
+    if (s) parts.push(`${s} of ${c.scenarios.length} scenario${c.scenarios.length === 1 ? '' : 's'}`);
+    if (k) parts.push(`${k} of ${c.criteria.length} criteri${c.criteria.length === 1 ? 'on' : 'a'}`);
+    return parts.length ? `, ${parts.join(' and ')}` : '';
   };
-  const against = ` against #${c.baseline.runNumber}`;
-  const down = on('regressed', true);
-  const up = on('improved', !down);
-  if (down || up) return `${[down, up].filter(Boolean).join(', ')}${against}`;
-  const v = headlineVerdict(c.counts);
-  return `${VERDICT_MARK[v]} ${v === 'too few iterations' ? 'too few iterations to tell' : v}${against}`;
+  const against = `, against #${c.baseline.runNumber}${c.pooled.baseline.runs > 1 ? ` and ${c.pooled.baseline.runs - 1} more` : ''}`;
+  if (c.verdict === 'regressed' || c.verdict === 'improved') return `${VERDICT_MARK[c.verdict]} ${c.verdict} ${level}: ${overall}${rows(c.verdict)}${against}`;
+  if (c.verdict === 'no significant change') return `${VERDICT_MARK[c.verdict]} no significant change ${level}: ${overall}${against}`;
+  return `${VERDICT_MARK[c.verdict]} undecided ${level}: ${overall}${against}${c.toDecide ? `; ${decideText(c.toDecide, c.method.minEffect)}` : ''}`;
+}
+
+/** `100 calls of at most 300`, `50 calls (no budget)`: the calls spent and the budget. */
+export function callsBrief(o: RunOutcome): string {
+  const spent = o.adaptive?.calls ?? o.detail.run.totalIterations ?? 0;
+  const max = o.adaptive?.maxCalls ?? o.maxCalls;
+  return `${spent} call${spent === 1 ? '' : 's'}${max !== undefined ? ` of at most ${max}` : ' (no --max-calls budget)'}`;
+}
+
+/** Per scenario, the share of iterations that passed and pass^k, over every result (pooled runs too). */
+export function passRatesOf(o: RunOutcome): PassRates {
+  return passRates(o.results, o.minScore);
 }

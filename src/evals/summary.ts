@@ -3,9 +3,9 @@ import type { CriterionAggregate, Run, RunDetail, RunResult } from '../api/evals
 import type { Column } from '../ui/format.js';
 import { safeText, trusted } from '../ui/safe-text.js';
 import type { TableFit } from '../ui/table.js';
-import { fmtScore, type GateResult } from './gates.js';
+import { decideText, fmtScore, type GateResult } from './gates.js';
 import type { BaselineOutcome } from './outcome.js';
-import { countsText, methodText, VERDICT_MARK, type Comparison, type RunComparison, type Verdict } from './verdict.js';
+import { countsText, methodText, percent, VERDICT_MARK, type Comparison, type RunComparison, type Verdict } from './verdict.js';
 
 /** One scenario of a run: its iterations and the mean of its completed iterations' scores. */
 export interface ScenarioSummary {
@@ -123,10 +123,14 @@ export function baselineLines(b: BaselineOutcome | undefined, chalk: ChalkInstan
   const c = b.comparison;
   if (!c) return [chalk.yellow(`No baseline (--baseline ${safeText(b.spec)}): ${safeText(b.missing ?? '')}`)];
   const v = chalk.bold(verdictWord(c.verdict, chalk));
-  return [
-    `Against run #${c.baseline.runNumber} (${safeText(c.baseline.id)}, agent version ${c.baseline.agentVersion ?? '?'}): ${v}: ${countsText(c.counts)}; overall ${fmtScore(c.overall.baseline)} → ${fmtScore(c.overall.current)} (${signed(c.overall.delta)})`,
-    chalk.dim(`Verdicts: ${methodText(c.method)}.`),
+  const more = c.pooled.baseline.runs > 1 ? ` and ${c.pooled.baseline.runs - 1} more of its version, ${c.pooled.baseline.calls} calls` : '';
+  const mine = c.pooled.current.runs > 1 ? ` (this side: ${c.pooled.current.runs} runs, ${c.pooled.current.calls} calls)` : '';
+  const lines = [
+    `Against run #${c.baseline.runNumber} (${safeText(c.baseline.id)}, agent version ${c.baseline.agentVersion ?? '?'}${more})${mine}: ${v} at family-wise error ${percent(c.method.alpha)}: overall ${safeText(c.overallChange.reason)}; rows: ${countsText(c.counts)}`,
   ];
+  if (c.toDecide) lines.push(`Undecided: ${decideText(c.toDecide, c.method.minEffect)}.`);
+  lines.push(chalk.dim(`Verdicts: ${methodText(c.method)}.`));
+  return lines;
 }
 
 /** The end-of-run report for a person: headline, scenario table, criterion table (with the baseline's columns and verdicts when there is one), gates. */

@@ -1,25 +1,31 @@
 import type { RunDetail, RunResult } from '../api/evals.js';
 
 /**
- * Baseline verdicts: is a run worse, better or the same as another, per scenario and per
- * criterion, given that every iteration is a simulated call and so a noisy sample?
+ * Baseline verdicts: is a change worse, better or the same as a baseline, given that every
+ * iteration is a simulated call and so a noisy sample? (The statistics are in stats.ts;
+ * `vap help ci` states the method with a worked example.)
  *
- * The method (the README states it with a worked example):
- * - The samples: per scenario, the overall score of each completed iteration; per
- *   criterion, that criterion's score in each completed iteration (every scenario).
- *   Failed iterations have no score and are left out.
- * - Welch's t-test (unequal variances, Welch–Satterthwaite degrees of freedom), which is
- *   sound for small samples whose variances differ: Δ = mean(run) − mean(baseline),
- *   SE = √(s²₁/n₁ + s²₀/n₀), the 95% confidence interval Δ ± t(0.975, df)·SE.
- * - A minimum effect δ (default 0.05 on the 0..1 score scale), the smallest change that
- *   matters. Then:
- *     regressed               the interval is below 0 (p < 0.05) and Δ ≤ −δ
- *     improved                the interval is above 0 (p < 0.05) and Δ ≥ +δ
- *     no significant change   the interval lies within ±δ: any change is smaller than δ
- *     too few iterations      fewer than 2 scored iterations on a side (no variance to
- *                             estimate), or an interval too wide to tell a change of δ
- *                             from none: more iterations would tell
- * - When both samples have no spread at all (every score equal), the interval is Δ itself.
+ * - The samples: per scenario, the overall score of each scored iteration; failed
+ *   iterations have no score and are left out. Each side may pool several runs (the
+ *   baseline version's completed runs; the runs `--until-decided` started).
+ * - The overall change is stratified by scenario: each scenario's difference in means,
+ *   equally weighted, with its Welch variance; every scored call of both sides counts. Each
+ *   criterion's change is stratified the same way; each scenario's is a Welch comparison.
+ * - Each bound of an interval is a one-sided test: the overall change's at 0.8α (`--alpha`,
+ *   1% by default), so its interval is the (1 − 1.6α) one, 98.4%. Its critical value is the t quantile with the
+ *   same tail as the normal boundary, z(1 − α) for one look, or the group-sequential
+ *   boundary (Lan-DeMets, O'Brien-Fleming's shape) at the information reached when
+ *   `--until-decided` looks again after each run.
+ * - The decision, for every row: the interval within ±δ (`--min-effect`, 0.05) is "no
+ *   significant change", equivalence by two one-sided tests, which comes first; wholly below
+ *   0 regressed, wholly above improved; otherwise too few iterations, with the iterations
+ *   per scenario that would decide a change of δ.
+ * - The family (each direction its own): the overall change is the primary test, at 80% of
+ *   α. The scenarios and criteria are then tested by Holm's method at all of α when the
+ *   overall change was significant in that direction, else at the 20% left (Wiens'
+ *   fallback procedure); their intervals are Bonferroni's at that level. So an unchanged
+ *   agent is called regressed anywhere with a probability of at most α: the family-wise
+ *   false-alarm rate.
  */
 
 export type Verdict = 'regressed' | 'improved' | 'no significant change' | 'too few iterations';
@@ -28,15 +34,22 @@ export const VERDICTS: readonly Verdict[] = ['regressed', 'improved', 'no signif
 export interface VerdictSettings {
   /** The smallest change that matters, on the 0..1 score scale. */
   minEffect: number;
-  /** Confidence level of the interval (two-sided); 0.95. */
-  confidence: number;
+  /** The family-wise level of a false "regressed" (and of a false "improved"); 0.01. */
+  alpha: number;
+  /**
+   * The information fractions of the looks so far, this one last (`--until-decided`): the
+   * group-sequential boundary. Absent: one look, the fixed-sample test.
+   */
+  looks?: readonly number[];
 }
 
 export const DEFAULT_MIN_EFFECT = 0.05;
-export const CONFIDENCE = 0.95;
+export const DEFAULT_ALPHA = 0.01;
+/** The level of the intervals shown for the default α (each bound a one-sided test at α). */
+export const CONFIDENCE = 1 - 2 * DEFAULT_ALPHA;
 /** Scored iterations needed on each side to estimate a variance. */
 export const MIN_ITERATIONS = 2;
-export const DEFAULT_VERDICT_SETTINGS: VerdictSettings = { minEffect: DEFAULT_MIN_EFFECT, confidence: CONFIDENCE };
+export const DEFAULT_VERDICT_SETTINGS: VerdictSettings = { minEffect: DEFAULT_MIN_EFFECT, alpha: DEFAULT_ALPHA };
 
 export interface SampleStats {
   n: number;
@@ -52,7 +65,7 @@ export interface Comparison {
   delta: number | null;
   /** The confidence interval of delta; null when it cannot be computed. */
   ci: [number, number] | null;
-  /** Two-sided p-value of Welch's t-test. */
+  /** Two-sided p-value of the nominal (one-look) t-test. */
   pValue: number | null;
   /** Welch–Satterthwaite degrees of freedom. */
   df: number | null;
@@ -85,17 +98,71 @@ export interface BaselineRun {
   overallScore: number | null;
 }
 
-export interface RunComparison {
-  method: { test: "Welch's t-test"; confidence: number; minEffect: number; minIterations: number };
-  baseline: BaselineRun;
-  /** regressed if any row regressed; else improved if any improved; else too few iterations if any row is; else no significant change. */
+/** The runs and calls a side pooled. */
+export interface PooledSide {
+  runs: number;
+  /** Calls placed (iterations, failed ones included). */
+  calls: number;
+  /** Scored iterations (the calls that count in the scores). */
+  scored: number;
+  /** Failed iterations. */
+  failed: number;
+  /** Run numbers pooled, oldest first. */
+  runNumbers: number[];
+}
+
+/** The stratified overall change: the primary test of the family. */
+export interface OverallComparison {
+  delta: number | null;
+  /** Its standard error. */
+  se: number | null;
+  df: number | null;
+  ci: [number, number] | null;
   verdict: Verdict;
+  reason: string;
+  /** Scenarios that counted (scored iterations on both sides). */
+  strata: number;
+}
+
+export interface ComparisonMethod {
+  test: 'stratified Welch';
+  /** The level of the overall change's interval (1 − 2·0.8α); each bound a one-sided test. */
+  confidence: number;
+  /** The level of each row's interval (Bonferroni's, simultaneous over the rows). */
+  rowConfidence: number;
+  minEffect: number;
+  minIterations: number;
+  /** The family-wise level of a false "regressed" (and of a false "improved"). */
+  alpha: number;
+  family: 'overall first (80% of α), then Holm over the rows (all of α after a significant overall change, else the rest)';
+  /** The rows tested after the overall change: scenarios and criteria with an estimate. */
+  rows: number;
+  /** Set with --until-decided: the look and its boundary. */
+  sequential?: { boundary: "Lan-DeMets O'Brien-Fleming"; look: number; fractions: number[]; z: number };
+}
+
+export interface RunComparison {
+  method: ComparisonMethod;
+  /** The baseline's newest run (the one `previous` or `version:n` named). */
+  baseline: BaselineRun;
+  /** The runs and calls each side pooled. */
+  pooled: { current: PooledSide; baseline: PooledSide };
+  /** The stratified overall change decides: regressed, improved, no significant change (within ±δ) or too few iterations; a row that regressed makes it regressed. */
+  verdict: Verdict;
+  /** The verdicts of the rows (scenarios and criteria). */
   counts: Record<Verdict, number>;
+  /** The runs' own overall scores (the newest run of each side). */
   overall: { current: number | null; baseline: number | null; delta: number | null };
+  overallChange: OverallComparison;
+  /** For an undecided change: the iterations per scenario that would decide a change of δ (with the baseline as it is; or on each side). */
+  toDecide?: { iterationsPerScenario: number | null; eachSide: number | null };
+  /** The share of failed iterations on each side, and the one-sided Fisher p-value that this side's is higher. */
+  failures: { current: number; baseline: number; pValue: number };
   scenarios: ScenarioComparison[];
   criteria: CriterionComparison[];
 }
 
+/** The verdict of the rows alone (without the overall change): regressed, improved, too few iterations, no significant change, in that order. */
 export function headlineVerdict(counts: Record<Verdict, number>): Verdict {
   if (counts.regressed) return 'regressed';
   if (counts.improved) return 'improved';
@@ -108,9 +175,23 @@ export function countsText(counts: Record<Verdict, number>): string {
   return VERDICTS.filter((v) => counts[v] > 0).map((v) => `${counts[v]} ${v}`).join(', ') || 'nothing to compare';
 }
 
-/** The method in one line, for reports: `Welch's t-test, 95% confidence, minimum effect 0.05, at least 2 iterations a side`. */
-export function methodText(m: RunComparison['method']): string {
-  return `Welch's t-test, ${Math.round(m.confidence * 100)}% confidence, minimum effect ${m.minEffect}, at least ${m.minIterations} scored iterations a side`;
+/** `1%` for 0.01, `0.5%` for 0.005. */
+export function percent(x: number): string {
+  return `${Number((x * 100).toPrecision(3))}%`;
+}
+
+/**
+ * The method in one line, for reports: `overall change stratified by scenario, family-wise
+ * error 1% (overall first, then Holm over 9 rows), 98% intervals, minimum effect 0.05`.
+ */
+export function methodText(m: ComparisonMethod): string {
+  const seq = m.sequential ? `; look ${m.sequential.look} of an adaptive run, Lan-DeMets O'Brien-Fleming boundary z = ${m.sequential.z.toFixed(2)}` : '';
+  return `overall change stratified by scenario (Welch), family-wise error ${percent(m.alpha)} (the overall change first, then Holm over ${m.rows} row${m.rows === 1 ? '' : 's'}), a ${percent(m.confidence)} interval overall and ${percent(m.rowConfidence)} for each row, minimum effect ${m.minEffect}${seq}`;
+}
+
+/** `undecided`, for the words of a look: the verdict's name in a sentence. */
+export function verdictPhrase(v: Verdict): string {
+  return v === 'too few iterations' ? 'undecided' : v === 'no significant change' ? `no significant change` : v;
 }
 
 /** Rows that regressed, scenarios then criteria. */

@@ -39,7 +39,7 @@ const noise = (evalId: string, value: { type: string; level: string } | null) =>
 const runsPosted = async () => (await emu.requests()).filter((r) => r.method === 'POST' && /\/runs$/.test(r.path)).length;
 
 type Row = { name?: string; key?: string; verdict: string; delta: number | null; current: { mean: number | null }; baseline: { mean: number | null } };
-type Comparison = { spec: string; verdict: string; baseline: { id: string; runNumber: number }; scenarios: Row[]; criteria: Row[]; method: { test: string; confidence: number; minEffect: number } };
+type Comparison = { spec: string; verdict: string; baseline: { id: string; runNumber: number }; scenarios: Row[]; criteria: Row[]; method: { test: string; confidence: number; minEffect: number; alpha: number }; overallChange: { verdict: string } };
 
 describe('--baseline', () => {
   let evalId: string;
@@ -64,13 +64,14 @@ describe('--baseline', () => {
     expect(r.code).toBe(3);
     const out = JSON.parse(r.stdout);
     const c = out.baseline as Comparison;
-    expect(c).toMatchObject({ spec: 'previous', verdict: 'regressed', baseline: { id: first.id, runNumber: 1 }, method: { test: "Welch's t-test", confidence: 0.95, minEffect: 0.05 } });
+    expect(c).toMatchObject({ spec: 'previous', verdict: 'regressed', baseline: { id: first.id, runNumber: 1 }, method: { test: 'stratified Welch', alpha: 0.01, minEffect: 0.05 } });
+    expect(c.overallChange.verdict).toBe('regressed');
     expect(c.scenarios.map((s) => s.name)).toEqual(['Book a cleaning', 'Wants a human', 'Asks for a diagnosis']);
     const regressed = [...c.scenarios, ...c.criteria].filter((x) => x.verdict === 'regressed');
     expect(regressed.length).toBeGreaterThan(0);
-    for (const x of regressed) expect(x.delta!).toBeLessThanOrEqual(-0.05);
+    for (const x of regressed) expect(x.delta!).toBeLessThan(0);
     const gate = out.gates.find((g: { gate: string }) => g.gate === '--fail-on-regression');
-    expect(gate).toMatchObject({ passed: false, actual: regressed.length, message: expect.stringMatching(new RegExp(`^${regressed.length} significant regressions? against run #1: `)) });
+    expect(gate).toMatchObject({ passed: false, actual: 1 + regressed.length, message: expect.stringMatching(/^a significant regression against run #1 \(family-wise error 1%\): overall -0\.\d{3} \(98\.4% CI -0\.\d{3} to -0\.\d{3}\)/) });
     expect(r.stderr).toContain(`✗ gate --fail-on-regression failed: ${gate.message}\n`);
 
     // The Markdown report, parsed: each scenario's cells say what --json says, regressions first.
@@ -92,8 +93,10 @@ describe('--baseline', () => {
     const sc = c.scenarios.filter((x) => x.verdict === 'regressed').length;
     const cr = c.criteria.filter((x) => x.verdict === 'regressed').length;
     const on = [sc ? `${sc} of 3 scenarios` : '', cr ? `${cr} of 4 criteria` : ''].filter(Boolean).join(' and ');
-    const headline = `### Eval run #2 of Baseline ${text.split('\n')[1]!.match(/of Baseline ([\d.]+):/)?.[1]}: ❌ 1 gate failed (${regressed.length} significant regression${regressed.length === 1 ? '' : 's'}) · ▼ regressed on ${on}`;
-    expect(text.split('\n').slice(0, 2)).toEqual([expect.stringMatching(/^<!-- vap-evals suite=ev_\w+ -->$/), expect.stringMatching(new RegExp(`^${headline.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(, ▲ improved on .+)? against #1$`))]);
+    const o = c as unknown as { overallChange: { delta: number; ci: [number, number] } };
+    const f = (x: number) => (x > 0 ? `+${x.toFixed(3)}` : x.toFixed(3));
+    const headline = `### Eval run #2 of Baseline ${text.split('\n')[1]!.match(/of Baseline ([\d.]+):/)?.[1]}: ❌ 1 gate failed (a significant regression) · ▼ regressed at family-wise error 1%: overall ${f(o.overallChange.delta)} (98.4% CI ${f(o.overallChange.ci[0])} to ${f(o.overallChange.ci[1])})${on ? `, ${on}` : ''}, against #1 · 24 calls (no --max-calls budget)`;
+    expect(text.split('\n').slice(0, 2)).toEqual([expect.stringMatching(/^<!-- vap-evals suite=ev_\w+ -->$/), headline]);
     // The step summary is the same report, with the baseline columns.
     expect(readFileSync(summary, 'utf8')).toBe(`${text}\n`);
   });
@@ -102,10 +105,10 @@ describe('--baseline', () => {
     const runs = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/runs`)).body.data.runs;
     const r = await vap(['evals', 'runs', 'get', evalId, runs[0].id, '--agent', agentId, '--allow-failed-iterations', '99', '--baseline', 'previous', '--fail-on-regression']);
     expect(r.code).toBe(3);
-    expect(r.stdout).toMatch(/^Against run #1 \(run_\w+, agent version 1\): ▼ regressed: /m);
+    expect(r.stdout).toMatch(/^Against run #1 \(run_\w+, agent version 1\): ▼ regressed at family-wise error 1%: overall dropped 0\.\d{3} \(98\.4% CI /m);
     expect(r.stdout).toMatch(/SCENARIO\s+ITERATIONS\s+FAILED\s+MEAN SCORE\s+BASELINE\s+DELTA\s+VERDICT/);
     expect(r.stdout).toMatch(/CRITERION\s+NAME\s+AVERAGE\s+MAX\s+WEIGHT\s+BASELINE\s+DELTA\s+VERDICT/);
-    expect(r.stdout).toMatch(/^✗ FAILED --fail-on-regression: \d+ significant regressions? against run #1/m);
+    expect(r.stdout).toMatch(/^✗ FAILED --fail-on-regression: a significant regression against run #1 \(family-wise error 1%\)/m);
     expect(r.stderr).not.toContain('--fail-on-regression:');
     expect(r.stderr).toMatch(/^error: run #2 \(run_\w+\) completed below a gate\n$/m);
   });

@@ -205,7 +205,7 @@ describe('vap evals run', () => {
     // High noise makes some calls fail (the seed fixes which).
     const evalId = await suite({ iterations: 5, scenarios: 3, noise: { type: 'static', level: 'high' } });
     const junit = join(dir, 'noisy.xml');
-    const strict = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--json', '--report', `junit=${junit}`]);
+    const strict = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '0', '--json', '--report', `junit=${junit}`]);
     const out = JSON.parse(strict.stdout);
     const failed = out.run.failedIterations as number;
     expect(failed).toBeGreaterThan(0);
@@ -268,7 +268,7 @@ describe('vap evals run', () => {
     // The step summary is the Markdown report of the run as last seen, with the command that keeps waiting.
     const md = readFileSync(summary, 'utf8');
     // Held before its first iteration: the report says how far it got, and that there is no score yet.
-    expect(md).toMatch(/^<!-- vap-evals suite=ev_\w+ -->\n### Eval run #1: ⏱ timed out after 0 of \d+ iterations\n/);
+    expect(md).toMatch(/^<!-- vap-evals suite=ev_\w+ -->\n### Eval run #1: ⏱ timed out after 0 of \d+ iterations · \d+ calls \(no --max-calls budget\)\n/);
     expect(md).toMatch(/\n\*\*No scores yet\*\*: the wait ended after 0 of \d+ iterations \(the run goes on\)\.\n/);
     expect(md).toContain(`run ${runId} had not finished after 500ms`);
     expect(md).toContain(`Keep waiting with:\n\n\`\`\`text\n${resume}\n\`\`\`\n`);
@@ -371,8 +371,8 @@ describe('reports', () => {
     expect(r.stdout).toMatch(/^::error title=Eval scenario failed%3A .+::mean score 0\.\d{3} < --min-score 1/m);
     const md = readFileSync(summary, 'utf8');
     expect(md.startsWith(`# earlier step\n<!-- vap-evals suite=${evalId} -->\n### Eval run #1 of Suite `)).toBe(true);
-    expect(md.split('\n')[2]).toMatch(/: ❌ 1 gate failed \(overall 0\.\d{3} &lt; 1\)$/);
-    expect(md).toContain('| Scenario | Iterations | Failed | Score |');
+    expect(md.split('\n')[2]).toMatch(/: ❌ 1 gate failed \(overall 0\.\d{3} &lt; 1\) · \d+ calls \(no --max-calls budget\)$/);
+    expect(md).toContain('| Scenario | Iterations | Failed | Score | Passed (score ≥ 1) | pass^1 |');
     expect(md).toContain('| `--min-score 1` | ❌ failed: overall score');
 
     const runId = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/runs`)).body.data.runs[0].id;

@@ -110,9 +110,9 @@ describe('vap preview', () => {
     const r = await vap(['preview', '--label', 'worse', '--baseline', 'live', '--fail-on-regression', '--allow-failed-iterations', '12', '--report', `markdown=${report}`]);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(3);
     expect(r.stdout).toMatch(/instruction_adherence .*▼ regressed/);
-    expect(r.stdout).toMatch(/✗ FAILED --fail-on-regression: \d+ significant regressions? against run #1/);
+    expect(r.stdout).toMatch(/✗ FAILED --fail-on-regression: a significant regression against run #1 \(family-wise error 1%\)/);
     expect(r.stderr).toContain('preview "worse" failed a gate; no live agent was changed');
-    expect(readFileSync(report, 'utf8')).toMatch(/▼ regressed on/);
+    expect(readFileSync(report, 'utf8')).toMatch(/▼ regressed at family-wise error 1%/);
     expect(state().passed?.[live.slug]).toBeUndefined();
     expect(state().previews).toBeUndefined();
     expect(await previewAgentsLeft()).toEqual([]);

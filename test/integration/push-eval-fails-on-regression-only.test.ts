@@ -66,11 +66,11 @@ describe('vap push --eval --fail-on-regression', () => {
     const r = await vap(GATED);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(3);
     expect(r.stdout).toMatch(/instruction_adherence .*▼ regressed/);
-    expect(r.stdout).toMatch(/✗ FAILED --fail-on-regression: \d+ significant regressions? against run #1/);
+    expect(r.stdout).toMatch(/✗ FAILED --fail-on-regression: a significant regression against run #1 \(family-wise error 1%\)/);
     expect(r.stderr).toContain(`↩ rolled back agent ${live.slug}`);
     const v = await get(`/api/v1/agents/${live.agentId}/versions?limit=200`);
     expect(v.versions[0]).toMatchObject({ changeType: 'rollback', rolledBackTo: from });
-    expect(v.versions[0].reason).toMatch(/^vap push \S+: eval gate failed on gate-desk-\d+\/booking \(--fail-on-regression: \d+ significant regressions? against run #1: .*instruction_adherence -0\.\d+/);
+    expect(v.versions[0].reason).toMatch(/^vap push \S+: eval gate failed on gate-desk-\d+\/booking \(--fail-on-regression: a significant regression against run #1 .*instruction_adherence -0\.\d+/);
     const agent = await get(`/api/v1/agents/${live.agentId}`);
     expect(agent.instructions).toContain('Never give medical advice.');
     const listed = await runCli(['--profile', 'staging', 'agents', 'versions', live.agentId], { env: twoOrgEnv(t.emu.url, join(t.dir, '.config')) });

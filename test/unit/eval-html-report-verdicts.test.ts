@@ -29,7 +29,8 @@ describe('the HTML report', () => {
     expect(cells.filter(([cls, text]) => text!.includes('improved') && cls !== 'improved')).toEqual([]);
     expect(html).not.toMatch(/class="(fail|v-regressed|status-failed)"[^>]*>[^<]*improved/);
     // The baseline's headline verdict and the gates are two facts, each with its own mark.
-    expect(html).toContain('<strong class="v-regressed">▼ regressed</strong> (1 regressed, 1 improved,');
+    expect(html).toContain('<strong class="v-regressed">▼ regressed</strong> (▼ regressed at family-wise error 1%: ');
+    expect(html).toContain('; rows: 1 regressed, 1 improved,');
     expect(html).toContain('<dt>Gates</dt><dd><span class="fail">✗ below a gate</span></dd>');
   });
 

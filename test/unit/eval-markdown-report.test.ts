@@ -62,11 +62,14 @@ describe('the Markdown report', () => {
     const md = markdownReport(outcome());
     const lines = md.split('\n');
     expect(lines[0]).toBe('<!-- vap-evals suite=ev_1 -->');
-    expect(lines[1]).toBe('### Eval run #5 of Booking \\| flows: ❌ 2 gates failed (1 failed iteration, none allowed; 2 significant regressions) · ▼ regressed on 1 of 3 scenarios and 1 of 2 criteria against #4');
+    // The gates' result, the verdict with its family-wise level, the calls spent and the budget.
+    expect(lines[1]).toBe('### Eval run #5 of Booking \\| flows: ❌ 2 gates failed (1 failed iteration, none allowed; a significant regression) · ▼ regressed at family-wise error 1%: overall -0.099 (98.4% CI -0.107 to -0.091), 1 of 3 scenarios and 1 of 2 criteria, against #4 · 15 calls (no --max-calls budget)');
     const heading = marked.lexer(md).find((t) => t.type === 'heading') as Tokens.Heading;
-    const [gates, verdict] = heading.text.split(' · ');
+    const [gates, verdict, calls] = heading.text.split(' · ');
     expect(gates).toMatch(/: ❌ 2 gates failed \(/);
-    expect(verdict).toBe('▼ regressed on 1 of 3 scenarios and 1 of 2 criteria against #4');
+    expect(verdict).toBe('▼ regressed at family-wise error 1%: overall -0.099 (98.4% CI -0.107 to -0.091), 1 of 3 scenarios and 1 of 2 criteria, against #4');
+    expect(calls).toBe('15 calls (no --max-calls budget)');
+    expect(markdownReport({ ...outcome(), maxCalls: 300 }).split('\n')[1]).toMatch(/ · 15 calls of at most 300$/);
   });
 
   it('an improvement is never shown as a failure is: ▲, no red mark, apart from a gate that failed', () => {
@@ -74,12 +77,12 @@ describe('the Markdown report', () => {
     // A failed gate (a failed iteration, none allowed) beside an improvement: two facts, the ❌ on the gate's only.
     const failing = markdownReport(outcome({ improve: true }));
     const headline = failing.split('\n')[1]!;
-    expect(headline).toBe('### Eval run #5 of Booking \\| flows: ❌ 1 gate failed (1 failed iteration, none allowed) · ▲ improved on 1 of 3 scenarios and 1 of 2 criteria against #4');
+    expect(headline).toBe('### Eval run #5 of Booking \\| flows: ❌ 1 gate failed (1 failed iteration, none allowed) · ▲ improved at family-wise error 1%: overall +0.050 (98.4% CI +0.043 to +0.057), 1 of 3 scenarios and 1 of 2 criteria, against #4 · 15 calls (no --max-calls budget)');
     expect(headline.split(' · ')[1]).not.toMatch(RED);
     // Every gate passed and the run improved: nothing red anywhere but the failed iteration's own details.
     const green = markdownReport(outcome({ improve: true, allowFailed: 1 }));
-    expect(green.split('\n')[1]).toBe('### Eval run #5 of Booking \\| flows: ✅ 3 gates passed · ▲ improved on 1 of 3 scenarios and 1 of 2 criteria against #4');
-    expect(green).toContain('**▲ improved**: 2 improved, 3 no significant change');
+    expect(green.split('\n')[1]).toBe('### Eval run #5 of Booking \\| flows: ✅ 3 gates passed · ▲ improved at family-wise error 1%: overall +0.050 (98.4% CI +0.043 to +0.057), 1 of 3 scenarios and 1 of 2 criteria, against #4 · 15 calls (no --max-calls budget)');
+    expect(green).toContain('**▲ improved**: rose 0.050 (98.4% CI +0.043 to +0.057); rows: 2 improved, 3 no significant change');
     const [scenarios, criteria] = tables(green);
     const improved = [...cells(scenarios!), ...cells(criteria!)].filter((r) => r[6]!.includes('improved'));
     expect(improved.map((r) => r[6])).toEqual(['▲ improved', '▲ improved']);
@@ -93,7 +96,7 @@ describe('the Markdown report', () => {
     const failedRun = { ...o, detail: { ...o.detail, run: { ...o.detail.run, status: 'failed', error: 'the tester pool is down', completedIterations: 9, failedIterations: 1 } }, gates: [] };
     const md = markdownReport(failedRun);
     const lines = md.split('\n');
-    expect(lines[1]).toBe('### Eval run #5 of Booking \\| flows: ❌ failed after 10 of 15 iterations; the averages are partial · ▼ regressed on 1 of 3 scenarios and 1 of 2 criteria against #4');
+    expect(lines[1]).toBe('### Eval run #5 of Booking \\| flows: ❌ failed after 10 of 15 iterations; the averages are partial · ▼ regressed at family-wise error 1%: overall -0.099 (98.4% CI -0.107 to -0.091), 1 of 3 scenarios and 1 of 2 criteria, against #4 · 15 calls (no --max-calls budget)');
     expect(lines[3]).toContain('overall **0.700** (partial) (run #4: 0.800, -0.100) · 9 completed, 1 failed of 15 iterations');
     expect(md).toContain('\n**Partial averages**: the run failed after 10 of 15 iterations; every score and average here covers those 10 only.\n');
     // Every iteration done (a run that completed): nothing is said.
@@ -106,7 +109,8 @@ describe('the Markdown report', () => {
 
   it('a table of scenarios: score, baseline, delta, interval and verdict, regressions first', () => {
     const [scenarios] = tables(markdownReport(outcome()));
-    expect(scenarios!.header.map((h) => h.text)).toEqual(['Scenario', 'Iterations', 'Score', 'Baseline', 'Δ', '95% CI', 'Verdict']);
+    // Rows: Bonferroni's intervals over 5 rows at all of α (the overall change regressed): 1 − 2·1%/5.
+    expect(scenarios!.header.map((h) => h.text)).toEqual(['Scenario', 'Iterations', 'Score', 'Baseline', 'Δ', '99.6% CI', 'Verdict', 'Passed (completed)', 'pass^5']);
     const rows = cells(scenarios!);
     expect(rows.map((r) => r[6])).toEqual(['▼ regressed', '= no significant change', '= no significant change']);
     // The regression first, then the scenario with a failed iteration, then the rest.
@@ -120,7 +124,7 @@ describe('the Markdown report', () => {
     const md = markdownReport(outcome());
     const [scenarios] = tables(md);
     const name = scenarios!.rows[0]![0]!;
-    expect(scenarios!.rows.every((r) => r.length === 7)).toBe(true);
+    expect(scenarios!.rows.every((r) => r.length === 9)).toBe(true);
     // The cell's tokens: text only (no html, codespan or strong token from the name).
     const kinds = new Set<string>();
     const walk = (ts: Tokens.Generic[] | undefined) => ts?.forEach((t) => (kinds.add(t.type), walk(t.tokens as Tokens.Generic[] | undefined)));
@@ -146,7 +150,7 @@ describe('the Markdown report', () => {
     expect(cells(gates!)).toEqual([
       ['`--min-score 0.6`', '✅ passed: overall score 0.700 ≥ 0.6'],
       ['`--allow-failed-iterations 0`', '❌ failed: 1 failed iteration of 15 (none allowed)'],
-      ['`--fail-on-regression`', expect.stringMatching(/^❌ failed: 2 significant regressions against run \\#4: .+ -0\.296, tone -0\.\d{3}$/)],
+      ['`--fail-on-regression`', expect.stringMatching(/^❌ failed: a significant regression against run \\#4 \(family-wise error 1%\): overall -0\.099 \(98\.4% CI -0\.107 to -0\.091\); .+ -0\.296, tone -0\.\d{3}$/)],
     ]);
   });
 
@@ -198,8 +202,10 @@ describe('the Markdown report', () => {
     const o = outcome();
     const md = markdownReport({ ...o, baseline: undefined, gates: [] });
     const [scenarios, criteria] = tables(md);
-    expect(scenarios!.header.map((h) => h.text)).toEqual(['Scenario', 'Iterations', 'Failed', 'Score']);
-    expect(cells(scenarios!)[0]).toEqual(['Flaky', '5', '1', '0.800']);
+    expect(scenarios!.header.map((h) => h.text)).toEqual(['Scenario', 'Iterations', 'Failed', 'Score', 'Passed (completed)', 'pass^5']);
+    // pass^5 of Flaky: 4 of 5 passed, C(4,5)/C(5,5) = 0.
+    expect(cells(scenarios!)[0]).toEqual(['Flaky', '5', '1', '0.800', '4/5', '0.000']);
+    expect(md).toContain('pass^5: **0.667**, the estimate that all 5 repeated calls of a scenario pass (completed), the mean over 3 scenarios.');
     expect(criteria!.header.map((h) => h.text)).toEqual(['Criterion', 'Weight', 'Average', 'Best']);
     expect(md).toContain('Gates: none.');
   });
@@ -207,7 +213,7 @@ describe('the Markdown report', () => {
   it('a wait that timed out: what was seen, why, and the command that keeps waiting', () => {
     const o = outcome();
     const md = markdownReport({ ...o, detail: { ...o.detail, run: { ...o.detail.run, status: 'running', overallScore: null } }, results: [], gates: [], baseline: undefined, stopped: { kind: 'timeout', message: 'run run_b had not finished after 20m; it goes on', resume: 'vap evals runs get run_b --eval ev_1 --agent ag_1 --wait' } });
-    expect(md.split('\n')[1]).toBe('### Eval run #5 of Booking \\| flows: ⏱ timed out');
+    expect(md.split('\n')[1]).toBe('### Eval run #5 of Booking \\| flows: ⏱ timed out · 15 calls (no --max-calls budget)');
     expect(md).toContain('Keep waiting with:\n\n```text\nvap evals runs get run_b --eval ev_1 --agent ag_1 --wait\n```');
     expect(md).toContain('Gates: not evaluated: the run did not complete.');
   });

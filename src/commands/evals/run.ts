@@ -5,8 +5,10 @@ import { CliError, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import { baselineOption, checkBaseline, type BaselineSpec } from '../../evals/baseline.js';
-import { followRun, resumeCommand, type FollowSettings } from '../../evals/follow.js';
-import { checkCriterionKeys, countOption, criterionGateOption, scoreOption, type CriterionGate, type GateSpec } from '../../evals/gates.js';
+import { budgetFrom, checkBudget, estimateCalls, estimateText, type AdaptiveReporter } from '../../evals/adaptive.js';
+import { completeOutcome, followRun, resumeCommand, type FollowSettings } from '../../evals/follow.js';
+import { lookText } from '../../evals/look-text.js';
+import { allowanceOption, alphaOption, checkCriterionKeys, criterionGateOption, maxCallsOption, scoreOption, type CriterionGate, type FailedAllowance, type GateSpec } from '../../evals/gates.js';
 import { checkReportTargets, reportOption, type ReportTarget } from '../../evals/reports.js';
 import { action } from '../action.js';
 import { safeText } from '../../ui/safe-text.js';
@@ -18,13 +20,21 @@ import { agentOption, resolveAgent } from './options.js';
 export interface GateOptions {
   minScore?: number;
   minCriterion?: CriterionGate[];
-  allowFailedIterations?: number;
+  allowFailedIterations?: FailedAllowance;
+  minPassRate?: number;
   baseline?: BaselineSpec;
   failOnRegression?: boolean;
   minEffect?: number;
+  alpha?: number;
 }
 
-export interface WaitOptions extends GateOptions {
+/** `--until-decided`, `--max-calls`: how many runs, within what budget. */
+export interface BudgetOptions {
+  untilDecided?: boolean;
+  maxCalls?: number;
+}
+
+export interface WaitOptions extends GateOptions, BudgetOptions {
   wait?: boolean;
   timeout: number;
   report?: ReportTarget[];
@@ -33,20 +43,29 @@ export interface WaitOptions extends GateOptions {
 
 export const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 
-/** --min-score, --min-criterion (repeatable), --allow-failed-iterations. */
+/** --min-score, --min-criterion (repeatable), --allow-failed-iterations, --min-pass-rate. */
 export function addGateOptions(cmd: Command): Command {
   return cmd
     .option('--min-score <score>', 'exit 3 when the overall score is below this (0..1)', scoreOption('--min-score'))
     .option('--min-criterion <key=score>', 'exit 3 when this criterion averages below the score (repeatable)', criterionGateOption)
-    .option('--allow-failed-iterations <n>', 'failed iterations that do not fail the gate (default 0: any failed iteration exits 3)', countOption('--allow-failed-iterations'));
+    .option('--allow-failed-iterations <n|p%>', 'failed iterations (a number, or a share like 10%) that do not fail the gate (default: fewer than 20%, and with a baseline not significantly more than its share)', allowanceOption)
+    .option('--min-pass-rate <x>', "exit 3 when pass^k is below x: the estimate that all k repeated calls of a scenario pass (k: a run's iterations per scenario; passing: completed, at --min-score or above when given)", scoreOption('--min-pass-rate'));
 }
 
-/** --baseline, --fail-on-regression, --min-effect: the comparison with another run and its gate. */
+/** --baseline, --fail-on-regression, --min-effect, --alpha: the comparison with another run and its gate. */
 export function addBaselineOptions(cmd: Command, what = 'the run'): Command {
   return cmd
-    .option('--baseline <runId|previous|version:n|live>', `compare ${what} with a run: its id, previous (the newest completed run before it), version:<n> (the newest completed run on agent version n), or live (the live agent's newest completed run); a verdict per scenario and criterion`, baselineOption)
-    .option('--fail-on-regression', 'exit 3 when a scenario or criterion regressed significantly against the baseline (default baseline: previous)')
-    .option('--min-effect <score>', 'the smallest change a verdict counts as regressed or improved (default 0.05)', scoreOption('--min-effect'));
+    .option('--baseline <runId|previous|version:n|live>', `compare ${what} with a run: its id, previous (the newest completed run before it), version:<n> (the newest completed run on agent version n), or live (the live agent's newest completed run); previous and version:<n> pool every completed run of that agent version; a verdict overall, per scenario and per criterion`, baselineOption)
+    .option('--fail-on-regression', 'exit 3 when the change regressed significantly against the baseline: overall, then per scenario and criterion (default baseline: previous)')
+    .option('--min-effect <score>', 'the smallest change that matters: a change shown to be smaller is no significant change (default 0.05)', scoreOption('--min-effect'))
+    .option('--alpha <a>', 'the family-wise rate of a false "regressed" over every row the gate tests (default 0.01)', alphaOption);
+}
+
+/** --until-decided, --max-calls: more runs while the verdict is undecided, within a budget of calls. */
+export function addBudgetOptions(cmd: Command): Command {
+  return cmd
+    .option('--until-decided', 'with --wait and a baseline: while the verdict is undecided, start another run of the suite on the same agent version and pool it, until regressed, improved or no significant change, or the budget')
+    .option('--max-calls <n>', 'the most calls this command may place: a run that would pass it is refused (exit 2) before it starts (also VAP_MAX_CALLS)', maxCallsOption);
 }
 
 /** --wait, --timeout, --report (repeatable) and the hidden --poll. */
@@ -81,10 +100,13 @@ export function gateFlagsGiven(opts: GateOptions & { report?: unknown[] }): stri
     opts.minScore !== undefined && '--min-score',
     opts.minCriterion?.length && '--min-criterion',
     opts.allowFailedIterations !== undefined && '--allow-failed-iterations',
+    opts.minPassRate !== undefined && '--min-pass-rate',
     opts.report?.length && '--report',
     opts.baseline && '--baseline',
     opts.failOnRegression && '--fail-on-regression',
     opts.minEffect !== undefined && '--min-effect',
+    opts.alpha !== undefined && '--alpha',
+    (opts as BudgetOptions).untilDecided && '--until-decided',
   ].filter((x): x is string => typeof x === 'string');
 }
 
@@ -94,11 +116,13 @@ export function gateSpec(opts: GateOptions & { maxDrop?: number }, defaults: { b
   return {
     minScore: opts.minScore,
     minCriteria: opts.minCriterion ?? [],
-    allowFailedIterations: opts.allowFailedIterations ?? 0,
+    allowFailedIterations: opts.allowFailedIterations,
+    minPassRate: opts.minPassRate,
     maxDrop: opts.maxDrop,
     baseline,
     failOnRegression: opts.failOnRegression,
     minEffect: opts.minEffect,
+    alpha: opts.alpha,
   };
 }
 
@@ -110,13 +134,25 @@ export const GATES_HELP = `Gates (with --wait): exit 0 when the run completed an
 3 when it completed below one (each failed gate is printed on stderr), 1 when the
 run failed or the API did, 124 when --timeout ran out (the run goes on; the
 command that keeps waiting is printed), 130 on Ctrl-C (the run goes on).
-Any failed iteration fails the run's gate unless --allow-failed-iterations allows it.
+Failed iterations (dropped calls) fail the gate when 20% or more of the run's
+iterations failed, or, with a baseline, when their share is significantly above
+the baseline's; --allow-failed-iterations n|p% sets an allowance instead.
 
-Baseline: --baseline previous|version:<n>|<runId> compares the run with another,
-per scenario and per criterion, over the iterations' scores (Welch's t-test, 95%
-interval, minimum effect 0.05 or --min-effect): regressed, improved, no significant
-change, or too few iterations. --fail-on-regression exits 3 on a significant
-regression only.
+Baseline: --baseline previous|version:<n>|<runId> compares the run with another
+(previous and version:<n> pool every completed run of that agent version): the
+overall change stratified by scenario first, then each scenario and criterion
+(Holm), with a family-wise false-alarm rate of 1% (--alpha). The verdict:
+regressed, improved, no significant change (shown to be within ±0.05, or
+--min-effect), or too few iterations (with the iterations per scenario that would
+decide). --fail-on-regression exits 3 on a significant regression only.
+
+Budget: before any call the calls a run places (at most, with --until-decided)
+and the call minutes of the suite's recent runs are printed. --max-calls N (or
+VAP_MAX_CALLS) refuses a run that would pass it (exit 2, nothing started).
+--until-decided starts another run on the same agent version while the verdict
+is undecided and the next run fits the budget, pooling them; each look is tested
+against a Lan-DeMets O'Brien-Fleming boundary, so looking again adds no false
+alarms (vap help ci).
 
 Reports: --report junit=<path> writes a JUnit file (a suite per scenario, a case
 per iteration with the transcript, and a "gates" suite), json=<path> the --json
@@ -132,7 +168,7 @@ export function runCommand(makeContext: ContextFactory): Command {
     .description('Start a run of a suite; with --wait, follow it and gate CI on its scores')
     .argument('<evalId>', 'the eval suite to run')
     .addOption(agentOption());
-  addWaitOptions(addBaselineOptions(addGateOptions(cmd)))
+  addBudgetOptions(addWaitOptions(addBaselineOptions(addGateOptions(cmd))))
     .addHelpText(
       'after',
       `
@@ -151,6 +187,8 @@ Examples:
       --report junit=reports/evals.xml --report json=reports/evals.json
   $ vap evals run ev_123 --agent ag_456 --wait --baseline previous --fail-on-regression \\
       --report markdown=reports/evals.md --report html=reports/evals.html
+  $ vap evals run ev_123 --agent ag_456 --wait --baseline version:7 --fail-on-regression \\
+      --until-decided --max-calls 300
   $ RUN=$(vap evals run ev_123 --agent ag_456 -q) && vap evals runs get $RUN --eval ev_123 --agent ag_456 --wait`,
     )
     .action(action<WaitOptions & { agent?: string }>(makeContext, ([evalId], opts, ctx) => run(evalId!, opts, ctx)));
@@ -161,19 +199,29 @@ export async function run(evalId: string, opts: WaitOptions & { agent?: string }
   const agentId = resolveAgent(opts, ctx);
   if (!opts.wait) {
     // Without --wait nothing is gated or reported: a CI job would pass without its gate.
-    const needWait = gateFlagsGiven(opts).filter((f) => f !== '--min-effect');
+    const needWait = gateFlagsGiven(opts).filter((f) => f !== '--min-effect' && f !== '--alpha');
     if (needWait.length) throw new UsageError(`${needWait.join(', ')} ${needWait.length === 1 ? 'needs' : 'need'} --wait (without it the run is only started, nothing is gated or written)`, 'add --wait, or gate later with `vap evals runs get <runId> --eval <evalId> --wait ...`');
   }
-  const settings = followSettings(opts);
-  // Before anything is started: every report can be written, the baseline exists, the criterion keys are the suite's.
+  const maxCalls = budgetFrom(opts.maxCalls, ctx.env);
+  const settings: FollowSettings = { ...followSettings(opts), ...(maxCalls !== undefined ? { maxCalls } : {}) };
+  if (opts.untilDecided) {
+    if (maxCalls === undefined) throw new UsageError('--until-decided needs a budget: --max-calls <n> (or VAP_MAX_CALLS)', 'add --max-calls 300, the most calls it may place');
+    if (!settings.gates.baseline) throw new UsageError('--until-decided needs a baseline to decide against', 'add --baseline previous|version:<n>|<runId>, or --fail-on-regression (which compares with previous)');
+  }
+  // Before anything is started: every report can be written, the baseline exists, the criterion keys are the suite's, the budget holds.
   await checkReportTargets(settings.reports);
   const api = await ctx.api();
-  if (settings.gates.minCriteria.length) {
-    // The suite names its criteria: check the keys before starting anything.
-    const suite = await getSuite(api, agentId, evalId, ctx.signal);
-    checkCriterionKeys(settings.gates, (suite.scoringCriteria ?? []).map((c) => c.key));
-  }
-  if (settings.gates.baseline) await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, undefined, ctx.signal);
+  const ref = { agentId, evalId };
+  const [estimate] = await Promise.all([
+    estimateCalls(api, ref, ctx.signal),
+    settings.gates.minCriteria.length
+      ? getSuite(api, agentId, evalId, ctx.signal).then((suite) => checkCriterionKeys(settings.gates, (suite.scoringCriteria ?? []).map((c) => c.key)))
+      : undefined,
+    settings.gates.baseline ? checkBaseline(api, ref, settings.gates.baseline, undefined, ctx.signal) : undefined,
+  ]);
+  checkBudget(estimate.perRun, maxCalls, `a run of suite ${evalId}`);
+  // A suite with no enabled scenario places nothing: starting it says so below.
+  if (estimate.perRun > 0) ctx.info(`Calls: ${estimateText(estimate, { maxCalls, untilDecided: Boolean(opts.untilDecided) })}`);
   const started = await startRun(api, agentId, evalId).catch((err: unknown) => {
     if (err instanceof ApiError && err.code === 'no_enabled_scenarios') {
       throw new CliError(
@@ -184,15 +232,35 @@ export async function run(evalId: string, opts: WaitOptions & { agent?: string }
     }
     throw err;
   });
-  const ref = { agentId, evalId, runId: started.id };
+  const runRef = { agentId, evalId, runId: started.id };
   if (!opts.wait) {
     await printStarted(started, ctx);
-    ctx.info(`Wait for it (and gate on it) with: ${resumeCommand(ref, settings)}`);
+    ctx.info(`Wait for it (and gate on it) with: ${resumeCommand(runRef, settings)}`);
     return;
   }
   if (ctx.globals.quiet) ctx.io.stdout.write(`${safeText(started.id)}\n`);
   else ctx.info(`Started run #${started.runNumber} (${started.id}) of ${evalId}: ${started.totalIterations} iterations`);
-  await followRun(ctx, api, ref, settings, undefined, { idPrinted: Boolean(ctx.globals.quiet) });
+  if (!opts.untilDecided) {
+    await followRun(ctx, api, runRef, settings, undefined, { idPrinted: Boolean(ctx.globals.quiet) });
+    return;
+  }
+  const { runUntilDecided } = await import('../../evals/adaptive.js');
+  const { outcome } = await runUntilDecided(ctx, api, ref, { ...settings, maxCalls: maxCalls! }, started, lookReporter(ctx));
+  await completeOutcome(ctx, outcome, settings, { idPrinted: Boolean(ctx.globals.quiet) });
+}
+
+/** Each run and look of --until-decided, one line on stderr. */
+function lookReporter(ctx: Context): AdaptiveReporter {
+  return {
+    started(r, calls, max) {
+      if (ctx.globals.quiet) ctx.io.stdout.write(`${safeText(r.id)}\n`);
+      else ctx.info(`Started run #${r.runNumber} (${r.id}): ${r.totalIterations} more calls, ${calls} of at most ${max}`);
+    },
+    looked(l) {
+      const calls = l.index === 1 ? `${l.pooledCalls} calls` : `${l.run.totalIterations} more calls (${l.pooledCalls} on version ${l.run.agentVersion ?? '?'})`;
+      ctx.info(`Run #${l.run.runNumber}: ${calls}; ${l.comparison ? lookText(l.comparison) : `no baseline: ${l.missing}`}`);
+    },
+  };
 }
 
 async function printStarted(r: Run, ctx: Context): Promise<void> {

@@ -1,13 +1,12 @@
 import { Command } from 'commander';
 import { FINISHED_RUN_STATUSES, getRun, getSuite, listRunResults, listRuns, type RunDetail, type RunResult } from '../../../api/evals.js';
 import type { Context, GlobalOptions } from '../../../context.js';
-import { baselineArg, resolveBaseline } from '../../../evals/baseline.js';
+import { baselineArg, resolvePooledBaseline } from '../../../evals/baseline.js';
 import { diffRuns, renderDiff, type RunSide } from '../../../evals/diff.js';
-import { machineOutput, resumeCommand } from '../../../evals/follow.js';
+import { machineOutput, resumeCommand, verdictSettings } from '../../../evals/follow.js';
 import { checkCriterionKeys, evaluateGates, scoreOption } from '../../../evals/gates.js';
 import type { RunOutcome } from '../../../evals/outcome.js';
 import { checkReportTargets, preloadReports, reportNeeds, reportOption, writeReports, type ReportTarget } from '../../../evals/reports.js';
-import { CONFIDENCE, DEFAULT_MIN_EFFECT } from '../../../evals/verdict.js';
 import { CliError, GateError, UsageError } from '../../../errors.js';
 import { safe, safeText } from '../../../ui/safe-text.js';
 import { action } from '../../action.js';
@@ -101,12 +100,15 @@ export async function run(args: (string | undefined)[], opts: DiffOptions & Glob
   ]);
   let detailA: RunDetail;
   let resultsA: RunResult[];
+  let pooledA: RunDetail[];
   if (namedA) {
     [detailA, resultsA] = namedA;
+    pooledA = [detailA];
   } else {
-    const found = await resolveBaseline(api, { agentId, evalId }, spec.baseline!, detailB.run, ctx.signal, runs);
+    // `previous` and `version:<n>`: every completed run of that version, pooled.
+    const found = await resolvePooledBaseline(api, { agentId, evalId }, spec.baseline!, detailB.run, ctx.signal, runs);
     if (found.missing !== undefined) throw new UsageError(`--baseline ${baselineArg(spec.baseline!)}: ${found.missing}`, 'name run A instead: `diff <runA> <runB>`');
-    ({ detail: detailA, results: resultsA } = found);
+    ({ newest: detailA, results: resultsA, runs: pooledA } = found);
   }
   checkCriterionKeys(spec, detailB.aggregates.criteria.map((c) => c.criterionKey));
   for (const [label, d] of [['A', detailA], ['B', detailB]] as const) {
@@ -116,10 +118,10 @@ export async function run(args: (string | undefined)[], opts: DiffOptions & Glob
   }
   const sideA: RunSide = { detail: detailA, results: resultsA };
   const sideB: RunSide = { detail: detailB, results: resultsB };
-  const { compareRuns } = await import('../../../evals/compare.js');
-  const comparison = detailA.run.status === 'completed' ? compareRuns(sideB, sideA, { minEffect: spec.minEffect ?? DEFAULT_MIN_EFFECT, confidence: CONFIDENCE }) : undefined;
+  const { compareSides } = await import('../../../evals/compare.js');
+  const comparison = detailA.run.status === 'completed' ? compareSides({ runs: [detailB], results: resultsB }, { runs: pooledA, results: resultsA }, verdictSettings(spec)) : undefined;
   const missing = comparison ? undefined : `run A #${detailA.run.runNumber} (${detailA.run.id}) ${detailA.run.status}: it has no scores to compare with`;
-  const gates = detailB.run.status === 'completed' ? evaluateGates(spec, detailB, detailA, { comparison, missing }) : [];
+  const gates = detailB.run.status === 'completed' ? evaluateGates(spec, detailB, detailA, { comparison, missing }, { results: resultsB }) : [];
   const diff = diffRuns(sideA, sideB);
 
   const outcome: RunOutcome = {

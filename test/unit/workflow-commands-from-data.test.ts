@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { guardStreams, ownWorkflowCommand, WorkflowCommandFilter } from '../../src/ui/workflow-commands.js';
+import { commandLines } from '../helpers/runner-commands.js';
 
 // Under GitHub Actions, the runner reads each line of a step's stdout and stderr (lines end at
 // LF, CR or CRLF) for workflow commands: a line that starts with `::` once .NET's TrimStart
@@ -9,21 +10,10 @@ import { guardStreams, ownWorkflowCommand, WorkflowCommandFilter } from '../../s
 // src/ui/workflow-commands.ts keeps any such line out of what vap writes, across writes that
 // end anywhere, and lets through only the command lines vap built itself.
 
-/** White space as .NET's TrimStart removes it (Unicode's White_Space; U+180E, U+200B and U+FEFF as older versions did). */
-const DOTNET_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u180e\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]*/;
-
 type Write = string | Uint8Array;
 
 /** The bytes the writes put on the stream, as Node encodes each string write. */
 const bytesOf = (writes: Write[]) => Buffer.concat(writes.map((w) => (typeof w === 'string' ? Buffer.from(w, 'utf8') : Buffer.from(w))));
-
-/** The lines the runner reads from those bytes. */
-const runnerLines = (bytes: Buffer) => bytes.toString('utf8').split(/\r\n|\r|\n/);
-
-/** The lines the runner would take for a command. */
-function commandLines(bytes: Buffer): string[] {
-  return runnerLines(bytes).filter((l) => l.replace(DOTNET_SPACE, '').startsWith('::') || l.includes('##['));
-}
 
 /** What one stream's filter makes of a sequence of writes (bytes pass as they are). */
 function filtered(writes: Write[]): Write[] {
@@ -73,7 +63,7 @@ describe('a line of data never reads as a workflow command', () => {
       const out = text([json]);
       expect(out).not.toBe(json);
       expect(JSON.parse(out)).toEqual(value);
-      expect(commandLines(Buffer.from(out))).toEqual([]);
+      expect(commandLines(out)).toEqual([]);
     }
   });
 
@@ -101,7 +91,7 @@ describe('a line of data never reads as a workflow command', () => {
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 30 }), (writes) => {
         const out = filtered(writes);
-        for (const line of commandLines(bytesOf(out))) expect(line.replace(DOTNET_SPACE, '')).toBe(own);
+        for (const line of commandLines(bytesOf(out).toString('utf8'))) expect(line).toBe(own);
         expect(bytesOf(out).toString('latin1').replaceAll('\\u003a', ':').replaceAll('\\u005b', '[')).toBe(bytesOf(writes).toString('latin1'));
       }),
       { numRuns: 2000 },

@@ -14,8 +14,9 @@ import { terminalWidth } from '../ui/width.js';
  * The loop both tails and `webhooks listen` run: the stream opened with the checked types,
  * each event handed to the caller, the connection's life reported on stderr (a line after
  * each reconnection saying how long the gap was and how many events were replayed), and,
- * however it ends (Ctrl-C, --exit-on, --timeout, the end of the call), the last id printed
- * to stderr with the exact command that resumes from it.
+ * when it stops with more to come (Ctrl-C, --exit-on, --timeout, a stream that ended), the
+ * last id printed to stderr with the exact command that resumes from it. A call that is over
+ * has nothing more to come: the tail says so instead.
  */
 
 export interface FollowSpec {
@@ -82,16 +83,15 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
         if (event.id) lastId = event.id;
         count++;
         if (spec.exitOn && event.type === spec.exitOn) break stream;
-        if (spec.endAfterAnalysis && event.type === FINAL_CALL_EVENT) {
-          // The notice comes after the last event it refers to: what is gathered for stdout is written first.
-          await spec.flush?.().catch(() => undefined);
-          ctx.info(`call ${spec.callId} is over: its analysis is in (${count} event${count === 1 ? '' : 's'}); --follow keeps listening`);
-          break stream;
-        }
         // A call that never connected has nothing to analyse: its call.ended is its last event.
-        if (spec.endAfterAnalysis && event.type === 'call.ended' && endedFailed(event.data)) {
-          ctx.info(`call ${spec.callId} is over: it did not connect, so no analysis follows (${count} event${count === 1 ? '' : 's'}); --follow keeps listening`);
-          break stream;
+        const over =
+          spec.endAfterAnalysis && event.type === FINAL_CALL_EVENT ? 'its analysis is in' : spec.endAfterAnalysis && event.type === 'call.ended' && endedFailed(event.data) ? 'it did not connect, so no analysis follows' : undefined;
+        if (over) {
+          // The notice comes after the last event it refers to: what is gathered for stdout is written first.
+          // Nothing follows a call that is over, so there is nothing to resume.
+          await spec.flush?.().catch(() => undefined);
+          ctx.info(`call ${spec.callId} is over: ${over} (${count} event${count === 1 ? '' : 's'}); --follow keeps listening`);
+          return;
         }
       }
     }

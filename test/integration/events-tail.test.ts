@@ -242,7 +242,9 @@ describe('vap calls tail', () => {
     expect(events.map((e) => e.type)).toEqual(['call.started', 'call.transcript.updated', 'call.transcript.updated', 'call.ended', 'call.analysis.completed']);
     expect(events.every((e) => e.callId === callId)).toBe(true);
     expect(events[1]!.data).toMatchObject({ role: 'agent', text: 'Hello Ana' });
-    expect(res.stderr).toContain(`resume with: vap --json calls tail ${callId} --last-event-id ${events[4]!.id}`);
+    // The call is over: nothing more comes, so there is nothing to resume.
+    expect(res.stderr).toContain(`call ${callId} is over: its analysis is in`);
+    expect(res.stderr).not.toContain('resume with');
   });
 
   it('keeps the final event for itself when --types leaves it out', async () => {

@@ -213,7 +213,7 @@ describe('vap calls list', () => {
       [['--from', '2026-11-10', '--to', '2026-11-01'], /--from 2026-11-10 is after --to 2026-11-01/],
       [['--page-size', '101'], /--page-size must be a whole number from 1 to 100/],
       [['--all', '--limit', '5'], /--all and --limit disagree/],
-      [['--campaign', 'renewals'], /--campaign takes a campaign id \(a UUID/],
+      [['--campaign', ' '], /--campaign is empty/],
       [['--search', ' '], /--search is empty/],
     ];
     for (const [argv, msg] of bad) {

@@ -4,12 +4,12 @@ import { Command, InvalidArgumentError } from 'commander';
 import { AUDIO_FORMATS, streamCallAudio, type AudioFormat } from '../../api/calls.js';
 import { checkWritable, copyToStream, formatBytes, progressLine, PROGRESS_MIN_BYTES, saveToFile } from '../../calls/download.js';
 import type { Context } from '../../context.js';
+import { resolveCallId } from '../../ids/resolve.js';
 import { drawsInPlace } from '../../ui/accessible.js';
 import { NotFoundError } from '../../api/errors.js';
 import { CliError, UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
-import { checkCallId } from './transcript.js';
 
 export interface AudioOptions {
   format?: AudioFormat;
@@ -33,7 +33,7 @@ function nonEmpty(flag: string) {
 export function audioCommand(makeContext: ContextFactory): Command {
   return new Command('audio')
     .description("Download a call's recording (MP3 or WAV) to a file, or stream it to a player through a pipe")
-    .argument('<callId>', 'the call id')
+    .argument('<callId>', 'the call id, or its start as a table shows it')
     .option('--format <fmt>', 'mp3 (default) or wav; taken from the -O file name (.wav) when not given', parseFormat)
     .option('--recording <sid>', 'which recording (default: the first; sids from `vap calls recording`)', nonEmpty('--recording'))
     .option('-O, --output-file <file>', "write the audio to this file (written whole or not at all); '-' for stdout")
@@ -54,8 +54,7 @@ Examples:
     .action(action<AudioOptions>(makeContext, ([callId], opts, ctx) => run(callId!, opts, ctx)));
 }
 
-export async function run(callId: string, opts: AudioOptions, ctx: Context): Promise<void> {
-  checkCallId(callId, 'audio');
+export async function run(ref: string, opts: AudioOptions, ctx: Context): Promise<void> {
   const file = opts.outputFile === '-' ? undefined : opts.outputFile;
   if (file === undefined && ctx.io.stdoutIsTTY) {
     throw new UsageError('refusing to write audio to a terminal', 'pass -O call.mp3, or pipe it to a player (`| mpv -`)');
@@ -66,6 +65,7 @@ export async function run(callId: string, opts: AudioOptions, ctx: Context): Pro
   }
   const format: AudioFormat = opts.format ?? (fromName === 'wav' ? 'wav' : 'mp3');
   if (file !== undefined) await checkWritable(file);
+  const callId = await resolveCallId(ctx, ref);
 
   const api = await ctx.api();
   let res;

@@ -3,15 +3,15 @@ import { cancelCall, getCall, type Call } from '../../api/calls.js';
 import { BadRequestError, ConflictError, UnprocessableEntityError } from '../../api/errors.js';
 import { CALL_TSV_COLUMNS } from '../../calls/format.js';
 import type { Context } from '../../context.js';
+import { resolveCallId } from '../../ids/resolve.js';
 import { CliError } from '../../errors.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
-import { checkCallId } from './transcript.js';
 
 export function cancelCommand(makeContext: ContextFactory): Command {
   return new Command('cancel')
     .description('Cancel a queued call (a call already dialled completes normally)')
-    .argument('<callId>', 'the call id')
+    .argument('<callId>', 'the call id, or its start as a table shows it')
     .addHelpText(
       'after',
       `
@@ -28,8 +28,8 @@ Examples:
 
 const ACTIVE = new Set(['initiated', 'ringing', 'in_progress']);
 
-export async function run(callId: string, ctx: Context): Promise<void> {
-  checkCallId(callId, 'cancel');
+export async function run(ref: string, ctx: Context): Promise<void> {
+  const callId = await resolveCallId(ctx, ref);
   const api = await ctx.api();
   const statusNow = () => getCall(api, callId, ctx.signal).then((c) => c, () => undefined);
   let call: Call | undefined;

@@ -2,15 +2,15 @@ import { Command } from 'commander';
 import { getCall } from '../../api/calls.js';
 import { CALL_DETAIL_FIELDS, renderCallDetail } from '../../calls/detail.js';
 import type { Context } from '../../context.js';
+import { resolveCallId } from '../../ids/resolve.js';
 import { terminalWidth } from '../../ui/width.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
-import { checkCallId } from './transcript.js';
 
 export function getCommand(makeContext: ContextFactory): Command {
   return new Command('get')
     .description("Show a call: its facts, then its analysis with anything that needs attention first")
-    .argument('<callId>', 'the call id (from `vap calls list`)')
+    .argument('<callId>', 'the call id, or its start as `vap calls list` shows it')
     .addHelpText(
       'after',
       `
@@ -26,8 +26,8 @@ Examples:
     .action(action(makeContext, ([callId], _opts, ctx) => run(callId!, ctx)));
 }
 
-export async function run(callId: string, ctx: Context): Promise<void> {
-  checkCallId(callId, 'get');
+export async function run(ref: string, ctx: Context): Promise<void> {
+  const callId = await resolveCallId(ctx, ref);
   const api = await ctx.api();
   const call = await getCall(api, callId, ctx.signal);
   if (ctx.out.human && !ctx.globals.query) {

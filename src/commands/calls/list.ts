@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { CALLS_DEFAULT_PAGE_SIZE, CALLS_MAX_PAGE_SIZE, callPages, type Call, type CallsPagination, type CallsSummary } from '../../api/calls.js';
 import { CALL_TSV_COLUMNS, summaryLine } from '../../calls/format.js';
 import type { Context } from '../../context.js';
+import { rememberShown, resolveCampaignId } from '../../ids/resolve.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import { BlockWriter } from '../../ui/block-writer.js';
@@ -51,6 +52,7 @@ Examples:
 export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
   if (opts.all && opts.limit !== undefined) throw new UsageError('--all and --limit disagree', 'give one: --all for every call, --limit n for the first n');
   const filters = callFilters(opts);
+  if (filters.campaignId !== undefined) filters.campaignId = await resolveCampaignId(ctx, filters.campaignId);
   const pageSize = opts.pageSize ?? (opts.all ? CALLS_MAX_PAGE_SIZE : opts.limit !== undefined ? Math.min(CALLS_MAX_PAGE_SIZE, opts.limit) : CALLS_DEFAULT_PAGE_SIZE);
   const wanted = opts.all ? Infinity : (opts.limit ?? pageSize);
   if (wanted > STEADY_ROWS) keepYoungGenerationSmall();
@@ -94,7 +96,7 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
     const out = new BlockWriter(ctx.io.stdoutText ?? ctx.io.stdout, { signal: ctx.signal });
     let count = 0;
     try {
-      for await (const call of rows()) {
+      for await (const call of rememberShown(ctx, 'call', rows(), (c) => [c.id])) {
         if (count++ === 0) out.write(`${callTableHeader(chalk, layout)}\n`);
         const wait = out.write(`${callTableRow(call, chalk, ctx.present, layout)}\n`);
         if (wait) await wait;

@@ -93,7 +93,7 @@ export interface CallFilterOptions {
  */
 export function addCallFilterOptions(cmd: Command, opts: { campaign?: boolean } = {}): Command {
   cmd.option('--status <status>', 'queued, in-progress (or in_progress), completed, failed or cancelled', parseStatus);
-  if (opts.campaign !== false) cmd.option('--campaign <campaignId>', "only this campaign's calls", campaignIdOption);
+  if (opts.campaign !== false) cmd.option('--campaign <campaign>', "only this campaign's calls (its id, the start of it, or its name)", campaignIdOption);
   return cmd
     .option('--direction <dir>', 'outbound or inbound', parseDirection)
     .option('--from <date>', 'created on or after (2026-11-01 or an ISO 8601 time)', dateOption('--from'))
@@ -103,12 +103,10 @@ export function addCallFilterOptions(cmd: Command, opts: { campaign?: boolean } 
     .option('--search <text>', "callee name or phone number (digits match the number's digits)", searchOption);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** `--campaign`: campaign ids are UUIDs (spec); anything else would list nothing without a word. */
+/** `--campaign`: a campaign id, its start as `vap campaigns list` shows it, or its name (resolved when the command runs). */
 export function campaignIdOption(v: string): string {
   const s = v.trim();
-  if (!UUID.test(s)) throw new InvalidArgumentError(`--campaign takes a campaign id (a UUID, from \`vap campaigns list -q\`); got "${v}".`);
+  if (!s) throw new InvalidArgumentError('--campaign is empty; give a campaign id (its first eight characters are enough) or name, from `vap campaigns list`.');
   return s;
 }
 

@@ -1,17 +1,17 @@
 import { Command } from 'commander';
 import { getRecording, type Recording } from '../../api/calls.js';
 import type { Context } from '../../context.js';
+import { resolveCallId } from '../../ids/resolve.js';
 import { withPolicy } from '../../ui/columns.js';
 import { duration, time } from '../../ui/values.js';
 import { action } from '../action.js';
 import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
-import { checkCallId } from './transcript.js';
 
 export function recordingCommand(makeContext: ContextFactory): Command {
   return new Command('recording')
     .description("List a call's recordings (sid, duration, status); download one with `vap calls audio`")
-    .argument('<callId>', 'the call id')
+    .argument('<callId>', 'the call id, or its start as a table shows it')
     .addOption(wideOption())
     .addHelpText(
       'after',
@@ -28,8 +28,8 @@ Examples:
     .action(action(makeContext, ([callId], _opts, ctx) => run(callId!, ctx)));
 }
 
-export async function run(callId: string, ctx: Context): Promise<void> {
-  checkCallId(callId, 'recording');
+export async function run(ref: string, ctx: Context): Promise<void> {
+  const callId = await resolveCallId(ctx, ref);
   const api = await ctx.api();
   const meta = await getRecording(api, callId, ctx.signal);
   if (ctx.globals.query || (ctx.out.format === 'json' && !ctx.globals.quiet)) {

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
 import { checkTypes, commandLine, FINAL_CALL_EVENT, followEvents, globalFlags, parseLastEventId, parseTypeList } from '../../events/follow.js';
 import { createPrinter } from '../../events/printer.js';
-import { UsageError } from '../../errors.js';
+import { resolveCallId } from '../../ids/resolve.js';
 import { action } from '../action.js';
 import { wideOption } from '../listing.js';
 import { durationOption } from '../duration.js';
@@ -21,7 +21,7 @@ export interface CallTailOptions {
 export function tailCommand(makeContext: ContextFactory): Command {
   return new Command('tail')
     .description("Follow one call live: its status, the transcript as it is spoken, and the after-call insights")
-    .argument('<callId>', 'the call id')
+    .argument('<callId>', 'the call id, or its start as a table shows it')
     .option('--types <a,b>', 'only these event types (checked against the catalog: `vap events types`)', (v: string, prev?: string[]) => parseTypeList(v, prev))
     .option('--last-event-id <id>', 'resume after this event', parseLastEventId)
     .option('--no-history', "only what happens from now on (by default the call's events so far come first)")
@@ -39,8 +39,8 @@ marked "!" in bold red, as in \`vap calls get\`. --json gives NDJSON (id, type,
 callId, data), and TSV when piped (roles in the API's words: agent, user). The call's events so far are shown first (--no-history skips
 them). The tail ends by itself after ${FINAL_CALL_EVENT}, the last after-call event,
 which can come minutes after the call ends; --follow keeps it open. Drops are
-reconnected and replayed as in \`vap events tail\`; whenever it stops, the last event
-id and the command that resumes go to stderr.
+reconnected and replayed as in \`vap events tail\`; when it stops before the call is
+over, the last event id and the command that resumes go to stderr.
 
 Exit codes: 0 the call is over (or --exit-on matched), 1 unknown call, 2 unknown
 type, 4 key refused, 124 --timeout, 130 Ctrl-C.
@@ -54,8 +54,9 @@ Examples:
     .action(action<CallTailOptions>(makeContext, ([callId], opts, ctx) => run(callId!, opts, ctx)));
 }
 
-export async function run(callId: string, opts: CallTailOptions & GlobalOptions, ctx: Context): Promise<void> {
-  if (!callId.trim()) throw new UsageError('the call id is empty', 'give the id of a call, e.g. `vap calls tail call_8f2k1m`');
+export async function run(ref: string, opts: CallTailOptions & GlobalOptions, ctx: Context): Promise<void> {
+  // A value shaped like no call id is sent as given: the server says whether its stream exists.
+  const callId = await resolveCallId(ctx, ref, { lenient: true });
   const api = await ctx.api();
   const asked = opts.types?.length ? [...opts.types] : undefined;
   await checkTypes(api, [{ flag: '--types', types: asked ?? [] }, { flag: '--exit-on', types: opts.exitOn ? [opts.exitOn] : [] }], { stream: 'call', signal: ctx.signal });

@@ -2,26 +2,18 @@ import { Command } from 'commander';
 import { getTranscript, type TranscriptMessage } from '../../api/calls.js';
 import { formatCallDuration } from '../../calls/format.js';
 import type { Context } from '../../context.js';
+import { resolveCallId } from '../../ids/resolve.js';
 import { safeText } from '../../ui/safe-text.js';
-import { UsageError } from '../../errors.js';
 import { renderChat } from '../../ui/chat.js';
 import { withPolicy } from '../../ui/columns.js';
 import { terminalWidth } from '../../ui/width.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** An empty id, or one that is not a UUID (the spec's call ids are), is a usage error: nothing is sent. */
-export function checkCallId(callId: string | undefined, verb: string): void {
-  if (!callId?.trim()) throw new UsageError('the call id is empty', `give the id of a call, e.g. \`vap calls ${verb} <callId>\` (ids from \`vap calls list\`)`);
-  if (!UUID.test(callId)) throw new UsageError(`"${callId}" is not a call id: call ids are UUIDs`, 'copy one from `vap calls list` (or `vap calls list -q`)');
-}
-
 export function transcriptCommand(makeContext: ContextFactory): Command {
   return new Command('transcript')
     .description("Print a call's transcript as a chat (agent and caller)")
-    .argument('<callId>', 'the call id')
+    .argument('<callId>', 'the call id, or its start as a table shows it')
     .addHelpText(
       'after',
       `
@@ -37,8 +29,8 @@ Examples:
     .action(action(makeContext, ([callId], _opts, ctx) => run(callId!, ctx)));
 }
 
-export async function run(callId: string, ctx: Context): Promise<void> {
-  checkCallId(callId, 'transcript');
+export async function run(ref: string, ctx: Context): Promise<void> {
+  const callId = await resolveCallId(ctx, ref);
   const api = await ctx.api();
   const t = await getTranscript(api, callId, ctx.signal);
   const format = ctx.out.format;

@@ -12,6 +12,7 @@ import { getCampaign } from '../../api/campaigns.js';
 import { UnprocessableEntityError } from '../../api/errors.js';
 import { CallTrend, inboundGroups, metricGroups, realtimeGroups, renderHourChart, renderWatchScreen, summaryGroups } from '../../campaigns/render.js';
 import type { Context } from '../../context.js';
+import { resolveCampaignId } from '../../ids/resolve.js';
 import { CliError, SilentExit, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { isAccessible } from '../../ui/accessible.js';
@@ -47,7 +48,7 @@ function intervalSeconds(v: string): number {
 export function analyticsCommand(makeContext: ContextFactory): Command {
   return new Command('analytics')
     .description('A campaign’s metrics: calls, success, quality, compliance and cost')
-    .argument('<campaignId>', 'the campaign id')
+    .argument('<campaignId>', 'the campaign id (or its start, or its name)')
     .option('--from <YYYY-MM-DD>', 'only calls created on or after this day (UTC)', isoDay('--from'))
     .option('--to <YYYY-MM-DD>', 'only calls created on or before this day (UTC)', isoDay('--to'))
     .option('--summary', 'the five headline figures only')
@@ -88,8 +89,9 @@ export function checkFlags(opts: AnalyticsOptions): DateRange {
   return range;
 }
 
-export async function run(id: string, opts: AnalyticsOptions, ctx: Context): Promise<void> {
+export async function run(ref: string, opts: AnalyticsOptions, ctx: Context): Promise<void> {
   const range = checkFlags(opts);
+  const id = await resolveCampaignId(ctx, ref);
   const api = await ctx.api();
   if (opts.summary) {
     const s = await getAnalyticsSummary(api, id, ctx.signal);

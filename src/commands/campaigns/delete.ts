@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ConflictError } from '../../api/errors.js';
 import { deleteCampaign, getCampaign, pauseCampaign, type Campaign } from '../../api/campaigns.js';
 import type { Context } from '../../context.js';
+import { resolveCampaignId } from '../../ids/resolve.js';
 import { CliError } from '../../errors.js';
 import { safe } from '../../ui/safe-text.js';
 import { action } from '../action.js';
@@ -17,7 +18,7 @@ export function deleteCommand(makeContext: ContextFactory): Command {
   return new Command('delete')
     .alias('rm')
     .description('Delete a campaign, its contacts and its queued calls (calls made stay in `vap calls list`); asks first on a terminal, needs --yes otherwise')
-    .argument('<campaignId>', 'the campaign id')
+    .argument('<campaignId>', 'the campaign id (or its start, or its name)')
     .option('--pause', 'if the campaign is active, pause it first (an active campaign is never deleted)')
     .addHelpText(
       'after',
@@ -41,7 +42,8 @@ function activeError(c: Pick<Campaign, 'id' | 'name'>): CliError {
   );
 }
 
-export async function run(id: string, opts: DeleteOptions, ctx: Context): Promise<void> {
+export async function run(ref: string, opts: DeleteOptions, ctx: Context): Promise<void> {
+  const id = await resolveCampaignId(ctx, ref);
   const api = await ctx.api();
   const campaign = await getCampaign(api, id, ctx.signal);
   const yes = Boolean(ctx.globals.yes);

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { CAMPAIGN_DIRECTIONS, CAMPAIGN_STATUSES, CAMPAIGNS_MAX_PAGE_SIZE, listCampaignsPage, type CampaignFilters } from '../../api/campaigns.js';
 import { paginate } from '../../api/paginate.js';
 import type { Context } from '../../context.js';
+import { rememberShown } from '../../ids/resolve.js';
 import { action } from '../action.js';
 import { addListingOptions, paginateOptions, type ListingOptions } from '../listing.js';
 import type { ContextFactory } from '../types.js';
@@ -41,5 +42,5 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const filters: CampaignFilters = { status: opts.status, direction: opts.direction, search: opts.search, workspaceId: opts.workspace };
   const items = paginate((req) => listCampaignsPage(api, { ...req, ...filters }, ctx.signal), paginateOptions(opts, CAMPAIGNS_MAX_PAGE_SIZE));
   const filtered = Boolean(opts.status || opts.direction || opts.search || opts.workspace);
-  await ctx.out.list(items, { columns: CAMPAIGN_COLUMNS, empty: filtered ? 'No campaigns match.' : 'No campaigns yet. Create one with `vap campaigns create`.' });
+  await ctx.out.list(rememberShown(ctx, 'campaign', items, (c) => [c.id]), { columns: CAMPAIGN_COLUMNS, empty: filtered ? 'No campaigns match.' : 'No campaigns yet. Create one with `vap campaigns create`.' });
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { pauseCampaign } from '../../api/campaigns.js';
 import type { Context } from '../../context.js';
+import { resolveCampaignId } from '../../ids/resolve.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 import { CAMPAIGN_FIELDS, machine } from './shared.js';
@@ -8,7 +9,7 @@ import { CAMPAIGN_FIELDS, machine } from './shared.js';
 export function pauseCommand(makeContext: ContextFactory): Command {
   return new Command('pause')
     .description('Pause an active campaign (closes the run; calls in progress complete, queued calls wait)')
-    .argument('<campaignId>', 'the campaign id')
+    .argument('<campaignId>', 'the campaign id (or its start, or its name)')
     .addHelpText(
       'after',
       `
@@ -19,7 +20,8 @@ Examples:
     .action(action(makeContext, (args, _opts, ctx) => run(args[0]!, ctx)));
 }
 
-export async function run(id: string, ctx: Context): Promise<void> {
+export async function run(ref: string, ctx: Context): Promise<void> {
+  const id = await resolveCampaignId(ctx, ref);
   const api = await ctx.api();
   const c = await pauseCampaign(api, id, ctx.signal);
   if (machine(ctx)) await ctx.out.item(c, { fields: CAMPAIGN_FIELDS });

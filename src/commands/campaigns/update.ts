@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { updateCampaign, type UpdateCampaignBody } from '../../api/campaigns.js';
 import type { Context } from '../../context.js';
+import { resolveCampaignId } from '../../ids/resolve.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
@@ -17,7 +18,7 @@ interface UpdateOptions {
 export function updateCommand(makeContext: ContextFactory): Command {
   return new Command('update')
     .description('Change a campaign’s name, description, agent or workspace (any status but completed)')
-    .argument('<campaignId>', 'the campaign id')
+    .argument('<campaignId>', 'the campaign id (or its start, or its name)')
     .option('--name <name>', 'new name (1..200 characters)')
     .option('--description <text>', 'new description (up to 2000 characters; "" clears it)')
     .option('--agent <agentId>', 'another agent')
@@ -57,8 +58,9 @@ export function buildPatch(opts: UpdateOptions): UpdateCampaignBody {
   return body;
 }
 
-export async function run(id: string, opts: UpdateOptions, ctx: Context): Promise<void> {
+export async function run(ref: string, opts: UpdateOptions, ctx: Context): Promise<void> {
   const body = buildPatch(opts);
+  const id = await resolveCampaignId(ctx, ref);
   const api = await ctx.api();
   const campaign = await updateCampaign(api, id, body, ctx.signal);
   await ctx.out.item(campaign, { fields: CAMPAIGN_FIELDS });

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { CAMPAIGN_CALLS_MAX_PAGE_SIZE, listCampaignCallsPage, type CallsSummary } from '../../../api/campaigns.js';
 import { paginate } from '../../../api/paginate.js';
 import type { Context } from '../../../context.js';
+import { rememberShown, resolveCampaignId } from '../../../ids/resolve.js';
 import { summaryLine } from '../../../calls/format.js';
 import { action } from '../../action.js';
 import { addCallFilterOptions, callFilters, type CallFilterOptions } from '../../calls/options.js';
@@ -19,7 +20,7 @@ export function listCommand(makeContext: ContextFactory): Command {
       new Command('list')
         .alias('ls')
         .description('List a campaign’s calls, newest first, with a count by status')
-        .argument('<campaignId>', 'the campaign id'),
+        .argument('<campaignId>', 'the campaign id (or its start, or its name)'),
       { campaign: false },
     ),
   )
@@ -35,8 +36,9 @@ Examples:
     .action(action<ListOptions>(makeContext, (args, opts, ctx) => run(args[0]!, opts, ctx)));
 }
 
-export async function run(id: string, opts: ListOptions, ctx: Context): Promise<void> {
+export async function run(ref: string, opts: ListOptions, ctx: Context): Promise<void> {
   const { campaignId: _campaign, ...filters } = callFilters(opts);
+  const id = await resolveCampaignId(ctx, ref);
   const api = await ctx.api();
   let summary: CallsSummary | undefined;
   const items = paginate(
@@ -47,7 +49,7 @@ export async function run(id: string, opts: ListOptions, ctx: Context): Promise<
     },
     paginateOptions(opts, CAMPAIGN_CALLS_MAX_PAGE_SIZE),
   );
-  const n = await ctx.out.list(items, { columns: CALL_COLUMNS, empty: 'No calls match.' });
+  const n = await ctx.out.list(rememberShown(ctx, 'call', items, (c) => [c.id]), { columns: CALL_COLUMNS, empty: 'No calls match.' });
   // The counts cover every matching call; on stderr, on a terminal and piped alike (stdout stays data), as `vap calls list` does.
   if (summary && (n > 0 || summary.total > 0)) {
     const more = n < summary.total && !opts.all ? ` (showing ${n}; --all for every one)` : '';

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { queueCampaignCalls, type QueueCallsBody } from '../../../api/campaigns.js';
 import type { Context } from '../../../context.js';
+import { resolveCampaignId } from '../../../ids/resolve.js';
 import { UsageError } from '../../../errors.js';
 import { action } from '../../action.js';
 import { wideOption } from '../../listing.js';
@@ -21,7 +22,7 @@ const PAST_TOLERANCE_MS = 60_000;
 export function queueCommand(makeContext: ContextFactory): Command {
   return new Command('queue')
     .description('Queue calls to campaign contacts (they dial while the campaign is active)')
-    .argument('<campaignId>', 'the campaign id (outbound, standard)')
+    .argument('<campaignId>', 'the campaign (outbound, standard): id, its start, or name')
     .option('--contacts <ids>', 'campaign contact ids, comma-separated (repeatable)', collect)
     .option('--file <path>', 'a file of contact ids, one a line (- reads stdin)')
     .option('--all-pending', 'every contact of the campaign still pending')
@@ -61,8 +62,9 @@ export async function buildQueueBody(opts: QueueOptions, ctx: Context, now = Dat
   return body;
 }
 
-export async function run(id: string, opts: QueueOptions, ctx: Context): Promise<void> {
+export async function run(ref: string, opts: QueueOptions, ctx: Context): Promise<void> {
   const body = await buildQueueBody(opts, ctx);
+  const id = await resolveCampaignId(ctx, ref);
   const api = await ctx.api();
   const res = await queueCampaignCalls(api, id, body, ctx.signal).catch((err: unknown) => {
     throw campaignRefusal(err, id);

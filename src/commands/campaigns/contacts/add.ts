@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { ADD_CONTACTS_MAX, addCampaignContacts } from '../../../api/campaigns.js';
 import type { Context } from '../../../context.js';
+import { resolveCampaignId } from '../../../ids/resolve.js';
 import { UsageError } from '../../../errors.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
@@ -14,7 +15,7 @@ interface AddOptions {
 export function addCommand(makeContext: ContextFactory): Command {
   return new Command('add')
     .description('Add contacts of the campaign’s list to the campaign (already added ones are skipped)')
-    .argument('<campaignId>', 'the campaign id')
+    .argument('<campaignId>', 'the campaign id (or its start, or its name)')
     .option('--contacts <ids>', 'contact ids, comma-separated (repeatable)', collect)
     .option('--file <path>', 'a file of contact ids, one a line (- reads stdin)')
     .addHelpText(
@@ -30,10 +31,11 @@ Examples:
     .action(action<AddOptions>(makeContext, (args, opts, ctx) => run(args[0]!, opts, ctx)));
 }
 
-export async function run(id: string, opts: AddOptions, ctx: Context): Promise<void> {
+export async function run(ref: string, opts: AddOptions, ctx: Context): Promise<void> {
   if (!opts.contacts?.length && opts.file === undefined) throw new UsageError('no contacts given', 'pass --contacts id,id,… or --file ids.txt');
   const ids = await contactIdsFrom(opts, ctx);
   if (ids.length === 0) throw new UsageError('no contact ids found in --contacts / --file');
+  const id = await resolveCampaignId(ctx, ref);
   const api = await ctx.api();
   let added = 0;
   let skipped = 0;

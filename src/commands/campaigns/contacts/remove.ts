@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { removeCampaignContact } from '../../../api/campaigns.js';
 import type { Context } from '../../../context.js';
+import { resolveCampaignId } from '../../../ids/resolve.js';
 import { action } from '../../action.js';
 import { safeText } from '../../../ui/safe-text.js';
 import type { ContextFactory } from '../../types.js';
@@ -9,7 +10,7 @@ export function removeCommand(makeContext: ContextFactory): Command {
   return new Command('remove')
     .alias('rm')
     .description('Remove contacts from a campaign (a queued call of theirs is cancelled; the contact stays in its list)')
-    .argument('<campaignId>', 'the campaign id')
+    .argument('<campaignId>', 'the campaign id (or its start, or its name)')
     .argument('<contactId...>', 'one or more contact ids')
     .addHelpText(
       'after',
@@ -21,7 +22,8 @@ Examples:
     .action(action(makeContext, ([id, ...contactIds], _opts, ctx) => run(id!, contactIds, ctx)));
 }
 
-export async function run(id: string, contactIds: string[], ctx: Context): Promise<void> {
+export async function run(ref: string, contactIds: string[], ctx: Context): Promise<void> {
+  const id = await resolveCampaignId(ctx, ref);
   const api = await ctx.api();
   for (const contactId of contactIds) {
     await removeCampaignContact(api, id, contactId, ctx.signal);

@@ -39,6 +39,8 @@ export class GitHubHttpError extends Error {
   readonly acceptedPermissions?: string;
   /** A 403 or 429 of a rate limit (primary or secondary), rather than of a permission. */
   readonly rateLimited: boolean;
+  /** A redirect's `Location` (3xx), made absolute against the request's URL: never followed. */
+  readonly location?: string;
   constructor(status: number, method: string, url: string, body: string, headers: Headers) {
     let parsed: { message?: unknown; documentation_url?: unknown } | undefined;
     try {
@@ -55,6 +57,14 @@ export class GitHubHttpError extends Error {
     this.documentationUrl = typeof parsed?.documentation_url === 'string' ? parsed.documentation_url : undefined;
     this.acceptedPermissions = header(headers, 'x-accepted-github-permissions');
     this.rateLimited = status === 429 || (status === 403 && (header(headers, 'x-ratelimit-remaining') === '0' || /rate limit/i.test(message)));
+    const location = header(headers, 'location');
+    if (location !== undefined) {
+      try {
+        this.location = new URL(location, url).toString();
+      } catch {
+        this.location = location;
+      }
+    }
   }
 }
 
@@ -138,6 +148,9 @@ export class GitHubClient {
       }
       this.log?.(`< ${res.statusCode} in ${Date.now() - started}ms`);
       const resHeaders = res.headers as Headers;
+      // A redirect is an error, never followed: the token would go with it, and a listing or an
+      // edit answered elsewhere is not the one asked for (a renamed repository answers 301).
+      if (res.statusCode >= 300 && res.statusCode < 400) throw new GitHubHttpError(res.statusCode, method, url.toString(), text, resHeaders);
       if (res.statusCode < 400) {
         let data: unknown;
         try {

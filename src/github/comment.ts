@@ -2,7 +2,7 @@ import { CliError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { GitHubConnectionError, GitHubHttpError, type GitHubClient } from './client.js';
 import { GITHUB_COMMENT_LIMIT } from './limits.js';
-import type { PullRequestTarget } from './target.js';
+import { repoPath, type PullRequestTarget } from './target.js';
 
 /**
  * One pull-request comment per marker, kept up to date: the comment whose first line is the
@@ -85,7 +85,7 @@ export async function tokenAuthor(gh: GitHubClient): Promise<{ login: string; ho
 
 /** Creates the comment, or edits the token author's comment that carries the marker. */
 export async function upsertComment(gh: GitHubClient, target: PullRequestTarget, marker: string, body: string, author: string, warn: (message: string) => void = () => undefined): Promise<CommentResult> {
-  const base = `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}/issues`;
+  const base = `${repoPath(target)}/issues`;
   const where = `pull request #${target.number} of ${target.owner}/${target.repo}`;
   const mine: IssueComment[] = [];
   let others = 0;
@@ -125,6 +125,10 @@ export function explain(err: unknown, doing: string, target?: PullRequestTarget)
   if (err instanceof GitHubConnectionError) return new CliError(`could not ${doing}: ${err.message}`, ExitCode.FAILURE, 'check GITHUB_API_URL and the network, then run the step again');
   if (!(err instanceof GitHubHttpError)) return err;
   const said = `GitHub answered ${err.status}: ${err.message}`;
+  if (err.status >= 300 && err.status < 400) {
+    const to = err.location ? `to ${err.location}` : 'without a Location';
+    return new CliError(`could not ${doing}: GitHub redirected ${to} (${said}); a redirect is not followed, the token never goes with one`, ExitCode.FAILURE, 'check GITHUB_API_URL, and --repo or GITHUB_REPOSITORY: a renamed or moved repository answers 301, pass its new owner/name');
+  }
   if (err.rateLimited) return new CliError(`could not ${doing}: rate limited (${said})`, ExitCode.FAILURE, 'run the step again later');
   switch (err.status) {
     case 401:

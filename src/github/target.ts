@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { Env } from '../context.js';
 import { AuthRequiredError, UsageError } from '../errors.js';
 
@@ -17,7 +18,14 @@ export interface PullRequestTarget {
 
 export const DEFAULT_API_URL = 'https://api.github.com';
 
-const REPO = /^([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))\/([A-Za-z0-9._-]{1,100})$/;
+/** One segment of a repository's path: GitHub's letters, digits, `.`, `_` and `-`. `.` and `..` are checked apart. */
+const SEGMENT = /^[A-Za-z0-9._-]{1,100}$/;
+
+/**
+ * The most of GITHUB_EVENT_PATH that is read: GitHub's event payloads stay under 25 MB, and
+ * a file larger than this (or a FIFO, a device) is not the event GitHub wrote.
+ */
+export const EVENT_FILE_LIMIT = 25 * 1024 * 1024;
 
 /** The event GitHub Actions wrote to GITHUB_EVENT_PATH: only what is read of it. */
 interface EventPayload {
@@ -32,12 +40,7 @@ export async function pullRequestTarget(opts: { repo?: string; pr?: string }, en
   const eventPath = env.GITHUB_EVENT_PATH;
   const readEvent = async (): Promise<EventPayload | undefined> => {
     if (!eventPath) return undefined;
-    let text: string;
-    try {
-      text = await readFile(eventPath, 'utf8');
-    } catch (err) {
-      throw new UsageError(`cannot read the event GITHUB_EVENT_PATH names (${eventPath}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'run this in a GitHub Actions step, or pass --pr <number> and --repo <owner/name>');
-    }
+    const text = await readEventFile(eventPath);
     try {
       return JSON.parse(text) as EventPayload;
     } catch {
@@ -73,10 +76,74 @@ export async function pullRequestTarget(opts: { repo?: string; pr?: string }, en
     }
   }
   if (!full) throw new UsageError('no repository to comment in: GITHUB_REPOSITORY is not set', 'pass --repo <owner/name>');
-  const m = REPO.exec(full.trim());
-  if (!m) throw new UsageError(`${source} "${full}" is not a repository as owner/name`, 'pass --repo octo-org/agents');
-  return { owner: m[1]!, repo: m[2]!, number };
+  const parts = full.trim().split('/');
+  if (parts.length !== 2) throw new UsageError(`${source} "${full}" is not a repository as owner/name`, 'pass --repo octo-org/agents');
+  const [owner, repo] = parts as [string, string];
+  for (const [what, name] of [['owner', owner], ['repository name', repo]] as const) {
+    const problem = segmentProblem(name);
+    if (problem) throw new UsageError(`${source} "${full}": the ${what} "${name}" ${problem}`, 'pass --repo octo-org/agents');
+  }
+  return { owner, repo, number };
 }
+
+/** Why a name cannot be one segment of a repository's path (owner or name), or undefined. */
+function segmentProblem(name: string): string | undefined {
+  if (name === '.' || name === '..') return 'is not a name (a path would resolve it away)';
+  if (!SEGMENT.test(name)) return 'is not a GitHub name (1 to 100 letters, digits, ., _ and -)';
+  return undefined;
+}
+
+/**
+ * `/repos/{owner}/{repo}` of a target, checked again where the path is made: a segment that
+ * is `.`, `..` or holds a `/` would take the request (and its token) to another endpoint.
+ */
+export function repoPath(target: PullRequestTarget): string {
+  for (const name of [target.owner, target.repo]) {
+    const problem = segmentProblem(name);
+    if (problem) throw new UsageError(`"${target.owner}/${target.repo}": "${name}" ${problem}`, 'pass --repo octo-org/agents');
+  }
+  return `/repos/${target.owner}/${target.repo}`;
+}
+
+/**
+ * The text of the event file, read only when it is a regular file of at most EVENT_FILE_LIMIT
+ * bytes, and never further: opened without waiting (a FIFO has no writer), its type and size
+ * asked of the open file, and a file that grows while read is cut off past the limit.
+ */
+async function readEventFile(path: string): Promise<string> {
+  const refuse = (why: string) => new UsageError(`the event at GITHUB_EVENT_PATH (${path}) ${why}`, 'run this in a GitHub Actions step, or pass --pr <number> and --repo <owner/name>');
+  let fh;
+  try {
+    fh = await open(path, fsConstants.O_RDONLY | (O_NONBLOCK ?? 0));
+  } catch (err) {
+    throw new UsageError(`cannot read the event GITHUB_EVENT_PATH names (${path}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'run this in a GitHub Actions step, or pass --pr <number> and --repo <owner/name>');
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw refuse('is not a regular file');
+    const tooLarge = refuse(`is larger than ${EVENT_FILE_LIMIT / 1024 / 1024} MiB, the most vap reads of an event (GitHub's stay under 25 MB)`);
+    if (st.size > EVENT_FILE_LIMIT) throw tooLarge;
+    // Its size and one byte more: a file that has grown is read on (into a larger buffer) up to the limit.
+    let buf = Buffer.allocUnsafe(st.size + 1);
+    let n = 0;
+    for (;;) {
+      if (n === buf.length) {
+        if (n > EVENT_FILE_LIMIT) throw tooLarge;
+        const more = Buffer.allocUnsafe(Math.min(buf.length * 2, EVENT_FILE_LIMIT + 1));
+        buf.copy(more, 0, 0, n);
+        buf = more;
+      }
+      const { bytesRead } = await fh.read(buf, n, buf.length - n, n);
+      if (bytesRead === 0) break;
+      n += bytesRead;
+    }
+    return buf.toString('utf8', 0, n);
+  } finally {
+    await fh.close();
+  }
+}
+
+const O_NONBLOCK: number | undefined = (fsConstants as { O_NONBLOCK?: number }).O_NONBLOCK;
 
 /** The pull request's number in an event: pull_request (and _target, _review, _review_comment), or an issue_comment on a pull request. */
 function eventPullRequest(e: EventPayload): number | undefined {

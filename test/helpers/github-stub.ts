@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 // API, not ours, so a stub is the right test double): GET /user, a pull request's issue
 // comments (listed by pages with a Link header, as GitHub pages them), creating one, and
 // editing one. It serves under a path prefix, as GitHub Enterprise Server does (/api/v3),
-// so that a test can see GITHUB_API_URL honoured, and records every request.
+// so that a test can see GITHUB_API_URL honoured, and records every request. A test can
+// arm a redirect (3xx with a Location) for the next request of a method and path.
 
 export interface StubComment {
   id: number;
@@ -40,6 +41,8 @@ export interface GitHubStub {
   comments: Map<string, StubComment[]>;
   add(repo: string, number: number, login: string, body: string): StubComment;
   list(repo: string, number: number): StubComment[];
+  /** The next `method` request whose path (after the prefix, without the query) is `path` is answered `status` with `location`. */
+  redirect(r: { method: string; path: string; status: number; location: string }): void;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,7 @@ export async function startGitHubStub(opts: { prefix?: string } = {}): Promise<G
   const comments = new Map<string, StubComment[]>();
   let nextId = 1000;
   let origin = '';
+  const redirects: Array<{ method: string; path: string; status: number; location: string }> = [];
   const add = (repo: string, number: number, login: string, body: string): StubComment => {
     const key = `${repo}#${number}`;
     const id = nextId++;
@@ -71,6 +75,11 @@ export async function startGitHubStub(opts: { prefix?: string } = {}): Promise<G
       requests.push({ method: req.method ?? '', path: url.pathname + url.search, authorization: req.headers.authorization, accept: req.headers.accept, apiVersion: req.headers['x-github-api-version'] as string | undefined, body });
       if (!url.pathname.startsWith(`${prefix}/`)) return send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
       const path = url.pathname.slice(prefix.length);
+      const r = redirects.findIndex((x) => x.method === req.method && x.path === path);
+      if (r >= 0) {
+        const [{ status, location }] = redirects.splice(r, 1) as [(typeof redirects)[number]];
+        return send(res, status, { message: status === 301 ? 'Moved Permanently' : 'Found', url: location, documentation_url: 'https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects' }, { location });
+      }
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
       const who = TOKENS[token];
       if (!who) return send(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
@@ -124,6 +133,7 @@ export async function startGitHubStub(opts: { prefix?: string } = {}): Promise<G
     comments,
     add,
     list: (repo, number) => comments.get(`${repo}#${number}`) ?? [],
+    redirect: (r) => void redirects.push(r),
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();

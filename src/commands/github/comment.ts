@@ -36,7 +36,13 @@ characters is cut at a line, saying so.
 
 Environment: GITHUB_TOKEN (or GH_TOKEN), GITHUB_API_URL (default https://api.github.com),
 GITHUB_REPOSITORY, GITHUB_EVENT_PATH: GitHub Actions sets all but the token. The job
-needs permissions: pull-requests: write.
+needs permissions: pull-requests: write. The event file is read only when it is a
+regular file of at most 25 MiB (GitHub's event payloads stay under 25 MB); a larger
+one, a FIFO or a device is refused (exit 2) without reading it. The owner and the name
+of the repository (--repo, GITHUB_REPOSITORY or the event's) are each one GitHub name:
+letters, digits, ., _ and -, not . or .. (exit 2 otherwise). A redirect (3xx) from
+GitHub is an error naming where it pointed (exit 1): it is never followed, so the
+token never goes with it.
 
 Prints the comment's URL; --json prints { action: created|updated, id, url }.
 

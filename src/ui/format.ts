@@ -33,6 +33,28 @@ export function cellText(v: unknown): string {
 }
 
 /**
+ * A list of values in a cell or field: comma-separated for programs (TSV, the one separator
+ * of lists in pipes, as an array's cell is) and `, ` between them for a person, so that a
+ * detail view wraps between items.
+ */
+class ListValue extends Shown {
+  constructor(private readonly items: readonly unknown[]) {
+    super();
+  }
+  plain(): string {
+    return this.items.map(cellText).join(',');
+  }
+  human(): string {
+    return this.items.map(cellText).join(', ');
+  }
+}
+
+/** A list for a column or detail field (see ListValue). */
+export function listOf(items: readonly unknown[] | null | undefined): Shown {
+  return new ListValue(items ?? []);
+}
+
+/**
  * A TSV field: one line of visible characters (see safeTsv): backslash, tab, newline and
  * carriage return escaped as before, and every other control character, DEL, C1 control
  * and bidirectional override shown as a visible escape, as on a terminal.

@@ -143,7 +143,7 @@ describe('agents create --voice --tool, and agents get shows the tools', () => {
     const json = JSON.parse((await vap(['agents', 'get', created.id, '--json'])).stdout);
     expect(json.tools).toEqual([tool('Calendar booking'), tool('Transfer to human')]);
     const piped = await vap(['agents', 'get', created.id]);
-    expect(piped.stdout).toContain('tools\tCalendar booking, Transfer to human\n');
+    expect(piped.stdout).toContain('tools\tCalendar booking,Transfer to human\n');
   });
 
   it('an unknown voice or tool name, or a voice for speech-to-speech, creates nothing', async () => {

@@ -89,7 +89,7 @@ describe('vap webhooks create', () => {
     const fields = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('\t') as [string, string]));
     expect(fields.id).toMatch(/^we_/);
     expect(fields.secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
-    expect(fields.events).toBe('call.ended\\ncall.analysis.completed');
+    expect(fields.events).toBe('call.ended,call.analysis.completed');
     expect(r.stderr).toContain('Save the secret now: it is not shown again');
     expect(r.stderr).toContain(`Created webhook endpoint CRM (${fields.id}) for 2 event types`);
     expect(await sent()).toEqual(['GET /api/v1/events/types', 'POST /api/v1/webhook-endpoints']);

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { createAgent, ENGINES, setAgentTools, setAgentVoice, type Engine, type Tool, type Variable } from '../../api/agents.js';
 import type { Voice } from '../../api/voices.js';
 import type { Context } from '../../context.js';
+import { listOf } from '../../ui/format.js';
 import { CliError, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { action } from '../action.js';
@@ -112,7 +113,7 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
       { header: 'engine', value: (a) => a.engine },
       { header: 'version', value: (a) => a.currentVersion },
       ...(setVoice ? [{ header: 'voice', value: () => voiceText(setVoice!) }] : []),
-      ...(setTools ? [{ header: 'tools', value: () => setTools!.map((t) => t.name).join(', ') }] : []),
+      ...(setTools ? [{ header: 'tools', value: () => listOf(setTools!.map((t) => t.name)) }] : []),
     ],
   });
   const extras = [setVoice ? `voice ${voiceText(setVoice)}` : '', setTools ? `${setTools.length} tool${setTools.length === 1 ? '' : 's'}` : ''].filter(Boolean);

@@ -1,5 +1,5 @@
 import type { Agent, Tool } from '../../api/agents.js';
-import type { Column } from '../../ui/format.js';
+import { listOf, type Column } from '../../ui/format.js';
 import { time } from '../../ui/values.js';
 
 /** An agent as `vap agents get` shows it: the API's agent and its tools (read beside it). */
@@ -13,7 +13,7 @@ export const AGENT_FIELDS: Column<AgentWithTools>[] = [
   { header: 'modality', value: (a) => a.modality },
   { header: 'version', value: (a) => a.currentVersion },
   { header: 'voice', value: (a) => (a.voice ? `${a.voice.name} (${a.voice.language})` : '') },
-  { header: 'tools', value: (a) => (a.tools ?? []).map((t) => t.name).join(', ') },
+  { header: 'tools', value: (a) => listOf((a.tools ?? []).map((t) => t.name)) },
   { header: 'description', value: (a) => a.description },
   { header: 'tags', value: (a) => a.tags },
   { header: 'variables', value: (a) => (a.variables ?? []).map((v) => (v.description ? `${v.name}: ${v.description}` : v.name)).join('\n') },

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { listEventTypes, type CatalogEntry } from '../../api/events.js';
 import type { Context } from '../../context.js';
 import { withPolicy } from '../../ui/columns.js';
-import type { Column } from '../../ui/format.js';
+import { listOf, type Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 
@@ -10,7 +10,7 @@ export const EVENT_TYPE_COLUMNS: Column<CatalogEntry>[] = withPolicy<CatalogEntr
   [
     // The name `--types` and `--events` take: whole, never cut as free text is.
     { header: 'type', value: (e) => e.type, flex: false },
-    { header: 'delivery', value: (e) => e.delivery.join(', ') },
+    { header: 'delivery', value: (e) => listOf(e.delivery) },
     { header: 'description', value: (e) => e.description },
   ],
   { keep: ['type'], dropFirst: ['delivery'] },

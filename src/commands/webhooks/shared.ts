@@ -6,7 +6,7 @@ import { isStreamOnly, listEventTypes } from '../../api/events.js';
 import type { WebhookEndpoint } from '../../api/webhooks.js';
 import { CliError, UsageError } from '../../errors.js';
 import { withPolicy } from '../../ui/columns.js';
-import type { Column } from '../../ui/format.js';
+import { listOf, type Column } from '../../ui/format.js';
 import { nearest } from '../../ui/suggest.js';
 import { count, time } from '../../ui/values.js';
 
@@ -20,7 +20,7 @@ export const ENDPOINT_COLUMNS: Column<WebhookEndpoint>[] = withPolicy<WebhookEnd
     { header: 'name', value: (e) => e.name },
     // A URL cut short says little: its host and more stay before other columns give way.
     { header: 'url', value: (e) => e.url, min: 24 },
-    { header: 'events', value: (e) => e.events },
+    { header: 'events', value: (e) => listOf(e.events) },
     { header: 'enabled', value: (e) => yesNo(e.isEnabled) },
     { header: 'failures', value: (e) => count(e.consecutiveFailures) },
     { header: 'last success', value: (e) => time(e.lastSuccessAt) },
@@ -33,7 +33,7 @@ export const ENDPOINT_FIELDS: Column<EndpointLike>[] = [
   { header: 'id', value: (e) => e.id },
   { header: 'name', value: (e) => e.name },
   { header: 'url', value: (e) => e.url },
-  { header: 'events', value: (e) => (e.events ?? []).join('\n') },
+  { header: 'events', value: (e) => listOf(e.events) },
   { header: 'enabled', value: (e) => yesNo(e.isEnabled) },
   { header: 'failures', value: (e) => count(e.consecutiveFailures) },
   { header: 'last success', value: (e) => (e.lastSuccessAt ? time(e.lastSuccessAt) : e.isEnabled !== undefined ? 'never' : undefined) },

@@ -9,6 +9,7 @@ import type { RunOutcome } from './outcome.js';
 /** `--report <kind>=<path>`: the files a finished (or stopped) run is written to. */
 export type ReportKind = 'junit' | 'json' | 'markdown' | 'html';
 export const REPORT_KINDS: readonly ReportKind[] = ['junit', 'json', 'markdown', 'html'];
+const REPORT_NAMES: Record<ReportKind, string> = { junit: 'JUnit', json: 'JSON', markdown: 'Markdown', html: 'HTML' };
 
 export interface ReportTarget {
   kind: ReportKind;
@@ -133,12 +134,16 @@ export async function writeReports(ctx: Context, o: RunOutcome, reports: readonl
     return text;
   };
   const writes: Array<Promise<unknown>> = [];
+  const written = new Set<ReportTarget>();
   const order = reports.map((r, i) => ({ r, file: files[i]! })).sort((a, b) => RENDER_ORDER[a.r.kind] - RENDER_ORDER[b.r.kind]);
   for (const { r, file } of order) {
     const content = render(r.kind);
     writes.push(
       content.then(
-        async (text) => (await file).commit(text),
+        async (text) => {
+          await (await file).commit(text);
+          written.add(r);
+        },
         async (err: unknown) => {
           await file.then((f) => f.discard(), () => undefined);
           throw err;
@@ -155,6 +160,8 @@ export async function writeReports(ctx: Context, o: RunOutcome, reports: readonl
     );
   }
   const settled = await Promise.allSettled(writes);
+  // One line per file written, in the order given, so that a CI log says where each report is.
+  for (const r of reports) if (written.has(r)) ctx.info(`Wrote ${r.path} (${REPORT_NAMES[r.kind]})`);
   const rejected = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
   if (rejected) throw rejected.reason;
 }

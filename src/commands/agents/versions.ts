@@ -9,7 +9,7 @@ import { addListingOptions, paginateOptions, type ListingOptions } from '../list
 import type { ContextFactory } from '../types.js';
 import { time } from '../../ui/values.js';
 
-/** VERSION, CHANGE, BY, AT, CURRENT (`*` in a table, true/false when piped), NOTE (where a rollback went, and why). */
+/** VERSION, CHANGE, BY, AT, CURRENT (`*` in a table, true/false when piped), NOTE (the fields changed, in a person's words on a terminal; where a rollback went, and why). */
 export function versionColumns(human: boolean): Column<AgentVersion>[] {
   return withPolicy<AgentVersion>([
     { header: 'version', value: (v) => v.versionNumber },
@@ -17,13 +17,22 @@ export function versionColumns(human: boolean): Column<AgentVersion>[] {
     { header: 'by', value: (v) => v.changedByName },
     { header: 'at', value: (v) => time(v.changedAt) },
     { header: 'current', value: (v) => (human ? (v.isCurrent ? '*' : '') : v.isCurrent) },
-    { header: 'note', value: note },
+    { header: 'note', value: (v) => note(v, human) },
   ], { keep: ['version', 'change', 'current'], dropFirst: ['by'] });
 }
 
-function note(v: AgentVersion): string {
+/** The words a person reads for the API's field names of an agent (piped, the API's own stay). */
+const FIELD_WORDS: Record<string, string> = { toolIds: 'tools', voiceId: 'voice', currentVersion: 'version' };
+
+/** A changed field as a person reads it: `toolIds` is `tools`; another camelCase name becomes words (`fooBar`: `foo bar`). */
+function fieldWord(field: string): string {
+  return FIELD_WORDS[field] ?? field.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+function note(v: AgentVersion, human: boolean): string {
   if (v.changeType === 'rollback' && v.rolledBackTo !== undefined) return `to version ${v.rolledBackTo}${v.reason ? `: ${v.reason}` : ''}`;
-  const fields = v.changedFields?.length ? v.changedFields.join(', ') : '';
+  const names = (v.changedFields ?? []).map((f) => (human ? fieldWord(f) : f));
+  const fields = [...new Set(names)].join(', ');
   // A change may carry a reason too (`vap push --reason`; an extension, as on rollback).
   return v.reason ? `${fields}${fields ? ': ' : ''}${v.reason}` : fields;
 }

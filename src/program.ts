@@ -2,10 +2,12 @@ import { Command, CommanderError, Option } from 'commander';
 import type { GlobalOptions } from './context.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 import { GROUPS, type GroupEntry } from './commands/registry.js';
-import { addHelpTopics, helpTopicsText, isGroupTopic } from './help/topics.js';
+import { HELP_LAYOUT } from './help/layout.js';
+import { addHelpTopics, helpTopicsText, isGroupTopic, pointerToTopic } from './help/topics.js';
 import { isSubgroup, type CommandEntry, type ContextFactory, type GroupHost, type SubgroupEntry, type VerbEntry } from './commands/types.js';
 import { FORMATS } from './ui/format.js';
 import { safeLines } from './ui/safe-text.js';
+import { nearestCommands } from './ui/suggest.js';
 import { wrapText } from './ui/wrap.js';
 import { version } from './version.js';
 import { readFileSync } from 'node:fs';
@@ -41,6 +43,8 @@ declare const __VAP_VERSION__: string | undefined;
 export interface CommandLine {
   /** Nothing is certain (an option vap does not know comes first): the tree is built as it always was. */
   fallback?: true;
+  /** `vap help <name>` where a help topic and a command group share the name: the topic, not the group. */
+  topic?: string;
   /** The group named, if any (or, under fallback, the word taken for one). */
   group?: GroupEntry;
   groupWord?: string;
@@ -96,6 +100,8 @@ export function resolveCommandLine(argv: string[], globals: readonly Option[]): 
     if (!group) return {};
   }
   if (!group) return {};
+  // `vap help emulator` alone: the topic of that name (`vap emulator --help` is the command's help).
+  if (helpWord && !argv.slice(i).some((w, j) => !w.startsWith('-') && !(j > 0 && takesValue(argv[i + j - 1]!))) && isGroupTopic(group.name)) return { topic: group.name };
   if (!group.verbs) return { group };
 
   let entries = group.verbs;
@@ -155,16 +161,23 @@ export async function buildProgram(argv: string[], io: ProgramIO, makeContext: C
   // Only at the top level: a verb may have a --version option of its own (agents rollback).
   if (line.fallback ? line.groupWord === undefined : !line.group) program = rootCommand(true);
   // Help topics are top-level words (`vap help accessibility`): not needed once a group is named.
+  if (line.topic) {
+    // The topic stands in for the group of its name, which is left out of this tree.
+    addHelpTopics(program, GROUPS.map((g) => g.name).filter((n) => n !== line.topic), [line.topic]);
+    for (const g of GROUPS) if (g.name !== line.topic) addGroupName(program, g);
+    configureTree(program, io);
+    return program;
+  }
   if (!line.group || line.fallback) addHelpTopics(program, GROUPS.map((g) => g.name));
 
   if (line.group && !line.fallback) {
     const stubs = line.helpOnly && line.group.verbs ? verbStubs() : undefined;
     if (stubs) addVerbStubs(addGroupName(program, line.group), line.group.verbs!, stubs, line.group.name);
     else await addGroup(program, line.group, line.verb, makeContext, host);
-    // A group named like a help topic (`vap help emulator`): its help ends with the topic.
+    // A group named like a help topic (`vap emulator --help`): its help ends with a line that points to the topic.
     if (!line.verb && isGroupTopic(line.group.name)) {
-      const { endGroupHelpWithTopic } = await import('./commands/help-topics.js');
-      endGroupHelpWithTopic(program.commands.find((c) => c.name() === line.group!.name)!);
+      const group = program.commands.find((c) => c.name() === line.group!.name)!;
+      group.addHelpText('after', () => `\n${pointerToTopic(group.name(), Math.max(40, group.configureOutput().getOutHelpWidth?.() ?? 80))}`);
     }
   } else {
     for (const g of GROUPS) {
@@ -378,9 +391,25 @@ function configureTree(cmd: Command, io: ProgramIO): void {
     })
     .showSuggestionAfterError(true)
     .showHelpAfterError(`(run \`${commandPath(cmd)} --help\` for usage)`)
-    // A verb's help lists the global flags it takes under a heading of their own, as gh does.
-    .configureHelp({ ...cmd.configureHelp(), showGlobalOptions: true });
+    // A verb's help lists the global flags it takes under a heading of their own, as gh does;
+    // the layout (src/help/layout.ts) wraps within any width and puts a group's commands first.
+    .configureHelp({ ...cmd.configureHelp(), ...HELP_LAYOUT, showGlobalOptions: true });
+  suggestCommandsOnce(cmd);
   for (const sub of cmd.commands) configureTree(sub, io);
+}
+
+/**
+ * An unknown command's error as Commander words it, but its suggestion names each command
+ * once (Commander offers a command and its alias as two: `list, ls`).
+ */
+function suggestCommandsOnce(cmd: Command): void {
+  (cmd as unknown as { unknownCommand: () => never }).unknownCommand = function unknownCommand(this: Command) {
+    const word = this.args[0] ?? '';
+    const visible = this.createHelp().visibleCommands(this);
+    const similar = nearestCommands(word, visible.map((c) => ({ name: c.name(), aliases: c.aliases() }))).sort((a, b) => a.localeCompare(b));
+    const suggestion = similar.length > 1 ? `\n(Did you mean one of ${similar.join(', ')}?)` : similar.length === 1 ? `\n(Did you mean ${similar[0]}?)` : '';
+    this.error(`error: unknown command '${word}'${suggestion}`, { code: 'commander.unknownCommand' });
+  };
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { renderTopic } from '../help/render.js';
 import { listTopics, topicSource } from '../help/topics.js';
 
@@ -13,32 +12,13 @@ import { listTopics, topicSource } from '../help/topics.js';
 
 export { addHelpTopics, helpTopicsText } from '../help/topics.js';
 
-/** The topics whose text a group's own help has taken (see helpTopicText). */
-const inGroupHelp = new Set<string>();
-
 /**
- * A topic's page as plain text for a terminal, wrapped to `width` columns: for a command
- * group that is also a topic (`vap mcp`), whose help ends with it. A group that adds it
- * itself is left alone by the program (which otherwise adds it: src/program.ts). Empty for
+ * A topic's page as plain text for a terminal, wrapped to `width` columns (what `vap help
+ * <name>` prints, without the line that points to a command of the same name). Empty for
  * no such topic.
  */
 export function helpTopicText(name: string, width = 80): string {
-  inGroupHelp.add(name);
-  return topicText(name, width);
-}
-
-function topicText(name: string, width: number): string {
   const topics = listTopics();
   if (!topics.some((t) => t.name === name)) return '';
   return renderTopic(topicSource(name), width, topics.map((t) => t.name)).trimEnd();
-}
-
-/**
- * Makes a group's help end with the topic of its name (`vap help emulator`), unless the
- * group's module added it itself; the text is rendered when the help is shown, to its width.
- */
-export function endGroupHelpWithTopic(group: Command): void {
-  const name = group.name();
-  if (inGroupHelp.has(name)) return;
-  group.addHelpText('after', () => `\n${topicText(name, Math.max(40, group.configureOutput().getOutHelpWidth?.() ?? 80))}`);
 }

@@ -17,9 +17,9 @@ import { wrapText } from '../ui/wrap.js';
  *   # Title
  *   …
  *
- * Adding a topic is adding a file. A topic named like a command group (`emulator`, `mcp`) is
- * not a command of its own: `vap help <name>` is the group's help, which ends with the topic
- * (src/program.ts, or the group itself through helpTopicText in src/commands/help-topics.ts).
+ * Adding a topic is adding a file. A topic named like a command group (`emulator`, `mcp`):
+ * `vap help <name>` prints the topic and `vap <name> --help` the command's help, each ending
+ * with a line that points to the other (src/program.ts).
  * This module only lists the files and reads them; the renderer is loaded when a topic is
  * shown, so that the root help and `vap <group> --help` never load a Markdown parser.
  */
@@ -88,10 +88,12 @@ export function isGroupTopic(name: string): boolean {
 /**
  * Adds the topics to the program as hidden commands (`vap help environment`, `vap environment`),
  * so that they stay out of the command list and the root help lists them under a heading of
- * their own. A topic named like a command group is left to the group. Each prints its page
+ * their own. A topic named like one of `groups` is left to the group (`vap emulator` is the
+ * command); one named like a command of `commands` (the program holds no such group: `vap
+ * help emulator`) ends with a line that points to the command's help. Each prints its page
  * rendered for the terminal, wrapped to its width (80 columns when stdout is no terminal).
  */
-export function addHelpTopics(program: Command, groups: readonly string[]): void {
+export function addHelpTopics(program: Command, groups: readonly string[], commands: readonly string[] = []): void {
   for (const t of listTopics()) {
     if (groups.includes(t.name)) continue;
     const cmd = new Command(t.name).description(t.summary).helpOption(false);
@@ -100,10 +102,21 @@ export function addHelpTopics(program: Command, groups: readonly string[]): void
     cmd.action(async () => {
       const { renderTopic } = await import('./render.js');
       const width = cmd.configureOutput().getOutHelpWidth?.() ?? 80;
-      cmd.configureOutput().writeOut?.(renderTopic(topicSource(t.name), Math.max(40, width), listTopics().map((x) => x.name)));
+      const page = renderTopic(topicSource(t.name), Math.max(40, width), listTopics().map((x) => x.name));
+      cmd.configureOutput().writeOut?.(commands.includes(t.name) ? `${page.trimEnd()}\n\n${pointerToCommand(t.name, Math.max(40, width))}\n` : page);
     });
     program.addCommand(cmd, { hidden: true });
   }
+}
+
+/** The line that ends a topic named like a command: where that command's own help is (wrapped within `width`). */
+export function pointerToCommand(name: string, width = 80): string {
+  return wrapText(`See also: vap ${name} --help (the command's usage and options)`, width, [`vap ${name} --help`]).join('\n');
+}
+
+/** The line that ends the help of a command named like a topic: where the topic is (wrapped within `width`). */
+export function pointerToTopic(name: string, width = 80): string {
+  return wrapText(`See also: vap help ${name} (the manual's page)`, width, [`vap help ${name}`]).join('\n');
 }
 
 /** The root help's list of topics, each summary wrapped under itself within `width` columns. */

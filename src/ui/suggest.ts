@@ -22,3 +22,12 @@ export function nearest(word: string, candidates: readonly string[], max = 3): s
   if (!Number.isFinite(best) || best > 3 || (w.length - best) / w.length <= 0.4) return [];
   return scored.filter((s) => s.d === best).map((s) => s.c).slice(0, max);
 }
+
+/**
+ * The commands nearest to a mistyped word, each named once, by its name (a word nearer one
+ * of a command's aliases still suggests the command: `lst` is `list`, not `list, ls`).
+ */
+export function nearestCommands(word: string, commands: ReadonlyArray<{ name: string; aliases: readonly string[] }>, max = 3): string[] {
+  const owner = new Map(commands.flatMap((c) => [c.name, ...c.aliases].map((n) => [n, c.name] as const)));
+  return [...new Set(nearest(word, [...owner.keys()], Infinity).map((n) => owner.get(n)!))].slice(0, max);
+}

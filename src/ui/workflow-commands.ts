@@ -24,9 +24,9 @@ import { unicodeEscape } from './safe-text.js';
  *   carries that over to the next write of the same stream, without holding text back.
  *
  * vap's own commands (src/evals/github.ts builds them, their data neutralised and encoded)
- * are the exception: `ownWorkflowCommand` records each line it built, and the filter passes
- * such a line unchanged when it is written whole, line break included, at a line's start.
- * Text that merely equals one is that same safe line. Bytes (the audio of `calls audio -O -`)
+ * are the exception: `ownWorkflowCommand` records each line it built, and the filter keeps
+ * the `::` of such a line when it is written whole, line break included, at a line's start
+ * (a `##[` in its data is escaped as anywhere). Text that merely equals one is that safe line. Bytes (the audio of `calls audio -O -`)
  * are not text and pass as they are; the filter reads them only to know where the line is.
  */
 

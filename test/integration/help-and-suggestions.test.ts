@@ -65,7 +65,8 @@ describe('vap help <command>', () => {
   });
 
   it('a typo in a verb, after the group or after the group’s own help', async () => {
-    const expected = "error: unknown command 'lst'\n(Did you mean one of list, ls?)\n(run `vap agents --help` for usage)\n";
+    // A command and its alias are one command: named once.
+    const expected = "error: unknown command 'lst'\n(Did you mean list?)\n(run `vap agents --help` for usage)\n";
     for (const argv of [['help', 'agents', 'lst'], ['agents', 'help', 'lst'], ['--profile', 'x', 'help', 'agents', 'lst']]) {
       const r = await runCli(argv);
       expect(r.code, argv.join(' ')).toBe(2);

@@ -31,16 +31,24 @@ describe('vap help and the topics', () => {
     for (const alias of listTopics().find((t) => t.name === name)!.aliases) expect((await runCli(['help', alias])).stdout).toBe(r.stdout);
   });
 
-  it('a topic named like a command group (emulator) ends the group’s help: vap help emulator, vap emulator --help', async () => {
-    const help = await runCli(['help', 'emulator']);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: vap emulator /);
-    expect(help.stdout).toMatch(/\n {2}start \[options\] +Run the local emulator/);
-    expect(help.stdout).toContain('\nThe emulator\n\n');
-    expect(help.stdout).toContain('--time-scale');
-    expect((await runCli(['emulator', '--help'])).stdout).toBe(help.stdout);
+  it('a topic named like a command group: vap help emulator is the topic, vap emulator --help the command, each pointing to the other', async () => {
+    for (const [name, title] of [['emulator', 'The emulator'], ['mcp', 'Serving AI assistants: vap mcp']]) {
+      const topic = await runCli(['help', name]);
+      expect(topic.code).toBe(0);
+      expect(topic.stdout.split('\n')[0]).toBe(title);
+      expect(topic.stdout).not.toMatch(/^Usage:/m);
+      expect(topic.stdout.trimEnd().split('\n').at(-1)).toBe(`See also: vap ${name} --help (the command's usage and options)`);
+      const command = await runCli([name, '--help']);
+      expect(command.code).toBe(0);
+      expect(command.stdout).toMatch(new RegExp(`^Usage: vap ${name} `));
+      expect(command.stdout).not.toContain(`\n${title}\n`);
+      expect(command.stdout.trimEnd().split('\n').at(-1)).toBe(`See also: vap help ${name} (the manual's page)`);
+    }
+    expect((await runCli(['help', 'emulator'])).stdout).toContain('--time-scale');
+    expect((await runCli(['emulator', '--help'])).stdout).toMatch(/\n {2}start \[options\] +Run the local emulator/);
     // A verb's help is its own.
-    expect((await runCli(['emulator', 'start', '--help'])).stdout).not.toContain('\nThe emulator\n');
+    expect((await runCli(['emulator', 'start', '--help'])).stdout).not.toContain('vap help emulator');
+    expect((await runCli(['help', 'emulator', 'start'])).stdout).toMatch(/^Usage: vap emulator start/);
   });
 
   it('the topics say what the issue asks of them', async () => {
@@ -81,7 +89,7 @@ describe('an unknown command, with or without --help', () => {
 
   it('names the nearest command when there is one', async () => {
     expect((await runCli(['agnts', '--help'])).stderr).toContain('(Did you mean agents?)');
-    expect((await runCli(['agents', 'lst', '--help'])).stderr).toContain('(Did you mean one of list, ls?)');
+    expect((await runCli(['agents', 'lst', '--help'])).stderr).toContain('(Did you mean list?)');
   });
 
   it('a known command’s help is unchanged, and an argument is not a command', async () => {

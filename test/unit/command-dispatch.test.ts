@@ -84,6 +84,7 @@ describe('reading the command line', () => {
   const verbOf = async (argv: string[]) => {
     const line = resolveCommandLine(argv, await globals());
     if (line.fallback) return 'as always';
+    if (line.topic) return `the topic ${line.topic}`;
     if (!line.group) return 'root';
     if (!line.verb) return `${line.group.name} (whole${line.helpOnly ? ', help only' : ''})`;
     return [line.group.name, ...line.verb.subgroups.map((s) => s.name), line.verb.entry.name].join(' ');
@@ -121,7 +122,6 @@ describe('reading the command line', () => {
     [['mcp'], 'mcp (whole)'],
     [['mcp', '--allow-writes', '--http', '8123'], 'mcp (whole)'],
     [['mcp', 'config', '--client', 'claude'], 'mcp (whole)'],
-    [['help', 'mcp'], 'mcp (whole)'],
   ])('%j builds the group: %s', async (argv, want) => {
     expect(await verbOf(argv)).toBe(want);
   });
@@ -135,6 +135,9 @@ describe('reading the command line', () => {
     [['--bogus', 'agents', 'list'], 'as always'],
     [['-qo', 'json', 'agents', 'list'], 'as always'],
     [['-V', 'agents'], 'as always'],
+    [['help', 'mcp'], 'the topic mcp'],
+    [['help', 'emulator', '--no-color'], 'the topic emulator'],
+    [['--profile', 'x', 'help', 'emulator'], 'the topic emulator'],
     [['--help', 'agents'], 'as always'],
   ])('%j: %s', async (argv, want) => {
     expect(await verbOf(argv)).toBe(want);

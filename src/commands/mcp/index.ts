@@ -1,5 +1,4 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { helpTopicText } from '../help-topics.js';
 import { action } from '../action.js';
 import { positiveInt } from '../listing.js';
 import type { RegisterGroup } from '../types.js';
@@ -31,9 +30,7 @@ Examples:
   $ vap mcp                                   (stdio: what an assistant's client starts)
   $ vap mcp --allow-writes --profile staging
   $ vap mcp --http 8123                       (prints the URL and a bearer token once)
-  $ vap mcp config --client claude
-
-${helpTopicText('mcp')}`,
+  $ vap mcp config --client claude`,
     )
     .action(
       action<ServeOptions>(makeContext, async (_args, opts, ctx) => {

@@ -37,6 +37,9 @@ export interface Suite {
   [key: string]: unknown;
 }
 
+/** The scenario categories the emulator accepts (the spec names only edge_case; src/emulator/README.md). */
+export const SCENARIO_CATEGORIES = ['happy_path', 'edge_case', 'adversarial', 'escalation', 'compliance'] as const;
+
 export interface Scenario {
   id: string;
   name: string;

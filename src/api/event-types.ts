@@ -26,6 +26,11 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
   { type: 'campaign.status.updated', description: 'a campaign was started, paused or completed', delivery: ['stream', 'webhook'], streamOnly: false },
 ];
 
+/** The names, as flags that take event types offer them for completion. */
+export const EVENT_TYPE_NAMES: readonly string[] = EVENT_TYPES.map((t) => t.type);
+/** The names a webhook endpoint can be sent (the call stream's own are never delivered). */
+export const WEBHOOK_EVENT_TYPE_NAMES: readonly string[] = EVENT_TYPES.filter((t) => !t.streamOnly).map((t) => t.type);
+
 export function eventTypeInfo(type: string): EventTypeInfo | undefined {
   return EVENT_TYPES.find((t) => t.type === type);
 }

@@ -1,4 +1,5 @@
 import type { Command, Option } from 'commander';
+import { argumentTakes, optionTakes, type Takes } from './takes.js';
 
 /** The command tree as completion scripts need it. */
 export interface CompletionNode {
@@ -6,9 +7,13 @@ export interface CompletionNode {
   path: string;
   description: string;
   subcommands: Array<{ name: string; aliases: string[]; description: string }>;
-  options: Array<{ flags: string[]; description: string; takesValue: boolean; choices?: string[] }>;
+  /** Its own flags; `takes` says what a flag's value is (src/completion/takes.ts): nothing offered without it. */
+  options: Array<{ flags: string[]; description: string; takesValue: boolean; choices?: string[]; takes?: Takes }>;
   /** Choices of a positional argument (for `vap completion <shell>`). */
   argumentChoices?: string[];
+  /** What each positional argument takes, in order (undefined: nothing offered); the last repeats when `variadic`. */
+  args: Array<Takes | undefined>;
+  variadic?: boolean;
 }
 
 function optionFlags(o: Option): string[] {
@@ -36,7 +41,11 @@ export interface CompletionTopic {
 function ownOptions(cmd: Command): CompletionNode['options'] {
   return cmd.options
     .filter((o) => !o.hidden && o.long !== '--version')
-    .map((o) => ({ flags: optionFlags(o), description: o.description, takesValue: o.required || o.optional, choices: o.argChoices }));
+    .map((o) => {
+      const takesValue = o.required || o.optional;
+      const takes = takesValue ? optionTakes(o) : undefined;
+      return { flags: optionFlags(o), description: o.description, takesValue, choices: o.argChoices, ...(takes ? { takes } : {}) };
+    });
 }
 
 /**
@@ -46,15 +55,16 @@ function ownOptions(cmd: Command): CompletionNode['options'] {
 export function completionTree(program: Command, topics: readonly CompletionTopic[] = []): CompletionTree {
   const nodes: CompletionNode[] = [];
   const same: CompletionTree['same'] = [];
-  const globals = [...ownOptions(program), { flags: ['-h', '--help'], description: 'show help', takesValue: false }];
+  const globals: CompletionTree['globals'] = [...ownOptions(program), { flags: ['-h', '--help'], description: 'show help', takesValue: false }];
   const visit = (cmd: Command, path: string) => {
     const options = path === 'vap' ? [] : ownOptions(cmd);
     // Hidden commands (the help topics) are left out, as they are of the help's command list.
     const subs = cmd.createHelp().visibleCommands(cmd).filter((c) => c.name() !== 'help');
-    const args = (cmd as unknown as { registeredArguments?: Array<{ argChoices?: string[] }> }).registeredArguments ?? [];
+    const args = cmd.registeredArguments;
     const subcommands = subs.map((c) => ({ name: c.name(), aliases: c.aliases(), description: c.description() }));
     if (path === 'vap') subcommands.push({ name: 'help', aliases: [], description: 'show help for a command or a topic' });
-    nodes.push({ path, description: cmd.description(), subcommands, options, argumentChoices: args[0]?.argChoices });
+    const variadic = args.at(-1)?.variadic ? { variadic: true } : {};
+    nodes.push({ path, description: cmd.description(), subcommands, options, argumentChoices: args[0]?.argChoices, args: args.map((a) => argumentTakes(a)), ...variadic });
     for (const sub of subs) {
       for (const a of sub.aliases()) same.push({ path: `${path} ${a}`, is: `${path} ${sub.name()}` });
       visit(sub, `${path} ${sub.name()}`);
@@ -71,10 +81,11 @@ export function completionTree(program: Command, topics: readonly CompletionTopi
     description: 'show help for a command or a topic',
     subcommands: [...groups, ...topics.map((t) => ({ name: t.name, aliases: t.aliases, description: t.summary }))],
     options: [],
+    args: [],
   });
   for (const g of groups) for (const w of [g.name, ...g.aliases]) same.push({ path: `vap help ${w}`, is: `vap ${g.name}` });
   for (const t of topics) {
-    nodes.push({ path: `vap help ${t.name}`, description: t.summary, subcommands: [], options: [] });
+    nodes.push({ path: `vap help ${t.name}`, description: t.summary, subcommands: [], options: [], args: [] });
     for (const a of t.aliases) same.push({ path: `vap help ${a}`, is: `vap help ${t.name}` });
   }
   return { globals, nodes, same };

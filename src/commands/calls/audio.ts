@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { AUDIO_FORMATS, streamCallAudio, type AudioFormat } from '../../api/calls.js';
 import { checkWritable, copyToStream, formatBytes, progressLine, PROGRESS_MIN_BYTES, saveToFile } from '../../calls/download.js';
 import type { Context } from '../../context.js';
@@ -10,6 +10,7 @@ import { NotFoundError } from '../../api/errors.js';
 import { CliError, UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
+import { completes } from '../../completion/takes.js';
 
 export interface AudioOptions {
   format?: AudioFormat;
@@ -34,7 +35,7 @@ export function audioCommand(makeContext: ContextFactory): Command {
   return new Command('audio')
     .description("Download a call's recording (MP3 or WAV) to a file, or stream it to a player through a pipe")
     .argument('<callId>', 'the call id, or its start as a table shows it')
-    .option('--format <fmt>', 'mp3 (default) or wav; taken from the -O file name (.wav) when not given', parseFormat)
+    .addOption(completes(new Option('--format <fmt>', 'mp3 (default) or wav; taken from the -O file name (.wav) when not given').argParser(parseFormat), AUDIO_FORMATS))
     .option('--recording <sid>', 'which recording (default: the first; sids from `vap calls recording`)', nonEmpty('--recording'))
     .option('-O, --output-file <file>', "write the audio to this file (written whole or not at all); '-' for stdout")
     .addHelpText(

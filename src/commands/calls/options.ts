@@ -1,5 +1,6 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { CALL_DIRECTIONS, CALL_STATUS_FILTERS, type CallDirection, type CallFilters, type CallStatusFilter } from '../../api/calls.js';
+import { completes } from '../../completion/takes.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration } from '../duration.js';
 
@@ -92,10 +93,10 @@ export interface CallFilterOptions {
  * `vap campaigns calls list` (which passes `campaign: false`: the campaign is its argument).
  */
 export function addCallFilterOptions(cmd: Command, opts: { campaign?: boolean } = {}): Command {
-  cmd.option('--status <status>', 'queued, in-progress (or in_progress), completed, failed or cancelled', parseStatus);
+  cmd.addOption(completes(new Option('--status <status>', 'queued, in-progress (or in_progress), completed, failed or cancelled').argParser(parseStatus), CALL_STATUS_FILTERS));
   if (opts.campaign !== false) cmd.option('--campaign <campaign>', "only this campaign's calls (its id, the start of it, or its name)", campaignIdOption);
   return cmd
-    .option('--direction <dir>', 'outbound or inbound', parseDirection)
+    .addOption(completes(new Option('--direction <dir>', 'outbound or inbound').argParser(parseDirection), CALL_DIRECTIONS))
     .option('--from <date>', 'created on or after (2026-11-01 or an ISO 8601 time)', dateOption('--from'))
     .option('--to <date>', 'created on or before (a date includes the whole day)', dateOption('--to'))
     .option('--min-duration <d>', 'at least this long (90, 90s, 2m)', secondsOption('--min-duration'))

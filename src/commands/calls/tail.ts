@@ -1,4 +1,6 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { EVENT_TYPE_NAMES } from '../../api/event-types.js';
+import { completes } from '../../completion/takes.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import { checkTypes, commandLine, FINAL_CALL_EVENT, followEvents, globalFlags, parseLastEventId, parseTypeList } from '../../events/follow.js';
 import { createPrinter } from '../../events/printer.js';
@@ -22,11 +24,11 @@ export function tailCommand(makeContext: ContextFactory): Command {
   return new Command('tail')
     .description("Follow one call live: its status, the transcript as it is spoken, and the after-call insights")
     .argument('<callId>', 'the call id, or its start as a table shows it')
-    .option('--types <a,b>', 'only these event types (checked against the catalog: `vap events types`)', (v: string, prev?: string[]) => parseTypeList(v, prev))
+    .addOption(completes(new Option('--types <a,b>', 'only these event types (checked against the catalog: `vap events types`)').argParser((v: string, prev?: string[]) => parseTypeList(v, prev)), EVENT_TYPE_NAMES))
     .option('--last-event-id <id>', 'resume after this event', parseLastEventId)
     .option('--no-history', "only what happens from now on (by default the call's events so far come first)")
     .option('--follow', `keep listening after the call's final event (${FINAL_CALL_EVENT})`)
-    .option('--exit-on <type>', 'stop (exit 0) after the first event of this type')
+    .addOption(completes(new Option('--exit-on <type>', 'stop (exit 0) after the first event of this type'), EVENT_TYPE_NAMES))
     .option('--timeout <duration>', 'stop with exit 124 after this long (30s, 10m, 1h)', durationOption('--timeout', { min: 1 }))
     .addOption(wideOption('full ids on a terminal (a UUID shows its first eight digits otherwise)'))
     .addHelpText(

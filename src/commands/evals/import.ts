@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { completes } from '../../completion/takes.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import type { WizardFlags, WizardResult } from '../../wizard/index.js';
 import { action } from '../action.js';
@@ -12,12 +13,12 @@ export function importCommand(makeContext: ContextFactory): Command {
     .addOption(new Option('--eval <evalId>', 'the eval suite to import into (asked, or created, on a terminal)'))
     .addOption(new Option('--import <importId>', 'resume this import (triage what is left, then scenarios)'))
     .option('--resume', "resume the suite's newest import that was not triaged to the end")
-    .addOption(new Option('--source-type <type>', 'where the calls come from: outbound, inbound, call-center (or the API names campaign, call_center)'))
+    .addOption(completes(new Option('--source-type <type>', 'where the calls come from: outbound, inbound, call-center (or the API names campaign, call_center)'), ['outbound', 'inbound', 'call-center', 'campaign', 'call_center']))
     .addOption(new Option('--source <sourceId>', 'the campaign or call center (see `vap evals imports sources`)'))
     .option('--from <date>', 'candidate calls started on or after this date (YYYY-MM-DD or ISO timestamp)')
     .option('--to <date>', 'candidate calls started on or before this date (a date includes the whole day)')
     .option('--min-duration <seconds>', 'candidate calls lasting at least this long (90, 1m30s)')
-    .option('--direction <dir>', 'inbound, outbound or any')
+    .addOption(completes(new Option('--direction <dir>', 'inbound, outbound or any'), ['inbound', 'outbound', 'any']))
     .option('--search <text>', 'text in the transcript, caller intent or sentiment')
     .addOption(new Option('--calls <ids>', 'import these call ids (comma-separated)').conflicts('allCandidates'))
     .option('--all-candidates', 'import every candidate call matching the filters (at most 500)')

@@ -1,5 +1,6 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { updateSuite, type SuiteChange } from '../../api/evals.js';
+import { completes } from '../../completion/takes.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
@@ -30,7 +31,7 @@ export function updateCommand(makeContext: ContextFactory): Command {
     .argument('[evalId]', 'the eval suite (or pass --eval)')
     .addOption(agentOption())
     .addOption(evalOption())
-    .option('--status <status>', 'ready (a draft suite becomes ready; it does not go back to draft)')
+    .addOption(completes(new Option('--status <status>', 'ready (a draft suite becomes ready; it does not go back to draft)'), ['ready']))
     .option('--noise <type:level>', `background sound under the tester's line: type ${NOISE_TYPES.join('|')}, level ${NOISE_LEVELS.join('|')}`)
     .option('--no-noise', 'switch background noise off')
     .option('--name <name>', 'a new name')

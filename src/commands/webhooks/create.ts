@@ -1,4 +1,6 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { WEBHOOK_EVENT_TYPE_NAMES } from '../../api/event-types.js';
+import { completes } from '../../completion/takes.js';
 import { createWebhookEndpoint, type CreatedWebhookEndpoint } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -18,7 +20,7 @@ export function createCommand(makeContext: ContextFactory): Command {
     .description('Create a webhook endpoint; its signing secret is shown once (or written to --secret-file)')
     .requiredOption('--name <name>', 'a name for the endpoint')
     .requiredOption('--url <url>', 'where deliveries are POSTed: a public http(s) URL')
-    .option('--events <types>', 'event types to deliver, comma-separated (repeatable); see `vap events types`', collectEvents)
+    .addOption(completes(new Option('--events <types>', 'event types to deliver, comma-separated (repeatable); see `vap events types`').argParser(collectEvents), WEBHOOK_EVENT_TYPE_NAMES))
     .option('--secret-file <file>', 'write the secret to this file (mode 0600) instead of printing it')
     .addHelpText(
       'after',

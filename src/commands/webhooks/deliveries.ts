@@ -1,6 +1,7 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { paginate } from '../../api/paginate.js';
 import { DELIVERIES_MAX_LIMIT, DELIVERY_STATUSES, listWebhookDeliveriesPage, type WebhookDelivery } from '../../api/webhooks.js';
+import { completes } from '../../completion/takes.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withPolicy } from '../../ui/columns.js';
@@ -36,7 +37,7 @@ export function deliveriesCommand(makeContext: ContextFactory): Command {
   return new Command('deliveries')
     .description("An endpoint's delivery log, newest first: status, attempts, the last response status (payloads are never returned)")
     .argument('<endpointId>', 'the endpoint id')
-    .option('--status <status>', DELIVERY_STATUSES.join(' | '))
+    .addOption(completes(new Option('--status <status>', DELIVERY_STATUSES.join(' | ')), DELIVERY_STATUSES))
     .option('--limit <n>', `how many deliveries, 1..${DELIVERIES_MAX_LIMIT} (default ${DEFAULT_LIMIT}); with --all, the page size`)
     .option('--all', 'follow the cursor through every page, streaming rows as they arrive')
     .addOption(wideOption())

@@ -1,4 +1,6 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { EVENT_TYPE_NAMES } from '../../api/event-types.js';
+import { completes } from '../../completion/takes.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { checkTypes, commandLine, followEvents, globalFlags, parseLastEventId, parseTypeList } from '../../events/follow.js';
@@ -24,7 +26,7 @@ export function listenCommand(makeContext: ContextFactory): Command {
   return new Command('listen')
     .description("Forward the organization's events to a local URL, signed as webhook deliveries are")
     .option('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/hook')
-    .option('--types <a,b>', 'only these event types (checked against the catalog)', (v: string, prev?: string[]) => parseTypeList(v, prev))
+    .addOption(completes(new Option('--types <a,b>', 'only these event types (checked against the catalog)').argParser((v: string, prev?: string[]) => parseTypeList(v, prev)), EVENT_TYPE_NAMES))
     .option('--print-secret', 'print the local signing secret and exit')
     .option('--last-event-id <id>', 'resume after this event: the missed events are forwarded first', parseLastEventId)
     .option('--max-attempts <n>', 'attempts per event before giving up on it', positiveInt, 8)

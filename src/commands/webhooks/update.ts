@@ -1,4 +1,6 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { WEBHOOK_EVENT_TYPE_NAMES } from '../../api/event-types.js';
+import { completes } from '../../completion/takes.js';
 import { updateWebhookEndpoint, type WebhookEndpointChange } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -18,7 +20,7 @@ export function updateCommand(makeContext: ContextFactory): Command {
     .argument('<endpointId>', 'the endpoint id')
     .option('--name <name>', 'a new name')
     .option('--url <url>', 'a new public http(s) URL')
-    .option('--events <types>', 'the event types, replacing the current ones: comma-separated (repeatable)', collectEvents)
+    .addOption(completes(new Option('--events <types>', 'the event types, replacing the current ones: comma-separated (repeatable)').argParser(collectEvents), WEBHOOK_EVENT_TYPE_NAMES))
     .addHelpText(
       'after',
       `

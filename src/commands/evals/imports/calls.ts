@@ -1,7 +1,9 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { listTriagedCalls, type TriagedCall } from '../../../api/eval-imports.js';
+import { SCENARIO_CATEGORIES } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
 import type { Column } from '../../../ui/format.js';
+import { completes } from '../../../completion/takes.js';
 import { action } from '../../action.js';
 import { wideOption } from '../../listing.js';
 import { safeText } from '../../../ui/safe-text.js';
@@ -41,7 +43,7 @@ export function callsCommand(makeContext: ContextFactory): Command {
     .argument('[importId]')
     .addOption(agentOption())
     .addOption(evalOption())
-    .option('--category <category>', 'only calls triaged into this category')
+    .addOption(completes(new Option('--category <category>', 'only calls triaged into this category'), SCENARIO_CATEGORIES))
     .option('--triaged', 'only triaged calls')
     .addOption(wideOption("whole ids on a terminal, and the suggested scenario's persona and goal"))
     .addHelpText(

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { CANDIDATES_DEFAULT_PAGE_SIZE, CANDIDATES_MAX_PAGE_SIZE, listCandidatesPage, type CandidateCall, type CandidateFilter, type SourceType } from '../../../api/eval-imports.js';
 import type { Context } from '../../../context.js';
 import type { Column } from '../../../ui/format.js';
+import { completes } from '../../../completion/takes.js';
 import { action } from '../../action.js';
 import { wideOption } from '../../listing.js';
 import { safeText } from '../../../ui/safe-text.js';
@@ -43,7 +44,7 @@ export function candidatesCommand(makeContext: ContextFactory): Command {
     .addOption(agentOption())
     .addOption(evalOption())
     .option('--source <id>', 'the campaign or call center (see `imports sources`)')
-    .addOption(new Option('--source-type <type>', 'campaign or call_center (default: call_center for cc_… ids, else campaign)').argParser(parseSourceType))
+    .addOption(completes(new Option('--source-type <type>', 'campaign or call_center (default: call_center for cc_… ids, else campaign)').argParser(parseSourceType), ['campaign', 'call_center']))
     .option('--from <date>', 'calls started on or after this ISO date or timestamp', isoDate('--from'))
     .option('--to <date>', 'calls started on or before this ISO date (the whole day) or timestamp', isoDate('--to'))
     .option('--min-duration <seconds>', 'calls at least this many seconds long', intIn('--min-duration', 0))

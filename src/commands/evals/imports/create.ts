@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { createImport, type CallImport, type SourceType } from '../../../api/eval-imports.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
+import { completes } from '../../../completion/takes.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
@@ -23,7 +24,7 @@ export function createCommand(makeContext: ContextFactory): Command {
     .addOption(agentOption())
     .addOption(evalOption())
     .option('--source <id>', 'the campaign or call center the calls come from')
-    .addOption(new Option('--source-type <type>', 'campaign or call_center (default: call_center for cc_… ids, else campaign)').argParser(parseSourceType))
+    .addOption(completes(new Option('--source-type <type>', 'campaign or call_center (default: call_center for cc_… ids, else campaign)').argParser(parseSourceType), ['campaign', 'call_center']))
     .option('--calls <ids>', 'call ids, separated by commas (repeatable; up to 500)', parseCallIds)
     .addHelpText(
       'after',

@@ -1,13 +1,12 @@
-import { Command } from 'commander';
-import { addScenario } from '../../../api/evals.js';
+import { Command, Option } from 'commander';
+import { addScenario, SCENARIO_CATEGORIES } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
+import { completes } from '../../../completion/takes.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
 
-/** The categories the emulator accepts (the spec names only edge_case; README). */
-export const SCENARIO_CATEGORIES = ['happy_path', 'edge_case', 'adversarial', 'escalation', 'compliance'] as const;
 
 interface AddOptions {
   agent?: string;
@@ -35,7 +34,7 @@ export function addCommand(makeContext: ContextFactory): Command {
     .option('--name <name>', 'a short name (up to 200 characters)')
     .option('--persona <text>', 'who the tester plays (up to 2000 characters)')
     .option('--goal <text>', 'what the tester pursues on the call (up to 2000 characters)')
-    .option('--category <category>', SCENARIO_CATEGORIES.join(' | '))
+    .addOption(completes(new Option('--category <category>', SCENARIO_CATEGORIES.join(' | ')), SCENARIO_CATEGORIES))
     .addHelpText(
       'after',
       `

@@ -1,7 +1,8 @@
-import { Command } from 'commander';
-import { listScenarios, type Scenario } from '../../../api/evals.js';
+import { Command, Option } from 'commander';
+import { listScenarios, SCENARIO_CATEGORIES, type Scenario } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
 import type { Column } from '../../../ui/format.js';
+import { completes } from '../../../completion/takes.js';
 import { action } from '../../action.js';
 import { wideOption } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
@@ -32,7 +33,7 @@ export function listCommand(makeContext: ContextFactory): Command {
     .argument('[evalId]', 'the eval suite (or pass --eval)')
     .addOption(agentOption())
     .addOption(evalOption())
-    .option('--category <category>', 'only scenarios of this category')
+    .addOption(completes(new Option('--category <category>', 'only scenarios of this category'), SCENARIO_CATEGORIES))
     .option('--enabled', 'only enabled scenarios (the ones a run places calls for)')
     .addOption(wideOption())
     .addHelpText(

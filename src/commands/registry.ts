@@ -19,6 +19,7 @@ import { verbs as evals } from './evals/index.js';
 import { verbs as events } from './events/index.js';
 import { verbs as github } from './github/index.js';
 import { verbs as importJobs } from './import-jobs/index.js';
+import { verbs as tools } from './tools/index.js';
 import { verbs as voices } from './voices/index.js';
 import { verbs as webhooks } from './webhooks/index.js';
 
@@ -40,6 +41,7 @@ export const GROUPS: GroupEntry[] = [
   { name: 'config', description: 'Read and change settings of the active profile', verbs: config },
   { name: 'agents', description: 'Create, change, version and roll back voice agents', verbs: agents },
   { name: 'voices', description: 'List voices and play their previews', verbs: voices },
+  { name: 'tools', description: 'List the tools vap can see (those of the agents the key can read), with their ids', verbs: tools },
   { name: 'evals', description: 'Eval suites, scenarios, runs that gate CI, and importing real calls as scenarios', verbs: evals },
   { name: 'events', description: 'Follow the organization\'s events live, and list the event types', verbs: events },
   { name: 'webhooks', description: 'Webhook endpoints, their deliveries, a signed local forwarder and signature checks', verbs: webhooks },

@@ -5,6 +5,7 @@ import type { ApiClient } from '../../api/client.js';
 import { NotFoundError } from '../../api/errors.js';
 import { listVoices, type Voice } from '../../api/voices.js';
 import { UsageError } from '../../errors.js';
+import { whereToolIdsAre } from '../../tools/seen.js';
 import { nearest } from '../../ui/suggest.js';
 
 /**
@@ -33,7 +34,8 @@ export const READ_CONCURRENCY = 4;
 export const TOOL_LOOKUP = `A tool is given by id or by name. The API has no tool listing, so a name is found
 among the tools of agents this key can read: the agent's own tools first, then those
 of the first ${AGENTS_READ} agents of the organization (read ${READ_CONCURRENCY} at a time, stopping once every name
-is found). A tool no agent has yet is given by its id.`;
+is found): \`vap tools list\` shows them. A tool no agent has yet (every tool, for a first
+agent) is given by its id, from the product's tool page.`;
 
 /** For the help of the verbs that take a voice. */
 export const VOICE_LOOKUP = `A voice is given by id or by name, as \`vap voices list\` shows them (Lucía, or lucia).
@@ -197,7 +199,11 @@ export async function resolveTools(api: ApiClient, refs: readonly string[], opts
         const near = nearest(ref, names.names());
         throw new UsageError(
           `${opts.flag}: no tool named ${JSON.stringify(ref)} among the tools of the agents this key can read (the API has no tool listing)`,
-          near.length ? `did you mean ${near.join(' or ')}?` : names.names().length ? `known names: ${names.names().join(', ')}; or give the tool's id` : "give the tool's id",
+          near.length
+            ? `did you mean ${near.join(' or ')}?`
+            : names.names().length
+              ? `known names: ${names.names().join(', ')} (\`vap tools list\`); or give the tool's id, ${whereToolIdsAre(api.baseUrl)}`
+              : `no agent this key can read has a tool yet, so no name is known: give the tool's id, ${whereToolIdsAre(api.baseUrl)}; once an agent has tools, \`vap tools list\` shows their names and ids`,
         );
       }
       unknown.push(ref);

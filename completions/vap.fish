@@ -740,7 +740,7 @@ complete -c vap -n '__vap_path_is '\''vap help'\'' 0' -f -a 'completion' -d 'Pri
 complete -c vap -n '__vap_path_is '\''vap help'\'' 0' -f -a 'accessibility' -d 'screen readers, plain lines instead of spinners and bars (VAP_ACCESSIBLE), colour never alone'
 complete -c vap -n '__vap_path_is '\''vap help'\'' 0' -f -a 'a11y' -d 'alias of accessibility'
 complete -c vap -n '__vap_path_is '\''vap help'\'' 0' -f -a 'as-code' -d 'agents, eval suites and webhooks as files in git: the files, what vap promises about them, pull, diff, push, mv'
-complete -c vap -n '__vap_path_is '\''vap help'\'' 0' -f -a 'ci' -d 'eval gates in CI, baselines and verdicts (previous, version:n, live), reports, the GitHub Action, preview, push --eval and promote'
+complete -c vap -n '__vap_path_is '\''vap help'\'' 0' -f -a 'ci' -d 'eval gates in CI, baselines and verdicts (family-wise error, previous, version:n, live), budgets and --until-decided, pass^k, reports, the GitHub Action, preview, push --eval and promote'
 complete -c vap -n '__vap_path_is '\''vap help'\'' 0' -f -a 'environment' -d 'every environment variable vap reads (keys, profiles, folders, timeouts, colour, CI)'
 complete -c vap -n '__vap_path_is '\''vap help'\'' 0' -f -a 'exit-codes' -d 'what each exit code means, for every command, and the one-line errors'
 complete -c vap -n '__vap_path_is '\''vap help'\'' 0' -f -a 'formatting' -d 'output on a terminal and in a pipe, -o and --query, times against the server'\''s clock, untrusted text'

@@ -18,7 +18,7 @@ import { percent, verdictPhrase, type RunComparison } from './verdict.js';
  * - `runUntilDecided`: follows a started run and, while the verdict against the baseline is
  *   undecided and the next run fits the budget, starts another run of the suite on the same
  *   agent version, pooling every completed run of it; each look is tested against the
- *   Lan-DeMets O'Brien-Fleming boundary at the information reached (the fraction of what the
+ *   Lan-DeMets Pocock boundary at the information reached (the fraction of what the
  *   budget allows), so that looking again does not raise the false-alarm rate. It returns a
  *   typed outcome and reports each run and look through a port; the caller prints and exits.
  */

@@ -283,7 +283,7 @@ export function compareSides(current: Side, baseline: Side, settings: VerdictSet
       alpha,
       family: 'overall first (80% of α), then Holm over the rows (all of α after a significant overall change, else the rest)',
       rows: m,
-      ...(settings.looks?.length ? { sequential: { boundary: "Lan-DeMets O'Brien-Fleming" as const, look: settings.looks.length, fractions: settings.looks.map((t) => round(t, 4)), z: round(bounds.z(OVERALL_SHARE * alpha), 4) } } : {}),
+      ...(settings.looks?.length ? { sequential: { boundary: "Lan-DeMets Pocock" as const, look: settings.looks.length, fractions: settings.looks.map((t) => round(t, 4)), z: round(bounds.z(OVERALL_SHARE * alpha), 4) } } : {}),
     },
     baseline: { id: nb.id, runNumber: nb.runNumber, status: nb.status, agentVersion: num(nb.agentVersion), overallScore: ob },
     pooled: { current: pc, baseline: pb },

@@ -7,8 +7,8 @@ import jStat from 'jstat';
  *   weighted, with its Welch variance and Welch–Satterthwaite degrees of freedom);
  * - the three-way decision of an interval against ±min-effect (equivalence first: two
  *   one-sided tests);
- * - Lan-DeMets alpha spending with O'Brien-Fleming's shape, and the group-sequential
- *   boundary it gives for looks at any information fractions (numerical integration);
+ * - Lan-DeMets alpha spending (Pocock's shape; O'Brien-Fleming's too), and the
+ *   group-sequential boundary it gives for looks at any information fractions;
  * - Holm's step-down method over the rows a gate tests;
  * - the iterations per scenario that would decide a change of min-effect;
  * - pass^k, a one-sided Fisher exact test of failure shares, and Wilson's interval.
@@ -118,19 +118,31 @@ export function obrienFlemingSpent(t: number, a: number): number {
   return 2 - 2 * normalCdf(normalQuantile(1 - a / 2) / Math.sqrt(t));
 }
 
+/**
+ * Alpha spent on one side by information fraction t, for a one-sided level a: Lan-DeMets'
+ * function of Pocock's shape, a·ln(1 + (e − 1)·t) (gsDesign's sfLDPocock). It spends early,
+ * so that every look's boundary is about the same: a decision comes at the first look that
+ * has the evidence, which spends the fewest calls.
+ */
+export function pocockSpent(t: number, a: number): number {
+  if (t <= 0) return 0;
+  if (t >= 1) return a;
+  return a * Math.log(1 + (Math.E - 1) * t);
+}
+
 /** Odd number of points (Simpson's rule) on each look's continuation region. */
 const GRID = 161;
 
 /**
  * Symmetric group-sequential boundaries on the Z scale for looks at information fractions
  * `fractions` (increasing; the last may be below or above 1), each side spending the
- * one-sided level `a` by `spent` (O'Brien-Fleming's shape): P(|Z_j| < c_j for j < k,
+ * one-sided level `a` by `spent` (Pocock's shape unless told): P(|Z_j| < c_j for j < k,
  * |Z_k| ≥ c_k) is twice what one side spends between look k − 1 and look k, under no change. Z_k are the canonical joint statistics
  * (independent increments in information); the recursion integrates numerically on a grid
  * (Armitage, McPherson and Rowe; Jennison and Turnbull, ch. 19). A look that spends nothing
  * has an infinite boundary. One look at fraction 1 gives the fixed-sample z(1 − a).
  */
-export function groupSequentialBoundaries(fractions: readonly number[], a: number, spent: (t: number, a: number) => number = obrienFlemingSpent): number[] {
+export function groupSequentialBoundaries(fractions: readonly number[], a: number, spent: (t: number, a: number) => number = pocockSpent): number[] {
   const out: number[] = [];
   let spentBefore = 0;
   let prevT = 0;

@@ -12,9 +12,9 @@ import type { RunDetail, RunResult } from '../api/evals.js';
  *   equally weighted, with its Welch variance; every scored call of both sides counts. Each
  *   criterion's change is stratified the same way; each scenario's is a Welch comparison.
  * - Each bound of an interval is a one-sided test: the overall change's at 0.8α (`--alpha`,
- *   1% by default), so its interval is the (1 − 1.6α) one, 98.4%. Its critical value is the t quantile with the
- *   same tail as the normal boundary, z(1 − α) for one look, or the group-sequential
- *   boundary (Lan-DeMets, O'Brien-Fleming's shape) at the information reached when
+ *   1% by default), so its interval is the (1 − 1.6α) one, 98.4%. Its critical value is
+ *   the t quantile with the same tail as the normal boundary, z(1 − α) for one look, or the group-sequential
+ *   boundary (Lan-DeMets spending of Pocock's shape) at the information reached when
  *   `--until-decided` looks again after each run.
  * - The decision, for every row: the interval within ±δ (`--min-effect`, 0.05) is "no
  *   significant change", equivalence by two one-sided tests, which comes first; wholly below
@@ -138,7 +138,7 @@ export interface ComparisonMethod {
   /** The rows tested after the overall change: scenarios and criteria with an estimate. */
   rows: number;
   /** Set with --until-decided: the look and its boundary. */
-  sequential?: { boundary: "Lan-DeMets O'Brien-Fleming"; look: number; fractions: number[]; z: number };
+  sequential?: { boundary: "Lan-DeMets Pocock"; look: number; fractions: number[]; z: number };
 }
 
 export interface RunComparison {
@@ -185,7 +185,7 @@ export function percent(x: number): string {
  * error 1% (overall first, then Holm over 9 rows), 98% intervals, minimum effect 0.05`.
  */
 export function methodText(m: ComparisonMethod): string {
-  const seq = m.sequential ? `; look ${m.sequential.look} of an adaptive run, Lan-DeMets O'Brien-Fleming boundary z = ${m.sequential.z.toFixed(2)}` : '';
+  const seq = m.sequential ? `; look ${m.sequential.look} of an adaptive run, Lan-DeMets Pocock boundary z = ${m.sequential.z.toFixed(2)}` : '';
   return `overall change stratified by scenario (Welch), family-wise error ${percent(m.alpha)} (the overall change first, then Holm over ${m.rows} row${m.rows === 1 ? '' : 's'}), a ${percent(m.confidence)} interval overall and ${percent(m.rowConfidence)} for each row, minimum effect ${m.minEffect}${seq}`;
 }
 

@@ -129,7 +129,7 @@ describe('--until-decided', () => {
     await emu.control('DELETE', `/evals/score-shift/${s.id}`);
     expect(r.code).toBe(3);
     const out = JSON.parse(r.stdout);
-    expect(out.baseline).toMatchObject({ verdict: 'regressed', pooled: { baseline: { runs: 3, calls: 72 } }, method: { alpha: 0.01, family: expect.stringContaining('then Holm over the rows'), sequential: { boundary: "Lan-DeMets O'Brien-Fleming" } } });
+    expect(out.baseline).toMatchObject({ verdict: 'regressed', pooled: { baseline: { runs: 3, calls: 72 } }, method: { alpha: 0.01, family: expect.stringContaining('then Holm over the rows'), sequential: { boundary: "Lan-DeMets Pocock" } } });
     expect(out.baseline.overallChange.delta).toBeLessThan(-0.1);
     expect(out.adaptive).toMatchObject({ stop: 'decided', maxCalls: 96 });
     expect(out.adaptive.calls).toBe(24 * out.adaptive.runs.length);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  obrienFlemingSpent,
+  pocockSpent,
   decide,
   failureShareP,
   groupSequentialBoundaries,
@@ -64,7 +66,7 @@ describe('critical values and the decision', () => {
   });
 });
 
-describe('the group-sequential boundary (Lan-DeMets, O\'Brien-Fleming\'s shape)', () => {
+describe('the group-sequential boundary (Lan-DeMets spending)', () => {
   it('one look at the whole information is the fixed-sample z(1 − α)', () => {
     expect(groupSequentialBoundaries([1], 0.01)[0]).toBeCloseTo(2.326348, 5);
     expect(groupSequentialBoundaries([1], 0.025)[0]).toBeCloseTo(1.959964, 5);
@@ -72,15 +74,24 @@ describe('the group-sequential boundary (Lan-DeMets, O\'Brien-Fleming\'s shape)'
 
   it('five equally spaced looks at 2.5% a side give gsDesign\'s bounds 4.8769, 3.3569, 2.6803, 2.2898, 2.0310', () => {
     // gsDesign(k = 5, test.type = 2, alpha = 0.025, sfu = sfLDOF)$upper$bound
-    const b = groupSequentialBoundaries([0.2, 0.4, 0.6, 0.8, 1], 0.025);
+    const b = groupSequentialBoundaries([0.2, 0.4, 0.6, 0.8, 1], 0.025, obrienFlemingSpent);
     const expected = [4.8769, 3.3569, 2.6803, 2.2898, 2.031];
     b.forEach((c, i) => expect(c).toBeCloseTo(expected[i]!, 3));
   });
 
+  it("Pocock's shape spends 2.5%·ln(1 + (e − 1)t): the first of five looks is z(1 − 0.025·ln(1.3437)) = 2.4380, and the boundaries stay close", () => {
+    // 0.025·ln(1 + 1.718282·0.2) = 0.0073849; qnorm(1 − 0.0073849) = 2.43798
+    expect(pocockSpent(0.2, 0.025)).toBeCloseTo(0.0073849, 6);
+    const b = groupSequentialBoundaries([0.2, 0.4, 0.6, 0.8, 1], 0.025);
+    expect(b[0]).toBeCloseTo(2.43798, 3);
+    expect(Math.max(...b) - Math.min(...b)).toBeLessThan(0.1);
+  });
+
   it('a look that adds no information spends nothing (an infinite boundary)', () => {
-    const b = groupSequentialBoundaries([0.5, 0.5, 1], 0.01);
+    const b = groupSequentialBoundaries([0.5, 0.5, 1], 0.01, obrienFlemingSpent);
     expect(b[1]).toBe(Infinity);
     expect(b[2]).toBeLessThan(b[0]!);
+    expect(groupSequentialBoundaries([0.5, 0.5, 1], 0.01)[1]).toBe(Infinity);
   });
 
   it('by simulation (fixed seed): looking after every run keeps the false "regressed" rate at α; the fixed test at every look does not', () => {

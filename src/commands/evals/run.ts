@@ -151,7 +151,7 @@ and the call minutes of the suite's recent runs are printed. --max-calls N (or
 VAP_MAX_CALLS) refuses a run that would pass it (exit 2, nothing started).
 --until-decided starts another run on the same agent version while the verdict
 is undecided and the next run fits the budget, pooling them; each look is tested
-against a Lan-DeMets O'Brien-Fleming boundary, so looking again adds no false
+against a Lan-DeMets Pocock boundary, so looking again adds no false
 alarms (vap help ci).
 
 Reports: --report junit=<path> writes a JUnit file (a suite per scenario, a case
@@ -187,7 +187,7 @@ Examples:
       --report junit=reports/evals.xml --report json=reports/evals.json
   $ vap evals run ev_123 --agent ag_456 --wait --baseline previous --fail-on-regression \\
       --report markdown=reports/evals.md --report html=reports/evals.html
-  $ vap evals run ev_123 --agent ag_456 --wait --baseline version:7 --fail-on-regression \\
+  $ vap evals run ev_123 --agent ag_456 --wait --baseline previous --fail-on-regression \\
       --until-decided --max-calls 300
   $ RUN=$(vap evals run ev_123 --agent ag_456 -q) && vap evals runs get $RUN --eval ev_123 --agent ag_456 --wait`,
     )

@@ -189,6 +189,9 @@ const ENTRY_MODULES = [
   'src/ui/style.ts',
   // How wide the terminal is: src/ui/fit.ts and the live lines import it, and a verb's help would read the core file for it.
   'src/ui/width.ts',
+  // A listing's column policy and an option's completion values, declared when a verb is defined.
+  'src/ui/columns.ts',
+  'src/completion/takes.ts',
 ];
 const CORE_MODULES = ['src/context.ts', 'src/api/client.ts'];
 

@@ -30,7 +30,8 @@ describe('a new organization: no agent, so no tool is seen', () => {
     const r = await vap(FRESH, ['tools', 'list'], { tty: true });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`No tools seen: this key can read no agent yet (the API lists tools only through agents). Give a tool by its id, from the product's tool page (on vap's emulator: \`curl ${emu.url}/_emulator/tools\`).\n`);
+    // (Wrapped between words at the terminal's 80 columns.)
+    expect(r.stderr.replace(/\n(?!$)/g, ' ')).toBe(`No tools seen: this key can read no agent yet (the API lists tools only through agents). Give a tool by its id, from the product's tool page (on vap's emulator: \`curl ${emu.url}/_emulator/tools\`).\n`);
     expect(JSON.parse((await vap(FRESH, ['tools', 'list', '--json'])).stdout)).toEqual([]);
   });
 

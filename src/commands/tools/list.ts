@@ -51,7 +51,12 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
     seen.agentsRead === 0
       ? 'No tools seen: this key can read no agent yet (the API lists tools only through agents).'
       : `No tools seen: none of the ${count(seen.agentsRead).human(ctx.present)} agents this key can read has a tool (the API lists tools only through agents).`;
-  await ctx.out.list(seen.tools, { columns: TOOL_COLUMNS, empty: `${none} Give a tool by its id, ${whereToolIdsAre(api.baseUrl)}.` });
+  if (seen.tools.length === 0 && ctx.out.human) {
+    // Said through the context, which wraps it between words on a terminal (a listing's empty line is not wrapped).
+    ctx.info(`${none} Give a tool by its id, ${whereToolIdsAre(api.baseUrl)}.`);
+    return;
+  }
+  await ctx.out.list(seen.tools, { columns: TOOL_COLUMNS });
   if (!seen.complete && seen.tools.length > 0) {
     const of = seen.agentsTotal !== undefined ? ` of ${seen.agentsTotal}` : '';
     ctx.info(`The tools of the first ${seen.agentsRead}${of} agents; --all reads every agent.`);

@@ -15,6 +15,11 @@ if (existsSync(new URL('./evals.mjs', import.meta.url))) {
   if (typeof mod.benchEvals === 'function') await mod.benchEvals();
 }
 
+if (existsSync(new URL('./calibration.mjs', import.meta.url))) {
+  const mod = await import('./calibration.mjs');
+  if (typeof mod.benchCalibration === 'function') await mod.benchCalibration();
+}
+
 if (existsSync(new URL('./reports.mjs', import.meta.url))) {
   const mod = await import('./reports.mjs');
   if (typeof mod.benchReports === 'function') await mod.benchReports();

@@ -113,7 +113,7 @@ describe('the GitHub Action\'s steps', () => {
     await step('comment.sh', { ...pr, VAP_INPUT_GITHUB_TOKEN: 'actions-token', VAP_REPORTS_MARKDOWN: second.outputs.markdown! }, work);
     expect(gh.list('octo/agents', 41)).toHaveLength(1);
     expect(gh.list('octo/agents', 41)[0]!.body).toBe(readFileSync(join(reports, 'evals.md'), 'utf8'));
-    expect(gh.list('octo/agents', 41)[0]!.body.split('\n')[1]).toMatch(/: ✅ 4 gates passed$/);
+    expect(gh.list('octo/agents', 41)[0]!.body.split('\n')[1]).toMatch(/: ✅ 4 gates passed( · .+)? · \d+ calls \(no --max-calls budget\)$/);
 
     // The action's last step fails the job with vap's code.
     const last = (parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { runs: { steps: Array<{ name: string; run?: string }> } }).runs.steps.at(-1)!;

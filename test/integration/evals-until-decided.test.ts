@@ -120,6 +120,21 @@ describe('budgets', () => {
   });
 });
 
+describe('pooled baselines', () => {
+  it('runs diff with --baseline version:1 pools every completed run of that version (no call spent); a run id is that run alone', async () => {
+    const { agentId, evalId } = await agentWithHistory(3);
+    const b = JSON.parse((await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--json'])).stdout).run.id as string;
+    await emu.clearRequests();
+    const pooled = JSON.parse((await vap(['evals', 'runs', 'diff', b, '--eval', evalId, '--agent', agentId, '--baseline', 'version:1', '--json'])).stdout);
+    expect(pooled.comparison.pooled).toMatchObject({ current: { runs: 1, calls: 24 }, baseline: { runs: 3, calls: 72, runNumbers: [1, 2, 3] } });
+    expect(pooled.comparison.baseline.runNumber).toBe(3);
+    expect(await runsPosted()).toBe(0);
+    const runs = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/runs`)).body.data.runs as Array<{ id: string; runNumber: number }>;
+    const one = JSON.parse((await vap(['evals', 'runs', 'diff', b, '--eval', evalId, '--agent', agentId, '--baseline', runs.find((r) => r.runNumber === 2)!.id, '--json'])).stdout);
+    expect(one.comparison.pooled.baseline).toMatchObject({ runs: 1, calls: 24, runNumbers: [2] });
+  });
+});
+
 describe('--until-decided', () => {
   it('a drop of 0.2 on the new version: regressed against the pooled baseline version, exit 3, the runs and calls in --json and the Markdown headline', async () => {
     const { agentId, evalId } = await agentWithHistory(3);

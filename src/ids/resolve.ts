@@ -23,7 +23,7 @@ import { RecentIds, type RecordedKind } from './recent.js';
  */
 
 /** How many of the newest calls are read to find a prefix. */
-export const CALLS_READ = CALLS_MAX_PAGE_SIZE;
+const CALLS_READ = CALLS_MAX_PAGE_SIZE;
 /** How many pages of campaigns are read, at most. */
 const MAX_PAGES = 10;
 /** How many ids found only in the record are read from the API; more than that is too short a prefix. */
@@ -112,7 +112,7 @@ function aboutCampaign(c: { id: string; name?: string; status?: string }): Candi
 const LAYOUT = 'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx';
 
 /** Whether text is the start of a UUID as a table shows it (`c7e89311`, `c7e89311-5b8e`): hex digits, dashes where a UUID has them. */
-export function isUuidPrefix(text: string): boolean {
+function isUuidPrefix(text: string): boolean {
   if (text.length === 0 || text.length > LAYOUT.length) return false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
@@ -128,7 +128,7 @@ function bare(ref: string): string {
   return ref.trim().replace(CUT, '');
 }
 
-export interface Resolved {
+interface Resolved {
   id: string;
   /** Where the id came from: as given, the API's listing, or vap's record of the ids it showed (then read from the API). */
   from: 'given' | 'listing' | 'record';

@@ -192,12 +192,14 @@ describe('vap promote', () => {
     const from = (await t.emu.api('GET', `/api/v1/agents/${prodId}`, undefined, PROD.apiKey)).body.data.currentVersion;
     edit(a.slug, (s) => s.replace('Never share', 'Never ever share'));
     await gatedPush();
-    const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes', '--eval', '--min-score', '0.999', '--allow-failed-iterations', '10']);
+    // Production's copy scores 0 from its next version on (a known truth), while staging's runs pass.
+    await t.emu.control('POST', '/evals/score-shift', { shift: -1, agentId: prodId, fromVersion: from + 1 });
+    const r = await vap(['promote', '--from', 'staging', '--to', 'prod', '--yes', '--eval', '--min-score', '0.05', '--allow-failed-iterations', '10']);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/error: the evals of promote \S+ failed a gate; rolled back gated-\d+/);
     const v = (await t.emu.api('GET', `/api/v1/agents/${prodId}/versions?limit=20`, undefined, PROD.apiKey)).body.data;
     expect(v.versions[0]).toMatchObject({ changeType: 'rollback', rolledBackTo: from });
-    expect(v.versions[0].reason).toMatch(/^vap promote \S+: eval gate failed on gated-\d+\/booking \(--min-score 0\.999/);
+    expect(v.versions[0].reason).toMatch(/^vap promote \S+: eval gate failed on gated-\d+\/booking \(--min-score 0\.05/);
   });
 
   it('a broken file is exit 2 with nothing written, and the reads of the target it started stop at once', async () => {

@@ -308,7 +308,7 @@ describe('vap mcp --allow-writes', () => {
     const passed = envelopeOf(await rw.call('vap_evals_run', { agentId: d.agentId, evalId: d.evalId, minScore: 0, baseline: 'previous' }));
     expect(passed.data.verdict).toEqual({ passed: true, exitCodeInTheCli: 0 });
     expect(passed.data.outcome.run.status).toBe('completed');
-    expect(passed.data.outcome.gates).toEqual([expect.objectContaining({ gate: '--min-score 0', passed: true }), expect.objectContaining({ gate: '--allow-failed-iterations 0', passed: true })]);
+    expect(passed.data.outcome.gates).toEqual([expect.objectContaining({ gate: '--min-score 0', passed: true }), expect.objectContaining({ gate: '--allow-failed-iterations (default: fewer than 20%)', passed: true })]);
     expect(passed.data.outcome.baseline).toMatchObject({ spec: 'previous' });
     expect(passed.data.log.join('\n')).toMatch(/Started run #\d+/);
 

@@ -17,18 +17,20 @@ const runId = z.string().min(1).describe('The run id (from vap_evals_runs_list).
 const gateInput = {
   minScore: z.number().min(0).max(1).optional().describe('Gate: the overall score must be at least this (0..1).'),
   minCriteria: z.array(z.object({ key: z.string().min(1), score: z.number().min(0).max(1) })).optional().describe('Gates: each criterion, by key, must average at least its score.'),
-  allowFailedIterations: z.number().int().min(0).optional().describe('Failed iterations that do not fail the gates (default 0).'),
-  baseline: z.string().optional().describe('Compare with a run: previous, version:<n> (the newest completed run on agent version n) or a run id; a verdict per scenario and criterion (Welch t-test, 95%).'),
+  minPassRate: z.number().min(0).max(1).optional().describe("Gate: each scenario's share of iterations that passed the score gate, and across pooled runs the estimate that all k of k calls pass (pass^k), must be at least this."),
+  allowFailedIterations: z.number().int().min(0).optional().describe('Failed iterations that do not fail the gates. Default: fewer than 20% of the calls, and with a baseline not significantly more than its share.'),
+  baseline: z.string().optional().describe('Compare with: previous or version:<n> (every completed run of that version, pooled: no call spent) or a run id (that run alone); a verdict overall, per scenario and per criterion, family-wise at alpha.'),
   failOnRegression: z.boolean().optional().describe('Gate: no significant regression against the baseline (default baseline: previous).'),
-  minEffect: z.number().min(0).max(1).optional().describe('The smallest change a verdict counts (default 0.05).'),
+  minEffect: z.number().min(0).max(1).optional().describe('The smallest change a verdict counts, and the equivalence margin of "no significant change" (default 0.05).'),
+  alpha: z.number().gt(0).lt(0.5).optional().describe('The family-wise rate of a false "regressed" over every row the gate tests (default 0.01).'),
 };
 
-type GateArgs = { minScore?: number; minCriteria?: Array<{ key: string; score: number }>; allowFailedIterations?: number; baseline?: string; failOnRegression?: boolean; minEffect?: number };
+type GateArgs = { minScore?: number; minCriteria?: Array<{ key: string; score: number }>; minPassRate?: number; allowFailedIterations?: number; baseline?: string; failOnRegression?: boolean; minEffect?: number; alpha?: number };
 
-const gated = (a: GateArgs) => a.minScore !== undefined || Boolean(a.minCriteria?.length) || a.allowFailedIterations !== undefined || a.baseline !== undefined || Boolean(a.failOnRegression);
+const gated = (a: GateArgs) => a.minScore !== undefined || Boolean(a.minCriteria?.length) || a.minPassRate !== undefined || a.allowFailedIterations !== undefined || a.baseline !== undefined || Boolean(a.failOnRegression);
 
 /** The arguments as the verbs' options (the CLI's --min-score, --min-criterion, …), the baseline read by the CLI's own parser. */
-async function gateOptions(a: GateArgs): Promise<{ minScore?: number; minCriterion?: Array<{ key: string; min: number }>; allowFailedIterations?: number; baseline?: BaselineSpec; failOnRegression?: boolean; minEffect?: number }> {
+async function gateOptions(a: GateArgs): Promise<{ minScore?: number; minCriterion?: Array<{ key: string; min: number }>; minPassRate?: number; allowFailedIterations?: number; baseline?: BaselineSpec; failOnRegression?: boolean; minEffect?: number; alpha?: number }> {
   let baseline: BaselineSpec | undefined;
   if (a.baseline !== undefined) {
     const { baselineOption } = await import('../../evals/baseline.js');
@@ -38,7 +40,7 @@ async function gateOptions(a: GateArgs): Promise<{ minScore?: number; minCriteri
       throw new Refusal(`baseline: ${(err as Error).message.replace(/--baseline/g, 'baseline')}`);
     }
   }
-  return { minScore: a.minScore, minCriterion: a.minCriteria?.map((c) => ({ key: c.key, min: c.score })), allowFailedIterations: a.allowFailedIterations, baseline, failOnRegression: a.failOnRegression, minEffect: a.minEffect };
+  return { minScore: a.minScore, minCriterion: a.minCriteria?.map((c) => ({ key: c.key, min: c.score })), minPassRate: a.minPassRate, allowFailedIterations: a.allowFailedIterations, baseline, failOnRegression: a.failOnRegression, minEffect: a.minEffect, alpha: a.alpha };
 }
 
 const outcome = z.looseObject({
@@ -200,6 +202,8 @@ export const evalTools = [
       wait: z.boolean().optional().describe('Follow the run until it ends (default true); false only starts it.'),
       timeoutSeconds: z.number().int().min(1).max(3600).optional().describe('Give up waiting after this long (default 50); the run goes on.'),
       ...gateInput,
+      untilDecided: z.boolean().optional().describe('While the verdict against the baseline is undecided, start another run of the same version and pool them, within maxCalls (needs maxCalls and wait).'),
+      maxCalls: z.number().int().min(1).optional().describe('The most calls this may place: a run that would pass it is refused before it starts.'),
     },
     output: gatedOutput,
     idempotent: false,
@@ -211,8 +215,8 @@ export const evalTools = [
     },
     async run(a, env) {
       const wait = a.wait ?? true;
-      if (!wait && gated(a)) throw new Refusal('vap_evals_run: the gates and the baseline need wait (without it the run is only started); leave wait out, or gate later with vap_evals_runs_get.');
-      const opts = { ...(await gateOptions(a)), agent: a.agentId, wait, timeout: (a.timeoutSeconds ?? 50) * 1000, report: [], poll: false };
+      if (!wait && (gated(a) || a.untilDecided)) throw new Refusal('vap_evals_run: the gates and the baseline need wait (without it the run is only started); leave wait out, or gate later with vap_evals_runs_get.');
+      const opts = { ...(await gateOptions(a)), agent: a.agentId, wait, timeout: (a.timeoutSeconds ?? 50) * 1000, report: [], poll: false, untilDecided: a.untilDecided, maxCalls: a.maxCalls };
       const { run } = await import('../../commands/evals/run.js');
       if (!wait) {
         const c = await env.captured((ctx) => run(a.evalId, opts, ctx));

@@ -185,7 +185,7 @@ function mkdirs(dir, depth) {
       }
     }
     const parent = path.dirname(dir);
-    if (!err || err.code !== 'ENOENT' || parent === dir || depth > 64 || !mkdirs(parent, depth + 1)) return false;
+    if (err?.code !== 'ENOENT' || parent === dir || depth > 64 || !mkdirs(parent, depth + 1)) return false;
     try {
       fs.mkdirSync(dir, 0o755);
       return 'made';

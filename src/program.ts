@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, type CommanderError, Option } from 'commander';
 import type { GlobalOptions } from './context.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 import { GROUPS, type GroupEntry } from './commands/registry.js';

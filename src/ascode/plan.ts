@@ -3,7 +3,7 @@ import type { Voice } from '../api/voices.js';
 import { canonicalLanguage, changedFields, contentHash, sameFields, fieldHashes, scenarioHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type ScenarioModel, type SuiteModel } from './model.js';
 import type { LocalAgent, LocalFiles, LocalSuite, LocalWebhook, ProjectConfig } from './project.js';
 import { ProblemList } from './problems.js';
-import { RemoteReader, remoteHashes, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
+import { type RemoteReader, remoteHashes, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
 import { intentKey, type Entry, type Intent, type State } from './state.js';
 import { lineOf } from './yaml-doc.js';
 

@@ -170,7 +170,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
       for (const s of withScenarios) {
         if (!s) continue;
         const known = slug ? slugOfSuiteId.get(s.id) : undefined;
-        const local = known && known.startsWith(`${slug}/`) ? files.suites.get(known) : undefined;
+        const local = known?.startsWith(`${slug}/`) ? files.suites.get(known) : undefined;
         const gate = local?.gate ?? s.model.status === 'ready';
         targets.push({ kind: 'suite', key: '', file: '', remote: s, agentKey: slug ?? `@${id}`, prepared: renderTarget('suite', s, local && !invalid.has(local.file) ? local.text : undefined, gate) });
       }

@@ -142,7 +142,7 @@ function fieldLines(i: PlanItem, field: string, chalk: ChalkInstance, indent: st
   return arrow(quoted(from ?? null), quoted(to ?? null));
 }
 
-function createLines(i: PlanItem, chalk: ChalkInstance, indent: string): string[] {
+function createLines(i: PlanItem, _chalk: ChalkInstance, indent: string): string[] {
   const m = i.localModel as AnyModel;
   if (i.kind === 'agent') {
     const a = m as AgentModel;

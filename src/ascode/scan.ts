@@ -312,7 +312,7 @@ function linkedFolder(root: string, rel: string, problems: Problem[]): boolean {
   } catch {
     return false;
   }
-  problems.push({ file: rel, message: symlinkError(rel).message.slice(rel.length + 1) + `; replace it with a real folder` });
+  problems.push({ file: rel, message: `${symlinkError(rel).message.slice(rel.length + 1)}; replace it with a real folder` });
   return true;
 }
 

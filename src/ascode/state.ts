@@ -229,7 +229,7 @@ export function bulkConforms(raw: Record<string, unknown>): boolean {
     if (sec === undefined) continue;
     if (sec === null || typeof sec !== 'object' || Array.isArray(sec)) return false;
     for (const key in sec as Record<string, unknown>) {
-      if (!Object.prototype.hasOwnProperty.call(sec, key)) continue;
+      if (!Object.hasOwn(sec, key)) continue;
       const parts = section === 'suites' ? key.split('/') : [key];
       const keyOk = (section !== 'suites' || parts.length === 2) && parts.every((p) => slugProblem(p) === undefined);
       if (!keyOk || !entryConforms((sec as Record<string, unknown>)[key])) return false;
@@ -352,7 +352,7 @@ function section(name: string, entries: Record<string, unknown>, last: boolean, 
 export function entryJson(v: unknown): string {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return canonicalJson(v);
   const e = v as Record<string, unknown>;
-  for (const k in e) if (!ENTRY_KEYS.has(k) || !Object.prototype.hasOwnProperty.call(e, k)) return canonicalJson(v);
+  for (const k in e) if (!ENTRY_KEYS.has(k) || !Object.hasOwn(e, k)) return canonicalJson(v);
   const { id, hash, fields, version, file } = e;
   if (typeof id !== 'string' || typeof hash !== 'string' || fields === null || typeof fields !== 'object' || Array.isArray(fields)) return canonicalJson(v);
   if ((version !== undefined && typeof version !== 'number') || (file !== undefined && typeof file !== 'string')) return canonicalJson(v);

@@ -1,4 +1,4 @@
-import { Document, isMap, isScalar, LineCounter, parseDocument, visit, type Node } from 'yaml';
+import { type Document, isMap, isScalar, LineCounter, parseDocument, visit, type Node } from 'yaml';
 import type { z } from 'zod';
 import type { ProblemList } from './problems.js';
 import { readOwnYaml } from './yaml-fast-read.js';

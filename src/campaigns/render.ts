@@ -193,7 +193,7 @@ export function renderWatchScreen(opts: {
 }): string {
   const style = opts.style ?? PLAIN;
   const p = opts.present ?? DEFAULT_PRESENTATION;
-  const stamp = p.absoluteTimes ? opts.updatedAt.toISOString() : opts.updatedAt.toISOString().slice(11, 19) + ' UTC';
+  const stamp = p.absoluteTimes ? opts.updatedAt.toISOString() : `${opts.updatedAt.toISOString().slice(11, 19)} UTC`;
   const groups = realtimeGroups(opts.data, p);
   const trend = opts.trend?.line(opts.intervalSeconds, Math.max(10, Math.min(60, (opts.width ?? 80) - 40)));
   // The trend is the calls completed in each interval of this session, as a sparkline.

@@ -136,7 +136,7 @@ export function resolveMapping(
   const columnIndex = fields.map((f) => fieldColumn.get(f.name)!);
   const errorColumns = new Set<string>(ERROR_COLUMNS);
   const isOldErrorColumn = (k: number) => !columnTaken.has(k) && errorColumns.has(columns[k]!);
-  const unmapped = header.filter((c, k) => !columnTaken.has(k) && !ignored.has(k) && !isOldErrorColumn(k));
+  const unmapped = header.filter((_c, k) => !columnTaken.has(k) && !ignored.has(k) && !isOldErrorColumn(k));
   const keptColumns = columns.map((_, k) => k).filter((k) => !isOldErrorColumn(k));
   const pairs = Object.fromEntries(fields.map((f, i) => [f.name, columns[columnIndex[i]!]!]));
   return { fields, columnIndex, columns, unmapped, keptColumns, pairs };

@@ -179,7 +179,7 @@ export function checkPhone(text: string, defaultCountry?: CountryCode): Checked 
   const plain = checkPlainNumber?.(text, defaultCountry);
   if (plain !== undefined) return plain?.valid ? { ok: true, value: plain.number } : { ok: false, reason: `"${clip(text)}" is not a valid phone number` };
   const parsed = parsePhoneNumberFromString(text, defaultCountry);
-  if (!parsed || !parsed.isValid()) return { ok: false, reason: `"${clip(text)}" is not a valid phone number` };
+  if (!parsed?.isValid()) return { ok: false, reason: `"${clip(text)}" is not a valid phone number` };
   if (!PHONE_TEXT.test(text)) {
     return { ok: false, reason: `"${clip(text)}" holds more than a phone number (only digits, a leading + and the separators space - ( ) . may appear, as in +14155550100)` };
   }

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/client.js';
-import { getSuite, listRunResults, listRuns, listScenarios, startRun, type CriterionAggregate, type Run, type RunDetail, type RunResult } from '../api/evals.js';
+import { getRun, getSuite, listRunResults, listRuns, listScenarios, startRun, type CriterionAggregate, type Run, type RunDetail, type RunResult } from '../api/evals.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { resolvePooledBaseline, type PooledBaseline, type SuiteRef } from './baseline.js';
@@ -17,7 +17,8 @@ import { percent, verdictPhrase, type RunComparison } from './verdict.js';
  * - `checkBudget`: a run that would pass the budget is refused (exit 2) before any call;
  * - `runUntilDecided`: follows a started run and, while the verdict against the baseline is
  *   undecided and the next run fits the budget, starts another run of the suite on the same
- *   agent version, pooling every completed run of it; each look is tested against the
+ *   agent version, pooling every completed run of that version (those before the command
+ *   too, unless the baseline pools them); each look is tested against the
  *   Lan-DeMets Pocock boundary at the information reached (the fraction of what the
  *   budget allows), so that looking again does not raise the false-alarm rate. It returns a
  *   typed outcome and reports each run and look through a port; the caller prints and exits.
@@ -135,6 +136,8 @@ export async function runUntilDecided(ctx: Context, api: ApiClient, ref: SuiteRe
   if (!spec) throw new UsageError('--until-decided needs a baseline to decide against', 'add --baseline previous|version:<n>|<runId> (or --fail-on-regression, which compares with previous)');
   const deadline = Date.now() + s.timeout;
   const mine: Array<{ detail: RunDetail; results: RunResult[] }> = [];
+  /** Completed runs of the same version from before this command: pooled, no call spent. */
+  const earlier: Array<{ detail: RunDetail; results: RunResult[] }> = [];
   const ids = new Set<string>();
   let run = first;
   let calls = first.totalIterations;
@@ -152,9 +155,13 @@ export async function runUntilDecided(ctx: Context, api: ApiClient, ref: SuiteRe
       stop = 'run failed';
       break;
     }
-    baseline ??= await resolvePooledBaseline(api, ref, spec, first, ctx.signal, undefined, undefined, results, ids);
-    const pooledCalls = mine.reduce((n, m) => n + m.results.length, 0);
-    const look: Look = { index: mine.length, run: detail.run, calls, maxCalls: s.maxCalls, pooledRuns: mine.length, pooledCalls };
+    if (!baseline) {
+      baseline = await resolvePooledBaseline(api, ref, spec, first, ctx.signal, undefined, undefined, results, ids);
+      if (baseline.missing === undefined) earlier.push(...(await earlierRunsOfVersion(api, ref, first, ids, baseline, ctx.signal)));
+    }
+    const pooled = [...earlier, ...mine];
+    const pooledCalls = pooled.reduce((n, m) => n + m.results.length, 0);
+    const look: Look = { index: mine.length, run: detail.run, calls, maxCalls: s.maxCalls, pooledRuns: pooled.length, pooledCalls };
     if (baseline.missing !== undefined) {
       reporter.looked({ ...look, missing: baseline.missing });
       stop = 'no baseline';
@@ -165,7 +172,7 @@ export async function runUntilDecided(ctx: Context, api: ApiClient, ref: SuiteRe
     const most = pooledCalls + Math.max(0, runsWithin(first.totalIterations, s.maxCalls) * first.totalIterations - calls);
     looks.push(Math.min(1, information(pooledCalls, n0) / information(most, n0)));
     const { compareSides } = await import('./compare.js');
-    comparison = compareSides({ runs: mine.map((m) => m.detail), results: mine.flatMap((m) => m.results) }, { runs: baseline.runs, results: baseline.results }, verdictSettings(s.gates, looks));
+    comparison = compareSides({ runs: pooled.map((m) => m.detail), results: pooled.flatMap((m) => m.results) }, { runs: baseline.runs, results: baseline.results }, verdictSettings(s.gates, looks));
     reporter.looked({ ...look, comparison });
     if (comparison.verdict !== 'too few iterations') {
       stop = 'decided';
@@ -179,8 +186,17 @@ export async function runUntilDecided(ctx: Context, api: ApiClient, ref: SuiteRe
     calls += run.totalIterations;
     reporter.started(run, calls, s.maxCalls);
   }
-  const outcome = await pooledOutcome(ctx, api, ref, s, mine, baseline, comparison, { calls, maxCalls: s.maxCalls, stop, perRun: first.totalIterations });
+  const outcome = await pooledOutcome(ctx, api, ref, s, mine, earlier, baseline, comparison, { calls, maxCalls: s.maxCalls, stop, perRun: first.totalIterations });
   return { outcome, stop };
+}
+
+/** The suite's completed runs on `first`'s agent version from before it, except those the baseline pools. */
+async function earlierRunsOfVersion(api: ApiClient, ref: SuiteRef, first: Run, ids: ReadonlySet<string>, baseline: PooledBaseline, signal?: AbortSignal): Promise<Array<{ detail: RunDetail; results: RunResult[] }>> {
+  if (typeof first.agentVersion !== 'number' || baseline.missing !== undefined) return [];
+  const theirs = new Set(baseline.runs.map((d) => d.run.id));
+  const runs = await listRuns(api, ref.agentId, ref.evalId, signal);
+  const same = runs.filter((r) => r.status === 'completed' && r.agentVersion === first.agentVersion && r.runNumber < first.runNumber && !ids.has(r.id) && !theirs.has(r.id));
+  return Promise.all(same.map(async (r) => ({ detail: await getRun(api, ref.agentId, ref.evalId, r.id, signal), results: await listRunResults(api, ref.agentId, ref.evalId, r.id, signal) })));
 }
 
 /** The words of why an adaptive run stopped. */
@@ -207,12 +223,13 @@ async function pooledOutcome(
   ref: SuiteRef,
   s: AdaptiveSettings,
   mine: Array<{ detail: RunDetail; results: RunResult[] }>,
+  earlier: Array<{ detail: RunDetail; results: RunResult[] }>,
   baseline: PooledBaseline | undefined,
   comparison: RunComparison | undefined,
   a: { calls: number; maxCalls: number; stop: AdaptiveStop; perRun: number },
 ): Promise<RunOutcome> {
   const last = mine.at(-1)!;
-  const completed = mine.filter((m) => m.detail.run.status === 'completed');
+  const completed = [...earlier, ...mine].filter((m) => m.detail.run.status === 'completed');
   const results = a.stop === 'run failed' ? last.results : completed.flatMap((m) => m.results);
   const detail = a.stop === 'run failed' ? last.detail : pooledDetail(completed.map((m) => m.detail), results);
   const runRef = { ...ref, runId: last.detail.run.id };
@@ -229,6 +246,7 @@ async function pooledOutcome(
   const gates = detail.run.status === 'completed' ? evaluateGates(s.gates, detail, undefined, baselineOutcome ?? {}, { results }) : [];
   const summary: AdaptiveSummary = {
     runs: mine.map((m) => ({ id: m.detail.run.id, runNumber: m.detail.run.runNumber, status: m.detail.run.status, calls: m.results.length })),
+    ...(earlier.length ? { earlier: earlier.map((m) => ({ id: m.detail.run.id, runNumber: m.detail.run.runNumber, calls: m.results.length })) } : {}),
     calls: a.calls,
     maxCalls: a.maxCalls,
     stop: a.stop,

@@ -47,7 +47,7 @@ class Boundaries {
   z(level: number): number {
     let z = this.memo.get(level);
     if (z === undefined) {
-      z = this.looks && this.looks.length ? groupSequentialBoundaries(this.looks, level).at(-1)! : normalQuantile(1 - level);
+      z = this.looks?.length ? groupSequentialBoundaries(this.looks, level).at(-1)! : normalQuantile(1 - level);
       this.memo.set(level, z);
     }
     return z;

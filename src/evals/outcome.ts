@@ -52,6 +52,8 @@ export type AdaptiveStop = 'decided' | 'budget' | 'no baseline' | 'run failed';
 export interface AdaptiveSummary {
   /** The runs this command started, oldest first. */
   runs: Array<{ id: string; runNumber: number; status: string; calls: number }>;
+  /** Completed runs of the same agent version from before the command, pooled with its own (no call spent). */
+  earlier?: Array<{ id: string; runNumber: number; calls: number }>;
   /** Calls placed by this command. */
   calls: number;
   maxCalls: number;

@@ -164,7 +164,7 @@ function render(o: RunOutcome, b: Budget, truncated: boolean): string {
     if (o.stopped.resume) out.push('', o.stopped.kind === 'timeout' ? 'Keep waiting with:' : 'Resume waiting with:', '', ...fencedBlock([o.stopped.resume]));
   }
   if (run.status === 'failed') out.push('', `Error: ${mdText(run.error || 'the run failed (no reason given)')}`);
-  if (o.adaptive) out.push('', `Runs: ${o.adaptive.runs.map((r) => `#${r.runNumber}`).join(', ')} (--until-decided); stopped: ${mdText(o.adaptive.why)}.`);
+  if (o.adaptive) out.push('', `Runs: ${o.adaptive.runs.map((r) => `#${r.runNumber}`).join(', ')} (--until-decided)${o.adaptive.earlier?.length ? `, pooled with ${o.adaptive.earlier.map((r) => `#${r.runNumber}`).join(', ')} of the same version (before it)` : ''}; stopped: ${mdText(o.adaptive.why)}.`);
   if (c) {
     out.push('', `Against run #${c.baseline.runNumber} (${mdCode(c.baseline.id)}, agent version ${c.baseline.agentVersion ?? '?'}): **${VERDICT_MARK[c.verdict]} ${c.verdict}**: ${mdText(c.overallChange.reason)}; rows: ${countsText(c.counts)}. <sub>${mdText(methodText(c.method))}.</sub>`);
     const pooled = pooledLine(o);

@@ -6,9 +6,7 @@ import { SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
 import { numericSetting } from '../config/resolve.js';
 import { ExitCode } from '../exit-codes.js';
 import { nearest } from '../ui/suggest.js';
-import { safeText } from '../ui/safe-text.js';
 import { formatDuration } from '../ui/values.js';
-import { terminalWidth } from '../ui/width.js';
 
 /**
  * The loop both tails and `webhooks listen` run: the stream opened with the checked types,

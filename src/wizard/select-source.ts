@@ -39,7 +39,7 @@ export async function selectSource(
     }
     throw new CliError(`no source ${given.sourceId} for this agent's imports`, undefined, `see \`vap evals imports sources --agent ${ids.agentId} --eval ${ids.evalId}\``);
   }
-  if (fits.length === 0) throw new CliError(`no ${given?.kind ? SOURCE_KINDS[given.kind].label.toLowerCase() + 's' : 'sources'} to import calls from`);
+  if (fits.length === 0) throw new CliError(`no ${given?.kind ? `${SOURCE_KINDS[given.kind].label.toLowerCase()}s` : 'sources'} to import calls from`);
   // Names are data: made safe before they are padded, so the columns line up as shown.
   const names = new Map(fits.map((s) => [s, safeText(String(s.name))]));
   const width = Math.max(...[...names.values()].map((n) => n.length));

@@ -52,7 +52,7 @@ show('its transcript as a resource', { method: 'resources/read', params: { uri: 
 // A call that connected but failed its purpose (not resolved): its transcript says why.
 const all = await api('GET', `/api/v1/calls?campaignId=${campaign.id}&status=completed`);
 let unresolved;
-for (const c of all.calls) { const d = await api('GET', `/api/v1/calls/${c.id}`); if (d.analysis && d.analysis.resolution && d.analysis.resolution.resolved === false) { unresolved = c.id; break; } }
+for (const c of all.calls) { const d = await api('GET', `/api/v1/calls/${c.id}`); if (d.analysis?.resolution && d.analysis.resolution.resolved === false) { unresolved = c.id; break; } }
 {
   const args = { callId: unresolved };
   const res = await ro.callTool({ name: 'vap_calls_get', arguments: args });

@@ -185,7 +185,7 @@ describe('vap push', () => {
     expect((await vap(['pull', '--agent', agentId], { profile: 'staging' })).code).toBe(0);
     const slug = readdirSync(join(dir, 'agents'))[0]!;
     const globexTool = (await tools('globex')).find((t) => t.name === 'Calendar booking')!.id;
-    writeFileSync(join(dir, 'vap.yaml'), readFileSync(join(dir, 'vap.yaml'), 'utf8') + `  prod:\n    tools:\n      Calendar booking: ${globexTool}\n`);
+    writeFileSync(join(dir, 'vap.yaml'), `${readFileSync(join(dir, 'vap.yaml'), 'utf8')}  prod:\n    tools:\n      Calendar booking: ${globexTool}\n`);
     // A profile vap.yaml does not list is added by the push, as pull adds it.
     const dry = await vap(['push', '--dry-run'], { org: ORG_B, profile: 'nowhere' });
     expect(dry.stderr).toContain('Added profile "nowhere" to vap.yaml');

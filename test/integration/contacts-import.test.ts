@@ -298,7 +298,7 @@ describe('vap contacts import --file-url (server-side import)', () => {
   let server: Server;
   let fileUrl: string;
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    server = createServer((_req, res) => {
       res.setHeader('content-type', 'text/csv');
       res.end(`name,phone\nUrl One,${phone(1)}\nUrl Two,${phone(2)}\nUrl Bad,nope\n`);
     });

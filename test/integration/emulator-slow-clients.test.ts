@@ -60,7 +60,7 @@ function raw(opts: { first?: string; trickle?: string; local?: string }): Promis
   });
 }
 
-const postAgentHead = (name: string, length: number) =>
+const postAgentHead = (_name: string, length: number) =>
   `POST /api/v1/agents HTTP/1.1\r\nhost: emulator\r\nauthorization: Bearer ${ORG_A.apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`;
 
 function answer(text: string): { status: number; body: any } {

@@ -155,6 +155,21 @@ describe('--until-decided', () => {
     expect(head).toMatch(/^### Eval run #\d+ of Booking: ❌ 1 gate failed \(a significant regression\) · ▼ regressed at family-wise error 1%: overall -0\.\d{3} \(98\.4% CI .*\).*, against #3 and 2 more · \d+ calls of at most 96$/);
   });
 
+  it('pools the completed runs of the same version made before it (no call spent), and names them in --json and the Markdown', async () => {
+    const { agentId, evalId } = await agentWithHistory(2);
+    expect((await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '100%', '-q'])).code).toBe(0);
+    const md = join(dir, 'earlier.md');
+    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '100%', '--baseline', 'version:1', '--until-decided', '--max-calls', '24', '--json', '--report', `markdown=${md}`]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.adaptive).toMatchObject({ calls: 24, maxCalls: 24, earlier: [{ runNumber: 3, calls: 24 }] });
+    expect(out.adaptive.runs).toEqual([expect.objectContaining({ runNumber: 4, calls: 24 })]);
+    expect(out.baseline.pooled.current).toMatchObject({ runs: 2, calls: 48 });
+    expect(out.baseline.pooled.baseline).toMatchObject({ runs: 2, calls: 48 });
+    expect(out.results).toHaveLength(48);
+    expect(readFileSync(md, 'utf8')).toContain('Runs: #4 (--until-decided), pooled with #3 of the same version (before it); stopped: ');
+  });
+
   it('identical versions within a budget of two runs: stops when the next run would pass it, undecided, and says what would decide', async () => {
     const { agentId, evalId } = await agentWithHistory(3);
     const md = join(dir, 'undecided.md');

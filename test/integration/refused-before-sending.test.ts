@@ -3,7 +3,7 @@
 // cannot be written, damaged config and state files, and import files that are not UTF-8.
 // Each: the exit code, exactly one line on stderr naming the problem (and the setting's
 // source, the folder or the file), and not one request seen by the emulator.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -108,7 +108,7 @@ describe.skipIf(!hasTmux())('live views at 80 and 160 columns (tmux, real UUIDs,
         const cont = lines.slice(at + 1).filter((l) => /^ {95}[^\s!]/.test(l));
         expect(textFrom([lines[at]!, ...cont], 95)).toBe(`negative — ${LONG_SUMMARY}`);
         const started = lines.findIndex((l) => / call\.started /.test(l));
-        const startedText = textFrom([lines[started]!, ...lines.slice(started + 1).filter((l, i, all) => all.slice(0, i + 1).every((x) => /^ {95}\S/.test(x)))], 95);
+        const startedText = textFrom([lines[started]!, ...lines.slice(started + 1).filter((_l, i, all) => all.slice(0, i + 1).every((x) => /^ {95}\S/.test(x)))], 95);
         expect(startedText).toBe(`outbound to Margaret Hamilton +14155550108 · agent ag_dh6e446kz0ju4xck v3 · campaign ${campaignId}`);
         expect(tty.capture()).toMatch(/resume with: vap --absolute-times events tail --wide --last-event-id \d+/);
       } finally {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunDetail, RunResult } from '../../src/api/evals.js';
-import { countsText, headlineVerdict } from '../../src/evals/verdict.js';
+import { headlineVerdict } from '../../src/evals/verdict.js';
 import { compareRuns, compareScores, compareSides, stats } from '../../src/evals/compare.js';
 
 // The baseline verdicts on crafted scores: one row on its own at α = 1% (its 98% interval),

@@ -1,4 +1,4 @@
-import { Argument, Command } from 'commander';
+import { Argument } from 'commander';
 import { readFile } from 'node:fs/promises';
 import type { ApiResponse } from '../../api/types.js';
 import type { Context, GlobalOptions } from '../../context.js';

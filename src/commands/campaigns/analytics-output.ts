@@ -1,7 +1,6 @@
 import type { AnalyticsMeta } from '../../api/analytics.js';
 import type { Context } from '../../context.js';
 import { PLAIN, flatten, renderGroups, stringifyInOrder, type Group, type Style } from '../../campaigns/render.js';
-import { loadChalk } from '../../ui/style.js';
 import { tsvField } from '../../ui/format.js';
 import { safeText } from '../../ui/safe-text.js';
 import { terminalWidth } from '../../ui/width.js';

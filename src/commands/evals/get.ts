@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { getSuite, type Noise, type ScoringCriterion, type Suite } from '../../api/evals.js';
 import type { Context } from '../../context.js';
-import { fmtScore } from '../../evals/render/score.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';

@@ -411,6 +411,9 @@ export class AgentModel {
       // What a rollback to this version would restore besides the instructions (`vap agents rollback` shows it first).
       voice: this.voiceOf(r.snapshot),
       tools: this.toolsOf(org, r.snapshot),
+      // The rest of the snapshot, so that a copy of the version can be built (`vap agents bisect`).
+      engine: r.snapshot.engine,
+      variables: r.snapshot.variables,
     };
     if (r.changeType === 'rollback') {
       out.rolledBackTo = r.rolledBackTo;

@@ -241,7 +241,7 @@ export class EvalRunner {
 
   private begin(orgId: string, runId: string): void {
     const run = this.live(orgId, runId);
-    if (!run || run.status !== 'pending') return;
+    if (run?.status !== 'pending') return;
     run.status = 'running';
     run.startedAt = this.env.clock.iso();
     this.model.runs(orgId).touch(run.id);
@@ -255,7 +255,7 @@ export class EvalRunner {
   private watchHeld(orgId: string, runId: string): void {
     this.schedule(runId, TIMING.heldCheckMs, () => {
       const run = this.live(orgId, runId);
-      if (!run || run.status !== 'running' || !run.held) return;
+      if (run?.status !== 'running' || !run.held) return;
       if (!this.agentGone(orgId, run)) this.watchHeld(orgId, runId);
     });
   }
@@ -299,7 +299,7 @@ export class EvalRunner {
 
   private endCall(orgId: string, runId: string, index: number): void {
     const run = this.live(orgId, runId);
-    if (!run || run.status !== 'running' || !(index in run.inFlight)) return;
+    if (run?.status !== 'running' || !(index in run.inFlight)) return;
     if (this.agentGone(orgId, run)) return;
     const call = this.call(run, index);
     this.calls.delete(`${run.id}:${index}`);

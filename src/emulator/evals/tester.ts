@@ -274,7 +274,7 @@ export function simulateCall(input: CallInput): SimulatedCall {
   user(opener);
 
   // 3. The agent takes it on and follows its first rule (or skips it).
-  const ack = traits.angry ? warm("I'm really sorry about the trouble. ") + 'Let me help you with that.' : pick(rng, ['I can help with that.', 'Of course.', 'Sure, I can look into that.']);
+  const ack = traits.angry ? `${warm("I'm really sorry about the trouble. ")}Let me help you with that.` : pick(rng, ['I can help with that.', 'Of course.', 'Sure, I can look into that.']);
   const first = rules[0];
   if (first && slipRule !== first) {
     const line = agent(`${ack} ${actionOf(first)}`);

@@ -439,7 +439,7 @@ function readSnapshot(file: string, target: (key: string) => LoadTarget): { meta
   if (version === SNAPSHOT_VERSION && (typeof header!.id !== 'string' || header!.id === '')) bad('its header has no id');
   const last = lines.complete[lines.complete.length - 1]!;
   const trailer = parseLine(buf, last) as { end?: unknown; records?: unknown; crc32?: unknown; meta?: unknown } | undefined;
-  if (!trailer || trailer.end !== true) bad('its last line is not the end marker: it was cut short');
+  if (trailer?.end !== true) bad('its last line is not the end marker: it was cut short');
   if (trailer!.crc32 !== crc32(buf.subarray(0, last[0]))) bad('its checksum does not match its content');
   if (!isMeta(trailer!.meta)) bad('its end marker has no id counters');
   const n = lines.complete.length - 2;

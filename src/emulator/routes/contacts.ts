@@ -9,7 +9,6 @@ import {
   isActive,
   isPlainObject,
   JOB_STATUSES,
-  JOBS,
   LIMITS,
   LISTS,
   mergeSchema,

@@ -77,7 +77,7 @@ export class Simulator {
   // ---- calls ----
 
   /** A new queued call (not yet in the store). */
-  newCall(orgId: string, campaign: CampaignRecord, p: { phoneNumber: string; calleeName: string; contactId: string | null; priority: number; scheduledFor: string | null; direction?: Direction }): CallRecord {
+  newCall(_orgId: string, campaign: CampaignRecord, p: { phoneNumber: string; calleeName: string; contactId: string | null; priority: number; scheduledFor: string | null; direction?: Direction }): CallRecord {
     const id = this.env.ids.uuid('call');
     const seed = this.env.options.seed;
     const direction = p.direction ?? campaign.direction;

@@ -346,7 +346,7 @@ export class WebhookService {
     if (this.closed) return;
     const ds = this.deliveries(orgId);
     const d = ds.get(deliveryId);
-    if (!d || d.status !== 'pending') return;
+    if (d?.status !== 'pending') return;
     const ep = this.endpoints(orgId).get(d.endpointId);
     if (!ep) return; // deleted: abandoned
     if (!ep.isEnabled) return; // waits until re-enabled (update() reschedules)

@@ -71,8 +71,8 @@ function install({ root, folder }) {
   let flagsSet = '';
 
   const compile = Module.prototype._compile;
-  Module.prototype._compile = function _compile(content, filename) {
-    if (typeof filename !== 'string' || !filename.startsWith(prefix)) return compile.apply(this, arguments);
+  Module.prototype._compile = function _compile(content, filename, ...rest) {
+    if (typeof filename !== 'string' || !filename.startsWith(prefix)) return compile.call(this, content, filename, ...rest);
     const entry = path.join(folder, encodeURIComponent(filename.slice(prefix.length)) + (flagsSet ? `@${fnv(flagsSet)}` : ''));
     const source = Buffer.from(content, 'utf8');
     const cachedData = read(entry, source);

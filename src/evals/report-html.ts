@@ -21,7 +21,7 @@ import { Utf8Chunks } from './utf8-chunks.js';
  */
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escape = (c: string) => ESC[c]!;
+const entity = (c: string) => ESC[c]!;
 const MARKUP = /[&<>"']/g;
 /**
  * Whether text needs anything done for HTML or a terminal: markup, or a character that
@@ -33,12 +33,12 @@ const NEEDS_WORK = /[&<>"'\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u20
 /** One line of untrusted text for HTML text or an attribute value. */
 export function esc(s: string | number | null | undefined): string {
   const text = String(s ?? '');
-  return NEEDS_WORK.test(text) ? safeText(text).replace(MARKUP, escape) : text;
+  return NEEDS_WORK.test(text) ? safeText(text).replace(MARKUP, entity) : text;
 }
 /** Multi-line untrusted text (its line breaks kept, as the CSS pre-wraps them). */
 function escLines(s: string | null | undefined): string {
   const text = s ?? '';
-  return NEEDS_WORK.test(text) ? safeLines(text).replace(MARKUP, escape) : text;
+  return NEEDS_WORK.test(text) ? safeLines(text).replace(MARKUP, entity) : text;
 }
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

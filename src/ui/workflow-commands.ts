@@ -50,7 +50,7 @@ const COLON = 0x3a;
 const HASH = 0x23;
 
 /** Where the last write left its line: white space only since the line began, just after a first `:`, or anything else. */
-const enum Line {
+enum Line {
   Start,
   Colon,
   Other,

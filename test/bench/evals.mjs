@@ -79,7 +79,10 @@ export async function benchEvals({ runs = 20, timeScale = 100, log = (s) => proc
     // Is there an event stream to use? Without one the event-driven mode falls back to polling.
     const probe = new AbortController();
     const streamStatus = await fetch(`${emu.url}/api/v1/events?types=eval.run.completed`, { headers: { authorization: `Bearer ${emu.key}` }, signal: probe.signal })
-      .then((res) => (probe.abort(), res.status))
+      .then((res) => {
+        probe.abort();
+        return res.status;
+      })
       .catch((err) => `unreachable (${err.message})`);
     const base = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', VAP_BASE_URL: emu.url, VAP_API_KEY: emu.key, VAP_AGENT: agent.id };
     const modes = [

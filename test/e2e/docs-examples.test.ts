@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN, ROOT } from '../helpers/built.js';
-import { examplePages, pageExamples, type DocExample } from '../helpers/doc-examples.js';
+import { examplePages, pageExamples } from '../helpers/doc-examples.js';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 
 // Every example of the README and of docs/ (the topics, each command group's page with the
@@ -331,5 +331,3 @@ describe('the examples of the README and docs/', () => {
     expect(failed.join('\n')).toBe('');
   }, 300_000);
 });
-
-export type { DocExample };

@@ -127,7 +127,10 @@ describe('the Markdown report', () => {
     expect(scenarios!.rows.every((r) => r.length === 9)).toBe(true);
     // The cell's tokens: text only (no html, codespan or strong token from the name).
     const kinds = new Set<string>();
-    const walk = (ts: Tokens.Generic[] | undefined) => ts?.forEach((t) => (kinds.add(t.type), walk(t.tokens as Tokens.Generic[] | undefined)));
+    const walk = (ts: Tokens.Generic[] | undefined) => ts?.forEach((t) => {
+      kinds.add(t.type);
+      walk(t.tokens as Tokens.Generic[] | undefined);
+    });
     walk(name.tokens as Tokens.Generic[]);
     expect([...kinds].filter((k) => k !== 'text' && k !== 'escape')).toEqual([]);
     // Outside code blocks (where nothing is read as markup), no tag from the data.

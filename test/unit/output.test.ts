@@ -135,7 +135,10 @@ describe('a slow table listing', () => {
 
   it('starts no spinner when the rows come quickly', async () => {
     const events: string[] = [];
-    const t = make({ stdoutIsTTY: true, spinner: async () => (events.push('start'), { text() {}, stop() {}, succeed() {}, fail() {} }) });
+    const t = make({ stdoutIsTTY: true, spinner: async () => {
+      events.push('start');
+      return { text() {}, stop() {}, succeed() {}, fail() {} };
+    } });
     await t.o.list(rows, { columns });
     await new Promise((r) => setTimeout(r, 350));
     expect(events).toEqual([]);

@@ -29,6 +29,6 @@ describe('the unused-parts build patch', () => {
     // The SDK's server uses the validator for elicitation answers alone.
     const server = readFileSync(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm/server/index.js'), 'utf8');
     expect([...server.matchAll(/_jsonSchemaValidator\.getValidator/g)]).toHaveLength(1);
-    expect(server.slice(0, server.indexOf('_jsonSchemaValidator.getValidator'))).toMatch(/async elicitInput\([^]*$/);
+    expect(server.slice(0, server.indexOf('_jsonSchemaValidator.getValidator'))).toMatch(/async elicitInput\([\s\S]*$/);
   });
 });

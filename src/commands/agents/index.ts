@@ -9,6 +9,7 @@ export const verbs: readonly CommandEntry[] = [
   { name: 'delete', aliases: ['rm'], load: async () => (await import('./delete.js')).deleteCommand },
   { name: 'versions', load: async () => (await import('./versions.js')).versionsCommand },
   { name: 'rollback', load: async () => (await import('./rollback.js')).rollbackCommand },
+  { name: 'bisect', load: async () => (await import('./bisect.js')).bisectCommand },
   { name: 'tools', load: async () => (await import('./tools.js')).toolsCommand },
   { name: 'voice', load: async () => (await import('./voice.js')).voiceCommand },
 ];

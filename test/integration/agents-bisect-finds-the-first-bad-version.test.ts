@@ -156,3 +156,35 @@ describe('vap agents bisect', () => {
     }
   }, 60_000);
 });
+
+describe('vap agents bisect after a kill', () => {
+  it('--clean removes the copies a killed search recorded (one made, one whose id was never recorded) and leaves an agent that is not a copy', async () => {
+    const emu = await startTestEmulator({ seed: 6, timeScale: 20000 });
+    try {
+      const { ProfileCopyStore } = await import('../../src/bisect/copies.js');
+      const store = new ProfileCopyStore({ VAP_STATE_DIR: stateDir }, 'default', { baseUrl: emu.url, apiKey: ORG_A.apiKey });
+      const make = async (name: string, tags: string[]) => (await emu.api('POST', '/api/v1/agents', { name, engine: 'realtime', instructions: 'Copy.', tags })).body.data.id as string;
+      // What a search SIGKILLed midway leaves: each copy recorded before it was made, the second one's id never recorded.
+      const a = await make('Front desk · preview bisect-6', ['vap-preview']);
+      const suite = (await emu.api('POST', `/api/v1/agents/${a}/evals`, { name: 'Booking', iterationsPerScenario: 1 })).body.data.id as string;
+      await make('Front desk · preview bisect-9', ['vap-preview']);
+      const live = await make('Front desk', []);
+      await store.put({ key: 'bisect-6', label: 'bisect-6', name: 'Front desk · preview bisect-6', agentId: a, suites: [{ key: 'suite', name: 'Booking', id: suite }], at: new Date().toISOString() });
+      await store.put({ key: 'bisect-9', label: 'bisect-9', name: 'Front desk · preview bisect-9', suites: [], at: new Date().toISOString() });
+      await store.put({ key: 'bisect-3', label: 'bisect-3', name: 'Front desk · preview bisect-3', agentId: live, suites: [], at: new Date().toISOString() });
+      const r = await vapOn(emu)(['agents', 'bisect', live, '--clean']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('Removed 2 preview copies an earlier bisect left');
+      expect(r.stderr).toContain(`left agent ${live}`);
+      expect(await copiesLeft(emu)).toBe(0);
+      expect((await emu.api('GET', `/api/v1/agents/${live}`)).status).toBe(200);
+      expect((await store.all()).map((x) => x.key)).toEqual(['bisect-3']);
+      await store.forget('bisect-3');
+      const again = await vapOn(emu)(['agents', 'bisect', live, '--clean']);
+      expect(again.code).toBe(0);
+      expect(again.stderr).toContain('No bisect copy is left');
+    } finally {
+      await emu.close();
+    }
+  }, 60_000);
+});

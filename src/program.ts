@@ -1,5 +1,4 @@
 import { Command, type CommanderError, Option } from 'commander';
-import type { GlobalOptions } from './context.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 import { GROUPS, type GroupEntry } from './commands/registry.js';
 import { HELP_LAYOUT } from './help/layout.js';
@@ -496,4 +495,3 @@ export function commanderExitCode(err: CommanderError): number {
   return 2;
 }
 
-export type { GlobalOptions };

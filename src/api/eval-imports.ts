@@ -8,7 +8,6 @@ const auth = 'bearer' as const;
 
 /** The API's `sourceType` values. */
 export type SourceType = 'campaign' | 'call_center';
-export const SOURCE_TYPES: readonly SourceType[] = ['campaign', 'call_center'];
 
 export interface ImportSource {
   id: string;

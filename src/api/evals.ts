@@ -9,7 +9,6 @@ import { apiPath } from './path.js';
 const auth = 'bearer' as const;
 
 export type SuiteStatus = 'draft' | 'ready';
-export const SUITE_STATUSES: readonly SuiteStatus[] = ['draft', 'ready'];
 
 export interface ScoringCriterion {
   key: string;

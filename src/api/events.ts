@@ -28,19 +28,3 @@ export function isStreamOnly(entry: CatalogEntry): boolean {
   return !entry.delivery.includes('webhook');
 }
 
-/** The organization stream's data object (document 1, part 2, "Event envelope"). */
-export interface OrganizationEventData {
-  type: string;
-  organizationId: string;
-  callId: string | null;
-  occurredAt: string;
-  data: Record<string, unknown>;
-}
-
-/** The call stream's data object: `type`, `callId` and `data` (occurredAt when the server adds it). */
-export interface CallEventData {
-  type: string;
-  callId: string;
-  occurredAt?: string;
-  data: Record<string, unknown>;
-}

@@ -1,19 +1,21 @@
 import { extname } from 'node:path';
 import { rollbackAgent, setAgentTools, setAgentVoice } from '../api/agents.js';
 import type { ApiClient } from '../api/client.js';
-import { startRun } from '../api/evals.js';
+import { startRun, type Run } from '../api/evals.js';
 import type { Context } from '../context.js';
 import { CliError, GateError, InterruptedError, WaitTimeoutError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
+import { checkBudget, recentMinutes, runsWithin, runUntilDecided, shareBudget } from '../evals/adaptive.js';
 import type { BaselineSpec } from '../evals/baseline.js';
-import { followRun, resumeCommand, RunGateError, type FollowSettings, type RunRef } from '../evals/follow.js';
+import { completeOutcome, followRun, resumeCommand, RunGateError, type FollowSettings, type RunRef } from '../evals/follow.js';
+import { lookReporter } from '../evals/look-text.js';
 import { safe, safeText } from '../ui/safe-text.js';
 import type { ChangedAgent } from './apply.js';
 import { contentHash } from './model.js';
 import { agentFilesHash, forgetPassed, recordPassed } from './passed.js';
 import type { ProjectFs } from './paths.js';
-import { findVoice, type Plan } from './plan.js';
-import type { LocalFiles } from './project.js';
+import { findVoice, willApply, type Plan } from './plan.js';
+import type { LocalFiles, LocalSuite } from './project.js';
 import { RemoteReader, remoteHashes } from './remote.js';
 import { saveState, type State } from './state.js';
 
@@ -57,9 +59,61 @@ function rollbackCommand(a: ChangedAgent, reason: string): string {
   return ['vap', 'agents', 'rollback', a.id, '--version', String(a.fromVersion), '--reason', reason, '--yes'].map(shellWord).join(' ');
 }
 
+/** `--max-calls` (or VAP_MAX_CALLS) and `--until-decided`: one budget over every suite a command runs. */
+export interface GateBudget {
+  maxCalls?: number;
+  untilDecided?: boolean;
+}
+
+/** The calls one run of a suite places, from its file: scenarios × iterations. */
+export function suiteCalls(s: LocalSuite): number {
+  return s.model.scenarios.length * s.model.iterations;
+}
+
+/** The gating suites `--eval` will run after applying the plan: those of the agents it changes (every agent with --all). */
+export function plannedGatingSuites(plan: Plan, files: LocalFiles, all: boolean): LocalSuite[] {
+  const changed = new Set<string>();
+  for (const i of plan.items) {
+    if (!willApply(i) || i.action === 'forget' || i.action === 'delete') continue;
+    if (i.kind === 'agent') changed.add(i.key);
+    else if (i.kind === 'suite') changed.add(i.key.split('/')[0]!);
+  }
+  return [...files.suites.values()].filter((s) => s.gate && (all || changed.has(s.agentSlug))).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * Before any call: the calls the suites' runs place (at most, with --until-decided), and the
+ * simulated call minutes each suite's recent runs took in `state`'s profile; refuses (exit 2)
+ * a first round of runs that would pass the budget. Returns the lines to print.
+ */
+export async function budgetLines(api: ApiClient, state: State, suites: LocalSuite[], budget: GateBudget, what: string, signal?: AbortSignal): Promise<string[]> {
+  const calls = suites.map(suiteCalls);
+  const total = calls.reduce((a, b) => a + b, 0);
+  checkBudget(total, budget.maxCalls, what);
+  if (total === 0) return [];
+  const most = budget.untilDecided && budget.maxCalls !== undefined ? shareBudget(calls, budget.maxCalls).reduce((n, share, i) => n + runsWithin(calls[i]!, share) * calls[i]!, 0) : undefined;
+  const head = `Calls: ${total} to place (${suites.length} suite${suites.length === 1 ? '' : 's'}, scenarios × iterations)${most !== undefined ? `; at most ${most} with --until-decided within --max-calls ${budget.maxCalls}` : budget.maxCalls !== undefined ? ` (--max-calls ${budget.maxCalls})` : ''}`;
+  const recent = await Promise.all(
+    suites.map(async (s) => {
+      const agentId = state.agents[s.agentSlug]?.id;
+      const evalId = state.suites[s.key]?.id;
+      if (!agentId || !evalId) return [];
+      return recentMinutes(api, { agentId, evalId }, signal).catch(() => []);
+    }),
+  );
+  const lines = suites.map((s, i) => {
+    const m = recent[i]!;
+    const took = m.length ? `its last ${m.length === 1 ? 'run' : `${m.length} runs`} took ${m.map((x) => x.toFixed(1)).join(', ')} simulated call minutes${m.length === 1 ? '' : ' each'}` : 'no completed run yet to say how many call minutes it takes';
+    return `  ${s.key}: ${calls[i]} call${calls[i] === 1 ? '' : 's'} (${s.model.scenarios.length} scenario${s.model.scenarios.length === 1 ? '' : 's'} × ${s.model.iterations} iteration${s.model.iterations === 1 ? '' : 's'}); ${took}`;
+  });
+  return [head, ...lines];
+}
+
 export interface Outcome {
   target: EvalTarget;
   ref?: RunRef;
+  /** The run as it started (what --until-decided follows). */
+  started?: Run;
   status: 'passed' | 'gate' | 'failed' | 'pending';
   /** Why it did not pass (one line). */
   why?: string;
@@ -73,13 +127,13 @@ export interface SuitesResult {
 }
 
 /** Starts every run at once (they proceed side by side on the platform), then follows each in turn. */
-export async function runGatingSuites(ctx: Context, api: ApiClient, targets: EvalTarget[], settings: FollowSettings): Promise<SuitesResult> {
+export async function runGatingSuites(ctx: Context, api: ApiClient, targets: EvalTarget[], settings: FollowSettings, budget: GateBudget = {}): Promise<SuitesResult> {
   const several = targets.length > 1;
   const outcomes: Outcome[] = await Promise.all(
     targets.map(async (target): Promise<Outcome> => {
       try {
         const run = await startRun(api, target.agentId, target.suiteId);
-        return { target, ref: { agentId: target.agentId, evalId: target.suiteId, runId: run.id }, status: 'pending' };
+        return { target, ref: { agentId: target.agentId, evalId: target.suiteId, runId: run.id }, started: run, status: 'pending' };
       } catch (err) {
         return { target, status: 'failed', why: `the run could not start: ${(err as Error).message}`, error: err };
       }
@@ -87,13 +141,19 @@ export async function runGatingSuites(ctx: Context, api: ApiClient, targets: Eva
   );
 
   const deadline = Date.now() + settings.timeout;
-  for (const o of outcomes) {
+  const adaptive = budget.untilDecided && budget.maxCalls !== undefined;
+  const shares = budget.maxCalls !== undefined ? shareBudget(outcomes.map((o) => o.started?.totalIterations ?? 0), budget.maxCalls) : [];
+  for (const [i, o] of outcomes.entries()) {
     if (!o.ref) continue;
     const gates = o.target.baseline ? { ...settings.gates, baseline: o.target.baseline } : settings.gates;
-    const s: FollowSettings = { ...settings, gates, ...(o.target.marker ? { marker: o.target.marker } : {}), timeout: Math.max(1, deadline - Date.now()), reports: settings.reports.map((r) => ({ ...r, path: reportPathFor(r.path, o.target, several) })) };
+    const s: FollowSettings = { ...settings, ...(shares[i] !== undefined ? { maxCalls: shares[i] } : {}), gates, ...(o.target.marker ? { marker: o.target.marker } : {}), timeout: Math.max(1, deadline - Date.now()), reports: settings.reports.map((r) => ({ ...r, path: reportPathFor(r.path, o.target, several) })) };
     ctx.info(safe`Suite ${o.target.suiteKey}: run ${o.ref.runId}`);
     try {
-      await followRun(ctx, api, o.ref, s);
+      if (adaptive) {
+        const say = (line: string) => ctx.info(safe`  ${line}`);
+        const { outcome } = await runUntilDecided(ctx, api, { agentId: o.ref.agentId, evalId: o.ref.evalId }, { ...s, maxCalls: shares[i]! }, o.started!, lookReporter(say));
+        await completeOutcome(ctx, outcome, s);
+      } else await followRun(ctx, api, o.ref, s);
       o.status = 'passed';
     } catch (err) {
       if (err instanceof RunGateError) {
@@ -137,6 +197,7 @@ export interface EvalGateInput {
   targets: EvalTarget[];
   changedAgents: ChangedAgent[];
   settings: FollowSettings;
+  budget?: GateBudget;
 }
 
 export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<void> {
@@ -148,7 +209,7 @@ export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<v
   }
   const several = targets.length > 1;
   ctx.info(`Running ${targets.length} gating suite${several ? 's' : ''}: ${safeText(targets.map((t) => t.suiteKey).join(', '))}`);
-  const { outcomes, stop } = await runGatingSuites(ctx, api, targets, settings);
+  const { outcomes, stop } = await runGatingSuites(ctx, api, targets, settings, input.budget);
 
   const rollbackable = input.changedAgents.filter((a) => !a.created && a.fromVersion !== undefined);
   if (stop) {

@@ -1,6 +1,6 @@
 import type { Suite } from '../api/evals.js';
 import type { Voice } from '../api/voices.js';
-import { canonicalLanguage, changedFields, contentHash, sameFields, fieldHashes, scenarioHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type ScenarioModel, type SuiteModel } from './model.js';
+import { canonicalLanguage, changedFields, contentHash, sameFields, fieldHashes, scenarioHash, type AnyModel, type FieldHashes, type Kind, type ScenarioModel, type SuiteModel } from './model.js';
 import type { LocalAgent, LocalFiles, LocalSuite, LocalWebhook, ProjectConfig } from './project.js';
 import { ProblemList } from './problems.js';
 import { type RemoteReader, remoteHashes, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
@@ -548,9 +548,3 @@ function planOne(
   return done({ ...c, base, resync: c.resync || base.hash !== stateEntry.hash || (c.action === 'unchanged' && (stateEntry.file !== local.digest || intent !== undefined)) });
 }
 
-/** The agents a push changes (their config, not only their suites). */
-export function changedAgentItems(plan: Plan): PlanItem[] {
-  return plan.items.filter((i) => i.kind === 'agent' && (i.action === 'update' || i.action === 'create'));
-}
-
-export type { AgentModel };

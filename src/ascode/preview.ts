@@ -150,7 +150,7 @@ export async function liveBaseline(api: ApiClient, state: State, t: EvalTarget, 
     const what = spec.kind === 'version' ? `on agent version ${spec.version}` : spec.kind === 'run' ? `with id ${spec.runId}` : 'yet';
     return { kind: 'live', missing: `the live suite ${t.suiteKey} has no completed run ${what} to compare with` };
   }
-  return { kind: 'live', suite: { agentId, evalId }, runId: pick.id };
+  return { kind: 'live', suite: { agentId, evalId }, runId: pick.id, pool: spec.kind !== 'run' };
 }
 
 /**

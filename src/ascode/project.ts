@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { ENGINES, canonicalLanguage, fieldHashes, type AgentModel, type AnyModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
 import type { Entry } from './state.js';
 import { ProblemList } from './problems.js';
-import { isSlug, type ProjectFs } from './paths.js';
+import { type ProjectFs } from './paths.js';
 import { fileDigest, FORMAT_VERSION, scanProject, type ReadFile } from './scan.js';
 import type { ScanIndex } from './scan-index.js';
 import { normalise, type TextForm } from './text-form.js';
@@ -20,8 +20,6 @@ import { expandField, expandVars, lineOf, parseYaml, validate, type YamlSource }
 export const CONFIG_FILE = 'vap.yaml';
 const BCP47 = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
-
-export { isSlug };
 
 export interface ProfileSettings {
   vars: Record<string, string>;

@@ -10,8 +10,6 @@ import { listTopics, topicSource } from '../help/topics.js';
  * pages to docs/.
  */
 
-export { addHelpTopics, helpTopicsText } from '../help/topics.js';
-
 /**
  * A topic's page as plain text for a terminal, wrapped to `width` columns (what `vap help
  * <name>` prints, without the line that points to a command of the same name). Empty for

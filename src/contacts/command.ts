@@ -10,7 +10,7 @@ import { runImport, type ImportRequest } from './importer.js';
 import type { ImportOptions } from './options.js';
 import { parseMapFlags } from './mapping.js';
 import { formatCount } from '../ui/values.js';
-import { exampleLine, RowReporter, summaryText, type ImportSummary } from './report.js';
+import { RowReporter, summaryText, type ImportSummary } from './report.js';
 import { formatFromPath, type InputFormat } from './source.js';
 
 const DEFAULT_BATCH_SIZE = 1000;
@@ -177,4 +177,3 @@ async function runUrlImport(listId: string, file: string | undefined, opts: Impo
   if (job.progress.failed > 0 && !opts.allowInvalid) throw new SilentExit(ExitCode.FAILURE);
 }
 
-export { exampleLine };

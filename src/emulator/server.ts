@@ -11,7 +11,6 @@ import { Store } from './store.js';
 import { RequestLog } from './request-log.js';
 import type { EmulatorOptions, ModuleEnv, Org, ResolvedOptions } from './types.js';
 
-export type { RequestLogEntry } from './request-log.js';
 export { StateFileError } from './persist/files.js';
 
 export interface Emulator {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from './clock.js';
 import type { IdGenerator } from './ids.js';
 import type { Store } from './store.js';
@@ -69,5 +69,3 @@ declare module 'fastify' {
   }
 }
 
-export type Req = FastifyRequest;
-export type Reply = FastifyReply;

@@ -37,13 +37,18 @@ export interface CallEstimate {
 const RECENT_RUNS = 3;
 
 export async function estimateCalls(api: ApiClient, ref: SuiteRef, signal?: AbortSignal): Promise<CallEstimate> {
-  const [suite, scenarios, runs] = await Promise.all([getSuite(api, ref.agentId, ref.evalId, signal), listScenarios(api, ref.agentId, ref.evalId, signal), listRuns(api, ref.agentId, ref.evalId, signal)]);
+  const [suite, scenarios, recent] = await Promise.all([getSuite(api, ref.agentId, ref.evalId, signal), listScenarios(api, ref.agentId, ref.evalId, signal), recentMinutes(api, ref, signal)]);
   const enabled = scenarios.filter((s) => s.isEnabled !== false).length;
   const iterations = Number.isSafeInteger(suite.iterationsPerScenario) ? suite.iterationsPerScenario : 1;
+  return { perRun: enabled * iterations, scenarios: enabled, iterations, recentMinutes: recent };
+}
+
+/** The simulated call minutes of each of the suite's recent completed runs (their results' durations), newest first. */
+export async function recentMinutes(api: ApiClient, ref: SuiteRef, signal?: AbortSignal): Promise<number[]> {
+  const runs = await listRuns(api, ref.agentId, ref.evalId, signal);
   const recent = [...runs].filter((r) => r.status === 'completed').sort((a, b) => b.runNumber - a.runNumber).slice(0, RECENT_RUNS);
   const results = await Promise.all(recent.map((r) => listRunResults(api, ref.agentId, ref.evalId, r.id, signal)));
-  const recentMinutes = results.map((rs) => rs.reduce((s, r) => s + (typeof r.durationSeconds === 'number' && Number.isFinite(r.durationSeconds) ? r.durationSeconds : 0), 0) / 60);
-  return { perRun: enabled * iterations, scenarios: enabled, iterations, recentMinutes };
+  return results.map((rs) => rs.reduce((s, r) => s + (typeof r.durationSeconds === 'number' && Number.isFinite(r.durationSeconds) ? r.durationSeconds : 0), 0) / 60);
 }
 
 export interface Budget {
@@ -66,6 +71,22 @@ export function budgetFrom(maxCalls: number | undefined, env: Record<string, str
 export function checkBudget(calls: number, maxCalls: number | undefined, what: string): void {
   if (maxCalls === undefined || calls <= maxCalls) return;
   throw new UsageError(`${what} would place ${calls} calls, more than --max-calls ${maxCalls}`, `raise --max-calls (or VAP_MAX_CALLS) to at least ${calls}, or lower the suite's iterations per scenario`);
+}
+
+/** --until-decided needs a budget and a baseline; exit 2 before anything is sent. */
+export function checkUntilDecided(untilDecided: boolean | undefined, maxCalls: number | undefined, hasBaseline: boolean): void {
+  if (!untilDecided) return;
+  if (maxCalls === undefined) throw new UsageError('--until-decided needs a budget: --max-calls <n> (or VAP_MAX_CALLS)', 'add --max-calls 300, the most calls it may place');
+  if (!hasBaseline) throw new UsageError('--until-decided needs a baseline to decide against', 'add --baseline previous|version:<n>|<runId>, or --fail-on-regression (which compares with previous)');
+}
+
+/**
+ * One budget over several suites run side by side: each gets the share of `maxCalls` in
+ * proportion to the calls of its run (at least one run, as checked before).
+ */
+export function shareBudget(perRun: readonly number[], maxCalls: number): number[] {
+  const total = perRun.reduce((a, b) => a + b, 0);
+  return perRun.map((n) => (total > 0 ? Math.max(n, Math.floor((maxCalls * n) / total)) : maxCalls));
 }
 
 /** The runs a budget allows: at least one (checked before), at most floor(max / perRun). */

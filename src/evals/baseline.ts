@@ -18,7 +18,7 @@ export type BaselineSpec =
   | { kind: 'previous' }
   | { kind: 'version'; version: number }
   | { kind: 'run'; runId: string }
-  | { kind: 'live'; suite?: SuiteRef; runId?: string; missing?: string };
+  | { kind: 'live'; suite?: SuiteRef; runId?: string; missing?: string; /** Pool the live suite's other completed runs of the picked run's version (a preview's live, previous, version:n). */ pool?: boolean };
 
 /** Commander parser for --baseline. */
 export function baselineOption(v: string): BaselineSpec {
@@ -39,12 +39,6 @@ export function baselineOption(v: string): BaselineSpec {
 /** The flag as typed, to repeat it in a resume command. */
 export function baselineArg(spec: BaselineSpec): string {
   return spec.kind === 'previous' ? 'previous' : spec.kind === 'live' ? 'live' : spec.kind === 'version' ? `version:${spec.version}` : spec.runId;
-}
-
-/** The baseline as words: `the previous completed run`, `the newest run on agent version 3`, `run run_x`. */
-export function baselineWords(spec: BaselineSpec): string {
-  if (spec.kind === 'live') return "the live agent's newest completed run";
-  return spec.kind === 'previous' ? 'the previous completed run' : spec.kind === 'version' ? `the newest completed run on agent version ${spec.version}` : `run ${spec.runId}`;
 }
 
 export interface SuiteRef {
@@ -177,11 +171,21 @@ export async function resolvePooledBaseline(
 ): Promise<PooledBaseline> {
   const found = await resolveBaseline(api, ref, spec, current, signal, runs, known, currentResults);
   if (found.missing !== undefined) return { missing: found.missing };
-  const poolable = spec.kind === 'previous' || spec.kind === 'version' || (spec.kind === 'live' && !spec.suite);
   const version = found.detail.run.agentVersion;
+  if (spec.kind === 'live' && spec.suite && spec.pool && typeof version === 'number') return poolLive(api, spec.suite, found, version, currentResults ?? [], signal);
+  const poolable = spec.kind === 'previous' || spec.kind === 'version' || (spec.kind === 'live' && !spec.suite);
   if (!poolable || typeof version !== 'number') return { newest: found.detail, runs: [found.detail], results: found.results };
   const list = runs ?? (await listRuns(api, ref.agentId, ref.evalId, signal));
   const others = list.filter((r) => r.status === 'completed' && r.agentVersion === version && r.id !== found.detail.run.id && r.id !== current.id && !exclude.has(r.id) && (spec.kind !== 'previous' || r.runNumber < current.runNumber));
   const more = await Promise.all(others.map((r) => Promise.all([getRun(api, ref.agentId, ref.evalId, r.id, signal), listRunResults(api, ref.agentId, ref.evalId, r.id, signal)])));
   return { newest: found.detail, runs: [found.detail, ...more.map(([d]) => d)], results: [...found.results, ...more.flatMap(([, res]) => res)] };
+}
+
+/** The live suite's completed runs of `version` besides the one found, pooled with it, scenarios matched by name (a preview's copy). */
+async function poolLive(api: ApiClient, suite: SuiteRef, found: { detail: RunDetail; results: RunResult[] }, version: number, currentResults: readonly RunResult[], signal?: AbortSignal): Promise<PooledBaseline> {
+  const list = await listRuns(api, suite.agentId, suite.evalId, signal);
+  const others = list.filter((r) => r.status === 'completed' && r.agentVersion === version && r.id !== found.detail.run.id);
+  const more = await Promise.all(others.map((r) => Promise.all([getRun(api, suite.agentId, suite.evalId, r.id, signal), listRunResults(api, suite.agentId, suite.evalId, r.id, signal)])));
+  const results = [...found.results, ...more.flatMap(([, res]) => matchScenariosByName(res, currentResults))];
+  return { newest: found.detail, runs: [found.detail, ...more.map(([d]) => d)], results };
 }

@@ -2,7 +2,6 @@ import type { Run, RunResult } from '../api/evals.js';
 import { decide, failureShareP, groupSequentialBoundaries, holm, iterationsToDecide, normalCdf, normalQuantile, stratifiedDifference, summarize, tCritical, zFromT, type Stratum, type Summary } from './stats.js';
 import {
   DEFAULT_VERDICT_SETTINGS,
-  headlineVerdict,
   MIN_ITERATIONS,
   VERDICTS,
   type Comparison,
@@ -307,4 +306,3 @@ function kindDelta(r: { kind: string; e: Estimate | null }, plain: number): numb
   return r.kind === 'criterion' && r.e ? round(r.e.delta) : plain;
 }
 
-export { headlineVerdict };

@@ -15,7 +15,7 @@ import { progressText, renderRunSummary, runSummaryTsv } from './summary.js';
 import { DEFAULT_ALPHA, DEFAULT_MIN_EFFECT, type VerdictSettings } from './verdict.js';
 import { waitForRun, type WatchCompletion } from './wait.js';
 
-export { reportOption, type ReportTarget } from './reports.js';
+export type { ReportTarget } from './reports.js';
 
 /** A finished run below a gate (exit 3), with its outcome: the gates that failed, the baseline verdicts. */
 export class RunGateError extends GateError {

@@ -110,15 +110,6 @@ export function maxCallsOption(v: string): number {
   return n;
 }
 
-/** Commander parser for counts. */
-export function countOption(flag: string) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`${flag} takes a whole number ≥ 0.`);
-    return n;
-  };
-}
-
 /** An unknown criterion key is a usage error, once the suite's or run's criteria are known. */
 export function checkCriterionKeys(spec: GateSpec, known: readonly string[]): void {
   if (known.length === 0) return;

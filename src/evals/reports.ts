@@ -8,7 +8,6 @@ import type { RunOutcome } from './outcome.js';
 
 /** `--report <kind>=<path>`: the files a finished (or stopped) run is written to. */
 export type ReportKind = 'junit' | 'json' | 'markdown' | 'html';
-export const REPORT_KINDS: readonly ReportKind[] = ['junit', 'json', 'markdown', 'html'];
 const REPORT_NAMES: Record<ReportKind, string> = { junit: 'JUnit', json: 'JSON', markdown: 'Markdown', html: 'HTML' };
 
 export interface ReportTarget {

@@ -45,8 +45,6 @@ export interface VerdictSettings {
 
 export const DEFAULT_MIN_EFFECT = 0.05;
 export const DEFAULT_ALPHA = 0.01;
-/** The level of the intervals shown for the default α (each bound a one-sided test at α). */
-export const CONFIDENCE = 1 - 2 * DEFAULT_ALPHA;
 /** Scored iterations needed on each side to estimate a variance. */
 export const MIN_ITERATIONS = 2;
 export const DEFAULT_VERDICT_SETTINGS: VerdictSettings = { minEffect: DEFAULT_MIN_EFFECT, alpha: DEFAULT_ALPHA };

@@ -69,11 +69,6 @@ export function listTopics(): Topic[] {
   return listed;
 }
 
-/** The topic named (or aliased) so, if any. */
-export function findTopic(word: string): Topic | undefined {
-  return listTopics().find((t) => t.name === word || t.aliases.includes(word));
-}
-
 /** A topic's page, without the front matter: Markdown, or plain text (see Topic.format). */
 export function topicSource(name: string): { format: Topic['format']; text: string } {
   const format = listTopics().find((t) => t.name === name)?.format ?? 'md';

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
-import { OutputError, UsageError } from '../errors.js';
-import { cellText, FORMATS, tsvField, type Column, type Format } from './format.js';
+import { OutputError, } from '../errors.js';
+import { cellText, tsvField, type Column, type Format } from './format.js';
 import { BlockWriter, type TextSink } from './block-writer.js';
 import { safeText } from './safe-text.js';
 import type { Spinner } from './spinner.js';
@@ -37,11 +37,6 @@ export interface ListSpec<T> {
 export interface ItemSpec<T> {
   fields: Column<T>[];
   id?: (row: T) => unknown;
-}
-
-export function parseFormat(value: string): Format {
-  if ((FORMATS as readonly string[]).includes(value)) return value as Format;
-  throw new UsageError(`invalid output format "${value}"`, `use one of: ${FORMATS.join(', ')}`);
 }
 
 const defaultId = (row: unknown) => (row as { id?: unknown } | null)?.id;

@@ -93,11 +93,6 @@ export function formatCount(n: number): string {
   return (r < 0 ? '-' : '') + out;
 }
 
-/** `1 call`, `12,345 calls`: a count and its noun, the noun plural unless the count is one. */
-export function plural(n: number, noun: string, nouns = `${noun}s`): string {
-  return `${formatCount(n)} ${n === 1 ? noun : nouns}`;
-}
-
 // ---------------------------------------------------------------------------------------
 // Durations
 

@@ -91,7 +91,7 @@ describe('the README, from pull request to production', () => {
     expect(passed.runs).toHaveLength(1);
     const run = (await emu.api('GET', `/api/v1/agents/${staging.agentId}/evals/${staging.suiteId}/runs/${passed.runs[0]}`, undefined, STAGING.apiKey)).body.data.run;
     expect(run).toMatchObject({ status: 'completed', agentVersion: live.currentVersion ?? live.version });
-    expect(all).toContain(`✓ agent front-desk: passed in profile "staging" (a gated push, runs ${passed.runs[0]})`);
+    expect(all).toMatch(new RegExp(`✓ agent front-desk: passed in profile "staging" \\(a gated push, runs ${passed.runs[0]}, verified there on version \\d+\\)`));
 
     // Production: the agent, with production's own tool id (not staging's), the voice, the suite.
     const prodAgents = (await emu.api('GET', '/api/v1/agents?limit=100', undefined, PROD.apiKey)).body.data.agents as Array<{ id: string; name: string }>;

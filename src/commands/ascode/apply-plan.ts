@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import type { ApplyResult, Reporter } from '../../ascode/apply.js';
-import type { EvalTarget } from '../../ascode/eval-gate.js';
+import type { EvalTarget, GateBudget } from '../../ascode/eval-gate.js';
 import type { OpenProject } from '../../ascode/open.js';
 import type { Plan, PlanItem } from '../../ascode/plan.js';
 import type { Context } from '../../context.js';
 import { CliError, SilentExit, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { safe, safeText } from '../../ui/safe-text.js';
-import { addBaselineOptions, addFollowOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, gateFlagsGiven, type WaitOptions } from '../evals/run.js';
+import { addBaselineOptions, addBudgetOptions, addFollowOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, gateFlagsGiven, type WaitOptions } from '../evals/run.js';
 import type { SecretFile } from '../webhooks/shared.js';
 import { machineOutput, writeFitted, type DirOptions } from './common.js';
 
@@ -46,7 +46,7 @@ export function addApplyOptions(cmd: Command, verb: 'push' | 'promote'): Command
     .option('--rotate-adopted-secrets', 'rotate the secret of a webhook endpoint an interrupted push created before its secret was shown (shown once, or written to --secret-file)')
     .option('--exit-code', 'exit 3 when anything in the plan was left unapplied (deletions without --prune included), so CI notices')
     .option('--eval', 'after applying, run every gating suite (gate: true) of every agent that changed; roll back when a gate fails');
-  return addFollowOptions(addBaselineOptions(addGateOptions(cmd), 'each run (with --eval)'), {
+  return addFollowOptions(addBudgetOptions(addBaselineOptions(addGateOptions(cmd), 'each run (with --eval)')), {
     timeout: 'with --eval: give up waiting after this long with exit 124; the platform stays as applied',
     report: 'with --eval: write a report of each run, as `evals run --report` does (repeatable); with several runs each file name gets .<agent>.<suite>',
     poll: "learn of a run's end by polling only",
@@ -56,7 +56,7 @@ export function addApplyOptions(cmd: Command, verb: 'push' | 'promote'): Command
 export function checkEvalFlags(opts: ApplyOptions): void {
   if (opts.eval) return;
   if (opts.all) throw new UsageError('--all needs --eval', 'add --eval to run the gating suites of every agent');
-  const needEval = gateFlagsGiven(opts);
+  const needEval = [...gateFlagsGiven(opts), ...(opts.maxCalls !== undefined ? ['--max-calls'] : [])];
   if (needEval.length) throw new UsageError(`${needEval.join(', ')} ${needEval.length === 1 ? 'needs' : 'need'} --eval`, 'add --eval to run the gating suites after applying');
 }
 
@@ -116,6 +116,7 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
 
   const toApply = plan.items.filter((i) => willApply(i) && i.action !== 'forget' && !(i.action === 'unchanged'));
   const id = newApplyId();
+  const budget = opts.eval && !opts.dryRun ? await evalBudget(ctx, flow) : undefined;
   if (opts.dryRun) {
     if (machine) await ctx.out.data({ [`${verb}Id`]: null, dryRun: true, plan: planJson(plan, hasChanges(plan)) });
     if (opts.exitCode && hasChanges(plan)) throw new SilentExit(ExitCode.GATE);
@@ -209,9 +210,25 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
       targets,
       changedAgents: result.changedAgents,
       settings: followSettings({ ...opts, wait: true, timeout: opts.timeout ?? DEFAULT_TIMEOUT_MS }),
+      budget,
     });
   }
   if (opts.exitCode && prunes) throw new SilentExit(ExitCode.GATE);
+}
+
+/**
+ * --eval's budget, before anything is applied: --until-decided needs one and a baseline, the
+ * first runs of the gating suites the plan will run must fit it, and what they spend is said.
+ */
+async function evalBudget(ctx: Context, flow: ApplyFlow): Promise<GateBudget> {
+  const { opts, project, plan, api, verb } = flow;
+  const [{ budgetFrom, checkUntilDecided }, { budgetLines, plannedGatingSuites }] = await Promise.all([import('../../evals/adaptive.js'), import('../../ascode/eval-gate.js')]);
+  const budget = { maxCalls: budgetFrom(opts.maxCalls, ctx.env), untilDecided: Boolean(opts.untilDecided) };
+  checkUntilDecided(budget.untilDecided, budget.maxCalls, Boolean(followSettings({ ...opts, wait: true, timeout: 1 }).gates.baseline));
+  const suites = plannedGatingSuites(plan, project.files, Boolean(opts.all));
+  const lines = await budgetLines(api, project.state, suites, budget, `the gating suites of this ${verb} (--eval)`, ctx.signal);
+  for (const line of lines) ctx.info(safeText(line));
+  return budget;
 }
 
 /**

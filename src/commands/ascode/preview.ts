@@ -4,7 +4,7 @@ import { CliError, GateError, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { safe, safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
-import { addBaselineOptions, addFollowOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
+import { addBaselineOptions, addBudgetOptions, addFollowOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
 import type { RegisterGroup } from '../types.js';
 import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions, growYoungGenerationFast } from './common.js';
 
@@ -22,7 +22,7 @@ export const register: RegisterGroup = (cmd, makeContext) => {
     .option('--label <label>', 'names the preview agents `<name> · preview <label>` (default: the git branch)')
     .option('--keep', 'keep the preview agents and suites afterwards (the next preview, or --clean, removes them)')
     .option('--clean', 'only remove what earlier previews of this profile left (a killed preview, --keep)');
-  addFollowOptions(addBaselineOptions(addGateOptions(cmd), 'each run'), {
+  addFollowOptions(addBudgetOptions(addBaselineOptions(addGateOptions(cmd), 'each run')), {
     timeout: 'give up waiting after this long with exit 124',
     report: 'write a report of each run, as `evals run --report` does (repeatable); with several runs each file name gets .<agent>.<suite>',
     poll: "learn of a run's end by polling only",
@@ -36,6 +36,10 @@ voice, tools and variables, the file's instructions, named "<name> · preview
 criteria, scenarios, iterations). It says how many calls the runs will place
 (scenarios × iterations), runs the copies, and follows them with the gates and
 reports of \`vap evals run --wait\`. Then it deletes what it made, unless --keep.
+--max-calls (or VAP_MAX_CALLS) is one budget for every suite it runs: a preview
+whose runs would pass it is refused (exit 2) before anything is made. With
+--until-decided, each suite runs again on its copy while its verdict against the
+live agent is undecided, within its share of the budget.
 
 --baseline live (the default) compares each run with the live agent's newest
 completed run of the same suite, scenarios matched by name: the verdict says whether
@@ -65,6 +69,7 @@ Examples:
   $ vap preview --profile staging --baseline live --fail-on-regression --report markdown=evals.md --report html=evals.html
   $ vap preview --label pr-42 --min-score 0.8 --keep
   $ vap preview --all --profile staging
+  $ vap preview --fail-on-regression --until-decided --max-calls 300
   $ vap preview --clean`,
     )
     .action(action<PreviewOptions>(makeContext, (_args, opts, ctx) => run(opts, ctx)));
@@ -125,7 +130,14 @@ export async function run(opts: PreviewOptions & GlobalOptions, ctx: Context): P
   const settings = followSettings({ ...withConfigGates(opts, project.config.gates), wait: true, timeout: opts.timeout ?? DEFAULT_TIMEOUT_MS });
   const calls = preview.callsToPlace(subjects);
   const suites = subjects.reduce((n, s) => n + s.suites.length, 0);
+  const { budgetFrom, checkUntilDecided } = await import('../../evals/adaptive.js');
+  const { budgetLines } = await import('../../ascode/eval-gate.js');
+  const budget = { maxCalls: budgetFrom(opts.maxCalls, ctx.env), untilDecided: Boolean(opts.untilDecided) };
+  checkUntilDecided(budget.untilDecided, budget.maxCalls, true);
+  // Before anything is made: the budget holds, and what the runs will spend is said.
+  const estimate = await budgetLines(api, project.state, subjects.flatMap((s) => s.suites), budget, `preview "${label}"`, ctx.signal);
   ctx.info(`Preview "${safeText(label)}" of ${subjects.length} agent${subjects.length === 1 ? '' : 's'} (${safeText(subjects.map((s) => s.slug).join(', '))}): ${suites} suite${suites === 1 ? '' : 's'}, ${calls} call${calls === 1 ? '' : 's'} to place (scenarios × iterations)`);
+  for (const line of estimate) ctx.info(safeText(line));
 
   let failure: unknown;
   try {
@@ -133,7 +145,7 @@ export async function run(opts: PreviewOptions & GlobalOptions, ctx: Context): P
     const spec = settings.gates.baseline ?? { kind: 'live' as const };
     for (const t of targets) t.baseline = await preview.liveBaseline(api, project.state, t, spec, ctx.signal);
     // The baseline of each run is the live suite's (resolved above); the gates run as `evals run` runs them.
-    const { outcomes, stop } = await runGatingSuites(ctx, api, targets, { ...settings, gates: { ...settings.gates, baseline: spec } });
+    const { outcomes, stop } = await runGatingSuites(ctx, api, targets, { ...settings, gates: { ...settings.gates, baseline: spec } }, budget);
     if (stop) throw stop;
     const passed = preview.recordPreviewPasses(project, subjects, passedAgents(outcomes));
     await saveState(project.fs, project.state);

@@ -64,7 +64,10 @@ Examples:
 export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): Promise<void> {
   await growYoungGenerationFast();
   // The gate flags are the promotion's gates (checked in the source, and with --eval in the target).
-  if (!opts.eval && opts.report?.length) throw new UsageError('--report needs --eval', 'add --eval to run the gating suites in the target and write their reports');
+  if (!opts.eval) {
+    const needEval = [opts.report?.length && '--report', opts.untilDecided && '--until-decided', opts.maxCalls !== undefined && '--max-calls'].filter((x): x is string => typeof x === 'string');
+    if (needEval.length) throw new UsageError(`${needEval.join(', ')} ${needEval.length === 1 ? 'needs' : 'need'} --eval`, 'add --eval to run the gating suites in the target');
+  }
   const from = checkProfileName(opts.from ?? '', '--from');
   const to = checkProfileName(opts.to ?? '', '--to');
   if (from === to) throw new UsageError(`--from and --to are both "${from}"`, 'promote carries what passed in one profile to another');

@@ -116,14 +116,6 @@ export function intRange(flag: string, min: number, max: number) {
   };
 }
 
-export function nonNegative(flag: string) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (v.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${flag} must be a number of seconds, 0 or more (got "${v}").`);
-    return n;
-  };
-}
-
 /** Splits `a,b c` lists into ids. */
 export function splitIds(text: string): string[] {
   return text

@@ -5,9 +5,9 @@ import { CliError, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import { baselineOption, checkBaseline, type BaselineSpec } from '../../evals/baseline.js';
-import { budgetFrom, checkBudget, estimateCalls, estimateText, type AdaptiveReporter } from '../../evals/adaptive.js';
+import { budgetFrom, checkBudget, checkUntilDecided, estimateCalls, estimateText } from '../../evals/adaptive.js';
 import { completeOutcome, followRun, resumeCommand, type FollowSettings } from '../../evals/follow.js';
-import { lookText } from '../../evals/look-text.js';
+import { lookReporter } from '../../evals/look-text.js';
 import { allowanceOption, alphaOption, checkCriterionKeys, criterionGateOption, maxCallsOption, scoreOption, type CriterionGate, type FailedAllowance, type GateSpec } from '../../evals/gates.js';
 import { checkReportTargets, reportOption, type ReportTarget } from '../../evals/reports.js';
 import { action } from '../action.js';
@@ -204,10 +204,7 @@ export async function run(evalId: string, opts: WaitOptions & { agent?: string }
   }
   const maxCalls = budgetFrom(opts.maxCalls, ctx.env);
   const settings: FollowSettings = { ...followSettings(opts), ...(maxCalls !== undefined ? { maxCalls } : {}) };
-  if (opts.untilDecided) {
-    if (maxCalls === undefined) throw new UsageError('--until-decided needs a budget: --max-calls <n> (or VAP_MAX_CALLS)', 'add --max-calls 300, the most calls it may place');
-    if (!settings.gates.baseline) throw new UsageError('--until-decided needs a baseline to decide against', 'add --baseline previous|version:<n>|<runId>, or --fail-on-regression (which compares with previous)');
-  }
+  checkUntilDecided(opts.untilDecided, maxCalls, Boolean(settings.gates.baseline));
   // Before anything is started: every report can be written, the baseline exists, the criterion keys are the suite's, the budget holds.
   await checkReportTargets(settings.reports);
   const api = await ctx.api();
@@ -245,22 +242,8 @@ export async function run(evalId: string, opts: WaitOptions & { agent?: string }
     return;
   }
   const { runUntilDecided } = await import('../../evals/adaptive.js');
-  const { outcome } = await runUntilDecided(ctx, api, ref, { ...settings, maxCalls: maxCalls! }, started, lookReporter(ctx));
+  const { outcome } = await runUntilDecided(ctx, api, ref, { ...settings, maxCalls: maxCalls! }, started, lookReporter((line) => ctx.info(line), ctx.globals.quiet ? (id) => ctx.io.stdout.write(`${safeText(id)}\n`) : undefined));
   await completeOutcome(ctx, outcome, settings, { idPrinted: Boolean(ctx.globals.quiet) });
-}
-
-/** Each run and look of --until-decided, one line on stderr. */
-function lookReporter(ctx: Context): AdaptiveReporter {
-  return {
-    started(r, calls, max) {
-      if (ctx.globals.quiet) ctx.io.stdout.write(`${safeText(r.id)}\n`);
-      else ctx.info(`Started run #${r.runNumber} (${r.id}): ${r.totalIterations} more calls, ${calls} of at most ${max}`);
-    },
-    looked(l) {
-      const calls = l.index === 1 ? `${l.pooledCalls} calls` : `${l.run.totalIterations} more calls (${l.pooledCalls} on version ${l.run.agentVersion ?? '?'})`;
-      ctx.info(`Run #${l.run.runNumber}: ${calls}; ${l.comparison ? lookText(l.comparison) : `no baseline: ${l.missing}`}`);
-    },
-  };
 }
 
 async function printStarted(r: Run, ctx: Context): Promise<void> {

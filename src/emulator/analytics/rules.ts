@@ -21,12 +21,8 @@ export type CallFacts = Pick<CallRecord, 'status' | 'direction' | 'duration' | '
   analysis: AnalysisFacts | null;
 };
 
-export const ACTIVE: ReadonlySet<CallStatus> = new Set(['initiated', 'ringing', 'in_progress']);
-
 export const isActive = (s: CallStatus): boolean => s === 'initiated' || s === 'ringing' || s === 'in_progress';
 export const isEnded = (s: CallStatus): boolean => s === 'completed' || s === 'failed';
-/** Queued or in flight: what the campaign still has to do. */
-export const isPending = (s: CallStatus): boolean => s === 'queued' || isActive(s);
 
 /**
  * Cost in mills (tenths of a cent), so sums are exact: an ended call costs 10 (the dial)

@@ -9,7 +9,6 @@ export const RUNS = 'eval-runs';
 export const RESULTS = 'eval-results';
 
 export type SuiteStatus = 'draft' | 'ready';
-export const SUITE_STATUSES: readonly SuiteStatus[] = ['draft', 'ready'];
 
 export const CATEGORIES = ['happy_path', 'edge_case', 'adversarial', 'escalation', 'compliance'] as const;
 export type Category = (typeof CATEGORIES)[number];

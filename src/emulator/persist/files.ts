@@ -6,7 +6,7 @@ import { crc32 } from 'node:zlib';
 import { DIR_MODE, FILE_MODE, StateFileError, startWriteError } from './errors.js';
 import { acquireLock, LOCK, LOCK_TAKEOVER, type DataDirLock } from './lock.js';
 
-export { DIR_MODE, FILE_MODE, StateFileError, startWriteError } from './errors.js';
+export { FILE_MODE, StateFileError, startWriteError } from './errors.js';
 
 /**
  * The files of a data directory (`--data-dir`) and how they are read at start:

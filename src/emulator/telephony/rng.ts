@@ -9,7 +9,6 @@ export function intBetween(rng: Rng, lo: number, hi: number): number {
 }
 
 export const round2 = (x: number) => Math.round(x * 100) / 100;
-export const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** A fast non-cryptographic PRNG seeded from `parts` (FNV-1a): for per-call draws made 100k times in a batch. */
 export function fastRngFor(...parts: Array<string | number>): Rng {

@@ -64,14 +64,11 @@ export interface RunView extends RunRecord {
 
 export type CallStatus = 'queued' | 'initiated' | 'ringing' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
 export const CALL_STATUSES: readonly CallStatus[] = ['queued', 'initiated', 'ringing', 'in_progress', 'completed', 'failed', 'cancelled'];
-export const ACTIVE_STATUSES: ReadonlySet<CallStatus> = new Set(['initiated', 'ringing', 'in_progress']);
-export const ENDED_STATUSES: ReadonlySet<CallStatus> = new Set(['completed', 'failed']);
 
 export type FailureReason = 'no_answer' | 'busy' | 'voicemail_full' | 'missed' | 'network_error';
 
 /** The caller persona the simulation drew: it shapes the transcript and the analysis. */
 export type Persona = 'cooperative' | 'busy' | 'confused' | 'angry' | 'dnc' | 'legal' | 'crisis' | 'callback';
-export const PERSONAS: readonly Persona[] = ['cooperative', 'busy', 'confused', 'angry', 'dnc', 'legal', 'crisis', 'callback'];
 
 /** How a dialled call turns out (drawn when it is initiated). */
 export type Outcome = 'answered' | 'voicemail' | 'no_answer' | 'busy' | 'missed';

@@ -182,6 +182,53 @@ export const agentTools = [
   }),
 
   defineTool({
+    name: 'vap_agents_bisect',
+    title: 'Find the version that made an agent worse',
+    description:
+      "Searches an agent's versions between a good and a bad one for the first that regressed on an eval suite, as `vap agents bisect` does: each version tested on a preview copy (tagged vap-preview, removed afterwards), judged by the adaptive verdict against the good version. It places eval calls, at most maxCalls; the live agent is never changed. Returns the first bad version with its verdict and diff, no regression, or the range left undecided.",
+    input: {
+      agentId,
+      suite: z.string().min(1).describe('The eval suite id to judge each version by.'),
+      good: z.number().int().min(1).describe('The last version known good.'),
+      bad: z.number().int().min(2).describe('A later version known bad.'),
+      maxCalls: z.number().int().min(1).describe('The most calls the whole search may place.'),
+      minEffect: z.number().min(0).max(1).optional().describe('The smallest change that matters (default 0.05).'),
+      alpha: z.number().gt(0).lt(0.5).optional().describe('The rate of a false "regressed" at each step (default 0.01).'),
+      confirm,
+    },
+    output: z.looseObject({ result: z.string(), calls: z.number(), maxCalls: z.number() }),
+    idempotent: false,
+    openWorld: false,
+    write: {
+      changes: 'places eval calls (at most maxCalls) on preview copies of the agent it makes and removes',
+      undo: 'nothing to undo: the live agent is not changed and the copies are removed (`vap agents bisect <id> --clean` in a terminal removes any a cancelled search left)',
+      destructive: true,
+      confirm: (a) => ({ id: a.agentId, what: 'agent' }),
+    },
+    async run(a, env) {
+      const [{ ProfileCopyStore }, { platformVersions }, { bisect }, { resultJson }, { DEFAULT_ALPHA, DEFAULT_MIN_EFFECT }] = await Promise.all([
+        import('../../bisect/copies.js'),
+        import('../../bisect/content.js'),
+        import('../../bisect/search.js'),
+        import('../../bisect/report.js'),
+        import('../../evals/verdict.js'),
+      ]);
+      const got = await env.captured(async (ctx) => ({ creds: await ctx.credentials(), vars: ctx.env }));
+      if (!got.value) throw got.error;
+      const { creds, vars } = got.value;
+      const store = new ProfileCopyStore(vars, creds.profile ?? 'default', { baseUrl: creds.baseUrl, apiKey: creds.apiKey });
+      const { agent, versions } = await platformVersions(env.api, a.agentId, a.good, a.bad, env.signal);
+      const quiet = { planned: () => undefined, baseline: () => undefined, step: () => undefined };
+      const r = await bisect(
+        { api: env.api, signal: env.signal, store, reporter: quiet },
+        { agentId: a.agentId, evalId: a.suite, agentName: agent.name, versions, maxCalls: a.maxCalls, verdict: { alpha: a.alpha ?? DEFAULT_ALPHA, minEffect: a.minEffect ?? DEFAULT_MIN_EFFECT }, keyPrefix: 'bisect-', liveGoodVersion: a.good },
+      );
+      const undo = r.kind === 'found' ? `vap agents rollback ${a.agentId} --version ${r.lastGood.version} --reason "bisect: version ${r.first.version} regressed"` : undefined;
+      return { data: resultJson(r, { agentId: a.agentId, evalId: a.suite, ...(undo ? { undo } : {}) }), undo: 'the live agent was not changed; the preview copies were removed' };
+    },
+  }),
+
+  defineTool({
     name: 'vap_agents_voice',
     title: "Set an agent's voice",
     description: "Sets the voice (from vap_voices_list) and language an agent speaks with. Refused by the platform for speech-to-speech agents.",

@@ -29,6 +29,7 @@ const WRITES: Record<string, { destructive: boolean; idempotent: boolean; openWo
   vap_agents_create: { destructive: false, idempotent: false, openWorld: false },
   vap_agents_update: { destructive: true, idempotent: true, openWorld: false },
   vap_agents_rollback: { destructive: true, idempotent: false, openWorld: false },
+  vap_agents_bisect: { destructive: true, idempotent: false, openWorld: false },
   vap_agents_voice: { destructive: true, idempotent: true, openWorld: false },
   vap_agents_tools: { destructive: true, idempotent: true, openWorld: false },
   vap_evals_run: { destructive: false, idempotent: false, openWorld: true },

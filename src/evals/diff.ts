@@ -1,6 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { Run, RunDetail, RunResult } from '../api/evals.js';
 import { fmtScore, type GateResult } from './gates.js';
+import { withPolicy } from '../ui/columns.js';
 import { safeText, trusted } from '../ui/safe-text.js';
 import type { TableFit } from '../ui/table.js';
 import { messageText } from '../ui/fit.js';
@@ -84,13 +85,18 @@ export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], ch
     `${label}: run #${r.runNumber} (${r.id}) ${r.status}, agent version ${r.agentVersion ?? '?'}, overall ${fmtScore(r.overallScore)}, ${r.failedIterations} of ${r.totalIterations} iterations failed`;
   const scenarioVerdicts = new Map((comparison?.scenarios ?? []).map((x) => [x.scenarioId, x]));
   const criterionVerdicts = new Map((comparison?.criteria ?? []).map((x) => [x.key, x]));
-  const columns = (first: string, verdicts: Map<string, RunComparison['scenarios'][number] | RunComparison['criteria'][number]>) => [
-    { header: first, value: (x: DiffRow) => safeText(x.name) },
-    { header: 'A', value: (x: DiffRow) => fmtScore(x.a) },
-    { header: 'B', value: (x: DiffRow) => fmtScore(x.b) },
-    { header: 'delta', value: (x: DiffRow) => deltaCell(x.delta, chalk) },
-    ...(comparison ? [{ header: 'verdict', value: (x: DiffRow) => trusted(verdictCell(verdicts.get(x.key), chalk)) }] : []),
-  ];
+  // The table is for the change: the row's name, the delta and the verdict never go.
+  const columns = (first: string, verdicts: Map<string, RunComparison['scenarios'][number] | RunComparison['criteria'][number]>) =>
+    withPolicy<DiffRow>(
+      [
+        { header: first, value: (x: DiffRow) => safeText(x.name) },
+        { header: 'A', value: (x: DiffRow) => fmtScore(x.a) },
+        { header: 'B', value: (x: DiffRow) => fmtScore(x.b) },
+        { header: 'delta', value: (x: DiffRow) => deltaCell(x.delta, chalk) },
+        ...(comparison ? [{ header: 'verdict', value: (x: DiffRow) => trusted(verdictCell(verdicts.get(x.key), chalk)) }] : []),
+      ],
+      { keep: [first, 'delta', ...(comparison ? ['verdict'] : [])] },
+    );
   // Run ids, statuses and gate texts are data: shown safe; the tables make their cells safe.
   // On a terminal the lines wrap at word boundaries and the tables fit its width.
   const parts = [messageText(safeText(side('A', diff.a)), fit.width), messageText(safeText(side('B', diff.b)), fit.width), `overall ${fmtScore(diff.overall.a)} → ${fmtScore(diff.overall.b)} (${deltaText(diff.overall.delta, chalk)})`];

@@ -1,5 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import type { CriterionAggregate, Run, RunDetail, RunResult } from '../api/evals.js';
+import { withPolicy } from '../ui/columns.js';
 import type { Column } from '../ui/format.js';
 import { safeText, trusted } from '../ui/safe-text.js';
 import type { TableFit } from '../ui/table.js';
@@ -155,7 +156,9 @@ export async function renderRunSummary(detail: RunDetail, results: readonly RunR
           { header: 'verdict', value: (s) => trusted(verdictCell(cmp.get(s.scenarioId), chalk)) },
         ]
       : SCENARIO_COLUMNS;
-    parts.push('', renderTable(scenarios, cols, chalk, undefined, fit));
+    // With a baseline the table is for the change: the verdict and the delta never go.
+    const policy = c ? { keep: ['scenario', 'delta', 'verdict'] } : { keep: ['scenario', 'mean score'] };
+    parts.push('', renderTable(scenarios, withPolicy(cols, policy), chalk, undefined, fit));
   }
   if (criteria.length) {
     const cmp = new Map((c?.criteria ?? []).map((x) => [x.key, x]));
@@ -167,7 +170,8 @@ export async function renderRunSummary(detail: RunDetail, results: readonly RunR
           { header: 'verdict', value: (x) => trusted(verdictCell(cmp.get(x.key), chalk)) },
         ]
       : CRITERION_COLUMNS;
-    parts.push('', renderTable(criteria, cols, chalk, undefined, fit));
+    const policy = c ? { keep: ['criterion', 'delta', 'verdict'], repeats: { name: 'criterion' } } : { keep: ['criterion', 'average'], repeats: { name: 'criterion' } };
+    parts.push('', renderTable(criteria, withPolicy(cols, policy), chalk, undefined, fit));
   }
   if (gates.length) {
     parts.push('', ...gates.map((g) => messageText(`${safeText(g.gate)}: ${safeText(g.message)}`, fit.width, `${gateMark(g.passed, chalk)} `)));

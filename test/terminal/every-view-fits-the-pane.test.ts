@@ -61,11 +61,16 @@ const LISTINGS: Record<string, Line> = {
   'import-jobs list': () => 'import-jobs list',
 };
 
-/**
- * The columns each listing keeps at any width (its ColumnPolicy, src/ui/columns.ts): what it
- * is for. The evals listings declare theirs with the evals views.
- */
+/** The columns each listing keeps at any width (its ColumnPolicy, src/ui/columns.ts): what it is for. */
 const KEPT: Record<string, string[]> = {
+  'evals list': ['ID', 'NAME', 'STATUS'],
+  'evals scenarios list': ['ID', 'NAME', 'CATEGORY'],
+  'evals runs list': ['ID', 'RUN', 'STATUS', 'SCORE'],
+  'evals runs results': ['ID', 'SCENARIO', 'STATUS', 'SCORE'],
+  'evals imports sources': ['ID', 'NAME'],
+  'evals imports candidates': ['ID', 'STARTED'],
+  'evals imports list': ['ID', 'LABEL', 'STATUS'],
+  'evals imports calls': ['ID', 'TRIAGE'],
   'config list': ['KEY', 'VALUE'],
   'agents list': ['ID', 'NAME'],
   'agents versions': ['VERSION', 'CHANGE', 'CURRENT'],
@@ -338,7 +343,7 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
     expect([...tree.keys()].filter((v) => !classified.has(v)), 'verbs not classified here: add each to LISTINGS, LIVE_VIEWS or NEITHER').toEqual([]);
     expect([...classified].filter((v) => !tree.has(v)), 'classified verbs the tree does not have').toEqual([]);
     expect(listingVerbsInSource().filter((v) => !(v in LISTINGS)), 'verbs that list records but are not run by this test').toEqual([]);
-    const undeclared = Object.keys(LISTINGS).filter((v) => !v.startsWith('evals ') && !NOT_A_TABLE.has(v) && !(v in KEPT));
+    const undeclared = Object.keys(LISTINGS).filter((v) => v !== 'evals imports create-scenarios' && !NOT_A_TABLE.has(v) && !(v in KEPT));
     expect(undeclared, 'listings whose kept columns this test does not check: add each to KEPT').toEqual([]);
     for (const verb of Object.keys(LISTINGS)) expect(tree.get(verb)!.includes('--wide'), `${verb} --wide`).toBe(!WITHOUT_IDS.has(verb));
     for (const verb of ['events tail', 'calls tail']) expect(tree.get(verb)).toContain('--wide');
@@ -441,6 +446,21 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
       }
       const get = await runAt(`evals runs get ${seeded.evalId} ${seeded.runId} --agent ${seeded.agentId} --wait`, width);
       expect([0, 3]).toContain(get.code);
+    });
+
+    it(`evals run --wait --baseline previous and runs diff at ${width} columns: the change and its verdict are never dropped`, async () => {
+      const run = await runAt(`evals run ${seeded.evalId} --agent ${seeded.agentId} --wait --baseline previous --allow-failed-iterations 100%`, width);
+      expect([0, 3], run.screen).toContain(run.code);
+      const headers = run.screen.split('\n').filter((l) => /^(SCENARIO|CRITERION)\b/.test(l));
+      expect(headers, run.screen).toHaveLength(2);
+      for (const h of headers) expect(h.trim().split(/\s{2,}/), `${width} columns:\n${run.screen}`).toEqual(expect.arrayContaining(['DELTA', 'VERDICT']));
+      const runs = (await emu.api('GET', `/api/v1/agents/${seeded.agentId}/evals/${seeded.evalId}/runs`)).body.data.runs as Array<{ id: string; status: string; runNumber: number }>;
+      const [b, a] = runs.filter((r) => r.status === 'completed').sort((x, y) => y.runNumber - x.runNumber);
+      const diff = await runAt(`evals runs diff ${seeded.evalId} ${a!.id} ${b!.id} --agent ${seeded.agentId}`, width);
+      expect(diff.code, diff.screen).toBe(0);
+      const diffHeaders = diff.screen.split('\n').filter((l) => /^(SCENARIO|CRITERION)\b/.test(l));
+      expect(diffHeaders, diff.screen).toHaveLength(2);
+      for (const h of diffHeaders) expect(h.trim().split(/\s{2,}/), `${width} columns:\n${diff.screen}`).toEqual(expect.arrayContaining(['DELTA', 'VERDICT']));
     });
 
     it(`push --eval, preview and promote --eval at ${width} columns: the plan and the gate's bar fit`, async () => {

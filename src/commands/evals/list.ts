@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { listSuites, type Suite } from '../../api/evals.js';
 import type { Context } from '../../context.js';
+import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { wideOption } from '../listing.js';
@@ -9,16 +10,19 @@ import { noiseText } from './get.js';
 import { agentOption, resolveAgent } from './options.js';
 import { count, score } from '../../ui/values.js';
 
-export const SUITE_COLUMNS: Column<Suite>[] = [
-  { header: 'id', value: (s) => s.id },
-  { header: 'name', value: (s) => s.name },
-  { header: 'status', value: (s) => s.status },
-  { header: 'iterations', value: (s) => s.iterationsPerScenario },
-  { header: 'scenarios', value: (s) => s.scenarioCount },
-  { header: 'runs', value: (s) => count(s.runCount) },
-  { header: 'latest score', value: (s) => score(s.latestRunScore) },
-  { header: 'noise', value: (s) => noiseText(s.noise) },
-];
+export const SUITE_COLUMNS: Column<Suite>[] = withPolicy<Suite>(
+  [
+    { header: 'id', value: (s) => s.id },
+    { header: 'name', value: (s) => s.name },
+    { header: 'status', value: (s) => s.status },
+    { header: 'iterations', value: (s) => s.iterationsPerScenario },
+    { header: 'scenarios', value: (s) => s.scenarioCount },
+    { header: 'runs', value: (s) => count(s.runCount) },
+    { header: 'latest score', value: (s) => score(s.latestRunScore) },
+    { header: 'noise', value: (s) => noiseText(s.noise) },
+  ],
+  { keep: ['id', 'name', 'status'] },
+);
 
 interface ListOptions {
   agent?: string;

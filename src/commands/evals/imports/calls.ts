@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { listTriagedCalls, type TriagedCall } from '../../../api/eval-imports.js';
 import { SCENARIO_CATEGORIES } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
+import { withPolicy } from '../../../ui/columns.js';
 import type { Column } from '../../../ui/format.js';
 import { completes } from '../../../completion/takes.js';
 import { action } from '../../action.js';
@@ -12,15 +13,18 @@ import { agentOption, evalOption, resolveAgent } from '../options.js';
 import { resolveImportIds } from './common.js';
 import { duration } from '../../../ui/values.js';
 
-export const CALL_COLUMNS: Column<TriagedCall>[] = [
-  { header: 'id', value: (c) => c.id },
-  { header: 'triage', value: (c) => c.triageStatus },
-  { header: 'category', value: (c) => c.triage?.category ?? '' },
-  { header: 'suggested scenario', value: (c) => c.triage?.suggestedScenario?.name ?? '' },
-  { header: 'scenario', value: (c) => c.scenarioId ?? '' },
-  { header: 'duration', value: (c) => duration(typeof c.durationSeconds === 'number' ? c.durationSeconds : null) },
-  { header: 'summary', value: (c) => c.triage?.summary ?? '' },
-];
+export const CALL_COLUMNS: Column<TriagedCall>[] = withPolicy<TriagedCall>(
+  [
+    { header: 'id', value: (c) => c.id },
+    { header: 'triage', value: (c) => c.triageStatus },
+    { header: 'category', value: (c) => c.triage?.category ?? '' },
+    { header: 'suggested scenario', value: (c) => c.triage?.suggestedScenario?.name ?? '' },
+    { header: 'scenario', value: (c) => c.scenarioId ?? '' },
+    { header: 'duration', value: (c) => duration(typeof c.durationSeconds === 'number' ? c.durationSeconds : null) },
+    { header: 'summary', value: (c) => c.triage?.summary ?? '' },
+  ],
+  { keep: ['id', 'triage'] },
+);
 
 const WIDE_COLUMNS: Column<TriagedCall>[] = [
   ...CALL_COLUMNS,

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { CANDIDATES_DEFAULT_PAGE_SIZE, CANDIDATES_MAX_PAGE_SIZE, listCandidatesPage, type CandidateCall, type CandidateFilter, type SourceType } from '../../../api/eval-imports.js';
 import type { Context } from '../../../context.js';
+import { withPolicy } from '../../../ui/columns.js';
 import type { Column } from '../../../ui/format.js';
 import { completes } from '../../../completion/takes.js';
 import { action } from '../../action.js';
@@ -11,16 +12,19 @@ import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options
 import { intIn, isoDate, parseSourceType, resolveSourceType } from './common.js';
 import { duration, time } from '../../../ui/values.js';
 
-export const CANDIDATE_COLUMNS: Column<CandidateCall>[] = [
-  { header: 'id', value: (c) => c.id },
-  { header: 'started', value: (c) => time(c.startedAt) },
-  { header: 'direction', value: (c) => c.direction },
-  { header: 'duration', value: (c) => duration(c.durationSeconds) },
-  { header: 'sentiment', value: (c) => c.sentiment },
-  { header: 'intent', value: (c) => c.callerIntent },
-  { header: 'resolved', value: (c) => (c.resolved ? 'yes' : 'no') },
-  { header: 'preview', value: (c) => c.preview ?? '' },
-];
+export const CANDIDATE_COLUMNS: Column<CandidateCall>[] = withPolicy<CandidateCall>(
+  [
+    { header: 'id', value: (c) => c.id },
+    { header: 'started', value: (c) => time(c.startedAt) },
+    { header: 'direction', value: (c) => c.direction },
+    { header: 'duration', value: (c) => duration(c.durationSeconds) },
+    { header: 'sentiment', value: (c) => c.sentiment },
+    { header: 'intent', value: (c) => c.callerIntent },
+    { header: 'resolved', value: (c) => (c.resolved ? 'yes' : 'no') },
+    { header: 'preview', value: (c) => c.preview ?? '' },
+  ],
+  { keep: ['id', 'started'] },
+);
 
 interface Options {
   agent?: string;

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { listImports, type CallImport } from '../../../api/eval-imports.js';
 import type { Context } from '../../../context.js';
+import { withPolicy } from '../../../ui/columns.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
 import { wideOption } from '../../listing.js';
@@ -8,14 +9,17 @@ import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
 import { count, ratio, time } from '../../../ui/values.js';
 
-export const IMPORT_COLUMNS: Column<CallImport>[] = [
-  { header: 'id', value: (i) => i.id },
-  { header: 'label', value: (i) => i.label },
-  { header: 'status', value: (i) => i.status },
-  { header: 'triaged', value: (i) => ratio(i.triagedCalls, i.totalCalls) },
-  { header: 'source', value: (i) => i.source },
-  { header: 'created', value: (i) => time(i.createdAt) },
-];
+export const IMPORT_COLUMNS: Column<CallImport>[] = withPolicy<CallImport>(
+  [
+    { header: 'id', value: (i) => i.id },
+    { header: 'label', value: (i) => i.label },
+    { header: 'status', value: (i) => i.status },
+    { header: 'triaged', value: (i) => ratio(i.triagedCalls, i.totalCalls) },
+    { header: 'source', value: (i) => i.source },
+    { header: 'created', value: (i) => time(i.createdAt) },
+  ],
+  { keep: ['id', 'label', 'status'] },
+);
 
 export const IMPORT_FIELDS: Column<CallImport>[] = [
   { header: 'id', value: (i) => i.id },

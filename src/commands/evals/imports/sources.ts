@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { listImportSources } from '../../../api/eval-imports.js';
 import type { Context } from '../../../context.js';
+import { withPolicy } from '../../../ui/columns.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
 import { wideOption } from '../../listing.js';
@@ -16,12 +17,15 @@ interface SourceRow {
   callCount: number;
 }
 
-const COLUMNS: Column<SourceRow>[] = [
-  { header: 'type', value: (s) => s.type },
-  { header: 'id', value: (s) => s.id },
-  { header: 'name', value: (s) => s.name },
-  { header: 'calls', value: (s) => count(s.callCount) },
-];
+const COLUMNS: Column<SourceRow>[] = withPolicy<SourceRow>(
+  [
+    { header: 'type', value: (s) => s.type },
+    { header: 'id', value: (s) => s.id },
+    { header: 'name', value: (s) => s.name },
+    { header: 'calls', value: (s) => count(s.callCount) },
+  ],
+  { keep: ['id', 'name'] },
+);
 
 interface Options {
   agent?: string;

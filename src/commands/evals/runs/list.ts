@@ -3,6 +3,7 @@ import { listRuns, type Run } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
 import { fmtScore } from '../../../evals/render/score.js';
 import { sparkline } from '../../../ui/sparkline.js';
+import { withPolicy } from '../../../ui/columns.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
 import { positiveInt, wideOption } from '../../listing.js';
@@ -10,15 +11,18 @@ import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
 import { score, time } from '../../../ui/values.js';
 
-export const RUN_COLUMNS: Column<Run>[] = [
-  { header: 'id', value: (r) => r.id },
-  { header: 'run', value: (r) => (typeof r.runNumber === 'number' ? `#${r.runNumber}` : '') },
-  { header: 'status', value: (r) => r.status },
-  { header: 'score', value: (r) => score(r.overallScore) },
-  { header: 'iterations', value: (r) => iterationsText(r) },
-  { header: 'agent version', value: (r) => r.agentVersion },
-  { header: 'created', value: (r) => time(r.createdAt) },
-];
+export const RUN_COLUMNS: Column<Run>[] = withPolicy<Run>(
+  [
+    { header: 'id', value: (r) => r.id },
+    { header: 'run', value: (r) => (typeof r.runNumber === 'number' ? `#${r.runNumber}` : '') },
+    { header: 'status', value: (r) => r.status },
+    { header: 'score', value: (r) => score(r.overallScore) },
+    { header: 'iterations', value: (r) => iterationsText(r) },
+    { header: 'agent version', value: (r) => r.agentVersion },
+    { header: 'created', value: (r) => time(r.createdAt) },
+  ],
+  { keep: ['id', 'run', 'status', 'score'] },
+);
 
 /** "6/6", "4/6 (1 failed)": iterations done out of the run's total. */
 export function iterationsText(r: Run): string {

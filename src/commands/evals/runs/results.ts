@@ -3,6 +3,7 @@ import { FINISHED_RUN_STATUSES, getRun, getSuite, listRunResults, type RunResult
 import type { Context } from '../../../context.js';
 import { renderResult } from '../../../evals/render/results.js';
 import { terminalWidth } from '../../../ui/width.js';
+import { withPolicy } from '../../../ui/columns.js';
 import type { Column } from '../../../ui/format.js';
 import { action } from '../../action.js';
 import { wideOption } from '../../listing.js';
@@ -11,15 +12,18 @@ import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveRunIds } from '../options.js';
 import { duration, score } from '../../../ui/values.js';
 
-export const RESULT_COLUMNS: Column<RunResult>[] = [
-  { header: 'id', value: (r) => r.id },
-  { header: 'scenario', value: (r) => r.scenarioName ?? r.evalScenarioId },
-  { header: 'iteration', value: (r) => r.iterationNumber },
-  { header: 'status', value: (r) => r.status },
-  { header: 'score', value: (r) => score(r.overallScore) },
-  { header: 'duration', value: (r) => duration(r.durationSeconds) },
-  { header: 'error', value: (r) => r.error },
-];
+export const RESULT_COLUMNS: Column<RunResult>[] = withPolicy<RunResult>(
+  [
+    { header: 'id', value: (r) => r.id },
+    { header: 'scenario', value: (r) => r.scenarioName ?? r.evalScenarioId },
+    { header: 'iteration', value: (r) => r.iterationNumber },
+    { header: 'status', value: (r) => r.status },
+    { header: 'score', value: (r) => score(r.overallScore) },
+    { header: 'duration', value: (r) => duration(r.durationSeconds) },
+    { header: 'error', value: (r) => r.error },
+  ],
+  { keep: ['id', 'scenario', 'status', 'score'] },
+);
 
 interface ResultsOptions {
   agent?: string;

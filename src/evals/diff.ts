@@ -100,7 +100,7 @@ export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], ch
   // Run ids, statuses and gate texts are data: shown safe; the tables make their cells safe.
   // On a terminal the lines wrap at word boundaries and the tables fit its width.
   const parts = [messageText(safeText(side('A', diff.a)), fit.width), messageText(safeText(side('B', diff.b)), fit.width), `overall ${fmtScore(diff.overall.a)} → ${fmtScore(diff.overall.b)} (${deltaText(diff.overall.delta, chalk)})`];
-  if (comparison) parts.push(`verdict: ${verdictWord(comparison.verdict, chalk)}: ${safeText(countsText(comparison.counts))}`, chalk.dim(`Verdicts: ${methodText(comparison.method)}.`));
+  if (comparison) parts.push(messageText(`verdict: ${verdictWord(comparison.verdict, chalk)}: ${safeText(countsText(comparison.counts))}`, fit.width), chalk.dim(messageText(`Verdicts: ${methodText(comparison.method)}.`, fit.width)));
   if (diff.scenarios.length) parts.push('', renderTable(diff.scenarios, columns('scenario', scenarioVerdicts), chalk, undefined, fit));
   if (diff.criteria.length) parts.push('', renderTable(diff.criteria.map((c) => ({ ...c, name: c.key })), columns('criterion', criterionVerdicts), chalk, undefined, fit));
   if (gates.length) parts.push('', ...gates.map((g) => messageText(safeText(`${g.gate}: ${g.message}`), fit.width, `${gateMark(g.passed, chalk)} `)));

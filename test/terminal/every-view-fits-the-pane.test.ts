@@ -66,8 +66,7 @@ const KEPT: Record<string, string[]> = {
   'evals list': ['ID', 'NAME', 'STATUS'],
   'evals scenarios list': ['ID', 'NAME', 'CATEGORY'],
   'evals runs list': ['ID', 'RUN', 'STATUS', 'SCORE'],
-  'evals runs results': ['ID', 'SCENARIO', 'STATUS', 'SCORE'],
-  'evals imports sources': ['ID', 'NAME'],
+  'evals imports sources': ['TYPE', 'ID', 'NAME'],
   'evals imports candidates': ['ID', 'STARTED'],
   'evals imports list': ['ID', 'LABEL', 'STATUS'],
   'evals imports calls': ['ID', 'TRIAGE'],
@@ -93,8 +92,8 @@ const KEPT: Record<string, string[]> = {
   'import-jobs list': ['ID', 'STATUS'],
 };
 
-/** Listings that are not drawn as a table on a terminal (a transcript is a chat there). */
-const NOT_A_TABLE = new Set(['calls transcript']);
+/** Listings that are not drawn as a table on a terminal (a transcript is a chat there, a run's results each a transcript and its scores). */
+const NOT_A_TABLE = new Set(['calls transcript', 'evals runs results']);
 
 /** Every detail view: one record, its facts under labels (`get` of each group, and what reads like one). */
 const DETAILS: Record<string, Line> = {
@@ -456,7 +455,7 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
       for (const h of headers) expect(h.trim().split(/\s{2,}/), `${width} columns:\n${run.screen}`).toEqual(expect.arrayContaining(['DELTA', 'VERDICT']));
       const runs = (await emu.api('GET', `/api/v1/agents/${seeded.agentId}/evals/${seeded.evalId}/runs`)).body.data.runs as Array<{ id: string; status: string; runNumber: number }>;
       const [b, a] = runs.filter((r) => r.status === 'completed').sort((x, y) => y.runNumber - x.runNumber);
-      const diff = await runAt(`evals runs diff ${seeded.evalId} ${a!.id} ${b!.id} --agent ${seeded.agentId}`, width);
+      const diff = await runAt(`evals runs diff ${b!.id} --eval ${seeded.evalId} --agent ${seeded.agentId} --baseline ${a!.id}`, width);
       expect(diff.code, diff.screen).toBe(0);
       const diffHeaders = diff.screen.split('\n').filter((l) => /^(SCENARIO|CRITERION)\b/.test(l));
       expect(diffHeaders, diff.screen).toHaveLength(2);

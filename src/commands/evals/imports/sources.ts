@@ -24,7 +24,7 @@ const COLUMNS: Column<SourceRow>[] = withPolicy<SourceRow>(
     { header: 'name', value: (s) => s.name },
     { header: 'calls', value: (s) => count(s.callCount) },
   ],
-  { keep: ['id', 'name'] },
+  { keep: ['type', 'id', 'name'] },
 );
 
 interface Options {

@@ -319,7 +319,9 @@ describe('vap mcp --allow-writes', () => {
       (await rw.client.callTool({ name: 'vap_evals_run', arguments: { agentId: d.agentId, evalId: d.evalId, minScore: 1 } }, undefined, { onprogress: (p) => progress.push(p.message ?? '') })) as CallToolResult,
     );
     expect(below.data.verdict).toMatchObject({ passed: false, exitCodeInTheCli: 3 });
-    expect(progress[0]).toMatch(/^Started run #\d+ \(run_\w+\)/);
+    // What the run will spend comes first, then the run.
+    expect(progress[0]).toMatch(/^Calls: \d+ calls? \(\d+ scenarios? × \d+ iterations?\)/);
+    expect(progress[1]).toMatch(/^Started run #\d+ \(run_\w+\)/);
     expect(progress.some((l) => /^run #\d+ \(run_\w+\) (pending|running|completed)/.test(l))).toBe(true);
 
     const started = envelopeOf(await rw.call('vap_evals_run', { agentId: d.agentId, evalId: d.evalId, wait: false }));

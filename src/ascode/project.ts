@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { ENGINES, canonicalLanguage, fieldHashes, type AgentModel, type AnyModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
 import type { Entry } from './state.js';
 import { ProblemList } from './problems.js';
-import { type ProjectFs } from './paths.js';
+import type { ProjectFs } from './paths.js';
 import { fileDigest, FORMAT_VERSION, scanProject, type ReadFile } from './scan.js';
 import type { ScanIndex } from './scan-index.js';
 import { normalise, type TextForm } from './text-form.js';

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { OutputError, } from '../errors.js';
+import { OutputError } from '../errors.js';
 import { cellText, tsvField, type Column, type Format } from './format.js';
 import { BlockWriter, type TextSink } from './block-writer.js';
 import { safeText } from './safe-text.js';

@@ -55,7 +55,7 @@ export class ProfileCopyStore implements CopyStore {
       return [];
     }
     const d = data as { version?: unknown; baseUrl?: unknown; org?: unknown; copies?: unknown };
-    if (!d || d.version !== 1 || d.baseUrl !== this.target.baseUrl || d.org !== this.target.org || !Array.isArray(d.copies)) return [];
+    if (d?.version !== 1 || d.baseUrl !== this.target.baseUrl || d.org !== this.target.org || !Array.isArray(d.copies)) return [];
     return d.copies.filter(isRecord);
   }
 

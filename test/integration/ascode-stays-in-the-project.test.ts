@@ -82,7 +82,7 @@ const writeState = (s: unknown, profile = 'staging') => {
 const entry = (id: string) => ({ id, hash: '0000000000000000', fields: {} });
 
 describe('a tampered state never reaches outside the project', () => {
-  it('an agent key "../../victimdir" whose id answers 404 removes nothing outside (finding 1)', async () => {
+  it('an agent key "../../victimdir" whose id answers 404 removes nothing outside', async () => {
     await vap(['pull', '--all']);
     const before = outsideSnapshot();
     const s = readState();
@@ -95,7 +95,7 @@ describe('a tampered state never reaches outside the project', () => {
     expect(outsideSnapshot()).toEqual(before);
   });
 
-  it('an agent key "../../../escaped-agent" with a live id writes no agent.md outside (finding 1)', async () => {
+  it('an agent key "../../../escaped-agent" with a live id writes no agent.md outside', async () => {
     const { agentId } = await seedAgent();
     writeFileSync(join(dir, 'vap.yaml'), 'version: 1\nprofiles:\n  staging:\n');
     writeState({ format: 1, profile: 'staging', agents: { '../../outside/escaped-agent': entry(agentId) }, suites: {}, webhooks: {}, tools: {}, intents: {} });
@@ -109,7 +109,7 @@ describe('a tampered state never reaches outside the project', () => {
     expect(existsSync(join(outside, 'escaped-agent'))).toBe(false);
   });
 
-  it('a webhook key cannot name a path ending in .yaml elsewhere, nor a suite key a second level (finding 1)', async () => {
+  it('a webhook key cannot name a path ending in .yaml elsewhere, nor a suite key a second level', async () => {
     writeFileSync(join(dir, 'vap.yaml'), 'version: 1\nprofiles:\n  staging:\n');
     for (const tampered of [
       { webhooks: { '../outside/victimdir/x': entry('we_x') } },
@@ -128,7 +128,7 @@ describe('a tampered state never reaches outside the project', () => {
     }
   });
 
-  it('a state that is null, of the wrong shape, a folder, or holding a 300-character slug is exit 2 naming it, never an unexpected error (finding 10)', async () => {
+  it('a state that is null, of the wrong shape, a folder, or holding a 300-character slug is exit 2 naming it, never an unexpected error', async () => {
     writeFileSync(join(dir, 'vap.yaml'), 'version: 1\nprofiles:\n  staging:\n');
     const cases: Array<[string | (() => void), RegExp]> = [
       ['null', /state\.staging\.json does not hold a state/],
@@ -160,7 +160,7 @@ describe('a tampered state never reaches outside the project', () => {
 });
 
 describe('pull removes only what vap wrote', () => {
-  it("a removed agent's folder keeps the user's files, and pull says so (finding 2)", async () => {
+  it("a removed agent's folder keeps the user's files, and pull says so", async () => {
     const { agentId } = await seedAgent();
     const { agentId: other } = await seedAgent();
     const third = await seedAgent();
@@ -201,7 +201,7 @@ describe('pull removes only what vap wrote', () => {
     expect(readFileSync(md, 'utf8')).toContain('warmly');
   });
 
-  it("another organization's key deletes nothing: it is said, and too many 404s need --yes (finding 2)", async () => {
+  it("another organization's key deletes nothing: it is said, and too many 404s need --yes", async () => {
     for (let i = 0; i < 4; i++) await seedAgent();
     expect((await vap(['pull', '--all'])).code).toBe(0);
     const files = snapshot(dir);
@@ -239,7 +239,7 @@ describe('pull removes only what vap wrote', () => {
 
 describe('links are never followed', () => {
   for (const link of ['agents', 'webhooks', '.vap']) {
-    it(`a project whose ${link}/ is a link to a folder elsewhere is refused, naming it (finding 3)`, async () => {
+    it(`a project whose ${link}/ is a link to a folder elsewhere is refused, naming it`, async () => {
       await seedAgent();
       const target = join(outside, 'linked');
       mkdirSync(target);
@@ -255,7 +255,7 @@ describe('links are never followed', () => {
     });
   }
 
-  it("an agent's evals/ or folder as a link is refused, and nothing is written through it (finding 3)", async () => {
+  it("an agent's evals/ or folder as a link is refused, and nothing is written through it", async () => {
     const { agentId } = await seedAgent();
     expect((await vap(['pull', '--agent', agentId])).code).toBe(0);
     const slug = readdirSync(join(dir, 'agents'))[0]!;
@@ -272,7 +272,7 @@ describe('links are never followed', () => {
 });
 
 describe('text from the platform is data, never a template', () => {
-  it('${vars.X} in a webhook URL, an agent name and a scenario goal round-trips: pull then push is a no-op (finding 5)', async () => {
+  it('${vars.X} in a webhook URL, an agent name and a scenario goal round-trips: pull then push is a no-op', async () => {
     const key = ORG_A.apiKey;
     const a = await seedAgent(ORG_A, 'Desk ${vars.SECRET}', { goal: 'Say ${vars.SECRET} aloud' });
     const hook = (await emu.api('POST', '/api/v1/webhook-endpoints', { name: 'Hook', url: 'http://127.0.0.1:9/h?x=${vars.SECRET}', events: ['call.ended'] }, key)).body.data;
@@ -301,7 +301,7 @@ describe('text from the platform is data, never a template', () => {
 });
 
 describe('an adopted webhook endpoint whose secret was never shown', () => {
-  it('is said with the rotate-secret command, or rotated with --rotate-adopted-secrets (finding 7)', async () => {
+  it('is said with the rotate-secret command, or rotated with --rotate-adopted-secrets', async () => {
     const key = ORG_A.apiKey;
     const created = (await emu.api('POST', '/api/v1/webhook-endpoints', { name: 'Adopted', url: 'http://127.0.0.1:9/a', events: ['call.ended'] }, key)).body.data;
     writeFileSync(join(dir, 'vap.yaml'), 'version: 1\nprofiles:\n  staging:\n');
@@ -333,7 +333,7 @@ describe('an adopted webhook endpoint whose secret was never shown', () => {
 });
 
 describe('bad local files are one-line usage errors, and nothing keeps running', () => {
-  it('a YAML alias bomb is reported with its file and line (finding 10)', async () => {
+  it('a YAML alias bomb is reported with its file and line', async () => {
     const { agentId } = await seedAgent();
     expect((await vap(['pull', '--agent', agentId])).code).toBe(0);
     const slug = readdirSync(join(dir, 'agents'))[0]!;
@@ -344,7 +344,7 @@ describe('bad local files are one-line usage errors, and nothing keeps running',
     expect(r.stderr).toMatch(new RegExp(`^error: agents/${slug}/evals/booking\\.yaml:5: its aliases \\(\\*name\\) expand past 100 copies`));
   });
 
-  it('a 600 MB agent.md is refused over the stated limit, unread (finding 10)', async () => {
+  it('a 600 MB agent.md is refused over the stated limit, unread', async () => {
     const { agentId } = await seedAgent();
     expect((await vap(['pull', '--agent', agentId])).code).toBe(0);
     const slug = readdirSync(join(dir, 'agents'))[0]!;
@@ -379,7 +379,7 @@ describe('bad local files are one-line usage errors, and nothing keeps running',
 });
 
 describe('small edges', () => {
-  it('vap mv .., . and agents/.. name no resource and rename nothing (finding 11)', async () => {
+  it('vap mv .., . and agents/.. name no resource and rename nothing', async () => {
     await seedAgent();
     expect((await vap(['pull', '--all'])).code).toBe(0);
     const before = snapshot(sandbox);
@@ -391,7 +391,7 @@ describe('small edges', () => {
     expect(snapshot(sandbox)).toEqual(before);
   });
 
-  it('an agent.md that starts with a BOM is accepted, and kept when rewritten (finding 11)', async () => {
+  it('an agent.md that starts with a BOM is accepted, and kept when rewritten', async () => {
     const { agentId } = await seedAgent();
     expect((await vap(['pull', '--agent', agentId])).code).toBe(0);
     const slug = readdirSync(join(dir, 'agents'))[0]!;
@@ -405,7 +405,7 @@ describe('small edges', () => {
     expect(text).toContain('Greet the caller twice.');
   });
 
-  it('a CRLF checkout shows no changes, and keeps its line endings when pull rewrites it (finding 11)', async () => {
+  it('a CRLF checkout shows no changes, and keeps its line endings when pull rewrites it', async () => {
     const { agentId } = await seedAgent();
     expect((await vap(['pull', '--agent', agentId])).code).toBe(0);
     const slug = readdirSync(join(dir, 'agents'))[0]!;
@@ -421,7 +421,7 @@ describe('small edges', () => {
     expect(text.replace(/\r\n/g, '')).not.toContain('\n');
   });
 
-  it('strings a YAML 1.1 reader takes as a boolean, a null or a date are written quoted (finding 11)', async () => {
+  it('strings a YAML 1.1 reader takes as a boolean, a null or a date are written quoted', async () => {
     const key = ORG_A.apiKey;
     const a = (await emu.api('POST', '/api/v1/agents', { name: 'yes', instructions: 'x', engine: 'realtime', variables: [{ name: 'off', description: '2001-01-01' }] }, key)).body.data;
     expect((await vap(['pull', '--agent', a.id])).code).toBe(0);
@@ -431,7 +431,7 @@ describe('small edges', () => {
     expect((await vap(['diff', '--exit-code'])).code).toBe(0);
   });
 
-  it('folder names Windows reserves (con, aux) are never created (finding 11)', async () => {
+  it('folder names Windows reserves (con, aux) are never created', async () => {
     const key = ORG_A.apiKey;
     for (const name of ['Con', 'AUX']) await emu.api('POST', '/api/v1/agents', { name, instructions: 'x', engine: 'realtime', variables: [] }, key);
     expect((await vap(['pull', '--all'])).code).toBe(0);

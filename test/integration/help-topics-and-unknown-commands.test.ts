@@ -51,7 +51,7 @@ describe('vap help and the topics', () => {
     expect((await runCli(['help', 'emulator', 'start'])).stdout).toMatch(/^Usage: vap emulator start/);
   });
 
-  it('the topics say what the issue asks of them', async () => {
+  it('the topics cover the server clock, --query, per-profile keys, CI, as-code, exit codes, the state folder and the emulator', async () => {
     const text = async (name: string) => (await runCli(['help', name])).stdout;
     expect(await text('formatting')).toMatch(/server's clock[\s\S]*Date header/);
     expect(await text('formatting')).toContain('--query');

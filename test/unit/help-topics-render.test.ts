@@ -25,7 +25,7 @@ function codeLines(md: string): Set<string> {
 }
 
 describe('help topics', () => {
-  it('are the topics the issue names, each with a summary, and accessibility with its alias a11y', () => {
+  it('include environment, exit codes, formatting, profiles, as-code, CI, the emulator and accessibility (alias a11y), each with a summary', () => {
     expect(names()).toEqual(expect.arrayContaining(['environment', 'exit-codes', 'formatting', 'profiles', 'as-code', 'ci', 'emulator', 'accessibility']));
     for (const t of listTopics()) expect(t.summary.length, t.name).toBeGreaterThan(10);
     expect(listTopics().find((t) => t.name === 'accessibility')?.aliases).toEqual(['a11y']);

@@ -17,8 +17,7 @@ export type LineEndings = 'one' | 'mixed';
 
 /**
  * The text encoding of an import file. By default a file must be UTF-8: it is checked
- * whole before anything is sent (Node's native `buffer.isUtf8`, a few milliseconds for a
- * 100 MB file from the page cache), and the first byte that is not UTF-8 is named with its
+ * whole before anything is sent (Node's native `buffer.isUtf8`), and the first byte that is not UTF-8 is named with its
  * line, column and CSV row. `--encoding <name>` reads the file in any encoding Node's
  * TextDecoder knows instead (latin1, windows-1252, utf-16le, shift_jis, gb18030, …).
  *

@@ -1,12 +1,6 @@
-// esbuild plugin used by src/build/bundle.mjs: speeds up libphonenumber-js, validator's
-// isEmail and csv-parse without changing what they answer. Measured on Node 20, this
-// machine: parsePhoneNumberFromString + isValid from about 10 µs per number to about
-// 2.6 µs (the short check of phone-fast.ts included); isEmail from about 3.6 µs to
-// about 2.5 µs (and plain addresses skip it, see validate.ts); csv-parse one object
-// fewer per field. Each rewrite is applied only when the exact text it replaces is
-// found, so a new version of a library that changed these files is bundled unmodified
-// (with a warning) rather than wrongly patched.
-// tests: test/unit/contacts-shims.test.ts bundles both ways and compares answers.
+// An esbuild plugin (src/build/bundle.mjs) that speeds up libphonenumber-js, isEmail and csv-parse
+// without changing their answers (docs/performance.md). A rewrite applies only where its exact text
+// is found, so a changed library is bundled unmodified, with a warning (test/unit/contacts-shims.test.ts).
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';

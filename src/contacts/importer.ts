@@ -63,12 +63,8 @@ export interface ImportOutcome {
 }
 
 /**
- * Rows per chunk of the streaming readers, and chunks in flight between reading and
- * handling: for a dry run enough that the worker always has the next chunk queued
- * while the main thread parses; two when sending, which is the slower side anyway.
- * Small chunks keep memory flat: what is in flight dies young instead of being
- * promoted to the old generation (peak RSS of a 1M-row dry run: 225 MB with chunks of
- * 2,000 rows and six in flight, about 175 MB with 1,000 and four).
+ * Rows per chunk, and chunks in flight: a dry run keeps the worker's next chunk queued; sending
+ * is the slower side, so two. Small chunks die young, so memory stays flat (docs/performance.md).
  */
 const CHUNK_ROWS = 1000;
 const WINDOW_DRY = 4;
@@ -157,12 +153,9 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   // the request goes out before anything else starts.
   const schema = ctx.api().then(async (api) => ({ api, list: await getContactList(api, req.listId, ctx.signal) }));
   schema.catch(() => undefined);
-  // V8 lets the old generation grow to about four times what is live before it collects
-  // it; the import's live set is small and its garbage plentiful, so that factor, not the
-  // file, would set the peak memory. Two keeps the peak flat (1M rows: about 130 MB
-  // instead of 150, within 5% of 100k rows instead of 20%) for a few more collections of
-  // a small heap. It only sets a factor V8 reads when it sizes the heap, so it is safe
-  // to change while running.
+  // V8 lets the old generation grow to about four times what is live; with a small live set
+  // and much garbage that factor, not the file, would set peak memory. Two keeps it flat
+  // (docs/performance.md), and V8 reads it only when it sizes the heap, so it may change now.
   setV8Flags(v8, '--heap-growing-percent=100');
   // Large files are validated on a worker thread while the main thread reads and parses.
   const threads = req.threads ?? (size >= THREAD_MIN_BYTES && ctx.env.VAP_IMPORT_THREADS !== '0');

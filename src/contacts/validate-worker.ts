@@ -13,10 +13,8 @@ import type { TaskRunner, TaskSpec } from './task.js';
 export const WORKER_KIND = 'vap-contacts-validate';
 
 /**
- * A young generation of 8 MB instead of V8's default (which grows to 48 MB here): the
- * worker's objects die within a chunk, so a small one costs nothing and keeps peak
- * memory flat (100k and 1M rows within 5% of each other). bin/vap.js, which may start
- * the worker at launch, passes the same (a test checks).
+ * A small young generation: the worker's objects die within a chunk, so it costs nothing and
+ * keeps peak memory flat (docs/performance.md). bin/vap.js passes the same (a test checks).
  */
 export const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
 

@@ -22,9 +22,8 @@ export interface BlockWriterOptions {
 }
 
 /**
- * Writes a listing's rows to a stream in blocks instead of one write per row: the same
- * bytes, in far fewer writes (each is a system call on a pipe or a file; at 100,000 rows
- * they were most of the client's CPU time).
+ * Writes a listing's rows to a stream in blocks, not one write (a system call) per row: the
+ * same bytes, far less CPU (docs/performance.md).
  *
  * - A block is written once about 64 KB are held, and whatever is held is written as soon
  *   as the producer waits for anything else (the next page from the network): a check

@@ -7,17 +7,8 @@ const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /**
- * What every script offers, the same in the three shells:
- * - where a command is expected, the subcommands (and their aliases) and the choices of the
- *   first argument; flags only once the word begins with `-` (the command's own, then the
- *   global ones);
- * - after a flag that takes a value, what that value takes (src/completion/takes.ts): its
- *   values, files, directories, or nothing at all (an id or a name is typed);
- * - at an argument, what that argument takes, the same way; files nowhere else.
- * The words typed so far are read the same way too: a word that extends the path to a
- * command goes on from there, an alias or `help <group>` as the command it stands for
- * (CompletionTree.same); a flag and the value it takes are skipped; any other word is an
- * argument of the command reached, and they are counted.
+ * What every completion script offers and how it reads the words typed, the same in bash, zsh
+ * and fish (the rules: src/completion/README.md).
  */
 
 /** The subcommands of a path, aliases included. */

@@ -3,21 +3,8 @@ import { safeLines } from '../ui/safe-text.js';
 import { wrapText } from '../ui/wrap.js';
 
 /**
- * A page of the manual (Markdown: a help topic, src/help/topics/*.md) as plain text for a
- * terminal, wrapped to `width` columns: what `vap help <topic>` prints. marked reads the
- * Markdown; this walks its tokens:
- *
- * - the title (`#`) on a line of its own; a section (`##`) at the margin with its text indented
- *   by 2, a subsection (`###`) indented by 2 with its text by 4;
- * - paragraphs, list items and table cells wrapped at spaces to the width (a word longer
- *   than a line is split), no Markdown marks left (`code`, **bold** and links read as text;
- *   a link to another topic reads `(vap help <topic>)`, to a command group's page
- *   `(vap <group> --help)`, to the web its address);
- * - code blocks indented by 2 more and never wrapped (a command is copied whole);
- * - HTML (the comments that mark examples for the test that runs them) left out.
- *
- * The text is vap's own, and still made safe (src/ui/safe-text.ts) as everything that
- * reaches a terminal is: no control character gets through.
+ * A manual page (Markdown) as plain text wrapped for a terminal, what `vap help <topic>` prints
+ * (the layout: src/help/README.md). vap's own text, still made safe as all terminal text is.
  */
 export function renderMarkdown(markdown: string, width: number, topics: readonly string[] = []): string {
   topicNames = topics;

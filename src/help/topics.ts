@@ -3,25 +3,9 @@ import { Command } from 'commander';
 import { wrapText } from '../ui/wrap.js';
 
 /**
- * The manual's topics (`vap help <topic>`): one file each in src/help/topics/, which the
- * bundle copies to dist/topics/ (src/build/bundle.mjs) and `npm run docs` turns into
- * docs/<name>.md (src/help/docs.ts). A topic is Markdown, `<name>.md`, rendered for the
- * terminal and wrapped to its width (src/help/render.ts); or plain text, `<name>.txt`,
- * printed as it is written. Either starts with a front matter of plain `key: value` lines
- * (the value is the rest of the line), then the page:
- *
- *   ---
- *   summary: one line for the list of topics
- *   aliases: a11y            (optional, comma-separated)
- *   ---
- *   # Title
- *   …
- *
- * Adding a topic is adding a file. A topic named like a command group (`emulator`, `mcp`):
- * `vap help <name>` prints the topic and `vap <name> --help` the command's help, each ending
- * with a line that points to the other (src/program.ts).
- * This module only lists the files and reads them; the renderer is loaded when a topic is
- * shown, so that the root help and `vap <group> --help` never load a Markdown parser.
+ * The manual's topics (`vap help <topic>`), one file each in src/help/topics/ (the format:
+ * src/help/README.md). Only lists and reads them: the renderer loads when a topic is shown, so
+ * the root help and `vap <group> --help` never load a Markdown parser.
  */
 
 export interface Topic {

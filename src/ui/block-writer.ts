@@ -22,18 +22,9 @@ export interface BlockWriterOptions {
 }
 
 /**
- * Writes a listing's rows to a stream in blocks, not one write (a system call) per row: the
- * same bytes, far less CPU (docs/performance.md).
- *
- * - A block is written once about 64 KB are held, and whatever is held is written as soon
- *   as the producer waits for anything else (the next page from the network): a check
- *   queued with setImmediate runs only then, so rows still appear as pages arrive.
- * - Back-pressure: when the stream asks to wait, the next `write` returns a promise that
- *   settles once it has drained (or fails with the stream's error, or the signal's reason).
- * - A failed write (the stream's callback error, or a throw) makes every later `write` and
- *   `end` fail with it, mapped by `failure` (Output maps all but EPIPE to an OutputError).
- *
- * `write` returns undefined when there is nothing to wait for, so that a row costs no promise.
+ * Writes rows in blocks of about 64 KB, not a system call per row, flushed whenever the producer
+ * waits so rows still appear as pages arrive; back-pressure and a failed write are passed on
+ * (src/ui/README.md).
  */
 export class BlockWriter {
   private held = '';

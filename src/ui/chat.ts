@@ -3,15 +3,9 @@ import { wrapText } from './wrap.js';
 import { safeText } from './safe-text.js';
 
 /**
- * A conversation as a chat: one labelled, coloured turn per line of the transcript,
- * wrapped to the terminal width with the text aligned after the labels.
- *
- *   agent   Thanks for calling Acme, how can I help?
- *   caller  I'd like to move my appointment to Friday
- *           afternoon if there is anything free.
- *
- * Generic on purpose: eval results, `calls transcript` and `calls tail` all have lines
- * of `{ role, text }`.
+ * A conversation as a chat: one labelled, coloured turn per line, wrapped with the text aligned
+ * after the labels. Generic: eval results, `calls transcript` and `calls tail` all have
+ * `{ role, text }` lines.
  */
 export interface ChatLine {
   role: string;

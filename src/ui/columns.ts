@@ -1,25 +1,9 @@
 import type { Column } from './format.js';
 
 /**
- * How the columns of a table share a terminal's width: one policy for every listing (the
- * tables of src/ui/table.ts and the streamed table of `calls list`).
- *
- * 1. A table that fits is drawn as it is (each column as wide as its widest cell or header).
- * 2. Otherwise a column that only repeats another (a name that is its key again) goes first.
- * 3. Then the free-text columns (names, descriptions, summaries) give way: the widest of
- *    them are cut to one common width, the largest with which the table fits, never below
- *    their minimum (FLEX_MIN columns, or their natural width when narrower).
- * 4. Still too wide: columns are left out, one at a time, each time trying 3 again: first
- *    those a listing names as going first (`drop`, lowest rank first), then the right-most
- *    ones; never the first (what the row is) and never one the listing keeps (`keep`: what
- *    the listing is for). A column left out is in `get`, --json and TSV; a person scanning
- *    a table on a narrow terminal is better served by fewer columns than by every column
- *    cut to a few letters.
- * 5. Still too wide (what is kept does not fit): the free-text columns give way further,
- *    then every column but the ids, then the ids too, the widest first each time.
- * Each listing declares what it keeps and what goes first (ColumnPolicy, withPolicy).
- * With --wide a table is not fitted at all (src/ui/table.ts): whole ids, every column.
- * A cut cell ends in `…` (src/ui/fit.ts). Columns are two spaces apart.
+ * How a table's columns share the terminal's width, one policy for every listing (the steps:
+ * src/ui/README.md): a person scanning a narrow table is better served by fewer columns than
+ * by every column cut to a few letters.
  */
 
 /** What the policy knows of a column. */

@@ -1,29 +1,7 @@
 /**
- * The one place where text that came from someone else (the API, a file, a stream, an
- * argument echoed back) is made safe to print on a terminal.
- *
- * A name like `EVIL\x1b]0;pwned\x07\x1b[2J` would retitle the window and clear the
- * screen if printed raw, and a right-to-left override (U+202E) would make a line read
- * differently from what it says. Such characters are never passed through: each is
- * replaced by a visible escape, in the manner of `cat -v`, so that nothing is hidden
- * either:
- *
- * | character                                   | shown as        |
- * |---------------------------------------------|-----------------|
- * | ESC (0x1B)                                  | `\e`            |
- * | CR, and TAB and LF in one-line text         | `\r` `\t` `\n`  |
- * | other C0 controls (0x00–0x1F), DEL (0x7F)   | `\x07`, `\x7f`  |
- * | C1 controls (U+0080–U+009F)                 | `\x9b`          |
- * | bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069), line and paragraph separators (U+2028, U+2029) | `\u202e` |
- *
- * Only data goes through here: vap's own colours and cursor movement are added after,
- * around the neutralized text, and so keep working. JSON output (`--json`, `-o ndjson`,
- * `--query`) never goes through here: JSON escapes control characters itself, and stays
- * byte-exact.
- *
- * Under GitHub Actions, one more thing in data would act: a line the runner reads as a
- * workflow command. Every write to stdout and stderr passes src/ui/workflow-commands.ts
- * for that, with the escape below (`unicodeEscape`), which JSON reads as the same text.
+ * Untrusted text (the API, a file, a stream, an argument echoed back) made safe for a terminal:
+ * each control character, bidi override or separator becomes a visible escape, as `cat -v` does
+ * (the table: src/ui/README.md). JSON output never passes here: it stays byte-exact.
  */
 
 /** Every character that must not reach a terminal from data, tab and newline included. */

@@ -1,26 +1,7 @@
 /**
- * The one standard for values that vap shows: times, durations, counts, scores and the
- * words for a transcript's roles. Every table, detail view and live view takes its
- * values from here, so that a time, a duration or a count reads the same in every verb.
- *
- * | value     | on a terminal (tables, views, messages) | piped (TSV), JSON, `--absolute-times`      |
- * |-----------|-----------------------------------------|--------------------------------------------|
- * | time      | relative: `3 minutes ago`, `in 2 hours` | exact ISO 8601, as the API gave it         |
- * | duration  | humanized: `1m 53s`, `2h 5m`, `45s`     | seconds as a number (TSV), as given (JSON) |
- * | count     | thousands separators: `49,889`          | plain digits: `49889`                      |
- * | score     | three decimals: `0.812` (`–` for none)  | three decimals (TSV; empty for none), JSON as given |
- * | role      | `agent`, `caller`                       | the API's words: `agent`, `user`           |
- *
- * Relative times are relative to the server's clock (ServerClock, below), learned from the
- * `Date` header of the responses a view shows.
- *
- * `--absolute-times` (a global flag) only changes times: they are exact on a terminal
- * too. Live views (the tails) stamp each line with its clock time, which does not go
- * stale as the line scrolls; with `--absolute-times` they show the exact instant.
- *
- * Written by hand, on purpose: each is a few lines, and the library forms
- * (`Intl.RelativeTimeFormat`, `Number.prototype.toLocaleString`) load ICU's locale data
- * the first time they run (about 20 ms), on the path of every listing.
+ * The one standard for the values vap shows (times, durations, counts, scores, roles), so each
+ * reads the same in every verb (the table: src/ui/README.md). Hand-written: Intl and
+ * toLocaleString load ICU's locale data on the path of every listing.
  */
 
 /** How values are shown on a terminal: exact times or relative ones, and the clock to compare with. */
@@ -37,19 +18,8 @@ export function presentation(opts: { absoluteTimes?: boolean; now?: () => number
 }
 
 /**
- * "Now" by the server's clock. Relative times compare the server's timestamps with it, so
- * that a client clock that is off (or an emulator whose simulated clock runs ahead under
- * --time-scale) never shows a past event as "in 10 minutes", while a time that is ahead by
- * the server's own clock (a scheduled call) still reads "in …".
- *
- * Each response's `Date` header (src/api/client.ts) gives the offset between the two
- * clocks, applied to the local clock, which keeps ticking between responses: the latest
- * reading wins, so a listing is compared with the clock of the pages it shows, a stream
- * with the clock of its opening, and an emulator whose clock runs faster is followed. The
- * header has whole seconds: the server's instant is taken as the middle of its second, and
- * an offset within that second's uncertainty is taken as none (the local clock's own
- * milliseconds are then kept). With no reading (no response yet, or a server that sends no
- * `Date`), the local clock.
+ * "Now" by the server's clock, learned from each response's `Date` header, so that a client clock
+ * that is off never shows a past event as "in 10 minutes" (how: src/ui/README.md).
  */
 export class ServerClock {
   private offset = 0;

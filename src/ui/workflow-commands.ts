@@ -4,30 +4,9 @@ import type { TextSink } from './block-writer.js';
 import { unicodeEscape } from './safe-text.js';
 
 /**
- * Under GitHub Actions, the runner reads every line of a step's stdout and stderr for
- * workflow commands: a line that starts with `::` once its leading white space is trimmed
- * (`::add-mask::…`, `::warning …`, `::stop-commands::…`), and, in the older form it still
- * parses, `##[` anywhere in a line (`##[set-output name=x]y`). Its lines end at LF, CR or
- * CRLF. Text vap prints from the platform or from files (an agent's instructions in a plan,
- * a transcript in `tail`, a name in TSV) must never read as one.
- *
- * So every write to stdout and stderr passes a filter (cli.ts wires it into the streams when
- * GITHUB_ACTIONS=true), one per stream, which keeps where the line is across writes:
- *
- * - the second `:` of a `::` that begins a line (after any run of white space) is written
- *   `\u003a`, and the `[` of `##[` is written `\u005b`: visible, in the manner of
- *   src/ui/safe-text.ts, and JSON escapes that decode to the same text, so JSON and NDJSON
- *   stay valid and carry the same values;
- * - "white space" is every character any .NET's TrimStart has removed (Unicode's White_Space,
- *   and U+180E, U+200B, U+FEFF of older versions); ANSI colour is not (the runner keeps it);
- * - a write may end anywhere (between the two colons, between `#` and `[`): the filter
- *   carries that over to the next write of the same stream, without holding text back.
- *
- * vap's own commands (src/evals/github.ts builds them, their data neutralised and encoded)
- * are the exception: `ownWorkflowCommand` records each line it built, and the filter keeps
- * the `::` of such a line when it is written whole, line break included, at a line's start
- * (a `##[` in its data is escaped as anywhere). Text that merely equals one is that safe line. Bytes (the audio of `calls audio -O -`)
- * are not text and pass as they are; the filter reads them only to know where the line is.
+ * Under GitHub Actions no line of data may read as a workflow command (`::` at a line's start,
+ * `##[` anywhere): each stream's writes pass a filter that escapes them and keeps vap's own
+ * commands whole (how: src/ui/README.md).
  */
 
 const COLON_ESCAPE = unicodeEscape(':');

@@ -1,6 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { Context } from '../context.js';
-import { Arrivals, buildPlan, missingTracked, readRemote, trackedCount, type Plan, type PlanOptions, type RemoteSnapshot } from './plan.js';
+import { buildPlan, missingTracked, trackedCount, type Plan, type PlanOptions } from './plan.js';
+import { Arrivals, readRemote, type RemoteSnapshot } from './remote-read.js';
 import { checkLayout, ProjectFs } from './paths.js';
 import { CONFIG_FILE, findRoot, noProjectError, readConfig, readFiles, type LocalFiles, type ProfileSettings, type ProjectConfig } from './project.js';
 import { listPresence, loadScanIndex } from './scan.js';

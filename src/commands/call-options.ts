@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { CALL_DIRECTIONS, CALL_STATUS_FILTERS, type CallDirection, type CallFilters, type CallStatusFilter } from '../../api/calls.js';
-import { completes } from '../../completion/takes.js';
-import { UsageError } from '../../errors.js';
-import { parseDuration } from '../duration.js';
+import { CALL_DIRECTIONS, CALL_STATUS_FILTERS, type CallDirection, type CallFilters, type CallStatusFilter } from '../api/calls.js';
+import { completes } from '../completion/takes.js';
+import { UsageError } from '../errors.js';
+import { parseDuration } from './duration.js';
 
 /** The statuses `--status` takes, as said in its usage error. */
 export const STATUS_CHOICES = 'queued, in-progress (or in_progress), completed, failed, cancelled';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORG_A, ORG_B, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { cliEnv, runCli, type RunOptions } from '../helpers/run-cli.js';
-import { callFilters } from '../../src/commands/calls/options.js';
+import { callFilters } from '../../src/commands/call-options.js';
 
 // `vap calls list|get|transcript|recording|audio|cancel` against a real emulator: calls
 // made through the public API (an outbound campaign run to its end at timeScale 1000)

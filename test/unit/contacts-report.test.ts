@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDelimiter, resumeCommand, shellArg } from '../../src/contacts/command.js';
+import { parseDelimiter, resumeCommand, shellArg } from '../../src/commands/contacts/run-import.js';
 import { doneFraction, estimateRows, formatCount, formatEta, ProgressBar, renderBar } from '../../src/contacts/progress.js';
 import { RowReporter, summaryText, type ImportSummary } from '../../src/contacts/report.js';
 import type { ImportRequest } from '../../src/contacts/importer.js';

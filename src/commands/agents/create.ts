@@ -6,8 +6,9 @@ import { listOf } from '../../ui/format.js';
 import { CliError, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { action } from '../action.js';
+import { collect } from '../collect.js';
 import type { ContextFactory } from '../types.js';
-import { collect, collectVariable, nonBlank, readInstructions, type InstructionsOptions } from './input.js';
+import { collectVariable, nonBlank, readInstructions, type InstructionsOptions } from './input.js';
 import { resolveTools, resolveVoice, TOOL_LOOKUP, VOICE_LOOKUP } from './names.js';
 
 export interface CreateOptions extends InstructionsOptions {

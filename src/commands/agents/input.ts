@@ -16,11 +16,6 @@ export function collectVariable(value: string, previous: Variable[] | undefined)
   return [...list, { name, description: value.slice(i + 1).trim() }];
 }
 
-/** A repeatable string option. */
-export function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
 export interface InstructionsOptions {
   instructions?: string;
   instructionsFile?: string;

@@ -1,7 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import { Command } from 'commander';
 import { getAgent, getAgentTools, listVersionsPage, rollbackAgent, VERSIONS_MAX_PAGE_SIZE, type Agent, type AgentVersion, type Tool } from '../../api/agents.js';
-import { instructionsDiff } from '../../ascode/render.js';
+import { instructionsDiff } from '../../ui/instructions-diff.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { safeText, trusted } from '../../ui/safe-text.js';

@@ -3,8 +3,9 @@ import { ENGINES, updateAgent, type AgentChange, type Engine, type Variable } fr
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
+import { collect } from '../collect.js';
 import type { ContextFactory } from '../types.js';
-import { collect, collectVariable, nonBlank, readInstructions, type InstructionsOptions } from './input.js';
+import { collectVariable, nonBlank, readInstructions, type InstructionsOptions } from './input.js';
 
 export interface UpdateOptions extends InstructionsOptions {
   name?: string;

@@ -4,7 +4,7 @@ import { pct, seconds, type Group } from '../../campaigns/render.js';
 import { formatCount } from '../../ui/values.js';
 import type { Context } from '../../context.js';
 import { action } from '../action.js';
-import { printAnalytics } from '../campaigns/analytics-output.js';
+import { printAnalytics } from '../analytics-output.js';
 import type { ContextFactory } from '../types.js';
 
 export function overviewCommand(makeContext: ContextFactory): Command {

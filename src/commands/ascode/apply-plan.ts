@@ -10,7 +10,7 @@ import { CliError, SilentExit, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { safe, safeText } from '../../ui/safe-text.js';
 import { addBaselineOptions, addBudgetOptions, addFollowOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, gateFlagsGiven, type WaitOptions } from '../evals/run.js';
-import type { SecretFile } from '../webhooks/shared.js';
+import type { SecretFile } from '../../webhooks/secret-file.js';
 import { machineOutput, writeFitted, type DirOptions } from './common.js';
 
 /**
@@ -81,7 +81,7 @@ async function prepareSecrets(opts: ApplyOptions, creates: PlanItem[]): Promise<
   if (creates.length > 1 && !opts.secretFile.includes('{slug}')) {
     throw new UsageError(`this push creates ${creates.length} webhook endpoints and --secret-file names one file`, 'put {slug} in the path, e.g. --secret-file secrets/{slug}.secret');
   }
-  const { SecretFile } = await import('../webhooks/shared.js');
+  const { SecretFile } = await import('../../webhooks/secret-file.js');
   try {
     for (const i of creates) files.set(i.key, await SecretFile.prepare(opts.secretFile.replaceAll('{slug}', i.key)));
   } catch (err) {

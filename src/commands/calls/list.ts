@@ -12,7 +12,7 @@ import { safeText } from '../../ui/safe-text.js';
 import { positiveInt, wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { setV8Flags } from '../../v8-flags.js';
-import { addCallFilterOptions, callFilters, hasCallFilters, pageSizeOption, type CallFilterOptions } from './options.js';
+import { addCallFilterOptions, callFilters, hasCallFilters, pageSizeOption, type CallFilterOptions } from '../call-options.js';
 
 export interface CallListOptions extends CallFilterOptions {
   page?: number;

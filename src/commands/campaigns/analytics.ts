@@ -19,7 +19,7 @@ import { isAccessible } from '../../ui/accessible.js';
 import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
-import { columnsOf, printAnalytics, stdoutStyle } from './analytics-output.js';
+import { columnsOf, printAnalytics, stdoutStyle } from '../analytics-output.js';
 import { isoDay } from './shared.js';
 
 export interface AnalyticsOptions {

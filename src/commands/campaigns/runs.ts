@@ -8,7 +8,7 @@ import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
-import { printAnalytics } from './analytics-output.js';
+import { printAnalytics } from '../analytics-output.js';
 import { isoDay, runColumns } from './shared.js';
 
 interface RunsOptions {

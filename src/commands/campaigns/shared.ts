@@ -150,8 +150,6 @@ async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
   return text;
 }
 
-export const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
-
 /** Whether the user asked for machine output or ids (so a verb prints data, not only a note). */
 export function machine(ctx: Context): boolean {
   const g = ctx.globals;

@@ -5,7 +5,7 @@ import { action } from '../action.js';
 import { safeText } from '../../ui/safe-text.js';
 import type { ContextFactory } from '../types.js';
 import { CONFIG_KEYS, parseConfigKey } from './keys.js';
-import { settings } from './list.js';
+import { settings } from './settings.js';
 
 export function getCommand(makeContext: ContextFactory): Command {
   return new Command('get')

@@ -7,10 +7,11 @@ import { UsageError } from '../../errors.js';
 import { safe } from '../../ui/safe-text.js';
 import { truncate } from '../../ui/format.js';
 import { action } from '../action.js';
+import { collect } from '../collect.js';
 import { safeText } from '../../ui/safe-text.js';
 import { positiveInt } from '../listing.js';
 import type { ContextFactory } from '../types.js';
-import { FIELD_COLUMNS, printContactList } from './get.js';
+import { FIELD_COLUMNS, printContactList } from './shared.js';
 
 export interface CreateOptions {
   name: string;
@@ -24,8 +25,6 @@ export interface CreateOptions {
 
 /** Fields of an inferred schema shown in the table before it is confirmed (the rest are counted). */
 const SHOWN_FIELDS = 100;
-
-export const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 
 export function createCommand(makeContext: ContextFactory): Command {
   return new Command('create')

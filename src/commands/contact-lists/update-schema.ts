@@ -6,11 +6,11 @@ import type { FieldInput } from '../../contacts/schema-input.js';
 import type { SchemaField } from '../../contacts/validate.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
+import { collect } from '../collect.js';
 import { safeText } from '../../ui/safe-text.js';
 import { positiveInt } from '../listing.js';
 import type { ContextFactory } from '../types.js';
-import { collect } from './create.js';
-import { printContactList } from './get.js';
+import { printContactList } from './shared.js';
 
 export interface UpdateSchemaOptions {
   field?: string[];

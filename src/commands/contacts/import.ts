@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Context, GlobalOptions } from '../../context.js';
 import type { ImportOptions } from '../../contacts/options.js';
 import { action } from '../action.js';
+import { collect } from '../collect.js';
 import { durationOption } from '../duration.js';
 import type { ContextFactory } from '../types.js';
 
@@ -18,8 +19,6 @@ const intIn = (flag: string, min: number, max: number) => (v: string): number =>
   if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}.`);
   return n;
 };
-
-const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 
 export function importCommand(makeContext: ContextFactory): Command {
   return new Command('import')
@@ -77,6 +76,6 @@ Examples:
 }
 
 export async function run(listId: string, file: string | undefined, opts: ImportOptions & GlobalOptions, ctx: Context): Promise<void> {
-  const { runImportCommand } = await import('../../contacts/command.js');
+  const { runImportCommand } = await import('./run-import.js');
   await runImportCommand(listId, file, opts, ctx);
 }

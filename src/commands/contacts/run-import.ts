@@ -1,17 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FINISHED_STATUSES, getImportJob, importContactsFromUrl, type ImportJob } from '../api/contacts.js';
-import type { Context, GlobalOptions } from '../context.js';
-import { CliError, InterruptedError, SilentExit, UsageError, WaitTimeoutError } from '../errors.js';
-import { ExitCode } from '../exit-codes.js';
-import { safeLines, safeText } from '../ui/safe-text.js';
-import { wrapLines } from '../ui/fit.js';
-import { parseEncoding } from './encoding.js';
-import { runImport, type ImportRequest } from './importer.js';
-import type { ImportOptions } from './options.js';
-import { parseMapFlags } from './mapping.js';
-import { formatCount } from '../ui/values.js';
-import { RowReporter, summaryText, type ImportSummary } from './report.js';
-import { formatFromPath, type InputFormat } from './source.js';
+import { FINISHED_STATUSES, getImportJob, importContactsFromUrl, type ImportJob } from '../../api/contacts.js';
+import type { Context, GlobalOptions } from '../../context.js';
+import { CliError, InterruptedError, SilentExit, UsageError, WaitTimeoutError } from '../../errors.js';
+import { ExitCode } from '../../exit-codes.js';
+import { safeLines, safeText } from '../../ui/safe-text.js';
+import { wrapLines } from '../../ui/fit.js';
+import { parseEncoding } from '../../contacts/encoding.js';
+import { runImport, type ImportRequest } from '../../contacts/importer.js';
+import type { ImportOptions } from '../../contacts/options.js';
+import { parseMapFlags } from '../../contacts/mapping.js';
+import { formatCount } from '../../ui/values.js';
+import { RowReporter, summaryText, type ImportSummary } from '../../contacts/report.js';
+import { formatFromPath, type InputFormat } from '../../contacts/source.js';
 
 const DEFAULT_BATCH_SIZE = 1000;
 

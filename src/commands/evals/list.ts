@@ -6,7 +6,7 @@ import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
-import { noiseText } from './get.js';
+import { noiseText } from './suite-fields.js';
 import { agentOption, resolveAgent } from './options.js';
 import { count, score } from '../../ui/values.js';
 

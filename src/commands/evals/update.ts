@@ -4,9 +4,10 @@ import { completes } from '../../completion/takes.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
+import { collect } from '../collect.js';
 import type { ContextFactory } from '../types.js';
-import { collect, MAX_ITERATIONS, NOISE_LEVELS, NOISE_TYPES, parseCriteria, parseIterations, parseName, parseNoise } from './create.js';
-import { noiseText, SUITE_FIELDS } from './get.js';
+import { MAX_ITERATIONS, NOISE_LEVELS, NOISE_TYPES, parseCriteria, parseIterations, parseName, parseNoise } from './suite-input.js';
+import { noiseText, SUITE_FIELDS } from './suite-fields.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from './options.js';
 
 interface UpdateOptions {

@@ -10,7 +10,7 @@ import { safeText } from '../../ui/safe-text.js';
 import { durationOption } from '../duration.js';
 import { formatCount, formatDuration } from '../../ui/values.js';
 import type { ContextFactory } from '../types.js';
-import { printJob, progressText } from './get.js';
+import { printJob, progressText } from './shared.js';
 
 export interface WatchOptions {
   interval: number;

@@ -6,7 +6,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
-import { checkName, checkUrl, checkWebhookEventTypes, collectEvents, ENDPOINT_FIELDS, eventList, SecretFile } from './shared.js';
+import { checkName, checkUrl, checkWebhookEventTypes, collectEvents, eventList, showSecretOnce } from './shared.js';
+import { SecretFile } from '../../webhooks/secret-file.js';
 
 interface CreateOptions {
   name: string;
@@ -56,26 +57,4 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
   }
   await showSecretOnce(ctx, created, secretFile);
   await ctx.success(`Created webhook endpoint ${created.name} (${created.id}) for ${events.length} event type${events.length === 1 ? '' : 's'}`);
-}
-
-/**
- * Prints an object that carries the secret (create, rotate): with a secret file the
- * secret goes there and is printed nowhere; otherwise it is printed once, with a warning.
- */
-export async function showSecretOnce<T extends { id: string; secret: string }>(ctx: Context, obj: T, secretFile: SecretFile | undefined): Promise<void> {
-  // The fields the answer carries (create: the endpoint; rotate: id and secret).
-  const wanted: Record<string, string> = { id: 'id', name: 'name', url: 'url', events: 'events', enabled: 'isEnabled' };
-  const byHeader = new Map(ENDPOINT_FIELDS.map((f) => [f.header, f]));
-  const fields = Object.entries(wanted)
-    .filter(([, key]) => key === 'id' || key in obj)
-    .map(([header]) => byHeader.get(header)!) as unknown as Array<{ header: string; value: (o: T) => unknown }>;
-  if (secretFile) {
-    await secretFile.commit(obj.secret);
-    const { secret: _secret, ...shown } = obj;
-    await ctx.out.item(shown as unknown as T, { fields });
-    await ctx.success(`The secret is in ${secretFile.path} (mode 0600); it is not shown again`);
-    return;
-  }
-  await ctx.out.item(obj, { fields: [...fields, { header: 'secret', value: (o) => o.secret }] });
-  await ctx.warn('Save the secret now: it is not shown again (`vap webhooks rotate-secret` makes a new one)');
 }

@@ -6,8 +6,8 @@ import { safe } from '../../ui/safe-text.js';
 import { action } from '../action.js';
 import { confirmOrKeep } from '../confirm.js';
 import type { ContextFactory } from '../types.js';
-import { showSecretOnce } from './create.js';
-import { SecretFile } from './shared.js';
+import { SecretFile } from '../../webhooks/secret-file.js';
+import { showSecretOnce } from './shared.js';
 
 interface RotateOptions {
   secretFile?: string;

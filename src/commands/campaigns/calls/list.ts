@@ -5,7 +5,7 @@ import type { Context } from '../../../context.js';
 import { rememberShown, resolveCampaignId } from '../../../ids/resolve.js';
 import { summaryLine } from '../../../calls/format.js';
 import { action } from '../../action.js';
-import { addCallFilterOptions, callFilters, type CallFilterOptions } from '../../calls/options.js';
+import { addCallFilterOptions, callFilters, type CallFilterOptions } from '../../call-options.js';
 import { addListingOptions, paginateOptions, type ListingOptions } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
 import { CALL_COLUMNS } from '../shared.js';

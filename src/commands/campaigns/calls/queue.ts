@@ -4,9 +4,10 @@ import type { Context } from '../../../context.js';
 import { resolveCampaignId } from '../../../ids/resolve.js';
 import { UsageError } from '../../../errors.js';
 import { action } from '../../action.js';
+import { collect } from '../../collect.js';
 import { wideOption } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
-import { CALL_COLUMNS, campaignRefusal, collect, contactIdsFrom, intRange, isoTime } from '../shared.js';
+import { CALL_COLUMNS, campaignRefusal, contactIdsFrom, intRange, isoTime } from '../shared.js';
 
 interface QueueOptions {
   contacts?: string[];

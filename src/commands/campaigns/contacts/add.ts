@@ -4,8 +4,9 @@ import type { Context } from '../../../context.js';
 import { resolveCampaignId } from '../../../ids/resolve.js';
 import { UsageError } from '../../../errors.js';
 import { action } from '../../action.js';
+import { collect } from '../../collect.js';
 import type { ContextFactory } from '../../types.js';
-import { campaignRefusal, collect, contactIdsFrom } from '../shared.js';
+import { campaignRefusal, contactIdsFrom } from '../shared.js';
 
 interface AddOptions {
   contacts?: string[];

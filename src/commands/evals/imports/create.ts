@@ -7,7 +7,7 @@ import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
 import { parseCallIds, parseSourceType, resolveSourceType } from './common.js';
-import { IMPORT_FIELDS } from './list.js';
+import { IMPORT_FIELDS } from './shared.js';
 
 interface Options {
   agent?: string;

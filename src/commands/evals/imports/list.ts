@@ -7,7 +7,7 @@ import { action } from '../../action.js';
 import { wideOption } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
-import { count, ratio, time } from '../../../ui/values.js';
+import { ratio, time } from '../../../ui/values.js';
 
 export const IMPORT_COLUMNS: Column<CallImport>[] = withPolicy<CallImport>(
   [
@@ -20,15 +20,6 @@ export const IMPORT_COLUMNS: Column<CallImport>[] = withPolicy<CallImport>(
   ],
   { keep: ['id', 'label', 'status'] },
 );
-
-export const IMPORT_FIELDS: Column<CallImport>[] = [
-  { header: 'id', value: (i) => i.id },
-  { header: 'label', value: (i) => i.label },
-  { header: 'status', value: (i) => i.status },
-  { header: 'total calls', value: (i) => count(i.totalCalls) },
-  { header: 'triaged calls', value: (i) => count(i.triagedCalls) },
-  { header: 'source', value: (i) => i.source },
-];
 
 interface Options {
   agent?: string;

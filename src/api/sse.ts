@@ -6,22 +6,9 @@ import { ApiError } from './errors.js';
 import { authSchemeFor } from './groups.js';
 
 /**
- * A server-sent event stream of document 1 (GET /api/v1/events, GET /api/v1/calls/{id}/events)
- * read with eventsource-parser, as an async iterable that reconnects by itself:
- *
- * - each connection resumes after the last id seen (the `lastEventId` query; the server
- *   replays what was missed, then sends the comment `: replayed <n>` and goes on live);
- * - a connection that ends, fails, or stays silent (no byte, not even a heartbeat comment)
- *   for twice the heartbeat interval (`x-heartbeat-interval`, default 15 s) is dropped and
- *   opened again after a capped exponential backoff with jitter whose base is the server's
- *   `retry:` field;
- * - an event whose id was already yielded is not yielded again (ids are monotonic decimal
- *   numbers on this API; other ids are remembered in a bounded set);
- * - a 401 ends it with AuthRequiredError (exit 4); any other 4xx (a bad `types` name, an
- *   unknown call) ends it with the typed ApiError; neither is retried. 408, 429, 5xx and
- *   network failures are retried for as long as the caller wants (its signal).
- *
- * No rendering here: the connection's life is reported through `onState`.
+ * A server-sent event stream (document 1) as an async iterable that reconnects by itself,
+ * resuming after the last id and never yielding an id twice; a 401 or another 4xx ends it, the
+ * rest is retried for as long as the caller wants (src/api/README.md).
  */
 
 export interface StreamEvent<T = unknown> {

@@ -1,13 +1,7 @@
 /**
- * Writing CSV (RFC 4180), by hand: csv-stringify is not a dependency, and quoting a
- * field is a few lines. Used for the errors file.
- *
- * The errors file is opened in spreadsheets, so no cell may run as a formula (OWASP,
- * "CSV Injection"): a cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage
- * return is written with a single quote in front, which spreadsheets show as text. So
- * that the escape can be undone exactly, a cell that begins with a single quote gets one
- * more. Reading an errors file back (`vap contacts import` of a file whose last columns
- * are `row`, `field`, `error`) removes exactly that one quote: see unescapeFormula.
+ * Writing CSV by hand (quoting is a few lines) for the errors file, which spreadsheets open: a
+ * cell that could run as a formula gets a leading quote (OWASP "CSV Injection"), undone exactly
+ * by unescapeFormula when the file is read back (src/contacts/README.md).
  */
 
 /** The first characters that make a spreadsheet read a cell as a formula (OWASP), and the escape's own quote. */

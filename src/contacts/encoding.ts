@@ -16,15 +16,9 @@ import { UsageError } from '../errors.js';
 export type LineEndings = 'one' | 'mixed';
 
 /**
- * The text encoding of an import file. By default a file must be UTF-8: it is checked
- * whole before anything is sent (Node's native `buffer.isUtf8`), and the first byte that is not UTF-8 is named with its
- * line, column and CSV row. `--encoding <name>` reads the file in any encoding Node's
- * TextDecoder knows instead (latin1, windows-1252, utf-16le, shift_jis, gb18030, …).
- *
- * Hand-written: the UTF-8 check of a chunk is Node's; what is written here is the search
- * for the exact first bad byte once a chunk failed (the byte itself, not just "invalid"),
- * and the line and row it is in. No library in use reports that position: TextDecoder's
- * `fatal` mode throws without an offset, and csv-parse decodes with replacement characters.
+ * An import file must be UTF-8 (checked whole before anything is sent, the first bad byte named
+ * with its line and row) unless --encoding names another. Hand-written search for that byte:
+ * TextDecoder's fatal mode gives no offset, and csv-parse replaces bad bytes.
  */
 
 /** The canonical name of an encoding TextDecoder supports (`latin1` → `windows-1252`), or a usage error. */

@@ -35,18 +35,7 @@ export interface ErrorsPath {
 
 /**
  * Where the errors file goes, decided before anything is sent, never over an earlier one
- * without saying so.
- *
- * - `--errors-file`: as `--report` does (src/write-target.ts), its folder may be missing
- *   (it is created when the file is written) if the nearest folder above that exists is
- *   writable; a path that is a folder, or under a file, is a usage error. A file already
- *   there is overwritten only when `overwrite()` agrees (a prompt on a terminal, `--yes`);
- *   otherwise nothing is sent.
- * - by default: beside the input (`leads.csv` → `leads.errors.csv`; a dry run's
- *   `leads.dry-run.errors.csv`, never the name the real import will take), or in `fallbackDir`
- *   (vap's state folder) when the input's folder is read-only; when an earlier import's
- *   errors file is there, it is kept and this run's takes the next free name
- *   (`leads.errors-2.csv`, …).
+ * without saying so (the rules: src/contacts/README.md).
  */
 export async function chooseErrorsPath(
   explicit: string | undefined,

@@ -145,16 +145,8 @@ const SET_VERSION_STRING_CACHED = `  } else {
 var versionKinds = new WeakMap();`;
 
 /**
- * Three checks that scan every input with large Unicode patterns answer at once for
- * the commonest input, a plain `+` and ASCII digits (E.164 as most CRMs export it):
- * - isViablePhoneNumber: `^\+?[0-9]{3,}$` matches VALID_PHONE_NUMBER_PATTERN's second
- *   alternative (an optional plus, then three or more digits, no extension), so true;
- * - extractExtension: every alternative of the extension pattern needs a character
- *   that is neither a digit nor a plus (`;`, `,`, `#`, `x`, `ext`, `-`, a space...),
- *   so a `^\+?[0-9]*$` string has none: `{}`;
- * - parse.js's _extractFormattedPhoneNumber: such a string starts with a character of
- *   PHONE_NUMBER_START_PATTERN and ends with a digit, which AFTER_PHONE_NUMBER_END_PATTERN
- *   never removes, so the text itself (after the length checks, which stay first).
+ * Three checks that scan with large Unicode patterns answer at once for `+` and ASCII digits,
+ * the commonest input (why each answer is the library's: src/contacts/README.md).
  */
 const VIABLE_HEAD = 'export default function isViablePhoneNumber(number) {';
 const VIABLE_FAST = `var PLAIN_VIABLE_NUMBER = /^\\+?[0-9]{3,}$/;
@@ -188,23 +180,9 @@ function sharedNumberingPlan(planMetadata, metadata) {
 }`;
 
 /**
- * parse.js gets one more export, vapCheckPlainNumber(text, defaultCountry, metadata):
- * what parse(text, { defaultCountry, v2: true }) then isValid() and .number give, for
- * two common kinds of text (anything else, and a default country the metadata lacks,
- * are left to the full path: undefined):
- * - a plus and 3 to 17 ASCII digits: parse()'s input stage returns the text itself
- *   (see the three rewrites above);
- * - with a default country, a national number written with ASCII digits and the
- *   separators ` ()-.` (`(415) 555-0100`), 7 to 17 digits, starting with a digit or
- *   `(` and ending with a digit: the input stage drops a leading `(` (the number
- *   starts at the first digit), keeps the rest (it ends with a digit), finds it viable
- *   (all four separators are in VALID_PUNCTUATION and there are three digits or more)
- *   and finds no extension (every extension pattern needs `;`, `,`, `#`, `~`, `x` or
- *   letters); parsePhoneNumber() then reads only its digits.
- * The function then goes straight to the module's own parsePhoneNumber() with those
- * digits and makes the checks parse() and PhoneNumber make in the same order, with the
- * same metadata, calling the library's isValidNumber as PhoneNumber.isValid() does.
- * src/contacts/phone-fast.ts is then built as a call of it (see dependencyShims).
+ * parse.js gains vapCheckPlainNumber(text, defaultCountry, metadata): parse() then isValid() for
+ * the two commonest shapes of number, undefined for anything else (why each step gives the
+ * library's answer: src/contacts/README.md).
  */
 const PARSE_HEAD = 'export default function parse(text, options, metadataJson) {';
 const PLAIN_NUMBER_CHECK = `import vapIsValidNumber from './isValid.js';

@@ -20,17 +20,8 @@ import { csvParseOptions, InputError, openSource, type InputFormat, type RowSour
 import { defaultStatePath, ensureStateFolder, folderProblem, ImportState, stateDir, inputIdentity, StateFileError, statesOfInput, stateTarget, type InputIdentity, type StateData, type StateOptions } from './state.js';
 
 /**
- * The bulk import, as a streaming pipeline:
- *
- *   file → reader (csv-parse / stream-json) → chunks of rows → validation (worker
- *   thread or inline) → rejected rows: report + errors file
- *                     → valid rows: batches → import jobs (POST one at a time, at
- *                       most --concurrency unfinished) → job results folded into
- *                       the report
- *
- * Every stage holds a bounded amount: a few chunks in validation, one batch being
- * filled, --concurrency batches whose jobs are unfinished. Reading waits when
- * sending waits, so memory stays flat whatever the size of the file.
+ * The bulk import as a streaming pipeline (drawn in src/contacts/README.md): every stage holds a
+ * bounded amount and reading waits when sending waits, so memory stays flat whatever the file.
  */
 
 export interface ImportRequest {

@@ -6,24 +6,9 @@ import type { TaskRunner, TaskSpec } from './task.js';
 import type { WorkerReply, WorkerTask } from './validate-worker.js';
 
 /**
- * Validation of chunks of rows, on a worker thread when the file is large enough to
- * be worth one, else on the main thread. The work is split by stage, not by rows:
- * the main thread reads and parses the file (csv-parse or stream-json, as fast as
- * bare csv-parse) and the worker validates (libphonenumber-js and validator). Each
- * library is then loaded, compiled and optimised by V8 in one thread only (the main
- * thread loads the validators only if it has to validate itself). Measured on two
- * cores with a 100k-row file:
- * - both threads parsing and validating slices of the file (the first design): each
- *   warmed up everything, V8's compiler threads took the second core, and it was no
- *   faster than one thread;
- * - the worker checking only the phone (and e-mail) fields, the main thread the
- *   rest: the main thread then warmed up validators too and took longer than the
- *   worker saved (tried twice);
- * - the main thread also validating whole chunks whenever the worker had two or
- *   three queued, or the worker warming up on sample values while it waits for its
- *   first chunk: no faster.
- *
- * Results are the same either way; a worker that dies has its chunks redone here.
+ * Validation of chunks of rows, on a worker thread for a large file. Split by stage (the main
+ * thread parses, the worker validates) so each library is compiled in one thread only (the
+ * designs measured: src/contacts/README.md). A worker that dies has its chunks redone here.
  */
 
 /** Below this file size a worker's start-up (tens of milliseconds) is not worth it. */

@@ -8,15 +8,9 @@ import type { BatchRecord, ImportState } from './state.js';
 import type { SchemaField } from './validate.js';
 
 /**
- * Sending batches as import jobs, following the jobs, and settling a batch whose
- * POST may or may not have reached the server.
- *
- * POSTs go one at a time; `--concurrency` bounds the jobs still pending or
- * processing. So at most one batch is ever "sending" without a known job, and its
- * fate can be proven from the list's import jobs: jobs this import does not know,
- * created after the newest job it does know (server clock), whose `progress.total`
- * is the batch's size. One such job: the batch reached the server. None: it did not,
- * and is sent again. A POST is never retried blindly.
+ * Sending batches as import jobs, one POST at a time, so at most one batch is ever sent without
+ * a known job and its fate can be proven from the list's jobs: a POST is never retried blindly
+ * (the proof: src/contacts/README.md).
  */
 
 /** A batch being filled, sent, or followed: its rows and their file row numbers. */

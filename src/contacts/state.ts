@@ -6,25 +6,8 @@ import envPaths from 'env-paths';
 import { UsageError } from '../errors.js';
 
 /**
- * The state file of an import (in the user's state directory by default, see
- * defaultStatePath; `--state-file` elsewhere): enough to
- * resume after Ctrl-C, a lost connection or a killed process without importing any
- * contact twice.
- *
- * - Each batch is recorded as `sending` (with the time) *before* its POST, and the
- *   job it became as soon as the POST answers. POSTs go one at a time, so at most one
- *   batch is ever `sending` without a job id; its fate is settled on resume by looking
- *   for it among the list's import jobs (see sender.ts).
- * - Batches are cut deterministically from the file (batch k = valid rows
- *   k*size .. k*size+size-1), and the input's identity (size, mtime, a hash of its
- *   first 64 KiB) and the options that decide the cut are recorded, so a resume with
- *   another file or other options is refused.
- * - Finished batches at the front are folded into a running total (`prefix`), so the
- *   file stays small: a job id per batch, plus the open batches.
- * - Every write is atomic: a temporary file, fsync, rename, fsync of the directory.
- * - When the import is done the file is kept, marked `complete`: running the same
- *   import again is then refused unless --force (so a file is not imported twice by
- *   accident), and --resume just reports that it is done.
+ * The state file of an import: enough to resume after Ctrl-C, a lost connection or a killed
+ * process without importing any contact twice (how: src/contacts/README.md).
  */
 
 export const STATE_KIND = 'vap-contacts-import';

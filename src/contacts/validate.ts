@@ -104,20 +104,9 @@ function checkDate(text: string): Checked {
 const CACHE_LIMIT = 20_000;
 
 /**
- * A checker for one field type: the same answers as `checkValue(type, raw, opts)`,
- * for the bulk importer, which checks millions of values.
- *
- * Each type gets a function of its own rather than one function switching on the
- * type: the importer's loop then calls five or six different functions, which V8
- * does not inline into the loop, so each validator is optimised once, on its own,
- * instead of the whole of libphonenumber-js and validator being compiled into the
- * loop again every time one rare branch is first taken (that recompiling took a
- * fifth of the CPU time of a 100k-row dry run).
- *
- * Dates repeat (a few thousand days), so their results are remembered (up to
- * CACHE_LIMIT distinct values, then forgotten all at once); e-mails, phones and
- * numbers are mostly unique, and a cache of unique values costs more than it saves.
- * Checked results are never mutated, so sharing them is safe.
+ * A checker per field type (the answers of checkValue) for the bulk importer: a function per type
+ * so that V8 optimises each validator once, not the whole loop again (src/contacts/README.md).
+ * Dates repeat, so their results are cached; other values are mostly unique.
  */
 export function valueChecker(type: FieldType, opts: ValidateOptions = {}): (raw: unknown) => Checked {
   const country = opts.defaultCountry;

@@ -1,21 +1,7 @@
 /**
- * Records in a fixed order (insertion order, or sorted) with, for each facet a listing
- * filters on (a status, a parent id), the sorted positions of the records having each
- * value. So a listing finds its page and its totals from the positions, without reading
- * the records that do not match or copying the collection:
- *
- * - a page of everything is a slice of the positions;
- * - a page of one facet value is a slice of that value's positions; of several values, a
- *   selection over their sorted lists (binary search, then a merge of the page);
- * - a total is a count of positions, within a range when the order is sorted by a key
- *   (the calls' dates);
- * - filters no facet serves (a search) read the facet's matches once and keep the matching
- *   positions while nothing changes, so the next pages of the same query cost their page.
- *
- * A facet is built on first use and then kept up to date: appended records are added,
- * `update(record)` moves a record whose facet values changed (a status) from one list to
- * another. A removal or an insertion before the end shifts positions: the positions are
- * rebuilt once, on the next query.
+ * Records in a fixed order with, per facet a listing filters on, the sorted positions of each
+ * value: a page and its totals come from positions, without reading the records that do not
+ * match (how each query is served: src/emulator/README.md).
  */
 
 export type FacetFn<T> = (item: T) => string;

@@ -1,17 +1,7 @@
 /**
- * A hand-written MPEG-1 Layer III (MP3) generator for voice previews.
- *
- * No encoder library is used: a pure-JS encoder would be a large dependency for a
- * few seconds of sound, so the frames are built by hand. Each frame is a real,
- * standard Layer III frame (48 kHz, 32 kbit/s, mono, no CRC, 96 bytes, 1152
- * samples, main data in the frame itself, no bit reservoir) whose spectrum holds a
- * single non-zero MDCT line per granule, Huffman-coded with table 1. Held over
- * consecutive granules, a line `k` decodes to a pure sine tone of
- * `ceil(k / 2) * 48000 / 576` Hz (a multiple of 83.3 Hz; checked with mpg123), so
- * a voice's preview is a short, soft three-note chime whose pitches depend on the
- * voice: every decoder plays it, and previews differ.
- * The global gain gives each note a short fade in and out, so there are no clicks.
- * An ID3v2.3 tag with the title comes first.
+ * A hand-written MP3 generator for voice previews (a pure-JS encoder is a large dependency for a
+ * few seconds of sound): real Layer III frames, one MDCT line each, so a preview is a soft
+ * three-note chime per voice that every decoder plays (the frames: src/emulator/README.md).
  */
 
 const SAMPLE_RATE = 48_000;

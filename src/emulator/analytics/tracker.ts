@@ -3,17 +3,9 @@ import { RATE_WINDOW_MS, type Realtime } from './realtime.js';
 import type { CallFacts } from './rules.js';
 
 /**
- * Incremental figures of one campaign's calls (the CallIndex's array for it, which only
- * grows). A call whose figures can no longer change is "settled": folded once into
- * running totals and never read again. Only the open calls are read per request:
- * - for the realtime figures a call settles when its status is final (completed,
- *   failed, cancelled: the statuses it never leaves);
- * - for the tally (campaign metrics, summary, overview) when it is cancelled or failed (a
- *   call that never connected gets no analysis), or completed and analysed (its analysis
- *   is written once).
- * So a campaign with 100,000 ended calls answers realtime by reading its calls in
- * flight and queued, not 100,000 records. The first request after the campaign's array
- * was replaced (a bulk seed) reads them all once.
+ * Incremental figures of a campaign's calls: a call whose figures can no longer change is folded
+ * once into running totals, so a request reads only the open calls (when a call settles:
+ * src/emulator/README.md).
  */
 
 const finalStatus = (s: CallFacts['status']) => s === 'completed' || s === 'failed' || s === 'cancelled';

@@ -9,27 +9,8 @@ import { acquireLock, LOCK, LOCK_TAKEOVER, type DataDirLock } from './lock.js';
 export { FILE_MODE, StateFileError, startWriteError } from './errors.js';
 
 /**
- * The files of a data directory (`--data-dir`) and how they are read at start:
- *
- *   state.lock                   the emulator using the folder (lock.ts)
- *   state.snapshot.jsonl         the state at the last compaction: a header line (its id and the
- *                                journal generation it continues into), one line per record
- *                                `[collection, id, value]`, and a trailer with the record count,
- *                                a CRC-32 of everything before it and the id counters
- *   state.journal.<gen>.jsonl    the changes since: a header line naming its generation, the
- *                                snapshot it follows (or null) and the size of the generation
- *                                before it; then one line per committed batch. Every line is
- *                                `<crc32 hex of the JSON> <JSON>`; a batch is
- *                                `{"n":<number in this file>,"t":simNowMs,"ids":{...},"o":[ops]}`
- *   state.set-aside.*            what a `--repair` moved out of the way (never read)
- *   state.json                   the old single-file format (read once, then rewritten as a snapshot)
- *
- * A new folder gets journal 1 and an empty snapshot naming it. A start reads the snapshot
- * (or the old file), then replays every journal from the snapshot's generation on. A journal file only ever gets its name with its header written
- * and on disk (it is written under a temporary name first), so an empty or headerless
- * journal is damage, never a file that was about to be written. Snapshots of version 2 and
- * journals without a header (written before journal headers existed) are still read, then
- * rewritten at once in the current format. Files are created 0600 in a 0700 folder: they
+ * The files of a data directory (`--data-dir`) and how a start reads them: a snapshot, then the
+ * journals after it (the layout: src/emulator/README.md). Files are 0600 in a 0700 folder: they
  * hold webhook secrets and contacts.
  */
 

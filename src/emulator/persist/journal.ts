@@ -46,15 +46,9 @@ interface Waiter {
 }
 
 /**
- * The append-only journal, with group commit: batches appended while a write and its
- * fdatasync are under way are written together by the next one, as one line (so a crash
- * can only cut the last line short), numbered from 1 in each journal file (so a record taken
- * out is noticed at start). A batch counts as durable once its fdatasync returned;
- * `durable()` resolves then. Compaction (on the model of Redis's AOF rewrite) switches to
- * a new journal file (created with its header: the snapshot about to be written and the size
- * the old journal ended at), writes every record to a new snapshot while requests go on, waits
- * until everything the snapshot read is in the new journal, renames the snapshot into
- * place and deletes the journals it replaces.
+ * The append-only journal with group commit: batches appended during a write and its fdatasync go
+ * out together as one line, so a crash can only cut the last line short. Compaction follows
+ * Redis's AOF rewrite (src/emulator/README.md).
  */
 export class Journal {
   private fd: number;

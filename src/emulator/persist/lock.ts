@@ -5,18 +5,9 @@ import { join } from 'node:path';
 import { FILE_MODE, StateFileError, startWriteError } from './errors.js';
 
 /**
- * The lock of a data directory: `state.lock`, created exclusively (O_CREAT|O_EXCL) and
- * holding `{ pid, host, boot, startedAt, token }` of the emulator that uses the folder. A
- * second emulator on the folder refuses to start and names the first one's pid. A lock left
- * by a process that is gone (killed with SIGKILL, a crash, a reboot) is taken over: its pid
- * answers ESRCH to `kill(pid, 0)`, or the lock was written before the machine last booted
- * (Linux's boot id). A lock written on another host is never taken over (its pid means
- * nothing here). The lock is removed on a clean stop.
- *
- * Hand-written rather than proper-lockfile: that library decides staleness by the age of a
- * lock it refreshes on a timer (10 s by default), so a restart right after a SIGKILL would
- * wait for it, an event loop busy loading a large state could lose its lock, and the lock
- * cannot say whose it is.
+ * The lock of a data directory: a second emulator refuses to start, a dead one's lock is taken
+ * over. Hand-written: proper-lockfile judges staleness by age on a timer, so a restart after a
+ * SIGKILL would wait, and its lock cannot say whose it is (src/emulator/README.md).
  */
 
 export const LOCK = 'state.lock';

@@ -10,15 +10,9 @@ import { telephonyFor } from '../telephony/model.js';
 import type { CampaignRecord, RunView } from '../telephony/types.js';
 import type { EmulatorModule, ModuleEnv } from '../types.js';
 
-// Document 2, Analytics: per campaign (metrics, summary, realtime, inbound), per run,
-// and the organization's overview. Every figure is computed at request time from the
-// stored calls (read through the telephony model; see ../analytics/ for the rules),
-// never stored or invented. Envelope `{ data: {...} }`; x-api-key is checked by the
-// server's hook; another organization's campaign or run is a 404 (the model looks
-// campaigns up in the caller's organization only).
-// Paths: only the analytics and runs paths below. The rest of /api/v1/campaigns/... is
-// routes/campaigns.ts (EMU-TELEPHONY); both use `:id` for the campaign so the router
-// shares one parametric node.
+// Document 2, Analytics: every figure is computed at request time from the stored calls
+// (../analytics/ has the rules), never stored. routes/campaigns.ts has the rest of
+// /api/v1/campaigns; both use `:id` for the campaign so the router shares one node.
 
 type Query = Record<string, unknown>;
 

@@ -3,8 +3,8 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError, BadRequestError, NotFoundError } from '../api/errors.js';
 import { addScenario, createSuite, deleteSuite, updateSuite, type SuiteChange } from '../api/evals.js';
 import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint, type WebhookEndpointChange } from '../api/webhooks.js';
-import { changedFields, contentHash, fieldHashes, scenarioHash, type AgentModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
-import { findVoice, type Plan, type PlanItem } from './plan.js';
+import { changedFields, contentHash, fieldHashes, fieldOf, scenarioHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type SuiteModel } from './model.js';
+import { findVoice, type AgentItem, type Plan, type PlanItem, type SuiteItem, type WebhookItem } from './plan.js';
 import type { ProjectFs } from './paths.js';
 import type { LocalFiles } from './project.js';
 import { RemoteReader, remoteHashes, type RemoteAgent } from './remote.js';
@@ -121,7 +121,7 @@ export class Applier {
       return { op: previous?.op === 'create' ? 'create' : 'update', name, id: item.id!, target, ...(created ? {} : { fromVersion: item.fromVersion }) };
     }
     if (item.kind === 'suite') {
-      const scenarios = (local as SuiteModel).scenarios.map(scenarioHash);
+      const scenarios = item.localModel!.scenarios.map(scenarioHash);
       if (item.action === 'create') return { op: 'create', name, target, scenarios };
       if (item.action === 'replace') return { op: 'replace', name, target, scenarios, oldId: item.id!, ...(item.replacement ? { id: item.replacement.id } : {}) };
       return { op: previous?.op === 'create' ? 'create' : 'update', name, id: item.id!, target, scenarios };
@@ -187,12 +187,12 @@ export class Applier {
   }
 
   /** Compares what the platform kept with the file; reports each field it did not keep. */
-  private checkKept(item: PlanItem, kept: FieldHashes, keptModel: object): void {
+  private checkKept(item: PlanItem, kept: FieldHashes, keptModel: AnyModel): void {
     const local = item.local!.hashes;
     const lost = changedFields(item.kind, local, kept);
     for (const f of lost) {
-      const sent = show((item.localModel as unknown as Record<string, unknown>)[f]);
-      const has = show((keptModel as Record<string, unknown>)[f]);
+      const sent = show(fieldOf(item.localModel, f));
+      const has = show(fieldOf(keptModel, f));
       this.input.report.warn(`${item.kind} ${item.key}: the platform did not keep ${f} (sent ${sent}, it has ${has})`);
     }
   }
@@ -200,7 +200,7 @@ export class Applier {
   async run(): Promise<ApplyResult> {
     const { plan } = this.input;
     const items = plan.items;
-    const by = (kind: Kind, f: (i: PlanItem) => boolean) => items.filter((i) => i.kind === kind && f(i));
+    const by = <K extends Kind>(kind: K, f: (i: PlanItem) => boolean) => items.filter((i): i is Extract<PlanItem, { kind: K }> => i.kind === kind && f(i));
     const upserts = (i: PlanItem) => i.action === 'create' || i.action === 'update' || i.action === 'replace';
 
     for (const i of items) {
@@ -210,8 +210,8 @@ export class Applier {
 
     // The order the upserts go in: webhooks, then each agent and its suites.
     // The suites to apply, by agent (one pass: a plan holds thousands of items).
-    const suitesOf = new Map<string, PlanItem[]>();
-    for (const x of by('suite', upserts)) suitesOf.set(x.agentKey!, [...(suitesOf.get(x.agentKey!) ?? []), x]);
+    const suitesOf = new Map<string, SuiteItem[]>();
+    for (const x of by('suite', upserts)) suitesOf.set(x.agentKey, [...(suitesOf.get(x.agentKey) ?? []), x]);
     this.order = [...by('webhook', upserts), ...by('agent', () => true).flatMap((a) => [...(upserts(a) ? [a] : []), ...(suitesOf.get(a.key) ?? [])])];
     for (const i of by('webhook', (x) => Boolean(x.adopted))) await this.noticeAdoptedSecret(i);
     for (const i of by('webhook', upserts)) await this.guard(i, () => this.applyWebhook(i));
@@ -263,8 +263,9 @@ export class Applier {
     const remote = item.remote;
     if (!remote) return;
     const fields = remoteHashes(item.kind, remote);
-    await this.record(item.kind, item.key, this.entryFor(item.kind, remote.id, fields, item.kind === 'agent' ? (remote as RemoteAgent).version : undefined, item));
-    if (item.kind === 'agent') Object.assign(this.state.tools, (remote as RemoteAgent).toolIds);
+    const agent = item.kind === 'agent' ? item.remote : undefined;
+    await this.record(item.kind, item.key, this.entryFor(item.kind, remote.id, fields, agent?.version, item));
+    if (agent) Object.assign(this.state.tools, agent.toolIds);
   }
 
   // ------------------------------------------------------------------ agents
@@ -300,8 +301,8 @@ export class Applier {
     }
   }
 
-  private async applyAgent(item: PlanItem): Promise<void> {
-    const local = item.localModel as AgentModel;
+  private async applyAgent(item: AgentItem): Promise<void> {
+    const local = item.localModel!;
     const api = this.input.api;
     let id: string;
     let created = false;
@@ -324,12 +325,12 @@ export class Applier {
       fields = ['voice', 'tools'];
     } else {
       id = item.id!;
-      before = item.remote as RemoteAgent;
+      before = item.remote;
       const intent = await this.writeIntent(item);
       created = intent.op === 'create' || Boolean(item.adopted);
       fields = item.changes;
       const patch: AgentChange = {};
-      for (const f of AGENT_PATCH_FIELDS) if (fields.includes(f)) (patch as Record<string, unknown>)[f] = local[f];
+      for (const f of AGENT_PATCH_FIELDS) if (fields.includes(f)) Object.assign(patch, { [f]: local[f] });
       if (Object.keys(patch).length) await this.patchAgent(id, patch);
     }
     if (fields.includes('voice') && local.voice) {
@@ -378,7 +379,7 @@ export class Applier {
     return added;
   }
 
-  private async createSuiteFrom(item: PlanItem, agentId: string, local: SuiteModel, intent: Intent): Promise<string> {
+  private async createSuiteFrom(item: SuiteItem, agentId: string, local: SuiteModel, intent: Intent): Promise<string> {
     const res = await createSuite(this.input.api, agentId, {
       name: local.name,
       iterationsPerScenario: local.iterations,
@@ -390,8 +391,8 @@ export class Applier {
     return res.id;
   }
 
-  private async applySuite(item: PlanItem, agentId: string): Promise<void> {
-    const local = item.localModel as SuiteModel;
+  private async applySuite(item: SuiteItem, agentId: string): Promise<void> {
+    const local = item.localModel!;
     const api = this.input.api;
     let id: string;
     let added: number;
@@ -425,7 +426,7 @@ export class Applier {
       if (item.changes.includes('criteria')) patch.scoringCriteria = local.criteria;
       if (item.changes.includes('noise')) patch.noise = local.noise;
       if (Object.keys(patch).length) await updateSuite(api, agentId, id, patch);
-      added = await this.addScenarios(agentId, id, local, (item.remote as { model: SuiteModel } | undefined)?.model);
+      added = await this.addScenarios(agentId, id, local, item.remote?.model);
       if (item.changes.includes('status') && local.status === 'ready') await updateSuite(api, agentId, id, { status: 'ready' });
       verb = `updated ${item.changes.join(', ')} (${id}${added ? `, ${added} scenario${added === 1 ? '' : 's'} added` : ''})`;
     }
@@ -439,8 +440,8 @@ export class Applier {
 
   // ------------------------------------------------------------------ webhooks
 
-  private async applyWebhook(item: PlanItem): Promise<void> {
-    const local = item.localModel as WebhookModel;
+  private async applyWebhook(item: WebhookItem): Promise<void> {
+    const local = item.localModel!;
     const api = this.input.api;
     let id: string;
     let verb: string;
@@ -485,7 +486,7 @@ export class Applier {
       if (item.kind === 'agent') await deleteAgent(api, id);
       else if (item.kind === 'webhook') await deleteWebhookEndpoint(api, id);
       else {
-        const agentId = this.state.agents[item.agentKey!]?.id ?? (item.remote as { agentId?: string } | undefined)?.agentId;
+        const agentId = this.state.agents[item.agentKey]?.id ?? item.remote?.agentId;
         if (agentId) await deleteSuite(api, agentId, id);
       }
     } catch (err) {

@@ -150,6 +150,11 @@ function quotedKey(k: string): string {
   return q;
 }
 
+/** One field of a model, by the name the field hashes give it. */
+export function fieldOf(model: AnyModel | undefined, field: string): unknown {
+  return model ? Reflect.get(model, field) : undefined;
+}
+
 /** The value of a field as it is compared: sets sorted, weights normalised, languages in canonical case. */
 export function comparable(kind: Kind, field: string, value: unknown): unknown {
   if (kind === 'agent') {

@@ -1,9 +1,9 @@
-import type { Suite } from '../api/evals.js';
 import type { Voice } from '../api/voices.js';
-import { canonicalLanguage, changedFields, contentHash, sameFields, fieldHashes, scenarioHash, type AnyModel, type FieldHashes, type Kind, type ScenarioModel, type SuiteModel } from './model.js';
+import { canonicalLanguage, changedFields, contentHash, sameFields, fieldHashes, scenarioHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type ScenarioModel, type SuiteModel, type WebhookModel } from './model.js';
 import type { LocalAgent, LocalFiles, LocalSuite, LocalWebhook, ProjectConfig } from './project.js';
 import { ProblemList } from './problems.js';
-import { type RemoteReader, remoteHashes, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
+import { type RemoteReader, remoteHashes, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
+import { Arrivals, presenceOf, readRemote, type RemoteSnapshot } from './remote-read.js';
 import { intentKey, type Entry, type Intent, type State } from './state.js';
 import { lineOf } from './yaml-doc.js';
 
@@ -23,8 +23,9 @@ import { lineOf } from './yaml-doc.js';
 
 export type Action = 'unchanged' | 'create' | 'update' | 'replace' | 'delete' | 'drift' | 'conflict' | 'blocked' | 'forget';
 
-export interface PlanItem {
-  kind: Kind;
+/** What every item has, whatever its kind: L, R and M are the kind's file, platform copy and model. */
+interface ItemBase<K extends Kind, L, R extends { id: string; model: M }, M> {
+  kind: K;
   /** The slug (`<agent>/<suite>` for a suite). */
   key: string;
   name: string;
@@ -44,23 +45,41 @@ export interface PlanItem {
   needsPrune?: boolean;
   /** Found on the platform from the intent of an interrupted push. */
   adopted?: boolean;
-  local?: LocalAgent | LocalSuite | LocalWebhook;
-  localModel?: AnyModel;
-  remote?: RemoteAgent | RemoteSuite | RemoteWebhook;
-  remoteModel?: AnyModel;
+  local?: L;
+  readonly localModel?: M;
+  remote?: R;
+  remoteModel?: M;
   base?: Entry;
   /** The state needs the platform's hashes although nothing is sent (both sides made the same change). */
   resync?: boolean;
-  /** Suites: the scenarios to add, and those the platform has that the file no longer does. */
-  scenarios?: { add: ScenarioModel[]; stale: Array<{ name: string; why: 'edited' | 'removed' }> };
-  /** Suites: the agent they belong to (its slug). */
-  agentKey?: string;
-  /** Agents: the version before this push (what `--eval` rolls back to). */
-  fromVersion?: number;
-  /** A replace in progress: the suite already created in place of the old one. */
-  replacement?: RemoteSuite;
   /** Tracked by the state, but its id answered 404. */
   missing?: boolean;
+}
+
+export interface AgentItem extends ItemBase<'agent', LocalAgent, RemoteAgent, AgentModel> {
+  /** The version before this push (what `--eval` rolls back to). */
+  fromVersion?: number;
+}
+
+export interface SuiteItem extends ItemBase<'suite', LocalSuite, RemoteSuite, SuiteModel> {
+  /** The agent the suite belongs to (its slug). */
+  agentKey: string;
+  /** The scenarios to add, and those the platform has that the file no longer does. */
+  scenarios?: { add: ScenarioModel[]; stale: Array<{ name: string; why: 'edited' | 'removed' }> };
+  /** A replace in progress: the suite already created in place of the old one. */
+  replacement?: RemoteSuite;
+}
+
+export type WebhookItem = ItemBase<'webhook', LocalWebhook, RemoteWebhook, WebhookModel>;
+
+/** One resource of the plan; its kind says which file, platform copy and model it carries. */
+export type PlanItem = AgentItem | SuiteItem | WebhookItem;
+
+/** The types of one kind of item, by kind. */
+interface ItemOf {
+  agent: { item: AgentItem; local: LocalAgent; remote: RemoteAgent };
+  suite: { item: SuiteItem; local: LocalSuite; remote: RemoteSuite };
+  webhook: { item: WebhookItem; local: LocalWebhook; remote: RemoteWebhook };
 }
 
 export interface Plan {
@@ -133,8 +152,8 @@ function recoverBase(kind: Kind, base: Entry, intent: Intent | undefined, remote
   if (!intent || (intent.op !== 'update' && intent.op !== 'create')) return base;
   const fields = { ...base.fields };
   for (const [f, h] of Object.entries(intent.target)) if (remote[f] === h) fields[f] = h;
-  if (kind === 'suite' && intent.scenarios && remoteModel) {
-    const have = (remoteModel as SuiteModel).scenarios.map(scenarioHash);
+  if (kind === 'suite' && intent.scenarios && remoteModel && 'scenarios' in remoteModel) {
+    const have = remoteModel.scenarios.map(scenarioHash);
     if (multisetMinus(have, intent.scenarios).length === 0) fields.scenarios = remote.scenarios!;
   }
   return { ...base, fields, hash: contentHash(kind, fields) };
@@ -164,7 +183,8 @@ function classify(kind: Kind, key: string, base: FieldHashes, local: FieldHashes
 }
 
 /** For a suite to be updated: the scenarios to add, and what the API cannot apply. */
-function suiteApplicability(item: PlanItem, local: SuiteModel, remote: SuiteModel, opts: PlanOptions): void {
+function suiteApplicability(item: SuiteItem, local: SuiteModel, remoteSuite: RemoteSuite, opts: PlanOptions): void {
+  const remote = remoteSuite.model;
   const lh = local.scenarios.map(scenarioHash);
   const rh = remote.scenarios.map(scenarioHash);
   const addHashes = multisetMinus(lh, rh);
@@ -182,7 +202,7 @@ function suiteApplicability(item: PlanItem, local: SuiteModel, remote: SuiteMode
   if (problems.length === 0) return;
   if (opts.replaceSuite) {
     item.action = 'replace';
-    item.reason = `${problems.join('; ')}: replaced by a new suite made from the file; the old one is deleted with its ${(item.remote as RemoteSuite).runCount} run${(item.remote as RemoteSuite).runCount === 1 ? '' : 's'}`;
+    item.reason = `${problems.join('; ')}: replaced by a new suite made from the file; the old one is deleted with its ${remoteSuite.runCount} run${remoteSuite.runCount === 1 ? '' : 's'}`;
   } else {
     item.action = 'blocked';
     item.reason = `${problems.join('; ')}: not applicable through the API; \`vap push --replace-suite${profileArg(opts)}\` creates a new suite from the file and deletes this one after confirmation, losing its run history`;
@@ -198,171 +218,55 @@ export interface BuildPlanInput {
   opts: PlanOptions;
 }
 
-/** Which resources have files (folder and file names only, nothing parsed): enough to start reading the platform. */
-export interface Presence {
-  agents: ReadonlySet<string>;
-  webhooks: boolean;
-}
-
-export function presenceOf(files: LocalFiles): Presence {
-  return { agents: new Set(files.agents.keys()), webhooks: files.webhooks.size > 0 };
-}
-
-/** What the platform has of the resources a project tracks. */
-export interface RemoteSnapshot {
-  agentIds: Map<string, string>;
-  remoteAgents: Map<string, RemoteAgent | null>;
-  suiteLists: Map<string, Suite[] | null>;
-  suiteIds: Map<string, string>;
-  replacements: Map<string, string>;
-  remoteSuites: Map<string, RemoteSuite | null>;
-  replacementSuites: Map<string, RemoteSuite | null>;
-  endpoints: import('../api/webhooks.js').WebhookEndpoint[];
-  voices: Voice[];
-}
-
-/**
- * Each agent and suite of a snapshot as it arrives, for whoever plans meanwhile: buildPlan
- * classifies a resource while the rest are still being read, instead of all of them once
- * the last answer is in. What arrives before a listener is told to it when it registers.
- */
-export class Arrivals {
-  private agentListener?: (slug: string, remote: RemoteAgent | null) => void;
-  private suiteListener?: (key: string, remote: RemoteSuite | null) => void;
-  private readonly agents: Array<[string, RemoteAgent | null]> = [];
-  private readonly suites: Array<[string, RemoteSuite | null]> = [];
-
-  agent(slug: string, remote: RemoteAgent | null): void {
-    if (this.agentListener) this.agentListener(slug, remote);
-    else this.agents.push([slug, remote]);
-  }
-
-  suite(key: string, remote: RemoteSuite | null): void {
-    if (this.suiteListener) this.suiteListener(key, remote);
-    else this.suites.push([key, remote]);
-  }
-
-  listen(onAgent: (slug: string, remote: RemoteAgent | null) => void, onSuite: (key: string, remote: RemoteSuite | null) => void): void {
-    this.agentListener = onAgent;
-    this.suiteListener = onSuite;
-    for (const [slug, remote] of this.agents.splice(0)) onAgent(slug, remote);
-    for (const [key, remote] of this.suites.splice(0)) onSuite(key, remote);
-  }
-}
-
-/** Reads the platform: tracked agents (with their suites and the tracked suites' scenarios), webhooks, voices. */
-export async function readRemote(state: State, presence: Presence, reader: RemoteReader, arrivals?: Arrivals): Promise<RemoteSnapshot> {
-  const voicesP = reader.voices();
-  const needWebhooks = Object.keys(state.webhooks).length > 0 || presence.webhooks || Object.values(state.intents).some((i) => i.kind === 'webhook');
-  const webhooksP = needWebhooks ? reader.webhooks() : Promise.resolve([]);
-  // Awaited last: when something else fails first, their failure is not an unhandled rejection.
-  voicesP.catch(() => undefined);
-  webhooksP.catch(() => undefined);
-  const agentIds = new Map<string, string>(); // slug → id to read
-  for (const [slug, e] of Object.entries(state.agents)) agentIds.set(slug, e.id);
-  for (const [k, intent] of Object.entries(state.intents)) {
-    if (intent.kind === 'agent' && intent.id && !agentIds.has(k.slice('agent:'.length))) agentIds.set(k.slice('agent:'.length), intent.id);
-  }
-  // Creates interrupted before the platform's answer was recorded: look for the agent by name.
-  const trackedAgentIds = new Set(Object.values(state.agents).map((e) => e.id));
-  const adoptSearch = new Map<string, Promise<string | undefined>>();
-  for (const [k, intent] of Object.entries(state.intents)) {
-    const slug = k.slice('agent:'.length);
-    if (intent.kind !== 'agent' || intent.id || state.agents[slug] || !presence.agents.has(slug)) continue;
-    adoptSearch.set(
-      slug,
-      (async () => {
-        const candidates = (await reader.allAgents(intent.name)).filter((a) => a.name === intent.name && !trackedAgentIds.has(a.id));
-        const read = await Promise.all(candidates.map((c) => reader.agent(c.id)));
-        const same = read.filter((r): r is RemoteAgent => r !== null && remoteHashes('agent', r).instructions === intent.target.instructions);
-        same.sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''));
-        return same.at(-1)?.id;
-      })(),
-    );
-  }
-  const adopted = await Promise.all([...adoptSearch].map(async ([slug, p]) => [slug, await p] as const));
-  for (const [slug, id] of adopted) if (id) agentIds.set(slug, id);
-
-  const remoteAgents = new Map<string, RemoteAgent | null>();
-  const suiteLists = new Map<string, Suite[] | null>();
-  await Promise.all(
-    [...agentIds].map(async ([slug, id]) => {
-      const [a, suites] = await Promise.all([reader.agent(id), reader.suites(id)]);
-      remoteAgents.set(slug, a);
-      suiteLists.set(slug, a ? suites : null);
-      arrivals?.agent(slug, a);
-    }),
-  );
-
-  // Suites: tracked ones, and ones an interrupted push had created.
-  const trackedSuiteIds = new Set(Object.values(state.suites).map((e) => e.id));
-  const suiteIds = new Map<string, string>(); // key → id to read
-  const replacements = new Map<string, string>(); // key → id of the new suite of a replace in progress
-  for (const [key, e] of Object.entries(state.suites)) suiteIds.set(key, e.id);
-  for (const [k, intent] of Object.entries(state.intents)) {
-    if (intent.kind !== 'suite') continue;
-    const key = k.slice('suite:'.length);
-    const agentSlug = key.split('/')[0]!;
-    const list = suiteLists.get(agentSlug);
-    let id = intent.id;
-    if (!id && list) {
-      const found = list.filter((s) => s.name === intent.name && !trackedSuiteIds.has(s.id) && s.id !== intent.oldId);
-      found.sort((a, b) => String(a.createdAt ?? '').localeCompare(String(b.createdAt ?? '')));
-      id = found.at(-1)?.id;
-    }
-    if (!id) continue;
-    if (intent.op === 'replace') replacements.set(key, id);
-    else if (!state.suites[key]) suiteIds.set(key, id);
-  }
-  const remoteSuites = new Map<string, RemoteSuite | null>();
-  const readSuite = async (key: string, id: string): Promise<RemoteSuite | null> => {
-    const agentSlug = key.split('/')[0]!;
-    const agent = remoteAgents.get(agentSlug);
-    const s = suiteLists.get(agentSlug)?.find((x) => x.id === id);
-    if (!agent || !s) return null;
-    const scenarios = await reader.scenarios(agent.id, id);
-    if (!scenarios) return null;
-    const model = suiteModelOf(s, scenarios);
-    return { id, agentId: agent.id, model, hashes: fieldHashes('suite', model), runCount: s.runCount ?? 0 };
-  };
-  const replacementSuites = new Map<string, RemoteSuite | null>();
-  await Promise.all([
-    ...[...suiteIds].map(async ([key, id]) => {
-      const suite = await readSuite(key, id);
-      remoteSuites.set(key, suite);
-      arrivals?.suite(key, suite);
-    }),
-    ...[...replacements].map(async ([key, id]) => replacementSuites.set(key, await readSuite(key, id))),
-  ]);
-
-  return { agentIds, remoteAgents, suiteLists, suiteIds, replacements, remoteSuites, replacementSuites, endpoints: await webhooksP, voices: await voicesP };
-}
-
 /**
  * Reads the platform (bounded concurrency) and builds the plan. Names the files use are
  * resolved here: an unknown tool or voice is a problem at its line, and nothing is sent.
  */
 export async function buildPlan(input: BuildPlanInput, remote?: { snapshot: Promise<RemoteSnapshot>; arrivals: Arrivals }): Promise<{ plan: Plan; problems: ProblemList }> {
-  const { files, state, opts, profile } = input;
+  const { files, state, profile } = input;
   const problems = new ProblemList();
-  const settings = input.config.profiles.get(profile) ?? { vars: {}, tools: {} };
   const arrivals = remote?.arrivals ?? new Arrivals();
   const snapshot = remote?.snapshot ?? readRemote(state, presenceOf(files), input.reader, arrivals);
+  const scope: PlanScope = { files, state, opts: input.opts };
   // Each agent and suite is classified as it arrives (the same item the loops below would
   // make of it); what the loops find here they take as it is.
   const early = new Map<string, PlanItem>();
   arrivals.listen(
-    (slug, r) => early.set(`agent:${slug}`, planAgent(slug, r)),
+    (slug, r) => early.set(`agent:${slug}`, planAgent(scope, slug, r)),
     (key, r) => {
       // A replace in progress is finished below, with the suite it made.
-      if (state.intents[intentKey('suite', key)]?.op !== 'replace') early.set(`suite:${key}`, planSuite(key, r));
+      if (state.intents[intentKey('suite', key)]?.op !== 'replace') early.set(`suite:${key}`, planSuite(scope, key, r));
     },
   );
-  const { agentIds, remoteAgents, suiteLists, suiteIds, replacements, remoteSuites, replacementSuites, endpoints, voices } = await snapshot;
+  const read = await snapshot;
+  const { tools, learned } = await resolveNames(input, read, problems);
+  const items: PlanItem[] = [];
+  const agentSlugs = new Set([...files.agents.keys(), ...Object.keys(state.agents)]);
+  for (const slug of [...agentSlugs].sort()) {
+    items.push(early.get(`agent:${slug}`) ?? planAgent(scope, slug, read.agentIds.has(slug) ? (read.remoteAgents.get(slug) ?? null) : null));
+  }
+  const suiteKeys = new Set([...files.suites.keys(), ...Object.keys(state.suites)]);
+  for (const key of [...suiteKeys].sort()) items.push(early.get(`suite:${key}`) ?? planSuiteAfterRead(scope, key, read));
+  items.push(...planWebhooks(scope, read.endpoints));
+  return { plan: { profile, items, voices: read.voices, tools, learnedTools: learned, untracked: untrackedSuites(state, read) }, problems };
+}
 
-  // ---- names: tools (state < what the platform shows < vap.yaml) and voices
+/** What planning one resource needs besides the platform's copy of it. */
+interface PlanScope {
+  files: LocalFiles;
+  state: State;
+  opts: PlanOptions;
+}
+
+/**
+ * The tools and voices the files name, resolved: tools by the state, then what the platform
+ * shows, then vap.yaml, then the organization's other agents. What is still unknown is a problem.
+ */
+async function resolveNames(input: BuildPlanInput, read: RemoteSnapshot, problems: ProblemList): Promise<{ tools: Record<string, string>; learned: Record<string, string> }> {
+  const { files, state, profile } = input;
+  const settings = input.config.profiles.get(profile) ?? { vars: {}, tools: {} };
   const tools: Record<string, string> = { ...state.tools };
-  for (const a of remoteAgents.values()) if (a) Object.assign(tools, a.toolIds);
+  for (const a of read.remoteAgents.values()) if (a) Object.assign(tools, a.toolIds);
   Object.assign(tools, settings.tools);
   // Files unchanged since the last sync were resolved then; the others are checked here.
   const parsedAgents = [...files.agents.values()].filter((a) => a.parsed);
@@ -370,78 +274,98 @@ export async function buildPlan(input: BuildPlanInput, remote?: { snapshot: Prom
   const learned: Record<string, string> = {};
   if (unknownTools.size) {
     // Names this profile has not seen yet: the tools of the organization's other agents say their ids.
-    const read = new Set([...remoteAgents.values()].filter((a): a is RemoteAgent => a !== null).map((a) => a.id));
-    Object.assign(learned, await input.reader.learnTools(unknownTools, read));
+    const readIds = new Set([...read.remoteAgents.values()].filter((a): a is RemoteAgent => a !== null).map((a) => a.id));
+    Object.assign(learned, await input.reader.learnTools(unknownTools, readIds));
     for (const [name, id] of Object.entries(learned)) tools[name] ??= id;
   }
   const stillUnknown = new Set<string>();
-  for (const a of parsedAgents) {
-    a.model.tools.forEach((name, i) => {
-      if (!tools[name]) {
-        stillUnknown.add(name);
-        problems.add({ file: a.file, line: lineOf(a.src, ['tools', i]), message: `tools: no tool named "${name}" is known in profile "${profile}"` });
-      }
+  for (const a of parsedAgents) checkAgentNames(a, tools, read.voices, profile, problems, stillUnknown);
+  if (stillUnknown.size) problems.trailer.push(...unknownToolsFix(stillUnknown, profile, input.config.profiles.has(profile)));
+  return { tools, learned };
+}
+
+/** An agent's tools and voice, each unknown one a problem at its line. */
+function checkAgentNames(a: LocalAgent, tools: Record<string, string>, voices: Voice[], profile: string, problems: ProblemList, stillUnknown: Set<string>): void {
+  a.model.tools.forEach((name, i) => {
+    if (!tools[name]) {
+      stillUnknown.add(name);
+      problems.add({ file: a.file, line: lineOf(a.src, ['tools', i]), message: `tools: no tool named "${name}" is known in profile "${profile}"` });
+    }
+  });
+  const v = a.model.voice;
+  if (v && !findVoice(voices, v.name, v.language)) {
+    const sameName = voices.filter((x) => x.name === v.name).map((x) => x.language);
+    problems.add({
+      file: a.file,
+      line: lineOf(a.src, ['voice', 'name']),
+      message: sameName.length
+        ? `voice: ${v.name} does not speak ${v.language} (it speaks ${sameName.join(', ')}); see \`vap voices list --language ${v.language}\``
+        : `voice: no voice named "${v.name}" in profile "${profile}"; see \`vap voices list --language ${v.language}\``,
     });
-    const v = a.model.voice;
-    if (v && !findVoice(voices, v.name, v.language)) {
-      const sameName = voices.filter((x) => x.name === v.name).map((x) => x.language);
-      problems.add({
-        file: a.file,
-        line: lineOf(a.src, ['voice', 'name']),
-        message: sameName.length
-          ? `voice: ${v.name} does not speak ${v.language} (it speaks ${sameName.join(', ')}); see \`vap voices list --language ${v.language}\``
-          : `voice: no voice named "${v.name}" in profile "${profile}"; see \`vap voices list --language ${v.language}\``,
-      });
-    }
   }
-  if (stillUnknown.size) {
-    // One fix for them all, ready to paste: under the profile's `tools:` when vap.yaml lists
-    // the profile (vap adds one with an empty `tools:`), else the profile with it.
-    const key = (n: string) => (/^[A-Za-z0-9 _.-]+$/.test(n) && !/^[ .-]|[ ]$/.test(n) ? n : JSON.stringify(n));
-    const lines = [...stillUnknown].sort().map((n) => `${key(n)}: <the tool's id in profile ${profile}>`);
-    const listed = input.config.profiles.has(profile);
-    problems.trailer.push(
-      `No agent of profile "${profile}" uses ${stillUnknown.size === 1 ? 'this tool' : 'these tools'} yet, and the API has no tool listing. Add ${stillUnknown.size === 1 ? 'its id' : 'their ids'} to vap.yaml, ${listed ? `under profiles.${profile}.tools` : 'under profiles'}:`,
-      ...(listed ? lines.map((l) => `      ${l}`) : [`  ${key(profile)}:`, '    tools:', ...lines.map((l) => `      ${l}`)]),
-    );
-  }
+}
 
-  // ---- classify
-  const items: PlanItem[] = [];
+/**
+ * One fix for every unknown tool, ready to paste: under the profile's `tools:` when vap.yaml
+ * lists the profile (vap adds one with an empty `tools:`), else the profile with it.
+ */
+function unknownToolsFix(stillUnknown: Set<string>, profile: string, listed: boolean): string[] {
+  const key = (n: string) => (/^[A-Za-z0-9 _.-]+$/.test(n) && !/^[ .-]|[ ]$/.test(n) ? n : JSON.stringify(n));
+  const lines = [...stillUnknown].sort().map((n) => `${key(n)}: <the tool's id in profile ${profile}>`);
+  return [
+    `No agent of profile "${profile}" uses ${stillUnknown.size === 1 ? 'this tool' : 'these tools'} yet, and the API has no tool listing. Add ${stillUnknown.size === 1 ? 'its id' : 'their ids'} to vap.yaml, ${listed ? `under profiles.${profile}.tools` : 'under profiles'}:`,
+    ...(listed ? lines.map((l) => `      ${l}`) : [`  ${key(profile)}:`, '    tools:', ...lines.map((l) => `      ${l}`)]),
+  ];
+}
+
+/** The item of an agent, given what the platform has of it (null: nothing, or not read). */
+function planAgent({ files, state, opts }: PlanScope, slug: string, remote: RemoteAgent | null): AgentItem {
+  const intent = state.intents[intentKey('agent', slug)];
+  const item = planOne('agent', slug, files.agents.get(slug), state.agents[slug], intent, remote, opts);
+  if (remote) item.fromVersion = intent?.fromVersion ?? remote.version;
+  return item;
+}
+
+/** The item of a suite, as for an agent (a replace in progress aside). */
+function planSuite({ files, state, opts }: PlanScope, key: string, remote: RemoteSuite | null): SuiteItem {
+  const local = files.suites.get(key);
+  const item = planOne('suite', key, local, state.suites[key], state.intents[intentKey('suite', key)], remote, opts);
+  item.agentKey = key.split('/')[0]!;
+  if (item.action === 'update' && local && remote) suiteApplicability(item, local.model, remote, opts);
+  return item;
+}
+
+/** A suite not planned as it arrived: not read, or a replace an interrupted push left to finish. */
+function planSuiteAfterRead(scope: PlanScope, key: string, read: RemoteSnapshot): SuiteItem {
+  const item = planSuite(scope, key, read.suiteIds.has(key) ? (read.remoteSuites.get(key) ?? null) : null);
+  const local = scope.files.suites.get(key);
+  const replacement = read.replacementSuites.get(key);
+  if (scope.state.intents[intentKey('suite', key)]?.op === 'replace' && replacement && local) {
+    // A replace was interrupted after the new suite was made: finish it.
+    item.action = 'replace';
+    item.replacement = replacement;
+    item.reason = 'finishing the replacement an interrupted push started';
+    item.scenarios = { add: diffScenarios(local.model, replacement.model), stale: [] };
+    item.changes = changedFields('suite', local.hashes, remoteHashes('suite', replacement));
+  }
+  return item;
+}
+
+/** Suites on the platform under tracked agents that neither the state nor an intent knows. */
+function untrackedSuites(state: State, read: RemoteSnapshot): Plan['untracked'] {
   const untracked: Plan['untracked'] = [];
-
-  const agentSlugs = new Set([...files.agents.keys(), ...Object.keys(state.agents)]);
-  for (const slug of [...agentSlugs].sort()) {
-    items.push(early.get(`agent:${slug}`) ?? planAgent(slug, agentIds.has(slug) ? (remoteAgents.get(slug) ?? null) : null));
-  }
-
-  const suiteKeys = new Set([...files.suites.keys(), ...Object.keys(state.suites)]);
-  for (const key of [...suiteKeys].sort()) {
-    const known = early.get(`suite:${key}`);
-    if (known) {
-      items.push(known);
-      continue;
-    }
-    const item = planSuite(key, suiteIds.has(key) ? (remoteSuites.get(key) ?? null) : null);
-    const local = files.suites.get(key);
-    const replacement = replacementSuites.get(key);
-    if (state.intents[intentKey('suite', key)]?.op === 'replace' && replacement && local) {
-      // A replace was interrupted after the new suite was made: finish it.
-      item.action = 'replace';
-      item.replacement = replacement;
-      item.reason = 'finishing the replacement an interrupted push started';
-      item.scenarios = { add: diffScenarios(local.model, replacement.model), stale: [] };
-      item.changes = changedFields('suite', local.hashes, remoteHashes('suite', replacement));
-    }
-    items.push(item);
-  }
-  const knownSuites = new Set([...Object.values(state.suites).map((e) => e.id), ...suiteIds.values(), ...replacements.values()]);
-  for (const [agentSlug, list] of suiteLists) {
+  const knownSuites = new Set([...Object.values(state.suites).map((e) => e.id), ...read.suiteIds.values(), ...read.replacements.values()]);
+  for (const [agentSlug, list] of read.suiteLists) {
     for (const s of list ?? []) {
       if (!knownSuites.has(s.id)) untracked.push({ kind: 'suite', agentKey: agentSlug, name: s.name, id: s.id });
     }
   }
+  return untracked;
+}
 
+/** The webhooks' items: each endpoint found by its tracked id, or by the intent of an interrupted create. */
+function planWebhooks({ files, state, opts }: PlanScope, endpoints: RemoteSnapshot['endpoints']): WebhookItem[] {
+  const items: WebhookItem[] = [];
   const trackedWebhookIds = new Set(Object.values(state.webhooks).map((e) => e.id));
   const whSlugs = new Set([...files.webhooks.keys(), ...Object.keys(state.webhooks)]);
   for (const slug of [...whSlugs].sort()) {
@@ -455,27 +379,9 @@ export async function buildPlan(input: BuildPlanInput, remote?: { snapshot: Prom
     }
     const e = id ? endpoints.find((x) => x.id === id) : undefined;
     const remote: RemoteWebhook | null = e ? { id: e.id, model: webhookModelOf(e) } : null;
-    items.push(planOne('webhook', slug, local, base, intent, remote, remote?.model, opts));
+    items.push(planOne('webhook', slug, local, base, intent, remote, opts));
   }
-
-  return { plan: { profile, items, voices, tools, learnedTools: learned, untracked }, problems };
-
-  /** The item of an agent, given what the platform has of it (null: nothing, or not read). */
-  function planAgent(slug: string, remote: RemoteAgent | null): PlanItem {
-    const intent = state.intents[intentKey('agent', slug)];
-    const item = planOne('agent', slug, files.agents.get(slug), state.agents[slug], intent, remote, remote?.model, opts);
-    if (remote) item.fromVersion = intent?.fromVersion ?? remote.version;
-    return item;
-  }
-
-  /** The item of a suite, as for an agent (a replace in progress aside). */
-  function planSuite(key: string, remote: RemoteSuite | null): PlanItem {
-    const local = files.suites.get(key);
-    const item = planOne('suite', key, local, state.suites[key], state.intents[intentKey('suite', key)], remote, remote?.model, opts);
-    item.agentKey = key.split('/')[0]!;
-    if (item.action === 'update' && local && remote) suiteApplicability(item, local.model, remote.model, opts);
-    return item;
-  }
+  return items;
 }
 
 function diffScenarios(local: SuiteModel, remote: SuiteModel): ScenarioModel[] {
@@ -501,19 +407,12 @@ class Item {
   }
 }
 
-function planOne(
-  kind: Kind,
-  key: string,
-  local: LocalAgent | LocalSuite | LocalWebhook | undefined,
-  stateEntry: Entry | undefined,
-  intent: Intent | undefined,
-  remote: RemoteAgent | RemoteSuite | RemoteWebhook | null,
-  remoteModel: AnyModel | undefined,
-  opts: PlanOptions,
-): PlanItem {
+function planOne<K extends Kind>(kind: K, key: string, local: ItemOf[K]['local'] | undefined, stateEntry: Entry | undefined, intent: Intent | undefined, remote: ItemOf[K]['remote'] | null, opts: PlanOptions): ItemOf[K]['item'] {
+  const remoteModel = remote?.model;
   const file = local?.file ?? (kind === 'agent' ? `agents/${key}/agent.md` : kind === 'suite' ? `agents/${key.split('/')[0]}/evals/${key.split('/')[1]}.yaml` : `webhooks/${key}.yaml`);
-  const item = new Item({ kind, key, name: remoteModel?.name ?? key, file, action: 'unchanged', changes: [], drift: [], local, remote: remote ?? undefined, remoteModel, base: stateEntry, id: remote?.id ?? stateEntry?.id }) as unknown as PlanItem;
-  const done = (extra: Partial<PlanItem>): PlanItem => {
+  // The class's getter is what the item's type calls localModel; its other fields are those given here.
+  const item = new Item({ kind, key, name: remoteModel?.name ?? key, file, action: 'unchanged', changes: [], drift: [], local, remote: remote ?? undefined, remoteModel, base: stateEntry, id: remote?.id ?? stateEntry?.id } as Omit<PlanItem, 'localModel'>) as unknown as ItemOf[K]['item'];
+  const done = (extra: Partial<PlanItem>): ItemOf[K]['item'] => {
     Object.assign(item, extra);
     if (local && (item.action !== 'unchanged' || !remoteModel)) item.name = local.model.name;
     return item;

@@ -9,7 +9,7 @@ import type { EvalTarget } from './eval-gate.js';
 import { contentHash, fieldHashes, PREVIEW_TAG, type AgentModel, type SuiteModel } from './model.js';
 import type { OpenProject } from './open.js';
 import { agentFilesHash, gatingSuites, recordPassed } from './passed.js';
-import { findVoice, type Plan } from './plan.js';
+import { findVoice, type AgentItem, type Plan } from './plan.js';
 import type { LocalSuite } from './project.js';
 import { RemoteReader } from './remote.js';
 import { saveState, stateFile, type PreviewRecord, type State } from './state.js';
@@ -49,7 +49,7 @@ export function previewSubjects(project: OpenProject, plan: Plan, all = false): 
   const slugs = new Set<string>();
   for (const i of plan.items) {
     if (i.kind === 'agent' && i.local && differs(i.action, i.changes)) slugs.add(i.key);
-    if (i.kind === 'suite' && i.local && (i.local as LocalSuite).gate && differs(i.action, i.changes)) slugs.add(i.agentKey!);
+    if (i.kind === 'suite' && i.local?.gate && differs(i.action, i.changes)) slugs.add(i.agentKey);
   }
   const subjects: PreviewSubject[] = [];
   const ungated: string[] = [];
@@ -61,8 +61,8 @@ export function previewSubjects(project: OpenProject, plan: Plan, all = false): 
       if (!all || plan.items.some((i) => i.kind === 'agent' && i.key === slug && i.changes.length)) ungated.push(slug);
       continue;
     }
-    const item = plan.items.find((i) => i.kind === 'agent' && i.key === slug);
-    const live = item?.remote && item.remoteModel ? { id: item.remote.id, hash: hashOf(item.remoteModel as AgentModel) } : undefined;
+    const item = plan.items.find((i): i is AgentItem => i.kind === 'agent' && i.key === slug);
+    const live = item?.remote && item.remoteModel ? { id: item.remote.id, hash: hashOf(item.remoteModel) } : undefined;
     subjects.push({ slug, model: agent.model, suites: keys.map((k) => project.files.suites.get(k)!), live });
   }
   return { subjects, ungated };

@@ -1,7 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import { structuredPatch } from 'diff';
 import { safeText } from '../ui/safe-text.js';
-import type { AgentModel, AnyModel, Criterion, SuiteModel, WebhookModel } from './model.js';
+import { type AgentModel, type Criterion, fieldOf } from './model.js';
 import type { Action, Plan, PlanItem } from './plan.js';
 
 /**
@@ -120,17 +120,18 @@ const criteriaText = (cs: Criterion[]) => cs.map((c) => `${c.key} ${c.weight}`).
 const quoted = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v));
 
 function fieldLines(i: PlanItem, field: string, chalk: ChalkInstance, indent: string): string[] {
-  const from = (i.remoteModel as unknown as Record<string, unknown> | undefined)?.[field];
-  const to = (i.localModel as unknown as Record<string, unknown> | undefined)?.[field];
+  const from = fieldOf(i.remoteModel, field);
+  const to = fieldOf(i.localModel, field);
   const arrow = (a: string, b: string) => [`${indent}${field}: ${chalk.red(safeText(a))} → ${chalk.green(safeText(b))}`];
   if (i.kind === 'agent') {
-    if (field === 'instructions') return [`${indent}instructions:`, ...instructionsDiff(String(from ?? ''), String(to ?? ''), chalk, `${indent}  `)];
-    if (field === 'voice') return arrow(voiceText(from as AgentModel['voice']), voiceText(to as AgentModel['voice']));
-    if (field === 'tools' || field === 'tags') return [`${indent}${field}: ${setDiff((from as string[]) ?? [], (to as string[]) ?? [], chalk)}`];
+    const [was, is] = [i.remoteModel, i.localModel];
+    if (field === 'instructions') return [`${indent}instructions:`, ...instructionsDiff(was?.instructions ?? '', is?.instructions ?? '', chalk, `${indent}  `)];
+    if (field === 'voice') return arrow(voiceText(was?.voice ?? null), voiceText(is?.voice ?? null));
+    if (field === 'tools' || field === 'tags') return [`${indent}${field}: ${setDiff(was?.[field] ?? [], is?.[field] ?? [], chalk)}`];
   }
-  if (i.kind === 'webhook' && field === 'events') return [`${indent}events: ${setDiff((from as string[]) ?? [], (to as string[]) ?? [], chalk)}`];
+  if (i.kind === 'webhook' && field === 'events') return [`${indent}events: ${setDiff(i.remoteModel?.events ?? [], i.localModel?.events ?? [], chalk)}`];
   if (i.kind === 'suite') {
-    if (field === 'criteria') return arrow(criteriaText((from as Criterion[]) ?? []), criteriaText((to as Criterion[]) ?? []));
+    if (field === 'criteria') return arrow(criteriaText(i.remoteModel?.criteria ?? []), criteriaText(i.localModel?.criteria ?? []));
     if (field === 'scenarios') {
       const out = [`${indent}scenarios:`];
       for (const s of i.scenarios?.add ?? []) out.push(`${indent}  ${chalk.green(`+ ${safeText(s.name)}`)} ${chalk.dim(`(${safeText(s.category)})`)}`);
@@ -143,18 +144,17 @@ function fieldLines(i: PlanItem, field: string, chalk: ChalkInstance, indent: st
 }
 
 function createLines(i: PlanItem, _chalk: ChalkInstance, indent: string): string[] {
-  const m = i.localModel as AnyModel;
   if (i.kind === 'agent') {
-    const a = m as AgentModel;
+    const a = i.localModel!;
     const lines = [`${indent}engine ${a.engine}, voice ${safeText(voiceText(a.voice))}${a.tools.length ? `, tools ${safeText(a.tools.join(', '))}` : ''}`];
     lines.push(`${indent}instructions: ${a.instructions.split('\n').length} line${a.instructions.split('\n').length === 1 ? '' : 's'}`);
     return lines;
   }
   if (i.kind === 'suite') {
-    const s = m as SuiteModel;
+    const s = i.localModel!;
     return [`${indent}${s.status}, ${s.iterations} iteration${s.iterations === 1 ? '' : 's'} per scenario, ${plural(s.scenarios.length, 'scenario')}, criteria ${safeText(criteriaText(s.criteria))}`];
   }
-  const w = m as WebhookModel;
+  const w = i.localModel!;
   return [`${indent}${safeText(w.url)}: ${safeText(w.events.join(', '))}`];
 }
 
@@ -202,13 +202,13 @@ export function planJson(plan: Plan, hasChanges: boolean): unknown {
         ...(i.kind === 'agent' && i.fromVersion !== undefined ? { version: i.fromVersion } : {}),
         changes: i.changes.map((f) => ({
           field: f,
-          platform: (i.remoteModel as unknown as Record<string, unknown> | undefined)?.[f] ?? null,
-          files: (i.localModel as unknown as Record<string, unknown> | undefined)?.[f] ?? null,
+          platform: fieldOf(i.remoteModel, f) ?? null,
+          files: fieldOf(i.localModel, f) ?? null,
         })),
         drift: i.drift,
         reason: i.reason ?? null,
         ...(i.action === 'delete' ? { needsPrune: Boolean(i.needsPrune) } : {}),
-        ...(i.scenarios ? { scenarios: { add: i.scenarios.add.map((s) => s.name), notApplicable: i.scenarios.stale } } : {}),
+        ...(i.kind === 'suite' && i.scenarios ? { scenarios: { add: i.scenarios.add.map((s) => s.name), notApplicable: i.scenarios.stale } } : {}),
       })),
     untracked: plan.untracked,
   };

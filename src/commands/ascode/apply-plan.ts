@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
-import type { ApplyResult, Reporter } from '../../ascode/apply.js';
+import type { Applier, ApplyResult, Reporter } from '../../ascode/apply.js';
 import type { EvalTarget, GateBudget } from '../../ascode/eval-gate.js';
 import type { OpenProject } from '../../ascode/open.js';
 import type { Plan, PlanItem } from '../../ascode/plan.js';
+import type { recordOrigin } from '../../ascode/state.js';
 import type { Context } from '../../context.js';
 import { CliError, SilentExit, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
@@ -122,65 +123,14 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
     if (opts.exitCode && hasChanges(plan)) throw new SilentExit(ExitCode.GATE);
     return;
   }
-  if (toApply.length > 0 && !ctx.globals.yes) {
-    const c = countPlan(plan);
-    const deletes = toApply.filter((i) => i.action === 'delete').length;
-    const what = [c.create && `${c.create} to create`, c.update && `${c.update} to update`, c.replace && `${c.replace} to replace`, deletes && `${deletes} to delete`].filter(Boolean).join(', ');
-    const ok = await ctx.prompter.confirm(`Apply this plan (${what}) to profile "${safeText(project.profile)}"?${safeText(destructiveNote(plan))}`, { flag: '--yes', default: false });
-    if (!ok) throw new CliError(`${verb} cancelled; nothing was sent`, ExitCode.FAILURE);
-  }
+  if (toApply.length > 0 && !ctx.globals.yes) await confirmPlan(ctx, flow, toApply, countPlan(plan));
 
   const secretCreates = plan.items.filter((i) => i.kind === 'webhook' && (i.action === 'create' || (opts.rotateAdoptedSecrets && i.adopted)));
   const secrets = await prepareSecrets(opts, secretCreates);
   const reason = opts.reason?.trim() ? `${opts.reason.trim()} (vap ${verb} ${id})` : `vap ${verb} ${id}`;
-  const reporter: Reporter = {
-    done: (_item, message) => void ctx.success(safeText(message)),
-    warn: (message) => void ctx.warn(safeText(message)),
-    failed: (_item, message) => ctx.note(`✗ ${safeText(_item.kind)} ${safeText(_item.key)}: ${safeText(message)}`),
-    secret: async (item, endpointId, secret) => {
-      const file = secrets.get(item.key);
-      if (file) {
-        await file.commit(secret);
-        secrets.delete(item.key);
-        await ctx.success(safe`The secret of webhook ${item.key} (${endpointId}) is in ${file.path} (mode 0600); it is not shown again`);
-        return;
-      }
-      ctx.io.stdout.write(`${machine ? JSON.stringify({ webhook: item.key, id: endpointId, secret }) : safe`secret of webhook ${item.key} (${endpointId}): ${secret}`}\n`);
-      await ctx.warn('Save the secret now: it is not shown again (`vap webhooks rotate-secret` makes a new one)');
-    },
-    adoptedSecret: async (item, endpointId) => {
-      if (opts.rotateAdoptedSecrets) {
-        const { rotateWebhookSecret } = await import('../../api/webhooks.js');
-        const r = await rotateWebhookSecret(api, endpointId);
-        await ctx.warn(safe`webhook ${item.key} (${endpointId}) was created by an interrupted push before its secret was shown: rotated (--rotate-adopted-secrets)`);
-        await reporter.secret(item, endpointId, r.secret);
-        return;
-      }
-      await ctx.warn(
-        safe`webhook ${item.key} (${endpointId}) was created by a push that was interrupted before its secret was shown, and nobody has it: make a new one with \`vap webhooks rotate-secret ${endpointId}\` (or push again with --rotate-adopted-secrets)`,
-      );
-    },
-  };
+  const reporter = applyReporter(ctx, opts, api, secrets, machine);
 
-  const creds = await ctx.credentialsFor(project.profile);
-  const originBefore = JSON.stringify(project.state.origin ?? null);
-  if (creds.apiKey) recordOrigin(project.state, creds.baseUrl, creds.apiKey);
-  Object.assign(project.state.tools, plan.learnedTools);
-  const { StateJournal } = await import('../../ascode/state-journal.js');
-  const journal = new StateJournal(project.fs, project.state);
-  const applier = new Applier({ api, fs: project.fs, journal, plan, state: project.state, files: project.files, pushId: id, reason, report: reporter, signal: ctx.signal });
-  let result: ApplyResult;
-  try {
-    result = await applier.run();
-  } catch (err) {
-    summarise(ctx, applier.result, true, project.profile);
-    throw err;
-  } finally {
-    for (const f of secrets.values()) await f.abort();
-    // The state file, written once for the whole apply (and the key, URL and tool ids learned),
-    // also after a failure or Ctrl-C; after a kill, the journal holds what it would have.
-    if (journal.dirty || JSON.stringify(project.state.origin ?? null) !== originBefore || Object.keys(plan.learnedTools).length) await journal.checkpoint();
-  }
+  const result = await applyJournalled(ctx, flow, { id, reason, reporter, secrets, Applier, recordOrigin });
   if (machine) {
     await ctx.out.data({
       [`${verb}Id`]: id,
@@ -214,6 +164,83 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
     });
   }
   if (opts.exitCode && prunes) throw new SilentExit(ExitCode.GATE);
+}
+
+/** Asks before a plan is applied, saying what it creates, updates, replaces and deletes. */
+async function confirmPlan(ctx: Context, flow: ApplyFlow, toApply: PlanItem[], c: { create: number; update: number; replace: number }): Promise<void> {
+  const deletes = toApply.filter((i) => i.action === 'delete').length;
+  const what = [c.create && `${c.create} to create`, c.update && `${c.update} to update`, c.replace && `${c.replace} to replace`, deletes && `${deletes} to delete`].filter(Boolean).join(', ');
+  const ok = await ctx.prompter.confirm(`Apply this plan (${what}) to profile "${safeText(flow.project.profile)}"?${safeText(destructiveNote(flow.plan))}`, { flag: '--yes', default: false });
+  if (!ok) throw new CliError(`${flow.verb} cancelled; nothing was sent`, ExitCode.FAILURE);
+}
+
+/** How the apply's progress reaches the terminal: each change, and each new webhook secret (to its file or shown once). */
+function applyReporter(ctx: Context, opts: ApplyOptions, api: ApiClient, secrets: Map<string, SecretFile>, machine: boolean): Reporter {
+  const reporter: Reporter = {
+    done: (_item, message) => void ctx.success(safeText(message)),
+    warn: (message) => void ctx.warn(safeText(message)),
+    failed: (_item, message) => ctx.note(`✗ ${safeText(_item.kind)} ${safeText(_item.key)}: ${safeText(message)}`),
+    secret: async (item, endpointId, secret) => {
+      const file = secrets.get(item.key);
+      if (file) {
+        await file.commit(secret);
+        secrets.delete(item.key);
+        await ctx.success(safe`The secret of webhook ${item.key} (${endpointId}) is in ${file.path} (mode 0600); it is not shown again`);
+        return;
+      }
+      ctx.io.stdout.write(`${machine ? JSON.stringify({ webhook: item.key, id: endpointId, secret }) : safe`secret of webhook ${item.key} (${endpointId}): ${secret}`}\n`);
+      await ctx.warn('Save the secret now: it is not shown again (`vap webhooks rotate-secret` makes a new one)');
+    },
+    adoptedSecret: async (item, endpointId) => {
+      if (opts.rotateAdoptedSecrets) {
+        const { rotateWebhookSecret } = await import('../../api/webhooks.js');
+        const r = await rotateWebhookSecret(api, endpointId);
+        await ctx.warn(safe`webhook ${item.key} (${endpointId}) was created by an interrupted push before its secret was shown: rotated (--rotate-adopted-secrets)`);
+        await reporter.secret(item, endpointId, r.secret);
+        return;
+      }
+      await ctx.warn(
+        safe`webhook ${item.key} (${endpointId}) was created by a push that was interrupted before its secret was shown, and nobody has it: make a new one with \`vap webhooks rotate-secret ${endpointId}\` (or push again with --rotate-adopted-secrets)`,
+      );
+    },
+  };
+  return reporter;
+}
+
+/** One apply's id, reason, reporter and secret files, with the modules it runs (loaded beside the plan's). */
+interface JournalledRun {
+  id: string;
+  reason: string;
+  reporter: Reporter;
+  secrets: Map<string, SecretFile>;
+  Applier: typeof Applier;
+  recordOrigin: typeof recordOrigin;
+}
+
+/** Applies the plan with the state journalled, and writes the state once at the end, also after a failure or Ctrl-C. */
+async function applyJournalled(ctx: Context, flow: ApplyFlow, run: JournalledRun): Promise<ApplyResult> {
+  const { project, api, plan } = flow;
+  const { id, reason, reporter, secrets, Applier, recordOrigin } = run;
+  const creds = await ctx.credentialsFor(project.profile);
+  const originBefore = JSON.stringify(project.state.origin ?? null);
+  if (creds.apiKey) recordOrigin(project.state, creds.baseUrl, creds.apiKey);
+  Object.assign(project.state.tools, plan.learnedTools);
+  const { StateJournal } = await import('../../ascode/state-journal.js');
+  const journal = new StateJournal(project.fs, project.state);
+  const applier = new Applier({ api, fs: project.fs, journal, plan, state: project.state, files: project.files, pushId: id, reason, report: reporter, signal: ctx.signal });
+  let result: ApplyResult;
+  try {
+    result = await applier.run();
+  } catch (err) {
+    summarise(ctx, applier.result, true, project.profile);
+    throw err;
+  } finally {
+    for (const f of secrets.values()) await f.abort();
+    // The state file, written once for the whole apply (and the key, URL and tool ids learned),
+    // also after a failure or Ctrl-C; after a kill, the journal holds what it would have.
+    if (journal.dirty || JSON.stringify(project.state.origin ?? null) !== originBefore || Object.keys(plan.learnedTools).length) await journal.checkpoint();
+  }
+  return result;
 }
 
 /**

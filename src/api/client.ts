@@ -146,12 +146,9 @@ export class ApiClient {
       const started = Date.now();
       this.log?.(`> ${opts.method} ${redactUrl(href)}${opts.auth === 'bearer' ? ' (Authorization: Bearer [redacted])' : ' (x-api-key: [redacted])'}`);
       let res: Sent;
-      // The response headers must arrive within the timeout (headersTimeout, from when the
-      // request is written; the connection has its own, connect.timeout); for a JSON request
-      // the body too (bodyTimeout), never for a stream. undici keeps a deadline of a second or
-      // more with its own timers, which fire up to a second late: nothing next to such a
-      // deadline, and cheaper than a controller and a timer per request (thousands of requests
-      // a plan). A shorter deadline is kept by a timer of vap's own (ShortDeadline).
+      // The headers (and a JSON body) must arrive within the timeout. undici's own timers are cheaper
+      // than a controller and a timer per request but fire up to a second late, so a deadline under
+      // a second gets a timer of vap's own (ShortDeadline).
       const own = timeout < UNDICI_DEADLINE_MIN_MS ? new ShortDeadline(timeout, opts.signal) : undefined;
       const stop = abortEmitterOf(own ? own.signal : opts.signal);
       try {

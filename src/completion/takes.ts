@@ -1,14 +1,9 @@
 import type { Argument, Option } from 'commander';
 
 /**
- * What an option's or an argument's value is, for the shell completions
- * (src/completion/tree.ts reads it):
- * - the values of Commander's `.choices()`, where Commander checks them;
- * - the values declared here with `completes()`, where the verb checks them itself (it
- *   takes other spellings too, or a list of them: `--status in_progress`, `--types a,b`);
- * - a file where the value is named so (`<file>`, `<path>`; an argument `<file…>`), a
- *   directory for `<dir>`;
- * - else nothing: an id, a name, a number is typed, and no file name is offered for it.
+ * What an option's or an argument's value takes, for the completions (src/completion/tree.ts):
+ * Commander's choices, values declared with `completes()`, a file or a folder where the value is
+ * named so, else nothing, since an id or a name is typed (src/completion/README.md).
  */
 export type Takes = { values: readonly string[] } | 'file' | 'dir';
 

@@ -6,13 +6,9 @@ import type { ConfigData, ConfigView } from './types.js';
 export type { ConfigView } from './types.js';
 
 /**
- * Reads the config file without loading conf (and its JSON-schema validator), which
- * costs more at start-up than the request most commands make. Writes go through conf
- * (ConfigStore), which owns the file's format, atomic writes and mode 0600.
- *
- * A file that cannot be read, is not JSON, or is not shaped like vap's config is refused
- * with one line naming it and how to recover (exit 2); it is never overwritten: conf would
- * otherwise throw on it, or a write would replace what the user may want to mend.
+ * Reads the config file without loading conf, which costs more at start-up than most commands'
+ * request; writes go through conf. A file that is unreadable or not vap's config is refused
+ * (exit 2) and never overwritten: the user may want to mend it.
  */
 export function readConfig(env: Record<string, string | undefined>): ConfigView {
   const path = configFile(env);

@@ -5,13 +5,9 @@ import { Transform } from 'node:stream';
 import { UsageError } from '../errors.js';
 
 /**
- * csv-parse finds the line ending from the first line and then takes only that one, so a
- * file that mixes CRLF, LF and CR (rows pasted together from several sources) had rows
- * merged into one field. Such a file is read with all three: each ends a record, wherever it
- * is (in a quoted field they are data, as before). A file of one kind (`one`: what the UTF-8
- * check found, encoding.ts LineEndingScan) is left to csv-parse's discovery, which reads it
- * the same, about 8% faster (one delimiter to compare per byte instead of three). A file
- * whose bytes were not scanned (another --encoding) is read as `mixed`.
+ * csv-parse takes the line ending of the first line only, so a file that mixes CRLF, LF and CR
+ * would have rows merged: such a file is read with all three. A file of one kind is left to
+ * csv-parse's discovery, which is faster (src/contacts/README.md).
  */
 export type LineEndings = 'one' | 'mixed';
 
@@ -74,12 +70,9 @@ export async function findInvalidUtf8(path: string, scan?: LineEndingScan): Prom
 }
 
 /**
- * Which line endings a file's bytes hold, fed chunk by chunk: one kind (CRLF, LF or CR, or
- * none), or a mix. csv-parse reads a file of one kind exactly as it finds it on the first line
- * (and fastest so: one record delimiter to compare per byte); a mixed file is read with all
- * three (source.ts). A mix only inside quoted cells (Excel's LF in a CRLF file) counts as
- * mixed too: the bytes cannot tell, and all three read it the same. A file with no CR at all,
- * the common case, costs one native scan per chunk.
+ * Which line endings a file's bytes hold, chunk by chunk: one kind or a mix (a mix only inside
+ * quoted cells counts as mixed: the bytes cannot tell). A file with no CR, the common case,
+ * costs one native scan per chunk.
  */
 export class LineEndingScan {
   private cr = 0;

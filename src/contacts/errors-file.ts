@@ -8,12 +8,9 @@ import { checkWriteTarget } from '../write-target.js';
 import { csvLine } from './csv-write.js';
 
 /**
- * The errors file: every rejected row with its original columns, plus `row`,
- * `field` and `error`, as CSV (RFC 4180), so it can be fixed and imported again
- * with the same command. It is written to a temporary file beside the target and
- * renamed when complete, so an interrupted run never leaves half a file in place of
- * a whole one. Hand-written quoting: csv-stringify is not a dependency and RFC 4180
- * quoting is a few lines.
+ * The errors file: every rejected row with its columns plus `row`, `field` and `error`, so it can
+ * be fixed and imported again with the same command. Written beside the target and renamed
+ * when complete, so an interrupted run never leaves half a file.
  */
 
 /**

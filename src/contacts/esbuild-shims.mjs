@@ -34,14 +34,9 @@ export default function matchesEntirely(text, regularExpressionText) {
 const OBJECT_SPREAD_PREFIX = 'function _objectSpread(e) { for (var r = 1; r < arguments.length; r++) { var t = null != arguments[r] ? arguments[r] : {}; r % 2 ? ownKeys(Object(t), !0).forEach(function (r) { _defineProperty(e, r, t[r]); })';
 
 /**
- * The same copy through `Object.assign`, which V8 runs natively. It is applied only
- * to a file whose every call has one of the two shapes the library uses (checked
- * below): the target is a fresh object literal (or an inner call's result) and every
- * even position holds Babel's `{}` spacer. For such calls the two are the same:
- * `Object.assign` copies own enumerable string then symbol keys by value, and on a
- * plain object a [[Set]] defines an own data property, except for `__proto__` (the
- * one accessor of Object.prototype), which falls back to Babel's helper, kept as
- * `_objectSpreadBabel`; a `{}` spacer has no own properties to copy either way.
+ * The same copy through `Object.assign`, which V8 runs natively, only in a file whose every call
+ * has one of the library's two shapes, for which the two are the same (why:
+ * src/contacts/README.md); `__proto__` still goes through Babel's helper.
  */
 const OBJECT_SPREAD_FAST = `function _objectSpread(e) { for (var r = 1; r < arguments.length; r++) { var t = arguments[r]; if (t == null) continue; if (Object.prototype.hasOwnProperty.call(t, '__proto__')) return _objectSpreadFrom(arguments, r); Object.assign(e, t); } return e; }
 function _objectSpreadFrom(args, r) { var a = Array.prototype.slice.call(args); for (var j = 1; j < r; j++) a[j] = null; return _objectSpreadBabel.apply(null, a); }`;
@@ -62,12 +57,9 @@ const PARSE_INCOMPLETE_HEAD = "export default function parseIncompletePhoneNumbe
 const PARSE_INCOMPLETE_FAST = "const ASCII_DIGITS = /^\\+?[0-9]*$/;\nexport default function parseIncompletePhoneNumber(string) {\n  if (ASCII_DIGITS.test(string)) return string;\n  var result = '';";
 
 /**
- * Babel's `_classCallCheck(instance, Class)` is `instance instanceof Class`, called in
- * every constructor; with the library's dozens of classes that check goes megamorphic
- * (about 7% of a parse). A direct `new Class()` gives an instance whose prototype is
- * `Class.prototype`, which answers the same question without the generic lookup; any
- * other case (a subclass, no instance at all) still goes through `instanceof`. No class
- * of the library defines Symbol.hasInstance, so the answers are the same.
+ * Babel's `_classCallCheck` is an `instanceof` in every constructor, megamorphic across the
+ * library's classes; a direct `new Class()` answers it from the prototype, anything else still
+ * uses `instanceof` (why the answers match: src/contacts/README.md).
  */
 const CLASS_CALL_CHECK = 'function _classCallCheck(a, n) { if (!(a instanceof n)) throw new TypeError("Cannot call a class as a function"); }';
 const CLASS_CALL_CHECK_FAST = 'function _classCallCheck(a, n) { if (!(a != null && Object.getPrototypeOf(a) === n.prototype) && !(a instanceof n)) throw new TypeError("Cannot call a class as a function"); }';

@@ -50,12 +50,9 @@ export function extractValues(spec: ExtractSpec, rows: unknown[]): { values: unk
 }
 
 /**
- * A chunk of CSV rows packed into one string: cell k is `text.slice(cellStart[k],
- * cellStart[k + 1])`, and row r is cells `rowCell[r]` to `rowCell[r + 1]`. The worker
- * gets a copy (one string and two small arrays pass far faster than thousands of
- * small strings), and the main thread keeps it in place of the rows themselves, so
- * that the arrays csv-parse made die young instead of surviving until the chunk is
- * validated (fewer objects for the garbage collector to copy).
+ * A chunk of CSV rows packed into one string plus cell and row offsets: it passes to the worker
+ * far faster than thousands of small strings, and csv-parse's arrays die young instead of
+ * surviving until the chunk is validated (the layout: src/contacts/README.md).
  */
 export interface PackedRows {
   n: number;

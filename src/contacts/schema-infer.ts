@@ -6,12 +6,9 @@ import { checkHeaderWidth, csvError, csvParseOptions, InputError, isErrorsFileHe
 import { checkValue, isBlank, type FieldType } from './validate.js';
 
 /**
- * Schema inference from a sample of CSV rows. A column gets a type only when
- * every non-blank sampled value has it; otherwise it stays `string`, the type
- * that accepts everything. Checks run from the most to the least specific:
- * boolean, phone, email, number, date, string. Inferred fields are never
- * required (a sample cannot prove that later rows fill a column); the
- * confirmation table shows how full each column was so the user can decide.
+ * Schema inference from a sample of rows: a column gets a type only when every non-blank sampled
+ * value has it, else `string`. Inferred fields are never required: a sample cannot prove later
+ * rows fill a column, so the confirmation shows how full each one was.
  */
 
 const BOOLEAN_WORDS = new Set(['true', 'false', 'yes', 'no']);
@@ -86,13 +83,9 @@ export function inferSchema(header: readonly string[], rows: readonly (readonly 
 }
 
 /**
- * Reads only the header and the first `sampleRows` data rows of a CSV file
- * (csv-parse, loaded here so that it stays out of start-up), with the importer's options and
- * limits (source.ts: a record of at most 4 MiB, a header of at most 16,384 columns, every
- * line ending), so that a file `contacts import` refuses is refused here too, as fast and in
- * as little memory. As the importer does, a file read as UTF-8 must be UTF-8 (the first bad
- * byte is named), another encoding is decoded as it is read, and vap's own errors file gets
- * its cells back as they were (csv-write.ts).
+ * Reads the header and the first `sampleRows` rows with the importer's options and limits
+ * (source.ts), so that a file `contacts import` refuses is refused here too, as fast and in as
+ * little memory; csv-parse is loaded here to stay out of start-up.
  */
 export async function readCsvSample(path: string, sampleRows: number, flag = '--from-csv', encoding = 'utf-8'): Promise<{ header: string[]; rows: string[][]; truncated: boolean }> {
   const [{ parse }, { checkUtf8, decodingStream }] = await Promise.all([import('csv-parse'), import('./encoding.js')]);

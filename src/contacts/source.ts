@@ -38,12 +38,9 @@ export interface RowSource {
 }
 
 /**
- * The limits every CSV file vap reads is held to (`contacts import`, `contact-lists create
- * --from-csv`): one record (a row, its quoted line breaks included) of at most
- * CSV_MAX_RECORD_BYTES, so that a quote never closed or a file without line breaks is
- * refused after 4 MiB instead of read whole into memory; and a header of at most
- * CSV_MAX_COLUMNS columns (Excel's own limit), checked as soon as the header is parsed,
- * before anything is done with its names.
+ * The limits of every CSV file vap reads: a record of at most CSV_MAX_RECORD_BYTES, so a quote
+ * never closed is refused instead of read whole into memory, and a header of at most
+ * CSV_MAX_COLUMNS (Excel's limit), checked before its names are used.
  */
 export const CSV_MAX_RECORD_BYTES = 4 * 1024 * 1024;
 export const CSV_MAX_COLUMNS = 16_384;

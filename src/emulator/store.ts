@@ -4,13 +4,9 @@ import type { DataDirLock } from './persist/lock.js';
 import { OrderedIndex, type FacetFn } from './ordered-index.js';
 
 /**
- * In-memory state: named collections per organization (`Collection<T>`, a Map from id to
- * record). With a data directory, every change is journaled (persist/journal.ts) and a
- * response waits until the changes made before it are on disk (`commit()`, group commit:
- * every change made while an fsync is under way goes into the next one). A change is
- * seen by the store when a record is `set` or `delete`d, or when a module that changed a
- * record in place calls `collection.touch(id)`; a batch holds the records as they are
- * when it is encoded, so several changes to one record cost one write.
+ * In-memory collections per organization. With a data directory every change is journaled and a
+ * response waits until the changes before it are on disk (group commit); a batch encodes records
+ * as they are then, so several changes to one cost one write (src/emulator/README.md).
  */
 
 /**

@@ -9,12 +9,9 @@ import { nearest } from '../ui/suggest.js';
 import { formatDuration } from '../ui/values.js';
 
 /**
- * The loop both tails and `webhooks listen` run: the stream opened with the checked types,
- * each event handed to the caller, the connection's life reported on stderr (a line after
- * each reconnection saying how long the gap was and how many events were replayed), and,
- * when it stops with more to come (Ctrl-C, --exit-on, --timeout, a stream that ended), the
- * last id printed to stderr with the exact command that resumes from it. A call that is over
- * has nothing more to come: the tail says so instead.
+ * The loop the tails and `webhooks listen` share: each event handed to the caller, each reconnection
+ * reported on stderr, and, when it stops with more to come, the command that resumes from the
+ * last id. A call that is over has nothing more to come: the tail says so.
  */
 
 export interface FollowSpec {

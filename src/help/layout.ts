@@ -1,14 +1,9 @@
 import type { Command, Help, HelpConfiguration } from 'commander';
 
 /**
- * How vap lays out a command's help, as Commander's Help class is configured (configureHelp
- * in src/program.ts): Commander's own layout, with three changes.
- * - The description column starts at most halfway across: a term wider than that (a verb
- *   with many arguments) goes on a line of its own, its description under it in the column.
- * - Descriptions wrap within the width at any width (Commander stops wrapping below 40
- *   columns of room, and the terminal then splits words); where the column would leave too
- *   little room (or a word wider than it), the description goes under its term instead.
- * - A group lists its commands before the global options, which every command takes.
+ * A command's help: Commander's layout with three changes (src/help/README.md): descriptions
+ * start at most halfway across, wrap at any width, and a group lists its commands before the
+ * global options.
  */
 
 const INDENT = 2;

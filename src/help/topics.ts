@@ -65,12 +65,8 @@ export function isGroupTopic(name: string): boolean {
 }
 
 /**
- * Adds the topics to the program as hidden commands (`vap help environment`, `vap environment`),
- * so that they stay out of the command list and the root help lists them under a heading of
- * their own. A topic named like one of `groups` is left to the group (`vap emulator` is the
- * command); one named like a command of `commands` (the program holds no such group: `vap
- * help emulator`) ends with a line that points to the command's help. Each prints its page
- * rendered for the terminal, wrapped to its width (80 columns when stdout is no terminal).
+ * Adds the topics as hidden commands, so that they stay out of the command list and the root
+ * help lists them apart; a topic named like a group is left to the group (src/help/README.md).
  */
 export function addHelpTopics(program: Command, groups: readonly string[], commands: readonly string[] = []): void {
   for (const t of listTopics()) {

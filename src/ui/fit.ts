@@ -5,13 +5,9 @@ import wrapAnsi from 'wrap-ansi';
 import { liveRoom } from './width.js';
 
 /**
- * Everything that fits text to a terminal's width, in one place: how many columns a text
- * takes (its display width: a CJK character or an emoji takes two, a combining mark none,
- * colour codes none: string-width), a line cut to a width with `…` (cli-truncate), and text
- * wrapped at word boundaries (wrap-ansi). Live lines, tables, detail views and messages all
- * go through these, so none of them measures text its own way. The terminal's width is
- * src/ui/width.ts. Loaded where text is fitted to a terminal: the context loads it only when
- * stdout or stderr is one (src/cli.ts), so a piped command never reads these libraries.
+ * Everything that fits text to a terminal's width (display width, cutting with `…`, wrapping), so
+ * that nothing measures text its own way. Loaded only when stdout or stderr is a terminal, so a
+ * piped command never reads these libraries.
  */
 
 /** The columns a text takes on a terminal (escape codes of colours take none). */

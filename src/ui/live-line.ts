@@ -7,12 +7,9 @@ const BAR_MAX = 24;
 const BAR_MIN = 10;
 
 /**
- * One line on a terminal's stderr, redrawn in place with `\r` and an erase (a progress
- * bar: `evals run --wait`, `import-jobs watch`, a triage, a download, a contacts import).
- * Each frame is cut to the terminal's width as it is now (src/ui/width.ts), so a frame is
- * always one line and the next redraw overwrites all of it: a frame wider than the
- * terminal would wrap, and each redraw would leave the wrapped part behind as a trail.
- * The text must already be safe to show (src/ui/safe-text.ts).
+ * One line on stderr redrawn in place (a progress bar), each frame cut to the terminal's width as
+ * it is now: a wider frame would wrap, and each redraw would leave the wrapped part behind. The
+ * text must already be safe to show.
  */
 export class LiveLine {
   private drawn = false;

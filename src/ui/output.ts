@@ -42,12 +42,9 @@ export interface ItemSpec<T> {
 const defaultId = (row: unknown) => (row as { id?: unknown } | null)?.id;
 
 /**
- * Prints command results on stdout: a table on a terminal, TSV without headers when
- * piped, or JSON / NDJSON / TSV when asked; `--query` filters the JSON data first and
- * `-q` prints ids only. Every human-readable form (table, detail, TSV, ids, the "no
- * results" line) shows data through src/ui/safe-text.ts; JSON and NDJSON are written
- * byte-exact (JSON escapes control characters itself). Listings stream: NDJSON, TSV,
- * ids and JSON arrays are written as pages arrive, in blocks of about 64 KB.
+ * Prints results on stdout: a table on a terminal, TSV when piped, or the format asked for. Every
+ * form for people shows data through safe-text.ts; JSON stays byte-exact. Listings stream, in
+ * blocks, as pages arrive.
  */
 export class Output {
   private readonly errStream: Writable | (() => Writable);

@@ -66,12 +66,9 @@ function repeatsOnly(values: unknown[][], i: number, key: number): boolean {
 }
 
 /**
- * A borderless table in the manner of gh: bold headers, columns two spaces apart. Data
- * cells are made safe (tableCell); times, durations, counts and scores read as
- * src/ui/values.ts says for a terminal. Given a width (a terminal), the table fits it:
- * the columns share it as src/ui/columns.ts says, cut cells end in `…`, and UUIDs show
- * their first eight digits; with `wide` (--wide) ids are whole and nothing is fitted. What
- * a listing keeps and what goes first is its ColumnPolicy (withPolicy in src/ui/columns.ts).
+ * A borderless table in the manner of gh. Given a width, it fits it as src/ui/columns.ts says
+ * (cut cells end in `…`, UUIDs show eight digits); with --wide ids are whole and nothing is
+ * fitted. Data cells are made safe.
  */
 export function renderTable<T>(rows: T[], columns: TableColumn<T>[], chalk: ChalkInstance, p: Presentation = DEFAULT_PRESENTATION, fit: TableFit = {}): string {
   const wide = fit.wide ?? fit.width === undefined;

@@ -1,12 +1,9 @@
 import { safeLines } from './safe-text.js';
 
 /**
- * Wraps text to `width` columns: breaks at spaces, keeps the text's own line breaks, and
- * splits a word longer than a whole line. Runs of spaces collapse to one. Always returns
- * at least one line. The text is data (a transcript line, a summary, a reason): it is made
- * safe first (src/ui/safe-text.ts), so control characters and bidi overrides come out as
- * visible escapes, never as escape codes, and are counted in the width as they show. Each
- * of `whole` (a command to copy) stays on one line when it fits one.
+ * Wraps text to `width` columns at spaces, keeping its own line breaks and splitting a word longer
+ * than a line. The text is data: made safe first, so escapes are counted as they show. Each
+ * of `whole` (a command to copy) stays on one line when it fits.
  */
 export function wrapText(text: string, width: number, whole: readonly string[] = []): string[] {
   const w = Math.max(1, Math.floor(width));

@@ -3,14 +3,9 @@ import type { CallRecord } from '../telephony/types.js';
 import type { ModuleEnv } from '../types.js';
 
 /**
- * The organization's calls grouped by campaign, kept beside the telephony model's
- * index (`calls(orgId)`, oldest first) so a per-campaign request (realtime, polled
- * every few seconds) reads only that campaign's calls. The grouping holds the
- * model's own records (statuses and analyses change in place and are seen at once);
- * only the set of calls is cached. It is refreshed when the model's array is another
- * one or has grown: calls appended after the last one seen are added to their
- * campaigns; any other change (a call inserted earlier, a new array) regroups all.
- * The model never removes calls.
+ * The organization's calls grouped by campaign, so a per-campaign request (realtime, polled every
+ * few seconds) reads only that campaign's calls. Only the set of calls is cached; the records
+ * are the model's own (when it is refreshed: src/emulator/README.md).
  */
 
 interface Grouping {

@@ -21,13 +21,9 @@ import {
 } from './model.js';
 
 /**
- * Import jobs in simulated time: `pending` for TIMING.pendingMs, then
- * `processing` in chunks of TIMING.chunkRows rows per TIMING.chunkMs (one timer
- * per chunk, so a large job never holds the event loop), then `completed`; a file
- * that cannot be fetched or parsed makes the job `failed`. Progress always holds
- * processed = successful + failed <= total. The job's own record is the cursor
- * (rows are processed in order, `processed` is the next index), so a restarted
- * emulator resumes each job from its stored state.
+ * Import jobs in simulated time: pending, then processing in chunks (a timer per chunk, so a large
+ * job never holds the event loop), then completed or failed. The job's record is the cursor, so
+ * a restarted emulator resumes each job (src/emulator/README.md).
  */
 export class ImportJobRunner {
   private readonly timers = new Map<string, () => void>();

@@ -2,13 +2,9 @@ import { BlockList, isIP } from 'node:net';
 import dns from 'node:dns';
 
 /**
- * Outbound URL guard (server-side request forgery): a URL the emulator fetches
- * must be http(s) and its host must resolve only to public unicast addresses.
- * With `allowLoopback`, loopback (127.0.0.0/8, ::1, localhost) is let through for
- * local development; every other private, link-local or reserved range stays
- * refused. The check runs when the URL is accepted, on every redirect hop, and
- * again when the socket connects (see guardedLookup), so a name that resolves to
- * a public address at accept time and to a private one later is still refused.
+ * Outbound URL guard (server-side request forgery): http(s) to public unicast addresses only
+ * (loopback with `allowLoopback`), checked on accept, on every redirect and when the socket
+ * connects, so a name that later resolves to a private address is still refused.
  */
 
 export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'unspecified' | 'cgnat' | 'multicast' | 'reserved';

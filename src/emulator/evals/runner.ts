@@ -9,13 +9,9 @@ import { simulateCall, type SimulatedCall } from './tester.js';
 import { RUNS, type ResultRecord, type RunRecord, type ScoreShift, type ScoreRecord, type SuiteRecord } from './types.js';
 
 /**
- * Runs in simulated time: `pending` for TIMING.pendingMs, then `running`, placing
- * TIMING.concurrency calls at a time; each call lasts its durationSeconds and its
- * result is stored when it ends. When the last call ends the run is `completed`
- * (or `failed` when every call failed) and `eval.run.completed` is appended to the
- * organization's event log in the same step. The run record is the cursor (next
- * plan index, calls in flight with their end times), so a restarted emulator
- * resumes every run where it was.
+ * Eval runs in simulated time, TIMING.concurrency calls at a time, `eval.run.completed` appended
+ * when the last call ends. The run record is the cursor, so a restarted emulator resumes every
+ * run where it was (src/emulator/README.md).
  */
 
 export const TIMING = { pendingMs: 2000, concurrency: 4, heldCheckMs: 10_000 } as const;

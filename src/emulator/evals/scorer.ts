@@ -3,12 +3,9 @@ import { between, clamp01, clip, round3, type Rng } from './text.js';
 import type { Criterion, NoiseLevel, ScoreRecord, TranscriptLine } from './types.js';
 
 /**
- * Scores a completed call on each criterion (0..1, 3 decimals) with a reason that
- * points at the transcript: the line that settled the goal, the rule followed or
- * broken, the line that set the tone, the number of turns. The four default keys
- * (and keys that name the same thing, e.g. `empathy`, `policy`, `resolution`) have
- * their own judge; any other key gets a blend of the four, explained by the same facts.
- * Noise lowers every score by its level and the share of the tester's words lost.
+ * Scores a completed call on each criterion with a reason that points at the transcript: the
+ * default keys (and their synonyms) have a judge each, any other key a blend of the four
+ * (src/emulator/README.md). Noise lowers every score.
  */
 
 type Judge = 'goal' | 'adherence' | 'tone' | 'efficiency' | 'generic';

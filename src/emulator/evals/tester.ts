@@ -2,13 +2,9 @@ import type { Category, Noise, NoiseLevel, TranscriptLine } from './types.js';
 import { between, clip, degrade, firstPerson, goalPhrase, intBetween, lowerFirst, pick, rngFor, ruleAsAction, sentences, toAgentVoice, upperFirst, type Rng } from './text.js';
 
 /**
- * The simulated tester: for one scenario and iteration it improvises a call against
- * the agent's instructions (the agent opening from its role or greeting, the tester
- * pursuing the goal in the persona's voice, the agent answering and following, or
- * once in a while skipping, its rules). Everything is drawn from a PRNG seeded with
- * (emulator seed, suite, run number, scenario, iteration), so the same seed gives the
- * same calls. The facts the scorer needs (was the goal reached, which rule was
- * followed or skipped, on which line) come back beside the transcript.
+ * The simulated tester: improvises one call per scenario and iteration against the agent's
+ * instructions, drawn from a PRNG seeded per call so that the same seed gives the same calls,
+ * and returns the facts the scorer needs beside the transcript (src/emulator/README.md).
  */
 
 export interface CallInput {

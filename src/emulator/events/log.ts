@@ -2,13 +2,9 @@ import type { Collection } from '../store.js';
 import type { ModuleEnv } from '../types.js';
 
 /**
- * The organization's event log: every event the emulator publishes (eval runs that
- * end; later calls, transcripts and analyses) is appended here, in one monotonic id
- * space per organization. The streams replay from it and follow it live, and the
- * webhook dispatcher reads it, so every consumer sees the same ids in the same order.
- *
- * Events are kept for RETENTION_MS of simulated time and at most MAX_EVENTS per
- * organization (the oldest go first); they are persisted with the rest of the state.
+ * The organization's event log, one monotonic id space per organization: the streams and the
+ * webhook dispatcher all read it, so every consumer sees the same ids in the same order.
+ * Retention and size limits: src/emulator/README.md.
  */
 
 /** The envelope of document 1, part 2 ("Event envelope"). */

@@ -5,12 +5,9 @@ import type { ModuleEnv } from '../types.js';
 import { eventLogFor, type LoggedEvent } from './log.js';
 
 /**
- * Server-sent event streams over the event log (the hub): the organization stream and
- * the call stream share the log's one id space per organization, so an id seen on one
- * resumes the other. Each open stream subscribes to the log first, replays the retained
- * events after its resume point, then follows live; a slow client's bytes wait in the
- * socket's buffer (the hub never waits), and a client more than MAX_BUFFERED_BYTES behind
- * is cut off (it resumes with Last-Event-ID). Control: drop, stall, heartbeat interval.
+ * Server-sent event streams over the event log: both streams share its id space, so an id seen on
+ * one resumes the other. The hub never waits for a slow client; one too far behind is cut off and
+ * resumes with Last-Event-ID (src/emulator/README.md).
  */
 
 export const DEFAULT_HEARTBEAT_MS = 15_000;

@@ -27,12 +27,9 @@ import { revalidateContacts } from '../contacts/revalidate.js';
 import { checkUrl, UrlRefused } from '../contacts/url-guard.js';
 import { MAX_NESTING, nestingDepth } from '../depth.js';
 
-// Document 2: contact lists, contacts and import jobs. Authentication (x-api-key)
-// is done by the server's hook; `req.org` is the caller's organization, and every
-// collection is per organization, so another tenant's id is simply not found.
-// Envelopes: contact-list responses `{ data }` (listings `{ data, pagination }`);
-// import-job endpoints bare objects (listing `{ data, pagination }`).
-// Choices where the spec is silent: README.md in ../contacts/.
+// Document 2: contact lists, contacts and import jobs, every collection per organization, so
+// another tenant's id is simply not found. Choices where the spec is silent: README.md in
+// ../contacts/.
 
 type Query = Record<string, unknown>;
 

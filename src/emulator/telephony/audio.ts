@@ -3,13 +3,9 @@ import { frame, harmonicLine, id3Tag, SAMPLES_PER_FRAME, type Granule } from '..
 import type { Segment } from './script.js';
 
 /**
- * Recordings as real audio, generated while streamed (a 5-minute call is never held
- * whole in memory): each speaker turn of the transcript is a soft tone with a
- * syllable-like pulse (agent higher, caller lower), silence between turns; the length
- * is the call's duration.
- * - WAV: RIFF, PCM 16-bit little-endian, mono, 8 kHz; 44-byte header.
- * - MP3: an ID3v2.3 tag, then MPEG-1 Layer III frames (48 kHz, 32 kbit/s, mono, 96
- *   bytes, 1152 samples each) from ../agents/mp3.ts.
+ * Recordings as real audio (WAV or MP3), generated while streamed so a long call is never held
+ * whole in memory: each turn a soft tone, silence between turns, the call's duration in all
+ * (the formats: src/emulator/README.md).
  */
 
 export const WAV_RATE = 8000;

@@ -6,14 +6,9 @@ import { generateBatch, type SeedBatch } from './seed-batch.js';
 import type { AnalysisCore, CallRecord, CampaignContactRecord, CampaignRecord, RunRecord, RunView } from './types.js';
 
 /**
- * The telephony state of an emulator: campaigns, their contacts and runs, and calls,
- * per organization in env.store. Calls are also kept in an in-memory index per
- * organization (ascending by createdAt, then id) so listings scan without copying
- * and 100k seeded calls insert in one merge. The index is rebuilt from the store on
- * first use after a restart.
- *
- * Analytics reads through `campaigns`, `campaign`, `calls`, `runs` (never mutate
- * what they return).
+ * The telephony state per organization: campaigns, contacts, runs and calls. Calls are also kept
+ * in an in-memory index per organization so listings scan without copying and a large seed
+ * inserts in one merge; analytics reads through it (src/emulator/README.md).
  */
 
 export const COLLECTIONS = {

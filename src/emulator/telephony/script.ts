@@ -2,12 +2,9 @@ import type { Direction, ObjectiveStatus, Outcome, Persona, Sentiment } from './
 import { fastRngFor, intBetween, pick, rngFor, type Rng } from './rng.js';
 
 /**
- * What happens on a call, drawn from the seed and the call id: the caller's persona,
- * whether the call connects, and the conversation's facts (was the objective met, a
- * do-not-call request, a lawyer, a crisis, a callback...). The transcript is written
- * from these facts, and the analysis is read from them, so the two always agree.
- * Facts are cheap to draw (seeding 100k calls draws only facts); the text is built
- * on demand.
+ * What happens on a call, drawn from the seed and the call id: the transcript is written from
+ * these facts and the analysis read from them, so the two always agree. Facts are cheap to
+ * draw; the text is built on demand.
  */
 
 /** Persona shares (percent): DNC 6, legal 3, crisis 2, callback 12, the rest ordinary callers. */

@@ -10,14 +10,9 @@ import { drawOutcome, drawPersona, drawSeconds, scriptFor, topicFrom, type Segme
 import type { CallRecord, CallStatus, CampaignRecord, Direction } from './types.js';
 
 /**
- * The dialer and the call simulation, in simulated time (env.clock). One ticker
- * walks the calls in flight and moves each through its planned phases
- * (queued → initiated → ringing → in_progress → completed | failed), publishing
- * every call event through the event log at its turn; then it picks queued calls
- * for active campaigns (highest priority, then oldest; scheduledFor reached; at
- * most 3 in flight per campaign) and lets inbound campaigns receive callers.
- * Every phase's time is stored on the call (plan), so a restarted emulator resumes
- * where it left off.
+ * The dialer and the call simulation in simulated time: one ticker moves each call through its
+ * phases and picks queued calls to dial (src/emulator/README.md). Every phase's time is stored on
+ * the call, so a restarted emulator resumes where it left off.
  */
 
 export const MAX_IN_FLIGHT = 3;

@@ -5,6 +5,7 @@ import { idProblem } from '../api/path.js';
 import { UsageError } from '../errors.js';
 import { canonicalJson, type FieldHashes, type Kind } from './model.js';
 import { MAX_STATE_BYTES, slugProblem, tooLarge, type ProjectFs } from './paths.js';
+import { bulkConforms, entryJson } from './state-fast.js';
 
 /**
  * `.vap/state.<profile>.json`: what was last synced with one profile's organization.
@@ -199,44 +200,10 @@ const StateSchema = z.strictObject({
   previews: z.record(Slug, PreviewSchema).optional(),
 });
 
-const BULK = ['agents', 'suites', 'webhooks'] as const;
-const HASH = /^[0-9a-f]{16}$/;
-const ENTRY_KEYS = new Set(['id', 'hash', 'fields', 'version', 'file']);
 const RestSchema = StateSchema.omit({ agents: true, suites: true, webhooks: true });
 
 /** The whole schema (for a test that compares the hand check with it). */
 export const STATE_SCHEMA = StateSchema;
-
-/** One entry of agents, suites or webhooks, checked by hand: exactly what EntrySchema accepts, or false. */
-function entryConforms(e: unknown): boolean {
-  if (e === null || typeof e !== 'object' || Array.isArray(e)) return false;
-  const o = e as Record<string, unknown>;
-  for (const k in o) if (!ENTRY_KEYS.has(k)) return false;
-  if (typeof o.id !== 'string' || o.id.length > 200 || idProblem(o.id) !== undefined) return false;
-  if (typeof o.hash !== 'string' || (o.hash !== '' && !HASH.test(o.hash))) return false;
-  if (o.version !== undefined && !(typeof o.version === 'number' && Number.isInteger(o.version) && o.version >= 0)) return false;
-  if (o.file !== undefined && !(typeof o.file === 'string' && HASH.test(o.file))) return false;
-  const f = o.fields;
-  if (f === null || typeof f !== 'object' || Array.isArray(f)) return false;
-  for (const k in f as Record<string, unknown>) if (k.length > 40 || typeof (f as Record<string, unknown>)[k] !== 'string' || !HASH.test((f as Record<string, string>)[k]!)) return false;
-  return true;
-}
-
-/** Whether the bulk sections conform (then only the rest needs the schema). */
-export function bulkConforms(raw: Record<string, unknown>): boolean {
-  for (const section of BULK) {
-    const sec = raw[section];
-    if (sec === undefined) continue;
-    if (sec === null || typeof sec !== 'object' || Array.isArray(sec)) return false;
-    for (const key in sec as Record<string, unknown>) {
-      if (!Object.hasOwn(sec, key)) continue;
-      const parts = section === 'suites' ? key.split('/') : [key];
-      const keyOk = (section !== 'suites' || parts.length === 2) && parts.every((p) => slugProblem(p) === undefined);
-      if (!keyOk || !entryConforms((sec as Record<string, unknown>)[key])) return false;
-    }
-  }
-  return true;
-}
 
 function restOfState(raw: Record<string, unknown>): ReturnType<typeof StateSchema.safeParse> {
   const { agents, suites, webhooks, ...rest } = raw;
@@ -344,36 +311,6 @@ function section(name: string, entries: Record<string, unknown>, last: boolean, 
   return `  ${JSON.stringify(name)}: ${body}${last ? '' : ','}\n`;
 }
 
-/**
- * An entry of agents, suites or webhooks as canonicalJson writes it, written out field by
- * field (a state of 2,000 agents has 4,000 of them, and writing it ends every push); an
- * entry of any other shape goes through canonicalJson. A property test holds the two equal.
- */
-export function entryJson(v: unknown): string {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return canonicalJson(v);
-  const e = v as Record<string, unknown>;
-  for (const k in e) if (!ENTRY_KEYS.has(k) || !Object.hasOwn(e, k)) return canonicalJson(v);
-  const { id, hash, fields, version, file } = e;
-  if (typeof id !== 'string' || typeof hash !== 'string' || fields === null || typeof fields !== 'object' || Array.isArray(fields)) return canonicalJson(v);
-  if ((version !== undefined && typeof version !== 'number') || (file !== undefined && typeof file !== 'string')) return canonicalJson(v);
-  if (Object.getPrototypeOf(fields) !== Object.prototype && Object.getPrototypeOf(fields) !== null) return canonicalJson(v);
-  const f = fields as Record<string, unknown>;
-  const names = Object.keys(f).sort();
-  let out = '{"fields":{';
-  let first = true;
-  for (const k of names) {
-    const h = f[k];
-    if (h === undefined) continue;
-    if (typeof h !== 'string') return canonicalJson(v);
-    out += `${first ? '' : ','}${JSON.stringify(k)}:${JSON.stringify(h)}`;
-    first = false;
-  }
-  out += '}';
-  if (file !== undefined) out += `,"file":${JSON.stringify(file)}`;
-  out += `,"hash":${JSON.stringify(hash)},"id":${JSON.stringify(id)}`;
-  if (version !== undefined) out += `,"version":${JSON.stringify(version)}`;
-  return `${out}}`;
-}
 
 /** The state as its file holds it: one resource per line, keys sorted (each entry as canonical JSON). */
 export function serializeState(s: State): string {

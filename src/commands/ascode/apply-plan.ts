@@ -10,7 +10,8 @@ import type { Context } from '../../context.js';
 import { CliError, SilentExit, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { safe, safeText } from '../../ui/safe-text.js';
-import { addBaselineOptions, addBudgetOptions, addFollowOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, gateFlagsGiven, type WaitOptions } from '../evals/run.js';
+import { DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../../evals/settings.js';
+import { addBaselineOptions, addBudgetOptions, addFollowOptions, addGateOptions, gateFlagsGiven } from '../eval-options.js';
 import type { SecretFile } from '../../webhooks/secret-file.js';
 import { machineOutput, writeFitted, type DirOptions } from './common.js';
 

@@ -1,7 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import type { ConfigGates } from '../../ascode/project.js';
 import { UsageError } from '../../errors.js';
-import { addBaselineOptions, addGateOptions, type GateOptions } from '../evals/run.js';
+import type { GateOptions } from '../../evals/settings.js';
+import { addBaselineOptions, addGateOptions } from '../eval-options.js';
 
 /**
  * vap.yaml's `gates:` holds the eval gates of push --eval, preview and promote, keyed by the

@@ -4,7 +4,8 @@ import { CliError, GateError, UsageError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { safe, safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
-import { addBaselineOptions, addBudgetOptions, addFollowOptions, addGateOptions, DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../evals/run.js';
+import { DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../../evals/settings.js';
+import { addBaselineOptions, addBudgetOptions, addFollowOptions, addGateOptions } from '../eval-options.js';
 import type { RegisterGroup } from '../types.js';
 import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions, growYoungGenerationFast } from './common.js';
 

@@ -77,7 +77,7 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
     import('../../ascode/promote.js'),
     import('../../ascode/passed.js'),
     import('./gates.js'),
-    import('../evals/run.js'),
+    import('../../evals/settings.js'),
   ]);
   // The target is read while the files are parsed, as diff reads it (a file problem stops
   // the reads at once); nothing is written before the files, the plan and the check pass.

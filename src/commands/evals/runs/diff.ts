@@ -12,7 +12,8 @@ import { safe, safeText } from '../../../ui/safe-text.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent } from '../options.js';
-import { addBaselineOptions, addGateOptions, gateSpec, type GateOptions } from '../run.js';
+import { type GateOptions, gateSpec } from '../../../evals/settings.js';
+import { addBaselineOptions, addGateOptions } from '../../eval-options.js';
 
 type DiffOptions = GateOptions & { agent?: string; eval?: string; maxDrop?: number; report?: ReportTarget[] };
 

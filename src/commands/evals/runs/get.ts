@@ -9,7 +9,8 @@ import { progressText, summarizeCriteria } from '../../../evals/summary.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveRunIds } from '../options.js';
-import { addBaselineOptions, addGateOptions, addWaitOptions, followSettings, GATES_HELP, type WaitOptions } from '../run.js';
+import { followSettings, type WaitOptions } from '../../../evals/settings.js';
+import { addBaselineOptions, addGateOptions, addWaitOptions, GATES_HELP } from '../../eval-options.js';
 import { score, time } from '../../../ui/values.js';
 
 type GetOptions = WaitOptions & { agent?: string; eval?: string };

@@ -1,9 +1,7 @@
 /**
- * The schema of a contact list (document 2): its field types. Here, in the HTTP layer,
- * because the API functions speak it and everything above (the import pipeline, the
- * contact-lists verbs, the emulator) may import from src/api but not the other way.
- * Kept apart from the validators (src/contacts/validate.ts), which load
- * libphonenumber-js and validator, so that code that only needs the names does not.
+ * The schema of a contact list (document 2): in the HTTP layer because everything above may import
+ * from src/api, not the other way; apart from the validators (src/contacts/validate.ts), so that
+ * code needing only the names loads no libphonenumber-js.
  */
 
 /** The schema field types of document 2. */

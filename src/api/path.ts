@@ -26,11 +26,9 @@ const CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 const SEPARATOR = /[/\\?#]/;
 
 /**
- * Why a value cannot be an id (one path segment), or undefined when it can. Empty, `.` and
- * `..` are refused because URL parsers resolve them (`%2E%2E` too: WHATWG URLs treat it as
- * `..`, so `/campaigns/c/contacts/..` would name the campaign itself); `/`, `\`, `?` and `#`
- * because a slash-tolerant server splits or cuts the path there even when encoded; control
- * characters because no id holds them and they would reach logs and terminals.
+ * Why a value cannot be an id (one path segment), or undefined: `.`, `..` (encoded too) because URL
+ * parsers resolve them; `/`, `\`, `?`, `#` because a server splits there even when encoded;
+ * control characters because no id holds them and they would reach logs and terminals.
  */
 export function idProblem(value: string): string | undefined {
   if (PLAIN_ID.test(value)) return undefined;

@@ -1,11 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Webhook signatures (document 1, part 5): HMAC-SHA256 over `<timestamp>.<body>`,
- * keyed with the whole endpoint secret string, sent as
- * `X-Service-Signature: t=<unix seconds>,v1=<hex>` (the scheme Stripe uses). One pure
- * module: the emulator signs deliveries with it, and vap verifies and signs
- * (`webhooks verify`, `webhooks listen`) with the same code.
+ * Webhook signatures (document 1, part 5): HMAC-SHA256 over `<timestamp>.<body>`, sent as
+ * `X-Service-Signature: t=…,v1=<hex>`. One pure module, so that the emulator signs and vap
+ * verifies with the same code.
  */
 
 export const SIGNATURE_HEADER = 'X-Service-Signature';

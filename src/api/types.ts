@@ -37,11 +37,9 @@ export interface ApiResponse<T> {
 }
 
 /**
- * The envelopes of the two documents:
- * - `meta`: `{ data, meta: { requestId, pagination } }` (document 1);
- * - `data`: `{ data, pagination? }` (contact lists; calls, campaigns, analytics);
- * - `bare`: the object itself (import jobs);
- * - `auto`: recognise any of them.
+ * The envelopes of the two documents: `meta` is `{ data, meta }` (document 1), `data` is
+ * `{ data, pagination? }` (contact lists, calls, campaigns, analytics), `bare` the object itself
+ * (import jobs), and `auto` recognises any of them.
  */
 export type EnvelopeKind = 'meta' | 'data' | 'bare' | 'auto';
 

@@ -24,11 +24,8 @@ interface FixedColumn {
 }
 
 /**
- * The table of `calls list` on a terminal, with fixed column widths so that it can be
- * printed row by row as pages arrive (`--all` over any number of calls holds one page).
- * ID is a UUID's first eight digits (the whole id with --wide, -q, TSV and JSON), as
- * `events tail` shows it. CREATED is relative (`3 minutes ago`), or the exact ISO 8601
- * time with --absolute-times.
+ * The table of `calls list` on a terminal, with fixed column widths so that it prints row by row
+ * as pages arrive (`--all` holds one page). IDs and times as `events tail` shows them.
  */
 const TABLE: FixedColumn[] = [
   { header: 'ID', width: 8, value: (c) => shortId(c.id), keep: true },
@@ -41,11 +38,9 @@ const TABLE: FixedColumn[] = [
 ];
 
 /**
- * The columns as drawn: ID whole with --wide, CREATED as wide as an ISO 8601 time with
- * --absolute-times; on a terminal, the columns share its width as every table's do
- * (src/ui/columns.ts): it keeps ID, STATUS and CALLEE (what the listing is for); CALLEE is
- * cut first, then DIRECTION, PHONE, DURATION and CREATED are left out in that order while
- * the table is still too wide. With --wide nothing is fitted.
+ * The columns as drawn, sharing the terminal's width as every table does (src/ui/columns.ts):
+ * ID, STATUS and CALLEE kept (what the listing is for), CALLEE cut first, then DIRECTION, PHONE,
+ * DURATION and CREATED left out in that order. With --wide nothing is fitted.
  */
 export function callTableLayout(p: Presentation = DEFAULT_PRESENTATION, fit: TableFit = {}): FixedColumn[] {
   const columns = TABLE.map((c) => {

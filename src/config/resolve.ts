@@ -82,11 +82,9 @@ export function keyPrefix(key: string): string {
 // (Here, beside the resolution, so that start-up reads one module for both.)
 
 /**
- * Settings are checked before they are used: a bad one is a usage error (exit 2) that
- * names the setting and where it came from (flag, environment, profile), before any
- * request is sent. Otherwise a base URL without a scheme surfaces as "Invalid URL", one
- * ending in /api/v1 as `no route GET /api/v1/api/v1/agents`, and a key with a space as
- * "could not reach" after three retries.
+ * Settings are checked before any request: a bad one is a usage error naming the setting and its
+ * source. Otherwise a base URL without a scheme would surface as "Invalid URL", and a key with a
+ * space as "could not reach" after three retries.
  */
 
 /** Where a setting came from, as a user would name it. */

@@ -65,11 +65,9 @@ const CLASS_CALL_CHECK = 'function _classCallCheck(a, n) { if (!(a instanceof n)
 const CLASS_CALL_CHECK_FAST = 'function _classCallCheck(a, n) { if (!(a != null && Object.getPrototypeOf(a) === n.prototype) && !(a instanceof n)) throw new TypeError("Cannot call a class as a function"); }';
 
 /**
- * helpers/getNumberType.js is a pure function of the metadata, the numbering plan
- * (country or calling code) and the national number, and parsing then validating a
- * number asks it the same question twice in a row (once to pick the country among
- * those sharing a calling code, once in isValid()): the shim remembers the last
- * answer. A call that throws is not remembered.
+ * getNumberType is a pure function of the metadata, the plan and the national number, and a parse
+ * then isValid() asks it the same question twice in a row: the shim remembers the last answer
+ * (never a throw).
  */
 const NUMBER_TYPE_HEAD = 'export default function getNumberType(input, options, metadataJson) {';
 const NUMBER_TYPE_MEMO = `var lastTypeMetadata, lastTypePlan, lastTypeNumber, lastType;
@@ -153,11 +151,8 @@ const FORMATTED_FAST = `  if (/^\\+?[0-9]+$/.test(text)) return text;
 ${FORMATTED_START}`;
 
 /**
- * metadata.js's selectNumberingPlan makes a new NumberingPlan each time (several per
- * number). A NumberingPlan is never changed after it is made (its constructor sets
- * every field; its methods only read), and the Metadata it keeps is used only to look
- * up the same metadata JSON, so one plan per plan metadata (an array of that JSON) is
- * shared.
+ * selectNumberingPlan makes a new NumberingPlan each time (several per number); a plan is never
+ * changed once made and only looks up the same metadata JSON, so one per plan metadata is shared.
  */
 const NEW_PLAN_BY_COUNTRY = 'this.numberingPlan = new NumberingPlan(countryMetadata, this);';
 const NEW_PLAN_BY_CODE = 'this.numberingPlan = new NumberingPlan(this.getNumberingPlanMetadata(callingCode), this);';
@@ -271,11 +266,9 @@ export function rewriteLibphonenumber(path, text) {
 }
 
 /**
- * validator/lib/isByteLength.js counts UTF-8 bytes as `encodeURI(str).split(/%..|./).length - 1`
- * (a third of isEmail's time). For a string of ASCII characters that count is its
- * length: encodeURI leaves such a character as itself (one `.` match) or escapes it
- * as one `%XX` (one `%..` match), and none of them is a line terminator `.` would
- * skip without being escaped. Other strings keep the original expression.
+ * isByteLength counts UTF-8 bytes with `encodeURI(str).split(…)`, a large share of isEmail's time.
+ * For an ASCII string the count is its length (each character is itself or one `%XX`, and none
+ * is a line terminator); other strings keep the original expression.
  */
 const BYTE_LENGTH_EXPR = 'var len = encodeURI(str).split(/%..|./).length - 1;';
 const BYTE_LENGTH_FAST = 'var len = /^[\\x00-\\x7f]*$/.test(str) ? str.length : encodeURI(str).split(/%..|./).length - 1;';
@@ -289,11 +282,9 @@ export function rewriteValidator(path, text) {
 }
 
 /**
- * csv-parse's ResizeableBuffer.toString makes each field's string through a Buffer
- * view (`buf.slice(0, length).toString(encoding)`): one object per field for the
- * garbage collector, about a tenth of the parse. `buf.toString(encoding, 0, length)`
- * decodes the same bytes with the same encoding (Buffer's toString slices by the same
- * encoding operations, and refuses an unknown encoding the same way) without it.
+ * csv-parse makes each field's string through a Buffer view, one object per field for the
+ * garbage collector; `buf.toString(encoding, 0, length)` decodes the same bytes the same way
+ * without it.
  */
 const FIELD_TO_STRING = 'return this.buf.slice(0, this.length).toString(encoding);';
 const FIELD_TO_STRING_FAST = 'return this.buf.toString(encoding, 0, this.length);';

@@ -92,11 +92,9 @@ const HIGH_WATER_MARK = 64 * 1024;
 const READ_AHEAD = 1000;
 
 /**
- * A readable in object mode, read chunk by chunk. It flows (`data` events, as a bare
- * csv-parse pipe does) into a buffer of up to `highWater` items and pauses there, so
- * the file is parsed a little ahead of what is taken (also while the schema is being
- * fetched) and never further: memory stays flat whatever the file size. (Pulling one
- * item at a time with `read()` cost about a tenth more than the parse itself.)
+ * A readable in object mode that flows into a buffer of up to `highWater` items and pauses there,
+ * so the file is parsed a little ahead of what is taken (also while the schema is fetched) and
+ * never further: memory stays flat. Pulling items one by one with `read()` cost more.
  */
 class ChunkReader {
   /** Items the stream has handed over so far (taken or buffered). */

@@ -156,11 +156,9 @@ export interface StateKey {
 }
 
 /**
- * The default state file of an import: `<stateDir>/<listId>-<hash>.json`, the hash over
- * the base URL, a hash of the key (the organization), the list and the file's content
- * fingerprint (size + SHA-256 of its first 64 KiB). Not its path or mtime: a file
- * touched or moved with the same content finds its state again (resumed with a
- * warning, as before); another server, organization, list or file gets its own.
+ * The default state file: `<stateDir>/<listId>-<hash>.json`, hashed over the base URL, the key,
+ * the list and the file's content fingerprint, not its path or mtime: a file moved with the same
+ * content finds its state again; another server, organization, list or file gets its own.
  */
 export function defaultStatePath(env: Record<string, string | undefined>, key: StateKey): string {
   const t = stateTarget(key);

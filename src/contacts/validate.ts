@@ -144,11 +144,9 @@ export function looksNational(text: string): boolean {
 }
 
 /**
- * What a phone value may hold: digits, a leading +, and the separators numbers are written
- * with (spaces, - ( ) .). The parser finds a number inside any text; a value that holds more
- * than the number (a word, an extension, a second number) is refused rather than stored as the
- * number found: "+14155550101 ext 5" is not +14155550101. One rule for every phone value: the
- * CLI's check before an import, and the emulator's imports and trigger.
+ * What a phone value may hold: digits, a leading +, and ` - ( ) .`. The parser finds a number
+ * inside any text; a value holding more ("+14155550101 ext 5") is refused rather than stored as
+ * the number found. One rule for the CLI's check and the emulator's.
  */
 const PHONE_TEXT = /^\+?[0-9 ().-]+$/;
 

@@ -13,11 +13,9 @@ export interface EventPrinter {
 }
 
 /**
- * Writes each event to stdout as the output settings ask: a rendered line on a terminal
- * (the chat view on a call's stream), NDJSON for --json / -o json|ndjson (a stream has no
- * end to close an array at), the --query result per event, ids with -q, TSV when piped.
- * Writes wait for the pipe to drain, so a slow reader slows the tail down instead of
- * filling memory.
+ * Writes each event to stdout as the output settings ask (NDJSON for JSON: a stream has no end to
+ * close an array at). Writes wait for the pipe to drain, so a slow reader slows the tail instead
+ * of filling memory.
  */
 export async function createPrinter(ctx: Context, view: 'organization' | 'call', hide?: (r: EventRecord) => boolean, opts: { wide?: boolean } = {}): Promise<EventPrinter> {
   const write = writer(ctx.io.stdout);
@@ -52,11 +50,9 @@ async function choose(ctx: Context, view: 'organization' | 'call', write: LineWr
 }
 
 /**
- * Writes lines to a stream, gathering those written in the same turn of the event loop into
- * one write (a burst of events read in one chunk is one system call, not thousands). The
- * promise resolves at once while the stream takes more, and waits for 'drain' when it does
- * not (a slow reader slows the tail down instead of filling memory); a write error (EPIPE)
- * rejects the next write, and flush().
+ * Writes lines to a stream, gathering those of one turn of the event loop into one write (a burst
+ * is one system call); waits for 'drain' when the stream is full, and a write error rejects the
+ * next write and flush().
  */
 export interface LineWriter {
   /** Undefined when the text was taken with nothing to wait for; a promise otherwise. */

@@ -240,11 +240,9 @@ function fitLines(lines: string[], width: number | undefined): string {
 const ROLE_WIDTH = 6;
 
 /**
- * The lines of one event in `calls tail` on a terminal. Transcript segments read as a
- * chat (agent in cyan, caller in yellow), each line wrapped under its own text at any
- * width as `evals runs results` does; other events as a dimmed line with their summary;
- * a call's analysis adds its alerts (crisis, legal threat, do-not-call) in bold red, as
- * `vap calls get` shows them.
+ * The lines of one event in `calls tail` on a terminal: transcript segments as a chat, wrapped
+ * under their own text at any width; other events dimmed with their summary; an analysis's
+ * alerts in bold red, as `vap calls get` shows them.
  */
 export function callLine(rec: EventRecord, chalk: ChalkInstance, opts: LineOptions = {}): string {
   const p = opts.present ?? DEFAULT_PRESENTATION;

@@ -1,11 +1,9 @@
 import { createPrompt, isDownKey, isEnterKey, isSpaceKey, isUpKey, makeTheme, useKeypress, usePagination, usePrefix, useState, type Status } from '@inquirer/core';
 
 /**
- * A checkbox whose heading is redrawn with the number of ticked items as they are ticked
- * (inquirer's own checkbox takes a fixed message). Built on @inquirer/core, the library
- * every inquirer prompt is made of, with the keys of inquirer's checkbox: ↑↓ move, space
- * ticks, `a` ticks all (or none), `i` inverts, enter submits. Every row is shown at once
- * (the caller sizes the list to the terminal), so the heading's range is what is on screen.
+ * A checkbox whose heading counts the ticked items as they are ticked (inquirer's takes a fixed
+ * message), built on @inquirer/core with the keys of inquirer's checkbox. Every row is shown at
+ * once, so the heading's range is what is on screen.
  */
 
 export interface CountedChoice<T> {

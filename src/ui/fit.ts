@@ -53,11 +53,9 @@ export function fitLive(text: string, stream: Writable): string {
 }
 
 /**
- * A message for a person (a hint, a notice, an error) as written to a stream: after its
- * `mark` (`✓ `, `! `, `error: `), and, given the terminal's width, each of its lines that
- * is wider wrapped at word boundaries with its further lines under its text (under the
- * mark's text, or the line's own indentation): never broken inside a word, as the terminal
- * would. Without a width (piped), as it is.
+ * A message for a person after its `mark` (`✓ `, `! `, `error: `), each line wider than the
+ * terminal wrapped at word boundaries under its text, never inside a word as the terminal would.
+ * Piped (no width), as it is.
  */
 export function messageText(text: string, width: number | undefined, mark = ''): string {
   if (width === undefined) return `${mark}${text}`;

@@ -81,22 +81,18 @@ export function trusted(text: string): Trusted {
 }
 
 /**
- * A message for a terminal line: a `Trusted` one as it is (vap built it, with `safe`
- * around its data and perhaps colours of its own), anything else as one safe line.
- * The sinks that print messages (`ctx.info`, `ctx.success`, `ctx.warn`, error lines)
- * pass what they get through here, so a message built without `safe` is still safe.
- * Escaping is idempotent: text that went through `safe` already comes out the same.
+ * A message for a terminal line: a `Trusted` one as it is, anything else as one safe line. The
+ * sinks that print messages pass everything through here, so a message built without `safe` is
+ * still safe; escaping is idempotent.
  */
 export function safeMessage(message: string | Trusted): string {
   return message instanceof Trusted ? message.text : safeText(message);
 }
 
 /**
- * A template tag for messages that mix vap's words with data: the literal parts are
- * vap's and kept as written; every interpolated value is data and goes through
- * `safeValue`, unless it was marked with `trusted()`.
- *
- *   ctx.success(safe`Created agent ${agent.name} (${agent.id})`)
+ * A template tag for messages that mix vap's words with data, as in
+ * `ctx.success(safe`Created agent ${agent.name}`)`: the literal parts are kept, every value goes
+ * through `safeValue` unless marked `trusted()`.
  */
 export function safe(strings: TemplateStringsArray, ...values: unknown[]): string {
   let out = strings[0] ?? '';

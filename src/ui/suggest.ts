@@ -1,11 +1,9 @@
 import { distance } from 'fastest-levenshtein';
 
 /**
- * The names nearest to a mistyped one, for a "did you mean" hint: those at the smallest
- * edit distance (fastest-levenshtein), if that is at most 3 edits and leaves more than 40%
- * of the word right (the rule of Commander's own suggestions for commands).
- * A name given without its prefix (`ended` for `call.ended`) or with a typo in a part of
- * it counts as near. Best first, at most `max`.
+ * The names nearest to a mistyped one for a "did you mean": at most 3 edits and more than 40% of the
+ * word right (Commander's rule). A name without its prefix (`ended` for `call.ended`) counts as
+ * near. Best first, at most `max`.
  */
 export function nearest(word: string, candidates: readonly string[], max = 3): string[] {
   const w = word.trim().toLowerCase();

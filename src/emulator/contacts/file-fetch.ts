@@ -21,11 +21,9 @@ export interface FetchLimits {
 }
 
 /**
- * Fetches contact files for import jobs: http(s) only, every hop checked by the
- * URL guard and every connection by the guarded lookup, redirects followed by
- * hand (each hop re-checked), a size cap counted on the stream, a timeout, and
- * parsing as the bytes arrive (csv-parse, stream-json), so a large file neither
- * sits whole in memory as text nor blocks the event loop while it is parsed.
+ * Fetches contact files for import jobs: every hop and connection checked by the URL guard (so
+ * redirects are followed by hand), a size cap and a timeout, and parsing as the bytes arrive, so
+ * a large file neither sits whole in memory nor blocks the event loop.
  */
 export class FileFetcher {
   private readonly agent: Agent;

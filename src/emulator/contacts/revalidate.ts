@@ -17,11 +17,9 @@ export interface RevalidationReport {
 const CHUNK = 2_000;
 
 /**
- * Revalidates every contact of a list against its (new) schema (document 2, rule 1):
- * a contact that conforms gets its values normalised to the new types (for example
- * "42" becomes 42 when a field turns into a number) and loses any validationErrors;
- * one that does not keeps its data unchanged and carries `validationErrors`. Runs in
- * chunks, yielding to the event loop between them, so a large list does not block.
+ * Revalidates every contact of a list against its new schema (document 2, rule 1): a conforming
+ * contact gets its values normalised, another keeps its data and carries `validationErrors`.
+ * In chunks, yielding between them, so a large list does not block.
  */
 export async function revalidateContacts(
   list: StoredList,

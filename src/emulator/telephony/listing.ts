@@ -72,11 +72,9 @@ export interface CallPage {
 }
 
 /**
- * One page of the calls listing, newest first, with the total and the summary over every
- * match, from the index's facets: the date range is a range of positions (the index is
- * sorted by createdAt), status and direction are facets, so a page and its counts cost
- * about the page. Duration and search filters read the range's facet matches once per
- * query while no call changes (ordered-index.ts).
+ * One page of the calls listing, newest first, with the total and summary over every match, from
+ * the index's facets and date range, so a page and its counts cost about the page
+ * (ordered-index.ts).
  */
 export function listCalls(idx: OrderedIndex<CallRecord>, q: CallQuery): CallPage {
   const lo = q.fromIso !== undefined ? idx.boundary((c) => c.createdAt >= q.fromIso!) : 0;

@@ -9,11 +9,9 @@ import type { CampaignRecord } from './types.js';
 export const SEED_MAX = 200_000;
 
 /**
- * POST /_emulator/calls/seed: inserts `count` ended historical calls (completed and
- * failed, analysed unless `analysed: false`) straight into the store, with no events
- * and no timers, spread over the 30 days before now. Stored as the batch's
- * parameters (seed-batch.ts), regenerated on load. Without a campaignId they go
- * to the organization's "Seeded history" campaign (created completed, on first use).
+ * POST /_emulator/calls/seed: `count` ended calls over the last 30 days, straight into the store
+ * (no events, no timers), stored as the batch's parameters and regenerated on load; without a
+ * campaignId, in the organization's "Seeded history" campaign.
  */
 export function seedCalls(env: ModuleEnv, org: Org, raw: Record<string, unknown>): { inserted: number; campaignId: string; orgId: string; totalCalls: number } {
   const count = Number(raw.count);

@@ -1,13 +1,13 @@
 import { Command } from 'commander';
-import { getWebhookEndpoint, rotateWebhookSecret } from '../../api/webhooks.js';
+import { getWebhookEndpoint } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { safe } from '../../ui/safe-text.js';
 import { action } from '../action.js';
 import { confirmOrKeep } from '../confirm.js';
 import type { ContextFactory } from '../types.js';
-import { SecretFile } from '../../webhooks/secret-file.js';
-import { showSecretOnce } from './shared.js';
+import { rotatedText, rotateSecret } from '../../webhooks/rotate.js';
+import { printSecretOnce } from './shared.js';
 
 interface RotateOptions {
   secretFile?: string;
@@ -43,15 +43,7 @@ export async function run(id: string, opts: RotateOptions, ctx: Context): Promis
     }
     if (!(await confirmOrKeep(ctx, `Rotate the secret of ${label}? The old secret stops working at once.`, `nothing rotated: ${label} keeps its secret`))) return;
   }
-  const secretFile = opts.secretFile ? await SecretFile.prepare(opts.secretFile) : undefined;
-  let rotated: { id: string; secret: string; secretPrefix?: string };
-  try {
-    const api = await ctx.api();
-    rotated = await rotateWebhookSecret(api, id);
-  } catch (err) {
-    await secretFile?.abort();
-    throw err;
-  }
-  await showSecretOnce(ctx, { ...rotated, id: rotated.id ?? id }, secretFile);
-  await ctx.success(`Rotated the secret of ${rotated.id ?? id}; deliveries are signed with the new one from now on`);
+  const { endpoint, secretFile } = await rotateSecret(() => ctx.api(), id, { secretFile: opts.secretFile });
+  await printSecretOnce(ctx, endpoint, secretFile);
+  await ctx.success(rotatedText(endpoint.id));
 }

@@ -7,6 +7,7 @@ import { withPolicy } from '../../ui/columns.js';
 import { listOf, type Column } from '../../ui/format.js';
 import { nearest } from '../../ui/suggest.js';
 import { count, time } from '../../ui/values.js';
+import { SAVE_SECRET_TEXT, secretKeptText } from '../../webhooks/rotate.js';
 import type { SecretFile } from '../../webhooks/secret-file.js';
 
 type EndpointLike = Partial<WebhookEndpoint> & { id: string };
@@ -104,19 +105,24 @@ export function checkName(value: string): string {
  * secret goes there and is printed nowhere; otherwise it is printed once, with a warning.
  */
 export async function showSecretOnce<T extends { id: string; secret: string }>(ctx: Context, obj: T, secretFile: SecretFile | undefined): Promise<void> {
+  await secretFile?.commit(obj.secret);
+  await printSecretOnce(ctx, obj, secretFile?.path);
+}
+
+/** Prints an object that carries a secret already kept in `writtenTo` (then the secret is printed nowhere), or to be saved now. */
+export async function printSecretOnce<T extends { id: string; secret: string }>(ctx: Context, obj: T, writtenTo: string | undefined): Promise<void> {
   // The fields the answer carries (create: the endpoint; rotate: id and secret).
   const wanted: Record<string, string> = { id: 'id', name: 'name', url: 'url', events: 'events', enabled: 'isEnabled' };
   const byHeader = new Map(ENDPOINT_FIELDS.map((f) => [f.header, f]));
   const fields = Object.entries(wanted)
     .filter(([, key]) => key === 'id' || key in obj)
     .map(([header]) => byHeader.get(header)!) as unknown as Array<{ header: string; value: (o: T) => unknown }>;
-  if (secretFile) {
-    await secretFile.commit(obj.secret);
+  if (writtenTo !== undefined) {
     const { secret: _secret, ...shown } = obj;
     await ctx.out.item(shown as unknown as T, { fields });
-    await ctx.success(`The secret is in ${secretFile.path} (mode 0600); it is not shown again`);
+    await ctx.success(secretKeptText(writtenTo));
     return;
   }
   await ctx.out.item(obj, { fields: [...fields, { header: 'secret', value: (o) => o.secret }] });
-  await ctx.warn('Save the secret now: it is not shown again (`vap webhooks rotate-secret` makes a new one)');
+  await ctx.warn(SAVE_SECRET_TEXT);
 }

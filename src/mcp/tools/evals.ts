@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { getRun, getSuite, listRunResults, listRuns, listScenarios, listSuites } from '../../api/evals.js';
 import type { Context } from '../../context.js';
 import { CliError, UsageError, WaitTimeoutError } from '../../errors.js';
+import { ExitCode } from '../../exit-codes.js';
+import { safe, safeText } from '../../ui/safe-text.js';
 import type { BaselineSpec } from '../../evals/baseline.js';
 import type { ToolOutput } from '../result.js';
 import { limitOf, listInput, listOutput, openCursor } from '../paging.js';
@@ -183,11 +185,16 @@ export const evalTools = [
     async run(a, env) {
       if (!a.runA && a.baseline === undefined) throw new Refusal('vap_evals_runs_diff compares two runs: give runA (the base), or baseline (previous, version:<n> or a run id) to compare runB with.');
       if (a.runA && a.baseline !== undefined) throw new Refusal('vap_evals_runs_diff: give runA or baseline, not both (baseline names run A).');
-      const opts = { ...(await gateOptions(a)), maxDrop: a.maxDrop, agent: a.agentId, eval: a.evalId };
-      const { run } = await import('../../commands/evals/runs/diff.js');
-      const out = await gatedVerb(env, (ctx) => run(a.runA ? [a.runA, a.runB] : [a.runB], opts, ctx));
-      const { outcome: diff, verdict, log } = out.data as { outcome: unknown; verdict: unknown; log: string[] };
-      return { ...out, data: { diff, verdict, log } };
+      const opts = await gateOptions(a);
+      const [{ gateSpec }, { compareRuns, comparedFailure }] = await Promise.all([import('../../evals/settings.js'), import('../../evals/compare-runs.js')]);
+      const spec = gateSpec({ ...opts, maxDrop: a.maxDrop }, { baseline: false });
+      // No report and no GitHub step summary: a tool writes nothing beside its result.
+      const compared = await compareRuns(env.api, { agentId: a.agentId, evalId: a.evalId, a: a.runA, b: a.runB }, spec, { reports: [], env: {}, signal: env.signal });
+      const failure = comparedFailure(compared);
+      const verdict = { passed: !failure, exitCodeInTheCli: failure ? (failure.kind === 'gates' ? ExitCode.GATE : ExitCode.FAILURE) : 0, ...(failure ? { message: failure.message } : {}) };
+      const log = failure?.kind === 'gates' ? failure.failed.map((g) => safeText(safe`✗ gate ${g.gate} failed: ${g.message}`)) : [];
+      const diff = JSON.parse(JSON.stringify({ ...compared.diff, comparison: compared.comparison ?? null, gates: compared.gates }));
+      return { data: { diff: lean(diff), verdict, log }, notes: [], rest: 'read the results with vap_evals_runs_results' };
     },
   }),
 

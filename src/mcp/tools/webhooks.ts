@@ -80,11 +80,13 @@ export const webhookTools = [
       confirm: (a) => ({ id: a.webhookId, what: 'webhook endpoint' }),
     },
     async run(a, env) {
-      const { run } = await import('../../commands/webhooks/rotate-secret.js');
-      const c = await env.captured((ctx) => run(a.webhookId, { secretFile: a.secretFile }, ctx));
-      if (c.error) throw c.error;
+      const { rotateSecret, rotatedText, SAVE_SECRET_TEXT, secretKeptText } = await import('../../webhooks/rotate.js');
+      const { endpoint, secretFile } = await rotateSecret(() => Promise.resolve(env.api), a.webhookId, { secretFile: a.secretFile });
+      // The endpoint as `--json` prints it (without the secret when a file holds it), and the lines the command says.
+      const { secret: _secret, ...withoutSecret } = endpoint;
+      const log = [secretFile === undefined ? `! ${SAVE_SECRET_TEXT}` : `✓ ${safeText(secretKeptText(secretFile))}`, `✓ ${safeText(rotatedText(endpoint.id))}`];
       return {
-        data: { endpoint: c.json ?? null, log: c.log },
+        data: { endpoint: secretFile === undefined ? endpoint : withoutSecret, log },
         undo: a.secretFile ? `the new secret is in ${safeText(a.secretFile)} (mode 0600); it cannot be undone` : 'the new secret is in data.endpoint.secret and is not shown again; it cannot be undone',
       };
     },

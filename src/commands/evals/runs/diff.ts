@@ -1,12 +1,10 @@
 import { Command } from 'commander';
-import { FINISHED_RUN_STATUSES, getRun, getSuite, listRunResults, listRuns, type RunDetail, type RunResult } from '../../../api/evals.js';
 import type { Context, GlobalOptions } from '../../../context.js';
-import { baselineArg, resolvePooledBaseline } from '../../../evals/baseline.js';
-import { diffRuns, renderDiff, type RunSide } from '../../../evals/diff.js';
-import { machineOutput, resumeCommand, verdictSettings } from '../../../evals/follow.js';
-import { checkCriterionKeys, evaluateGates, scoreOption } from '../../../evals/gates.js';
-import type { RunOutcome } from '../../../evals/outcome.js';
-import { checkReportTargets, preloadReports, reportNeeds, reportOption, writeReports, type ReportTarget } from '../../../evals/reports.js';
+import { renderDiff } from '../../../evals/diff.js';
+import { compareRuns, comparedFailure } from '../../../evals/compare-runs.js';
+import { machineOutput } from '../../../evals/follow.js';
+import { scoreOption } from '../../../evals/gates.js';
+import { checkReportTargets, reportOption, writeReports, type ReportTarget } from '../../../evals/reports.js';
 import { CliError, GateError, UsageError } from '../../../errors.js';
 import { safe, safeText } from '../../../ui/safe-text.js';
 import { action } from '../../action.js';
@@ -86,55 +84,8 @@ export async function run(args: (string | undefined)[], opts: DiffOptions & Glob
   if (checked.status === 'rejected') throw checked.reason;
   if (client.status === 'rejected') throw client.reason;
   const api = client.value;
-  const needs = reportNeeds(reports, ctx.env);
-  // Everything at once: both runs and their results (run A when named), the suite and its runs.
-  const [detailB, resultsB, runs, suite, namedA] = await Promise.all([
-    // Once B's answer is in, every request is out: the report builders compile while the rest arrives.
-    getRun(api, agentId, evalId, b, ctx.signal).then((d) => {
-      if (reports.length) preloadReports(reports, ctx.env);
-      return d;
-    }),
-    listRunResults(api, agentId, evalId, b, ctx.signal),
-    needs.history || (spec.baseline && spec.baseline.kind !== 'run') ? listRuns(api, agentId, evalId, ctx.signal) : undefined,
-    needs.suite ? getSuite(api, agentId, evalId, ctx.signal).catch(() => undefined) : undefined,
-    a ? Promise.all([getRun(api, agentId, evalId, a, ctx.signal), listRunResults(api, agentId, evalId, a, ctx.signal)]) : undefined,
-  ]);
-  let detailA: RunDetail;
-  let resultsA: RunResult[];
-  let pooledA: RunDetail[];
-  if (namedA) {
-    [detailA, resultsA] = namedA;
-    pooledA = [detailA];
-  } else {
-    // `previous` and `version:<n>`: every completed run of that version, pooled.
-    const found = await resolvePooledBaseline(api, { agentId, evalId }, spec.baseline!, detailB.run, ctx.signal, runs);
-    if (found.missing !== undefined) throw new UsageError(`--baseline ${baselineArg(spec.baseline!)}: ${found.missing}`, 'name run A instead: `diff <runA> <runB>`');
-    ({ newest: detailA, results: resultsA, runs: pooledA } = found);
-  }
-  checkCriterionKeys(spec, detailB.aggregates.criteria.map((c) => c.criterionKey));
-  for (const [label, d] of [['A', detailA], ['B', detailB]] as const) {
-    if (!FINISHED_RUN_STATUSES.has(d.run.status)) {
-      throw new CliError(`run ${label} (${d.run.id}) is still ${d.run.status}`, 1, `wait for it first: ${resumeCommand({ agentId, evalId, runId: d.run.id }, { gates: { minCriteria: [], allowFailedIterations: 0 }, reports: [] })}`);
-    }
-  }
-  const sideA: RunSide = { detail: detailA, results: resultsA };
-  const sideB: RunSide = { detail: detailB, results: resultsB };
-  const { compareSides } = await import('../../../evals/compare.js');
-  const comparison = detailA.run.status === 'completed' ? compareSides({ runs: [detailB], results: resultsB }, { runs: pooledA, results: resultsA }, verdictSettings(spec)) : undefined;
-  const missing = comparison ? undefined : `run A #${detailA.run.runNumber} (${detailA.run.id}) ${detailA.run.status}: it has no scores to compare with`;
-  const gates = detailB.run.status === 'completed' ? evaluateGates(spec, detailB, detailA, { comparison, missing }, { results: resultsB }) : [];
-  const diff = diffRuns(sideA, sideB);
-
-  const outcome: RunOutcome = {
-    agentId,
-    evalId,
-    detail: detailB,
-    results: resultsB,
-    gates,
-    baseline: { spec: spec.baseline ? baselineArg(spec.baseline) : detailA.run.id, comparison, side: sideA, missing },
-    suite: suite ? { name: suite.name } : undefined,
-    history: needs.history ? runs : undefined,
-  };
+  const { diff, comparison, gates, outcome } = await compareRuns(api, { agentId, evalId, a, b }, spec, { reports, env: ctx.env, signal: ctx.signal });
+  const detailB = outcome.detail;
   if (reports.length) await writeReports(ctx, outcome, reports);
 
   let gatesPrinted = false;
@@ -147,10 +98,10 @@ export async function run(args: (string | undefined)[], opts: DiffOptions & Glob
     gatesPrinted = true;
   }
 
-  if (detailB.run.status === 'failed') throw new CliError(safe`run B #${detailB.run.runNumber} (${detailB.run.id}) failed${detailB.run.error ? `: ${detailB.run.error}` : ''}`);
-  const failed = gates.filter((g) => !g.passed);
-  if (failed.length) {
-    if (!gatesPrinted) for (const g of failed) ctx.note(safe`✗ gate ${g.gate} failed: ${g.message}`);
-    throw new GateError(`run B #${detailB.run.runNumber} (${detailB.run.id}) is below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}`);
+  const failure = comparedFailure({ diff, comparison, gates, outcome });
+  if (failure?.kind === 'failed') throw new CliError(failure.message);
+  if (failure?.kind === 'gates') {
+    if (!gatesPrinted) for (const g of failure.failed) ctx.note(safe`✗ gate ${g.gate} failed: ${g.message}`);
+    throw new GateError(failure.message);
   }
 }

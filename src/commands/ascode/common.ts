@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
 
 // Only what --help needs is imported here: the verbs load src/ascode/ (yaml, zod, the
 // plan) when they run.
@@ -14,20 +13,7 @@ export interface DirOptions {
   dir?: string;
 }
 
-const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-/** A profile named by a flag (`--from`, `--to`), checked to be usable in a file name. */
-export function checkProfileName(profile: string, flag: string): string {
-  if (!PROFILE_NAME.test(profile)) throw new UsageError(`${flag} "${profile}" cannot name a profile`, 'use letters, digits, ".", "_" and "-" in profile names');
-  return profile;
-}
-
-/** The active profile (flag, env, config), checked to be usable in a file name. */
-export async function currentProfile(ctx: Context): Promise<string> {
-  const { profile } = await ctx.credentials();
-  if (!PROFILE_NAME.test(profile)) throw new UsageError(`profile "${profile}" cannot name a state file`, 'use letters, digits, ".", "_" and "-" in profile names');
-  return profile;
-}
+export { checkProfileName, currentProfile } from '../../ascode/profile.js';
 
 /** Whether stdout takes data for a program (JSON, or any -o other than a table). */
 export function machineOutput(ctx: Context): boolean {

@@ -3,7 +3,7 @@ import { SilentExit } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
-import { addDirOption, currentProfile, machineOutput, PROJECT_HELP, type DirOptions, growYoungGenerationFast, writeFitted } from './common.js';
+import { addDirOption, machineOutput, PROJECT_HELP, type DirOptions, growYoungGenerationFast, writeFitted } from './common.js';
 
 interface DiffOptions extends DirOptions {
   exitCode?: boolean;
@@ -45,11 +45,8 @@ Examples:
 
 export async function run(opts: DiffOptions & GlobalOptions, ctx: Context): Promise<void> {
   await growYoungGenerationFast();
-  const [{ openProject, planFor }, { hasChanges }, { planJson, renderPlan }] = await Promise.all([import('../../ascode/open.js'), import('../../ascode/plan.js'), import('../../ascode/render.js')]);
-  const project = await openProject(opts, ctx, await currentProfile(ctx), { api: () => ctx.api() });
-  const api = await ctx.api();
-  const plan = await planFor(project, api, {}, ctx);
-  const changed = hasChanges(plan);
+  const [{ planFolder }, { planJson, renderPlan }] = await Promise.all([import('../../ascode/plan-folder.js'), import('../../ascode/render.js')]);
+  const { plan, changed } = await planFolder(ctx, opts);
   if (machineOutput(ctx)) await ctx.out.data(planJson(plan, changed));
   else await writeFitted(ctx, renderPlan(plan, await ctx.stdoutStyle()));
   if (opts.exitCode && changed) throw new SilentExit(ExitCode.GATE);

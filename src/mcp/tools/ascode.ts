@@ -15,16 +15,10 @@ export const ascodeTools = [
     idempotent: true,
     openWorld: false,
     async run(a, env) {
-      const [{ openProject, planFor }, { hasChanges }, { planJson }, { currentProfile }] = await Promise.all([
-        import('../../ascode/open.js'),
-        import('../../ascode/plan.js'),
-        import('../../ascode/render.js'),
-        import('../../commands/ascode/common.js'),
-      ]);
+      const [{ planFolder }, { planJson }] = await Promise.all([import('../../ascode/plan-folder.js'), import('../../ascode/render.js')]);
       const c = await env.captured(async (ctx) => {
-        const project = await openProject({ dir: a.dir }, ctx, await currentProfile(ctx), { api: () => ctx.api() });
-        const plan = await planFor(project, await ctx.api(), {}, ctx);
-        return planJson(plan, hasChanges(plan));
+        const { plan, changed } = await planFolder(ctx, { dir: a.dir });
+        return planJson(plan, changed);
       });
       if (c.error) throw withLog(c.error, c.log);
       return { data: { plan: c.value, log: c.log }, rest: 'run `vap diff` in the folder for the whole plan' };

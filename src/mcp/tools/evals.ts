@@ -146,9 +146,10 @@ export const evalTools = [
         const d = await getRun(env.api, a.agentId, a.evalId, a.runId, env.signal);
         return { data: { run: d.run, aggregates: d.aggregates } };
       }
-      const opts = { ...(await gateOptions(a)), agent: a.agentId, eval: a.evalId, timeout: 0 };
-      const { run } = await import('../../commands/evals/runs/get.js');
-      return gatedVerb(env, (ctx) => run([a.evalId, a.runId], opts, ctx));
+      const opts = { ...(await gateOptions(a)), timeout: 0 };
+      const { readAndGate } = await import('../../evals/run-gated.js');
+      const ref = { agentId: a.agentId.trim(), evalId: a.evalId, runId: a.runId };
+      return gatedVerb(env, (ctx) => readAndGate(ctx, ref, opts, { run: (detail) => ctx.out.data(detail) }));
     },
   }),
 
@@ -223,14 +224,16 @@ export const evalTools = [
     async run(a, env) {
       const wait = a.wait ?? true;
       if (!wait && (gated(a) || a.untilDecided)) throw new Refusal('vap_evals_run: the gates and the baseline need wait (without it the run is only started); leave wait out, or gate later with vap_evals_runs_get.');
-      const opts = { ...(await gateOptions(a)), agent: a.agentId, wait, timeout: (a.timeoutSeconds ?? 50) * 1000, report: [], poll: false, untilDecided: a.untilDecided, maxCalls: a.maxCalls };
-      const { run } = await import('../../commands/evals/run.js');
+      const opts = { ...(await gateOptions(a)), wait, timeout: (a.timeoutSeconds ?? 50) * 1000, report: [], poll: false, untilDecided: a.untilDecided, maxCalls: a.maxCalls };
+      const { startAndGate } = await import('../../evals/run-gated.js');
+      const ref = { agentId: a.agentId.trim(), evalId: a.evalId };
+      const run = (ctx: Context) => startAndGate(ctx, ref, opts, { started: (r) => ctx.out.data(r) });
       if (!wait) {
-        const c = await env.captured((ctx) => run(a.evalId, opts, ctx));
+        const c = await env.captured(run);
         if (c.error) throw c.error;
         return { data: { outcome: null, started: c.json ?? null, log: c.log }, notes: ['Started, not waited for: read it with vap_evals_runs_get, with gates to gate it.'] };
       }
-      return gatedVerb(env, (ctx) => run(a.evalId, opts, ctx));
+      return gatedVerb(env, run);
     },
   }),
 ];

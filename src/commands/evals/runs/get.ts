@@ -1,15 +1,13 @@
 import { Command } from 'commander';
-import { FINISHED_RUN_STATUSES, getRun, type RunDetail } from '../../../api/evals.js';
+import type { RunDetail } from '../../../api/evals.js';
 import type { Context, GlobalOptions } from '../../../context.js';
-import { checkBaseline } from '../../../evals/baseline.js';
-import { finishRun, followRun, startOutcomeReads } from '../../../evals/follow.js';
-import { checkReportTargets } from '../../../evals/reports.js';
-import { checkCriterionKeys, fmtScore } from '../../../evals/gates.js';
+import { fmtScore } from '../../../evals/gates.js';
 import { progressText, summarizeCriteria } from '../../../evals/summary.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveRunIds } from '../options.js';
-import { followSettings, type WaitOptions } from '../../../evals/settings.js';
+import { readAndGate } from '../../../evals/run-gated.js';
+import type { WaitOptions } from '../../../evals/settings.js';
 import { addBaselineOptions, addGateOptions, addWaitOptions, GATES_HELP } from '../../eval-options.js';
 import { score, time } from '../../../ui/values.js';
 
@@ -45,40 +43,7 @@ Examples:
 export async function run(args: (string | undefined)[], opts: GetOptions & GlobalOptions, ctx: Context): Promise<void> {
   const { evalId, runId } = resolveRunIds(args, opts);
   const agentId = resolveAgent(opts, ctx);
-  const settings = followSettings(opts);
-  const ref = { agentId, evalId, runId };
-  // The report paths are checked (a refusal comes first) while the client is set up.
-  const [checked, client] = await Promise.allSettled([checkReportTargets(settings.reports), ctx.api()]);
-  if (checked.status === 'rejected') throw checked.reason;
-  if (client.status === 'rejected') throw client.reason;
-  const api = client.value;
-  const gated =
-    settings.gates.minScore !== undefined ||
-    settings.gates.minCriteria.length > 0 ||
-    opts.allowFailedIterations !== undefined ||
-    settings.reports.length > 0 ||
-    settings.gates.baseline !== undefined;
-  const reading = getRun(api, agentId, evalId, runId, ctx.signal);
-  // Gated without --wait: the run has most likely ended, so everything its gates and reports
-  // need (its results, the suite, its runs, a baseline named by id) is asked for beside it,
-  // in one round trip; the report builders load meanwhile. Unused (and dropped) when the
-  // run is still going.
-  const reads = gated && !opts.wait ? startOutcomeReads(ctx, api, ref, settings) : undefined;
-  const detail = await reading;
-  if (settings.gates.baseline) await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, detail.run, ctx.signal, { runs: reads?.runs, baseline: reads?.baseline });
-  if (opts.wait) {
-    await followRun(ctx, api, ref, settings, detail);
-    return;
-  }
-  if (gated) {
-    checkCriterionKeys(settings.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
-    if (FINISHED_RUN_STATUSES.has(detail.run.status)) {
-      await finishRun(ctx, api, ref, detail, settings, { reads });
-      return;
-    }
-  }
-  await printRun(detail, ctx);
-  if (gated) await finishRun(ctx, api, ref, detail, settings); // still going: says to add --wait (exit 1)
+  await readAndGate(ctx, { agentId, evalId, runId }, opts, { run: (detail) => printRun(detail, ctx) });
 }
 
 /** The run as a detail view; criteria as a table under it on a terminal. */

@@ -1,4 +1,3 @@
-import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 
 /** A profile name that can name a state file (.vap/state.<profile>.json). */
@@ -11,7 +10,7 @@ export function checkProfileName(profile: string, flag: string): string {
 }
 
 /** The active profile (flag, env, config), checked to be usable in a file name. */
-export async function currentProfile(ctx: Pick<Context, 'credentials'>): Promise<string> {
+export async function currentProfile(ctx: { credentials(): Promise<{ profile: string }> }): Promise<string> {
   const { profile } = await ctx.credentials();
   if (!PROFILE_NAME.test(profile)) throw new UsageError(`profile "${profile}" cannot name a state file`, 'use letters, digits, ".", "_" and "-" in profile names');
   return profile;

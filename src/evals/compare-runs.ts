@@ -1,6 +1,5 @@
 import type { ApiClient } from '../api/client.js';
 import { FINISHED_RUN_STATUSES, getRun, getSuite, listRunResults, listRuns, type RunDetail, type RunResult } from '../api/evals.js';
-import type { Env } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { safe } from '../ui/safe-text.js';
 import { baselineArg, resolvePooledBaseline } from './baseline.js';
@@ -31,7 +30,7 @@ export interface CompareRef {
  * Compares two runs that have ended (`vap evals runs diff`, the MCP tool). A run A still
  * going, an unknown criterion key or a missing baseline is an error before any verdict.
  */
-export async function compareRuns(api: ApiClient, ref: CompareRef, spec: GateSpec, s: { reports: ReportTarget[]; env: Env; signal?: AbortSignal }): Promise<RunsCompared> {
+export async function compareRuns(api: ApiClient, ref: CompareRef, spec: GateSpec, s: { reports: ReportTarget[]; env: Record<string, string | undefined>; signal?: AbortSignal }): Promise<RunsCompared> {
   const { agentId, evalId, a, b } = ref;
   const reports = s.reports;
   const needs = reportNeeds(reports, s.env);

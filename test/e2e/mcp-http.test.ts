@@ -111,7 +111,7 @@ describe('vap mcp --http', () => {
     const client = new Client({ name: 'vap-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     try {
-      expect((await client.listTools()).tools.length).toBe(35);
+      expect((await client.listTools()).tools.length).toBe(36);
       const r = await client.callTool({ name: 'vap_agents_list', arguments: {} });
       expect((r.structuredContent as { data: { agents: Array<{ name: string }> } }).data.agents.map((a) => a.name)).toEqual(['Front desk']);
       const refused = await client.callTool({ name: 'vap_agents_rollback', arguments: { agentId: 'ag_x', version: 1, reason: 'x', confirm: 'ag_x' } });

@@ -109,7 +109,7 @@ describe('vap mcp over stdio, through the SDK client', () => {
   });
 
   it('lists the tools: vap_<group>_<verb>, input and output schemas, the four annotations, the data warning', () => {
-    expect(tools.length).toBe(35);
+    expect(tools.length).toBe(36);
     for (const t of tools) {
       expect(t.name, t.name).toMatch(/^vap_[a-z]+(_[a-z]+)+$/);
       expect(t.description, t.name).toContain(DATA_WARNING);

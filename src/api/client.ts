@@ -5,7 +5,8 @@ import { unwrapEnvelope } from './envelope.js';
 import { apiTarget } from './path.js';
 import { redactUrl } from './redact.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, isIdempotent, parseRetryAfter, shouldRetryStatus, type RetryPolicy } from './retry.js';
-import type { ApiResponse, AuthScheme, RequestOptions, ServerDate, StreamResponse } from './types.js';
+import type { AuthScheme } from '../spec/groups.js';
+import type { ApiResponse, RequestOptions, ServerDate, StreamResponse } from './types.js';
 
 export interface ClientOptions {
   baseUrl: string;

@@ -1,5 +1,5 @@
 import type { ApiClient } from './client.js';
-import type { Delivery } from './event-types.js';
+import type { Delivery } from '../spec/event-types.js';
 import { apiPath } from './path.js';
 
 /** One entry of the catalog (GET /api/v1/events/types). */

@@ -3,7 +3,7 @@ import { createParser } from 'eventsource-parser';
 import { AuthRequiredError } from '../errors.js';
 import type { ApiClient } from './client.js';
 import { ApiError } from './errors.js';
-import { authSchemeFor } from './groups.js';
+import { authSchemeFor } from '../spec/groups.js';
 
 /**
  * A server-sent event stream (document 1) as an async iterable that reconnects by itself,

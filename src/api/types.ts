@@ -1,5 +1,4 @@
-/** Which of the two authentication forms an endpoint takes (spec doc 1 §5). */
-export type AuthScheme = 'bearer' | 'x-api-key';
+import type { AuthScheme } from '../spec/groups.js';
 
 /** Pagination, normalised from every listing style of both documents. */
 export interface Pagination {

@@ -1,4 +1,4 @@
-import { authSchemeFor } from '../api/groups.js';
+import { authSchemeFor } from '../spec/groups.js';
 import { HttpError } from './errors.js';
 import type { Org } from './types.js';
 

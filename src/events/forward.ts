@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StreamEvent } from '../api/sse.js';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../api/signature.js';
+import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../spec/signature.js';
 import type { EventRecord } from './render.js';
 
 /**

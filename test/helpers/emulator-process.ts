@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { authSchemeFor } from '../../src/api/groups.js';
+import { authSchemeFor } from '../../src/spec/groups.js';
 import { BIN } from './built.js';
 
 /** The built emulator (`vap emulator start --json`) in a child process, for tests that kill it. */

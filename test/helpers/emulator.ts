@@ -1,4 +1,4 @@
-import { authSchemeFor } from '../../src/api/groups.js';
+import { authSchemeFor } from '../../src/spec/groups.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import type { EmulatorOptions } from '../../src/emulator/types.js';
 

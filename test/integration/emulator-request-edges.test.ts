@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authSchemeFor } from '../../src/api/groups.js';
+import { authSchemeFor } from '../../src/spec/groups.js';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 
 // The emulator's own contract at its edges: a field named like an Object.prototype member

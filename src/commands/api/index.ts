@@ -75,7 +75,7 @@ export async function run(method: Method, path: string, opts: ApiOptions, ctx: C
   if (!path.startsWith('/')) throw new UsageError(`the path must start with "/" (got "${path}")`, 'for example /api/v1/agents');
   if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate follows the pages of a listing, which is read with GET (not ${method})`, 'drop --paginate, or use GET');
   const body = opts.data === undefined ? undefined : await readBody(opts.data, ctx);
-  const [{ authSchemeFor }, { ApiError }] = await Promise.all([import('../../api/groups.js'), import('../../api/errors.js')]);
+  const [{ authSchemeFor }, { ApiError }] = await Promise.all([import('../../spec/groups.js'), import('../../api/errors.js')]);
   const url = new URL(path, 'http://placeholder');
   const api = await ctx.api();
   const send = async (query: URLSearchParams): Promise<ApiResponse<unknown>> => {

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { EVENT_TYPE_NAMES } from '../../api/event-types.js';
+import { EVENT_TYPE_NAMES } from '../../spec/event-types.js';
 import { completes } from '../../completion/takes.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import { checkTypes, commandLine, FINAL_CALL_EVENT, followEvents, globalFlags, parseLastEventId, parseTypeList } from '../../events/follow.js';

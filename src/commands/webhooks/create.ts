@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { WEBHOOK_EVENT_TYPE_NAMES } from '../../api/event-types.js';
+import { WEBHOOK_EVENT_TYPE_NAMES } from '../../spec/event-types.js';
 import { completes } from '../../completion/takes.js';
 import { createWebhookEndpoint, type CreatedWebhookEndpoint } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';

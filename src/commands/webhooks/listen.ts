@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { EVENT_TYPE_NAMES } from '../../api/event-types.js';
+import { EVENT_TYPE_NAMES } from '../../spec/event-types.js';
 import { completes } from '../../completion/takes.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import { UsageError } from '../../errors.js';

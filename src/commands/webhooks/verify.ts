@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifySignature } from '../../api/signature.js';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifySignature } from '../../spec/signature.js';
 import type { Context } from '../../context.js';
 import { CliError, UsageError } from '../../errors.js';
 import { action } from '../action.js';

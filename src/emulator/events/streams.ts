@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { EVENT_TYPES, eventTypeInfo } from '../../api/event-types.js';
+import { EVENT_TYPES, eventTypeInfo } from '../../spec/event-types.js';
 import { HttpError } from '../errors.js';
 import type { ModuleEnv } from '../types.js';
 import { eventLogFor, type LoggedEvent } from './log.js';

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, eventTypeInfo } from '../../api/event-types.js';
+import { EVENT_TYPES, eventTypeInfo } from '../../spec/event-types.js';
 import { sendData } from '../envelope.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { MAX_NESTING, nestingDepth } from '../depth.js';

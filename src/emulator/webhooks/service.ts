@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { eventTypeInfo, EVENT_TYPES } from '../../api/event-types.js';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../../api/signature.js';
+import { eventTypeInfo, EVENT_TYPES } from '../../spec/event-types.js';
+import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../../spec/signature.js';
 import { checkUrl, guardedLookup, UrlRefused } from '../contacts/url-guard.js';
 import { badRequest, HttpError, notFound, unprocessable } from '../errors.js';
 import { eventLogFor, type LoggedEvent } from '../events/log.js';
@@ -12,7 +12,7 @@ import type { ModuleEnv, Org } from '../types.js';
 /**
  * Webhook endpoints and their deliveries (document 1, parts 2–5). The dispatcher follows
  * the event log (the hub) and creates one delivery per (non-stream-only event, enabled
- * endpoint subscribed to its type); attempts are signed with src/api/signature.ts, retried
+ * endpoint subscribed to its type); attempts are signed with src/spec/signature.ts, retried
  * with exponential backoff in simulated time, and the payload is kept encrypted at rest.
  */
 

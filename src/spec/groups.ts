@@ -1,4 +1,5 @@
-import type { AuthScheme } from './types.js';
+/** Which of the two authentication forms an endpoint takes (spec doc 1 §5). */
+export type AuthScheme = 'bearer' | 'x-api-key';
 
 /** Path prefixes of document 2 (contact lists, import jobs, calls, campaigns, analytics), whose endpoints take `x-api-key`. */
 const DOC2_PREFIXES = ['/api/v1/contact-lists', '/api/v1/import-jobs', '/api/v1/calls', '/api/v1/campaigns', '/api/v1/analytics'];

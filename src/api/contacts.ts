@@ -1,7 +1,7 @@
 import type { ApiClient } from './client.js';
 import { hasMoreByPages, type Page, type PageRequest } from './paginate.js';
 import { apiPath } from './path.js';
-import type { Schema, SchemaField } from './contact-schema.js';
+import type { Schema, SchemaField } from '../spec/contact-schema.js';
 
 // Document 2: contact lists, contacts and import jobs. Every endpoint takes `x-api-key`.
 

@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js/min';
-import { isBlank, nulByteReason, valueChecker, type Checked, type SchemaField } from './validate.js';
+import { isBlank, nulByteReason, valueChecker, type Checked, type SchemaField } from '../spec/contact-validate.js';
 
 /**
  * Validation of a chunk of rows: the same work whether it runs on the main thread

@@ -197,7 +197,7 @@ export function vapCheckPlainNumber(text, defaultCountry, metadataJson) {
 }
 `;
 
-/** The body of src/contacts/phone-fast.ts in the bundle (paths are the library's files). */
+/** The body of src/spec/phone-fast.ts in the bundle (paths are the library's files). */
 function phoneFastModule(libRoot) {
   const file = (p) => JSON.stringify(`${libRoot}/${p}`);
   return `import metadata from ${file('metadata.min.json.js')};
@@ -315,7 +315,7 @@ export function dependencyShims() {
         return { contents: text, loader: 'js' };
       });
       // The short phone check (phone-fast.ts): built from the library when its parse.js takes the rewrite, else left a stub.
-      build.onLoad({ filter: /[\\/]src[\\/]contacts[\\/]phone-fast\.ts$/ }, async (args) => {
+      build.onLoad({ filter: /[\\/]src[\\/]spec[\\/]phone-fast\.ts$/ }, async (args) => {
         const require = createRequire(args.path);
         const libRoot = dirname(require.resolve('libphonenumber-js/package.json')).replace(/\\/g, '/');
         const parsePath = `${libRoot}/es6/parse.js`;

@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import type { InputFormat } from './source.js';
-import type { Schema, SchemaField } from './validate.js';
+import type { Schema, SchemaField } from '../spec/contact-validate.js';
 
 /** Columns the errors file adds; when a re-imported errors file has them, they are not data. */
 export const ERROR_COLUMNS = ['row', 'field', 'error'] as const;

@@ -1,4 +1,4 @@
-import type { SchemaField } from './schema.js';
+import type { SchemaField } from '../spec/contact-schema.js';
 import type { InputFormat } from './source.js';
 
 /**

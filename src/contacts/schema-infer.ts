@@ -3,7 +3,7 @@ import { UsageError } from '../errors.js';
 import { unescapeFormula } from './csv-write.js';
 import { describeFsError, type FieldInput } from './schema-input.js';
 import { checkHeaderWidth, csvError, csvParseOptions, InputError, isErrorsFileHeader, type LineEndings } from './source.js';
-import { checkValue, isBlank, type FieldType } from './validate.js';
+import { checkValue, isBlank, type FieldType } from '../spec/contact-validate.js';
 
 /**
  * Schema inference from a sample of rows: a column gets a type only when every non-blank sampled

@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { FIELD_TYPES, isFieldType, type FieldType, type Schema, type SchemaField } from './schema.js';
+import { FIELD_TYPES, isFieldType, type FieldType, type Schema, type SchemaField } from '../spec/contact-schema.js';
 import { CSV_MAX_COLUMNS, CSV_MAX_RECORD_BYTES } from './source.js';
 
 /**

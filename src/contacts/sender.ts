@@ -5,7 +5,7 @@ import { ApiError, ConnectionError } from '../api/errors.js';
 import { CliError, UsageError } from '../errors.js';
 import { contactOf } from './rows.js';
 import type { BatchRecord, ImportState } from './state.js';
-import type { SchemaField } from './validate.js';
+import type { SchemaField } from '../spec/contact-validate.js';
 
 /**
  * Sending batches as import jobs, one POST at a time, so at most one batch is ever sent without

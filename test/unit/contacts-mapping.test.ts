@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { escapeFormula, unescapeFormula } from '../../src/contacts/csv-write.js';
 import { csvField, csvLine, defaultErrorsPath, ErrorsFile } from '../../src/contacts/errors-file.js';
 import { looseName, parseMapFlags, resolveMapping } from '../../src/contacts/mapping.js';
-import type { Schema } from '../../src/contacts/validate.js';
+import type { Schema } from '../../src/spec/contact-validate.js';
 import { UsageError } from '../../src/errors.js';
 
 const schema: Schema = {

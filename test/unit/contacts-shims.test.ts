@@ -29,7 +29,7 @@ export function full(s, c) {
   const p = parsePhoneNumberFromString(s, c);
   return p ? { valid: p.isValid(), number: p.number } : null;
 }
-export { checkPlainNumber } from './src/contacts/phone-fast.ts';
+export { checkPlainNumber } from './src/spec/phone-fast.ts';
 export function email(s) { return isEmail(s); }
 import { parse as parseCsv } from 'csv-parse/sync';
 export function csv(s, delimiter) {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chunkChecker } from '../../src/contacts/check-chunk.js';
 import isEmailModule from 'validator/lib/isEmail.js';
-import { checkValue, FIELD_TYPES, isBlank, isPlainEmail, validateRecord, valueChecker, type FieldType, type Schema } from '../../src/contacts/validate.js';
+import { checkValue, FIELD_TYPES, isBlank, isPlainEmail, validateRecord, valueChecker, type FieldType, type Schema } from '../../src/spec/contact-validate.js';
 
 const ok = (type: FieldType, raw: unknown, opts = {}) => checkValue(type, raw, opts);
 // validator's per-function modules are CommonJS with a default export.

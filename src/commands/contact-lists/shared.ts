@@ -1,6 +1,6 @@
 import type { ContactList } from '../../api/contacts.js';
 import type { Context } from '../../context.js';
-import type { SchemaField } from '../../contacts/validate.js';
+import type { SchemaField } from '../../spec/contact-validate.js';
 import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { count, time } from '../../ui/values.js';

@@ -3,7 +3,7 @@ import { CONTACTS_MAX_PAGE_SIZE, getContactList, listContactsPage, updateContact
 import { paginate } from '../../api/paginate.js';
 import type { Context, GlobalOptions } from '../../context.js';
 import type { FieldInput } from '../../contacts/schema-input.js';
-import type { SchemaField } from '../../contacts/validate.js';
+import type { SchemaField } from '../../spec/contact-validate.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import { collect } from '../collect.js';
@@ -137,7 +137,7 @@ export async function run(id: string, opts: UpdateSchemaOptions & GlobalOptions,
  * risky fields and says how many would fail, per field.
  */
 async function sampleImpact(list: ContactList, risky: FieldChange[], sampleSize: number, ctx: Context): Promise<{ headline: string; lines: string[] }> {
-  const [{ validateRecord }, api] = await Promise.all([import('../../contacts/validate.js'), ctx.api()]);
+  const [{ validateRecord }, api] = await Promise.all([import('../../spec/contact-validate.js'), ctx.api()]);
   const schema = { fields: risky.map((c) => c.field) };
   const perField = new Map<string, number>(risky.map((c) => [c.field.name, 0]));
   let sampled = 0;

@@ -1,4 +1,4 @@
-import { validateRecord } from '../../contacts/validate.js';
+import { validateRecord } from '../../spec/contact-validate.js';
 import type { ModuleEnv } from '../types.js';
 import { FileFetcher, FileImportError } from './file-fetch.js';
 import type { Collection } from '../store.js';

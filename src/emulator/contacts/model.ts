@@ -1,4 +1,4 @@
-import { FIELD_TYPES, isFieldType, type FieldError, type Schema, type SchemaField } from '../../contacts/validate.js';
+import { FIELD_TYPES, isFieldType, type FieldError, type Schema, type SchemaField } from '../../spec/contact-validate.js';
 import { badRequest } from '../errors.js';
 
 // State of the contacts group (document 2): contact lists, their contacts and import jobs.

@@ -1,5 +1,5 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { validateRecord } from '../../contacts/validate.js';
+import { validateRecord } from '../../spec/contact-validate.js';
 import type { Collection } from '../store.js';
 import { serverMessage, type StoredContact, type StoredList } from './model.js';
 

@@ -8,7 +8,7 @@ import { telephonyFor } from './model.js';
 import { phoneNumbersFor } from './phone-numbers.js';
 import { simulatorFor } from './simulator.js';
 import type { CallRecord, CampaignRecord, CampaignStatus, Direction } from './types.js';
-import { checkPhone } from '../../contacts/validate.js';
+import { checkPhone } from '../../spec/contact-validate.js';
 import { fail, int, isoMs, objectBody, oneOf, onlyFields, str } from './validate.js';
 
 /** Campaign changes: create, update, delete, start, pause, contacts, queue, trigger (choices: /work/notes/calls-contract.md). */
@@ -261,7 +261,7 @@ export function campaignService(env: ModuleEnv) {
       const body = objectBody(raw);
       onlyFields(body, ['phoneNumber', 'calleeName', 'scheduledFor']);
       const given = str(body, 'phoneNumber', { required: true, max: 40 })!.trim();
-      // The phone rule of contact imports (src/contacts/validate.ts): stored in E.164.
+      // The phone rule of contact imports (src/spec/contact-validate.ts): stored in E.164.
       const checked = checkPhone(given);
       if (!checked.ok) fail('phoneNumber', `must be an E.164 number such as +14155550123: ${checked.reason}`);
       const phone = String(checked.value);

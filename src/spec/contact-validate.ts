@@ -2,9 +2,9 @@ import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/
 import isEmailModule from 'validator/lib/isEmail.js';
 import isISO8601Module from 'validator/lib/isISO8601.js';
 import { checkPlainNumber } from './phone-fast.js';
-import type { FieldType, Schema } from './schema.js';
+import type { FieldType, Schema } from './contact-schema.js';
 
-export { FIELD_TYPES, isFieldType, type FieldType, type Schema, type SchemaField } from './schema.js';
+export { FIELD_TYPES, isFieldType, type FieldType, type Schema, type SchemaField } from './contact-schema.js';
 
 // validator's per-function modules are CommonJS with a default export.
 const isEmail = ((isEmailModule as unknown as { default?: unknown }).default ?? isEmailModule) as unknown as (s: string, o?: object) => boolean;
@@ -21,7 +21,7 @@ const EMAIL_OPTIONS: Record<string, unknown> = {};
 /**
  * A plain ASCII address that isEmail accepts, checked with one expression instead of isEmail's
  * dozen; whatever does not match is decided by isEmail itself, so the answers are isEmail's (the
- * expression: src/contacts/README.md; a property test holds the claim).
+ * expression: src/spec/README.md; a property test holds the claim).
  */
 const PLAIN_EMAIL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
@@ -100,7 +100,7 @@ const CACHE_LIMIT = 20_000;
 
 /**
  * A checker per field type (the answers of checkValue) for the bulk importer: a function per type
- * so that V8 optimises each validator once, not the whole loop again (src/contacts/README.md).
+ * so that V8 optimises each validator once, not the whole loop again (src/spec/README.md).
  * Dates repeat, so their results are cached; other values are mostly unique.
  */
 export function valueChecker(type: FieldType, opts: ValidateOptions = {}): (raw: unknown) => Checked {

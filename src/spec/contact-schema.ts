@@ -1,7 +1,6 @@
 /**
- * The schema of a contact list (document 2): in the HTTP layer because everything above may import
- * from src/api, not the other way; apart from the validators (src/contacts/validate.ts), so that
- * code needing only the names loads no libphonenumber-js.
+ * The schema of a contact list (document 2). Apart from the validators (contact-validate.ts), so
+ * that code needing only the names loads no libphonenumber-js.
  */
 
 /** The schema field types of document 2. */

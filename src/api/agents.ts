@@ -1,14 +1,7 @@
 import type { ApiClient } from './client.js';
 import { hasMoreByPages, type Page, type PageRequest } from './paginate.js';
 import { apiPath } from './path.js';
-
-export type Engine = 'realtime' | 'pipeline' | 'speech-to-speech';
-export const ENGINES: readonly Engine[] = ['realtime', 'pipeline', 'speech-to-speech'];
-
-export interface Variable {
-  name: string;
-  description: string;
-}
+import type { Engine, Tool, Variable } from '../spec/agents.js';
 
 export interface Agent {
   id: string;
@@ -112,11 +105,6 @@ export async function listVersionsPage(api: ApiClient, agentId: string, req: Pag
 /** Records a new version restoring an earlier one; returns the new version's number. */
 export async function rollbackAgent(api: ApiClient, agentId: string, body: { version: number; reason: string }): Promise<{ version: number }> {
   return (await api.request<{ version: number }>({ method: 'POST', path: apiPath`/api/v1/agents/${agentId}/rollback`, auth: 'bearer', body })).data;
-}
-
-export interface Tool {
-  id: string;
-  name: string;
 }
 
 export async function getAgentTools(api: ApiClient, agentId: string, signal?: AbortSignal): Promise<Tool[]> {

@@ -1,14 +1,10 @@
 import type { ApiClient } from './client.js';
 import { apiPath } from './path.js';
 import type { Run } from './campaigns.js';
+import type { AnalyticsMeta, AnalyticsOverview } from '../spec/analytics.js';
 
 // Document 2, Analytics: per campaign (metrics, summary, realtime, inbound), per run,
 // and the organization's overview. `x-api-key`, `{ data: {...} }`.
-
-export interface AnalyticsMeta {
-  calculatedAt: string;
-  isStale?: boolean;
-}
 
 export interface CampaignMetrics {
   callStats: { totalCalls: number; completedCalls: number; failedCalls: number; cancelledCalls: number; pendingCalls: number };
@@ -51,18 +47,6 @@ export interface InboundAnalytics {
   avgHandleTime: number;
   peakHour: string | null;
   callsByHour: Record<string, number>;
-  meta?: AnalyticsMeta;
-}
-
-export interface AnalyticsOverview {
-  totalCampaigns: number;
-  activeCampaigns: number;
-  totalCalls: number;
-  totalCallDuration: number;
-  avgHumanContactRate: number;
-  avgObjectiveSuccessRate: number;
-  topPerformingCampaign: { id: string; name: string; objectiveSuccessRate: number } | null;
-  period: { from: string; to: string };
   meta?: AnalyticsMeta;
 }
 

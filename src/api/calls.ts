@@ -1,12 +1,12 @@
 import type { ApiClient } from './client.js';
 import { apiPath } from './path.js';
 import type { StreamResponse } from './types.js';
+import type { CallStatus } from '../spec/calls.js';
 
 // Document 2: calls (listing with filters and summary, detail with analysis, transcript,
 // recording metadata and audio, cancel). Every endpoint takes `x-api-key` and answers
 // `{ data: {...} }` (the audio answers the bytes themselves). See /work/notes/calls-contract.md.
 
-export type CallStatus = 'queued' | 'initiated' | 'ringing' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
 export type CallDirection = 'outbound' | 'inbound';
 
 /** The values the listing's `status` filter takes (the spec spells the active one `in-progress`). */

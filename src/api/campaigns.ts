@@ -2,11 +2,11 @@ import type { ApiClient } from './client.js';
 import { hasMoreByPages, type Page, type PageRequest } from './paginate.js';
 import { apiPath } from './path.js';
 import type { CallFilters, CallsSummary } from './calls.js';
+import type { CampaignStatus } from '../spec/calls.js';
 
 // Document 2: campaigns, their contacts, their queued calls and their runs.
 // Every endpoint takes `x-api-key` and answers `{ data: {...} }` (see /work/notes/calls-contract.md).
 
-export type CampaignStatus = 'draft' | 'active' | 'paused' | 'completed';
 export const CAMPAIGN_STATUSES: readonly CampaignStatus[] = ['draft', 'active', 'paused', 'completed'];
 export type CampaignDirection = 'outbound' | 'inbound';
 export const CAMPAIGN_DIRECTIONS: readonly CampaignDirection[] = ['outbound', 'inbound'];

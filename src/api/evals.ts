@@ -1,5 +1,6 @@
 import type { ApiClient } from './client.js';
 import { apiPath } from './path.js';
+import type { Criterion, Noise, RunStatus, ScenarioInput, SuiteStatus } from '../spec/evals.js';
 
 // Document 1: eval suites, scenarios and runs, all under /api/v1/agents/{agentId}/evals.
 // Bearer auth. Fields the spec names are typed as it names them; fields it leaves
@@ -8,25 +9,12 @@ import { apiPath } from './path.js';
 
 const auth = 'bearer' as const;
 
-export type SuiteStatus = 'draft' | 'ready';
-
-export interface ScoringCriterion {
-  key: string;
-  name: string;
-  weight: number;
-}
-
-export interface Noise {
-  type: string;
-  level: string;
-}
-
 export interface Suite {
   id: string;
   name: string;
   status: SuiteStatus | string;
   iterationsPerScenario: number;
-  scoringCriteria: ScoringCriterion[];
+  scoringCriteria: Criterion[];
   runCount: number;
   latestRunScore: number | null;
   noise: Noise | null;
@@ -35,9 +23,6 @@ export interface Suite {
   updatedAt?: string;
   [key: string]: unknown;
 }
-
-/** The scenario categories the emulator accepts (the spec names only edge_case; src/emulator/README.md). */
-export const SCENARIO_CATEGORIES = ['happy_path', 'edge_case', 'adversarial', 'escalation', 'compliance'] as const;
 
 export interface Scenario {
   id: string;
@@ -51,8 +36,6 @@ export interface Scenario {
   [key: string]: unknown;
 }
 
-/** Run statuses: the spec shows `pending` and `completed`; `running` and `failed` are the emulator's (README). */
-export type RunStatus = 'pending' | 'running' | 'completed' | 'failed';
 export const FINISHED_RUN_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed']);
 
 export interface Run {
@@ -124,7 +107,7 @@ export interface SuiteInput {
   name: string;
   iterationsPerScenario: number;
   /** Not in the spec's create body; the emulator accepts it (README). */
-  scoringCriteria?: ScoringCriterion[];
+  scoringCriteria?: Criterion[];
   noise?: Noise | null;
 }
 
@@ -142,7 +125,7 @@ export interface SuiteChange {
   /** Beyond the spec's `status` and `noise`; the emulator accepts them (README). */
   name?: string;
   iterationsPerScenario?: number;
-  scoringCriteria?: ScoringCriterion[];
+  scoringCriteria?: Criterion[];
 }
 
 export async function updateSuite(api: ApiClient, agentId: string, evalId: string, body: SuiteChange): Promise<{ id: string; status: string } & Partial<Suite>> {
@@ -155,13 +138,6 @@ export async function deleteSuite(api: ApiClient, agentId: string, evalId: strin
 
 export async function listScenarios(api: ApiClient, agentId: string, evalId: string, signal?: AbortSignal): Promise<Scenario[]> {
   return (await api.request<{ scenarios: Scenario[] }>({ method: 'GET', path: apiPath`/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, auth, signal })).data?.scenarios ?? [];
-}
-
-export interface ScenarioInput {
-  name: string;
-  persona: string;
-  goal: string;
-  category: string;
 }
 
 export async function addScenario(api: ApiClient, agentId: string, evalId: string, body: ScenarioInput): Promise<{ id: string; name: string } & Partial<Scenario>> {

@@ -4,6 +4,7 @@ import { AuthRequiredError } from '../errors.js';
 import type { ApiClient } from './client.js';
 import { ApiError } from './errors.js';
 import { authSchemeFor } from '../spec/groups.js';
+import { DEFAULT_HEARTBEAT_MS } from '../spec/event-types.js';
 
 /**
  * A server-sent event stream (document 1) as an async iterable that reconnects by itself,
@@ -70,7 +71,6 @@ export interface EventStreamOptions {
   heartbeatMs?: number;
 }
 
-export const DEFAULT_HEARTBEAT_MS = 15_000;
 const DEFAULT_RETRY_MS = 1_000;
 const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
 const SEEN_IDS_KEPT = 10_000;

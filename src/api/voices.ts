@@ -1,14 +1,7 @@
 import type { ApiClient } from './client.js';
 import { apiPath } from './path.js';
 import type { StreamResponse } from './types.js';
-
-export interface Voice {
-  id: string;
-  name: string;
-  description: string;
-  language: string;
-  previewUrl: string;
-}
+import type { Voice } from '../spec/agents.js';
 
 /** `language`: a BCP 47 tag (`es-MX`) or a bare code (`es` matches every Spanish voice). */
 export async function listVoices(api: ApiClient, opts: { language?: string } = {}, signal?: AbortSignal): Promise<Voice[]> {

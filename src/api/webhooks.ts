@@ -1,6 +1,7 @@
 import type { ApiClient } from './client.js';
 import type { Page, PageRequest } from './paginate.js';
 import { apiPath } from './path.js';
+import type { DeliveryStatus } from '../spec/webhooks.js';
 
 // Document 1: webhook endpoints and their delivery log, under /api/v1/webhook-endpoints.
 // Bearer auth, document-1 envelope. Fields the spec names are typed as it names them;
@@ -43,8 +44,6 @@ export interface WebhookEndpointChange {
   name?: string;
 }
 
-export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'failed' | 'dead_lettered';
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'in_flight', 'succeeded', 'failed', 'dead_lettered'];
 /** The deliveries listing's `limit` is at most 200 (spec part 8). */
 export const DELIVERIES_MAX_LIMIT = 200;
 

@@ -1,4 +1,3 @@
-import type { Voice } from '../api/voices.js';
 import { canonicalLanguage, changedFields, contentHash, sameFields, fieldHashes, scenarioHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type ScenarioModel, type SuiteModel, type WebhookModel } from './model.js';
 import type { LocalAgent, LocalFiles, LocalSuite, LocalWebhook, ProjectConfig } from './project.js';
 import { ProblemList } from './problems.js';
@@ -6,6 +5,7 @@ import { type RemoteReader, remoteHashes, webhookModelOf, type RemoteAgent, type
 import { Arrivals, presenceOf, readRemote, type RemoteSnapshot } from './remote-read.js';
 import { intentKey, type Entry, type Intent, type State } from './state.js';
 import { lineOf } from './yaml-doc.js';
+import type { Voice } from '../spec/agents.js';
 
 /**
  * The plan: a three-way comparison, per resource, of the files, the state last synced

@@ -1,10 +1,10 @@
 import type { Suite } from '../api/evals.js';
-import type { Voice } from '../api/voices.js';
 import type { WebhookEndpoint } from '../api/webhooks.js';
 import { fieldHashes } from './model.js';
 import type { LocalFiles } from './project.js';
 import { type RemoteAgent, type RemoteReader, type RemoteSuite, remoteHashes, suiteModelOf } from './remote.js';
 import type { State } from './state.js';
+import type { Voice } from '../spec/agents.js';
 
 /**
  * The platform read of a plan: what the platform has of the resources a project tracks,

@@ -1,12 +1,13 @@
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
-import { getAgent, getAgentTools, listAgentsPage, AGENTS_MAX_PAGE_SIZE, type Agent, type Tool } from '../api/agents.js';
+import { getAgent, getAgentTools, listAgentsPage, AGENTS_MAX_PAGE_SIZE, type Agent } from '../api/agents.js';
 import type { ApiClient } from '../api/client.js';
 import { NotFoundError } from '../api/errors.js';
 import { listScenarios, listSuites, type Scenario, type Suite } from '../api/evals.js';
-import { listVoices, type Voice } from '../api/voices.js';
+import { listVoices } from '../api/voices.js';
 import { listWebhookEndpoints, type WebhookEndpoint } from '../api/webhooks.js';
 import { canonicalLanguage, fieldHashes, type AgentModel, type FieldHashes, type SuiteModel, type WebhookModel } from './model.js';
+import type { Tool, Voice } from '../spec/agents.js';
 
 /**
  * The platform side of a plan: the models of the resources a project tracks, read with

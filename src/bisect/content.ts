@@ -1,8 +1,9 @@
 import { structuredPatch } from 'diff';
-import { getAgent, listVersionsPage, VERSIONS_MAX_PAGE_SIZE, type Agent, type AgentVersion, type Engine, type Variable } from '../api/agents.js';
+import { getAgent, listVersionsPage, VERSIONS_MAX_PAGE_SIZE, type Agent, type AgentVersion } from '../api/agents.js';
 import type { ApiClient } from '../api/client.js';
 import { CliError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
+import type { Engine, Variable } from '../spec/agents.js';
 
 /**
  * What a copy of one version is built from, and who changed it when: from the platform's

@@ -1,10 +1,10 @@
-import type { AnalyticsMeta } from '../api/analytics.js';
 import type { Context } from '../context.js';
 import { PLAIN, flatten, renderGroups, stringifyInOrder, type Group, type Style } from '../campaigns/render.js';
 import { tsvField } from '../ui/format.js';
 import { safeText } from '../ui/safe-text.js';
 import { terminalWidth } from '../ui/width.js';
 import { wrapText } from '../ui/wrap.js';
+import type { AnalyticsMeta } from '../spec/analytics.js';
 
 /** chalk for stdout as the render module's Style (plain when colour is off). */
 export async function stdoutStyle(ctx: Context): Promise<Style> {

@@ -34,3 +34,6 @@ export const WEBHOOK_EVENT_TYPE_NAMES: readonly string[] = EVENT_TYPES.filter((t
 export function eventTypeInfo(type: string): EventTypeInfo | undefined {
   return EVENT_TYPES.find((t) => t.type === type);
 }
+
+/** The stream's heartbeat interval ("not shown" by the spec): the emulator's, and the client's when no `x-heartbeat-interval` header says otherwise. */
+export const DEFAULT_HEARTBEAT_MS = 15_000;

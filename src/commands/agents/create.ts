@@ -1,6 +1,5 @@
 import { Command, Option } from 'commander';
-import { createAgent, ENGINES, setAgentTools, setAgentVoice, type Engine, type Tool, type Variable } from '../../api/agents.js';
-import type { Voice } from '../../api/voices.js';
+import { createAgent, setAgentTools, setAgentVoice } from '../../api/agents.js';
 import type { Context } from '../../context.js';
 import { listOf } from '../../ui/format.js';
 import { CliError, UsageError } from '../../errors.js';
@@ -10,6 +9,7 @@ import { collect } from '../collect.js';
 import type { ContextFactory } from '../types.js';
 import { collectVariable, nonBlank, readInstructions, type InstructionsOptions } from './input.js';
 import { resolveTools, resolveVoice, TOOL_LOOKUP, VOICE_LOOKUP } from './names.js';
+import { ENGINES, type Engine, type Tool, type Variable, type Voice } from '../../spec/agents.js';
 
 export interface CreateOptions extends InstructionsOptions {
   name: string;

@@ -1,6 +1,7 @@
-import type { Agent, Tool } from '../../api/agents.js';
+import type { Agent } from '../../api/agents.js';
 import { listOf, type Column } from '../../ui/format.js';
 import { time } from '../../ui/values.js';
+import type { Tool } from '../../spec/agents.js';
 
 /** An agent as `vap agents get` shows it: the API's agent and its tools (read beside it). */
 export type AgentWithTools = Agent & { tools?: Tool[] };

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError } from 'commander';
-import type { Variable } from '../../api/agents.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import type { Variable } from '../../spec/agents.js';
 
 /** `--variable name=description`, repeatable: the description may be empty, the name may not. */
 export function collectVariable(value: string, previous: Variable[] | undefined): Variable[] {

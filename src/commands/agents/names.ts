@@ -1,12 +1,13 @@
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
-import { AGENTS_MAX_PAGE_SIZE, getAgentTools, listAgentsPage, type Tool } from '../../api/agents.js';
+import { AGENTS_MAX_PAGE_SIZE, getAgentTools, listAgentsPage } from '../../api/agents.js';
 import type { ApiClient } from '../../api/client.js';
 import { NotFoundError } from '../../api/errors.js';
-import { listVoices, type Voice } from '../../api/voices.js';
+import { listVoices } from '../../api/voices.js';
 import { UsageError } from '../../errors.js';
 import { whereToolIdsAre } from '../../tools/seen.js';
 import { nearest } from '../../ui/suggest.js';
+import type { Tool, Voice } from '../../spec/agents.js';
 
 /**
  * Voices and tools by id or by name, wherever a verb asks for one (`agents voice --set`,

@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { Command } from 'commander';
-import { getAgent, getAgentTools, listVersionsPage, rollbackAgent, VERSIONS_MAX_PAGE_SIZE, type Agent, type AgentVersion, type Tool } from '../../api/agents.js';
+import { getAgent, getAgentTools, listVersionsPage, rollbackAgent, VERSIONS_MAX_PAGE_SIZE, type Agent, type AgentVersion } from '../../api/agents.js';
 import { instructionsDiff } from '../../ui/instructions-diff.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -11,6 +11,7 @@ import { confirmOrKeep } from '../confirm.js';
 import { positiveInt } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { nonBlank } from './input.js';
+import type { Tool } from '../../spec/agents.js';
 
 export interface RollbackOptions {
   version: number;

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { getAgentTools, setAgentTools, type Tool } from '../../api/agents.js';
+import { getAgentTools, setAgentTools } from '../../api/agents.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { withPolicy } from '../../ui/columns.js';
@@ -8,6 +8,7 @@ import { action } from '../action.js';
 import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { resolveTools, TOOL_LOOKUP } from './names.js';
+import type { Tool } from '../../spec/agents.js';
 
 export interface ToolsOptions {
   set?: string;

@@ -1,11 +1,12 @@
 import { Command, Option } from 'commander';
-import { ENGINES, updateAgent, type AgentChange, type Engine, type Variable } from '../../api/agents.js';
+import { updateAgent, type AgentChange } from '../../api/agents.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import { collect } from '../collect.js';
 import type { ContextFactory } from '../types.js';
 import { collectVariable, nonBlank, readInstructions, type InstructionsOptions } from './input.js';
+import { ENGINES, type Engine, type Variable } from '../../spec/agents.js';
 
 export interface UpdateOptions extends InstructionsOptions {
   name?: string;

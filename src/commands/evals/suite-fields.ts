@@ -1,6 +1,7 @@
-import type { Noise, ScoringCriterion, Suite } from '../../api/evals.js';
+import type { Suite } from '../../api/evals.js';
 import type { Column } from '../../ui/format.js';
 import { count, score, time } from '../../ui/values.js';
+import type { Criterion as ScoringCriterion, Noise } from '../../spec/evals.js';
 
 type SuiteLike = Partial<Suite> & { id: string };
 

@@ -1,5 +1,5 @@
-import type { Noise, ScoringCriterion } from '../../api/evals.js';
 import { UsageError } from '../../errors.js';
+import type { Criterion as ScoringCriterion, Noise } from '../../spec/evals.js';
 
 export const NOISE_TYPES = ['office', 'cafe', 'street', 'call_center', 'static', 'wind'] as const;
 export const NOISE_LEVELS = ['low', 'medium', 'high'] as const;

@@ -1,11 +1,12 @@
 import { Command } from 'commander';
-import { listVoices, type Voice } from '../../api/voices.js';
+import { listVoices } from '../../api/voices.js';
 import type { Context } from '../../context.js';
 import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { action } from '../action.js';
 import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
+import type { Voice } from '../../spec/agents.js';
 
 interface ListOptions {
   language?: string;

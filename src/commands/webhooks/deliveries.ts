@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { paginate } from '../../api/paginate.js';
-import { DELIVERIES_MAX_LIMIT, DELIVERY_STATUSES, listWebhookDeliveriesPage, type WebhookDelivery } from '../../api/webhooks.js';
+import { DELIVERIES_MAX_LIMIT, listWebhookDeliveriesPage, type WebhookDelivery } from '../../api/webhooks.js';
 import { completes } from '../../completion/takes.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -10,6 +10,7 @@ import { action } from '../action.js';
 import { wideOption } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { count, time } from '../../ui/values.js';
+import { DELIVERY_STATUSES } from '../../spec/webhooks.js';
 
 export const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = withPolicy<WebhookDelivery>([
   { header: 'id', value: (d) => d.id },

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import {
   AGENTS_MAX_PAGE_SIZE,
   createAgent,
-  ENGINES,
   getAgent,
   getAgentTools,
   getAgentVoice,
@@ -19,6 +18,7 @@ import { Refusal } from '../safety.js';
 import { limitOf, listInput, listOutput, openCursor, readRange } from '../paging.js';
 import * as S from '../schemas.js';
 import { defineTool } from '../tool.js';
+import { ENGINES } from '../../spec/agents.js';
 
 const agentId = z.string().min(1).describe('The agent id (from vap_agents_list).');
 const confirm = z.string().optional().describe('The agent id again, to confirm the change once the user agreed to it.');

@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { DELIVERIES_MAX_LIMIT, DELIVERY_STATUSES, getWebhookEndpoint, listWebhookDeliveriesPage, listWebhookEndpoints } from '../../api/webhooks.js';
+import { DELIVERIES_MAX_LIMIT, getWebhookEndpoint, listWebhookDeliveriesPage, listWebhookEndpoints } from '../../api/webhooks.js';
 import { safeText } from '../../ui/safe-text.js';
 import { limitOf, listInput, listOutput, openCursor } from '../paging.js';
 import * as S from '../schemas.js';
 import { defineTool } from '../tool.js';
+import { DELIVERY_STATUSES } from '../../spec/webhooks.js';
 
 const webhookId = z.string().min(1).describe('The webhook endpoint id (from vap_webhooks_list).');
 

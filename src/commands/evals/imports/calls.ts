@@ -1,6 +1,5 @@
 import { Command, Option } from 'commander';
 import { listTriagedCalls, type TriagedCall } from '../../../api/eval-imports.js';
-import { SCENARIO_CATEGORIES } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
 import { withPolicy } from '../../../ui/columns.js';
 import type { Column } from '../../../ui/format.js';
@@ -12,6 +11,7 @@ import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent } from '../options.js';
 import { resolveImportIds } from './common.js';
 import { duration } from '../../../ui/values.js';
+import { SCENARIO_CATEGORIES } from '../../../spec/evals.js';
 
 export const CALL_COLUMNS: Column<TriagedCall>[] = withPolicy<TriagedCall>(
   [

@@ -1,11 +1,12 @@
 import { Command, Option } from 'commander';
-import { addScenario, SCENARIO_CATEGORIES } from '../../../api/evals.js';
+import { addScenario } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { completes } from '../../../completion/takes.js';
 import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
+import { SCENARIO_CATEGORIES } from '../../../spec/evals.js';
 
 
 interface AddOptions {

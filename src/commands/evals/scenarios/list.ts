@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { listScenarios, SCENARIO_CATEGORIES, type Scenario } from '../../../api/evals.js';
+import { listScenarios, type Scenario } from '../../../api/evals.js';
 import type { Context } from '../../../context.js';
 import { withPolicy } from '../../../ui/columns.js';
 import type { Column } from '../../../ui/format.js';
@@ -8,6 +8,7 @@ import { action } from '../../action.js';
 import { wideOption } from '../../listing.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
+import { SCENARIO_CATEGORIES } from '../../../spec/evals.js';
 
 const yesNo = (v: unknown) => (v === true ? 'yes' : v === false ? 'no' : '');
 

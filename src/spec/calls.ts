@@ -1,0 +1,5 @@
+/** Wire types of calls and campaigns (document 2). */
+
+export type CallStatus = 'queued' | 'initiated' | 'ringing' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
+
+export type CampaignStatus = 'draft' | 'active' | 'paused' | 'completed';

@@ -7,7 +7,6 @@ import type { CampaignStatus } from '../spec/calls.js';
 // Document 2: campaigns, their contacts, their queued calls and their runs.
 // Every endpoint takes `x-api-key` and answers `{ data: {...} }` (see /work/notes/calls-contract.md).
 
-export const CAMPAIGN_STATUSES: readonly CampaignStatus[] = ['draft', 'active', 'paused', 'completed'];
 export type CampaignDirection = 'outbound' | 'inbound';
 export const CAMPAIGN_DIRECTIONS: readonly CampaignDirection[] = ['outbound', 'inbound'];
 

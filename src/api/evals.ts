@@ -1,6 +1,6 @@
 import type { ApiClient } from './client.js';
 import { apiPath } from './path.js';
-import type { Criterion, Noise, RunStatus, ScenarioInput, SuiteStatus } from '../spec/evals.js';
+import type { Criterion, Noise, RunStatus, ScenarioInput, SuiteStatus, TranscriptLine } from '../spec/evals.js';
 
 // Document 1: eval suites, scenarios and runs, all under /api/v1/agents/{agentId}/evals.
 // Bearer auth. Fields the spec names are typed as it names them; fields it leaves
@@ -65,13 +65,6 @@ export interface CriterionAggregate {
 export interface RunDetail {
   run: Run;
   aggregates: { criteria: CriterionAggregate[] };
-}
-
-export interface TranscriptLine {
-  /** `agent` or `user` (the tester), as in document 2's transcripts. */
-  role: string;
-  text: string;
-  ordinal?: number;
 }
 
 export interface CriterionScore {

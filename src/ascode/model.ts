@@ -1,4 +1,6 @@
 import * as crypto from 'node:crypto';
+import type { Engine } from '../spec/agents.js';
+import type { Criterion } from '../spec/evals.js';
 
 /**
  * The canonical models of what a project folder manages: agents, eval suites and webhook
@@ -6,9 +8,6 @@ import * as crypto from 'node:crypto';
  * every organization. Files, the last synced state and the platform are each read into
  * these models; the plan compares them field by field through their hashes.
  */
-
-export type Engine = 'realtime' | 'pipeline' | 'speech-to-speech';
-export const ENGINES: readonly Engine[] = ['realtime', 'pipeline', 'speech-to-speech'];
 
 export interface VoiceRef {
   name: string;
@@ -26,12 +25,6 @@ export interface AgentModel {
   description: string;
   tags: string[];
   instructions: string;
-}
-
-export interface Criterion {
-  key: string;
-  name: string;
-  weight: number;
 }
 
 export interface ScenarioModel {

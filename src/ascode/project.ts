@@ -2,7 +2,7 @@ import { existsSync, type Dirent } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { ENGINES, canonicalLanguage, fieldHashes, type AgentModel, type AnyModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
+import { canonicalLanguage, fieldHashes, type AgentModel, type AnyModel, type FieldHashes, type Kind, type SuiteModel, type WebhookModel } from './model.js';
 import type { Entry } from './state.js';
 import { ProblemList } from './problems.js';
 import type { ProjectFs } from './paths.js';
@@ -10,6 +10,7 @@ import { fileDigest, FORMAT_VERSION, scanProject, type ReadFile } from './scan.j
 import type { ScanIndex } from './scan-index.js';
 import { normalise, type TextForm } from './text-form.js';
 import { expandField, expandVars, lineOf, parseYaml, validate, type YamlSource } from './yaml-doc.js';
+import { ENGINES } from '../spec/agents.js';
 
 /**
  * A project folder: `vap.yaml` at its root (found by walking up from the current

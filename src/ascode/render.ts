@@ -1,8 +1,9 @@
 import type { ChalkInstance } from 'chalk';
 import { structuredPatch } from 'diff';
 import { safeText } from '../ui/safe-text.js';
-import { type AgentModel, type Criterion, fieldOf } from './model.js';
+import { type AgentModel, fieldOf } from './model.js';
 import type { Action, Plan, PlanItem } from './plan.js';
+import type { Criterion } from '../spec/evals.js';
 
 /**
  * The plan for people (a coloured summary, instructions as a unified diff) and for

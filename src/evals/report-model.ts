@@ -1,10 +1,11 @@
-import type { RunResult, TranscriptLine } from '../api/evals.js';
+import type { RunResult } from '../api/evals.js';
 import { decideText, fmtScore, type GateResult } from './gates.js';
 import { formatSeconds, roleWord } from '../ui/values.js';
 import type { RunOutcome } from './outcome.js';
 import { summarizeCriteria, summarizeScenarios, type CriterionSummary, type ScenarioSummary } from './summary.js';
 import { passRates, type PassRates } from './pass-rate.js';
 import { percent, VERDICT_MARK, type CriterionComparison, type RunComparison, type ScenarioComparison } from './verdict.js';
+import type { TranscriptLine } from '../spec/evals.js';
 
 // What the Markdown and HTML reports show, computed once: scenarios with their comparison
 // (regressions first), criteria with theirs, the worst iteration of a scenario.

@@ -35,3 +35,10 @@ export interface ScenarioInput {
   goal: string;
   category: string;
 }
+
+/** One line of a result's transcript: field names "not shown" by the spec, the emulator's (those of document 2's transcripts). */
+export interface TranscriptLine {
+  role: 'agent' | 'user';
+  text: string;
+  ordinal: number;
+}

@@ -1,8 +1,9 @@
-import type { CriterionScore, Run, RunDetail, RunResult, TranscriptLine } from '../../src/api/evals.js';
+import type { CriterionScore, Run, RunDetail, RunResult } from '../../src/api/evals.js';
 import { compareRuns } from '../../src/evals/compare.js';
 import { evaluateGates, type GateSpec } from '../../src/evals/gates.js';
 import type { RunOutcome } from '../../src/evals/outcome.js';
 import { seededRandom } from '../../src/emulator/ids.js';
+import type { TranscriptLine } from '../../src/spec/evals.js';
 
 // Fixed runs for the eval reports (JUnit, JSON, Markdown, HTML), made from a seeded
 // generator so that every run of the tests builds the same outcomes: a completed run

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { CAMPAIGN_DIRECTIONS, CAMPAIGN_STATUSES, CAMPAIGNS_MAX_PAGE_SIZE, listCampaignsPage, type CampaignFilters } from '../../api/campaigns.js';
+import { CAMPAIGN_DIRECTIONS, CAMPAIGNS_MAX_PAGE_SIZE, listCampaignsPage, type CampaignFilters } from '../../api/campaigns.js';
 import { paginate } from '../../api/paginate.js';
 import type { Context } from '../../context.js';
 import { rememberShown } from '../../ids/resolve.js';
@@ -7,6 +7,7 @@ import { action } from '../action.js';
 import { addListingOptions, paginateOptions, type ListingOptions } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 import { CAMPAIGN_COLUMNS } from './shared.js';
+import { CAMPAIGN_STATUSES } from '../../spec/calls.js';
 
 interface ListOptions extends ListingOptions {
   status?: CampaignFilters['status'];

@@ -5,8 +5,9 @@ import { action } from '../action.js';
 import { collect } from '../collect.js';
 import type { ContextFactory } from '../types.js';
 import { SUITE_FIELDS } from './suite-fields.js';
-import { MAX_ITERATIONS, NOISE_LEVELS, NOISE_TYPES, parseCriteria, parseIterations, parseName, parseNoise } from './suite-input.js';
+import { MAX_ITERATIONS, parseCriteria, parseIterations, parseName, parseNoise } from './suite-input.js';
 import { agentOption, resolveAgent } from './options.js';
+import { NOISE_LEVELS, NOISE_TYPES } from '../../spec/evals.js';
 
 interface CreateOptions {
   agent?: string;

@@ -1,8 +1,6 @@
 import { UsageError } from '../../errors.js';
-import type { Criterion as ScoringCriterion, Noise } from '../../spec/evals.js';
+import { NOISE_LEVELS, NOISE_TYPES, type Criterion as ScoringCriterion, type Noise } from '../../spec/evals.js';
 
-export const NOISE_TYPES = ['office', 'cafe', 'street', 'call_center', 'static', 'wind'] as const;
-export const NOISE_LEVELS = ['low', 'medium', 'high'] as const;
 export const MAX_ITERATIONS = 20;
 export const MAX_CRITERIA = 10;
 const CRITERION_KEY = /^[a-z][a-z0-9_]{0,39}$/;

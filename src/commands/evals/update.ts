@@ -6,9 +6,10 @@ import { UsageError } from '../../errors.js';
 import { action } from '../action.js';
 import { collect } from '../collect.js';
 import type { ContextFactory } from '../types.js';
-import { MAX_ITERATIONS, NOISE_LEVELS, NOISE_TYPES, parseCriteria, parseIterations, parseName, parseNoise } from './suite-input.js';
+import { MAX_ITERATIONS, parseCriteria, parseIterations, parseName, parseNoise } from './suite-input.js';
 import { noiseText, SUITE_FIELDS } from './suite-fields.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from './options.js';
+import { NOISE_LEVELS, NOISE_TYPES } from '../../spec/evals.js';
 
 interface UpdateOptions {
   agent?: string;

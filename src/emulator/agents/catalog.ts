@@ -1,25 +1,12 @@
 import { createHash } from 'node:crypto';
 import { chimeMp3, harmonicLine } from './mp3.js';
+import type { Tool, Voice } from '../../spec/agents.js';
 
 /**
  * The seeded catalogs of the agents group: voices (one global catalog) and tools
  * (one set per organization). Both are pure functions of the emulator's seed (and
  * the organization), so they need no storage and are the same after a restart.
  */
-
-export interface Voice {
-  id: string;
-  name: string;
-  description: string;
-  language: string;
-  previewUrl: string;
-}
-
-export interface Tool {
-  id: string;
-  name: string;
-  description: string;
-}
 
 const VOICES: Array<{ slug: string; name: string; language: string; description: string }> = [
   { slug: 'ava', name: 'Ava', language: 'en-US', description: 'Warm, upbeat American English; a friendly receptionist' },

@@ -1,8 +1,9 @@
 import { notFound, unprocessable } from '../errors.js';
 import type { Collection } from '../store.js';
 import type { ModuleEnv, Org } from '../types.js';
-import { Catalog, type Voice } from './catalog.js';
+import { Catalog } from './catalog.js';
 import * as v from './validate.js';
+import { ENGINES, type Engine, type Variable, type Voice } from '../../spec/agents.js';
 
 /**
  * The agent model (moto's `models`): agents per organization, each with its full
@@ -10,8 +11,6 @@ import * as v from './validate.js';
  * agent's configuration; a rollback restores a snapshot as a new version.
  */
 
-export type Engine = 'realtime' | 'pipeline' | 'speech-to-speech';
-export const ENGINES: readonly Engine[] = ['realtime', 'pipeline', 'speech-to-speech'];
 export const MODALITIES = ['voice'] as const;
 
 export type ChangeType = 'created' | 'prompt_updated' | 'settings_updated' | 'voice_updated' | 'tools_updated' | 'rollback';
@@ -23,7 +22,7 @@ export interface AgentConfig {
   engine: Engine;
   description: string;
   tags: string[];
-  variables: v.Variable[];
+  variables: Variable[];
   /** null for speech-to-speech: the model speaks with its own voice. */
   voiceId: string | null;
   language: string | null;

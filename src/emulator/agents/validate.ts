@@ -1,4 +1,5 @@
 import { badRequest } from '../errors.js';
+import type { Variable } from '../../spec/agents.js';
 
 /** Hand-written body checks with messages that name the field (400 `validation_error`, details `[{ field, message }]`). */
 
@@ -35,11 +36,6 @@ export function text(body: Body, field: string, opts: { required?: boolean; max:
 }
 
 export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
-
-export interface Variable {
-  name: string;
-  description: string;
-}
 
 export function variables(body: Body, field = 'variables'): Variable[] | undefined {
   const v = body[field];

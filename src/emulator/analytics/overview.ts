@@ -1,5 +1,6 @@
 import { metricsOf, type Tally } from './metrics.js';
 import { round } from './rules.js';
+import type { AnalyticsOverview } from '../../spec/analytics.js';
 
 /**
  * GET /api/v1/analytics/overview, from tallies: `org` over every call of the
@@ -14,19 +15,8 @@ export interface CampaignRef {
   status: string;
 }
 
-export interface Overview {
-  totalCampaigns: number;
-  activeCampaigns: number;
-  totalCalls: number;
-  totalCallDuration: number;
-  avgHumanContactRate: number;
-  avgObjectiveSuccessRate: number;
-  topPerformingCampaign: { id: string; name: string; objectiveSuccessRate: number } | null;
-  period: { from: string; to: string };
-}
-
 /** `campaigns` in creation order; `oldestCreatedAt` of every call (null without calls). */
-export function overviewOf(campaigns: readonly CampaignRef[], tallyOf: (campaignId: string) => Tally, org: Tally, oldestCreatedAt: string | null, nowMs: number): Overview {
+export function overviewOf(campaigns: readonly CampaignRef[], tallyOf: (campaignId: string) => Tally, org: Tally, oldestCreatedAt: string | null, nowMs: number): AnalyticsOverview {
   let rated = 0;
   let humanSum = 0;
   let objectiveSum = 0;

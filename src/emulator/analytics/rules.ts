@@ -1,4 +1,5 @@
-import type { CallRecord, CallStatus } from '../telephony/types.js';
+import type { CallRecord } from '../telephony/types.js';
+import type { CallStatus } from '../../spec/calls.js';
 
 /**
  * The rules every analytics figure follows (the wire contract's "Analytics" section):

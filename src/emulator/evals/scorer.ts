@@ -1,6 +1,7 @@
 import type { CallFacts, SimulatedCall } from './tester.js';
 import { between, clamp01, clip, round3, type Rng } from './text.js';
-import type { Criterion, NoiseLevel, ScoreRecord, TranscriptLine } from './types.js';
+import type { ScoreRecord } from './types.js';
+import type { Criterion, NoiseLevel, TranscriptLine } from '../../spec/evals.js';
 
 /**
  * Scores a completed call on each criterion with a reason that points at the transcript: the

@@ -1,4 +1,5 @@
-import type { Category, Noise, NoiseLevel, TranscriptLine } from './types.js';
+import type { NoiseLevel, ScenarioCategory, TranscriptLine } from '../../spec/evals.js';
+import type { CheckedNoise } from './types.js';
 import { between, clip, degrade, firstPerson, goalPhrase, intBetween, lowerFirst, pick, rngFor, ruleAsAction, sentences, toAgentVoice, upperFirst, type Rng } from './text.js';
 
 /**
@@ -11,11 +12,11 @@ export interface CallInput {
   seed: number;
   evalId: string;
   runNumber: number;
-  scenario: { id: string; name: string; persona: string; goal: string; category: Category };
+  scenario: { id: string; name: string; persona: string; goal: string; category: ScenarioCategory };
   iterationNumber: number;
   agentName: string;
   instructions: string;
-  noise: Noise | null;
+  noise: CheckedNoise | null;
 }
 
 export type GoalOutcome = 'reached' | 'partial' | 'not_reached';
@@ -38,7 +39,7 @@ export interface CallFacts {
   /** Tester words lost to noise. */
   lostWords: number;
   testerWords: number;
-  noise: Noise | null;
+  noise: CheckedNoise | null;
 }
 
 export interface SimulatedCall {
@@ -49,11 +50,11 @@ export interface SimulatedCall {
   facts: CallFacts;
 }
 
-const GOAL_CHANCE: Record<Category, number> = { happy_path: 0.85, edge_case: 0.6, adversarial: 0.55, escalation: 0.62, compliance: 0.7 };
+const GOAL_CHANCE: Record<ScenarioCategory, number> = { happy_path: 0.85, edge_case: 0.6, adversarial: 0.55, escalation: 0.62, compliance: 0.7 };
 const NOISE_GOAL_PENALTY: Record<NoiseLevel, number> = { low: 0.05, medium: 0.12, high: 0.25 };
 const FAIL_CHANCE = 0.04;
 const NOISE_FAIL: Record<NoiseLevel, number> = { low: 0.03, medium: 0.07, high: 0.14 };
-const SLIP_CHANCE: Record<Category, number> = { happy_path: 0.12, edge_case: 0.2, adversarial: 0.38, escalation: 0.2, compliance: 0.25 };
+const SLIP_CHANCE: Record<ScenarioCategory, number> = { happy_path: 0.12, edge_case: 0.2, adversarial: 0.38, escalation: 0.2, compliance: 0.25 };
 
 const FIRST_NAMES = ['Maria', 'James', 'Aisha', 'Tom', 'Priya', 'Daniel', 'Sofia', 'Kenji', 'Grace', 'Omar', 'Lena', 'Marcus'];
 const LAST_NAMES = ['Lopez', 'Walker', 'Khan', 'Becker', 'Patel', 'Okafor', 'Rossi', 'Tanaka', 'Murphy', 'Haddad', 'Novak', 'Reid'];

@@ -1,5 +1,5 @@
 import { pick, rngFor, type Rng } from '../ids.js';
-import type { NoiseLevel } from './types.js';
+import type { NoiseLevel } from '../../spec/evals.js';
 
 /** Small helpers for the tester and the scorer: seeded randomness and phrase shaping. */
 

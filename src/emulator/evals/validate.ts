@@ -1,5 +1,6 @@
 import { fail, objectBody as bodyOf, onlyFields as only, text as textOf, type Body } from '../agents/validate.js';
-import { CATEGORIES, NOISE_LEVELS, NOISE_TYPES, type Category, type Criterion, type Noise, type ScoreShift } from './types.js';
+import { NOISE_LEVELS, NOISE_TYPES, SCENARIO_CATEGORIES, type Criterion, type ScenarioCategory } from '../../spec/evals.js';
+import type { CheckedNoise, ScoreShift } from './types.js';
 
 /** Body checks for suites and scenarios (400 `validation_error` naming the field). */
 
@@ -22,14 +23,14 @@ export function bool(body: Body, field: string): boolean | undefined {
   return x;
 }
 
-export function category(value: unknown, field = 'category'): Category {
-  if (value === undefined) fail(field, `is required (one of: ${CATEGORIES.join(', ')})`);
-  if (typeof value !== 'string' || !(CATEGORIES as readonly string[]).includes(value)) fail(field, `must be one of: ${CATEGORIES.join(', ')}`);
-  return value as Category;
+export function category(value: unknown, field = 'category'): ScenarioCategory {
+  if (value === undefined) fail(field, `is required (one of: ${SCENARIO_CATEGORIES.join(', ')})`);
+  if (typeof value !== 'string' || !(SCENARIO_CATEGORIES as readonly string[]).includes(value)) fail(field, `must be one of: ${SCENARIO_CATEGORIES.join(', ')}`);
+  return value as ScenarioCategory;
 }
 
 /** `noise`: `{ type, level }` or null (switches it off); undefined when absent. */
-export function noise(body: Body, field = 'noise'): Noise | null | undefined {
+export function noise(body: Body, field = 'noise'): CheckedNoise | null | undefined {
   const x = body[field];
   if (x === undefined) return undefined;
   if (x === null) return null;
@@ -38,7 +39,7 @@ export function noise(body: Body, field = 'noise'): Noise | null | undefined {
   for (const k of Object.keys(o)) if (k !== 'type' && k !== 'level') fail(`${field}.${k}`, 'is not a noise field (type, level)');
   if (typeof o.type !== 'string' || !(NOISE_TYPES as readonly string[]).includes(o.type)) fail(`${field}.type`, `must be one of: ${NOISE_TYPES.join(', ')}`);
   if (typeof o.level !== 'string' || !(NOISE_LEVELS as readonly string[]).includes(o.level)) fail(`${field}.level`, `must be one of: ${NOISE_LEVELS.join(', ')}`);
-  return { type: o.type, level: o.level } as Noise;
+  return { type: o.type, level: o.level } as CheckedNoise;
 }
 
 /** `scoringCriteria`: 1..10 of `{ key, name, weight }`, keys unique; weights normalised to sum 1. */

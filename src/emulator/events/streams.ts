@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { EVENT_TYPES, eventTypeInfo } from '../../spec/event-types.js';
+import { DEFAULT_HEARTBEAT_MS, EVENT_TYPES, eventTypeInfo } from '../../spec/event-types.js';
 import { HttpError } from '../errors.js';
 import type { ModuleEnv } from '../types.js';
 import { eventLogFor, type LoggedEvent } from './log.js';
@@ -10,7 +10,6 @@ import { eventLogFor, type LoggedEvent } from './log.js';
  * resumes with Last-Event-ID (src/emulator/README.md).
  */
 
-export const DEFAULT_HEARTBEAT_MS = 15_000;
 export const RETRY_MS = 1000;
 /** A client this far behind (bytes queued on its socket) is disconnected. */
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;

@@ -6,6 +6,7 @@ import type { CampaignRecord } from '../telephony/types.js';
 import { int, oneOf } from '../telephony/validate.js';
 import { pagination, renderCall, renderCampaign, renderCampaignContact } from '../telephony/views.js';
 import type { EmulatorModule } from '../types.js';
+import { CAMPAIGN_STATUSES } from '../../spec/calls.js';
 
 /**
  * Document 2: campaigns (CRUD, start/pause, contacts, queue, trigger, their calls),
@@ -31,7 +32,7 @@ export const campaignsModule: EmulatorModule = {
       const q = req.query as Q;
       const page = int(q.page, 'page', 1, Number.MAX_SAFE_INTEGER) ?? 1;
       const pageSize = int(q.pageSize, 'pageSize', 1, CAMPAIGNS_PAGE.max) ?? CAMPAIGNS_PAGE.def;
-      const status = oneOf(q.status, 'status', ['draft', 'active', 'paused', 'completed'] as const);
+      const status = oneOf(q.status, 'status', CAMPAIGN_STATUSES);
       const direction = oneOf(q.direction, 'direction', ['outbound', 'inbound'] as const);
       const search = typeof q.search === 'string' ? q.search.trim().toLowerCase() : '';
       const ws = typeof q.workspaceId === 'string' && q.workspaceId !== '' ? q.workspaceId : undefined;

@@ -7,9 +7,10 @@ import type { ModuleEnv, Org } from '../types.js';
 import { telephonyFor } from './model.js';
 import { phoneNumbersFor } from './phone-numbers.js';
 import { simulatorFor } from './simulator.js';
-import type { CallRecord, CampaignRecord, CampaignStatus, Direction } from './types.js';
+import type { CallRecord, CampaignRecord, Direction } from './types.js';
 import { checkPhone } from '../../spec/contact-validate.js';
 import { fail, int, isoMs, objectBody, oneOf, onlyFields, str } from './validate.js';
+import type { CampaignStatus } from '../../spec/calls.js';
 
 /** Campaign changes: create, update, delete, start, pause, contacts, queue, trigger (choices: /work/notes/calls-contract.md). */
 

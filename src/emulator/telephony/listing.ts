@@ -1,6 +1,7 @@
 import type { OrderedIndex, Selection } from '../ordered-index.js';
-import { CALL_STATUSES, type CallRecord, type CallStatus, type Direction } from './types.js';
+import { type CallRecord, type Direction } from './types.js';
 import { fail, int, isoMs, oneOf, pageSize } from './validate.js';
+import { type CallStatus, CALL_STATUSES } from '../../spec/calls.js';
 
 /** The calls listing: every filter of the spec, the summary over all matches and one page. */
 

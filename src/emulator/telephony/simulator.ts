@@ -7,7 +7,8 @@ import { contactsCollection, LISTS, type StoredContact, type StoredList } from '
 import { personOf, randomPerson } from './people.js';
 import { intBetween, pick, rngFor } from './rng.js';
 import { drawOutcome, drawPersona, drawSeconds, scriptFor, topicFrom, type Segment } from './script.js';
-import type { CallRecord, CallStatus, CampaignRecord, Direction } from './types.js';
+import type { CallRecord, CampaignRecord, Direction } from './types.js';
+import type { CallStatus } from '../../spec/calls.js';
 
 /**
  * The dialer and the call simulation in simulated time: one ticker moves each call through its

@@ -1,10 +1,11 @@
+import type { CallStatus, CampaignStatus } from '../../spec/calls.js';
+
 /**
  * Records of the simulated telephony (document 2: campaigns, campaign contacts,
  * runs, calls). Stored per organization in env.store; the routes render them.
  * Analytics (src/emulator/analytics) reads them through telephonyFor(env).
  */
 
-export type CampaignStatus = 'draft' | 'active' | 'paused' | 'completed';
 export type Direction = 'outbound' | 'inbound';
 export type CampaignType = 'standard' | 'api';
 
@@ -61,9 +62,6 @@ export interface RunView extends RunRecord {
   totalCalls: number;
   completedCalls: number;
 }
-
-export type CallStatus = 'queued' | 'initiated' | 'ringing' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
-export const CALL_STATUSES: readonly CallStatus[] = ['queued', 'initiated', 'ringing', 'in_progress', 'completed', 'failed', 'cancelled'];
 
 export type FailureReason = 'no_answer' | 'busy' | 'voicemail_full' | 'missed' | 'network_error';
 

@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { eventTypeInfo, EVENT_TYPES } from '../../spec/event-types.js';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../../spec/signature.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../spec/webhooks.js';
 import { checkUrl, guardedLookup, UrlRefused } from '../contacts/url-guard.js';
 import { badRequest, HttpError, notFound, unprocessable } from '../errors.js';
 import { eventLogFor, type LoggedEvent } from '../events/log.js';
@@ -34,8 +35,6 @@ const MAX_EVENTS_PER_ENDPOINT = 50;
 const ENDPOINTS = 'webhook-endpoints';
 const DELIVERIES = 'webhook-deliveries';
 
-export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'failed' | 'dead_lettered';
-export const DELIVERY_STATUSES: DeliveryStatus[] = ['pending', 'in_flight', 'succeeded', 'failed', 'dead_lettered'];
 
 export interface EndpointRecord {
   id: string;

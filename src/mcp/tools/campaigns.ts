@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { getAnalyticsOverview, getAnalyticsSummary, getCampaignAnalytics, getInboundAnalytics, getRealtimeAnalytics, getRunAnalytics } from '../../api/analytics.js';
-import { CAMPAIGN_DIRECTIONS, CAMPAIGN_STATUSES, CAMPAIGNS_MAX_PAGE_SIZE, getCampaign, listCampaignsPage, listRuns, pauseCampaign, startCampaign } from '../../api/campaigns.js';
+import { CAMPAIGN_DIRECTIONS, CAMPAIGNS_MAX_PAGE_SIZE, getCampaign, listCampaignsPage, listRuns, pauseCampaign, startCampaign } from '../../api/campaigns.js';
 import { limitOf, listInput, listOutput, openCursor, readRange } from '../paging.js';
 import * as S from '../schemas.js';
 import { defineTool } from '../tool.js';
+import { CAMPAIGN_STATUSES } from '../../spec/calls.js';
 
 const campaignId = z.string().min(1).describe('The campaign id (a UUID, from vap_campaigns_list).');
 const confirm = z.string().optional().describe('The campaign id again, to confirm the change once the user agreed to it.');

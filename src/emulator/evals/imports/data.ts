@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { seededRandom } from '../../ids.js';
+import type { ScenarioCategory } from '../../../spec/evals.js';
 
 /**
  * The import sources an organization's suites can pull past calls from: call centers,
@@ -9,7 +10,6 @@ import { seededRandom } from '../../ids.js';
  */
 
 export type SourceKind = 'outbound_campaign' | 'inbound_campaign' | 'call_center';
-export type Kind = 'happy_path' | 'edge_case' | 'adversarial' | 'escalation' | 'compliance';
 
 export interface Turn {
   role: 'agent' | 'user';
@@ -125,7 +125,7 @@ const THEMES: Theme[] = [
   },
 ];
 
-const KINDS: Array<[Kind, number]> = [
+const KINDS: Array<[ScenarioCategory, number]> = [
   ['happy_path', 0.42],
   ['edge_case', 0.2],
   ['escalation', 0.15],
@@ -152,7 +152,7 @@ function pick<T>(rand: () => number, xs: readonly T[]): T {
   return xs[Math.floor(rand() * xs.length)]!;
 }
 
-function pickKind(rand: () => number): Kind {
+function pickKind(rand: () => number): ScenarioCategory {
   let r = rand();
   for (const [k, w] of KINDS) {
     if (r < w) return k;
@@ -161,7 +161,7 @@ function pickKind(rand: () => number): Kind {
   return 'happy_path';
 }
 
-function transcriptFor(theme: Theme, it: Intent, kind: Kind, direction: 'inbound' | 'outbound', agentName: string, rand: () => number): { turns: Turn[]; resolved: boolean; sentiment: PastCall['sentiment'] } {
+function transcriptFor(theme: Theme, it: Intent, kind: ScenarioCategory, direction: 'inbound' | 'outbound', agentName: string, rand: () => number): { turns: Turn[]; resolved: boolean; sentiment: PastCall['sentiment'] } {
   const t: Turn[] = [];
   const agent = (text: string) => t.push({ role: 'agent', text });
   const user = (text: string) => t.push({ role: 'user', text });
@@ -226,7 +226,7 @@ function transcriptFor(theme: Theme, it: Intent, kind: Kind, direction: 'inbound
   }
 }
 
-const DURATION: Record<Kind, [number, number]> = {
+const DURATION: Record<ScenarioCategory, [number, number]> = {
   happy_path: [45, 240],
   edge_case: [90, 420],
   adversarial: [60, 300],

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { openProject, planFor } from './open.js';
 import { hasChanges, type Plan } from './plan.js';
-import { currentProfile } from './profile.js';
+import { currentProfile } from '../config/profile-name.js';
 
 /**
  * The plan of a project folder for the active profile: the files, the last sync and the

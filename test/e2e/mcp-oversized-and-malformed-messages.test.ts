@@ -93,7 +93,7 @@ describe('vap mcp over stdio', () => {
     expect(errors.every((a) => a.jsonrpc === '2.0' && a.result === undefined)).toBe(true);
     const list = answers.at(-1)!;
     expect(list.error).toBeUndefined();
-    expect(list.result!.tools).toHaveLength(35);
+    expect(list.result!.tools).toHaveLength(36);
   }, 60_000);
 
   it('still serves a tool call after them', async () => {
@@ -167,7 +167,7 @@ describe('vap mcp --http', () => {
     expect(list.reusedSocket).toBe(true);
     const m = messageOf(list.body);
     expect(m.id).toBe(5);
-    expect(m.result!.tools).toHaveLength(35);
+    expect(m.result!.tools).toHaveLength(36);
   }, 60_000);
 
   it('answers a body that is not JSON (-32700) or JSON that is no message (-32600) with 400, and serves on', async () => {
@@ -186,6 +186,6 @@ describe('vap mcp --http', () => {
     const list = await post(JSON.stringify(TOOLS_LIST));
     expect(list.status).toBe(200);
     expect(list.reusedSocket).toBe(true);
-    expect(messageOf(list.body).result!.tools).toHaveLength(35);
+    expect(messageOf(list.body).result!.tools).toHaveLength(36);
   });
 });

@@ -13,7 +13,7 @@ export interface DirOptions {
   dir?: string;
 }
 
-export { checkProfileName, currentProfile } from '../../ascode/profile.js';
+export { checkProfileName, currentProfile } from '../../config/profile-name.js';
 
 /** Whether stdout takes data for a program (JSON, or any -o other than a table). */
 export function machineOutput(ctx: Context): boolean {

@@ -217,10 +217,9 @@ export class ApiClient {
 }
 
 /**
- * The caller's signal as undici is given it: an EventEmitter that says `abort` when the
- * signal does (undici takes either). An AbortSignal's listeners (Node's EventTarget) cost
- * microseconds to add and to remove, and V8 optimises that code at length, for each of the
- * thousands of requests a plan sends; an emitter's cost next to nothing. One per signal.
+ * The caller's signal as undici is given it: an EventEmitter that says `abort` when the signal
+ * does. An AbortSignal's listeners are costly to add and remove for each of the thousands of
+ * requests a plan sends; an emitter's cost next to nothing. One per signal.
  */
 class AbortEmitter extends EventEmitter {
   constructor(private readonly signal: AbortSignal) {

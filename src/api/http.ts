@@ -38,10 +38,9 @@ export interface Stopper {
 }
 
 /**
- * A request whose answer is read whole, as text, through undici's dispatch with a handler
- * of its own: what `request()` and `body.text()` give, without the stream, the async
- * resource and the promises they make for each answer (about a fifth of the client's CPU
- * over the thousands of answers of a plan). As body.text() does, a UTF-8 BOM is left out.
+ * An answer read whole as text through undici's dispatch: what `request()` and `body.text()`
+ * give (a UTF-8 BOM left out), without the stream and promises they make for each of the
+ * thousands of answers of a plan (docs/performance.md).
  */
 export function dispatchText(agent: HttpAgent, opts: DispatcherType.DispatchOptions, stop?: Stopper): Promise<TextResponse> {
   return new Promise((resolve, reject) => {

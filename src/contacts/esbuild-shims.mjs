@@ -6,10 +6,9 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 
 /**
- * helpers/matchesEntirely.js compiles `new RegExp('^(?:' + re + ')$')` on every call
- * (about half of the parse time). The shim caches the compiled expression per pattern;
- * it has no `g` or `y` flag, so `test()` keeps no state between calls. It also
- * remembers the last answer (a pure function of the text and the pattern).
+ * matchesEntirely compiles `new RegExp('^(?:' + re + ')$')` on every call: the shim caches it per
+ * pattern (no `g` or `y` flag, so `test()` keeps no state) and remembers the last answer, a pure
+ * function of the text and the pattern.
  */
 export const MATCHES_ENTIRELY = `const cache = new Map();
 let lastText, lastPattern, lastMatch;

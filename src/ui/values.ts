@@ -49,10 +49,7 @@ const RESOLUTION_MS = 1000;
 // ---------------------------------------------------------------------------------------
 // Counts
 
-/**
- * `12,345`: what toLocaleString('en-US') gives for a whole number, without loading
- * ICU's locale data (about 20 ms, the first time, for one summary line).
- */
+/** `12,345`: what toLocaleString('en-US') gives for a whole number, without loading ICU's locale data. */
 export function formatCount(n: number): string {
   if (typeof n !== 'number' || !Number.isFinite(n)) return String(n);
   const r = Math.round(n);

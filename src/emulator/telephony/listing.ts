@@ -1,5 +1,5 @@
 import type { OrderedIndex, Selection } from '../ordered-index.js';
-import { type CallRecord, type Direction } from './types.js';
+import type { CallRecord, Direction } from './types.js';
 import { fail, int, isoMs, oneOf, pageSize } from './validate.js';
 import { type CallStatus, CALL_STATUSES } from '../../spec/calls.js';
 

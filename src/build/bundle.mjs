@@ -192,6 +192,11 @@ const ENTRY_MODULES = [
   // A listing's column policy and an option's completion values, declared when a verb is defined.
   'src/ui/columns.ts',
   'src/completion/takes.ts',
+  // The contract's value lists (engines, statuses, categories) that verbs offer as choices when defined.
+  'src/spec/agents.ts',
+  'src/spec/calls.ts',
+  'src/spec/evals.ts',
+  'src/spec/webhooks.ts',
 ];
 const CORE_MODULES = ['src/context.ts', 'src/api/client.ts'];
 

@@ -8,7 +8,7 @@ import { assertBuilt, BIN } from '../helpers/built.js';
 
 // `vap webhooks verify` on the built binary. The vectors are computed here with
 // node:crypto directly (HMAC-SHA256 keyed with the whole secret over "<t>.<body>"),
-// not with src/api/signature.ts, so the test checks the command against the scheme.
+// not with src/spec/signature.ts, so the test checks the command against the scheme.
 
 const SECRET = 'whsec_Q2hlY2tUaGVTaWduYXR1cmVPZkl0QWxs';
 // Exact bytes: CRLF, a tab, non-ASCII UTF-8, a byte that is not UTF-8 at all, a trailing newline.

@@ -1,25 +1,6 @@
-// Bundles the CLI into dist/ as CommonJS files:
-//
-//   dist/cli.js               the entry: Commander, the command tables, the program, and what
-//                             every API command loads (context, output, config, the HTTP client)
-//   dist/chunks/*.js          one per verb and per lazily loaded helper, and what they share
-//   dist/chunks/undici.js     the part of undici the HTTP layer uses (src/vendor/undici.ts), on
-//                             its own: loaded on the first request, by nothing else
-//   dist/topics/              the manual's topics (src/help/topics/*.md, *.txt), read by `vap help <topic>`
-//   dist/THIRD_PARTY_NOTICES.txt  the licenses of the packages bundled (every dependency is: notices.mjs)
-//   dist/contacts-worker.js   the import's validation worker (bin/vap.js may start it at
-//   dist/worker/*.js          launch), with chunks of its own
-//
-// Each of the last two groups is built in two steps:
-// 1. esbuild (TypeScript, the dependencies, the plugins below) into ES modules in a
-//    temporary folder, split at every dynamic import.
-// 2. Rollup regroups those modules into CommonJS files. esbuild gives a module that the
-//    entry shares with a verb a chunk of its own (it does not know that the entry is always
-//    loaded first), which made `vap agents list` read 21 files; Rollup keeps in the entry
-//    what the entry loads anyway, so a command reads the entry, its verb, what only that
-//    verb needs and, to make a request, undici. CommonJS because Node's ES module loader
-//    costs about 4 ms more to start, and more per file, than require() on Node 20.
-// test/bench/startup.mjs measures the result.
+// Bundles the CLI into dist/ (see src/build/README.md). esbuild alone gives every module the entry
+// shares with a verb a chunk of its own, not knowing the entry is always loaded, so Rollup regroups
+// its output into few CommonJS files: fewer reads, and require() starts faster than Node's ES loader.
 import { execFileSync } from 'node:child_process';
 import { build, transform } from 'esbuild';
 import { rollup } from 'rollup';
@@ -167,13 +148,9 @@ function requiredAnyway(warning) {
 }
 
 /**
- * How Rollup groups the files (measured: test/bench/startup.mjs):
- * - the entry file holds what the entry imports (Commander, the program, the command tables,
- *   errors), and what every verb module imports when it is defined (ENTRY_MODULES), so that
- *   defining a verb reads no file but its own;
- * - one "core" file holds what a verb needs when it runs (CORE_MODULES and what they import:
- *   the context, output, config, prompts guard and the HTTP client), so that help never
- *   reads or compiles it, and every API command reads it as one file.
+ * How Rollup groups the files: the entry holds what it and every verb's definition import
+ * (ENTRY_MODULES), so that defining a verb reads no other file; one "core" file holds what a
+ * verb needs when it runs (CORE_MODULES), so that help never reads it and an API command reads one.
  */
 const ENTRY_MODULES = [
   'src/commands/action.ts',

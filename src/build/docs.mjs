@@ -1,7 +1,6 @@
-// `npm run docs`: writes the generated pages of docs/ (src/help/docs.ts) from the built CLI:
-// a page per help topic, a page per command group, and the index. A generated page that no
-// longer has a source (a topic or group removed) is deleted; pages written by hand (they do
-// not start with the generated line) are never touched.
+// `npm run docs`: writes docs/'s generated pages (src/help/docs.ts) from the built CLI, and
+// deletes a generated page whose topic or group is gone; pages written by hand (they do not
+// start with the generated line) are never touched.
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

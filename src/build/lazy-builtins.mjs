@@ -1,14 +1,6 @@
-// An esbuild plugin that makes dependencies load Node built-ins only when they use them.
-//
-// undici requires node:http2 (and through it node:tls), and node:http, at module load,
-// for paths a CLI request rarely takes: HTTP/2 sessions, the default max header size,
-// and a check on http.IncomingMessage bodies. Commander requires node:child_process
-// (and through it node:net and node:dgram) for executable subcommands, which vap has
-// none of. Loading them costs about 50 ms here, more than everything else
-// `vap agents list` does. The patches defer each require to its first use. Each
-// replacement must match exactly, or the build fails, so an upgrade cannot silently
-// undo or break it. test/unit/lazy-builtins.test.ts checks the HTTP/2 constants below
-// against node:http2 itself.
+// An esbuild plugin that defers the Node built-ins that dependencies require at load for paths a
+// CLI rarely takes (undici's node:http2 and node:http, Commander's node:child_process): loading
+// them costs more than the rest of `vap agents list`. A patch that no longer matches fails the build.
 import { readFile } from 'node:fs/promises';
 
 /** RFC 9113 pseudo-header names and nghttp2 error codes, as node:http2 exports them. */

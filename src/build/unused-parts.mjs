@@ -1,14 +1,6 @@
-// An esbuild plugin that leaves out of the bundle the parts of dependencies vap never uses,
-// which would otherwise be compiled and run by `vap mcp` at every start (measured in
-// test/bench/mcp.mjs):
-// - zod's error messages in 40-odd languages (`z.locales`, more than half of zod's code):
-//   vap's schemas speak English, the default zod sets up itself (classic/schemas.js imports
-//   locales/en.js on its own);
-// - the MCP SDK's JSON Schema validator for elicitation answers (Ajv, with ajv-formats and
-//   fast-uri: a quarter of a megabyte): the server never asks the client for input; a
-//   server that did would fail loudly (the stand-in throws) rather than go unchecked.
-// As in lazy-builtins.mjs, each replacement must match exactly, or the build fails, so an
-// upgrade cannot silently undo or break it.
+// An esbuild plugin that leaves out parts of dependencies vap never uses, which `vap mcp` would
+// compile at every start: zod's locales (vap speaks English) and the MCP SDK's Ajv validator (the
+// server never asks for input; its stand-in throws). A patch that no longer matches fails the build.
 import { readFile } from 'node:fs/promises';
 
 const NO_LOCALES = [`export * as locales from "../locales/index.js";`, `export const locales = {};`];

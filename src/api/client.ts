@@ -127,10 +127,9 @@ export class ApiClient {
   }
 
   /**
-   * Sends with retries; returns a 2xx response, or throws. A streaming response's body is
-   * left unread (undici's request API); a JSON response is read whole through dispatch
-   * (http.ts dispatchText), within the same attempt, so that a body cut off by the
-   * connection is retried as a connection error.
+   * Sends with retries; returns a 2xx response, or throws. A JSON body is read whole within the
+   * attempt (http.ts dispatchText), so that a body cut off by the connection is retried; a
+   * streaming body is left unread.
    */
   private async send(opts: RequestOptions & { accept?: string }, streaming: boolean): Promise<Sent> {
     const { origin, path, href } = apiTarget(this.baseUrl, opts.path, opts.query);
@@ -253,10 +252,9 @@ function abortEmitterOf(signal: AbortSignal | undefined): AbortEmitter | undefin
 const UNDICI_DEADLINE_MIN_MS = 1_000;
 
 /**
- * A deadline shorter than a second, kept by a timer of vap's own: one controller for both
- * the deadline and the caller's signal. Not AbortSignal.any: on Node 20 the signals it
- * makes are never freed (a leak per request in long listings). The caller's signal is
- * unlinked once the response body is done with.
+ * A deadline shorter than a second on a timer of vap's own, one controller for it and the
+ * caller's signal: not AbortSignal.any, whose signals Node 20 never frees (a leak per request).
+ * The caller's signal is unlinked once the response body is done with.
  */
 class ShortDeadline {
   private readonly controller = new AbortController();

@@ -2,10 +2,9 @@ import type { ApiClient } from './client.js';
 import { apiPath } from './path.js';
 import type { Criterion, Noise, RunStatus, ScenarioInput, SuiteStatus, TranscriptLine } from '../spec/evals.js';
 
-// Document 1: eval suites, scenarios and runs, all under /api/v1/agents/{agentId}/evals.
-// Bearer auth. Fields the spec names are typed as it names them; fields it leaves
-// "not shown" (the transcript and per-criterion scores of a result, run timestamps)
-// are optional here, so that a service that answers without them still works.
+// Document 1: eval suites, scenarios and runs, under /api/v1/agents/{agentId}/evals, bearer auth.
+// Fields the spec leaves "not shown" (a result's transcript and per-criterion scores, run
+// timestamps) are optional, so that a service that answers without them still works.
 
 const auth = 'bearer' as const;
 

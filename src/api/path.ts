@@ -1,10 +1,9 @@
 import { UsageError } from '../errors.js';
 
 /**
- * Builds an API path with every interpolated value encoded as one path segment:
+ * Builds an API path with every interpolated value as one encoded path segment:
  * `apiPath\`/api/v1/agents/${id}\``. An id is data, never a path fragment: a value that
- * could not stay one segment is refused before anything is sent (see checkId), and the
- * rest is percent-encoded.
+ * could not stay one segment is refused before anything is sent (see checkId).
  */
 export function apiPath(strings: TemplateStringsArray, ...values: Array<string | number>): string {
   let out = strings[0] ?? '';

@@ -1,7 +1,6 @@
 /**
- * A URL as it may be shown (in `--verbose` lines, messages, `auth status`): a password in
- * it is replaced by `***` (`http://user:***@host`), as the API key is never shown either.
- * Text that does not parse as a URL is returned with anything that looks like
+ * A URL as it may be shown (`--verbose`, messages, `auth status`): its password becomes `***`,
+ * as the API key is never shown either. Text that is no URL has anything that looks like
  * `//user:password@` redacted the same way.
  */
 export function redactUrl(text: string): string {

@@ -11,9 +11,8 @@ export interface Pagination {
 }
 
 /**
- * The server's clock as one response told it: its `Date` header (whole seconds) and the
- * local time the response arrived. A view takes "now" for relative times from it
- * (src/ui/values.ts, ServerClock), so that a client whose clock is off, or an emulator
+ * The server's clock as one response told it (its `Date` header) and when that arrived. Views
+ * take "now" from it (src/ui/values.ts), so that a client whose clock is off, or an emulator
  * under --time-scale, never shows a past event as "in 10 minutes".
  */
 export interface ServerDate {

@@ -3,10 +3,9 @@ import type { Page, PageRequest } from './paginate.js';
 import { apiPath } from './path.js';
 import type { DeliveryStatus } from '../spec/webhooks.js';
 
-// Document 1: webhook endpoints and their delivery log, under /api/v1/webhook-endpoints.
-// Bearer auth, document-1 envelope. Fields the spec names are typed as it names them;
-// the emulator's extras ("not shown" by the spec) are optional, so a service that
-// answers without them still works. Shared by the webhooks verbs and `webhooks listen`.
+// Document 1: webhook endpoints and their delivery log, under /api/v1/webhook-endpoints. The
+// emulator's extras ("not shown" by the spec) are optional, so that a service that answers
+// without them still works. Shared by the webhooks verbs and `webhooks listen`.
 
 const auth = 'bearer' as const;
 const ENDPOINTS = '/api/v1/webhook-endpoints';

@@ -1,8 +1,7 @@
 /**
- * How deeply objects and arrays nest in `value`, up to `max + 1` (iterative: a value
- * nested thousands deep is measured without a deep call stack). Data the emulator keeps
- * and later serializes (event data, rows of an import) is limited, since a value nested
- * too deep cannot be written out (JSON.stringify recurses) and would stall every replay.
+ * How deeply `value` nests, up to `max + 1`, iteratively so that any depth is measured. Data the
+ * emulator keeps and serializes is limited by it, since a value nested too deep cannot be
+ * written out (JSON.stringify recurses) and would stall every replay.
  */
 export function nestingDepth(value: unknown, max: number): number {
   let deepest = 0;

@@ -124,10 +124,9 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
     // instead of waiting for clients' keep-alive timeouts: the emulator is going away.
     forceCloseConnections: true,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
-    // Slow clients: the headers must arrive within headersTimeout of a request's first byte
-    // (or of the connection's opening), the whole request within requestTimeout; Node checks
-    // the connections every connectionsCheckingInterval and answers through clientErrorHandler.
-    // A response (an event stream included) is not limited: only receiving the request is.
+    // Slow clients: headers must arrive within headersTimeout, the whole request within
+    // requestTimeout (Node checks every connectionsCheckingInterval, answering through
+    // clientErrorHandler). Only receiving is limited: a response, an event stream included, is not.
     requestTimeout: limits.requestTimeout,
     http: { headersTimeout: limits.headersTimeout, requestTimeout: limits.requestTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(limits.headersTimeout / 4) || 1000)) },
     // Errors the framework raises before routing (a malformed percent-encoding in the path)
@@ -172,10 +171,9 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
     }
   });
 
-  // Connections per client address: beyond the bound a new connection is answered 503 (the one
-  // envelope) and closed, so that slow or idle connections from one address cannot use up the
-  // server's file descriptors and starve every other client. A request that arrives on such a
-  // connection anyway is never handled.
+  // Connections per client address: beyond the bound a new connection is answered 503 and closed
+  // (a request on it is never handled), so that slow or idle connections from one address cannot
+  // use up the file descriptors and starve every other client.
   const perClient = new Map<string, number>();
   const refused = new WeakSet<Socket>();
   app.server.on('connection', (socket: Socket) => {
@@ -242,10 +240,9 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
     done();
   });
 
-  // Durable before acknowledged: a response waits until every change made before it is on
-  // disk (group commit: one fsync serves every response waiting at the time).
-  // The request log (control path excluded: tests use it to check what was or was not sent)
-  // is written here too, with the status the answer goes out with: one hook less per request.
+  // Durable before acknowledged: a response waits until every earlier change is on disk (one
+  // fsync serves every response waiting). The request log (control path excluded: tests read it
+  // for what was sent) is written here too, with the status sent: one hook less per request.
   const logRequest = (req: FastifyRequest, status: number) => {
     const url = req.url;
     if (!url.startsWith(CONTROL)) {

@@ -292,10 +292,9 @@ export class Store {
   }
 
   /**
-   * Runs `fn` once every change made so far is on disk (at once when there is nothing to
-   * wait for); never once the data directory failed. The streams send an event only once it
-   * is durable, so a client never sees an event id that a crash could hand out again, nor an
-   * event of a change that was refused.
+   * Runs `fn` once every change so far is on disk (at once if nothing waits); never once the data
+   * directory failed. Streams send an event only once durable, so a client never sees an event id
+   * a crash could hand out again, nor an event of a refused change.
    */
   afterDurable(fn: () => void): void {
     const j = this.journal;

@@ -1,10 +1,9 @@
 import { avgSeconds, type CallFacts } from './rules.js';
 
 /**
- * GET …/analytics/inbound: the inbound calls of a campaign. answered = the call
- * connected (answeredAt set, in progress or completed); missed = failed; wait = from
- * ringing to answer; handle = duration of the answered calls that ended. Hours are
- * the UTC hour of createdAt. Pure.
+ * GET …/analytics/inbound, pure. answered = connected (answeredAt set, in progress or completed);
+ * missed = failed; wait = ringing to answer; handle = duration of the answered calls that ended;
+ * hours = the UTC hour of createdAt.
  */
 
 export interface Inbound {

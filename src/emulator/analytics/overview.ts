@@ -3,10 +3,9 @@ import { round } from './rules.js';
 import type { AnalyticsOverview } from '../../spec/analytics.js';
 
 /**
- * GET /api/v1/analytics/overview, from tallies: `org` over every call of the
- * organization (those of a deleted campaign too, as the calls listing shows them) for
- * the counts and the duration; one tally per existing campaign for the averages of
- * rates (over the campaigns with at least one analysed call) and the top campaign. Pure.
+ * GET /api/v1/analytics/overview, pure, from tallies: `org` over every call (a deleted campaign's
+ * too, as the calls listing shows them) for counts and duration; one tally per existing campaign
+ * for the averaged rates (campaigns with an analysed call) and the top campaign.
  */
 
 export interface CampaignRef {

@@ -213,10 +213,9 @@ export function mergeSchema(current: StoredList['schema'], changes: FieldInput[]
 }
 
 /**
- * The contacts search: case-insensitive substring over the string fields whose
- * name contains "name" (all string fields when the schema has none such), and,
- * when the query looks like a phone number (digits and + - . ( ) spaces only),
- * a digits-only substring match over phone fields.
+ * The contacts search: case-insensitive substring over the string fields whose name contains
+ * "name" (all string fields if none does) and, for a query shaped like a phone number (digits
+ * and + - . ( ) spaces), a digits-only substring over phone fields.
  */
 export function contactMatcher(schema: Schema, search: string): ((c: StoredContact) => boolean) | undefined {
   const q = search.trim().toLowerCase();

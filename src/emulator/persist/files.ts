@@ -486,10 +486,9 @@ interface ReplayResult {
 }
 
 /**
- * Replays one journal, record by record, and stops at the first thing wrong. Only the end
- * of the last journal may be cut short (a crash in the middle of an append, never
- * acknowledged: the file ends without the record's newline); a complete record that fails
- * its checksum, anywhere, is damage.
+ * Replays one journal and stops at the first thing wrong. Only the last journal's end may be cut
+ * short (an append a crash interrupted, never acknowledged: no final newline); a complete record
+ * that fails its checksum, anywhere, is damage.
  */
 function replayJournal(j: JournalFile, o: ReplayOptions): ReplayResult {
   let buf: Buffer;

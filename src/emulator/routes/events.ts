@@ -7,10 +7,9 @@ import { parseResume, parseTypes, streamHubFor } from '../events/streams.js';
 import type { EmulatorModule, ModuleEnv, Org } from '../types.js';
 
 /**
- * Document 1, "Event streams and catalog": the organization stream, the call stream
- * and the catalog, over the one event log (../events/log.ts, ../events/streams.ts).
- * Control path: publish events (POST /_emulator/events; GET is the evals module's),
- * drop/stall streams, set the heartbeat, count open streams.
+ * Document 1, "Event streams and catalog": the organization and call streams and the catalog, over
+ * the one event log (../events/log.ts, ../events/streams.ts). Control path: publish events (POST
+ * /_emulator/events; GET is the evals module's), drop/stall streams, heartbeat, open stream count.
  */
 
 type Query = Record<string, string | undefined>;

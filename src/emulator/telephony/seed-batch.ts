@@ -5,10 +5,9 @@ import { drawOutcome, drawPersona, drawSeconds, factsFor } from './script.js';
 import type { AnalysisCore, CallRecord, Direction } from './types.js';
 
 /**
- * A batch of seeded historical calls is stored as its parameters only: its calls are
- * a pure function of them and the emulator seed, regenerated when the state is
- * loaded. So 100k seeded calls cost a few hundred bytes in the state file, and the
- * store's whole-state writes stay cheap. Seeded calls never change after insertion.
+ * A batch of seeded historical calls is stored as its parameters only: its calls, which never
+ * change, are a pure function of them and the emulator seed, regenerated on load, so that the
+ * state file and its whole-state writes stay small.
  */
 export interface SeedBatch {
   id: string;

@@ -75,10 +75,9 @@ export type Sentiment = 'positive' | 'neutral' | 'negative';
 export type ObjectiveStatus = 'True' | 'False' | 'Unknown';
 
 /**
- * The analysis facts kept on every analysed call. Its paths are those of the full
- * analysis the detail endpoint renders (the full one is a superset built from these
- * facts and the transcript), so code reading `call.analysis.humanContact.reachedHuman`
- * works on both. Identical facts share one object in memory (100k seeded calls).
+ * The analysis facts kept on every analysed call, at the paths of the full analysis the detail
+ * endpoint builds from them and the transcript, so that code reading them works on both.
+ * Identical facts share one object in memory (seeded history is large).
  */
 export interface AnalysisCore {
   sentiment: { overallSentiment: Sentiment };

@@ -11,10 +11,9 @@ import type { Collection } from '../store.js';
 import type { ModuleEnv, Org } from '../types.js';
 
 /**
- * Webhook endpoints and their deliveries (document 1, parts 2–5). The dispatcher follows
- * the event log (the hub) and creates one delivery per (non-stream-only event, enabled
- * endpoint subscribed to its type); attempts are signed with src/spec/signature.ts, retried
- * with exponential backoff in simulated time, and the payload is kept encrypted at rest.
+ * Webhook endpoints and their deliveries (document 1, parts 2–5): one delivery per non-stream-only
+ * event of the log and enabled endpoint subscribed to it; attempts signed (src/spec/signature.ts),
+ * retried with backoff in simulated time, the payload kept encrypted at rest.
  */
 
 /**

@@ -3,10 +3,9 @@ import { seededRandom } from '../../ids.js';
 import type { ScenarioCategory } from '../../../spec/evals.js';
 
 /**
- * The import sources an organization's suites can pull past calls from: call centers,
- * outbound and inbound campaigns, each with 12..40 past calls (direction, duration,
- * sentiment, caller intent, resolution and a transcript). Deterministic from the seed
- * and the organization; the calls' times are spread over the 30 days before `anchorMs`.
+ * The import sources an organization's suites can pull past calls from: call centers, outbound
+ * and inbound campaigns, each with 12..40 past calls over the 30 days before `anchorMs`.
+ * Deterministic from the seed and the organization.
  */
 
 export type SourceKind = 'outbound_campaign' | 'inbound_campaign' | 'call_center';

@@ -7,10 +7,9 @@ import { generateSources, type PastCall, type SourceRecord } from './data.js';
 import { triageCall, type Triage } from './triage.js';
 
 /**
- * Call imports of eval suites (document 1, "Imports"): seeded sources per organization,
- * candidate calls, imports, batched triage on simulated time, scenarios from calls.
- * State: `evalImportSources` (generated once per organization, then kept) and
- * `evalImports` per organization.
+ * Call imports of eval suites (document 1, "Imports"): seeded sources, candidate calls, imports,
+ * batched triage on simulated time, scenarios from calls. State per organization:
+ * `evalImportSources` (generated once, then kept) and `evalImports`.
  */
 
 const SOURCES = 'evalImportSources';

@@ -3,10 +3,9 @@ import { safeText } from './safe-text.js';
 import type { Spinner } from './spinner.js';
 
 /**
- * Accessibility (`vap help accessibility`). With VAP_ACCESSIBLE=1 (or ACCESSIBLE=1, which
- * other tools read too), nothing is drawn in place: no spinner, no progress bar redrawn on
- * one line, no screen redrawn by a watch. Each becomes plain lines, written once and never
- * rewritten, which a screen reader reads once each. Piped output is plain anyway.
+ * Accessibility (`vap help accessibility`): with VAP_ACCESSIBLE=1 (or ACCESSIBLE=1) nothing is
+ * drawn in place (spinner, progress bar, watch screen); each becomes plain lines written once,
+ * which a screen reader reads once each. Piped output is plain anyway.
  */
 
 type Env = Record<string, string | undefined>;

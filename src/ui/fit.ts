@@ -29,10 +29,9 @@ export function fitLine(text: string, width: number): string {
 }
 
 /**
- * Text wrapped to `width` columns at word boundaries (a word longer than a line is split),
- * colours kept across the breaks; the text's own line breaks are kept, and a command in
- * backticks stays on one line when it fits one. Lines after the
- * first are indented by `indent` spaces (a hanging indent under a mark such as `✓ `).
+ * Text wrapped to `width` columns at word boundaries (an overlong word split), colours kept across
+ * breaks, its own line breaks kept, a backticked command on one line when it fits one. Lines after
+ * the first are indented by `indent` spaces (a hanging indent under a mark such as `✓ `).
  */
 export function wrapWords(text: string, width: number, indent = 0): string[] {
   const w = Math.max(1, Math.floor(width));
@@ -78,10 +77,9 @@ function messageLine(line: string, width: number, mark: string): string {
 }
 
 /**
- * A message that ends in a command to run (`…; resume with: vap calls tail …`): one line when
- * it fits; otherwise the words wrap, and the command goes on lines of its own, broken between
- * its arguments with a shell continuation (` \`), so that a person can still copy and paste it
- * whole and run it. The command is a shell-quoted line (commandLine); an argument is never split.
+ * A message ending in a command to run: one line when it fits; else the words wrap and the command
+ * (a shell-quoted line, commandLine) goes on lines of its own, broken between arguments with ` \`,
+ * so that a person can still copy and paste it whole.
  */
 export function messageWithCommand(text: string, command: string, width: number | undefined): string {
   const line = `${text} ${command}`;

@@ -17,10 +17,9 @@ export interface Column<T> {
 }
 
 /**
- * A cell as text: empty for nothing, JSON for objects, as-is for the rest (not yet made
- * safe for a terminal: the table, TSV and id writers do that). A `Trusted` value (vap's
- * own text, coloured) gives its text; a `Shown` value (a time, duration, count or score:
- * src/ui/values.ts) its form for programs, since a table asks for the other itself.
+ * A cell as text, not yet made safe (the table, TSV and id writers do that): empty for nothing,
+ * JSON for objects; a `Trusted` value its text, a `Shown` value (src/ui/values.ts) its form for
+ * programs, since a table asks for the other itself.
  */
 export function cellText(v: unknown): string {
   if (v === undefined || v === null) return '';

@@ -58,10 +58,9 @@ export function safeValue(value: unknown): string {
 }
 
 /**
- * A TSV field: one line of visible characters. Backslash is doubled first, then tab,
- * newline and carriage return become `\t`, `\n`, `\r` and every other unsafe
- * character its visible escape, so that a record stays one line and the escapes can be
- * told apart from a backslash in the data.
+ * A TSV field: one line of visible characters. Backslash is doubled first, then tab, newline and
+ * carriage return become `\t`, `\n`, `\r` and other unsafe characters their visible escapes, so a
+ * record stays one line and an escape is never mistaken for a backslash in the data.
  */
 export function safeTsv(text: string): string {
   return safeText(text.includes('\\') ? text.replace(/\\/g, '\\\\') : text);

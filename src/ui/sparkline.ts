@@ -2,10 +2,9 @@
 export const SPARK_BARS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'] as const;
 
 /**
- * A sparkline of `values` in the order given, one bar per value. The bars span the
- * values' own range (so a trend between 0.78 and 0.84 shows), unless `min`/`max` are
- * given; when every value is the same the line is flat at mid height. Values that are
- * not finite numbers are skipped.
+ * A sparkline of `values`, one bar per value, spanning their own range (so that a trend between
+ * 0.78 and 0.84 shows) unless `min`/`max` are given; flat at mid height when all are equal.
+ * Values that are not finite numbers are skipped.
  */
 export function sparkline(values: ReadonlyArray<number | null | undefined>, opts: { min?: number; max?: number } = {}): string {
   const nums = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));

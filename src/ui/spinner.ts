@@ -12,10 +12,9 @@ export interface Spinner {
 const NOOP: Spinner = { text() {}, succeed() {}, fail() {}, stop() {} };
 
 /**
- * A spinner on stderr (ora, loaded on first use); nothing at all when stderr is not a terminal.
- * Its text is shown as one safe line, cut to the terminal's width after the spinner's two
- * columns (src/ui/width.ts), so a redraw never leaves a trail; the line it ends with
- * (succeed, fail) is whole.
+ * A spinner on stderr (ora, loaded on first use), or nothing when stderr is no terminal. Its text
+ * is one safe line cut to the width the spinner leaves, so a redraw never leaves a trail; the line
+ * it ends with (succeed, fail) is whole.
  */
 export async function startSpinner(text: string, opts: { stream: Writable; enabled: boolean; color: boolean }): Promise<Spinner> {
   if (!opts.enabled) return NOOP;

@@ -23,10 +23,9 @@ export interface TableFit {
 }
 
 /**
- * One table cell: data made one safe line (white space runs become one space, every
- * control character, DEL, C1 control and bidi override a visible escape), then cut to
- * `max`; a `Trusted` value (vap's own, coloured) as it is. A UUID (a call's, a campaign's)
- * shows its first eight digits unless `wide`, as `events tail` shows it (shortId).
+ * One table cell: data made one safe line (white space runs one space, control characters and bidi
+ * overrides visible escapes), then cut to `max`; a `Trusted` value as it is. A UUID shows its first
+ * eight digits unless `wide`, as `events tail` shows it (shortId).
  */
 export function tableCell(v: unknown, max: number, p: Presentation = DEFAULT_PRESENTATION, wide = true): string {
   if (v instanceof Trusted) return v.text;
@@ -37,10 +36,9 @@ export function tableCell(v: unknown, max: number, p: Presentation = DEFAULT_PRE
 }
 
 /**
- * Whether a column is free text, the kind that gives way first when a table is too wide
- * (src/ui/columns.ts): one that says so, else one of data strings that is not an id
- * column. Times, counts, scores (`Shown`) and vap's own coloured words (`Trusted`) keep
- * their width as long as they can.
+ * Whether a column is free text, which gives way first when a table is too wide: one that says so,
+ * else one of data strings that is not an id column. Times, counts, scores (`Shown`) and vap's own
+ * coloured words (`Trusted`) keep their width as long as they can.
  */
 function isFreeText<T>(c: Column<T>, values: unknown[]): boolean {
   if (c.flex !== undefined) return c.flex;

@@ -162,10 +162,9 @@ export function formatScore(v: number | null | undefined): string {
 // Transcript roles
 
 /**
- * The word for a transcript's role. Output read by people (a terminal, the Markdown,
- * HTML and JUnit reports) says `caller` for the API's `user`, the person on the line
- * (an eval's tester plays one); output read by programs (JSON, NDJSON, TSV) keeps the
- * API's words, `agent` and `user`, so that they match the API's data.
+ * The word for a transcript's role: output for people (terminal, Markdown, HTML, JUnit) says
+ * `caller` for the API's `user` (the person on the line); output for programs (JSON, NDJSON, TSV)
+ * keeps `agent` and `user`, to match the API's data.
  */
 export function roleWord(role: unknown, kind: 'human' | 'data' = 'human'): string {
   const r = typeof role === 'string' ? role : role === undefined || role === null ? '' : String(role);

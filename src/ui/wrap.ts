@@ -58,10 +58,9 @@ export function wrapAfter(text: string, first: number, rest: number): string[] {
 }
 
 /**
- * `lead` (a label, a mark) then `text`, as it is when it fits `width` columns, else wrapped
- * with its further lines under the text; without a width (piped), one line. `leadWidth` is
- * the columns the lead takes when it carries colour codes. Too little room beside the lead:
- * the text goes under it.
+ * `lead` (a label, a mark) then `text`: as it is when it fits `width`, else wrapped with further
+ * lines under the text, or under the lead when there is too little room beside it; one line without
+ * a width (piped). `leadWidth`: the columns the lead takes when it carries colour codes.
  */
 export function hanging(lead: string, text: string, width: number | undefined, leadWidth = lead.length): string[] {
   const line = safeLines(text).replace(/\n/g, ' ');

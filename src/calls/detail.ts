@@ -7,10 +7,9 @@ import { CALL_TSV_COLUMNS, formatCallDuration, paintStatus } from './format.js';
 import { DEFAULT_PRESENTATION, formatTime, type Presentation } from '../ui/values.js';
 
 /**
- * How one call reads on a terminal (`vap calls get`): a header line, the call's facts,
- * then the analysis: the flags that need someone's attention first (crisis, legal
- * threat, do-not-call request; in red), then summary, sentiment, human contact,
- * objectives, callback and resolution.
+ * How one call reads on a terminal (`vap calls get`): a header, the call's facts, then the
+ * analysis, the flags that need someone's attention (crisis, legal threat, do-not-call request)
+ * first and in red.
  */
 
 export interface AnalysisFlag {

@@ -11,10 +11,9 @@ import { LiveLine } from '../ui/live-line.js';
 import { safeText } from '../ui/safe-text.js';
 
 /**
- * Saving a downloaded stream (`vap calls audio`, `vap voices preview`): to a file,
- * written whole or not at all (a temporary file beside the target, renamed when every
- * announced byte arrived, removed on any error or Ctrl-C), or to stdout with
- * back-pressure. Never buffers the body.
+ * Saving a downloaded stream (`calls audio`, `voices preview`) without buffering it: to a file,
+ * whole or not at all (a temporary file beside it, renamed once every announced byte arrived),
+ * or to stdout with back-pressure.
  */
 
 export type Progress = (received: number, total: number | undefined) => void;

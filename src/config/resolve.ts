@@ -29,10 +29,9 @@ export function profileEnvName(name: 'VAP_API_KEY' | 'VAP_BASE_URL', profile: st
 }
 
 /**
- * Precedence: flag > env > profile > default. The key is never a flag. A profile's own
- * variables (`VAP_API_KEY_PROD`, `VAP_BASE_URL_PROD` for profile prod) come before the
- * general ones, so that one environment can hold the keys of several organizations (what
- * `vap promote --from staging --to prod` reads).
+ * Precedence: flag > env > profile > default; the key is never a flag. A profile's own variables
+ * (`VAP_API_KEY_PROD` for profile prod) come before the general ones, so that one environment can
+ * hold several organizations' keys (as `vap promote --from staging --to prod` needs).
  */
 export function resolveCredentials({ flags, env, readConfig }: ResolveInput): Credentials {
   const flagProfile = flags.profile || undefined;

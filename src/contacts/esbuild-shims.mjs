@@ -102,10 +102,9 @@ function nationalPrefixPattern(source) {
 `;
 
 /**
- * metadata.js compares the metadata's version string with two semver strings every
- * time a Metadata or NumberingPlan object is made (several times per number): the
- * shim remembers the outcome per metadata object and version string, and sets the
- * same one flag the original sets.
+ * metadata.js compares the metadata's version with two semver strings for every Metadata or
+ * NumberingPlan made (several per number): the shim remembers the outcome per metadata object
+ * and version string, and sets the same flag the original sets.
  */
 const SET_VERSION_STRING_BRANCH = `  } else {
     if (!version) {

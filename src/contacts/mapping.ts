@@ -41,10 +41,9 @@ export function listNames(names: string[], max = 12): string {
 }
 
 /**
- * Maps the file's columns to the list's schema fields: `--map` pairs first, then
- * columns whose name matches a field (exactly, then loosely). Throws a UsageError
- * (exit 2, nothing sent) when a `--map` names an unknown column or field, when no
- * column matches any field, or when a required field has no column.
+ * Maps the file's columns to the list's fields: `--map` pairs first, then matching names (exactly,
+ * then loosely). A `--map` naming an unknown column or field, no column matching any field, or a
+ * required field without a column is a UsageError (exit 2), before anything is sent.
  */
 export function resolveMapping(
   header: string[],

@@ -1,7 +1,6 @@
 /**
- * The flags of `vap contacts import`, as Commander parses them. Here, below both the
- * verb (src/commands/contacts/import.ts, which declares them) and the pipeline
- * (command.ts, which reads them), so that neither imports the other's module back.
+ * The flags of `vap contacts import` as Commander parses them, here below both the verb that
+ * declares them and the pipeline that reads them, so that neither imports the other back.
  * Types only: `vap contacts --help` loads nothing from src/contacts.
  */
 export interface ImportOptions {

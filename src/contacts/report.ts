@@ -5,10 +5,9 @@ import { safeText } from '../ui/safe-text.js';
 export const MAX_ROWS_SHOWN = 20;
 
 /**
- * One cause, one line: when at least DOMINANT_MIN_ROWS rows were rejected and at least
- * DOMINANT_SHARE of them share a field and a reason (the reason with its quoted value
- * left out), the report says so first, with the likely fix, and lists only
- * DOMINANT_EXAMPLES rows instead of MAX_ROWS_SHOWN.
+ * One cause, one line: when at least DOMINANT_MIN_ROWS rows were rejected and DOMINANT_SHARE of
+ * them share a field and reason (quoted value aside), the report says so first, with the likely
+ * fix, and lists DOMINANT_EXAMPLES rows instead of MAX_ROWS_SHOWN.
  */
 export const DOMINANT_MIN_ROWS = 10;
 export const DOMINANT_SHARE = 0.9;

@@ -4,10 +4,9 @@ import { packedValues, type PackedRows } from './rows.js';
 import type { TaskRunner, TaskSpec } from './task.js';
 
 /**
- * The validation worker. This module is its own chunk in the bundle (it is only
- * loaded with a dynamic import), so the same file is both what the main thread
- * imports to learn the worker's URL and what the worker runs. It imports the
- * validators only in the worker, so that the main thread does not load them.
+ * The validation worker. This module is a chunk of its own in the bundle (only imported
+ * dynamically), so one file is both where the main thread learns the worker's URL and what the
+ * worker runs; it imports the validators only in the worker, sparing the main thread.
  */
 
 export const WORKER_KIND = 'vap-contacts-validate';

@@ -7,10 +7,9 @@ import { safeText } from '../ui/safe-text.js';
 import { fitLine } from '../ui/fit.js';
 
 /**
- * How events look on a terminal and in pipes, shared by `events tail`, `calls tail` and
- * `webhooks listen`: one line per event (time, type, call, a one-line summary of its
- * payload), and on the call stream the transcript as a chat, agent and caller each in a
- * colour of their own.
+ * How events look on a terminal and in pipes, for `events tail`, `calls tail` and `webhooks
+ * listen`: one line per event (time, type, call, a summary of its payload), and the call stream's
+ * transcript as a chat, agent and caller each in a colour of their own.
  */
 
 /** An event flattened from either stream's envelope. */
@@ -139,10 +138,9 @@ function flagName(k: string): string {
 }
 
 /**
- * The time column of the call view. The call stream's data object has no occurredAt (the
- * spec's `type`, `callId`, `data`); when the server adds it, it is shown. Otherwise transcript
- * segments show their offset into the call (`+1:05`) and other lines none, so that a call's
- * history replayed now is not stamped with the time it was printed.
+ * The time column of the call view: the call stream's data has no occurredAt (shown when a server
+ * adds it), so transcript segments show their offset into the call (`+1:05`) and other lines none,
+ * rather than stamping a replayed call with the time it was printed.
  */
 function callTime(rec: EventRecord, p: Presentation): string {
   const w = stampWidth(p);
@@ -203,10 +201,9 @@ function alertLines(rec: EventRecord, chalk: ChalkInstance, indent: number, widt
 }
 
 /**
- * The lines of one event in `events tail` on a terminal: time, type, call, summary. The
- * call column holds a UUID's first eight digits (the full id with --wide, in --json and
- * in the resume hint); a long summary wraps under itself (a hanging indent), so the
- * columns stay aligned at any width. Every part from the stream is shown safe.
+ * The lines of one event in `events tail` on a terminal: time, type, call (a UUID's first eight
+ * digits unless --wide), summary; a long summary wraps under itself, so the columns stay aligned
+ * at any width. Every part from the stream is shown safe.
  */
 export function organizationLine(rec: EventRecord, chalk: ChalkInstance, opts: LineOptions = {}): string {
   const p = opts.present ?? DEFAULT_PRESENTATION;

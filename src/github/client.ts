@@ -2,11 +2,9 @@ import { createAgent, type HttpAgent, type HttpResponse } from '../api/http.js';
 import { backoffDelay, parseRetryAfter, type RetryPolicy } from '../api/retry.js';
 
 /**
- * A small client for GitHub's REST API (https://docs.github.com/rest), over the same undici
- * Agent as vap's own API client: the token as a Bearer header, GitHub's media type and API
- * version, a deadline per request, a few retries where they are safe, and pages followed by
- * their `Link: <…>; rel="next"` header. It knows GitHub's transport and nothing of comments
- * (src/github/comment.ts) or of vap's platform API (src/api).
+ * A small client for GitHub's REST API over the same undici Agent as vap's API client: Bearer
+ * token, GitHub's media type and version, a deadline per request, retries where safe, and pages
+ * followed by `Link` headers. It knows nothing of comments (comment.ts) or of vap's API.
  */
 
 type Headers = Record<string, string | string[] | undefined>;

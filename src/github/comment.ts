@@ -5,10 +5,9 @@ import { GITHUB_COMMENT_LIMIT } from './limits.js';
 import { repoPath, type PullRequestTarget } from './target.js';
 
 /**
- * One pull-request comment per marker, kept up to date: the comment whose first line is the
- * marker and whose author is the token's own user is edited in place; without one, a comment
- * is created. A comment by anyone else is never edited, whatever it holds: a marker pasted
- * into someone's comment is not taken over.
+ * One pull-request comment per marker, kept up to date: the token's own comment whose first line
+ * is the marker is edited in place, else one is created. Nobody else's comment is ever edited, so
+ * that a marker pasted into it is not taken over.
  */
 
 export { GITHUB_COMMENT_LIMIT };
@@ -53,10 +52,9 @@ export function markerLine(name: string): string {
 }
 
 /**
- * The body as posted: with `marker` as its first line (added when the file lacks it), and
- * within GitHub's limit (cut at a line, saying so, when longer: vap's Markdown report cuts
- * itself to fit, a hand-written file may not). Counted in UTF-16 units, which is never fewer
- * than GitHub's characters.
+ * The body as posted: `marker` as its first line (added when missing), cut at a line, saying so,
+ * when over GitHub's limit (vap's report fits itself; a hand-written file may not). Counted in
+ * UTF-16 units, never fewer than GitHub's characters.
  */
 export function commentBody(text: string, marker: string, limit = GITHUB_COMMENT_LIMIT): { body: string; cut: boolean } {
   const clean = text.replace(/^\uFEFF/, '');

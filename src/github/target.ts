@@ -4,10 +4,9 @@ import type { Env } from '../context.js';
 import { AuthRequiredError, UsageError } from '../errors.js';
 
 /**
- * Where a pull-request comment goes, from the flags and what GitHub Actions puts in the
- * environment: the repository (`--repo`, else GITHUB_REPOSITORY, else the event's
- * repository), the pull request (`--pr`, else the event at GITHUB_EVENT_PATH), the token
- * (GITHUB_TOKEN, else GH_TOKEN) and the API (GITHUB_API_URL, else https://api.github.com).
+ * Where a pull-request comment goes, from the flags, else what GitHub Actions puts in the
+ * environment: repository (GITHUB_REPOSITORY, else the event's), pull request (the event at
+ * GITHUB_EVENT_PATH), token (GITHUB_TOKEN, else GH_TOKEN) and API (GITHUB_API_URL).
  */
 
 export interface PullRequestTarget {

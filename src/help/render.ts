@@ -184,10 +184,9 @@ function inline(tokens: Token[] | undefined): string {
 }
 
 /**
- * Where a link of the manual leads, said for a terminal: another topic (`ci.md`) as
- * `vap help ci`, a command group's page (`commands/agents.md`) as `vap agents --help`, a
- * web page as its address, a file of the repository (`../src/emulator/README.md`) as its path
- * in it, another page of docs/ as `docs/<page>`; nothing for an anchor of the same page.
+ * Where a manual link leads, said for a terminal: a topic as `vap help ci`, a group's page as
+ * `vap agents --help`, a web page as its address, a repository file as its path, another docs/
+ * page as `docs/<page>`; nothing for an anchor of the same page.
  */
 export function linkTarget(href: string, topics: readonly string[]): string | undefined {
   if (/^https?:\/\//.test(href)) return href;

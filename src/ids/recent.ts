@@ -5,15 +5,9 @@ import { isUuid } from '../ui/values.js';
 import { writeFileAtomic } from '../write-atomic.js';
 
 /**
- * The ids vap recently showed shortened in a table on a terminal (a UUID's first eight
- * digits), for the kinds whose listing the API cannot search by id: calls and campaigns. A
- * prefix a table showed is looked for here when the API's own listing does not have it.
- *
- * It is a hint, never an authority: an id found here is then read from the API before it is
- * used (src/ids/resolve.ts). One file per profile in vap's state folder
- * (`recent-ids/<profile>.json`, beside `imports/`), holding the server and organization it is
- * for; another server or key under the same profile starts it afresh. At most
- * RECENT_PER_KIND ids of each kind are kept, the most recently shown first.
+ * The ids vap recently showed shortened on a terminal, for the kinds the API cannot search by id
+ * (calls, campaigns). Only a hint: an id found here is read from the API before use. One file per
+ * profile (`recent-ids/<profile>.json`), started afresh for another server or key.
  */
 
 export type RecordedKind = 'call' | 'campaign';

@@ -8,18 +8,9 @@ import { isUuid } from '../ui/values.js';
 import { RecentIds, type RecordedKind } from './recent.js';
 
 /**
- * An id as a table shows it is an id. A table on a terminal shows a UUID's first eight
- * digits (src/ui/table.ts), so wherever a call, a campaign or a campaign's run is asked for,
- * a unique prefix of its id is taken too (a cut cell's trailing `…` is ignored), and a
- * campaign also by its name (or, ending in `…`, by the start of it a table cut to fit). A
- * whole UUID is used as given, with no request.
- *
- * The API cannot look an id up by its prefix, so vap reads a listing: a campaign's runs
- * (every one), the campaigns (up to MAX_PAGES pages), the newest CALLS_READ calls. Where that
- * listing may not hold every id, the ids vap recently showed (src/ids/recent.ts) are looked at
- * too, and an id found there alone is read from the API before it is used, and said so.
- * A prefix of several ids is refused (exit 2) listing them; a prefix of none says so in the
- * same words for every command (exit 1, as an unknown whole id is).
+ * An id as a table shows it (a UUID's first eight digits) is an id: a call, campaign or run is taken
+ * by a unique prefix too, a campaign also by name. The API cannot search by prefix, so vap reads a
+ * listing and the ids it recently showed (src/ids/recent.ts); an ambiguous prefix is exit 2, none exit 1.
  */
 
 /** How many of the newest calls are read to find a prefix. */

@@ -11,10 +11,9 @@ const isEmail = ((isEmailModule as unknown as { default?: unknown }).default ?? 
 const isISO8601 = ((isISO8601Module as unknown as { default?: unknown }).default ?? isISO8601Module) as unknown as (s: string, o?: object) => boolean;
 
 /**
- * validator fills a missing option from its defaults on every call (a new object of
- * some fifteen keys for isEmail). Passing one object that it fills on the first call
- * gives the same options without the per-call copy. Not frozen: validator writes the
- * defaults into it once.
+ * validator copies a missing option's defaults into a new object on every call; one object that
+ * it fills on the first call gives the same options without the copy. Not frozen: validator
+ * writes the defaults into it once.
  */
 const EMAIL_OPTIONS: Record<string, unknown> = {};
 
@@ -208,10 +207,9 @@ function clip(s: string): string {
 }
 
 /**
- * A value that holds a NUL byte (U+0000) is refused whatever its field's type: no contact
- * field holds one, it cuts strings short in C-based tools and databases, and a file with
- * one is usually binary or in another encoding (UTF-16). Kept apart from the type checks
- * above, which it precedes (check-chunk.ts).
+ * A value holding a NUL byte is refused whatever its field's type: no contact field holds one, it
+ * cuts strings short in C-based tools, and a file with one is usually binary or UTF-16. Checked
+ * apart from, and before, the type checks above (check-chunk.ts).
  */
 export function nulByteReason(raw: unknown): string | undefined {
   return typeof raw === 'string' && raw.includes('\u0000') ? 'contains a NUL byte (\\x00); is the file UTF-16 or binary? (see --encoding)' : undefined;

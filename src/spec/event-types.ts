@@ -1,7 +1,6 @@
 /**
- * The event types of document 1, part 6, and the ones the emulator adds where the spec
- * says the complete list is "not shown". One pure list that the emulator serves as its
- * catalog (GET /api/v1/events/types) and the CLI uses for help text; the CLI checks
+ * The event types of document 1, part 6, and the emulator's where the spec's list is "not shown":
+ * the emulator's catalog (GET /api/v1/events/types) and the CLI's help text. The CLI checks
  * `--types` against the live catalog, never against this list alone.
  */
 export type Delivery = 'stream' | 'webhook';

@@ -4,10 +4,9 @@ import type { ApiClient } from '../api/client.js';
 import { NotFoundError } from '../api/errors.js';
 
 /**
- * The tools vap can see. The API has no tool listing (document 1 shows tools only as an
- * agent's), so they are read from the agents the key can read: the first page of them
- * (AGENTS_READ, the same agents a tool name is looked for among: src/commands/agents/names.ts),
- * or every agent. A tool no agent has is seen nowhere; its id comes from the product.
+ * The tools vap can see. The API has no tool listing, so they are read from the agents the key
+ * can read: the first page of them (AGENTS_READ, as for a tool given by name), or every agent.
+ * A tool no agent has is seen nowhere.
  */
 
 /** How many agents are read by default: one listing page, as for a tool given by name. */

@@ -65,10 +65,9 @@ export function pageSizeOption(max: number) {
 }
 
 /**
- * A --from / --to value as sent: the spec only says `dateFrom` / `dateTo` are ISO 8601,
- * "on or after / on or before creation", so a date is sent as the instant that keeps the
- * CLI's promise on any server: the day's first millisecond for --from, its last for --to
- * (a server reading `dateTo=2026-11-07` as midnight would otherwise drop that whole day).
+ * A --from / --to value as sent: the spec only says `dateFrom` / `dateTo` are ISO 8601, so a
+ * date is sent as its first millisecond for --from and its last for --to, which keeps the day
+ * whole on a server that would read `dateTo=2026-11-07` as midnight.
  */
 export function apiDate(v: string | undefined, edge: 'start' | 'end'): string | undefined {
   if (v === undefined || !DATE_ONLY.test(v)) return v;

@@ -1,9 +1,8 @@
 import type { Context } from '../context.js';
 
 /**
- * Asks before a destructive step (on a terminal; without one, the prompter refuses naming
- * `flag`, before anything is sent). A "no" is the user's choice, not a failure: the verb
- * says what was kept (`nothing deleted: …`) on stderr and ends with exit 0.
+ * Asks before a destructive step; without a terminal the prompter refuses, naming `flag`. A "no"
+ * is the user's choice, not a failure: the verb says on stderr what was kept and exits 0.
  * Returns whether to go on.
  */
 export async function confirmOrKeep(ctx: Context, question: string, kept: string, flag = '--yes'): Promise<boolean> {

@@ -2,12 +2,9 @@ import { renderTopic } from '../help/render.js';
 import { listTopics, topicSource } from '../help/topics.js';
 
 /**
- * Help topics: `vap help <topic>` (and `vap <topic>`) print a page of the manual that is not
- * about one command, as gh's `gh help environment` does. Each topic is a file,
- * src/help/topics/<name>.md (Markdown, rendered and wrapped) or <name>.txt (plain text,
- * printed as written): see src/help/topics.ts, which adds them to the program and lists them
- * in the root help. Adding a topic is adding a file there. `npm run docs` writes the same
- * pages to docs/.
+ * Help topics: `vap help <topic>` (and `vap <topic>`) print a page of the manual about no one
+ * command, as `gh help environment` does. Adding one is adding src/help/topics/<name>.md (rendered)
+ * or .txt (printed as written): see src/help/topics.ts. `npm run docs` writes them to docs/ too.
  */
 
 /**

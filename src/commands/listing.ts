@@ -25,11 +25,9 @@ export function addListingOptions(cmd: Command, defaultLimit = 30): Command {
 }
 
 /**
- * `--wide`, on every verb that lists ids (listings, and the live views): on a terminal a
- * table fits the width (src/ui/columns.ts) and a UUID shows its first eight digits, as git
- * shortens a commit; --wide shows ids whole and the table as wide as it is (a row may wrap).
- * Piped output (TSV), -q and --json always have everything whole. The context reads it with
- * the global flags (GlobalOptions.wide) for the tables.
+ * `--wide`, on every verb that lists ids: on a terminal a table fits the width and a UUID shows
+ * its first eight digits, as git shortens a commit; --wide shows both whole. Piped output, -q and
+ * --json are always whole. The context reads it with the global flags (GlobalOptions.wide).
  */
 export function wideOption(description = 'whole ids and every column on a terminal, not fitted to its width (a UUID shows its first eight digits otherwise)'): Option {
   return new Option('--wide', description);

@@ -1,9 +1,7 @@
 /**
- * The command groups and their verbs. Only what the command line names is loaded: for
- * `vap agents list`, the agents group and the one module of `list`; for `vap agents --help`
- * (or a mistyped verb), every verb of agents. The other groups stay a name and a line of
- * help, so `vap --version` and `vap <group> --help` never load the HTTP client, prompts,
- * CSV parser, spinner or emulator. The tables are small and part of the entry module.
+ * The command groups and their verbs, small and part of the entry module. Only what the command
+ * line names is loaded (`vap agents list`: the agents group and `list`'s module), so that
+ * `--version` and `<group> --help` never load the HTTP client, prompts, CSV parser or emulator.
  */
 import type { CommandEntry, RegisterGroup } from './types.js';
 import { verbs as agents } from './agents/index.js';

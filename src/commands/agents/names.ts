@@ -10,20 +10,9 @@ import { nearest } from '../../ui/suggest.js';
 import type { Tool, Voice } from '../../spec/agents.js';
 
 /**
- * Voices and tools by id or by name, wherever a verb asks for one (`agents voice --set`,
- * `agents tools --set`, `agents create --voice/--tool`), as the as-code files name them.
- *
- * - A voice: an id of the voice listing, or a name (exact, else ignoring case, else ignoring
- *   accents too: `lucia` finds Lucía). Where several voices share the name, `--language`
- *   picks one (its tag, or a bare code that leaves one); otherwise the error lists them.
- * - A tool: the API has no tool listing, so names are known only from the tools of agents
- *   the key can read. They are looked up in a bounded way (TOOL_LOOKUP): the agent's own
- *   tools first (when there is an agent), then the tools of the first AGENTS_READ agents of
- *   the organization (one page of `agents list`), READ_CONCURRENCY at a time, stopping as
- *   soon as every name is found (a value shaped like the ids read so far is taken as an id
- *   and not looked for). A value no agent's tool is named or numbered by is sent as an id
- *   (the server says whether it is one), unless it holds white space, which no id does: then
- *   it is refused before anything is changed.
+ * Voices and tools by id or by name wherever a verb asks for one, as the as-code files name them.
+ * The API has no tool listing, so a tool name is looked for, within bounds (TOOL_LOOKUP), among the
+ * tools of agents the key can read; a value found nowhere is sent as an id for the server to judge.
  */
 
 /** How many of the organization's agents are read for tool names, at most (one listing page). */

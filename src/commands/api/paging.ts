@@ -2,15 +2,9 @@ import { hasMoreByPages } from '../../api/paginate.js';
 import type { Pagination } from '../../api/types.js';
 
 /**
- * How `vap api` finds its way through a paged listing of either document: the query of
- * the next page (or undefined on the last one), and the items of a page.
- *
- * - A listing that reports its page number (agents, candidates, contact lists, calls,
- *   campaigns, import jobs) goes on with `page` + 1 while the server says more follow:
- *   a non-null `nextCursor` when it gives one, else `totalPages`, `total`, or a full page.
- * - A listing that gives only a cursor (webhook deliveries, agent versions) goes on with
- *   `cursor=<nextCursor>` (in place of any `page` or `offset`), as the spec says for
- *   deliveries.
+ * How `vap api` pages through a listing of either document: the next page's query (undefined on
+ * the last page) is `page` + 1 while the server says more follow, or, for a listing that gives only
+ * a cursor (webhook deliveries, agent versions), `cursor=<nextCursor>` as the spec says.
  */
 export function nextPageQuery(p: Pagination | undefined, query: URLSearchParams, itemCount: number | undefined): URLSearchParams | undefined {
   if (!p) return undefined;

@@ -116,13 +116,9 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
 const STEADY_ROWS = 1000;
 
 /**
- * A long --all streams page after page with nothing kept, yet V8 doubles its young
- * generation (up to 16 MB a semi-space on Node 20) as the objects of the page in hand
- * survive scavenges: peak RSS rose ~13 MB over a short listing's for no gain. Keeping the
- * young generation at its starting size holds memory flat (same peak for 1,000 or
- * 100,000 rows, test/bench/calls.mjs) at no measurable cost in speed. The flag is read
- * at each growth decision, so setting it now takes effect; a one-shot process is the
- * only thing it affects.
+ * A long --all keeps nothing across pages, yet V8 grows its young generation as each page's
+ * objects survive scavenges: holding it at its starting size keeps memory flat at no measurable
+ * cost (test/bench/calls.mjs). V8 reads the flag at each growth decision, so setting it now works.
  */
 function keepYoungGenerationSmall(): void {
   try {

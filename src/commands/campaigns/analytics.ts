@@ -125,11 +125,9 @@ export async function run(ref: string, opts: AnalyticsOptions, ctx: Context): Pr
 }
 
 /**
- * Polls realtime analytics every `seconds`. On a terminal (stdout, table output) the
- * screen is redrawn in place with log-update, "Last call at" relative and a sparkline of
- * the calls completed in each interval of the session; otherwise each poll is one NDJSON
- * line.
- * Ctrl-C ends it with exit 130 (no error line), the cursor shown again and the last screen kept.
+ * Polls realtime analytics every `seconds`: on a terminal the screen is redrawn in place, with a
+ * sparkline of the calls completed per interval; otherwise each poll is one NDJSON line. Ctrl-C
+ * ends it with exit 130 (no error line), the cursor shown again and the last screen kept.
  */
 async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
   const api = await ctx.api();

@@ -13,10 +13,9 @@ function port(v: string): number {
 }
 
 /**
- * `vap mcp` is a group that is also a verb: `vap mcp` serves the Model Context Protocol,
- * `vap mcp config` prints a client's configuration. Its module only defines them: the
- * server and the SDK (src/mcp/) are loaded when `vap mcp` runs, never for its help or
- * for `vap mcp config`.
+ * `vap mcp` is a group that is also a verb: `vap mcp` serves the Model Context Protocol, `vap mcp
+ * config` prints a client's configuration. The server and the SDK (src/mcp/) are loaded only when
+ * `vap mcp` runs, never for its help or for `vap mcp config`.
  */
 export const register: RegisterGroup = (group, makeContext) => {
   group

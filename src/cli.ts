@@ -17,11 +17,9 @@ export interface MainDeps {
 }
 
 /**
- * Runs vap with argv (without node and script) and returns the exit code.
- * The core (Commander, the command tree, output) is in this entry module, so that it
- * loads as one file; each command group and everything heavy (HTTP client, prompts,
- * CSV, spinner, emulator) is imported when a command needs it. bin/vap.js answers
- * `--version` without loading this module at all.
+ * Runs vap with argv (without node and script) and returns the exit code. The core is in this
+ * entry module so that it loads as one file; each command group and everything heavy is
+ * imported when a command needs it (bin/vap.js answers `--version` without loading this at all).
  */
 export async function main(argv: string[], deps: MainDeps = {}): Promise<number> {
   const env = deps.env ?? process.env;
@@ -33,15 +31,9 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     return ExitCode.OK;
   }
 
-  // undici parses HTTP with a WebAssembly build of llhttp. V8 optimises it on background
-  // threads after the first use, and the process cannot exit until that is done (about
-  // 70 ms here, longer than the request: test/bench/startup.mjs shows vap with and without
-  // the flag). A command that lives for one request is better served by the baseline
-  // compiler alone; the long-running emulator keeps the optimiser. Set before the first
-  // request (when undici is loaded), so that a command that makes none does not load node:v8.
-  // (`vap mcp` is long-running too: it serves requests until its client goes away; and the
-  // agents-as-code commands make thousands of requests over a large project, where the
-  // optimised parser pays for itself many times over.)
+  // V8 keeps optimising undici's WebAssembly HTTP parser after a request, and the process cannot
+  // exit until it is done: a one-request command does better on the baseline compiler, set at its
+  // first request (none, no node:v8). Long runs (emulator, mcp, as-code) keep the optimiser.
   const word = commandWord(argv);
   const beforeFirstRequest = !KEEPS_OPTIMISER.has(word ?? '') && !deps.io ? liftoffOnly : undefined;
 
@@ -53,10 +45,9 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     controller.abort(new DOMException('interrupted', 'AbortError'));
   };
   if (!deps.signal) process.on('SIGINT', onSigint);
-  // `vap emulator start` runs until stopped: SIGTERM (a service manager, `kill`) stops it
-  // as Ctrl-C does, through the same signal, and it exits 0. So does `vap mcp`, which an
-  // assistant's client stops with SIGTERM (and which then exits, the compile cache written,
-  // instead of dying). Other commands keep Node's default (SIGTERM ends the process at once).
+  // `vap emulator start` and `vap mcp` run until stopped: SIGTERM (a service manager, an
+  // assistant's client) stops them as Ctrl-C does, so that they exit 0 rather than die.
+  // Other commands keep Node's default (SIGTERM ends the process at once).
   let terminated = false;
   const onSigterm = () => {
     terminated = true;
@@ -116,11 +107,9 @@ async function messageWrap(io: IO, env: Env): Promise<MessageWrap> {
 }
 
 /**
- * Whether bin/vap.js ends the process as soon as `main` has returned and the output is
- * written: the agents-as-code commands leave a heap of thousands of resources, which Node
- * would otherwise tear down object by object, and V8's background compilations of the
- * run, which it would wait for (together tens of milliseconds after the work is done).
- * Everything these commands write is written before `main` returns.
+ * Whether bin/vap.js ends the process as soon as `main` returned and the output is written: the
+ * agents-as-code commands would otherwise wait for Node to tear down their heap of resources and
+ * for V8's background compilations. They write everything before `main` returns.
  */
 export function exitsWhenDone(argv: readonly string[]): boolean {
   return EXIT_WHEN_DONE.has(commandWord(argv) ?? '');
@@ -187,14 +176,9 @@ function processIO(): IO & Required<Pick<ProgramIO, 'writeOut'>> {
     return stdout;
   };
   const [stdinTTY, stdoutTTY, stderrTTY] = [terminalQuestion(0), terminalQuestion(1), terminalQuestion(2)];
-  // Output, help and usage: text written straight to the descriptor while no command has made
-  // the stream (as the stream itself writes on Linux, where stdout is synchronous: to a pipe,
-  // a file or a terminal), so that a command that prints and exits never makes it. Once it
-  // exists, everything goes through it, so the order of writes is kept. A descriptor that
-  // cannot take the text at once (EAGAIN: a non-blocking pipe or terminal that is full) gets
-  // the rest through the stream, which waits ('drain'); a failure is handled as the
-  // stream's own would be (onStdoutError).
-  // On Windows the stream does the writing (a console takes UTF-16 from it, not bytes).
+  // Until a command makes the stdout stream, text goes straight to the descriptor (as the stream
+  // would on Linux), so a command that prints and exits never makes it; then all goes through it,
+  // in order, as does what a full pipe (EAGAIN) refuses. Not on Windows, whose console wants UTF-16.
   const direct = process.platform !== 'win32';
   const stdoutText: TextSink = {
     write(text, callback) {

@@ -65,11 +65,9 @@ const named = <T extends { name: string; aliases?: readonly string[] }>(entries:
   entries.find((e) => e.name === word || e.aliases?.includes(word));
 
 /**
- * Reads argv against the global options (which it may skip, with their values) and the
- * command tables, without building anything. Any other option before the verb (-h, an
- * unknown flag), the word `help` inside a group, or a word that is no verb means the
- * group's whole tree; an unknown option before the group means the tree as it was
- * always built (every group a name, the named one loaded).
+ * Reads argv against the global options and the command tables without building anything. Any
+ * other option before the verb, `help` inside a group, or a non-verb word means the group's whole
+ * tree; an unknown option before the group means the tree as always built (groups as names).
  */
 export function resolveCommandLine(argv: string[], globals: readonly Option[]): CommandLine {
   const flags = new Map<string, boolean>();
@@ -148,10 +146,9 @@ export interface ProgramIO {
 }
 
 /**
- * Builds the command tree for argv: the group it names with only the verb it names (or,
- * for the group's help and a mistyped verb, every verb of the group); the groups as names
- * only when none is named (root help, an unknown group's suggestion). With `loadAll`,
- * every group and verb (completions).
+ * Builds the command tree for argv: the named group with only the named verb (every verb for the
+ * group's help or a mistyped verb); the groups as names when none is named. With `loadAll`, every
+ * group and verb (completions).
  */
 export async function buildProgram(argv: string[], io: ProgramIO, makeContext: ContextFactory, loadAll = false): Promise<Command> {
   let program = rootCommand(false);
@@ -260,12 +257,9 @@ async function addGroup(program: Command, g: GroupEntry, verb: CommandLine['verb
 }
 
 /**
- * What a group's help and Commander's suggestions read of a verb: its name and aliases, the
- * line of help, whether it takes options, its arguments as usage shows them. Written for
- * every verb by the bundle (src/build/bundle.mjs runs describeVerbs on the built tree) into
- * dist/verbs.json, so that `vap agents --help` or `vap agents lst` need not load and build
- * the group's verb modules; test/e2e/group-help-stand-ins.test.ts compares their help and
- * suggestions with the real tree's.
+ * What a group's help and Commander's suggestions read of a verb, written for every verb into
+ * dist/verbs.json by the bundle, so that `vap agents --help` or `vap agents lst` need not load the
+ * group's verbs; test/e2e/group-help-stand-ins.test.ts checks them against the real tree.
  */
 export interface VerbStub {
   name: string;
@@ -357,10 +351,9 @@ function addSubgroup(parent: Command, s: SubgroupEntry): Command {
 }
 
 /**
- * Commander's errors (an unknown option, a bad argument) on a terminal: a line wider than it
- * wraps at word boundaries under its own indentation, as vap's own messages do
- * (src/ui/width.ts, which the entry does not load: src/ui/wrap.ts is already in it; the text
- * is plain, made safe).
+ * Commander's errors on a terminal: a line wider than it wraps at word boundaries under its own
+ * indentation, as vap's messages do (with src/ui/wrap.ts, already in the entry, not src/ui/width.ts;
+ * the text is plain, made safe).
  */
 function wrapForTerminal(text: string, io: ProgramIO): string {
   const columns = io.stderrIsTTY ? (io.stderr as Writable & { columns?: number }).columns : undefined;
@@ -412,13 +405,9 @@ function suggestCommandsOnce(cmd: Command): void {
 }
 
 /**
- * `vap help <command…>` (and `vap agents help <verb>`) as the argv Commander handles best:
- * - a command path that does not exist drops the word "help", so that Commander reports the
- *   unknown command with its suggestion and exit 2, as `vap <typo>` does (alone it would
- *   print the parent's help and exit 0);
- * - a known path becomes `<path…> --help`, so that `vap help agents list` shows the help of
- *   `agents list` (alone Commander would show that of `agents`).
- * Undefined when argv asks for no help.
+ * `vap help <command…>` as argv Commander handles best: an unknown path drops "help", so that it is
+ * reported with a suggestion and exit 2 as `vap <typo>` is; a known path becomes `<path…> --help`,
+ * so that `vap help agents list` shows `agents list`'s help. Undefined when argv asks for no help.
  */
 export function helpArgv(program: Command, argv: string[]): string[] | undefined {
   const valueFlags = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.short, o.long]));
@@ -452,11 +441,9 @@ export function helpArgv(program: Command, argv: string[]): string[] | undefined
 }
 
 /**
- * `vap nosuch --help` (or `vap agents lst -h`): a word that names no command where a command
- * is expected, with a help flag. Commander would show the help of the command above it and
- * exit 0; the flags are dropped instead, so that the word is reported as `vap nosuch` reports
- * it (unknown command, the nearest one suggested, exit 2). Undefined when argv asks for no
- * help or names nothing unknown.
+ * `vap nosuch --help`: a word that names no command where one is expected, with a help flag.
+ * Commander would show the parent's help and exit 0; the flags are dropped so that the word is
+ * reported as an unknown command (suggestion, exit 2). Undefined when there is nothing to do.
  */
 function unknownUnderHelp(program: Command, argv: string[], valueFlags: Set<string | undefined>): string[] | undefined {
   const end = argv.indexOf('--');

@@ -5,11 +5,9 @@ import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { safeLines, safeText } from './ui/safe-text.js';
 
 /**
- * The one place where an error becomes a message on stderr and an exit code.
- * `debug` is VAP_DEBUG=1 (not --verbose, which logs requests): only then, and only for
- * an unexpected error, is a stack trace printed. An expected error (ours, the API's,
- * the network's, an interruption) is one line whatever the flags: its stack would show
- * where vap noticed the problem, which helps no one fix it.
+ * The one place where an error becomes a message and an exit code. Only with `debug`
+ * (VAP_DEBUG=1, not --verbose) and for an unexpected error is a stack printed: an expected error's
+ * stack shows where vap noticed the problem, which helps no one fix it.
  */
 export function reportError(err: unknown, stderr: Writable, opts: { debug: boolean; wrap?: MessageWrap }): ExitCodeValue {
   if (err instanceof OutputError) {

@@ -6,14 +6,9 @@ interface CompileCache {
 }
 
 /**
- * Sets V8 flags while vap runs (`--liftoff-only` before the first request, and the flags
- * of `calls list` and `contacts import`): every flag vap sets goes through here.
- *
- * V8 stamps the code it caches with a hash of its flags, and rejects a cache made under
- * other flags. vap's compile cache on Node 20 (bin/compile-cache.js) makes V8's data of
- * each file when the process exits; told first, it makes the data of what was compiled
- * so far under the flags as they still are, and keeps what is compiled afterwards apart.
- * The node:v8 module is given by the caller, so that this module loads nothing.
+ * Sets V8 flags while vap runs; every flag vap sets goes through here. V8 rejects cached code made
+ * under other flags, so vap's compile cache on Node 20 (bin/compile-cache.js) is told first and keeps
+ * what is compiled afterwards apart. node:v8 is given by the caller, so that this module loads nothing.
  */
 export function setV8Flags(v8: Pick<typeof V8, 'setFlagsFromString'>, flags: string): void {
   (globalThis as { __vapCompileCache?: CompileCache }).__vapCompileCache?.flagsChanging(flags);

@@ -12,10 +12,9 @@ export interface AtomicFile {
 }
 
 /**
- * Opens a temporary file beside `path` (its folder created when missing), to be committed
- * (renamed over `path`) or discarded. Opened before its content is ready, so that the
- * content is written, on libuv's threads, as soon as it is. Temporary files of the same
- * target that a killed vap left there are removed first (removeStaleTemps).
+ * Opens a temporary file beside `path` (creating its folder) to be committed (renamed over `path`)
+ * or discarded, before the content is ready so that it is written on libuv's threads as soon as it
+ * is. A killed vap's temporary files of the same target are removed first (removeStaleTemps).
  */
 export async function openAtomic(path: string): Promise<AtomicFile> {
   const target = resolve(path);
@@ -58,10 +57,9 @@ export async function writeFileAtomic(path: string, content: string | Uint8Array
 }
 
 /**
- * The temporary files of atomic writes are named `.<target name>.<pid>-<random><counter>.tmp`:
- * the writer's process id, so that another vap can tell a live writer's file from one a
- * killed vap left; a random part drawn once per process and a counter (the file is opened
- * with O_EXCL, so a name that exists all the same is an error, never a file written through).
+ * Temporary files are named `.<target name>.<pid>-<random><counter>.tmp`: the pid so that another
+ * vap can tell a live writer's file from a killed one's; a per-process random part and a counter
+ * (opened with O_EXCL, so a name that exists anyway is an error, never written through).
  */
 let tmpPrefix: string | undefined;
 let tmpCount = 0;
@@ -89,12 +87,9 @@ export function tempOwner(name: string, base?: string): number | null | undefine
 }
 
 /**
- * Removes, in the folder `dir` (of the targets named `base` only, when given), the
- * temporary files a killed vap left: a regular file (never a link or a folder) with one
- * of vap's temporary names, not modified for STALE_TEMP_MS, whose writer (the pid in its
- * name) is not a live process. Both tests, so that neither a live vap's file (its pid
- * alive) nor one of a vap in another pid namespace sharing the folder (its file recent)
- * is taken. Never throws: a leftover that cannot be removed stays. Returns the names removed.
+ * Removes the temporary files a killed vap left in `dir` (of targets named `base`, if given): regular
+ * files with vap's temporary names, older than STALE_TEMP_MS, whose pid is not alive (so neither a live
+ * vap's file nor a recent one from another pid namespace is taken). Never throws; returns the names removed.
  */
 export function removeStaleTemps(dir: string, base?: string, now = Date.now()): string[] {
   const removed: string[] = [];

@@ -5,12 +5,9 @@ import { dirname, join, resolve } from 'node:path';
 const code = (err: unknown) => (err as NodeJS.ErrnoException | undefined)?.code;
 
 /**
- * Whether a file can be written at `path`, checked before anything is sent: the path is not
- * a folder, and its folder exists and is writable, or the nearest folder above it that
- * exists is (the missing folders are created when the file is written). Writability is
- * probed by creating and removing a file, so that a read-only mount is caught for root too.
- * Throws `refuse(why)` when not. Shared by `--report` (evals) and `--errors-file` (contacts
- * import), so that both treat a missing folder alike.
+ * Whether a file can be written at `path`, checked before anything is sent (else `refuse(why)`):
+ * not a folder, and its nearest existing folder writable, probed by creating a file so that a
+ * read-only mount is caught for root too. Shared by `--report` and `--errors-file`.
  */
 export async function checkWriteTarget(path: string, refuse: (why: string) => Error): Promise<void> {
   const target = resolve(path);

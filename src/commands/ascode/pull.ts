@@ -110,13 +110,18 @@ export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Prom
   } finally {
     spinner.stop();
   }
+  await reportPull(ctx, result, profile, fs.root, created);
+}
+
+/** What the pull wrote, removed and kept, then its one-line summary. */
+async function reportPull(ctx: Context, result: import('../../ascode/pull.js').PullResult, profile: string, root: string, created: boolean): Promise<void> {
   for (const f of result.written) ctx.info(`  wrote   ${safeText(f)}`);
   for (const f of result.removed) ctx.info(`  removed ${safeText(f)} (gone from the platform)`);
   for (const k of result.kept) ctx.info(`  kept    ${safeText(k.path)}: ${safeText(k.why)}`);
   const c = result.counts;
   const n = (k: number, one: string) => `${k} ${one}${k === 1 ? '' : 's'}`;
   await ctx.success(
-    `Pulled ${n(c.agents, 'agent')}, ${n(c.suites, 'suite')} and ${n(c.webhooks, 'webhook endpoint')} of profile "${safeText(profile)}" into ${safeText(fs.root)}: ` +
+    `Pulled ${n(c.agents, 'agent')}, ${n(c.suites, 'suite')} and ${n(c.webhooks, 'webhook endpoint')} of profile "${safeText(profile)}" into ${safeText(root)}: ` +
       `${n(result.written.length, 'file')} written, ${result.unchanged.length} unchanged${result.removed.length ? `, ${result.removed.length} removed` : ''}${result.kept.length ? `, ${result.kept.length} kept` : ''}${created ? ' (vap.yaml created)' : ''}`,
   );
 }

@@ -1,6 +1,7 @@
 import { structuredPatch } from 'diff';
 import { getAgent, listVersionsPage, VERSIONS_MAX_PAGE_SIZE, type Agent, type AgentVersion } from '../api/agents.js';
 import type { ApiClient } from '../api/client.js';
+import type { Scenario, Suite } from '../api/evals.js';
 import { CliError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Engine, Variable } from '../spec/agents.js';
@@ -25,6 +26,10 @@ export interface VersionContent {
   changedAt: string;
   /** A commit's subject line (the git form). */
   subject?: string;
+  /** The suite copied with this version (the git form: that commit's file); absent: the live suite. */
+  suite?: { suite: Suite; scenarios: Scenario[] };
+  /** Why no copy of it can be built (a name that resolves to nothing): the version is skipped. */
+  refused?: string;
 }
 
 /** A version entry of the platform carries the content a copy needs only as extension fields: the spec shows none. */

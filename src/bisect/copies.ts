@@ -95,6 +95,7 @@ export class BuildRefused extends Error {}
  * id, is a BuildRefused (the copy is removed first).
  */
 export async function makeCopy(api: ApiClient, store: CopyStore, key: string, label: string, baseName: string, v: VersionContent, shape: SuiteShape): Promise<{ agentId: string; evalId: string; rec: CopyRecord }> {
+  if (v.refused) throw new BuildRefused(v.refused);
   const name = copyName(baseName, label);
   const rec: CopyRecord = { key, label, name, suites: [], at: new Date().toISOString() };
   await store.put(rec);

@@ -16,7 +16,7 @@ import { nextIndex, stepShare, worstSteps, type Range } from './plan.js';
  */
 
 export interface BisectInput {
-  /** The live agent whose suite is copied, and the suite. */
+  /** The live agent whose suite is copied, and the suite (unused when every version carries its own suite). */
   agentId: string;
   evalId: string;
   /** The name the copies are named after. */
@@ -29,6 +29,8 @@ export interface BisectInput {
   keyPrefix: string;
   /** The good version's number on the live suite, to pool its completed runs (absent in the git form). */
   liveGoodVersion?: number;
+  /** How the messages name a version: `version` (default) or `commit`. */
+  word?: string;
 }
 
 export interface Plan {
@@ -84,8 +86,17 @@ async function suiteShape(api: ApiClient, agentId: string, evalId: string, signa
   const [suite, scenarios] = await Promise.all([getSuite(api, agentId, evalId, signal), listScenarios(api, agentId, evalId, signal)]);
   const enabled = scenarios.filter((s) => s.isEnabled !== false);
   if (!enabled.length) throw new UsageError(`suite ${evalId} has no enabled scenario to run`, `add one with \`vap evals scenarios add ${evalId} --agent ${agentId} …\``);
-  const iterations = Number.isSafeInteger(suite.iterationsPerScenario) ? suite.iterationsPerScenario : 1;
-  return { suite, scenarios: enabled, perRun: enabled.length * iterations };
+  return withPerRun({ suite, scenarios: enabled });
+}
+
+const withPerRun = (s: SuiteShape): SuiteShape & { perRun: number } => ({ ...s, perRun: s.scenarios.length * (Number.isSafeInteger(s.suite.iterationsPerScenario) ? s.suite.iterationsPerScenario : 1) });
+
+/** Each version's suite: its own (the git form), else the live one; `perRun` is the most a run of any places. */
+async function shapes(deps: BisectDeps, input: BisectInput): Promise<{ of: (v: VersionContent) => SuiteShape & { perRun: number }; perRun: number; live?: SuiteShape }> {
+  const live = input.versions.every((v) => v.suite || v.refused) ? undefined : await suiteShape(deps.api, input.agentId, input.evalId, deps.signal);
+  const of = (v: VersionContent) => (v.suite ? withPerRun(v.suite) : live!);
+  const perRun = Math.max(1, ...input.versions.filter((v) => !v.refused).map((v) => of(v).perRun));
+  return { of, perRun, live };
 }
 
 /** Results with their scenario named by name, so that runs of the live suite and of every copy pool and compare. */
@@ -110,8 +121,10 @@ const information = (n: number, n0: number) => (n > 0 && n0 > 0 ? 1 / (1 / n + 1
 
 export async function bisect(deps: BisectDeps, input: BisectInput): Promise<BisectResult> {
   const { api, signal } = deps;
-  const shape = await suiteShape(api, input.agentId, input.evalId, signal);
-  const names = new Map<string, string>(shape.scenarios.map((s) => [s.id, s.name]));
+  const word = input.word ?? 'version';
+  const suites = await shapes(deps, input);
+  const shape = { perRun: suites.perRun };
+  const names = new Map<string, string>((suites.live?.scenarios ?? []).map((s) => [s.id, s.name]));
   const good = input.versions[0]!;
   const candidates = input.versions.slice(1);
   const n = candidates.length;
@@ -119,7 +132,7 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
 
   // The good version's completed runs on the live suite (no call), topped up on a copy.
   const baseline: Side = { runs: [], results: [] };
-  if (input.liveGoodVersion !== undefined) {
+  if (input.liveGoodVersion !== undefined && suites.live) {
     const runs = (await listRuns(api, input.agentId, input.evalId, signal)).filter((r) => r.status === 'completed' && r.agentVersion === input.liveGoodVersion);
     for (const r of runs) {
       const [d, res] = await Promise.all([getRun(api, input.agentId, input.evalId, r.id, signal), listRunResults(api, input.agentId, input.evalId, r.id, signal)]);
@@ -137,7 +150,7 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
   const least = plan.topUpCalls + plan.steps * shape.perRun;
   if (least > input.maxCalls) {
     throw new UsageError(
-      `a search over ${n} version${n === 1 ? '' : 's'} takes up to ${plan.steps} steps of at least one run of ${shape.perRun} calls${plan.topUpCalls ? `, after ${plan.topUpCalls} calls for the good version's baseline` : ''}: at least ${least} calls, more than --max-calls ${input.maxCalls}`,
+      `a search over ${n} ${word}${n === 1 ? '' : 's'} takes up to ${plan.steps} steps of at least one run of ${shape.perRun} calls${plan.topUpCalls ? `, after ${plan.topUpCalls} calls for the good version's baseline` : ''}: at least ${least} calls, more than --max-calls ${input.maxCalls}`,
       `raise --max-calls to at least ${least} (a few times that lets each step decide), or narrow --good and --bad`,
     );
   }
@@ -145,15 +158,16 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
 
   let calls = 0;
   if (topUpRuns > 0) {
-    const copy = await makeCopy(api, deps.store, `${input.keyPrefix}${good.label}`, `bisect-${good.label}`, input.agentName, good, shape).catch((err) => {
-      throw err instanceof BuildRefused ? new CliError(`the good version ${good.label} cannot be built as a copy (${err.message}), so there is nothing to compare with; pick another --good`, ExitCode.FAILURE) : err;
+    const gs = suites.of(good);
+    const copy = await makeCopy(api, deps.store, `${input.keyPrefix}${good.label}`, `bisect-${good.label}`, input.agentName, good, gs).catch((err) => {
+      throw err instanceof BuildRefused ? new CliError(`the good ${word} ${good.label} cannot be built as a copy (${err.message}), so there is nothing to compare with; pick another --good`, ExitCode.FAILURE) : err;
     });
     try {
       for (let i = 0; i < topUpRuns; i++) {
-        const r = await oneRun(deps, copy.agentId, copy.evalId, new Map(shape.scenarios.map((s) => [s.id, s.name])));
+        const r = await oneRun(deps, copy.agentId, copy.evalId, new Map(gs.scenarios.map((s) => [s.id, s.name])));
         baseline.runs.push(r.detail);
         baseline.results.push(...r.results);
-        calls += shape.perRun;
+        calls += gs.perRun;
       }
     } finally {
       await removeCopy(api, deps.store, copy.rec);
@@ -170,11 +184,13 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
   /** Tests one candidate on a copy, runs added while undecided within its share. */
   const test = async (i: number): Promise<Step> => {
     const v = candidates[i]!;
+    if (v.refused) return { version: v.version, label: v.label, status: 'skipped', calls: 0, runs: 0, why: `its copy could not be built: ${v.refused}` };
+    const vs = suites.of(v);
     const stepsLeft = Math.max(1, worstSteps(range));
-    let share = stepShare(input.maxCalls - calls, stepsLeft, shape.perRun);
+    let share = stepShare(input.maxCalls - calls, stepsLeft, vs.perRun);
     let copy;
     try {
-      copy = await makeCopy(api, deps.store, `${input.keyPrefix}${v.label}`, `bisect-${v.label}`, input.agentName, v, shape);
+      copy = await makeCopy(api, deps.store, `${input.keyPrefix}${v.label}`, `bisect-${v.label}`, input.agentName, v, vs);
     } catch (err) {
       if (!(err instanceof BuildRefused)) throw err;
       return { version: v.version, label: v.label, status: 'skipped', calls: 0, runs: 0, why: `its copy could not be built: ${err.message}` };
@@ -186,22 +202,22 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
     let comparison: RunComparison | undefined;
     try {
       for (;;) {
-        const r = await oneRun(deps, copy.agentId, copy.evalId, new Map(shape.scenarios.map((s) => [s.id, s.name])));
+        const r = await oneRun(deps, copy.agentId, copy.evalId, new Map(vs.scenarios.map((s) => [s.id, s.name])));
         mine.runs.push(r.detail);
         mine.results.push(...r.results);
-        used += shape.perRun;
-        calls += shape.perRun;
+        used += vs.perRun;
+        calls += vs.perRun;
         const n0 = baseline.results.length;
         infos.push(information(mine.results.length, n0));
         const most = information(mine.results.length + Math.max(0, share - used), n0);
         comparison = compareSides(mine, baseline, { ...input.verdict, looks: infos.map((x) => Math.min(1, x / most)) });
         if (comparison.verdict !== 'too few iterations') break;
-        if (used + shape.perRun > share) {
+        if (used + vs.perRun > share) {
           // Tested again within the budget: more runs while one run is left for each step that may follow.
           const after = Math.max(0, worstSteps(range) - 1);
           const spare = input.maxCalls - calls - after * shape.perRun;
-          if (retested || spare < shape.perRun) break;
-          share = used + Math.min(share, Math.floor(spare / shape.perRun) * shape.perRun);
+          if (retested || spare < vs.perRun) break;
+          share = used + Math.min(share, Math.floor(spare / vs.perRun) * vs.perRun);
           retested = true;
         }
       }
@@ -234,7 +250,7 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
       if (i === range.hi) break;
     } else {
       const lastGood = range.lo < 0 ? good.label : candidates[range.lo]!.label;
-      const why = `version ${s.label} is still undecided after ${s.calls} calls (${s.why}); the suite is too noisy to tell a change of ${input.verdict.minEffect} within --max-calls ${input.maxCalls}${s.comparison?.toDecide?.iterationsPerScenario ? ` (about ${s.comparison.toDecide.iterationsPerScenario} iterations per scenario would decide it)` : ''}`;
+      const why = `${word} ${s.label} is still undecided after ${s.calls} calls (${s.why}); the suite is too noisy to tell a change of ${input.verdict.minEffect} within --max-calls ${input.maxCalls}${s.comparison?.toDecide?.iterationsPerScenario ? ` (about ${s.comparison.toDecide.iterationsPerScenario} iterations per scenario would decide it)` : ''}`;
       return { kind: 'undecided', range: { lastGood, firstBad: candidates[range.hi]!.label, between: labels(range.lo + 1, range.hi) }, steps, calls, maxCalls: input.maxCalls, plan, why };
     }
   }
@@ -243,7 +259,7 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
   const lastGood = range.lo < 0 ? good : candidates[range.lo]!;
   const between = labels(range.lo + 1, range.hi);
   if (!range.confirmed) {
-    return { kind: 'skipped', range: { lastGood: lastGood.label, firstBad: candidates[range.hi]!.label, between }, steps, calls, maxCalls: input.maxCalls, plan, why: `the bad version ${candidates[range.hi]!.label} could not be built as a copy to confirm it` };
+    return { kind: 'skipped', range: { lastGood: lastGood.label, firstBad: candidates[range.hi]!.label, between }, steps, calls, maxCalls: input.maxCalls, plan, why: `the bad ${word} ${candidates[range.hi]!.label} could not be built as a copy to confirm it` };
   }
   if (between.length) {
     return {
@@ -253,7 +269,7 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
       calls,
       maxCalls: input.maxCalls,
       plan,
-      why: `the first bad version is one of ${[...between, candidates[range.hi]!.label].join(', ')}: ${between.length === 1 ? 'it was' : 'they were'} skipped`,
+      why: `the first bad ${word} is one of ${[...between, candidates[range.hi]!.label].join(', ')}: ${between.length === 1 ? 'it was' : 'they were'} skipped`,
     };
   }
   const first = candidates[range.hi]!;

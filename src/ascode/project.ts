@@ -233,7 +233,7 @@ export function isTextVapWrote(kind: Kind, raw: string, entry: Entry | undefined
 
 type Parsed<M, X = object> = { src: YamlSource; model: M } & X;
 
-function parseAgentText(file: string, text: string, _opts: ReadOptions, problems: ProblemList): Parsed<AgentModel> | undefined {
+export function parseAgentText(file: string, text: string, _opts: ReadOptions, problems: ProblemList): Parsed<AgentModel> | undefined {
   const parts = splitAgentMarkdown(text);
   if (!parts) {
     problems.add({ file, line: 1, message: 'must start with YAML front matter between two "---" lines, followed by the instructions' });
@@ -297,7 +297,7 @@ export function hashesOfData(kind: Kind, data: Record<string, unknown>, opts: Re
   return model ? fieldHashes(kind, model) : undefined;
 }
 
-function parseSuiteText(file: string, text: string, _opts: ReadOptions, problems: ProblemList): Parsed<SuiteModel, { gate: boolean }> | undefined {
+export function parseSuiteText(file: string, text: string, _opts: ReadOptions, problems: ProblemList): Parsed<SuiteModel, { gate: boolean }> | undefined {
   const src = parseYaml(file, text, problems);
   if (!src) return undefined;
   const s = validate(src, SuiteSchema, problems);

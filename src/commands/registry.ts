@@ -55,6 +55,7 @@ export const GROUPS: GroupEntry[] = [
   { name: 'mv', description: 'Rename an agent, suite or webhook in the files and the state', load: () => import('./ascode/mv.js') },
   { name: 'preview', description: 'Evaluate the branch on preview copies of the changed agents; live agents untouched', load: () => import('./ascode/preview.js') },
   { name: 'promote', description: 'Apply to one profile exactly what passed its evals in another', load: () => import('./ascode/promote.js') },
+  { name: 'bisect', description: 'Find the commit that made an agent worse, over the git history of its files, on preview copies', load: () => import('./ascode/bisect.js') },
   { name: 'emulator', description: 'Run a local emulator of the platform API', verbs: emulator },
   { name: 'mcp', description: 'Serve AI assistants (Model Context Protocol): read-only unless --allow-writes; and print a client\'s configuration', load: () => import('./mcp/index.js'), subcommands: ['config'] },
   { name: 'api', description: 'Send a raw request (auth header and envelope handled)', load: () => import('./api/index.js') },

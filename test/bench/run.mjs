@@ -54,3 +54,8 @@ if (existsSync(new URL('./mcp.mjs', import.meta.url))) {
   const mod = await import('./mcp.mjs');
   if (typeof mod.benchMcp === 'function') await mod.benchMcp();
 }
+
+if (existsSync(new URL('./bisect.mjs', import.meta.url))) {
+  const mod = await import('./bisect.mjs');
+  if (typeof mod.benchBisect === 'function') await mod.benchBisect();
+}

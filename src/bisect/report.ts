@@ -13,7 +13,14 @@ const signed = (v: number) => (v > 0 ? `+${f3(v)}` : f3(v));
 
 /** `9 versions between 3 and 12: at most 4 steps, 600 calls at most (3 runs of 24 calls first for version 3's baseline)` */
 export function planLine(p: Plan, good: string, bad: string, word = 'versions'): string {
-  const top = p.topUpCalls ? `; ${p.topUpCalls} calls first to top up the good version's baseline (${p.pooledCalls} pooled from the live suite)` : p.pooledCalls ? `; the good version's baseline: ${p.pooledCalls} calls pooled from the live suite` : '';
+  const one = word.replace(/s$/, '');
+  const top = !p.topUpCalls
+    ? p.pooledCalls
+      ? `; the good ${one}'s baseline: ${p.pooledCalls} calls pooled from the live suite`
+      : ''
+    : p.pooledCalls
+      ? `; ${p.topUpCalls} calls first to top up the good ${one}'s baseline (${p.pooledCalls} pooled from the live suite)`
+      : `; ${p.topUpCalls} calls first for the good ${one}'s baseline, on a copy of it`;
   return `${p.candidates} ${p.candidates === 1 ? word.replace(/s$/, '') : word} after ${good} up to ${bad}: at most ${p.steps} step${p.steps === 1 ? '' : 's'}, ${p.maxCalls} calls at most (--max-calls), ${p.perRun} a run${top}`;
 }
 

@@ -7,8 +7,8 @@ import { CliError, GateError, InterruptedError, WaitTimeoutError } from '../erro
 import { ExitCode } from '../exit-codes.js';
 import { checkBudget, recentMinutes, runsWithin, runUntilDecided, shareBudget } from '../evals/adaptive.js';
 import type { BaselineSpec } from '../evals/baseline.js';
-import { completeOutcome, followRun, resumeCommand, RunGateError, type FollowSettings, type RunRef } from '../evals/follow.js';
-import { lookReporter } from '../evals/look-text.js';
+import { followRun, resumeCommand, RunStopped, type FollowSettings, type RunRef } from '../evals/follow.js';
+import { cliReporter, RunGateError, showOutcome, stopError } from '../evals/render/run-end.js';
 import { safe, safeText } from '../ui/safe-text.js';
 import type { ChangedAgent } from './apply.js';
 import { contentHash } from './model.js';
@@ -143,20 +143,20 @@ export async function runGatingSuites(ctx: Context, api: ApiClient, targets: Eva
   const deadline = Date.now() + settings.timeout;
   const adaptive = budget.untilDecided && budget.maxCalls !== undefined;
   const shares = budget.maxCalls !== undefined ? shareBudget(outcomes.map((o) => o.started?.totalIterations ?? 0), budget.maxCalls) : [];
+  const deps = { api, signal: ctx.signal, env: ctx.env, reporter: cliReporter(ctx, { indent: true }) };
   for (const [i, o] of outcomes.entries()) {
     if (!o.ref) continue;
     const gates = o.target.baseline ? { ...settings.gates, baseline: o.target.baseline } : settings.gates;
     const s: FollowSettings = { ...settings, ...(shares[i] !== undefined ? { maxCalls: shares[i] } : {}), gates, ...(o.target.marker ? { marker: o.target.marker } : {}), timeout: Math.max(1, deadline - Date.now()), reports: settings.reports.map((r) => ({ ...r, path: reportPathFor(r.path, o.target, several) })) };
     ctx.info(safe`Suite ${o.target.suiteKey}: run ${o.ref.runId}`);
     try {
-      if (adaptive) {
-        const say = (line: string) => ctx.info(safe`  ${line}`);
-        const { outcome } = await runUntilDecided(ctx, api, { agentId: o.ref.agentId, evalId: o.ref.evalId }, { ...s, maxCalls: shares[i]! }, o.started!, lookReporter(say));
-        await completeOutcome(ctx, outcome, s);
-      } else await followRun(ctx, api, o.ref, s);
+      const outcome = adaptive ? (await runUntilDecided(deps, { agentId: o.ref.agentId, evalId: o.ref.evalId }, { ...s, maxCalls: shares[i]! }, o.started!)).outcome : await followRun(deps, o.ref, s);
+      await showOutcome(ctx, outcome);
       o.status = 'passed';
     } catch (err) {
-      if (err instanceof RunGateError) {
+      if (err instanceof RunStopped) {
+        return { outcomes, stop: stopError(ctx, err.stop) };
+      } else if (err instanceof RunGateError) {
         o.status = 'gate';
         const failed = err.outcome.gates.filter((g) => !g.passed);
         o.why = failed.map((g) => `${g.gate}: ${g.message}`).join('; ') || err.message;

@@ -1,7 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { NotFoundError } from '../api/errors.js';
 import { getRun, listRuns, type Run, type RunDetail } from '../api/evals.js';
-import type { Context } from '../context.js';
+import type { Env } from '../context.js';
 import { gatherOutcome } from '../evals/follow.js';
 import type { GateSpec } from '../evals/gates.js';
 import { contentHash, fieldHashes, type FieldHashes } from './model.js';
@@ -185,7 +185,7 @@ export class SourceEvidence {
 
   constructor(
     private readonly api: ApiClient,
-    private readonly ctx: Pick<Context, 'signal' | 'env' | 'warn' | 'globals'>,
+    private readonly ctx: { signal: AbortSignal; env: Env; warn(message: string): void | Promise<void> },
   ) {
     this.reader = new RemoteReader(api, ctx.signal);
   }
@@ -222,7 +222,7 @@ export class SourceEvidence {
     return this.once(`gates ${ref.runId}`, async () => {
       const detail: RunDetail | null = await orNull(getRun(this.api, ref.agentId, ref.evalId, ref.runId, this.ctx.signal));
       if (!detail) return null;
-      const outcome = await gatherOutcome(this.ctx as Context, this.api, ref, detail, { gates, reports: [] });
+      const outcome = await gatherOutcome({ api: this.api, signal: this.ctx.signal, env: this.ctx.env, reporter: this.ctx }, ref, detail, { gates, reports: [] });
       return outcome.gates.filter((g) => !g.passed).map((g) => `${g.gate}: ${g.message}`);
     });
   }

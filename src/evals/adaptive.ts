@@ -1,12 +1,13 @@
 import type { ApiClient } from '../api/client.js';
 import { getRun, getSuite, listRunResults, listRuns, listScenarios, startRun, type CriterionAggregate, type Run, type RunDetail, type RunResult } from '../api/evals.js';
-import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { resolvePooledBaseline, type PooledBaseline, type SuiteRef } from './baseline.js';
 import { evaluateGates } from './gates.js';
 import { startOutcomeReads, verdictSettings, waitForEnd, type FollowSettings } from './follow.js';
+import { lookText } from './look-text.js';
 import type { AdaptiveStop, AdaptiveSummary, RunOutcome } from './outcome.js';
-import { reportNeeds } from './reports.js';
+import { reportNeeds, writeReports } from './reports.js';
+import type { RunDeps, RunReporter } from './run-reporter.js';
 import { percent, verdictPhrase, type RunComparison } from './verdict.js';
 
 /**
@@ -115,9 +116,22 @@ function listText(xs: string[]): string {
 }
 
 /** What an adaptive run tells as it goes: each run it starts, each look. */
-export interface AdaptiveReporter {
+interface AdaptiveReporter {
   started(run: Run, callsSoFar: number, maxCalls: number): void;
   looked(look: Look): void;
+}
+
+/** Each run and look of --until-decided, one line to the run's reporter. */
+function lookReporter(to: Pick<RunReporter, 'started' | 'look'>): AdaptiveReporter {
+  return {
+    started(r, calls, max) {
+      to.started(r, `Started run #${r.runNumber} (${r.id}): ${r.totalIterations} more calls, ${calls} of at most ${max}`);
+    },
+    looked(l) {
+      const calls = l.index === 1 ? `${l.pooledCalls} calls` : `${l.run.totalIterations} more calls (${l.pooledCalls} on version ${l.run.agentVersion ?? '?'})`;
+      to.look(`Run #${l.run.runNumber}: ${calls}; ${l.comparison ? lookText(l.comparison) : `no baseline: ${l.missing}`}`);
+    },
+  };
 }
 
 export interface Look {
@@ -150,9 +164,12 @@ const information = (n: number, n0: number) => (n > 0 && n0 > 0 ? 1 / (1 / n + 1
 /**
  * Follows `first` (started already) and starts more runs of the suite while the verdict is
  * undecided and the next run fits `s.maxCalls`; see the module's comment. Throws as
- * followRun does on --timeout (124), Ctrl-C (130) and errors of the API.
+ * followRun does on --timeout and Ctrl-C (RunStopped) and errors of the API. Each run and
+ * look goes to the reporter; the pooled outcome's reports are written.
  */
-export async function runUntilDecided(ctx: Context, api: ApiClient, ref: SuiteRef, s: AdaptiveSettings, first: Run, reporter: AdaptiveReporter): Promise<AdaptiveResult> {
+export async function runUntilDecided(deps: RunDeps, ref: SuiteRef, s: AdaptiveSettings, first: Run): Promise<AdaptiveResult> {
+  const { api, signal } = deps;
+  const reporter = lookReporter(deps.reporter);
   const spec = s.gates.baseline;
   if (!spec) throw new UsageError('--until-decided needs a baseline to decide against', 'add --baseline previous|version:<n>|<runId> (or --fail-on-regression, which compares with previous)');
   const deadline = Date.now() + s.timeout;
@@ -169,16 +186,16 @@ export async function runUntilDecided(ctx: Context, api: ApiClient, ref: SuiteRe
   for (;;) {
     ids.add(run.id);
     const runRef = { ...ref, runId: run.id };
-    const { detail, reads } = await waitForEnd(ctx, api, runRef, { ...s, timeout: Math.max(1, deadline - Date.now()) });
-    const results = await (reads.results ?? listRunResults(api, ref.agentId, ref.evalId, run.id, ctx.signal));
+    const { detail, reads } = await waitForEnd(deps, runRef, { ...s, timeout: Math.max(1, deadline - Date.now()) });
+    const results = await (reads.results ?? listRunResults(api, ref.agentId, ref.evalId, run.id, signal));
     mine.push({ detail, results });
     if (detail.run.status !== 'completed') {
       stop = 'run failed';
       break;
     }
     if (!baseline) {
-      baseline = await resolvePooledBaseline(api, ref, spec, first, ctx.signal, undefined, undefined, results, ids);
-      if (baseline.missing === undefined) earlier.push(...(await earlierRunsOfVersion(api, ref, first, ids, baseline, ctx.signal)));
+      baseline = await resolvePooledBaseline(api, ref, spec, first, signal, undefined, undefined, results, ids);
+      if (baseline.missing === undefined) earlier.push(...(await earlierRunsOfVersion(api, ref, first, ids, baseline, signal)));
     }
     const pooled = [...earlier, ...mine];
     const pooledCalls = pooled.reduce((n, m) => n + m.results.length, 0);
@@ -207,7 +224,8 @@ export async function runUntilDecided(ctx: Context, api: ApiClient, ref: SuiteRe
     calls += run.totalIterations;
     reporter.started(run, calls, s.maxCalls);
   }
-  const outcome = await pooledOutcome(ctx, api, ref, s, mine, earlier, baseline, comparison, { calls, maxCalls: s.maxCalls, stop, perRun: first.totalIterations });
+  const outcome = await pooledOutcome(deps, ref, s, mine, earlier, baseline, comparison, { calls, maxCalls: s.maxCalls, stop, perRun: first.totalIterations });
+  await writeReports(deps, outcome, s.reports);
   return { outcome, stop };
 }
 
@@ -239,8 +257,7 @@ export function stopWhy(stop: AdaptiveStop, c: RunComparison | undefined, calls:
  * (what the gates read), every result, the gates, the baseline verdict, and why it stopped.
  */
 async function pooledOutcome(
-  ctx: Context,
-  api: ApiClient,
+  deps: RunDeps,
   ref: SuiteRef,
   s: AdaptiveSettings,
   mine: Array<{ detail: RunDetail; results: RunResult[] }>,
@@ -254,8 +271,8 @@ async function pooledOutcome(
   const results = a.stop === 'run failed' ? last.results : completed.flatMap((m) => m.results);
   const detail = a.stop === 'run failed' ? last.detail : pooledDetail(completed.map((m) => m.detail), results);
   const runRef = { ...ref, runId: last.detail.run.id };
-  const reads = startOutcomeReads(ctx, api, runRef, { ...s, gates: { ...s.gates, baseline: undefined } }, { results: Promise.resolve(results) });
-  const needs = reportNeeds(s.reports, ctx.env);
+  const reads = startOutcomeReads(deps, runRef, { ...s, gates: { ...s.gates, baseline: undefined } }, { results: Promise.resolve(results) });
+  const needs = reportNeeds(s.reports, deps.env);
   const [runs, suite] = await Promise.all([reads.runs, reads.suite]);
   const spec = s.gates.baseline!;
   const typed = spec.kind === 'previous' ? 'previous' : spec.kind === 'live' ? 'live' : spec.kind === 'version' ? `version:${spec.version}` : spec.runId;

@@ -1,4 +1,3 @@
-import type { AdaptiveReporter } from './adaptive.js';
 import { percent, regressions, verdictPhrase, type RunComparison } from './verdict.js';
 
 /** `+0.034`, `-0.120`, `0.000`. */
@@ -32,18 +31,4 @@ export function lookText(c: RunComparison): string {
     return `against ${againstText(c)}: ${c.verdict}: ${o}${rows.length ? `; ${rows.join(', ')}` : ''}`;
   }
   return `against ${againstText(c)}: ${verdictPhrase(c.verdict)} (${o.replace(/ \(/, ', ').replace(/\)$/, '')})`;
-}
-
-/** Each run and look of --until-decided, one line through `say`; `quietId` prints a started run's id instead (-q). */
-export function lookReporter(say: (line: string) => void, quietId?: (id: string) => void): AdaptiveReporter {
-  return {
-    started(r, calls, max) {
-      if (quietId) quietId(r.id);
-      else say(`Started run #${r.runNumber} (${r.id}): ${r.totalIterations} more calls, ${calls} of at most ${max}`);
-    },
-    looked(l) {
-      const calls = l.index === 1 ? `${l.pooledCalls} calls` : `${l.run.totalIterations} more calls (${l.pooledCalls} on version ${l.run.agentVersion ?? '?'})`;
-      say(`Run #${l.run.runNumber}: ${calls}; ${l.comparison ? lookText(l.comparison) : `no baseline: ${l.missing}`}`);
-    },
-  };
 }

@@ -1,4 +1,5 @@
 import type { Run, RunDetail, RunResult } from '../api/evals.js';
+import { safe, safeText } from '../ui/safe-text.js';
 import type { GateResult } from './gates.js';
 import { passRates, type PassRates } from './pass-rate.js';
 import type { RunComparison, RunSide } from './verdict.js';
@@ -20,6 +21,15 @@ export interface RunStop {
   message: string;
   /** The command that goes on waiting, with the same gates and reports. */
   resume?: string;
+}
+
+/** A wait that ended before the run did, which goes on: `--timeout` (exit 124) or Ctrl-C (130). */
+export interface WaitStop {
+  kind: 'timeout' | 'interrupted';
+  runId: string;
+  /** `run run_x had not finished after 5m (last seen running, 3/10); it goes on`. */
+  message: string;
+  resume: string;
 }
 
 /** A finished (or last seen) run with its results and the gates evaluated on it. */
@@ -79,6 +89,20 @@ export function outcomeJson(o: RunOutcome): OutcomeJson {
   if (o.baseline) out.baseline = o.baseline.comparison ? { spec: o.baseline.spec, ...o.baseline.comparison } : { spec: o.baseline.spec, missing: o.baseline.missing ?? 'no baseline' };
   if (o.adaptive) out.adaptive = o.adaptive;
   return out;
+}
+
+/** How a finished run's command ends: passed (exit 0), the run failed (1), below a gate (3); the message is one safe line. */
+export type OutcomeVerdict = { kind: 'passed'; message: string } | { kind: 'failed'; message: string } | { kind: 'gates'; failed: GateResult[]; message: string };
+
+export function outcomeVerdict(o: RunOutcome): OutcomeVerdict {
+  const run = o.detail.run;
+  if (run.status === 'failed') return { kind: 'failed', message: safe`run #${run.runNumber} (${run.id}) failed${run.error ? `: ${safeText(run.error)}` : ''}` };
+  const failed = o.gates.filter((g) => !g.passed);
+  if (failed.length) {
+    const after = o.adaptive ? `, after ${o.adaptive.calls} of at most ${o.adaptive.maxCalls} calls` : '';
+    return { kind: 'gates', failed, message: safe`run #${run.runNumber} (${run.id}) completed below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}${after}` };
+  }
+  return { kind: 'passed', message: safe`run #${run.runNumber} (${run.id}) passed ${o.gates.length === 1 ? 'its gate' : `all ${o.gates.length} gates`}` };
 }
 
 /** Whether the run completed with every gate passed. */

@@ -20,7 +20,7 @@ export interface RunProgress {
  */
 export async function runProgress(ctx: Context): Promise<RunProgress | null> {
   if (ctx.globals.quiet) return null;
-  if (!drawsInPlace(ctx)) return new LineProgress(ctx);
+  if (!drawsInPlace(ctx)) return new LineProgress((line) => ctx.io.stderr.write(`${safeText(line)}\n`));
   const { LiveLine } = await import('../ui/live-line.js');
   return new BarProgress(new LiveLine(ctx.io.stderr), Date.now());
 }
@@ -43,17 +43,18 @@ class BarProgress implements RunProgress {
   }
 }
 
-class LineProgress implements RunProgress {
+/** A line through `say` when the status changes, else at most every few seconds (the text is the platform's: `say` makes it safe). */
+export class LineProgress implements RunProgress {
   private lastStatus?: string;
   private lastText?: string;
   private lastAt = 0;
-  constructor(private readonly ctx: Context) {}
+  constructor(private readonly say: (line: string) => void) {}
 
   update(run: Run): void {
     const text = `run #${run.runNumber} (${run.id}) ${run.status}: ${progressText(run)}`;
     const now = Date.now();
     if (run.status !== this.lastStatus || (text !== this.lastText && now - this.lastAt >= PLAIN_EVERY_MS)) {
-      this.ctx.io.stderr.write(`${safeText(text)}\n`);
+      this.say(text);
       this.lastStatus = run.status;
       this.lastText = text;
       this.lastAt = now;

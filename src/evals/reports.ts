@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import type { Context } from '../context.js';
+import type { Env } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { checkWriteTarget } from '../write-target.js';
 import { appendStepSummary } from './github.js';
 import type { RunOutcome } from './outcome.js';
+import type { RunReporter } from './run-reporter.js';
 
 /** `--report <kind>=<path>`: the files a finished (or stopped) run is written to. */
 export type ReportKind = 'junit' | 'json' | 'markdown' | 'html';
@@ -46,7 +47,7 @@ export async function checkReportTargets(reports: readonly ReportTarget[]): Prom
 }
 
 /** Which reports need the suite (its name) and the suite's recent runs (the HTML trend chart). */
-export function reportNeeds(reports: readonly ReportTarget[], env: Context['env']): { suite: boolean; history: boolean } {
+export function reportNeeds(reports: readonly ReportTarget[], env: Env): { suite: boolean; history: boolean } {
   const md = reports.some((r) => r.kind === 'markdown' || r.kind === 'html') || Boolean(env.GITHUB_STEP_SUMMARY);
   return { suite: md, history: reports.some((r) => r.kind === 'html') };
 }
@@ -79,7 +80,7 @@ function renderer(kind: ReportKind): Promise<Renderer> {
 }
 
 /** The report kinds that writing `reports` renders (the Markdown one also for $GITHUB_STEP_SUMMARY). */
-function kindsOf(reports: readonly ReportTarget[], env: Context['env']): Set<ReportKind> {
+function kindsOf(reports: readonly ReportTarget[], env: Env): Set<ReportKind> {
   const kinds = new Set(reports.map((r) => r.kind));
   if (env.GITHUB_STEP_SUMMARY) kinds.add('markdown');
   return kinds;
@@ -89,7 +90,7 @@ function kindsOf(reports: readonly ReportTarget[], env: Context['env']): Set<Rep
  * Loads the builders of the reports that will be written, without waiting: called while the
  * run's results are on their way, so that the modules compile meanwhile.
  */
-export function preloadReports(reports: readonly ReportTarget[], env: Context['env']): void {
+export function preloadReports(reports: readonly ReportTarget[], env: Env): void {
   for (const kind of kindsOf(reports, env)) renderer(kind).catch(() => undefined);
 }
 
@@ -111,8 +112,8 @@ const RENDER_ORDER: Record<ReportKind, number> = { html: 0, junit: 1, json: 2, m
  * cannot be rendered or written does not stop the others; the first failure is thrown once
  * all are done.
  */
-export async function writeReports(ctx: Context, o: RunOutcome, reports: readonly ReportTarget[]): Promise<void> {
-  const kinds = kindsOf(reports, ctx.env);
+export async function writeReports(deps: { env: Env; reporter: Pick<RunReporter, 'info' | 'warn'> }, o: RunOutcome, reports: readonly ReportTarget[]): Promise<void> {
+  const kinds = kindsOf(reports, deps.env);
   if (kinds.size === 0) return;
   const [{ openAtomic }] = await Promise.all([import('../write-atomic.js'), ...[...kinds].map(renderer)]);
   const failed = (r: ReportTarget) => (err: unknown) => {
@@ -151,16 +152,16 @@ export async function writeReports(ctx: Context, o: RunOutcome, reports: readonl
     );
     await content.catch(() => undefined);
   }
-  if (ctx.env.GITHUB_STEP_SUMMARY) {
+  if (deps.env.GITHUB_STEP_SUMMARY) {
     writes.push(
       render('markdown')
-        .then((md) => appendStepSummary(ctx.env, o, asText(md)))
-        .then(() => undefined, (err: Error) => ctx.warn(`could not append to $GITHUB_STEP_SUMMARY: ${err.message}`)),
+        .then((md) => appendStepSummary(deps.env, o, asText(md)))
+        .then(() => undefined, (err: Error) => deps.reporter.warn(`could not append to $GITHUB_STEP_SUMMARY: ${err.message}`)),
     );
   }
   const settled = await Promise.allSettled(writes);
   // One line per file written, in the order given, so that a CI log says where each report is.
-  for (const r of reports) if (written.has(r)) ctx.info(`Wrote ${r.path} (${REPORT_NAMES[r.kind]})`);
+  for (const r of reports) if (written.has(r)) deps.reporter.info(`Wrote ${r.path} (${REPORT_NAMES[r.kind]})`);
   const rejected = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected');
   if (rejected) throw rejected.reason;
 }

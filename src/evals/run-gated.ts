@@ -1,40 +1,61 @@
+import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { FINISHED_RUN_STATUSES, getRun, getSuite, type Run, type RunDetail, startRun } from '../api/evals.js';
-import type { Context } from '../context.js';
 import { CliError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { safeText } from '../ui/safe-text.js';
 import { budgetFrom, checkBudget, checkUntilDecided, estimateCalls, estimateText } from './adaptive.js';
 import { checkBaseline, type SuiteRef } from './baseline.js';
-import { completeOutcome, type FollowSettings, finishRun, followRun, resumeCommand, type RunRef, startOutcomeReads } from './follow.js';
+import { type FollowSettings, finishRun, followRun, resumeCommand, type RunRef, RunStopped, startOutcomeReads, writeStopped } from './follow.js';
 import { checkCriterionKeys } from './gates.js';
-import { lookReporter } from './look-text.js';
+import { runLabel, type RunOutcome, type WaitStop } from './outcome.js';
 import { checkReportTargets } from './reports.js';
+import type { RunDeps } from './run-reporter.js';
 import { followSettings, type WaitOptions } from './settings.js';
+
+/** What startAndGate and readAndGate need: as RunDeps, the client made when first needed (after the report paths are checked). */
+export type GateDeps = Omit<RunDeps, 'api'> & { api(): Promise<ApiClient> };
+
+/**
+ * How a started or read run ended for the command:
+ * - `started`: started and not waited for (`resume` waits for it and gates on it);
+ * - `read`: read without gates (shown as it is);
+ * - `running`: gated, but still going without --wait (exit 1; its reports say so);
+ * - `stopped`: the wait ended first (--timeout, Ctrl-C), the run goes on;
+ * - `ended`: finished, gated and reported: outcomeVerdict says how the command ends.
+ */
+export type RunEnd =
+  | { kind: 'started'; run: Run; resume: string }
+  | { kind: 'read'; detail: RunDetail }
+  | { kind: 'running'; runId: string; detail: RunDetail }
+  | { kind: 'stopped'; stop: WaitStop }
+  | { kind: 'ended'; outcome: RunOutcome };
+
+/** How a read run ended (never `started`). */
+export type ReadEnd = Exclude<RunEnd, { kind: 'started' }>;
 
 /**
  * Starts a run of a suite (the budget, reports, criterion keys and baseline checked first)
- * and, with `wait`, follows it to its end and gates on it (src/evals/follow.ts: the summary,
- * the reports, the exit); `show.started` shows a run that is not waited for.
+ * and, with `wait`, follows it to its end and gates on it (src/evals/follow.ts: the
+ * outcome, the reports).
  */
-export async function startAndGate(ctx: Context, ref: SuiteRef, opts: WaitOptions, show: { started(run: Run): Promise<void> }): Promise<void> {
+export async function startAndGate(deps: GateDeps, ref: SuiteRef, opts: WaitOptions): Promise<RunEnd> {
   const { agentId, evalId } = ref;
-  const maxCalls = budgetFrom(opts.maxCalls, ctx.env);
+  const maxCalls = budgetFrom(opts.maxCalls, deps.env);
   const settings: FollowSettings = { ...followSettings(opts), ...(maxCalls !== undefined ? { maxCalls } : {}) };
   checkUntilDecided(opts.untilDecided, maxCalls, Boolean(settings.gates.baseline));
   // Before anything is started: every report can be written, the baseline exists, the criterion keys are the suite's, the budget holds.
   await checkReportTargets(settings.reports);
-  const api = await ctx.api();
+  const api = await deps.api();
   const [estimate] = await Promise.all([
-    estimateCalls(api, ref, ctx.signal),
+    estimateCalls(api, ref, deps.signal),
     settings.gates.minCriteria.length
-      ? getSuite(api, agentId, evalId, ctx.signal).then((suite) => checkCriterionKeys(settings.gates, (suite.scoringCriteria ?? []).map((c) => c.key)))
+      ? getSuite(api, agentId, evalId, deps.signal).then((suite) => checkCriterionKeys(settings.gates, (suite.scoringCriteria ?? []).map((c) => c.key)))
       : undefined,
-    settings.gates.baseline ? checkBaseline(api, ref, settings.gates.baseline, undefined, ctx.signal) : undefined,
+    settings.gates.baseline ? checkBaseline(api, ref, settings.gates.baseline, undefined, deps.signal) : undefined,
   ]);
   checkBudget(estimate.perRun, maxCalls, `a run of suite ${evalId}`);
   // A suite with no enabled scenario places nothing: starting it says so below.
-  if (estimate.perRun > 0) ctx.info(`Calls: ${estimateText(estimate, { maxCalls, untilDecided: Boolean(opts.untilDecided) })}`);
+  if (estimate.perRun > 0) deps.reporter.info(`Calls: ${estimateText(estimate, { maxCalls, untilDecided: Boolean(opts.untilDecided) })}`);
   const started = await startRun(api, agentId, evalId).catch((err: unknown) => {
     if (err instanceof ApiError && err.code === 'no_enabled_scenarios') {
       throw new CliError(
@@ -46,59 +67,57 @@ export async function startAndGate(ctx: Context, ref: SuiteRef, opts: WaitOption
     throw err;
   });
   const runRef = { agentId, evalId, runId: started.id };
-  if (!opts.wait) {
-    await show.started(started);
-    ctx.info(`Wait for it (and gate on it) with: ${resumeCommand(runRef, settings)}`);
-    return;
-  }
-  if (ctx.globals.quiet) ctx.io.stdout.write(`${safeText(started.id)}\n`);
-  else ctx.info(`Started run #${started.runNumber} (${started.id}) of ${evalId}: ${started.totalIterations} iterations`);
-  if (!opts.untilDecided) {
-    await followRun(ctx, api, runRef, settings, undefined, { idPrinted: Boolean(ctx.globals.quiet) });
-    return;
-  }
-  const { runUntilDecided } = await import('./adaptive.js');
-  const { outcome } = await runUntilDecided(ctx, api, ref, { ...settings, maxCalls: maxCalls! }, started, lookReporter((line) => ctx.info(line), ctx.globals.quiet ? (id) => ctx.io.stdout.write(`${safeText(id)}\n`) : undefined));
-  await completeOutcome(ctx, outcome, settings, { idPrinted: Boolean(ctx.globals.quiet) });
+  if (!opts.wait) return { kind: 'started', run: started, resume: resumeCommand(runRef, settings) };
+  deps.reporter.started(started, `Started run #${started.runNumber} (${started.id}) of ${evalId}: ${started.totalIterations} iterations`);
+  const d = { ...deps, api };
+  return ended(async () => {
+    if (!opts.untilDecided) return followRun(d, runRef, settings);
+    const { runUntilDecided } = await import('./adaptive.js');
+    return (await runUntilDecided(d, ref, { ...settings, maxCalls: maxCalls! }, started)).outcome;
+  });
 }
 
 /**
  * Reads a run and, when gated (or with `wait`), follows it to its end and gates on it as
- * startAndGate does; `show.run` shows a run read without gates, or one still going.
+ * startAndGate does.
  */
-export async function readAndGate(ctx: Context, ref: RunRef, opts: WaitOptions, show: { run(detail: RunDetail): Promise<void> }): Promise<void> {
+export async function readAndGate(deps: GateDeps, ref: RunRef, opts: WaitOptions): Promise<ReadEnd> {
   const { agentId, evalId, runId } = ref;
   const settings = followSettings(opts);
   // The report paths are checked (a refusal comes first) while the client is set up.
-  const [checked, client] = await Promise.allSettled([checkReportTargets(settings.reports), ctx.api()]);
+  const [checked, client] = await Promise.allSettled([checkReportTargets(settings.reports), deps.api()]);
   if (checked.status === 'rejected') throw checked.reason;
   if (client.status === 'rejected') throw client.reason;
   const api = client.value;
+  const d: RunDeps = { ...deps, api };
   const gated =
     settings.gates.minScore !== undefined ||
     settings.gates.minCriteria.length > 0 ||
     opts.allowFailedIterations !== undefined ||
     settings.reports.length > 0 ||
     settings.gates.baseline !== undefined;
-  const reading = getRun(api, agentId, evalId, runId, ctx.signal);
+  const reading = getRun(api, agentId, evalId, runId, deps.signal);
   // Gated without --wait: the run has most likely ended, so everything its gates and reports
   // need (its results, the suite, its runs, a baseline named by id) is asked for beside it,
   // in one round trip; the report builders load meanwhile. Unused (and dropped) when the
   // run is still going.
-  const reads = gated && !opts.wait ? startOutcomeReads(ctx, api, ref, settings) : undefined;
+  const reads = gated && !opts.wait ? startOutcomeReads(d, ref, settings) : undefined;
   const detail = await reading;
-  if (settings.gates.baseline) await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, detail.run, ctx.signal, { runs: reads?.runs, baseline: reads?.baseline });
-  if (opts.wait) {
-    await followRun(ctx, api, ref, settings, detail);
-    return;
+  if (settings.gates.baseline) await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, detail.run, deps.signal, { runs: reads?.runs, baseline: reads?.baseline });
+  if (opts.wait) return ended(() => followRun(d, ref, settings, detail));
+  if (!gated) return { kind: 'read', detail };
+  checkCriterionKeys(settings.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
+  if (FINISHED_RUN_STATUSES.has(detail.run.status)) return { kind: 'ended', outcome: await finishRun(d, ref, detail, settings, reads) };
+  await writeStopped(d, ref, settings, detail, { kind: 'error', message: `run ${runLabel(detail.run)} is still ${detail.run.status}: add --wait to wait for it`, resume: resumeCommand(ref, settings) });
+  return { kind: 'running', runId, detail };
+}
+
+/** The outcome of a followed run, or the wait's stop. */
+async function ended(follow: () => Promise<RunOutcome>): Promise<ReadEnd> {
+  try {
+    return { kind: 'ended', outcome: await follow() };
+  } catch (err) {
+    if (err instanceof RunStopped) return { kind: 'stopped', stop: err.stop };
+    throw err;
   }
-  if (gated) {
-    checkCriterionKeys(settings.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
-    if (FINISHED_RUN_STATUSES.has(detail.run.status)) {
-      await finishRun(ctx, api, ref, detail, settings, { reads });
-      return;
-    }
-  }
-  await show.run(detail);
-  if (gated) await finishRun(ctx, api, ref, detail, settings); // still going: says to add --wait (exit 1)
 }

@@ -3,7 +3,7 @@ import { ErrorCode, McpError, type CallToolResult, type ServerNotification, type
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ApiClient } from '../api/client.js';
-import type { Context } from '../context.js';
+import type { Context, Env } from '../context.js';
 import { safeText } from '../ui/safe-text.js';
 import { version } from '../version.js';
 import { registerResources } from './resources.js';
@@ -38,7 +38,7 @@ export function instructions(allowWrites: boolean): string {
 export function createServer(opts: ServerOptions): McpServer {
   const server = new McpServer({ name: 'vap', title: 'Voice Agent Platform (vap)', version: version() }, { capabilities: { logging: {} }, instructions: instructions(opts.allowWrites) });
   for (const t of TOOLS) registerTool(server, t, opts);
-  registerResources(server, opts.ctx, opts.api);
+  registerResources(server, opts.api);
   checkInputSynchronously(server);
   checkOutputSynchronously(server);
   return server;
@@ -96,6 +96,7 @@ export function checkInputSynchronously(server: McpServer): void {
 }
 
 function registerTool(server: McpServer, t: ToolSpec, opts: ServerOptions): void {
+  const vars = quietEnv(opts.ctx.env);
   server.registerTool(
     t.name,
     { title: t.title, description: descriptionOf(t), inputSchema: t.input, outputSchema: outputSchemaOf(t), annotations: annotationsOf(t) },
@@ -112,6 +113,9 @@ function registerTool(server: McpServer, t: ToolSpec, opts: ServerOptions): void
           api: opts.api,
           signal: extra.signal,
           maxChars: opts.maxChars,
+          env: vars,
+          credentials: () => opts.ctx.credentials(),
+          progress: progressOf(server, extra),
           captured: (fn) => runCaptured(opts.ctx, extra.signal, fn, progressOf(server, extra)),
         };
         return toolResult(envelope(await t.run(args as never, env), opts.maxChars));
@@ -120,6 +124,15 @@ function registerTool(server: McpServer, t: ToolSpec, opts: ServerOptions): void
       }
     }) as never,
   );
+}
+
+const CI_SIDE_EFFECTS = ['GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY', 'CI'];
+
+/** The environment without what would make a domain function write outside its result in CI (GitHub's step summary and annotations). */
+function quietEnv(env: Env): Env {
+  const out: Env = { ...env };
+  for (const k of CI_SIDE_EFFECTS) delete out[k];
+  return out;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiClient } from '../api/client.js';
-import type { Context } from '../context.js';
+import type { Credentials } from '../config/resolve.js';
+import type { Context, Env } from '../context.js';
 import type { ToolOutput } from './result.js';
 import { DATA_WARNING } from './safety.js';
 import type { Captured } from './verb.js';
@@ -16,7 +17,13 @@ export interface ToolEnv {
   signal: AbortSignal;
   /** Results are cut to this many characters. */
   maxChars: number;
-  /** Runs `fn` with a context of its own whose output is captured (a verb's run(), the as-code plan): verb.ts. */
+  /** The server's environment, without what would make a domain function write outside its result in CI (GitHub's step summary). */
+  env: Env;
+  /** The server's credentials (its profile, key and URL). */
+  credentials(): Promise<Credentials>;
+  /** Tells the client a line of a long call's progress, as it comes (server.ts). */
+  progress(line: string): void;
+  /** Runs `fn` with a context of its own whose output is captured (the as-code plan): verb.ts. */
   captured<T>(fn: (ctx: Context) => Promise<T>): Promise<Captured<T>>;
 }
 

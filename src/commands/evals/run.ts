@@ -8,6 +8,7 @@ import { addBaselineOptions, addBudgetOptions, addGateOptions, addWaitOptions, G
 import type { ContextFactory } from '../types.js';
 import { agentOption, resolveAgent } from './options.js';
 import { startAndGate } from '../../evals/run-gated.js';
+import { cliReporter, renderRunEnd } from '../../evals/render/run-end.js';
 
 export function runCommand(makeContext: ContextFactory): Command {
   const cmd = new Command('run')
@@ -48,7 +49,8 @@ export async function run(evalId: string, opts: WaitOptions & { agent?: string }
     const needWait = gateFlagsGiven(opts).filter((f) => f !== '--min-effect' && f !== '--alpha');
     if (needWait.length) throw new UsageError(`${needWait.join(', ')} ${needWait.length === 1 ? 'needs' : 'need'} --wait (without it the run is only started, nothing is gated or written)`, 'add --wait, or gate later with `vap evals runs get <runId> --eval <evalId> --wait ...`');
   }
-  await startAndGate(ctx, { agentId, evalId }, opts, { started: (r) => printStarted(r, ctx) });
+  const end = await startAndGate({ api: () => ctx.api(), signal: ctx.signal, env: ctx.env, reporter: cliReporter(ctx, { quietIds: true }) }, { agentId, evalId }, opts);
+  await renderRunEnd(ctx, end, { started: (r) => printStarted(r, ctx) }, { idPrinted: Boolean(ctx.globals.quiet) });
 }
 
 async function printStarted(r: Run, ctx: Context): Promise<void> {

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { getRun, getSuite, listRunResults, listRuns, listScenarios, listSuites } from '../../api/evals.js';
-import type { Context } from '../../context.js';
-import { CliError, UsageError, WaitTimeoutError } from '../../errors.js';
+import { InterruptedError } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { safe, safeText } from '../../ui/safe-text.js';
 import type { BaselineSpec } from '../../evals/baseline.js';
+import type { ReadEnd } from '../../evals/run-gated.js';
+import type { RunReporter } from '../../evals/run-reporter.js';
 import type { ToolOutput } from '../result.js';
 import { limitOf, listInput, listOutput, openCursor } from '../paging.js';
 import { Refusal } from '../safety.js';
@@ -67,20 +68,64 @@ function lean(json: unknown): unknown {
   return { ...o, results: o.results.map(({ transcript: _t, ...r }) => r) };
 }
 
-/**
- * Runs a gated verb (`vap evals run`, `evals runs get`, `evals runs diff`) and reads its
- * outcome as the command's exit would: 0 passed, 3 below a gate, 1 the run failed, 124 the
- * wait ran out. A usage error or a failure before any outcome is a tool error.
- */
-async function gatedVerb(env: ToolEnv, fn: (ctx: Context) => Promise<void>, notes: string[] = []): Promise<ToolOutput> {
-  const c = await env.captured(fn);
-  const err = c.error;
-  const timedOut = err instanceof WaitTimeoutError;
-  if (err && (err instanceof UsageError || !(err instanceof CliError) || (c.json === undefined && !timedOut))) throw err;
-  const code = err instanceof CliError ? err.exitCode : 0;
-  const verdict = { passed: !err, exitCodeInTheCli: code, ...(err ? { message: (err as Error).message } : {}) };
-  if (timedOut) notes.push('The wait ran out; the run goes on. Read it later with vap_evals_runs_get (with the same gates to gate it).');
-  return { data: { outcome: c.json === undefined ? null : lean(c.json), verdict, log: c.log }, notes, rest: 'read the results with vap_evals_runs_results' };
+/** JSON as the CLI's --json prints it (what is not JSON dropped). */
+const asJson = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+
+/** The run's reporter of a tool: each line, made safe, kept for the result's log and told to the client as it comes. */
+function toolReporter(env: ToolEnv, log: string[]): { reporter: RunReporter; say(line: string): void } {
+  const say = (line: string) => {
+    log.push(line);
+    env.progress(line);
+  };
+  return {
+    say,
+    reporter: {
+      info: (l) => say(safeText(l)),
+      warn: (l) => say(`! ${safeText(l)}`),
+      started: (_run, l) => say(safeText(l)),
+      look: (l) => say(safeText(l)),
+      progress: async () => {
+        const { LineProgress } = await import('../../evals/progress.js');
+        return new LineProgress((l) => say(safeText(l)));
+      },
+    },
+  };
+}
+
+/** What a gated run's end gives the tool as its command's exit would: 0 passed, 3 below a gate, 1 the run failed or is still going, 124 the wait ran out. */
+async function gatedResult(end: ReadEnd, say: (line: string) => void, log: string[]): Promise<ToolOutput> {
+  const notes: string[] = [];
+  let outcome: unknown = null;
+  let verdict: { passed: boolean; exitCodeInTheCli: number; message?: string } = { passed: true, exitCodeInTheCli: 0 };
+  switch (end.kind) {
+    case 'read':
+      outcome = asJson(end.detail);
+      break;
+    case 'running':
+      outcome = asJson(end.detail);
+      verdict = { passed: false, exitCodeInTheCli: ExitCode.FAILURE, message: `run ${end.runId} is still ${end.detail.run.status}` };
+      break;
+    case 'stopped':
+      if (end.stop.kind === 'interrupted') throw new InterruptedError(`${end.stop.message}. Resume waiting with: ${end.stop.resume}`);
+      verdict = { passed: false, exitCodeInTheCli: ExitCode.TIMEOUT, message: `${end.stop.message}. Keep waiting with: ${end.stop.resume}` };
+      notes.push('The wait ran out; the run goes on. Read it later with vap_evals_runs_get (with the same gates to gate it).');
+      break;
+    case 'ended': {
+      const { outcomeJson, outcomeVerdict } = await import('../../evals/outcome.js');
+      outcome = asJson(outcomeJson(end.outcome));
+      const v = outcomeVerdict(end.outcome);
+      if (v.kind === 'gates') for (const g of v.failed) say(safeText(safe`✗ gate ${g.gate} failed: ${g.message}`));
+      if (v.kind === 'passed') say(`✓ ${safeText(v.message)}`);
+      else verdict = { passed: false, exitCodeInTheCli: v.kind === 'gates' ? ExitCode.GATE : ExitCode.FAILURE, message: v.message };
+    }
+  }
+  return { data: { outcome: outcome === null ? null : lean(outcome), verdict, log }, notes, rest: 'read the results with vap_evals_runs_results' };
+}
+
+/** The domain's dependencies for a tool: the server's client and environment, the call's signal, a reporter into `log`. */
+function runDeps(env: ToolEnv, log: string[]) {
+  const { reporter, say } = toolReporter(env, log);
+  return { deps: { api: async () => env.api, signal: env.signal, env: env.env, reporter }, say };
 }
 
 export const evalTools = [
@@ -149,7 +194,9 @@ export const evalTools = [
       const opts = { ...(await gateOptions(a)), timeout: 0 };
       const { readAndGate } = await import('../../evals/run-gated.js');
       const ref = { agentId: a.agentId.trim(), evalId: a.evalId, runId: a.runId };
-      return gatedVerb(env, (ctx) => readAndGate(ctx, ref, opts, { run: (detail) => ctx.out.data(detail) }));
+      const log: string[] = [];
+      const { deps, say } = runDeps(env, log);
+      return gatedResult(await readAndGate(deps, ref, opts), say, log);
     },
   }),
 
@@ -227,13 +274,14 @@ export const evalTools = [
       const opts = { ...(await gateOptions(a)), wait, timeout: (a.timeoutSeconds ?? 50) * 1000, report: [], poll: false, untilDecided: a.untilDecided, maxCalls: a.maxCalls };
       const { startAndGate } = await import('../../evals/run-gated.js');
       const ref = { agentId: a.agentId.trim(), evalId: a.evalId };
-      const run = (ctx: Context) => startAndGate(ctx, ref, opts, { started: (r) => ctx.out.data(r) });
-      if (!wait) {
-        const c = await env.captured(run);
-        if (c.error) throw c.error;
-        return { data: { outcome: null, started: c.json ?? null, log: c.log }, notes: ['Started, not waited for: read it with vap_evals_runs_get, with gates to gate it.'] };
+      const log: string[] = [];
+      const { deps, say } = runDeps(env, log);
+      const end = await startAndGate(deps, ref, opts);
+      if (end.kind === 'started') {
+        say(safeText(`Wait for it (and gate on it) with: ${end.resume}`));
+        return { data: { outcome: null, started: asJson(end.run), log }, notes: ['Started, not waited for: read it with vap_evals_runs_get, with gates to gate it.'] };
       }
-      return gatedVerb(env, run);
+      return gatedResult(end, say, log);
     },
   }),
 ];

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Context, GlobalOptions } from '../../../context.js';
 import { renderDiff } from '../../../evals/diff.js';
 import { compareRuns, comparedFailure } from '../../../evals/compare-runs.js';
-import { machineOutput } from '../../../evals/follow.js';
+import { cliReporter, machineOutput } from '../../../evals/render/run-end.js';
 import { scoreOption } from '../../../evals/gates.js';
 import { checkReportTargets, reportOption, writeReports, type ReportTarget } from '../../../evals/reports.js';
 import { CliError, GateError, UsageError } from '../../../errors.js';
@@ -86,7 +86,7 @@ export async function run(args: (string | undefined)[], opts: DiffOptions & Glob
   const api = client.value;
   const { diff, comparison, gates, outcome } = await compareRuns(api, { agentId, evalId, a, b }, spec, { reports, env: ctx.env, signal: ctx.signal });
   const detailB = outcome.detail;
-  if (reports.length) await writeReports(ctx, outcome, reports);
+  if (reports.length) await writeReports({ env: ctx.env, reporter: cliReporter(ctx) }, outcome, reports);
 
   let gatesPrinted = false;
   if (ctx.globals.quiet && !ctx.globals.query) {

@@ -7,6 +7,7 @@ import { action } from '../../action.js';
 import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveRunIds } from '../options.js';
 import { readAndGate } from '../../../evals/run-gated.js';
+import { cliReporter, renderRunEnd } from '../../../evals/render/run-end.js';
 import type { WaitOptions } from '../../../evals/settings.js';
 import { addBaselineOptions, addGateOptions, addWaitOptions, GATES_HELP } from '../../eval-options.js';
 import { score, time } from '../../../ui/values.js';
@@ -43,7 +44,8 @@ Examples:
 export async function run(args: (string | undefined)[], opts: GetOptions & GlobalOptions, ctx: Context): Promise<void> {
   const { evalId, runId } = resolveRunIds(args, opts);
   const agentId = resolveAgent(opts, ctx);
-  await readAndGate(ctx, { agentId, evalId, runId }, opts, { run: (detail) => printRun(detail, ctx) });
+  const end = await readAndGate({ api: () => ctx.api(), signal: ctx.signal, env: ctx.env, reporter: cliReporter(ctx) }, { agentId, evalId, runId }, opts);
+  await renderRunEnd(ctx, end, { run: (detail) => printRun(detail, ctx) });
 }
 
 /** The run as a detail view; criteria as a table under it on a terminal. */

@@ -4,8 +4,7 @@ import { buildPlan, missingTracked, trackedCount, type Plan, type PlanOptions } 
 import { Arrivals, readRemote, type RemoteSnapshot } from './remote-read.js';
 import { checkLayout, ProjectFs } from './paths.js';
 import { CONFIG_FILE, findRoot, noProjectError, readConfig, readFiles, type LocalFiles, type ProfileSettings, type ProjectConfig } from './project.js';
-import { listPresence, loadScanIndex } from './scan.js';
-import type { ScanIndex } from './scan-index.js';
+import { listPresence } from './scan.js';
 import { inForm, normalise } from './text-form.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader } from './remote.js';
@@ -21,8 +20,6 @@ export interface OpenProject {
   settings: ProfileSettings;
   state: State;
   files: LocalFiles;
-  /** What the scan saw (scan-index.ts): written once the plan is made (a command refused before then writes nothing). */
-  index: ScanIndex;
 }
 
 /** The project folder at or above `start`, its layout checked (no link where vap writes). */
@@ -75,10 +72,9 @@ export async function openProject(opts: { dir?: string }, ctx: Context, profile:
   snapshot?.catch(() => undefined);
   const remote = snapshot && { snapshot, arrivals };
   try {
-    const index = loadScanIndex(fs);
-    const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key], index, presence?.listing);
+    const files = await readFiles(root, { vars: settings.vars, profile }, problems, (kind, key) => state[SECTION[kind]][key], presence?.listing);
     problems.throwIfAny((l) => ctx.note(l.trimEnd()));
-    return { root, fs, config: config!, profile, settings: settings!, state, files, index, remote };
+    return { root, fs, config: config!, profile, settings: settings!, state, files, remote };
   } catch (err) {
     stop.abort(err);
     throw err;
@@ -113,6 +109,5 @@ export async function planFor(p: OpenProject & { remote?: EarlyRemote }, api: Ap
     spinner.stop();
   }
   await confirmMissing(ctx, p.profile, missingTracked(plan), trackedCount(p.state));
-  p.index.save(p.fs);
   return plan;
 }

@@ -7,7 +7,6 @@ import type { Entry } from './state.js';
 import { ProblemList } from './problems.js';
 import type { ProjectFs } from './paths.js';
 import { fileDigest, FORMAT_VERSION, scanProject, type ReadFile } from './scan.js';
-import type { ScanIndex } from './scan-index.js';
 import { normalise, type TextForm } from './text-form.js';
 import { expandField, expandVars, lineOf, parseYaml, validate, type YamlSource } from './yaml-doc.js';
 import { ENGINES } from '../spec/agents.js';
@@ -331,7 +330,7 @@ class SyncedFile<M, X> {
   readonly digest: string;
 
   constructor(
-    /** The file as scanned: its text may be read only when asked for (an indexed file, see scan-index.ts). */
+    /** The file as scanned. */
     private readonly scanned: ReadFile,
     readonly hashes: FieldHashes,
     private readonly parseNow: (problems: ProblemList) => Parsed<M, X> | undefined,
@@ -393,14 +392,14 @@ const PARSED_PER_TURN = 4;
 
 /**
  * Reads every file of the project; problems are collected, not thrown. The layout is
- * listed and the files read and digested first (scan.ts; with `index`, a file unchanged since
- * the last scan and the last sync is not read at all, see scan-index.ts); then each file
+ * listed and the files read and digested first (scan.ts; `listing`, agents/ as listPresence
+ * listed it, is not listed again); then each file
  * whose text is not the one the last sync recorded is parsed and checked, with I/O let in between, so that
  * requests already in flight (a plan reads the platform meanwhile) keep going. A link
  * anywhere in the layout is a problem, never followed.
  */
-export async function readFiles(root: string, opts: ReadOptions, problems: ProblemList, synced: SyncedLookup = () => undefined, index?: ScanIndex, listing?: Dirent[]): Promise<LocalFiles> {
-  const scan = await scanProject(root, opts.vars, index && { index, synced: (kind, key) => synced(kind, key)?.file, listing });
+export async function readFiles(root: string, opts: ReadOptions, problems: ProblemList, synced: SyncedLookup = () => undefined, listing?: Dirent[]): Promise<LocalFiles> {
+  const scan = await scanProject(root, opts.vars, listing);
   for (const p of scan.problems) problems.add(p);
   const out: LocalFiles = { agents: new Map(), suites: new Map(), webhooks: new Map() };
   let parsed = 0;

@@ -6,7 +6,7 @@ import { CliError, UsageError } from '../errors.js';
 import { fieldHashes, contentHash, PREVIEW_TAG, type FieldHashes, type Kind } from './model.js';
 import type { ProjectFs } from './paths.js';
 import { agentFile, hashesOfData, isTextVapWrote, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
-import { fileDigest, loadScanIndex } from './scan.js';
+import { fileDigest } from './scan.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader, remoteHashes as platformHashes, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
 import { intentKey, SECTION, saveState, type Entry, type State } from './state.js';
@@ -141,8 +141,7 @@ export async function pull(input: PullInput): Promise<PullResult> {
   const { fs, profile, settings, state } = input;
   const problems = new ProblemList();
   const readOpts = { vars: settings.vars, profile };
-  const index = loadScanIndex(fs);
-  const files = await readFiles(fs.root, readOpts, problems, (kind, key) => state[SECTION[kind]][key], index);
+  const files = await readFiles(fs.root, readOpts, problems, (kind, key) => state[SECTION[kind]][key]);
   const scope: PullScope = { input, root: fs.root, reader: new RemoteReader(input.api, input.signal), files, invalid: new Set(problems.items.map((p) => p.file)), readOpts, slugOfSuiteId: new Map(Object.entries(state.suites).map(([key, e]) => [e.id, key])) };
   const { agentIdsToPull, webhooksToo, refresh } = whatToPull(input);
   const targets = await readAgentTargets(scope, agentIdsToPull);
@@ -158,8 +157,6 @@ export async function pull(input: PullInput): Promise<PullResult> {
   await writeContents(scope, contents, result, finalText);
   recordTargets(scope, targets, finalText, result);
   await saveState(fs, state);
-  // What the scan saw, once the pull is done (the files it wrote have new keys: read again next time).
-  index.save(fs);
   return result;
 }
 

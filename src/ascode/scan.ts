@@ -2,9 +2,8 @@ import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, re
 import { join, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import { canonicalJson, shortHash, type Kind } from './model.js';
-import { isSlug, MAX_FILE_BYTES, slugProblem, symlinkError, tooLarge, type ProjectFs } from './paths.js';
+import { isSlug, MAX_FILE_BYTES, slugProblem, symlinkError, tooLarge } from './paths.js';
 import type { Problem } from './problems.js';
-import { sameKey, ScanIndex, type IndexedFileEntry } from './scan-index.js';
 import { normalise, type TextForm } from './text-form.js';
 
 /**
@@ -67,22 +66,21 @@ const FILES_PER_TURN = 4;
  * the folder when it holds files of the user's); a tracked agent whose agent.md is gone is
  * planned as a delete.
  */
-export async function scanProject(root: string, vars: Record<string, string>, indexed?: IndexUse): Promise<Scan> {
+export async function scanProject(root: string, vars: Record<string, string>, listing?: Dirent[]): Promise<Scan> {
   const scan: Scan = { problems: [], files: [] };
   const { problems, files } = scan;
   // The platform's answers are let in before the folders are listed, and between files.
   await yieldToIO();
   let sinceTurn = 0;
-  for (const slug of agentFolders(root, problems, indexed?.listing)) {
+  for (const slug of agentFolders(root, problems, listing)) {
     // agent.md opened straight away (no lstat first): missing, the folder is not an agent.
-    const agent = scanFile(root, { kind: 'agent', file: `agents/${slug}/agent.md`, slug }, vars, indexed);
+    const agent = scanFile(root, { kind: 'agent', file: `agents/${slug}/agent.md`, slug }, vars);
     if (!agent) continue;
     files.push(agent);
-    sinceTurn += weight(agent);
-    for (const job of suiteFiles(root, slug, problems, indexed?.index)) {
-      const f = scanFile(root, job, vars, indexed) ?? { ...job, problem: 'is missing' };
-      files.push(f);
-      sinceTurn += weight(f);
+    sinceTurn++;
+    for (const job of suiteFiles(root, slug, problems)) {
+      files.push(scanFile(root, job, vars) ?? { ...job, problem: 'is missing' });
+      sinceTurn++;
     }
     if (sinceTurn >= FILES_PER_TURN) {
       sinceTurn = 0;
@@ -94,25 +92,6 @@ export async function scanProject(root: string, vars: Record<string, string>, in
 }
 
 const yieldToIO = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** The project's index of the last scan, for the digests of this vap's file format. */
-export const loadScanIndex = (fs: ProjectFs): ScanIndex => ScanIndex.load(fs, FORMAT_VERSION);
-
-/** A file read counts one towards a turn; one the index vouched for (an lstat) a quarter. */
-const weight = (f: ScannedFile) => (f instanceof IndexedFile ? 0.25 : 1);
-
-/**
- * The index of the last scan (scan-index.ts), and the digest the state recorded for each
- * resource at its last sync: a file whose key is the index's, and whose digest there is
- * the state's, is not read (its text is read if something asks for it); any other is read
- * and recorded.
- */
-export interface IndexUse {
-  index: ScanIndex;
-  synced: (kind: Kind, key: string) => string | undefined;
-  /** agents/ as listPresence listed it a moment ago (else it is listed here). */
-  listing?: Dirent[];
-}
 
 /** The folders of agents/ that may be agents (real folders with a slug for a name); the rest are problems. */
 function agentFolders(root: string, problems: Problem[], listing?: Dirent[]): string[] {
@@ -139,21 +118,13 @@ function agentFolders(root: string, problems: Problem[], listing?: Dirent[]): st
 }
 
 /** The suite files of an agent's evals/ (an lstat first: never listed through a link); the rest are problems. */
-function suiteFiles(root: string, slug: string, problems: Problem[], index?: ScanIndex): FileJob[] {
+function suiteFiles(root: string, slug: string, problems: Problem[]): FileJob[] {
   const rel = `agents/${slug}/evals`;
   const evalsDir = under(root, rel);
   const evals = entryAt(evalsDir);
   if (evals?.isSymbolicLink()) linkProblem(problems, rel);
   if (!evals?.isDirectory()) return [];
   const out: FileJob[] = [];
-  // A folder whose key is the one indexed lists the same names (adding, removing or renaming an entry changes its times).
-  const known = index?.dir(rel);
-  if (known && sameKey(evals, known.key) && known.names.every(isSuiteFileName)) {
-    index!.keepDir(rel, known);
-    for (const name of known.names) out.push({ kind: 'suite', file: `${rel}/${name}`, slug: name.slice(0, -'.yaml'.length), agentSlug: slug });
-    return out;
-  }
-  const before = problems.length;
   for (const e of dirEntries(evalsDir)) {
     if (e.name.startsWith('.')) continue;
     if (e.isSymbolicLink()) {
@@ -172,12 +143,8 @@ function suiteFiles(root: string, slug: string, problems: Problem[], index?: Sca
     }
     out.push({ kind: 'suite', file: `agents/${slug}/evals/${e.name}`, slug: suiteSlug, agentSlug: slug });
   }
-  // Only a clean listing is indexed: one with problems is listed (and reported) again.
-  if (index && problems.length === before) index.recordDir(rel, evals, out.map((j) => `${j.slug}.yaml`));
   return out;
 }
-
-const isSuiteFileName = (name: string) => name.endsWith('.yaml') && slugProblem(name.slice(0, -'.yaml'.length)) === undefined;
 
 /** The endpoint files of webhooks/; the rest are problems. */
 function webhookFiles(root: string, problems: Problem[]): FileJob[] {
@@ -205,69 +172,16 @@ function webhookFiles(root: string, problems: Problem[]): FileJob[] {
 }
 
 /** Reads a file of the layout: its text and digest, why it cannot be read, or undefined when it does not exist (a system error is thrown). */
-function scanFile(root: string, job: FileJob, vars: Record<string, string>, indexed?: IndexUse): ScannedFile | undefined {
-  let read: { text: string; form: TextForm; st: Stats } | undefined;
+function scanFile(root: string, job: FileJob, vars: Record<string, string>): ScannedFile | undefined {
+  let read: { text: string; form: TextForm } | undefined;
   try {
-    const index = job.kind === 'webhook' ? undefined : indexed?.index;
-    const known = index?.file(job.file);
-    if (known) {
-      // Indexed: an lstat tells whether it is still the text indexed (a link or anything
-      // but a regular file never is: it has an inode of its own).
-      const st = entryAt(under(root, job.file));
-      if (st === undefined) return undefined;
-      if (st.isFile() && sameKey(st, known.key) && indexed!.synced(job.kind, job.kind === 'suite' ? `${job.agentSlug!}/${job.slug}` : job.slug) === known.digest) {
-        index!.keepFile(job.file, known);
-        return new IndexedFile(root, job, known);
-      }
-    }
     read = readProjectFile(root, job.file);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     return { ...job, problem: err.message.startsWith(`${job.file} `) ? err.message.slice(job.file.length + 1) : err.message };
   }
   if (!read) return undefined;
-  const digest = fileDigest(job.kind, read.text, vars);
-  if (job.kind !== 'webhook') indexed?.index.recordFile(job.file, read.st, digest, read.form);
-  return { ...job, text: read.text, form: read.form, digest };
-}
-
-/**
- * A file the index says is unchanged since the last sync: its digest and form are the
- * index's, and its text is read when something first asks for it (a file that changed in
- * the meantime is a usage error then: nothing was written because of it).
- */
-class IndexedFile implements ReadFile {
-  readonly kind: Kind;
-  readonly file: string;
-  readonly slug: string;
-  readonly agentSlug?: string;
-  readonly digest: string;
-  readonly form: TextForm;
-  /** Taken from the index (not read by the scan). */
-  readonly indexed = true;
-  private read: string | undefined;
-
-  constructor(
-    private readonly root: string,
-    job: FileJob,
-    known: IndexedFileEntry,
-  ) {
-    this.kind = job.kind;
-    this.file = job.file;
-    this.slug = job.slug;
-    if (job.agentSlug !== undefined) this.agentSlug = job.agentSlug;
-    this.digest = known.digest;
-    this.form = known.form;
-  }
-
-  get text(): string {
-    if (this.read === undefined) {
-      const r = readProjectFile(this.root, this.file);
-      if (!r || fileDigest(this.kind, r.text, {}) !== this.digest) throw new UsageError(`${this.file} changed while vap was reading the project`, 'run the command again');
-      this.read = r.text;
-    }
-    return this.read;
-  }
+  return { ...job, text: read.text, form: read.form, digest: fileDigest(job.kind, read.text, vars) };
 }
 
 /**
@@ -322,7 +236,7 @@ const linkProblem = (problems: Problem[], rel: string) => problems.push({ file: 
  * The text of a project file (its BOM and CRLF line endings taken off, see text-form.ts):
  * a regular file, not a link, at most MAX_FILE_BYTES; undefined when it does not exist.
  */
-function readProjectFile(root: string, file: string): { text: string; form: TextForm; st: Stats } | undefined {
+function readProjectFile(root: string, file: string): { text: string; form: TextForm } | undefined {
   const abs = under(root, file);
   // Opened with O_NOFOLLOW where there is one: a link is refused by the open itself (ELOOP),
   // and the size and type come from the open file (no lstat before it). O_NONBLOCK: a FIFO
@@ -350,7 +264,7 @@ function readProjectFile(root: string, file: string): { text: string; form: Text
     const st = fstatSync(fd);
     if (!st.isFile()) throw new UsageError(`${file} is not a file`, 'move it out of the way');
     if (st.size > MAX_FILE_BYTES) throw tooLarge(file, st.size, MAX_FILE_BYTES);
-    return { ...normalise(readSize(fd, st.size)), st };
+    return normalise(readSize(fd, st.size));
   } finally {
     closeSync(fd);
   }

@@ -46,13 +46,12 @@ async function seedAgent(org: Org = ORG_A, name = `Front Desk ${++seq}`) {
   return { agentId: a.id as string, suiteId: s.id as string, name };
 }
 
-/** The project's files and contents; not .vap/cache/ (the scan index: a cache a command may write, kept out of git). */
+/** The project's files and contents. */
 function snapshot(root: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (d: string) => {
     for (const e of readdirSync(d)) {
       const p = join(d, e);
-      if (p === join(root, '.vap', 'cache')) continue;
       if (statSync(p).isDirectory()) walk(p);
       else out.set(relative(root, p), readFileSync(p, 'utf8'));
     }

@@ -40,15 +40,14 @@ function vap(args: string[], o: { org?: Org; profile?: string; tty?: boolean; en
 
 /**
  * Every file, folder and link under a folder, with contents, modes and link targets: what must
- * not change. Not .vap/cache/: the scan index, vap's cache of this machine's file stats (kept
- * out of git by its own .gitignore), which a command may write once it has read the files.
+ * not change.
  */
 function snapshot(root: string, skip?: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (d: string) => {
     for (const e of readdirSync(d).sort()) {
       const p = join(d, e);
-      if ((skip && p === skip) || p === join(dir, '.vap', 'cache')) continue;
+      if (skip && p === skip) continue;
       const st = lstatSync(p);
       const rel = relative(root, p);
       if (st.isSymbolicLink()) out.set(rel, `link → ${readlinkSync(p)}`);

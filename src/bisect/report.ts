@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import type { RunComparison } from '../evals/verdict.js';
+import { safeText } from '../ui/safe-text.js';
 import type { BisectResult, Plan, Step } from './search.js';
 
 /**
@@ -39,12 +40,12 @@ export function stepLine(s: Step, good: string, word = 'version'): string {
 }
 
 /** The result's headline and the lines under it. */
-export function resultLines(r: BisectResult, word = 'version'): string[] {
+export function resultLines(r: BisectResult, word = 'version', good?: string): string[] {
   if (r.kind === 'found') {
     const who = r.first.subject ? `${r.first.changedBy}, ${r.first.changedAt}: ${r.first.subject}` : `changed by ${r.first.changedBy}, ${r.first.changedAt}`;
     return [
       `First bad ${word}: ${r.first.label} (${who}; ${r.diffText}), ${r.calls} of ${r.maxCalls} calls`,
-      `  verdict: regressed against ${word} ${r.lastGood.label} (${intervalText(r.comparison)})`,
+      `  verdict: ${verdictText(r, word, good)}`,
       ...r.diff.instructions.lines.map((l) => `  ${l}`),
       ...(r.diff.voice ? [`  voice: ${r.diff.voice.from} → ${r.diff.voice.to}`] : []),
       ...(r.diff.tools ? [`  tools: ${[...r.diff.tools.added.map((t) => `+${t}`), ...r.diff.tools.removed.map((t) => `−${t}`)].join(', ')}`] : []),
@@ -53,6 +54,12 @@ export function resultLines(r: BisectResult, word = 'version'): string[] {
   if (r.kind === 'no regression') return [`No regression: the bad ${word} could not be told from the good one within ±${minEffectOf(r.comparison)} (${intervalText(r.comparison)}), ${r.calls} of ${r.maxCalls} calls; no ${word} is named`];
   const range = `the first bad ${word} is after ${r.range.lastGood} and at most ${r.range.firstBad}`;
   return [`${r.kind === 'undecided' ? 'Undecided' : 'Not found'}: ${r.why}; ${range}, ${r.calls} of ${r.maxCalls} calls; no ${word} is named`];
+}
+
+/** The decisive step was measured against the good one's runs, not the last good one's. */
+function verdictText(r: Extract<BisectResult, { kind: 'found' }>, word: string, good = r.lastGood.label): string {
+  const last = r.lastGood.label === good ? '' : `; the last good ${word} is ${r.lastGood.label}`;
+  return `regressed against ${word} ${good} (${intervalText(r.comparison)})${last}`;
 }
 
 const minEffectOf = (c: RunComparison | undefined) => (c ? String(c.method.minEffect) : 'the minimum effect');
@@ -68,12 +75,12 @@ export function resultJson(r: BisectResult, extra: Record<string, unknown>): Rec
 
 /** `--report markdown=<path>`: for a pull request or an incident. */
 export function markdownReport(r: BisectResult, title: string, undo: string | undefined, good: string, word = 'version'): string {
-  const esc = (s: string) => s.replace(/[\\`*_[\]<>|#]/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
+  const esc = (s: string) => safeText(s.replace(/\r?\n/g, ' ')).replace(/[\\`*_[\]<>|#]/g, (c) => `\\${c}`);
   const out = [`## ${esc(title)}`, ''];
   out.push(`**${esc(resultLines(r, word)[0]!)}**`, '');
   if (r.kind === 'found') {
-    out.push(`Verdict: regressed against ${word} ${esc(r.lastGood.label)} (${intervalText(r.comparison)}).`, '');
-    if (r.diff.instructions.lines.length) out.push('```diff', ...r.diff.instructions.lines.map((l) => l.replace(/```/g, '`\u200b``')), '```', '');
+    out.push(`Verdict: ${esc(verdictText(r, word, good))}.`, '');
+    if (r.diff.instructions.lines.length) out.push('```diff', ...r.diff.instructions.lines.map((l) => safeText(l).replace(/```/g, '`\u200b``')), '```', '');
     if (r.diff.voice) out.push(`Voice: ${esc(r.diff.voice.from)} → ${esc(r.diff.voice.to)}`, '');
     if (r.diff.tools) out.push(`Tools: ${esc([...r.diff.tools.added.map((t) => `+${t}`), ...r.diff.tools.removed.map((t) => `−${t}`)].join(', '))}`, '');
     if (undo) out.push('To undo it:', '', '```sh', undo, '```', '');

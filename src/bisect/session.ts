@@ -54,7 +54,7 @@ export async function runSession(ctx: Context, api: ApiClient, store: CopyStore,
   const undo = result.kind === 'found' ? o.undo(result) : undefined;
   if (ctx.globals.json) await ctx.out.data(resultJson(result, { ...o.extra, good, bad, ...(undo ? { undo } : {}) }));
   else {
-    const lines = resultLines(result, o.word);
+    const lines = resultLines(result, o.word, good);
     ctx.io.stdout.write(`${lines.map(safeText).join('\n')}\n`);
     if (undo) ctx.io.stdout.write(`${safeText(undo)}   # to undo it\n`);
   }

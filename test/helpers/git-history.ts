@@ -21,7 +21,7 @@ scenarios:
 const agentMd = (instructions: string, rev: number, voice: string) => `---\nname: Front desk\nengine: realtime\nvoice: { name: ${voice}, language: en-US }\ndescription: Revision ${rev}\n---\n${instructions}\n`;
 
 /** The project's folder (a new temporary one) and the short ids of commits 1 to 12 of the agent. */
-export function twelveCommits(opts: { badVoiceAt?: number; profile?: string } = {}): { dir: string; shas: string[] } {
+export function twelveCommits(opts: { badVoiceAt?: number; profile?: string; subject7?: string } = {}): { dir: string; shas: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'vap-git-bisect-'));
   const who = { GIT_AUTHOR_NAME: 'Dana', GIT_AUTHOR_EMAIL: 'dana@example.com', GIT_COMMITTER_NAME: 'Dana', GIT_COMMITTER_EMAIL: 'dana@example.com' };
   const g = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...who } }).trim();
@@ -35,7 +35,7 @@ export function twelveCommits(opts: { badVoiceAt?: number; profile?: string } = 
     if (c === 7) instructions += ` ${MARKER}`;
     writeFileSync(join(dir, 'agents', 'front-desk', 'agent.md'), agentMd(instructions, c, opts.badVoiceAt === c ? 'Nobody' : 'Ava'));
     g('add', 'vap.yaml', 'agents');
-    g('commit', '-q', '-m', c === 7 ? 'Upsell on every call' : `Front desk revision ${c}`);
+    g('commit', '-q', '-m', c === 7 ? (opts.subject7 ?? 'Upsell on every call') : `Front desk revision ${c}`);
     shas.push(g('rev-parse', '--short', 'HEAD'));
     writeFileSync(join(dir, 'NOTES.md'), `unrelated ${c}\n`);
     g('add', 'NOTES.md');

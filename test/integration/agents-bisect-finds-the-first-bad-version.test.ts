@@ -96,7 +96,7 @@ describe('vap agents bisect', () => {
       const r = await vapOn(emu)(['agents', 'bisect', agentId, '--suite', evalId, '--good', '1', '--bad', '12', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--report', `markdown=${md}`]);
       expect(r.code, r.stderr + r.stdout).toBe(0);
       expect(r.stdout).toMatch(/^First bad version: 7 \(changed by API key \(acme\), \d{4}-.*; instructions −1 line \+1 line\), \d+ of 900 calls$/m);
-      expect(r.stdout).toMatch(/verdict: regressed against version 6 \(overall -0\.\d+, CI -0\.\d+ to -0\.\d+\)/);
+      expect(r.stdout).toMatch(/verdict: regressed against version 1 \(overall -0\.\d+, CI -0\.\d+ to -0\.\d+\); the last good version is 6$/m);
       expect(r.stdout).toContain(`+Greet callers. Book appointments. ${MARKER}`);
       expect(r.stdout).toContain(`vap agents rollback ${agentId} --version 6 --reason "bisect: version 7 regressed"   # to undo it`);
       const report = readFileSync(md, 'utf8');

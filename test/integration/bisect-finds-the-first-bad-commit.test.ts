@@ -16,7 +16,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function twelveCommits(opts: { badVoiceAt?: number } = {}): { dir: string; shas: string[] } {
+function twelveCommits(opts: { badVoiceAt?: number; subject7?: string } = {}): { dir: string; shas: string[] } {
   const p = history(opts);
   dirs.push(p.dir);
   return p;
@@ -82,10 +82,28 @@ describe('vap bisect over the git history of an agent', () => {
       const r = await vapOn(emu, dir)(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'main', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--report', `markdown=${md}`]);
       expect(r.code, r.stderr + r.stdout).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`^First bad commit: ${shas[6]} \\(Dana, \\d{4}-.*: Upsell on every call; instructions −1 line \\+1 line\\), \\d+ of 900 calls$`, 'm'));
-      expect(r.stdout).toContain(`verdict: regressed against commit ${shas[5]}`);
+      expect(r.stdout).toMatch(new RegExp(`verdict: regressed against commit ${shas[0]} \\(overall -0\\.\\d+, CI .*\\); the last good commit is ${shas[5]}$`, 'm'));
       expect(r.stdout).toContain(`+Greet callers. Book appointments. ${MARKER}`);
       expect(r.stdout).toContain(`git revert ${shas[6]} && vap push --profile default   # to undo it`);
       expect(readFileSync(md, 'utf8')).toContain(`First bad commit: ${shas[6]}`);
+    } finally {
+      await emu.close();
+    }
+  }, 120_000);
+
+  it('a commit subject with terminal controls reaches the terminal and the report made safe', async () => {
+    const emu = await startTestEmulator({ seed: 3, timeScale: 20000 });
+    try {
+      const { dir, shas } = twelveCommits({ subject7: 'Upsell \u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007 \u001b[2Jnow' });
+      await emu.control('POST', '/evals/score-shift', { shift: -0.15, instructionsContain: MARKER });
+      const md = join(dir, 'bisect.md');
+      const r = await vapOn(emu, dir)(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'HEAD', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--report', `markdown=${md}`]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`First bad commit: ${shas[6]} (Dana, `);
+      expect(r.stdout + r.stderr).not.toMatch(/[\u001b\u0007]/);
+      const report = readFileSync(md, 'utf8');
+      expect(report).toContain(`First bad commit: ${shas[6]}`);
+      expect(report).not.toMatch(/[\u001b\u0007]/);
     } finally {
       await emu.close();
     }

@@ -11,7 +11,6 @@ import { envelope, toolError, toolResult } from './result.js';
 import { confirmGate, writeGate } from './safety.js';
 import { annotationsOf, descriptionOf, outputSchemaOf, type ToolEnv, type ToolSpec } from './tool.js';
 import { TOOLS } from './tools/index.js';
-import { runCaptured } from './verb.js';
 
 export interface ServerOptions {
   /** The serving command's context: its profile, environment and API client are the server's. */
@@ -116,7 +115,6 @@ function registerTool(server: McpServer, t: ToolSpec, opts: ServerOptions): void
           env: vars,
           credentials: () => opts.ctx.credentials(),
           progress: progressOf(server, extra),
-          captured: (fn) => runCaptured(opts.ctx, extra.signal, fn, progressOf(server, extra)),
         };
         return toolResult(envelope(await t.run(args as never, env), opts.maxChars));
       } catch (err) {

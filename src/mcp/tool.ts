@@ -2,10 +2,9 @@ import { z } from 'zod';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiClient } from '../api/client.js';
 import type { Credentials } from '../config/resolve.js';
-import type { Context, Env } from '../context.js';
+import type { Env } from '../context.js';
 import type { ToolOutput } from './result.js';
 import { DATA_WARNING } from './safety.js';
-import type { Captured } from './verb.js';
 
 /** What a tool's handler runs with. */
 export interface ToolEnv {
@@ -23,8 +22,6 @@ export interface ToolEnv {
   credentials(): Promise<Credentials>;
   /** Tells the client a line of a long call's progress, as it comes (server.ts). */
   progress(line: string): void;
-  /** Runs `fn` with a context of its own whose output is captured (the as-code plan): verb.ts. */
-  captured<T>(fn: (ctx: Context) => Promise<T>): Promise<Captured<T>>;
 }
 
 /** A write: what it changes, how to undo it, and (destructive) the id `confirm` must repeat. */

@@ -48,4 +48,9 @@ describe('MCP calls the domain', () => {
     expect(files.length).toBeGreaterThan(10);
     expect(intoCommands(files)).toEqual([]);
   });
+
+  it('src/mcp makes no context of its own to run a domain function in: no createContext, no captured output', () => {
+    const made = walk(join(SRC, 'mcp')).filter((file) => /\b(createContext|runCaptured|captured)\b/.test(readFileSync(file, 'utf8')));
+    expect(made.map((file) => relative(SRC, file))).toEqual([]);
+  });
 });

@@ -213,10 +213,8 @@ export const agentTools = [
         import('../../bisect/report.js'),
         import('../../evals/verdict.js'),
       ]);
-      const got = await env.captured(async (ctx) => ({ creds: await ctx.credentials(), vars: ctx.env }));
-      if (!got.value) throw got.error;
-      const { creds, vars } = got.value;
-      const store = new ProfileCopyStore(vars, creds.profile ?? 'default', { baseUrl: creds.baseUrl, apiKey: creds.apiKey });
+      const creds = await env.credentials();
+      const store = new ProfileCopyStore(env.env, creds.profile ?? 'default', { baseUrl: creds.baseUrl, apiKey: creds.apiKey });
       const { agent, versions } = await platformVersions(env.api, a.agentId, a.good, a.bad, env.signal);
       const quiet = { planned: () => undefined, baseline: () => undefined, step: () => undefined };
       const r = await bisect(

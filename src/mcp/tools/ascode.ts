@@ -16,12 +16,14 @@ export const ascodeTools = [
     openWorld: false,
     async run(a, env) {
       const [{ planFolder }, { planJson }] = await Promise.all([import('../../ascode/plan-folder.js'), import('../../ascode/render.js')]);
-      const c = await env.captured(async (ctx) => {
-        const { plan, changed } = await planFolder(ctx, { dir: a.dir });
-        return planJson(plan, changed);
-      });
-      if (c.error) throw withLog(c.error, c.log);
-      return { data: { plan: c.value, log: c.log }, rest: 'run `vap diff` in the folder for the whole plan' };
+      const log: string[] = [];
+      const reporter = { info: (l: string) => log.push(l), warn: (l: string) => log.push(`! ${l}`), problem: (l: string) => log.push(l) };
+      try {
+        const { plan, changed } = await planFolder({ api: async () => env.api, credentials: env.credentials, signal: env.signal, reporter }, { dir: a.dir });
+        return { data: { plan: planJson(plan, changed), log }, rest: 'run `vap diff` in the folder for the whole plan' };
+      } catch (err) {
+        throw withLog(err, log);
+      }
     },
   }),
 ];

@@ -19,14 +19,15 @@ export type GateDeps = Omit<RunDeps, 'api'> & { api(): Promise<ApiClient> };
  * How a started or read run ended for the command:
  * - `started`: started and not waited for (`resume` waits for it and gates on it);
  * - `read`: read without gates (shown as it is);
- * - `running`: gated, but still going without --wait (exit 1; its reports say so);
+ * - `running`: gated, but still going without --wait (exit 1); `writeReports` writes its
+ *   reports, saying so, once the caller has shown the run;
  * - `stopped`: the wait ended first (--timeout, Ctrl-C), the run goes on;
  * - `ended`: finished, gated and reported: outcomeVerdict says how the command ends.
  */
 export type RunEnd =
   | { kind: 'started'; run: Run; resume: string }
   | { kind: 'read'; detail: RunDetail }
-  | { kind: 'running'; runId: string; detail: RunDetail }
+  | { kind: 'running'; runId: string; detail: RunDetail; writeReports(): Promise<void> }
   | { kind: 'stopped'; stop: WaitStop }
   | { kind: 'ended'; outcome: RunOutcome };
 
@@ -108,8 +109,8 @@ export async function readAndGate(deps: GateDeps, ref: RunRef, opts: WaitOptions
   if (!gated) return { kind: 'read', detail };
   checkCriterionKeys(settings.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
   if (FINISHED_RUN_STATUSES.has(detail.run.status)) return { kind: 'ended', outcome: await finishRun(d, ref, detail, settings, reads) };
-  await writeStopped(d, ref, settings, detail, { kind: 'error', message: `run ${runLabel(detail.run)} is still ${detail.run.status}: add --wait to wait for it`, resume: resumeCommand(ref, settings) });
-  return { kind: 'running', runId, detail };
+  const stop = { kind: 'error' as const, message: `run ${runLabel(detail.run)} is still ${detail.run.status}: add --wait to wait for it`, resume: resumeCommand(ref, settings) };
+  return { kind: 'running', runId, detail, writeReports: () => writeStopped(d, ref, settings, detail, stop) };
 }
 
 /** The outcome of a followed run, or the wait's stop. */

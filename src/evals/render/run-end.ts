@@ -62,6 +62,7 @@ export async function renderRunEnd(ctx: Context, end: RunEnd, show: { started?(r
       return;
     case 'running':
       await show.run?.(end.detail);
+      await end.writeReports();
       throw new CliError(`run ${end.runId} is still ${end.detail.run.status}`, ExitCode.FAILURE, 'add --wait to wait for it');
     case 'stopped':
       throw stopError(ctx, end.stop);

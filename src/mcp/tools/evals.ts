@@ -102,6 +102,7 @@ async function gatedResult(end: ReadEnd, say: (line: string) => void, log: strin
       outcome = asJson(end.detail);
       break;
     case 'running':
+      await end.writeReports();
       outcome = asJson(end.detail);
       verdict = { passed: false, exitCodeInTheCli: ExitCode.FAILURE, message: `run ${end.runId} is still ${end.detail.run.status}` };
       break;

@@ -159,7 +159,7 @@ describe('vap bisect over the git history of an agent', () => {
       const outside = mkdtempSync(join(tmpdir(), 'vap-no-git-'));
       dirs.push(outside);
       writeFileSync(join(outside, 'vap.yaml'), 'version: 1\n');
-      const r = await runCli(['bisect', 'front-desk', '--good', 'a', '--bad', 'b', '--max-calls', '900', '--dir', outside], { env: { ...cliEnv(emu.url, ORG_A.apiKey), GIT_CEILING_DIRECTORIES: tmpdir() } });
+      const r = await runCli(['bisect', 'front-desk', '--good', 'a', '--bad', 'b', '--max-calls', '900', '--dir', outside], { env: cliEnv(emu.url, ORG_A.apiKey) });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/is not in a git repository/);
       expect((await emu.requests()).filter((q) => q.method !== 'GET')).toEqual([]);

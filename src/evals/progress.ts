@@ -1,7 +1,6 @@
+import type { Writable } from 'node:stream';
 import type { Run } from '../api/evals.js';
-import type { Context } from '../context.js';
 import { progressText } from './summary.js';
-import { drawsInPlace } from '../ui/accessible.js';
 import type { LiveLine } from '../ui/live-line.js';
 import { safeText } from '../ui/safe-text.js';
 import { formatDuration } from '../ui/values.js';
@@ -14,15 +13,10 @@ export interface RunProgress {
   stop(): void;
 }
 
-/**
- * A live bar on a terminal's stderr, plain lines otherwise, nothing with -q. The live line
- * (and the text fitting it loads, tens of milliseconds) is loaded only for a terminal.
- */
-export async function runProgress(ctx: Context): Promise<RunProgress | null> {
-  if (ctx.globals.quiet) return null;
-  if (!drawsInPlace(ctx)) return new LineProgress((line) => ctx.io.stderr.write(`${safeText(line)}\n`));
+/** The bar on a terminal's stderr: the live line (and the text fitting it loads, tens of milliseconds) is loaded only for a terminal. */
+export async function barProgress(stderr: Writable): Promise<RunProgress> {
   const { LiveLine } = await import('../ui/live-line.js');
-  return new BarProgress(new LiveLine(ctx.io.stderr), Date.now());
+  return new BarProgress(new LiveLine(stderr), Date.now());
 }
 
 /** The bar, redrawn in place and cut to the terminal's width (src/ui/live-line.ts). */

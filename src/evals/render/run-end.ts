@@ -5,7 +5,8 @@ import { ExitCode } from '../../exit-codes.js';
 import { safe, safeText } from '../../ui/safe-text.js';
 import { annotations, inGithubActions, timeoutAnnotation } from '../github.js';
 import { outcomeJson, outcomeVerdict, type RunOutcome, type WaitStop } from '../outcome.js';
-import { runProgress } from '../progress.js';
+import { drawsInPlace } from '../../ui/accessible.js';
+import { barProgress, LineProgress, type RunProgress } from '../progress.js';
 import type { RunEnd } from '../run-gated.js';
 import type { RunReporter } from '../run-reporter.js';
 import { renderRunSummary, runSummaryTsv } from '../summary.js';
@@ -39,6 +40,13 @@ export function cliReporter(ctx: Context, opts: { indent?: boolean; quietIds?: b
     look: (text) => ctx.info(line(text)),
     progress: () => runProgress(ctx),
   };
+}
+
+/** A live bar on a terminal's stderr, plain lines otherwise, nothing with -q. */
+async function runProgress(ctx: Context): Promise<RunProgress | null> {
+  if (ctx.globals.quiet) return null;
+  if (!drawsInPlace(ctx)) return new LineProgress((line) => ctx.io.stderr.write(`${safeText(line)}\n`));
+  return barProgress(ctx.io.stderr);
 }
 
 /** Whether stdout carries data for a program (then it stays clean of annotations). */

@@ -32,6 +32,11 @@ export interface WaitStop {
   resume: string;
 }
 
+/** What a stopped wait says: why, and the command that goes on waiting. */
+export function waitStopText(stop: WaitStop): string {
+  return `${stop.message}. ${stop.kind === 'timeout' ? 'Keep waiting' : 'Resume waiting'} with: ${stop.resume}`;
+}
+
 /** A finished (or last seen) run with its results and the gates evaluated on it. */
 export interface RunOutcome {
   agentId: string;

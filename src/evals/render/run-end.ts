@@ -4,7 +4,7 @@ import { CliError, GateError, InterruptedError, WaitTimeoutError } from '../../e
 import { ExitCode } from '../../exit-codes.js';
 import { safe, safeText } from '../../ui/safe-text.js';
 import { annotations, inGithubActions, timeoutAnnotation } from '../github.js';
-import { outcomeJson, outcomeVerdict, type RunOutcome, type WaitStop } from '../outcome.js';
+import { outcomeJson, outcomeVerdict, waitStopText, type RunOutcome, type WaitStop } from '../outcome.js';
 import { drawsInPlace } from '../../ui/accessible.js';
 import { barProgress, LineProgress, type RunProgress } from '../progress.js';
 import type { RunEnd } from '../run-gated.js';
@@ -81,11 +81,9 @@ export async function renderRunEnd(ctx: Context, end: RunEnd, show: { started?(r
 
 /** The error a stopped wait ends with (124 or 130); a timeout in GitHub Actions is also an annotation on stdout. */
 export function stopError(ctx: Context, stop: WaitStop): Error {
-  if (stop.kind === 'interrupted') return new InterruptedError(`${stop.message}. Resume waiting with: ${stop.resume}`);
-  if (inGithubActions(ctx.env) && !machineOutput(ctx) && !ctx.globals.quiet) {
-    ctx.io.stdout.write(`${timeoutAnnotation(stop.runId, `${stop.message}. Keep waiting with: ${stop.resume}`)}\n`);
-  }
-  return new WaitTimeoutError(`${stop.message}. Keep waiting with: ${stop.resume}`);
+  if (stop.kind === 'interrupted') return new InterruptedError(waitStopText(stop));
+  if (inGithubActions(ctx.env) && !machineOutput(ctx) && !ctx.globals.quiet) ctx.io.stdout.write(`${timeoutAnnotation(stop.runId, waitStopText(stop))}\n`);
+  return new WaitTimeoutError(waitStopText(stop));
 }
 
 /** A finished run: the summary printed, and the exit (1 the run failed, 3 below a gate, else 0). */

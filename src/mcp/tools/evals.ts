@@ -106,11 +106,13 @@ async function gatedResult(end: ReadEnd, say: (line: string) => void, log: strin
       outcome = asJson(end.detail);
       verdict = { passed: false, exitCodeInTheCli: ExitCode.FAILURE, message: `run ${end.runId} is still ${end.detail.run.status}` };
       break;
-    case 'stopped':
-      if (end.stop.kind === 'interrupted') throw new InterruptedError(`${end.stop.message}. Resume waiting with: ${end.stop.resume}`);
-      verdict = { passed: false, exitCodeInTheCli: ExitCode.TIMEOUT, message: `${end.stop.message}. Keep waiting with: ${end.stop.resume}` };
+    case 'stopped': {
+      const { waitStopText } = await import('../../evals/outcome.js');
+      if (end.stop.kind === 'interrupted') throw new InterruptedError(waitStopText(end.stop));
+      verdict = { passed: false, exitCodeInTheCli: ExitCode.TIMEOUT, message: waitStopText(end.stop) };
       notes.push('The wait ran out; the run goes on. Read it later with vap_evals_runs_get (with the same gates to gate it).');
       break;
+    }
     case 'ended': {
       const { outcomeJson, outcomeVerdict } = await import('../../evals/outcome.js');
       outcome = asJson(outcomeJson(end.outcome));

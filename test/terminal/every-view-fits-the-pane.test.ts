@@ -133,6 +133,7 @@ const NEITHER: Record<string, string> = {
   'evals runs delete': 'a prompt',
   'evals runs diff': 'a report (its tables fit as the listings do)',
   'agents bisect': 'a report: a line a step, then the result',
+  bisect: 'a report: a line a step, then the result',
   'evals import': 'the wizard: prompts',
   'evals imports create': 'a detail view',
   'webhooks create': 'a detail view',

@@ -78,10 +78,8 @@ export interface Context {
   /** How a table on stdout fits the terminal: its width when stdout is one (undefined piped), and --wide (src/ui/table.ts). */
   tableFit(): TableFit;
   /**
-   * A line of information on stderr (suppressed by -q). Like success and warn, it shows
-   * the message as one safe line (src/ui/safe-text.ts): ids, names and other data in it
-   * can never drive the terminal. A message marked `trusted()` (built with `safe`, with
-   * colours of vap's own) is printed as it is.
+   * A line of information on stderr (suppressed by -q), shown like success and warn as one safe line (src/ui/safe-text.ts),
+   * so that data in it can never drive the terminal. A message marked `trusted()` (built with `safe`, vap's own colours) is printed as it is.
    */
   info(message: string | Trusted): void;
   /** "✓ message" on stderr (suppressed by -q). */

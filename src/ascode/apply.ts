@@ -12,10 +12,9 @@ import { intentKey, SECTION, type Entry, type Intent, type State } from './state
 import type { StateJournal } from './state-journal.js';
 
 /**
- * Applies a plan resource by resource, journalled: before a create or an update its
- * intent is written to the state; after it, the resource is read back, compared with
- * its file, and recorded. A push killed at any point (SIGKILL included) and run again
- * adopts what it had created and continues; nothing is created twice.
+ * Applies a plan resource by resource, journalled: a create's or update's intent is durable before its request, and the
+ * resource is read back and compared with its file after it, so a push killed at any point (SIGKILL included) and run
+ * again adopts what it had created: nothing is created twice.
  */
 
 export interface Reporter {
@@ -151,12 +150,9 @@ export class Applier {
   }
 
   /**
-   * The intent an interrupted push left said which fields it had already changed on the
-   * platform: the plan counted them as synced (recoverBase). A new intent replaces it, so
-   * they go into the state entry first, in the same durable commit; otherwise a push
-   * stopped before its own change is sent would leave the next one a base that the
-   * platform no longer matches (a conflict with vap's own change). The entry loses the
-   * file's digest: the file is not the text those fields were synced from.
+   * An interrupted push's intent names fields it already changed, which the plan counted as synced (recoverBase). They go
+   * into the entry in the same durable commit as the intent replacing it, or a push stopped before sending would leave the
+   * next a base the platform no longer matches. The digest goes: the file is not the text those fields were synced from.
    */
   private keepRecoveredBase(item: PlanItem): void {
     const section = this.state[SECTION[item.kind]];

@@ -20,15 +20,8 @@ import { RemoteReader, remoteHashes } from './remote.js';
 import { saveState, type State } from './state.js';
 
 /**
- * The gating suites of agents as code, run with the waiting, gates, baseline verdicts and
- * reports of `vap evals run --wait`:
- * - `runGatingSuites`: starts every run at once, then follows each (the same progress,
- *   summary, reports and GitHub output), and says how each ended;
- * - `runEvalGate` (`vap push --eval`, `vap promote --eval`): when a gate fails, each changed
- *   agent goes back to its version before the push (the rollback endpoint, with a reason
- *   naming the push and the gate) and its voice and tools are restored; when every gate
- *   passes, the agents' files are recorded as passed (what `vap promote` may carry). Ctrl-C
- *   or a timeout leaves the platform as pushed and prints what finishes the job.
+ * The gating suites of agents as code, run with the waiting, gates, baseline verdicts, reports and GitHub output of
+ * `vap evals run --wait`.
  */
 
 export interface EvalTarget {
@@ -200,6 +193,11 @@ export interface EvalGateInput {
   budget?: GateBudget;
 }
 
+/**
+ * `vap push --eval`, `vap promote --eval`: a failed gate rolls each changed agent back to its version before the push (with a
+ * reason naming the push and the gate) and restores its voice and tools; when all pass, the agents' files are recorded as
+ * passed (what promote may carry). Ctrl-C or a timeout leaves the platform as pushed and prints what finishes the job.
+ */
 export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<void> {
   const { api, targets, settings } = input;
   const verb = input.verb ?? 'push';

@@ -3,10 +3,9 @@ import type { Engine } from '../spec/agents.js';
 import type { Criterion } from '../spec/evals.js';
 
 /**
- * The canonical models of what a project folder manages: agents, eval suites and webhook
- * endpoints, with names instead of ids, so that the same files describe the same thing in
- * every organization. Files, the last synced state and the platform are each read into
- * these models; the plan compares them field by field through their hashes.
+ * The canonical models of agents, eval suites and webhook endpoints, with names instead of ids so that the same files
+ * describe the same thing in every organization. Files, the last synced state and the platform are each read into these
+ * models; the plan compares them field by field through their hashes.
  */
 
 export interface VoiceRef {
@@ -193,10 +192,8 @@ function fieldHash(text: string): string {
 }
 
 /**
- * One short hash per field of a model: of each field's comparable value (see comparable),
- * as canonical JSON. Written out kind by kind (each of FIELDS, a test holds them to it): a
- * plan hashes thousands of resources, and one loop over every kind's fields was compiled
- * and thrown away by V8 again and again as the kinds took turns.
+ * One short hash per field: of each field's comparable value as canonical JSON. Written out kind by kind (a test holds
+ * them to FIELDS): a plan hashes thousands of resources, and V8 kept recompiling one loop over every kind's fields.
  */
 export function fieldHashes(kind: Kind, model: AnyModel): FieldHashes {
   if (kind === 'agent') return agentFieldHashes(model as AgentModel);

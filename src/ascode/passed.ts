@@ -4,11 +4,9 @@ import type { LocalFiles, LocalSuite } from './project.js';
 import type { Passed, State } from './state.js';
 
 /**
- * What passed its evals, per agent, in a profile's state: the content of the files that
- * passed (the agent and its gating suites, by their field hashes, so formatting and
- * comments do not count) and the runs that passed. Only a gate that ran in the same
- * command writes one (a gated push, a preview). The record is a pointer, not evidence:
- * `vap promote` checks every run it names on the source platform (promote.ts).
+ * What passed its evals, per agent, in a profile's state: the field hashes of the agent and its gating suites (so formatting
+ * and comments do not count) and the runs. Only a gate run in the same command writes one. The record is a pointer, not
+ * evidence: `vap promote` checks every run it names on the source platform (promote.ts).
  */
 
 /** The content hash of an agent's files as a promotion sees them: the agent and its gating suites. */
@@ -23,12 +21,9 @@ export function agentFilesHash(files: LocalFiles, slug: string): string | undefi
 }
 
 /**
- * Reads, a few at a time between I/O (while the platform is read for a plan), whether each
- * suite is gating, for the agents whose files changed since the last sync of the state the
- * files were read against (the agents a promotion checks). A suite unchanged since that sync
- * is parsed only when this is first asked; asked now, in the time the plan waits for the
- * platform, the check after the plan finds it parsed. Stops when `shouldStop` says so (the
- * check parses the rest); a file that no longer parses is left for the check to report.
+ * Parses, a few at a time between I/O while the plan waits for the platform, whether each suite of the agents a promotion
+ * checks (files changed since the last sync) is gating, so the check after the plan finds them parsed. Stops when
+ * `shouldStop` says so (the check parses the rest); a file that no longer parses is left for the check to report.
  */
 export async function readGatesAhead(files: LocalFiles, shouldStop: () => boolean = () => false): Promise<void> {
   const agents = changedAgents(files);

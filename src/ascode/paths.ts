@@ -5,19 +5,9 @@ import { UsageError } from '../errors.js';
 import { removeStaleTemps, tempPathFor } from '../write-atomic.js';
 
 /**
- * The one place that turns a project-relative path into a file vap writes, reads or
- * removes. The state, the files and the arguments come from a repository, so they are
- * input like a response body:
- * - a slug is one safe path segment (`slugProblem`), wherever it comes from;
- * - every path is resolved and refused unless it stays inside the project root;
- * - no component of a path vap writes, reads or removes may be a symbolic link (each is
- *   checked with lstat; the file itself is written to a new temporary file opened with
- *   O_EXCL and renamed over the target, which replaces a link instead of following it);
- * - a remove takes only a regular file whose content is still the one vap wrote, and a
- *   folder only once it is empty: never recursively;
- * - the first write into a folder removes there the temporary files a killed vap left
- *   (write-atomic.ts removeStaleTemps: vap's own names, regular files, stale, their writer
- *   gone), and the first into `.vap/` makes sure `.vap/.gitignore` keeps them out of git.
+ * The one place a project-relative path becomes a file vap writes, reads or removes. The state, the files and the arguments
+ * come from a repository a pull request can edit, so they are untrusted input: every slug is one safe path segment, every
+ * path stays inside the root through no symbolic link, and nothing is removed recursively or unless vap wrote it.
  */
 
 /** The longest slug (a folder or file name without `.yaml`). */

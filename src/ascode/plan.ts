@@ -8,17 +8,9 @@ import { lineOf } from './yaml-doc.js';
 import type { Voice } from '../spec/agents.js';
 
 /**
- * The plan: a three-way comparison, per resource, of the files, the state last synced
- * and the platform now. Terraform's plan and kubectl diff are the models; the classes
- * follow Vapi's gitops drift classes.
- *
- * | files vs last sync | platform vs last sync | class |
- * |---|---|---|
- * | same | same | unchanged |
- * | changed | same | update (create when never synced) |
- * | same | changed | drift |
- * | changed | changed | conflict (unchanged when both made the same change) |
- * | file removed | — | delete (applied only with --prune) |
+ * Per resource, the plan compares the files and the platform now with the state last synced: a change in the files alone is an
+ * update (a create when never synced), in the platform alone drift, in both a conflict (unchanged when it is the same change),
+ * and a removed file a delete (applied only with --prune). The classes follow Vapi's gitops drift classes.
  */
 
 export type Action = 'unchanged' | 'create' | 'update' | 'replace' | 'delete' | 'drift' | 'conflict' | 'blocked' | 'forget';

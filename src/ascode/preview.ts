@@ -15,17 +15,9 @@ import { RemoteReader } from './remote.js';
 import { saveState, stateFile, type PreviewRecord, type State } from './state.js';
 
 /**
- * `vap preview`: evaluates the branch's files without touching a live agent. For each
- * agent whose files differ from the platform (its agent.md or a gating suite), a preview
- * agent is made in the profile (the same engine, voice, tools and variables, the file's
- * instructions, named `<name> · preview <label>` and tagged vap-preview) with copies of its
- * gating suites; their runs are followed with the gates and reports of `evals run`, and
- * compared with the live agent's newest completed run of the same suite (scenarios matched
- * by name). Then what was made is deleted, unless --keep.
- *
- * Every resource is recorded in the state before it is made (and its id once the platform
- * answers), so a preview killed at any point is cleaned up by `vap preview --clean` or by
- * the next preview. The live agents' versions and suites are never written to.
+ * `vap preview`: evaluates a branch's files without writing to a live agent or suite: each changed agent is copied (tagged
+ * vap-preview) with its gating suites, the copies' runs gated and compared with the live agent's newest, then deleted unless
+ * --keep. Each is recorded in the state before it is made, so a killed preview is cleaned up by `--clean` or the next one.
  */
 
 export { PREVIEW_TAG };
@@ -154,11 +146,9 @@ export async function liveBaseline(api: ApiClient, state: State, t: EvalTarget, 
 }
 
 /**
- * Deletes what a preview made (suites, then the agent) and forgets it; what could not be
- * deleted stays recorded. The record comes from a file a pull request can edit, so the
- * platform decides: an agent is deleted only when it carries the vap-preview tag and the
- * recorded preview name, and a suite only under such an agent. Anything else is left, and
- * said, with the entry to remove by hand.
+ * Deletes what a preview made (suites, then the agent) and forgets it; what could not be deleted stays recorded. The record
+ * is in a file a pull request can edit, so the platform decides: only an agent with the vap-preview tag and the recorded
+ * preview name, and suites under it, are deleted; anything else is left and named, with the entry to remove by hand.
  */
 export async function cleanPreviews(ctx: Context, api: ApiClient, project: OpenProject, only?: Set<string>): Promise<{ agents: number; suites: number; left: string[] }> {
   const out = { agents: 0, suites: 0, left: [] as string[] };

@@ -274,11 +274,9 @@ function suiteModelOf(s: z.infer<typeof SuiteSchema>): SuiteModel {
 }
 
 /**
- * The field hashes of a file vap renders from `data` (the front matter's, or a suite's or
- * a webhook's document) and, for an agent, the instructions: what reading the rendered text
- * back gives, without rendering and parsing it again (YAML renders data faithfully; the
- * checks and the trimming are the reader's own). Undefined when the data would not read as
- * a valid file.
+ * The field hashes of the file vap renders from `data` (and, for an agent, the instructions), without rendering and parsing
+ * it back: YAML renders data faithfully, and the checks and trimming are the reader's own. Undefined when the data would not
+ * read as a valid file.
  */
 export function hashesOfData(kind: Kind, data: Record<string, unknown>, opts: ReadOptions, instructions = ''): FieldHashes | undefined {
   let model: AnyModel | undefined;
@@ -317,10 +315,9 @@ function parseWebhookText(file: string, text: string, opts: ReadOptions, problem
 }
 
 /**
- * A file whose text is the one the last sync recorded: its field hashes are the state's, and
- * it is parsed (src, model, gate) when one of them is first asked for. One class for the
- * thousands of such files of a project (getters of its own on each object cost more to make
- * and to read). A file that no longer parses is a usage error then, and asked again, again.
+ * A file whose text is the one the last sync recorded: its field hashes are the state's, and it is parsed when src, model or
+ * gate is first asked for (one that no longer parses is a usage error then, and on each ask). A class, not getters on each
+ * object: a project has thousands of these, and such objects cost more to make and to read.
  */
 class SyncedFile<M, X> {
   readonly parsed = false;
@@ -391,12 +388,9 @@ const yieldToIO = () => new Promise<void>((resolve) => setImmediate(resolve));
 const PARSED_PER_TURN = 4;
 
 /**
- * Reads every file of the project; problems are collected, not thrown. The layout is
- * listed and the files read and digested first (scan.ts; `listing`, agents/ as listPresence
- * listed it, is not listed again); then each file
- * whose text is not the one the last sync recorded is parsed and checked, with I/O let in between, so that
- * requests already in flight (a plan reads the platform meanwhile) keep going. A link
- * anywhere in the layout is a problem, never followed.
+ * Reads every file of the project, collecting problems rather than throwing. After the scan (scan.ts; `listing` is agents/ as
+ * listPresence listed it), each file changed since the last sync is parsed and checked with I/O let in between, so requests
+ * already in flight (a plan reads the platform meanwhile) keep going. A link anywhere in the layout is a problem, never followed.
  */
 export async function readFiles(root: string, opts: ReadOptions, problems: ProblemList, synced: SyncedLookup = () => undefined, listing?: Dirent[]): Promise<LocalFiles> {
   const scan = await scanProject(root, opts.vars, listing);

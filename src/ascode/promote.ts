@@ -12,13 +12,9 @@ import { remoteHashes, RemoteReader, suiteModelOf, type RemoteAgent } from './re
 import type { State } from './state.js';
 
 /**
- * `vap promote --from <source> --to <target>`: the target gets only what passed in the
- * source, as the source platform shows it now. The state names the runs (a gated push
- * recorded them); every claim is checked on the source platform: the agent and each
- * gating suite there hold what the files hold, and each run exists under that agent in a
- * gating suite, completed, on the agent's current version, and passes the gates, which
- * come from promote's flags or vap.yaml, never from the state. Anything else is refused,
- * by name, and nothing is sent.
+ * `vap promote --from <source> --to <target>`: the target gets only what passed in the source, as its platform shows it now.
+ * The state only names the runs, so every claim is checked there: same content, each run of a gating suite, completed, on the
+ * agent's current version, passing gates from the flags or vap.yaml, never the state. Else it is refused and nothing is sent.
  */
 
 export interface PromotionCheck {
@@ -174,10 +170,9 @@ function freshHashes(kind: 'agent' | 'suite', f: { parsed: boolean; hashes: Fiel
 }
 
 /**
- * What the source platform holds for a promotion, each read once: the agents, their suites
- * and scenarios, the runs of a suite, and the gates of a run. `readAhead` starts, while the
- * target is read for the plan, the reads the check will most likely ask for (agents whose
- * files changed since the target's last sync and that have a record in the source).
+ * What the source platform holds for a promotion, each read once: agents, suites, scenarios, a suite's runs, a run's gates.
+ * `readAhead` starts, while the target is read for the plan, the reads the check will most likely ask for (agents whose files
+ * changed since the target's last sync and that have a record in the source).
  */
 export class SourceEvidence {
   private readonly reads = new Map<string, Promise<unknown>>();

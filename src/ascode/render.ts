@@ -6,10 +6,9 @@ import type { Action, Plan, PlanItem } from './plan.js';
 import type { Criterion } from '../spec/evals.js';
 
 /**
- * The plan for people (a coloured summary, instructions as a unified diff) and for
- * machines (`--json`). Every diff reads from the platform (−) to the files (+): what a
- * push does. Names, values and instructions are data: they reach the terminal only
- * through safe-text.
+ * The plan for people (a coloured summary, instructions as a unified diff) and for machines (`--json`). Every diff reads
+ * from the platform (−) to the files (+): what a push does. Names, values and instructions are data: they reach the
+ * terminal only through safe-text.
  */
 
 const SYMBOL: Record<Action, string> = {

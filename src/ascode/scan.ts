@@ -7,14 +7,9 @@ import type { Problem } from './problems.js';
 import { normalise, type TextForm } from './text-form.js';
 
 /**
- * The first step of reading a project: its layout listed and every file read and digested,
- * nothing parsed (project.ts then parses the files that changed since the last sync).
- *
- * The layout's rules: no link anywhere (agents/, webhooks/, a resource's folder or file is
- * a problem, never followed); a folder or file name is a safe slug; agents/<slug>/ holds
- * agent.md and evals/<suite>.yaml; webhooks/ holds <slug>.yaml. A file is opened with
- * O_NOFOLLOW, must be a regular file of at most MAX_FILE_BYTES, and is read without its
- * BOM and CRLF line endings (see text-form.ts).
+ * The first step of reading a project: the layout listed and every file read and digested, nothing parsed (see README.md).
+ * A link anywhere is a problem, never followed; every name is a safe slug; a file is opened with O_NOFOLLOW, must be a
+ * regular file of at most MAX_FILE_BYTES, and is read without its BOM and CRLF line endings (text-form.ts).
  */
 
 /** The version of the project's file format (vap.yaml's `version`, and part of every file digest). */
@@ -56,15 +51,9 @@ export function fileDigest(kind: Kind, text: string, vars: Record<string, string
 const FILES_PER_TURN = 4;
 
 /**
- * Scans the project at `root`, letting I/O in every few files: requests already in flight
- * (diff and promote read the platform meanwhile) get their answers in while thousands of
- * files are read. (Not on a worker thread: measured over 2,000 agents, one took the reads off
- * the main thread but not off a machine the plan keeps busy, and the plan took as long.)
- *
- * The files come in this order: each agent's agent.md, then its suites; then the webhooks.
- * A folder of agents/ without agent.md is not an agent (a pull that removed an agent keeps
- * the folder when it holds files of the user's); a tracked agent whose agent.md is gone is
- * planned as a delete.
+ * Scans the project, letting I/O in every few files so requests in flight are answered meanwhile (a worker thread gains
+ * nothing: the plan keeps the machine busy). Order: each agent's agent.md, then its suites; then the webhooks. A folder of
+ * agents/ without agent.md is not an agent (a pull keeps a removed agent's folder that holds the user's files).
  */
 export async function scanProject(root: string, vars: Record<string, string>, listing?: Dirent[]): Promise<Scan> {
   const scan: Scan = { problems: [], files: [] };

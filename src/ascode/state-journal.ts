@@ -5,22 +5,9 @@ import type { ProjectFs } from './paths.js';
 import { journalFile, saveState, type State } from './state.js';
 
 /**
- * The durable writes of a push cost its change, not the state: instead of rewriting the
- * whole state file for each resource, the entries a step changes are appended to
- * `.vap/state.<profile>.journal` (one line per commit: a CRC-32 and the changed entries as
- * JSON), and the state file is written once, at the end (`checkpoint`), which removes the
- * journal. A push killed at any point leaves the state file of the last checkpoint and the
- * journal of what followed; the next read of the state replays the journal's complete
- * lines (loadState), so nothing acknowledged is lost and the kill-safety of the intents is
- * kept. As in the emulator's journal, commits made while a write is under way are written
- * together by the next one.
- *
- * `note` queues the entries as they are now, to be written with the next durable commit;
- * `durable` writes what is queued and waits for fdatasync. An intent must be durable before
- * the request it announces is sent (a create or update the next run must find); what
- * follows a request (the platform's id, the synced entry) may ride along with the next
- * durable commit: if it is lost, the intent still leads the next run to adopt the
- * resource.
+ * A push's durable writes cost its change, not the state: each commit appends the changed entries to the journal (a CRC-32
+ * and JSON a line), and `checkpoint` writes the state file once and removes it. A killed push leaves the last checkpoint and
+ * the journal, whose complete lines the next loadState replays, so nothing acknowledged is lost.
  */
 
 /** A journal line's change: the entry's new value, or null when it was removed. */
@@ -38,7 +25,10 @@ export class StateJournal {
     private readonly state: State,
   ) {}
 
-  /** Queues the current values of these entries (of `state`) for the next durable commit. */
+  /**
+   * Queues the current values of these entries (of `state`) for the next durable commit. What follows a request (an id, the
+   * synced entry) may wait here: if it is lost, the intent still leads the next run to adopt the resource.
+   */
   note(...entries: Array<[JournalSection, string]>): void {
     for (const [section, key] of entries) {
       const v = section === 'origin' ? this.state.origin : (this.state[section] as Record<string, unknown>)[key];
@@ -46,7 +36,10 @@ export class StateJournal {
     }
   }
 
-  /** Writes everything queued and waits until it is on disk; concurrent calls share writes. */
+  /**
+   * Writes everything queued and waits until it is on disk; concurrent calls share writes. An intent must be durable before
+   * the request it announces is sent, so that the next run finds it.
+   */
   async durable(): Promise<void> {
     while (this.writing) await this.writing;
     if (this.queued.length === 0) return;
@@ -84,10 +77,8 @@ export class StateJournal {
   }
 
   /**
-   * Whether the state file is behind: something was written or queued since the last
-   * checkpoint, or a killed push's journal (replayed into the state when it was read) is
-   * still on disk. A push that ends folds such a journal into the state file, so that what
-   * is committed is the one file, whole.
+   * Whether the state file is behind: something written or queued since the last checkpoint, or a killed push's journal
+   * still on disk. A push that ends folds such a journal in, so that what is committed is the one state file, whole.
    */
   get dirty(): boolean {
     return this.wrote || this.queued.length > 0 || this.fs.checkNoLinks(journalFile(this.state.profile)) !== undefined;

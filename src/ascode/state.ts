@@ -8,18 +8,9 @@ import { MAX_STATE_BYTES, slugProblem, tooLarge, type ProjectFs } from './paths.
 import { bulkConforms, entryJson } from './state-fast.js';
 
 /**
- * `.vap/state.<profile>.json`: what was last synced with one profile's organization.
- * Per resource: its id, the platform version (agents), the content hash and one hash
- * per field; the tool name → id map; the intents of a push in progress, written
- * before each create or update, so that a push killed at any point and run again
- * adopts what it had created instead of creating it twice; and where it was synced
- * (the base URL and salted fingerprints of the keys used, never a key).
- *
- * It is meant to be committed: keys are sorted and each resource is one line, so two
- * pull requests that touch different resources rarely conflict. Being committed, it is
- * input from a pull request: it is checked against a schema when read (every slug one
- * safe path segment, every id one path segment), and a deviation is exit 2 naming the
- * entry, before anything is written or sent.
+ * `.vap/state.<profile>.json`: what was last synced with one profile's organization, and where (salted key fingerprints, never a
+ * key). It is committed: keys sorted, one resource a line, so pull requests rarely conflict; and a pull request can edit it, so
+ * it is schema-checked on read (every slug and id one path segment): a deviation is exit 2, before anything is written or sent.
  */
 
 export const STATE_FORMAT = 1;

@@ -5,14 +5,9 @@ import { safeText } from '../ui/safe-text.js';
 import { originChange, stateFile, type State } from './state.js';
 
 /**
- * Two checks before a pull, diff or push treats what it reads as the truth about the
- * state's organization. The spec has no endpoint that names a key's organization, so:
- * - the state records where it was synced (the base URL, salted key fingerprints): a
- *   different URL or an unseen key is said before anything is touched, and on a terminal
- *   asked once (the key is then recorded, so it is not asked again);
- * - ids that answer 404 are evidence, not proof: when more than half of the tracked ids,
- *   or more than 10, are missing, the key probably belongs to another organization, and
- *   they are not treated as deleted without --yes.
+ * No endpoint names a key's organization, so before a pull, diff or push trusts what it reads: a base URL or key the state was
+ * not synced with is said first (asked once on a terminal), and ids answering 404 are evidence, not proof: when too many are
+ * missing the key is probably another organization's, and they are not taken as deleted without --yes.
  */
 
 /** Says (and on a terminal asks) when the credentials differ from those the state was synced with. */

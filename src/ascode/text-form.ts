@@ -1,12 +1,7 @@
 /**
- * How a project file's text is laid out, apart from what it says: a UTF-8 byte order mark,
- * and CRLF line endings (a checkout with git's autocrlf, an editor on Windows). vap reads
- * the text without them, compares and hashes that, and writes a file back in its own form,
- * so that a BOM is kept and a CRLF checkout neither shows changes nor gets LF lines.
- *
- * A file counts as CRLF only when every line ending in it is CRLF: a file vap wrote has LF
- * line endings, and instructions that themselves hold a CRLF (the platform keeps text byte
- * for byte) stay as they are in such a file.
+ * A file's BOM and CRLF line endings (git's autocrlf, a Windows editor) are left out of what vap compares and hashes and put
+ * back on write, so a CRLF checkout neither shows changes nor gets LF lines. Only a file whose every line ends in CRLF counts:
+ * vap writes LF, and instructions holding a CRLF of their own (the platform keeps text byte for byte) must stay as they are.
  */
 
 export interface TextForm {

@@ -8,10 +8,8 @@ import { emitYaml } from './yaml-emit.js';
 import { expandVars, hasAmbiguous, mergeInto, quoteAmbiguous, STRINGIFY, templateFor } from './yaml-doc.js';
 
 /**
- * Files as vap writes them. A new file has a fixed key order and formatting; a file that
- * exists is changed in place (its comments and key order kept) and only when its content
- * differs from what it should hold, so that a pull right after a push, or a second pull,
- * changes no byte.
+ * Files as vap writes them: a new file in a fixed key order and formatting; an existing one changed in place (its comments
+ * and key order kept) and only when its content differs, so that a pull right after a push, or a second pull, changes no byte.
  */
 
 /**

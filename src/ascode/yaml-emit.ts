@@ -1,14 +1,7 @@
 /**
- * A fast path for writing vap's own new files: the same bytes as the yaml package's
- * `stringify(data, STRINGIFY)` for the shapes vap writes (maps of scalars, lists of scalars,
- * lists of flat maps, one level of nested map), when every string is one the package would
- * write plain. Anything else (a string it would quote or fold, an unusual number) returns
- * undefined, and the caller uses the package.
- *
- * Written by hand because the package builds a document of nodes for each file: about a
- * quarter of a millisecond for an agent's front matter or a suite, which was the larger
- * part of `vap pull --all`'s own time over a thousand agents. A test compares this path with
- * the package byte for byte over random data of these shapes.
+ * Fast path for vap's new files, as the yaml package builds a document of nodes for each: its `stringify(data, STRINGIFY)`
+ * bytes for the shapes vap writes when every string is one it writes plain (a test compares them over random data).
+ * Anything else (a string it would quote or fold, an unusual number) returns undefined, and the caller uses the package.
  */
 
 /** A string the yaml package writes plain (no quotes): a conservative subset, checked against it by a test. */

@@ -1,18 +1,9 @@
 import { emitYaml } from './yaml-emit.js';
 
 /**
- * A fast path for reading the YAML vap writes itself (yaml-emit.ts): maps of scalars, lists
- * of scalars, lists of flat maps, one level of nested map, every string plain. The text is
- * read line by line into data, and that data is accepted only when emitYaml writes it back
- * as exactly this text: emitYaml writes what the yaml package writes (a test holds it to
- * that, byte for byte), and the package reads what it writes back as the same data (a test
- * of this module), so the data is the package's reading of the text. Anything else (a
- * comment, a quote, another indentation, a value written otherwise) returns undefined, and
- * the caller reads the text with the package.
- *
- * Written by hand because the package builds a document of nodes with positions for each
- * file, about half a millisecond for a suite: `vap promote` reads a suite of each agent it
- * checks, and `diff` and `push` the files that changed, hundreds in a large project.
+ * Fast path for reading the YAML vap writes (yaml-emit.ts): data read line by line is accepted only when emitYaml writes it back
+ * as exactly this text; emitYaml matches the yaml package byte for byte and the package reads its output back as the same data
+ * (tests hold both), so it is the package's reading. Anything else returns undefined, and the caller reads it with the package.
  */
 export function readOwnYaml(text: string): Record<string, unknown> | undefined {
   if (!text.endsWith('\n') || text.includes('\r')) return undefined;

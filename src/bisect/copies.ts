@@ -10,11 +10,9 @@ import { writeFileAtomic } from '../write-atomic.js';
 import type { VersionContent } from './content.js';
 
 /**
- * The preview copies a search makes: one agent per tested version (tagged vap-preview, named
- * `<name> · preview bisect-<label>`) with a copy of the suite. Each is recorded before it is
- * made and its ids once the platform answers, so a search killed at any point is cleaned up
- * by `--clean` or the next search. The record is a hint, never an authority: an agent is
- * deleted only when it carries the tag and the recorded name, and suites only under it.
+ * Each preview copy (a vap-preview agent per tested version, with a copy of the suite) is recorded before it is made, so that a search killed
+ * at any point is cleaned up by `--clean` or the next search. The record is a hint, never an authority: an agent is deleted only when it
+ * carries the tag and the recorded name, and suites only under it.
  */
 
 export interface CopyRecord {

@@ -9,10 +9,8 @@ import type { VersionContent } from './content.js';
 import { blobReader, filesAt, historyOf, MAX_BLOB_BYTES, repoOf, resolveRev, type Commit, type Repo, type TreeFile } from './git.js';
 
 /**
- * The content of an agent at each commit of its history, as `vap bisect` copies it: agent.md
- * and the suite, parsed by the project's own readers, tool and voice names resolved to the
- * profile's ids. A commit whose files do not parse, or name what the profile does not know,
- * is refused (the search skips it, as `git bisect skip` does), never guessed.
+ * An agent's content at each commit, parsed by the project's own readers, tool and voice names resolved to the profile's ids. A commit whose files
+ * do not parse, or name what the profile does not know, is refused (skipped, as `git bisect skip` does), never guessed.
  */
 
 /** An agent's folder at one commit: its model, and its suites by slug (or why each could not be read). */

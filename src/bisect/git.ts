@@ -3,10 +3,8 @@ import { CliError, UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 
 /**
- * What `vap bisect` reads from git, without checking anything out: the commits between two
- * revisions that touched an agent's folder, and the files of that folder at each of them.
- * git runs with an argument array (never a shell), literal pathspecs, a time limit and a
- * bounded output; a revision is validated before git sees it.
+ * What `vap bisect` reads from git without checking anything out: the commits that touched an agent's folder, and its files at each.
+ * git runs with an argument array (never a shell), literal pathspecs, a time limit and bounded output; a revision is validated before git sees it.
  */
 
 /** The most a git answer may hold (a listing of commits, or one file). */

@@ -1,8 +1,7 @@
 /**
- * The shape of a search before any call: how many steps it may take at most, and which
- * version to test next. Candidates are the versions after the good one up to the bad one,
- * oldest first; the bad one is last and is tested only when the search ends on it untested
- * (so that a search with no regression says so instead of naming it).
+ * The shape of a search before any call: the most steps it may take and the next version to test. Candidates run oldest first,
+ * after the good version up to the bad one, which is tested only if the search ends on it untested,
+ * so that a search with no regression says so instead of naming it.
  */
 
 export interface Range {

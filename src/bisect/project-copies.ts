@@ -3,10 +3,8 @@ import { loadState, saveState, stateFile } from '../ascode/state.js';
 import type { CopyRecord, CopyStore } from './copies.js';
 
 /**
- * The copies `vap bisect` makes, recorded in the project's state (`.vap/state.<profile>.json`,
- * its previews section, keyed `<agent-slug>.bisect-<commit>`), as `vap preview` records its
- * own: so `vap preview --clean` removes them too. The state is read again before each
- * write, so what a preview recorded meanwhile is kept.
+ * Bisect copies are recorded in the project's state (`.vap/state.<profile>.json`, previews) as `vap preview` records its own, so that
+ * `vap preview --clean` removes them too. The state is read again before each write, so what a preview recorded meanwhile is kept.
  */
 export class ProjectCopyStore implements CopyStore {
   readonly where: string;

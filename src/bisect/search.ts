@@ -9,10 +9,8 @@ import { BuildRefused, makeCopy, removeCopy, type CopyStore, type SuiteShape } f
 import { nextIndex, stepShare, worstSteps, type Range } from './plan.js';
 
 /**
- * The search: halves the versions between a good and a bad one, testing each on a preview
- * copy with the adaptive verdict against the good version's runs, until the first bad
- * version is found, no regression is, or the budget leaves the range undecided. It returns a
- * typed result and tells its progress through a port; the verbs and the MCP tool render it.
+ * Halves the versions between a good and a bad one, testing each on a preview copy with the adaptive verdict against the good version's runs.
+ * Returns a typed result and reports progress through a port, so that the verbs and the MCP tool each render it their own way.
  */
 
 export interface BisectInput {

@@ -12,10 +12,8 @@ import { markdownReport, planLine, resultJson, resultLines, stepLine } from './r
 import { bisect, type BisectInput, type BisectResult } from './search.js';
 
 /**
- * A search run from a command line, shared by `vap agents bisect` and `vap bisect`: what an
- * earlier search left goes first, the plan is printed before any call, each step as it ends,
- * then the result (stdout: its lines, or the JSON document), the Markdown report, the exit.
- * Exit 0 for a first bad version found or no regression, 3 when the search could not decide.
+ * A search run from a command line, shared by `vap agents bisect` and `vap bisect`: what an earlier search left is removed first, then the plan
+ * is printed before any call. Exit 0 for a first bad version found or no regression, 3 when the search could not decide.
  */
 export interface SessionOptions {
   json: boolean;

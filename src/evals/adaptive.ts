@@ -11,18 +11,9 @@ import type { RunDeps, RunReporter } from './run-reporter.js';
 import { percent, verdictPhrase, type RunComparison } from './verdict.js';
 
 /**
- * Budgets and adaptive runs (`--max-calls`, `--until-decided`), for `evals run --wait` and,
- * through the same functions, preview, `push --eval` and `promote --eval`:
- * - `estimateCalls`: the calls a run of the suite places (enabled scenarios × iterations) and
- *   the simulated call minutes its recent runs took (their results' durationSeconds);
- * - `checkBudget`: a run that would pass the budget is refused (exit 2) before any call;
- * - `runUntilDecided`: follows a started run and, while the verdict against the baseline is
- *   undecided and the next run fits the budget, starts another run of the suite on the same
- *   agent version, pooling every completed run of that version (those before the command
- *   too, unless the baseline pools them); each look is tested against the
- *   Lan-DeMets Pocock boundary at the information reached (the fraction of what the
- *   budget allows), so that looking again does not raise the false-alarm rate. It returns a
- *   typed outcome and reports each run and look through a port; the caller prints and exits.
+ * Budgets (`--max-calls`) and adaptive runs (`--until-decided`), shared by `evals run --wait`, preview, push and promote.
+ * A run that would pass the budget is refused before any call. Each look is tested against the Lan-DeMets Pocock boundary
+ * at the information reached, so that looking again does not raise the false-alarm rate.
  */
 
 export interface CallEstimate {
@@ -162,10 +153,8 @@ export interface AdaptiveResult {
 const information = (n: number, n0: number) => (n > 0 && n0 > 0 ? 1 / (1 / n + 1 / n0) : 0);
 
 /**
- * Follows `first` (started already) and starts more runs of the suite while the verdict is
- * undecided and the next run fits `s.maxCalls`; see the module's comment. Throws as
- * followRun does on --timeout and Ctrl-C (RunStopped) and errors of the API. Each run and
- * look goes to the reporter; the pooled outcome's reports are written.
+ * Starts more runs of the suite on the same agent version while the verdict is undecided and the next run fits `s.maxCalls`,
+ * pooling that version's completed runs unless the baseline pools them. Throws as followRun does (RunStopped, API errors).
  */
 export async function runUntilDecided(deps: RunDeps, ref: SuiteRef, s: AdaptiveSettings, first: Run): Promise<AdaptiveResult> {
   const { api, signal } = deps;

@@ -5,14 +5,9 @@ import { getRun, listRunResults, listRuns, type Run, type RunDetail, type RunRes
 import { UsageError } from '../errors.js';
 
 /**
- * `--baseline <runId>|previous|version:<n>|live`: the run a run is compared with.
- * - `previous`: the newest completed run of the same suite before this one (by run number);
- * - `version:<n>`: the newest completed run made against agent version n (not this one);
- * - a run id: that run, which must be a completed run of the same suite;
- * - `live`: the live agent's newest completed run of the same suite. For a run of the live
- *   agent itself (`evals run`, `push --eval`) that is `previous`; a preview, whose copy of
- *   the suite is another suite, resolves it to the live suite's run (`suite` and `runId`),
- *   its scenarios matched by name.
+ * `--baseline <runId>|previous|version:<n>|live`: the run a run is compared with (always a completed run).
+ * `live` is `previous` for a run of the live agent itself; a preview's copy of the suite is another suite, so there it
+ * resolves to the live suite's run (`suite`, `runId`), scenarios matched by name.
  */
 export type BaselineSpec =
   | { kind: 'previous' }
@@ -149,10 +144,8 @@ export async function resolveBaseline(api: ApiClient, ref: SuiteRef, spec: Basel
 }
 
 /**
- * A baseline with every completed run of its agent version pooled: `previous` and
- * `version:<n>` take the run they name and every other completed run of the suite on the
- * same version (scenarios matched by id), which costs no call; a run id and `live` take the
- * run alone. `exclude` names runs of the current side (never pooled into the baseline).
+ * `previous` and `version:<n>` pool every completed run of the suite on the same agent version (scenarios matched by id),
+ * which costs no call; a run id and `live` take the run alone. `exclude` names current-side runs, never pooled here.
  */
 export type PooledBaseline =
   | { newest: RunDetail; runs: RunDetail[]; results: RunResult[]; missing?: undefined }

@@ -61,10 +61,8 @@ export class RunStopped extends Error {
 }
 
 /**
- * Waits for a run to finish (progress through the reporter), then finishes it (see
- * finishRun). --timeout and Ctrl-C throw RunStopped (the run goes on); an error of the API
- * is thrown. In each case the reports are still written, saying why (so that a CI step that
- * publishes them finds them, failing as the command did).
+ * Waits for a run to end, then finishes it (see finishRun). On --timeout, Ctrl-C (RunStopped: the run goes on) or an API
+ * error the reports are still written, saying why, so that a CI step publishing them finds them, failing as the command did.
  */
 export async function followRun(deps: RunDeps, ref: RunRef, s: FollowSettings, initial?: RunDetail): Promise<RunOutcome> {
   const { detail, reads } = await waitForEnd(deps, ref, s, initial);
@@ -175,10 +173,9 @@ export interface OutcomeReads {
 }
 
 /**
- * Starts every read the outcome needs that `known` does not hold already, side by side
- * (`results: false`: not the results, read elsewhere). Started before the run is known to
- * have ended, they may go unused: none can then be an unhandled rejection (each is awaited,
- * and its error thrown, where it is used).
+ * Starts, side by side, every read the outcome needs that `known` lacks (`results: false`: results are read elsewhere).
+ * Started before the run is known to have ended, they may go unused, so none may become an unhandled rejection:
+ * each is awaited, and its error thrown, where it is used.
  */
 export function startOutcomeReads(deps: Pick<RunDeps, 'api' | 'env' | 'signal'>, ref: RunRef, s: Pick<FollowSettings, 'gates' | 'reports'>, known: OutcomeReads = {}, what: { results?: boolean } = {}): OutcomeReads {
   const { api, signal } = deps;

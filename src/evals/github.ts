@@ -68,14 +68,9 @@ function command(kind: 'error' | 'warning', title: string, message: string): str
 }
 
 /**
- * One workflow command line (`::kind key=value,…::data`) from text that may have come from
- * the platform (a scenario name, a run's failure reason, an id). Order matters: the text is
- * neutralised first, as for a terminal (src/ui/safe-text.ts: every control character, DEL,
- * C1 control and bidi override becomes a visible escape; the data keeps its line breaks,
- * a property is one line), and only then encoded as GitHub documents it, so that no raw
- * control byte and no separator of the data survives: `%` → %25, CR → %0D, LF → %0A, and in
- * a property also `:` → %3A and `,` → %2C. The line is recorded as vap's own, the one kind of
- * line the filter of stdout lets through as a command (src/ui/workflow-commands.ts).
+ * A workflow command line (`::kind key=value,…::data`) from text that may come from the platform. Order matters: neutralise
+ * as for a terminal (src/ui/safe-text.ts), then encode, so no raw control byte or separator survives. It is recorded as
+ * vap's own, the one kind of line the stdout filter lets through as a command (src/ui/workflow-commands.ts).
  */
 export function workflowCommand(kind: 'error' | 'warning' | 'notice', properties: Record<string, string>, message: string): string {
   const props = Object.entries(properties)

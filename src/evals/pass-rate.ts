@@ -2,10 +2,8 @@ import type { RunResult } from '../api/evals.js';
 import { passHatK } from './stats.js';
 
 /**
- * pass^k: per scenario, the share of iterations that passed the score gate (completed, with
- * an overall score of at least `--min-score` when one is given), and from every iteration
- * pooled, the estimate that all k of k repeated calls pass, k being the iterations a run
- * makes of a scenario. The suite's pass^k is the mean over its scenarios.
+ * pass^k: from every iteration of a scenario pooled, the estimate that all k of k repeated calls pass the score gate (completed,
+ * overall score ≥ `--min-score` if given), k being the iterations a run makes of a scenario.
  */
 
 export interface ScenarioPassRate {

@@ -8,16 +8,9 @@ import { countsText, methodText } from './verdict.js';
 import { Utf8Chunks } from './utf8-chunks.js';
 
 /**
- * `--report html=path`: one self-contained page a CI job uploads as an artifact.
- *
- * Inline CSS, inline JavaScript (only to filter the iterations) and SVG charts drawn here;
- * no font, image, script or style from anywhere else, and a Content-Security-Policy that
- * allows nothing but the inline style and the one inline script (by its hash), so that the
- * page makes no request even if something slipped through. Every value from the API is
- * escaped for HTML (and its control characters shown, as on a terminal): a transcript is
- * someone else's text. Light and dark (prefers-color-scheme), readable printed, and
- * navigable by keyboard (a skip link, labelled controls, links from the table to each
- * transcript, visible focus).
+ * `--report html=path`: one self-contained page for a CI artifact. Its CSP allows only the inline style and the one hashed script,
+ * so the page makes no request even if something slips through. Every API value is HTML-escaped, control characters shown:
+ * a transcript is someone else's text. Light and dark, printable, navigable by keyboard.
  */
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

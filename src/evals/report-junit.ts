@@ -6,28 +6,9 @@ import { transcriptOf } from './report-model.js';
 import { summarizeScenarios } from './summary.js';
 import { Utf8Chunks } from './utf8-chunks.js';
 
-// `--report junit=path`. One <testsuite> per scenario with a <testcase> per iteration, and a
-// last suite, "gates", with a testcase for the run itself and one per gate, so that the
-// report fails exactly when the command does:
-// - an iteration that failed is a <failure> carrying its error, unless --allow-failed-iterations
-//   covers the run's failed iterations, then it is <skipped> with the same reason;
-// - a run that ended failed, or a wait that ended before the run did (--timeout, Ctrl-C, an
-//   error of the API), is an <error> on the "run completed" testcase saying why;
-// - a gate below its threshold is a <failure> on its testcase naming the gate and the value
-//   (a criterion below --min-criterion, the overall score below --min-score, ...).
-// Each iteration's transcript, per-criterion scores and their reasons go to <system-out>.
-// The document validates against the Jenkins xUnit plugin's junit-10.xsd (which allows no
-// `skipped` on <testsuites>: the count is on each <testsuite>).
-//
-// Written here, not through an XML builder: the document has one fixed shape (six elements
-// and their attributes), and every value in it goes through `xmlText` or `xmlAttr` below,
-// which is what keeps it well-formed. A builder (fast-xml-parser's, which this replaced)
-// walks a tree of objects made for it and escapes with five passes over every string; on a
-// run of 250 long transcripts that was 15 ms of a report command's 45. The output is byte
-// for byte what that builder wrote (two-space indents, `<x/>` for an empty element, the same
-// five entities): test/unit/junit-xml-escaping.test.ts checks the escaping against the
-// builder's on any text, and eval-reports-byte-for-byte.test.ts whole documents against files
-// the builder wrote.
+// `--report junit=path`: a <testsuite> per scenario and a last "gates" suite (the run, each gate), so the report fails exactly
+// when the command does. It validates against Jenkins xUnit's junit-10.xsd, which allows `skipped` only on each <testsuite>.
+// Written by hand, not by an XML builder: the shape is fixed, and every value goes through xmlText or xmlAttr, keeping it well-formed.
 
 // Characters XML 1.0 cannot carry at all (control characters other than tab, LF, CR; U+FFFE
 // and U+FFFF; a surrogate without its pair).

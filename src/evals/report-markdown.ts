@@ -8,23 +8,9 @@ import { progressText } from './summary.js';
 import { countsText, methodText } from './verdict.js';
 
 /**
- * `--report markdown=path` and the GitHub step summary: a pull-request comment body.
- *
- *   <!-- vap-evals suite=ev_123 -->            a hidden marker, to update one comment in place
- *   ### Eval run #5 of Booking: ❌ 1 gate failed (…) · ▼ regressed on 1 of 6 scenarios against #4
- *                                              one line: the run, the gates' result and the
- *                                              baseline's verdict, two facts apart
- *   the run, its overall score against the baseline, the method of the verdicts
- *   (a run cut short: a line saying that its averages are partial)
- *   | Scenario | … | Verdict |                  regressions first
- *   | Criterion | … | Verdict |
- *   | Gate | Result |
- *   <details> per regressed or failed scenario: the worst iteration's criteria and transcript
- *
- * Everything that came from the API is escaped for Markdown and HTML (a transcript is
- * someone else's text), and the comment stays within GitHub's limit of 65,536 characters:
- * transcripts are cut first, then dropped, then the details, then table rows, and the
- * comment says what was cut.
+ * `--report markdown=path` and the GitHub step summary: a pull-request comment body, with a hidden marker to update it in place.
+ * Every API value is escaped for Markdown and HTML (a transcript is someone else's text). To fit GitHub's comment limit, transcripts
+ * are cut, then dropped, then the details, then table rows, and the comment says what was cut.
  */
 
 export { GITHUB_COMMENT_LIMIT };
@@ -106,10 +92,8 @@ export function markdownReport(o: RunOutcome, limit = GITHUB_COMMENT_LIMIT): str
 }
 
 /**
- * `### Eval run #5 of Booking: ❌ 1 gate failed (2 failed iterations, none allowed) · ▼ regressed
- * on 1 of 6 scenarios against #4`: the gate result and the baseline verdict as two separate
- * facts, each with its own mark (❌ and ✅ are the gates'; ▼ ▲ = ○ the verdict's, so an
- * improvement never looks like a failure). A run cut short says how far it got.
+ * `### Eval run #5 of Booking: ❌ 1 gate failed (…) · ▼ regressed on 1 of 6 scenarios against #4`: gates and verdict are two
+ * facts, each with its own marks (❌ ✅ the gates', ▼ ▲ = ○ the verdict's), so an improvement never looks like a failure.
  */
 function headline(o: RunOutcome): string {
   const run = o.detail.run;

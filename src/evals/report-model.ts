@@ -90,10 +90,8 @@ export function seconds(s: number | null | undefined): string {
 }
 
 /**
- * A run cut short: the wait ended before the run did (timeout, Ctrl-C, an API error), or
- * the run failed, before all its iterations were done. Its scores and averages cover the
- * iterations done, and the reports say so. Undefined for a run with every iteration done
- * (or none known).
+ * A run cut short (the wait ended first, or the run failed) before all its iterations were done: its scores and averages
+ * cover only the iterations done, so the reports say so. Undefined when every iteration is done (or none is known).
  */
 export interface PartialRun {
   done: number;
@@ -139,11 +137,9 @@ export function gateBrief(g: GateResult): string {
 }
 
 /**
- * The baseline verdict in a few words, apart from the gates, with its family-wise level:
- * `▼ regressed at family-wise error 1%: overall -0.052 (98% CI -0.087 to -0.017), 1 of 4
- * criteria, against #4`; `= no significant change at family-wise error 1%: overall +0.004
- * within ±0.05, against #4`; `○ undecided at family-wise error 1%: overall -0.031 (98% CI
- * -0.078 to +0.016), against #4; about 46 scored iterations per scenario would decide a change of 0.05`.
+ * The baseline verdict in a few words, apart from the gates, with its family-wise level: `▼ regressed at family-wise error 1%:
+ * overall -0.052 (98% CI -0.087 to -0.017), 1 of 4 criteria, against #4`; an undecided one also says how many scored
+ * iterations per scenario would decide a change of min-effect.
  */
 export function verdictBrief(c: RunComparison): string {
   const level = `at family-wise error ${percent(c.method.alpha)}`;

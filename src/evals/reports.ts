@@ -24,12 +24,9 @@ export function reportOption(v: string, previous: ReportTarget[] = []): ReportTa
 }
 
 /**
- * Before anything is sent: every report can be written. Its folder exists and is writable,
- * or the nearest folder above it that exists is (missing folders are created when the
- * report is written); the path is not a folder; no two reports share a file. Writability is
- * probed by creating and removing a file, so that a read-only mount is caught for root too.
- * The folders are probed side by side; the first report in the order given that cannot be
- * written is the one named.
+ * Checked before anything is sent: each report's folder, or its nearest existing ancestor, is writable; no path is a folder
+ * or shared. Writability is probed by creating and removing a file, so that a read-only mount is caught for root too.
+ * Folders are probed side by side, but the report named is the first, in the order given, that cannot be written.
  */
 export async function checkReportTargets(reports: readonly ReportTarget[]): Promise<void> {
   const seen = new Map<string, ReportTarget>();
@@ -105,12 +102,9 @@ const asText = (content: string | Uint8Array) => (typeof content === 'string' ? 
 const RENDER_ORDER: Record<ReportKind, number> = { html: 0, junit: 1, json: 2, markdown: 3 };
 
 /**
- * Writes every report atomically (a temporary file, then a rename) and appends the Markdown
- * report to $GITHUB_STEP_SUMMARY when it is set. The temporary files are opened first, and
- * each report is written (on libuv's threads) as soon as it is rendered, while the next one
- * renders; each format is rendered once, however many files it goes to. A report that
- * cannot be rendered or written does not stop the others; the first failure is thrown once
- * all are done.
+ * Writes every report atomically (a temporary file, then a rename); Markdown also goes to $GITHUB_STEP_SUMMARY when set.
+ * Each format renders once and is written on libuv's threads while the next renders. A report that fails does not stop
+ * the others; the first failure is thrown once all are done.
  */
 export async function writeReports(deps: { env: Env; reporter: Pick<RunReporter, 'info' | 'warn'> }, o: RunOutcome, reports: readonly ReportTarget[]): Promise<void> {
   const kinds = kindsOf(reports, deps.env);

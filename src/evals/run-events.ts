@@ -6,11 +6,9 @@ import type { CompletionWatch, StreamState, WatchCompletion } from './wait.js';
 const TYPE = 'eval.run.completed';
 
 /**
- * The event-driven end of a wait: `eval.run.completed` for this run on the organization's
- * stream (GET /api/v1/events?types=eval.run.completed). Once the stream is live the caller
- * polls once (an end that came before the subscription is then not missed) and slows its
- * polls down; when the stream drops it polls at the normal pace until it is back; when there
- * is no stream at all (404, 400, refused connection) it is `unavailable` and polling alone goes on.
+ * Ends a wait on this run's `eval.run.completed` event. Once the stream is live the caller polls once, so an end before the
+ * subscription is not missed, then slows down; while the stream is down it polls at the normal pace; with no stream at all
+ * (404, 400, refused connection) it is `unavailable` and polling alone goes on.
  */
 export function eventStreamWatch(api: ApiClient): WatchCompletion {
   return ({ runId, signal, onEnd, onOpen, onUnavailable }) => {

@@ -15,20 +15,17 @@ import { followSettings, type WaitOptions } from './settings.js';
 /** What startAndGate and readAndGate need: as RunDeps, the client made when first needed (after the report paths are checked). */
 export type GateDeps = Omit<RunDeps, 'api'> & { api(): Promise<ApiClient> };
 
-/**
- * How a started or read run ended for the command:
- * - `started`: started and not waited for (`resume` waits for it and gates on it);
- * - `read`: read without gates (shown as it is);
- * - `running`: gated, but still going without --wait (exit 1); `writeReports` writes its
- *   reports, saying so, once the caller has shown the run;
- * - `stopped`: the wait ended first (--timeout, Ctrl-C), the run goes on;
- * - `ended`: finished, gated and reported: outcomeVerdict says how the command ends.
- */
+/** How a started or read run ended for the command. */
 export type RunEnd =
+  /** Not waited for: `resume` waits for it and gates on it. */
   | { kind: 'started'; run: Run; resume: string }
+  /** Read without gates, shown as it is. */
   | { kind: 'read'; detail: RunDetail }
+  /** Gated but still going without --wait (exit 1); `writeReports` says so, once the caller has shown the run. */
   | { kind: 'running'; runId: string; detail: RunDetail; writeReports(): Promise<void> }
+  /** The wait ended first (--timeout, Ctrl-C); the run goes on. */
   | { kind: 'stopped'; stop: WaitStop }
+  /** Finished, gated and reported: outcomeVerdict says how the command ends. */
   | { kind: 'ended'; outcome: RunOutcome };
 
 /** How a read run ended (never `started`). */
@@ -98,10 +95,8 @@ export async function readAndGate(deps: GateDeps, ref: RunRef, opts: WaitOptions
     settings.reports.length > 0 ||
     settings.gates.baseline !== undefined;
   const reading = getRun(api, agentId, evalId, runId, deps.signal);
-  // Gated without --wait: the run has most likely ended, so everything its gates and reports
-  // need (its results, the suite, its runs, a baseline named by id) is asked for beside it,
-  // in one round trip; the report builders load meanwhile. Unused (and dropped) when the
-  // run is still going.
+  // Gated without --wait, the run has most likely ended: what its gates and reports need is asked for beside it, in one
+  // round trip, while the report builders load. Unused (and dropped) when the run is still going.
   const reads = gated && !opts.wait ? startOutcomeReads(d, ref, settings) : undefined;
   const detail = await reading;
   if (settings.gates.baseline) await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, detail.run, deps.signal, { runs: reads?.runs, baseline: reads?.baseline });

@@ -1,17 +1,7 @@
 import jStat from 'jstat';
 
 /**
- * The statistics of the eval verdicts, with no I/O (the method is stated in verdict.ts and
- * `vap help ci`):
- * - the stratified difference of two sides (every scenario's difference in means, equally
- *   weighted, with its Welch variance and Welch–Satterthwaite degrees of freedom);
- * - the three-way decision of an interval against ±min-effect (equivalence first: two
- *   one-sided tests);
- * - Lan-DeMets alpha spending (Pocock's shape; O'Brien-Fleming's too), and the
- *   group-sequential boundary it gives for looks at any information fractions;
- * - Holm's step-down method over the rows a gate tests;
- * - the iterations per scenario that would decide a change of min-effect;
- * - pass^k, a one-sided Fisher exact test of failure shares, and Wilson's interval.
+ * The statistics of the eval verdicts, kept free of I/O; the method is stated in verdict.ts and `vap help ci`.
  * jstat gives the normal, Student's t and hypergeometric distributions.
  */
 
@@ -95,10 +85,8 @@ export function zFromT(t: number, df: number): number {
 export type Decision = 'regressed' | 'improved' | 'no significant change' | 'too few iterations';
 
 /**
- * The three-way decision of an interval for a change (each bound a one-sided test at the
- * level it was built for): within ±minEffect it is no change that matters (equivalence by
- * two one-sided tests), which wins; else wholly below 0 regressed, wholly above improved;
- * else undecided.
+ * Each bound of `ci` is a one-sided test at the level it was built for. Within ±minEffect (equivalence by two one-sided tests)
+ * is checked first and wins: a change smaller than minEffect is no change that matters, even if it excludes 0.
  */
 export function decide(ci: readonly [number, number], minEffect: number): Decision {
   const [lo, hi] = ci;
@@ -119,10 +107,9 @@ export function obrienFlemingSpent(t: number, a: number): number {
 }
 
 /**
- * Alpha spent on one side by information fraction t, for a one-sided level a: Lan-DeMets'
- * function of Pocock's shape, a·ln(1 + (e − 1)·t) (gsDesign's sfLDPocock). It spends early,
- * so that every look's boundary is about the same: a decision comes at the first look that
- * has the evidence, which spends the fewest calls.
+ * One side's alpha spent by information fraction t: Lan-DeMets of Pocock's shape, a·ln(1 + (e − 1)·t) (gsDesign's sfLDPocock).
+ * It spends early, so every look's boundary is about the same and a decision comes at the first look with the evidence,
+ * which spends the fewest calls.
  */
 export function pocockSpent(t: number, a: number): number {
   if (t <= 0) return 0;
@@ -134,13 +121,9 @@ export function pocockSpent(t: number, a: number): number {
 const GRID = 161;
 
 /**
- * Symmetric group-sequential boundaries on the Z scale for looks at information fractions
- * `fractions` (increasing; the last may be below or above 1), each side spending the
- * one-sided level `a` by `spent` (Pocock's shape unless told): P(|Z_j| < c_j for j < k,
- * |Z_k| ≥ c_k) is twice what one side spends between look k − 1 and look k, under no change. Z_k are the canonical joint statistics
- * (independent increments in information); the recursion integrates numerically on a grid
- * (Armitage, McPherson and Rowe; Jennison and Turnbull, ch. 19). A look that spends nothing
- * has an infinite boundary. One look at fraction 1 gives the fixed-sample z(1 − a).
+ * Symmetric Z boundaries for looks at increasing information `fractions` (the last may pass 1): under no change, P(|Z_j| < c_j
+ * for j < k, |Z_k| ≥ c_k) is twice what `spent` gives one side between looks k − 1 and k. Numerical recursion on a grid (Armitage,
+ * McPherson and Rowe; Jennison and Turnbull, ch. 19); a look that spends nothing has an infinite boundary.
  */
 export function groupSequentialBoundaries(fractions: readonly number[], a: number, spent: (t: number, a: number) => number = pocockSpent): number[] {
   const out: number[] = [];
@@ -230,10 +213,9 @@ export function holm(strength: readonly number[], alpha: number, rejects: (i: nu
 }
 
 /**
- * The iterations per scenario (the same on every scenario) at which the interval's half
- * width is at most minEffect/2, so that any estimate decides (|Δ| ≤ δ/2: within ±δ; else
- * beyond the interval): from the observed spreads, with the baseline as it is (`current`),
- * or with both sides at that number (`eachSide`). Null where no number would do.
+ * Iterations per scenario at which the interval's half width is at most minEffect/2, so any estimate decides (|Δ| ≤ δ/2 is
+ * within ±δ; else the interval excludes 0). From the observed spreads, with the baseline as it is (`current`) or both sides
+ * at that number (`eachSide`); null where no number would do.
  */
 export function iterationsToDecide(strata: readonly Stratum[], minEffect: number, z: number): { current: number | null; eachSide: number | null } {
   const used = strata.filter((s) => s.current.variance !== null && s.baseline.variance !== null);

@@ -1,11 +1,7 @@
 /**
- * A large text built piece by piece (an HTML or JUnit report of hundreds of transcripts),
- * kept as UTF-8 bytes rather than as one string: the pieces are joined about 64 KB at a time
- * and encoded, so that no piece lives long. Built as one string, every piece would stay
- * alive until the end and be copied from one young-generation space to the other at each
- * collection (two-thirds of the garbage collection of a report command on a run of 250
- * iterations), and the whole text would then be copied twice more: joined, and encoded for
- * the file.
+ * A large text (an HTML or JUnit report) kept as UTF-8 bytes, joined and encoded about 64 KB at a time, so no piece lives long.
+ * As one string every piece would survive, copied at each young-generation collection, until the end, and the whole text
+ * would be copied twice more: joined, and encoded for the file.
  */
 export class Utf8Chunks {
   private readonly chunks: Buffer[] = [];

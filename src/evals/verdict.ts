@@ -1,31 +1,9 @@
 import type { RunDetail, RunResult } from '../api/evals.js';
 
 /**
- * Baseline verdicts: is a change worse, better or the same as a baseline, given that every
- * iteration is a simulated call and so a noisy sample? (The statistics are in stats.ts;
- * `vap help ci` states the method with a worked example.)
- *
- * - The samples: per scenario, the overall score of each scored iteration; failed
- *   iterations have no score and are left out. Each side may pool several runs (the
- *   baseline version's completed runs; the runs `--until-decided` started).
- * - The overall change is stratified by scenario: each scenario's difference in means,
- *   equally weighted, with its Welch variance; every scored call of both sides counts. Each
- *   criterion's change is stratified the same way; each scenario's is a Welch comparison.
- * - Each bound of an interval is a one-sided test: the overall change's at 0.8α (`--alpha`,
- *   1% by default), so its interval is the (1 − 1.6α) one, 98.4%. Its critical value is
- *   the t quantile with the same tail as the normal boundary, z(1 − α) for one look, or the group-sequential
- *   boundary (Lan-DeMets spending of Pocock's shape) at the information reached when
- *   `--until-decided` looks again after each run.
- * - The decision, for every row: the interval within ±δ (`--min-effect`, 0.05) is "no
- *   significant change", equivalence by two one-sided tests, which comes first; wholly below
- *   0 regressed, wholly above improved; otherwise too few iterations, with the iterations
- *   per scenario that would decide a change of δ.
- * - The family (each direction its own): the overall change is the primary test, at 80% of
- *   α. The scenarios and criteria are then tested by Holm's method at all of α when the
- *   overall change was significant in that direction, else at the 20% left (Wiens'
- *   fallback procedure); their intervals are Bonferroni's at that level. So an unchanged
- *   agent is called regressed anywhere with a probability of at most α: the family-wise
- *   false-alarm rate.
+ * Baseline verdicts: every iteration is a simulated call, so a noisy sample (method and worked example: `vap help ci`). The overall
+ * change is the primary test at 0.8α; scenarios and criteria follow by Holm at all of α after it, else at the 0.2α left (Wiens'
+ * fallback procedure), so an unchanged agent is called regressed anywhere with probability at most α.
  */
 
 export type Verdict = 'regressed' | 'improved' | 'no significant change' | 'too few iterations';

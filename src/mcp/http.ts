@@ -28,20 +28,9 @@ export interface HttpOptions extends ServerOptions {
 }
 
 /**
- * `vap mcp --http <port>`: Streamable HTTP on 127.0.0.1 only, from the SDK's own pieces:
- * - its Express app for MCP, whose DNS-rebinding protection refuses (403) a `Host` that is
- *   not 127.0.0.1, localhost or [::1];
- * - an `Origin` check (403 for a browser page from any other host): the SDK checks Origin
- *   only against exact origins (the transport's deprecated allowedOrigins), which a port
- *   chosen at start, or a local proxy, cannot know in advance; so it is written here, over
- *   the same three host names as the SDK's Host check;
- * - its bearer-token middleware (401 with WWW-Authenticate for a missing or wrong token),
- *   given a verifier that compares in constant time with the token made at start;
- * - its Streamable HTTP transport, one session (and one server) per client;
- * - a body its JSON parser refuses (over MAX_BODY_BYTES, not JSON) answered with a JSON-RPC
- *   error (bodyError) instead of Express's HTML page, and a JSON body that is no JSON-RPC
- *   message with -32600, as on stdio; the connection stays open for the next request.
- * Prints the URL and the token once, on stdout; runs until Ctrl-C.
+ * `vap mcp --http <port>`: Streamable HTTP on 127.0.0.1 only, behind the SDK's Host check and bearer token (compared in constant time).
+ * Origin is checked here: the SDK matches only exact origins, which a port chosen at start, or a local proxy, cannot know in advance.
+ * A body the parser refuses gets a JSON-RPC error, not Express's HTML page, as on stdio, so the connection stays open for the next request.
  */
 export async function serveHttp(opts: HttpOptions): Promise<void> {
   const { ctx } = opts;

@@ -4,13 +4,9 @@ import { fitItems, jsonSize, type ToolOutput } from './result.js';
 import { DATA_NOTICE, neutralise, Refusal } from './safety.js';
 
 /**
- * Listings page with the protocol's cursors: a call gives `limit` (and filters) and gets
- * `nextCursor` when more follow; the next call passes that back as `cursor`. A cursor is
- * opaque to the assistant (base64url JSON): the tool it belongs to, the position (an offset
- * into the listing, or the API's own cursor and how many of its page were shown) and the
- * filters, so that it continues the same listing. vap reads the API's pages as they come
- * (page numbers, offsets, a cursor, or one array) and cuts what it returns to the stated
- * size, the cursor then pointing just after the last item shown.
+ * Listings page with the protocol's cursors (`limit` in, `nextCursor` out, passed back as `cursor`).
+ * A cursor is opaque base64url JSON holding the tool, the position and the filters, so that it continues the same listing.
+ * The API's pages are read as they come and the answer cut to the stated size, the cursor then pointing just after the last item shown.
  */
 
 export const DEFAULT_LIMIT = 20;
@@ -100,10 +96,8 @@ export interface ListSpec {
 }
 
 /**
- * A listing's output: every item read, `nextCursor` when more follow (`next` gives the
- * position after `shown` items); and, for a result over the stated size, the same with as
- * many items as fit, the cursor after the last one shown and a note (`shorten`, which the
- * envelope calls only then: most listings are measured once). Items are neutralised once, here.
+ * A listing's output, and `shorten` for one over the stated size: as many items as fit, the cursor after the last one shown and a note.
+ * The envelope calls `shorten` only then, so most listings are measured once. Items are neutralised once, here.
  */
 export function listOutput(spec: ListSpec, items: readonly unknown[], more: boolean, next: (shown: number) => Position, total?: number): ToolOutput {
   const safe = items.map((i) => (spec.fields ? pick(i, spec.fields) : neutralise(i)));

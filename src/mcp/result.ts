@@ -54,10 +54,8 @@ export interface ToolOutput {
 export const jsonSize = (v: unknown): number => JSON.stringify(v).length;
 
 /**
- * The envelope of a handler's output: the data neutralised (safety.ts), then, when the
- * whole is over `maxChars`, every text longer than some length cut to it (the longest
- * length that fits), with a note. A listing or a transcript cuts its items first
- * (fitItems), so this is for single large items (an agent's instructions, say).
+ * The envelope of a handler's output: data neutralised (safety.ts); over `maxChars`, long texts are cut to the longest length that fits, with a note.
+ * Listings and transcripts cut their items first (fitItems), so this is for single large items such as an agent's instructions.
  */
 export function envelope(out: ToolOutput, maxChars: number): { env: Envelope; text: string } {
   const env: Envelope = { dataNotice: DATA_NOTICE, data: out.neutralised ? out.data : neutralise(out.data) };

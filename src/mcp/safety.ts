@@ -1,19 +1,9 @@
 import { safeLines, safeText } from '../ui/safe-text.js';
 
 /**
- * The server's safety model, in one place:
- *
- * 1. Writes are off unless the server was started with `--allow-writes` (writeGate).
- * 2. A destructive call also needs `confirm` equal to the id of the resource it changes
- *    (confirmGate), so that an assistant names what it is about to change.
- * 3. Either refusal is a tool error in vap's own words (Refusal) that says which switch or
- *    argument is missing; nothing is sent to the platform, and nothing is silent.
- * 4. Text from the platform (names, transcripts, reasons, summaries, the API's error
- *    messages) is data: it goes out only inside the `data` field of a result, after
- *    neutralise() has made every control character, bidirectional override and line
- *    separator a visible escape (src/ui/safe-text.ts, the module the terminal output uses).
- * 5. Every tool's description ends with DATA_WARNING, and every result carries DATA_NOTICE
- *    next to its data. No tool chooses what to do from platform text: only its arguments.
+ * Safety model: writes need `--allow-writes` (writeGate); a destructive call also needs `confirm` equal to the id it changes (confirmGate),
+ * so that an assistant names what it is about to change. A refusal says what is missing and nothing reaches the platform. Platform text is data:
+ * it goes out only under `data`, neutralised, with DATA_WARNING and DATA_NOTICE; no tool chooses what to do from it, only from its arguments.
  */
 
 /** Next to every result's `data`. */
@@ -52,10 +42,8 @@ export function confirmGate(tool: string, confirm: string | undefined, id: strin
 }
 
 /**
- * A copy of a value from the platform with every string made safe to show: control
- * characters, bidirectional overrides and line separators become visible escapes (tab and
- * newline are kept in values, where JSON escapes them; keys are one line). Numbers,
- * booleans and null are kept.
+ * A copy of a platform value with every string safe to show: control characters, bidi overrides and line separators become visible escapes.
+ * Tab and newline are kept in values, where JSON escapes them, but not in keys, which are one line.
  */
 export function neutralise(value: unknown): unknown {
   if (typeof value === 'string') return UNSAFE.test(value) ? safeLines(value) : value;

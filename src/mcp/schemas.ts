@@ -1,10 +1,8 @@
 import { z } from 'zod';
 
 /**
- * The output schemas of the tools' `data`: the fields the spec names, typed; every object
- * open to fields the server adds (z.looseObject), and every field the spec does not
- * promise optional and nullable, so that a server with more, or fewer, fields still
- * answers. The envelope around `data` is in tool.ts.
+ * Output schemas of the tools' `data` (the envelope is in tool.ts): objects are loose and fields the spec does not promise are nullish,
+ * so that a server with more, or fewer, fields still answers.
  */
 
 const str = z.string().nullish();

@@ -46,11 +46,8 @@ export function createServer(opts: ServerOptions): McpServer {
 type OutputCheck = (tool: { outputSchema?: unknown }, result: CallToolResult, name: string) => Promise<void>;
 
 /**
- * The SDK checks each result's structured content against the tool's output schema with
- * zod's asynchronous parse, which takes about fifteen times as long as the synchronous one
- * on these schemas (they have no asynchronous part; test/bench/mcp.mjs). The same check,
- * with the same errors, is made synchronously; a schema that is not zod's, or an SDK
- * without this method, keeps the SDK's own.
+ * The SDK validates results with zod's asynchronous parse, much slower than the synchronous one on these schemas (nothing in them is asynchronous),
+ * so the same check, with the same errors, is made synchronously. A schema that is not zod's, or an SDK without this method, keeps the SDK's own.
  */
 export function checkOutputSynchronously(server: McpServer): void {
   const s = server as unknown as { validateToolOutput?: OutputCheck };
@@ -70,11 +67,8 @@ type InputCheck = (tool: { inputSchema?: unknown }, args: unknown, name: string)
 type SyncSchema = { safeParse?: (v: unknown) => { success: boolean; data?: unknown } };
 
 /**
- * The SDK checks each call's arguments with zod's asynchronous parse too. Arguments that
- * pass are passed on as the synchronous parse gives them (the same data: the input schemas
- * have no asynchronous part); anything else (arguments that fail, a limit on their size, a
- * schema that is not zod's, a parse that throws) goes to the SDK's own check, so that a
- * refusal keeps its words.
+ * Same for arguments: those that pass go on as the synchronous parse returns them (the same data: the input schemas have nothing asynchronous).
+ * Anything else (failing arguments, a size limit, a non-zod schema, a parse that throws) goes to the SDK's own check, so a refusal keeps its words.
  */
 export function checkInputSynchronously(server: McpServer): void {
   const s = server as unknown as { validateToolInput?: InputCheck; _maxToolInputElements?: number };
@@ -134,10 +128,8 @@ function quietEnv(env: Env): Env {
 }
 
 /**
- * A long tool (an eval run followed to its end) reports each line of its progress: as a
- * progress notification when the client asked for them (which also keeps its request
- * alive), else as a log message at level info (which the client's logging/setLevel
- * filters). The lines are vap's, with the platform's ids made safe.
+ * A long tool (an eval run followed to its end) reports progress lines as progress notifications when the client asked for them (which also keeps
+ * its request alive), else as info log messages (filtered by logging/setLevel). The lines are vap's, with the platform's ids made safe.
  */
 function progressOf(server: McpServer, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): (line: string) => void {
   const token = extra._meta?.progressToken;

@@ -10,18 +10,9 @@ export const MAX_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 const ENDS_BYTES = 1024;
 
 /**
- * The server's stdio transport: newline-delimited JSON-RPC, as the SDK's
- * StdioServerTransport reads it (the same parse, the same schema, the same serializer),
- * except for what goes wrong. The SDK's ReadBuffer closes the connection when a line
- * passes its 10 MiB buffer and drops a malformed line with no answer; here each gets the
- * JSON-RPC error the protocol allows, and the next line is read as usual:
- * - a line over MAX_MESSAGE_BYTES is skipped as it arrives (never held whole), and answered
- *   -32600 with the request's id when the line's first or last KiB show it (see idOfEnds),
- *   else with id null;
- * - a line that is not JSON: -32700, id null;
- * - JSON that is not a JSON-RPC message (an array, a number, a request without a method):
- *   -32600, with its id when it is a request whose id can be read (see replyId), else null.
- * A line of blanks is no message and is skipped.
+ * Newline-delimited JSON-RPC, read as the SDK's StdioServerTransport reads it, except on errors: the SDK closes the connection on an oversized line
+ * and drops a malformed one unanswered; here each gets the JSON-RPC error the protocol allows and the next line is read as usual.
+ * An oversized line is skipped as it arrives (never held whole) and answered with the id its ends show (idOfEnds).
  */
 export class LineTransport implements Transport {
   onclose?: () => void;
@@ -141,11 +132,8 @@ const MEMBER = new RegExp(String.raw`\s*(${STR})\s*:\s*(${PRIM})\s*([,}])`, 'y')
 const LAST_MEMBERS = new RegExp(String.raw`${STR}\s*:\s*${PRIM}\s*(?:,\s*${STR}\s*:\s*${PRIM}\s*)*\}\s*$`);
 
 /**
- * The id of an oversized request, read from its line's first and last bytes without parsing
- * the rest: the members with plain values (strings, numbers, literals) that open the object
- * (`{"jsonrpc":"2.0","id":7,"method":…`, before the first nested value) and those that
- * close it (`…},"jsonrpc":"2.0","id":7}`, after the last one), as clients write them.
- * Only a request's id (a method among them) is given; null when none is found.
+ * The id of an oversized request, read from the plain-valued members that open its line (`{"jsonrpc":"2.0","id":7,…`) or close it
+ * (`…},"jsonrpc":"2.0","id":7}`), as clients write them, without parsing the rest. Only a request's id (a method among them) is given, else null.
  */
 export function idOfEnds(head: string, tail: string): RequestId | null {
   const members = new Map<string, unknown>();

@@ -16,10 +16,8 @@ import type { SecretFile } from '../../webhooks/secret-file.js';
 import { machineOutput, writeFitted, type DirOptions } from './common.js';
 
 /**
- * How `vap push` and `vap promote` apply a plan to a profile: the plan printed, confirmed,
- * applied resource by resource (kill-safe), summed up, and with --eval gated on the
- * gating suites (rolled back on failure). Only the options and the flow live here; the
- * plan, the apply and the gate are src/ascode's.
+ * How push and promote apply a plan: printed, confirmed, applied kill-safe, summed up, and with --eval
+ * gated (rolled back on failure). Only the options and the flow live here; the rest is src/ascode's.
  */
 
 export interface ApplyOptions extends DirOptions, Omit<WaitOptions, 'wait'> {

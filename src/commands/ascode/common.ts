@@ -43,13 +43,8 @@ and .vap/state.<profile>.json (ids and hashes of the last sync; commit it). vap 
 vap.yaml by walking up from the current directory (or from --dir).`;
 
 /**
- * The as-code commands read thousands of small resources (a project of 2,000 agents is
- * 8,000 responses and as many files): most of what they allocate dies young. A young
- * generation that grows fast and to 32 MB a semi-space (Node 20's default stops at 16 MB,
- * reached slowly) spends about 40% less time in scavenges for a diff of 2,000 agents
- * (test/bench/ascode-flow.mjs measures the commands with and without). The flags are read
- * at each growth decision, so setting them now takes effect; a one-shot process is the
- * only thing they affect. Every flag vap sets goes through src/v8-flags.ts.
+ * Most of what the as-code commands allocate dies young, so a young generation that grows fast spends less
+ * time in scavenges (figures in docs/performance.md). V8 reads the flags at each growth decision.
  */
 export async function growYoungGenerationFast(): Promise<void> {
   const [v8, { setV8Flags }] = await Promise.all([import('node:v8'), import('../../v8-flags.js')]);

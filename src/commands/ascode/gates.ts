@@ -5,10 +5,8 @@ import type { GateOptions } from '../../evals/settings.js';
 import { addBaselineOptions, addGateOptions } from '../eval-options.js';
 
 /**
- * vap.yaml's `gates:` holds the eval gates of push --eval, preview and promote, keyed by the
- * long name of the flag that sets each (`min-score: 0.8`, `min-criterion: { tone: 0.7 }`,
- * `fail-on-regression: true`). Each value is parsed by the flag's own parser, so the file
- * and the command line accept the same things; a flag given on the command line wins.
+ * vap.yaml's `gates:` is keyed by each flag's long name (`min-score: 0.8`) and parsed by the flag's own
+ * parser, so the file and the command line accept the same things; a flag on the command line wins.
  */
 
 /** The gate options with vap.yaml's gates filling what the command line did not give. */

@@ -1,11 +1,11 @@
 import type { ApiClient } from '../api/client.js';
-import type { Context } from '../context.js';
 import { buildPlan, missingTracked, trackedCount, type Plan, type PlanOptions } from './plan.js';
 import { Arrivals, readRemote, type RemoteSnapshot } from './remote-read.js';
 import { checkLayout, ProjectFs } from './paths.js';
 import { CONFIG_FILE, findRoot, noProjectError, readConfig, readFiles, type LocalFiles, type ProfileSettings, type ProjectConfig } from './project.js';
 import { listPresence } from './scan.js';
 import { inForm, normalise } from './text-form.js';
+import type { ProjectPort } from './port.js';
 import { ProblemList } from './problems.js';
 import { RemoteReader } from './remote.js';
 import { loadState, SECTION, type State } from './state.js';
@@ -36,7 +36,7 @@ export function openRoot(start: string): ProjectFs {
  * files, read and checked: a problem in any file is exit 2 before anything is sent, and
  * a platform read started early is stopped at once (no request is left retrying).
  */
-export async function openProject(opts: { dir?: string }, ctx: Context, profile: string, early?: EarlyRead, how: { addProfile?: boolean } = {}): Promise<OpenProject & { remote?: EarlyRemote }> {
+export async function openProject(opts: { dir?: string }, ctx: ProjectPort, profile: string, early?: EarlyRead, how: { addProfile?: boolean } = {}): Promise<OpenProject & { remote?: EarlyRemote }> {
   const fs = openRoot(opts.dir ?? '.');
   const root = fs.root;
   const problems = new ProblemList();
@@ -97,7 +97,7 @@ export interface EarlyRemote {
  * Reads the platform and builds the plan; an unknown tool or voice name is exit 2,
  * nothing sent. Too many tracked ids missing (another organization's key?) needs --yes.
  */
-export async function planFor(p: OpenProject & { remote?: EarlyRemote }, api: ApiClient, opts: PlanOptions, ctx: Context): Promise<Plan> {
+export async function planFor(p: OpenProject & { remote?: EarlyRemote }, api: ApiClient, opts: PlanOptions, ctx: ProjectPort): Promise<Plan> {
   const spinner = await ctx.spinner(`Reading profile ${p.profile}…`);
   let plan: Plan;
   try {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { ProjectPort } from '../../ascode/port.js';
 import type { Context } from '../../context.js';
 
 // Only what --help needs is imported here: the verbs load src/ascode/ (yaml, zod, the
@@ -14,6 +15,22 @@ export interface DirOptions {
 }
 
 export { checkProfileName, currentProfile } from '../../config/profile-name.js';
+
+/** What src/ascode's opening, planning and sync guards say and ask through, from a verb's Context. */
+export function projectPort(ctx: Context): ProjectPort {
+  return {
+    signal: ctx.signal,
+    api: () => ctx.api(),
+    credentials: () => ctx.credentials(),
+    credentialsFor: (profile) => ctx.credentialsFor(profile),
+    info: (line) => ctx.info(line),
+    warn: (line) => ctx.warn(line),
+    note: (line) => ctx.note(line),
+    spinner: (text) => ctx.spinner(text),
+    yes: Boolean(ctx.globals.yes),
+    confirm: ctx.prompter.canPrompt ? (question) => ctx.prompter.confirm(question, { flag: '--yes', default: false }) : undefined,
+  };
+}
 
 /** Whether stdout takes data for a program (JSON, or any -o other than a table). */
 export function machineOutput(ctx: Context): boolean {

@@ -3,7 +3,7 @@ import { SilentExit } from '../../errors.js';
 import { ExitCode } from '../../exit-codes.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
-import { addDirOption, machineOutput, PROJECT_HELP, type DirOptions, growYoungGenerationFast, writeFitted } from './common.js';
+import { addDirOption, machineOutput, PROJECT_HELP, type DirOptions, growYoungGenerationFast, projectPort, writeFitted } from './common.js';
 
 interface DiffOptions extends DirOptions {
   exitCode?: boolean;
@@ -46,7 +46,7 @@ Examples:
 export async function run(opts: DiffOptions & GlobalOptions, ctx: Context): Promise<void> {
   await growYoungGenerationFast();
   const [{ planFolder }, { planJson, renderPlan }] = await Promise.all([import('../../ascode/plan-folder.js'), import('../../ascode/render.js')]);
-  const { plan, changed } = await planFolder(ctx, opts);
+  const { plan, changed } = await planFolder(projectPort(ctx), opts);
   if (machineOutput(ctx)) await ctx.out.data(planJson(plan, changed));
   else await writeFitted(ctx, renderPlan(plan, await ctx.stdoutStyle()));
   if (opts.exitCode && changed) throw new SilentExit(ExitCode.GATE);

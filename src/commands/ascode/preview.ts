@@ -7,7 +7,7 @@ import { action } from '../action.js';
 import { DEFAULT_TIMEOUT_MS, followSettings, type WaitOptions } from '../../evals/settings.js';
 import { addBaselineOptions, addBudgetOptions, addFollowOptions, addGateOptions } from '../eval-options.js';
 import type { RegisterGroup } from '../types.js';
-import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions, growYoungGenerationFast } from './common.js';
+import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions, growYoungGenerationFast, projectPort } from './common.js';
 
 interface PreviewOptions extends DirOptions, Omit<WaitOptions, 'wait'> {
   all?: boolean;
@@ -93,33 +93,30 @@ function gitBranch(cwd: string): Promise<string | undefined> {
   });
 }
 
+type PreviewModule = typeof import('../../ascode/preview.js');
+type Project = Awaited<ReturnType<typeof import('../../ascode/open.js').openProject>>;
+type Api = Awaited<ReturnType<Context['api']>>;
+type Subjects = ReturnType<PreviewModule['previewSubjects']>['subjects'];
+type Plan = Awaited<ReturnType<typeof import('../../ascode/open.js').planFor>>;
+
 export async function run(opts: PreviewOptions & GlobalOptions, ctx: Context): Promise<void> {
   await growYoungGenerationFast();
   if (opts.keep && opts.clean) throw new UsageError('--keep and --clean say opposite things', 'pass one of them');
-  const [{ openProject, planFor }, preview, { runGatingSuites, passedAgents }, { saveState }] = await Promise.all([
-    import('../../ascode/open.js'),
-    import('../../ascode/preview.js'),
-    import('../../ascode/eval-gate.js'),
-    import('../../ascode/state.js'),
-  ]);
+  const [{ openProject, planFor }, preview] = await Promise.all([import('../../ascode/open.js'), import('../../ascode/preview.js')]);
   const profile = await currentProfile(ctx);
-  const project = await openProject(opts, ctx, profile, undefined, { addProfile: true });
+  const port = projectPort(ctx);
+  const project = await openProject(opts, port, profile, undefined, { addProfile: true });
   const api = await ctx.api();
 
   // What earlier previews left (a kill, --keep) goes first.
-  let left = 0;
-  if (Object.keys(project.state.previews).length) {
-    const c = await preview.cleanPreviews(ctx, api, project);
-    left = c.left.length;
-    if (c.agents) ctx.info(`Removed ${c.agents} preview agent${c.agents === 1 ? '' : 's'} an earlier preview left`);
-  }
+  const left = await removeLeftovers(ctx, api, project, preview);
   if (opts.clean) {
     if (left) throw new CliError(`${left} preview entr${left === 1 ? 'y' : 'ies'} of profile "${profile}" left in place (said above)`, ExitCode.FAILURE);
     await ctx.success(`No preview is left in profile "${safeText(profile)}"`);
     return;
   }
 
-  const plan = await planFor(project, api, {}, ctx);
+  const plan = await planFor(project, api, {}, port);
   const { subjects, ungated } = preview.previewSubjects(project, plan, Boolean(opts.all));
   for (const slug of ungated) await ctx.warn(safe`agent ${slug} differs from the platform but has no gating suite (gate: true): not previewed`);
   if (subjects.length === 0) {
@@ -127,48 +124,84 @@ export async function run(opts: PreviewOptions & GlobalOptions, ctx: Context): P
     return;
   }
   const label = await labelFor(opts, ctx.env, project.root);
-  const { withConfigGates } = await import('./gates.js');
-  const settings = followSettings({ ...withConfigGates(opts, project.config.gates), wait: true, timeout: opts.timeout ?? DEFAULT_TIMEOUT_MS });
-  const calls = preview.callsToPlace(subjects);
-  const suites = subjects.reduce((n, s) => n + s.suites.length, 0);
-  const { budgetFrom, checkUntilDecided } = await import('../../evals/adaptive.js');
-  const { budgetLines } = await import('../../ascode/eval-gate.js');
-  const budget = { maxCalls: budgetFrom(opts.maxCalls, ctx.env), untilDecided: Boolean(opts.untilDecided) };
-  checkUntilDecided(budget.untilDecided, budget.maxCalls, true);
-  // Before anything is made: the budget holds, and what the runs will spend is said.
-  const estimate = await budgetLines(api, project.state, subjects.flatMap((s) => s.suites), budget, `preview "${label}"`, ctx.signal);
-  ctx.info(`Preview "${safeText(label)}" of ${subjects.length} agent${subjects.length === 1 ? '' : 's'} (${safeText(subjects.map((s) => s.slug).join(', '))}): ${suites} suite${suites === 1 ? '' : 's'}, ${calls} call${calls === 1 ? '' : 's'} to place (scenarios × iterations)`);
-  for (const line of estimate) ctx.info(safeText(line));
-
+  const round = { plan, subjects, label, profile };
+  const { settings, budget } = await settingsAndBudget(opts, ctx, api, project, round, preview);
   let failure: unknown;
   try {
-    const { targets } = await preview.makePreviews(ctx, api, project, plan, subjects, label);
-    const spec = settings.gates.baseline ?? { kind: 'live' as const };
-    for (const t of targets) t.baseline = await preview.liveBaseline(api, project.state, t, spec, ctx.signal);
-    // The baseline of each run is the live suite's (resolved above); the gates run as `evals run` runs them.
-    const { outcomes, stop } = await runGatingSuites(ctx, api, targets, { ...settings, gates: { ...settings.gates, baseline: spec } }, budget);
-    if (stop) throw stop;
-    const passed = preview.recordPreviewPasses(project, subjects, passedAgents(outcomes));
-    await saveState(project.fs, project.state);
-    const bad = outcomes.filter((o) => o.status === 'gate' || o.status === 'failed');
-    for (const o of bad) ctx.note(safe`✗ ${o.target.suiteKey}: ${o.why}`);
-    if (bad.some((o) => o.status === 'failed')) failure = new CliError(`a run of preview "${label}" failed`, ExitCode.FAILURE);
-    else if (bad.length) failure = new GateError(`preview "${label}" failed ${bad.length === 1 ? 'a gate' : `${bad.length} gates`}; no live agent was changed`);
-    else await ctx.success(`preview "${safeText(label)}" passed: ${safeText(passed.join(', '))} recorded as passed in profile "${safeText(profile)}"; no live agent was changed`);
+    failure = await previewAndGate(ctx, api, project, round, { settings, budget }, preview);
   } catch (err) {
     failure = err;
   } finally {
-    if (opts.keep) {
-      const kept = Object.values(project.state.previews).map((r) => `${r.name} (${r.agentId ?? 'not made'})`);
-      if (kept.length) ctx.info(`Kept ${safeText(kept.join(', '))}: the next preview, or \`vap preview --clean\`, removes ${kept.length === 1 ? 'it' : 'them'}`);
-    } else {
-      // Even after Ctrl-C: the clean-up sends its own requests (the interrupted signal is not theirs).
-      const c = await preview.cleanPreviews(ctx, api, project).catch((err: Error) => {
-        void ctx.warn(`could not remove the previews (${safeText(err.message)}); \`vap preview --clean\` tries again`);
-        return undefined;
-      });
-      if (c?.agents) ctx.info(`Removed the preview${c.agents === 1 ? '' : 's'}: ${c.agents} agent${c.agents === 1 ? '' : 's'}, ${c.suites} suite${c.suites === 1 ? '' : 's'}`);
-    }
+    await keepOrRemove(opts, ctx, api, project, preview);
   }
   if (failure) throw failure;
+}
+
+async function removeLeftovers(ctx: Context, api: Api, project: Project, preview: PreviewModule): Promise<number> {
+  if (Object.keys(project.state.previews).length === 0) return 0;
+  const c = await preview.cleanPreviews(ctx, api, project);
+  if (c.agents) ctx.info(`Removed ${c.agents} preview agent${c.agents === 1 ? '' : 's'} an earlier preview left`);
+  return c.left.length;
+}
+
+interface PreviewRound {
+  plan: Plan;
+  subjects: Subjects;
+  label: string;
+  profile: string;
+}
+
+/** The follow settings and the budget of the round, said before anything is made; a budget that does not hold is refused here. */
+async function settingsAndBudget(opts: PreviewOptions, ctx: Context, api: Api, project: Project, round: PreviewRound, preview: PreviewModule) {
+  const { subjects, label } = round;
+  const [{ budgetLines }, { withConfigGates }, { budgetFrom, checkUntilDecided }] = await Promise.all([
+    import('../../ascode/eval-gate.js'),
+    import('./gates.js'),
+    import('../../evals/adaptive.js'),
+  ]);
+  const settings = followSettings({ ...withConfigGates(opts, project.config.gates), wait: true, timeout: opts.timeout ?? DEFAULT_TIMEOUT_MS });
+  const calls = preview.callsToPlace(subjects);
+  const suites = subjects.reduce((n, s) => n + s.suites.length, 0);
+  const budget = { maxCalls: budgetFrom(opts.maxCalls, ctx.env), untilDecided: Boolean(opts.untilDecided) };
+  checkUntilDecided(budget.untilDecided, budget.maxCalls, true);
+  const estimate = await budgetLines(api, project.state, subjects.flatMap((s) => s.suites), budget, `preview "${label}"`, ctx.signal);
+  ctx.info(`Preview "${safeText(label)}" of ${subjects.length} agent${subjects.length === 1 ? '' : 's'} (${safeText(subjects.map((s) => s.slug).join(', '))}): ${suites} suite${suites === 1 ? '' : 's'}, ${calls} call${calls === 1 ? '' : 's'} to place (scenarios × iterations)`);
+  for (const line of estimate) ctx.info(safeText(line));
+  return { settings, budget };
+}
+
+type RoundSettings = Awaited<ReturnType<typeof settingsAndBudget>>;
+
+/** Makes the copies, runs their gating suites and records the passes; returns the failure to throw, if any. */
+async function previewAndGate(ctx: Context, api: Api, project: Project, round: PreviewRound, { settings, budget }: RoundSettings, preview: PreviewModule): Promise<unknown> {
+  const { plan, subjects, label, profile } = round;
+  const [{ runGatingSuites, passedAgents }, { saveState }] = await Promise.all([import('../../ascode/eval-gate.js'), import('../../ascode/state.js')]);
+  const { targets } = await preview.makePreviews(ctx, api, project, plan, subjects, label);
+  const spec = settings.gates.baseline ?? { kind: 'live' as const };
+  for (const t of targets) t.baseline = await preview.liveBaseline(api, project.state, t, spec, ctx.signal);
+  // The baseline of each run is the live suite's (resolved above); the gates run as `evals run` runs them.
+  const { outcomes, stop } = await runGatingSuites(ctx, api, targets, { ...settings, gates: { ...settings.gates, baseline: spec } }, budget);
+  if (stop) throw stop;
+  const passed = preview.recordPreviewPasses(project, subjects, passedAgents(outcomes));
+  await saveState(project.fs, project.state);
+  const bad = outcomes.filter((o) => o.status === 'gate' || o.status === 'failed');
+  for (const o of bad) ctx.note(safe`✗ ${o.target.suiteKey}: ${o.why}`);
+  if (bad.some((o) => o.status === 'failed')) return new CliError(`a run of preview "${label}" failed`, ExitCode.FAILURE);
+  if (bad.length) return new GateError(`preview "${label}" failed ${bad.length === 1 ? 'a gate' : `${bad.length} gates`}; no live agent was changed`);
+  await ctx.success(`preview "${safeText(label)}" passed: ${safeText(passed.join(', '))} recorded as passed in profile "${safeText(profile)}"; no live agent was changed`);
+  return undefined;
+}
+
+/** With --keep, says what was kept; else removes the copies, even after Ctrl-C (the clean-up's requests are not the interrupted ones). */
+async function keepOrRemove(opts: PreviewOptions, ctx: Context, api: Api, project: Project, preview: PreviewModule): Promise<void> {
+  if (opts.keep) {
+    const kept = Object.values(project.state.previews).map((r) => `${r.name} (${r.agentId ?? 'not made'})`);
+    if (kept.length) ctx.info(`Kept ${safeText(kept.join(', '))}: the next preview, or \`vap preview --clean\`, removes ${kept.length === 1 ? 'it' : 'them'}`);
+    return;
+  }
+  const c = await preview.cleanPreviews(ctx, api, project).catch((err: Error) => {
+    void ctx.warn(`could not remove the previews (${safeText(err.message)}); \`vap preview --clean\` tries again`);
+    return undefined;
+  });
+  if (c?.agents) ctx.info(`Removed the preview${c.agents === 1 ? '' : 's'}: ${c.agents} agent${c.agents === 1 ? '' : 's'}, ${c.suites} suite${c.suites === 1 ? '' : 's'}`);
 }

@@ -4,7 +4,7 @@ import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
 import { addApplyOptions, applyPlan, type ApplyOptions } from './apply-plan.js';
-import { addDirOption, checkProfileName, machineOutput, PROJECT_HELP, growYoungGenerationFast, writeFitted } from './common.js';
+import { addDirOption, checkProfileName, machineOutput, PROJECT_HELP, growYoungGenerationFast, projectPort, writeFitted } from './common.js';
 
 interface PromoteOptions extends ApplyOptions {
   from?: string;
@@ -81,7 +81,8 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
   ]);
   // The target is read while the files are parsed, as diff reads it (a file problem stops
   // the reads at once); nothing is written before the files, the plan and the check pass.
-  const project = await openProject(opts, ctx, to, { api: () => ctx.apiFor(to) }, { addProfile: true });
+  const port = projectPort(ctx);
+  const project = await openProject(opts, port, to, { api: () => ctx.apiFor(to) }, { addProfile: true });
   const gated = withConfigGates(opts, project.config.gates);
   const source = await loadState(project.fs, from);
   if (Object.keys(source.agents).length === 0 && Object.keys(source.passed).length === 0) {
@@ -93,7 +94,7 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
   const evidence = new SourceEvidence(sourceApi, ctx);
   evidence.readAhead(project.files, source);
   let planning = true;
-  const planned = planFor(project, api, { force: opts.force, prune: opts.prune, replaceSuite: opts.replaceSuite }, ctx).finally(() => (planning = false));
+  const planned = planFor(project, api, { force: opts.force, prune: opts.prune, replaceSuite: opts.replaceSuite }, port).finally(() => (planning = false));
   const ahead = readGatesAhead(project.files, () => !planning);
   const plan = await planned;
   await ahead;

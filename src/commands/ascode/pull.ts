@@ -5,7 +5,7 @@ import { UsageError } from '../../errors.js';
 import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
-import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions, growYoungGenerationFast } from './common.js';
+import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions, growYoungGenerationFast, projectPort } from './common.js';
 
 interface PullOptions extends DirOptions {
   all?: boolean;
@@ -78,7 +78,7 @@ export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Prom
   const creds = await ctx.credentials();
   const settings = config?.profiles.get(profile) ?? { vars: {}, tools: {} };
   const state = await loadState(fs, profile);
-  await confirmOrigin(ctx, state, creds);
+  await confirmOrigin(projectPort(ctx), state, creds);
   if (created) await fs.writeText('vap.yaml', newConfig(profile));
   else if (!config!.profiles.has(profile)) {
     const raw = (await fs.readText('vap.yaml'))!;
@@ -104,7 +104,7 @@ export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Prom
       elsewhere,
       confirmMissing: async (missing, tracked) => {
         spinner.stop();
-        await confirmMissing(ctx, profile, missing, tracked);
+        await confirmMissing(projectPort(ctx), profile, missing, tracked);
       },
     });
   } finally {

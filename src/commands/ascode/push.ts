@@ -2,7 +2,7 @@ import type { Context, GlobalOptions } from '../../context.js';
 import { action } from '../action.js';
 import type { RegisterGroup } from '../types.js';
 import { addApplyOptions, applyPlan, checkEvalFlags, type ApplyOptions } from './apply-plan.js';
-import { addDirOption, currentProfile, PROJECT_HELP, growYoungGenerationFast } from './common.js';
+import { addDirOption, currentProfile, PROJECT_HELP, growYoungGenerationFast, projectPort } from './common.js';
 
 export const register: RegisterGroup = (cmd, makeContext) => {
   addApplyOptions(addDirOption(cmd).description("Apply the files to the profile's organization: create, update, and (with --prune) delete; with --eval, run the gating suites and roll back on failure"), 'push')
@@ -68,8 +68,9 @@ export async function run(opts: ApplyOptions & GlobalOptions, ctx: Context): Pro
   await growYoungGenerationFast();
   checkEvalFlags(opts);
   const [{ openProject, planFor }, { withConfigGates }] = await Promise.all([import('../../ascode/open.js'), import('./gates.js')]);
-  const project = await openProject(opts, ctx, await currentProfile(ctx), undefined, { addProfile: true });
+  const port = projectPort(ctx);
+  const project = await openProject(opts, port, await currentProfile(ctx), undefined, { addProfile: true });
   const api = await ctx.api();
-  const plan = await planFor(project, api, { force: opts.force, prune: opts.prune, replaceSuite: opts.replaceSuite }, ctx);
+  const plan = await planFor(project, api, { force: opts.force, prune: opts.prune, replaceSuite: opts.replaceSuite }, port);
   await applyPlan(ctx, { project, api, plan, opts: opts.eval ? withConfigGates(opts, project.config.gates) : opts, verb: 'push' });
 }

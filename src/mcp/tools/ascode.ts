@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { defineTool } from '../tool.js';
+import type { ProjectPort } from '../../ascode/port.js';
+import { safeMessage } from '../../ui/safe-text.js';
+import { defineTool, type ToolEnv } from '../tool.js';
 
 export const ascodeTools = [
   defineTool({
@@ -17,9 +19,8 @@ export const ascodeTools = [
     async run(a, env) {
       const [{ planFolder }, { planJson }] = await Promise.all([import('../../ascode/plan-folder.js'), import('../../ascode/render.js')]);
       const log: string[] = [];
-      const reporter = { info: (l: string) => log.push(l), warn: (l: string) => log.push(`! ${l}`), problem: (l: string) => log.push(l) };
       try {
-        const { plan, changed } = await planFolder({ api: async () => env.api, credentials: env.credentials, signal: env.signal, reporter }, { dir: a.dir });
+        const { plan, changed } = await planFolder(headlessPort(env, log), { dir: a.dir });
         return { data: { plan: planJson(plan, changed), log }, rest: 'run `vap diff` in the folder for the whole plan' };
       } catch (err) {
         throw withLog(err, log);
@@ -27,6 +28,21 @@ export const ascodeTools = [
     },
   }),
 ];
+
+/** No terminal: no spinner, every question answered as --yes does, and each line made safe into the log. */
+function headlessPort(env: ToolEnv, log: string[]): ProjectPort {
+  return {
+    signal: env.signal,
+    api: async () => env.api,
+    credentials: env.credentials,
+    credentialsFor: () => env.credentials(),
+    info: (line) => void log.push(safeMessage(line)),
+    warn: async (line) => void log.push(`! ${safeMessage(line)}`),
+    note: (line) => void log.push(safeMessage(line)),
+    spinner: async () => ({ stop() {} }),
+    yes: true,
+  };
+}
 
 /** A failed plan: the problems the files have (one per line, as `vap diff` prints them) go with the error. */
 function withLog(err: unknown, log: string[]): unknown {

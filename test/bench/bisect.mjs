@@ -9,13 +9,9 @@
 //   npm run build && node test/bench/bisect.mjs [--seeds 10] [--time-scale 20000]
 //
 // Nothing here is asserted by tests (test/integration/agents-bisect-… checks the search).
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apiData, cleanEnv, machineLine, startEmulator, table } from './lib.mjs';
+import { apiData, emulatorControl, machineLine, runVap, startEmulator, table } from './lib.mjs';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin/vap.js');
 const MARKER = 'Always upsell the premium plan.';
 const BUDGET = 900;
 const BASELINE_RUNS = 6;
@@ -24,24 +20,6 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
-
-function vap(emu, args) {
-  return new Promise((resolve) => {
-    const env = { ...cleanEnv(), NO_COLOR: '1', VAP_BASE_URL: emu.url, VAP_API_KEY: emu.key, VAP_CONFIG_DIR: join(ROOT, '.bench-config-none'), VAP_WAIT_POLL: '1' };
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function control(emu, method, path, body) {
-  const res = await fetch(`${emu.url}/_emulator${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
 
 /** The agent at version 1 with its suite and baseline runs, then versions 2 to 12 (7 adds MARKER), and the shift. */
 async function setUp(emu) {
@@ -53,11 +31,11 @@ async function setUp(emu) {
     await api('POST', `/api/v1/agents/${agent.id}/evals/${suite.id}/scenarios`, { name, persona: 'A caller', goal: `${name} today`, category });
   }
   for (let i = 0; i < BASELINE_RUNS; i++) {
-    const r = await vap(emu, ['evals', 'run', suite.id, '--agent', agent.id, '--wait', '--allow-failed-iterations', '100%', '-q']);
+    const r = await runVap(emu, ['evals', 'run', suite.id, '--agent', agent.id, '--wait', '--allow-failed-iterations', '100%', '-q']);
     if (r.code !== 0) throw new Error(`a baseline run failed: ${r.stderr}`);
   }
   for (let v = 2; v <= 12; v++) await api('PATCH', `/api/v1/agents/${agent.id}`, v === 7 ? { instructions: (instructions += ` ${MARKER}`) } : { description: `Revision ${v}` });
-  await control(emu, 'POST', '/evals/score-shift', { shift: -0.15, instructionsContain: MARKER });
+  await emulatorControl(emu, 'POST', '/evals/score-shift', { shift: -0.15, instructionsContain: MARKER });
   return { agentId: agent.id, evalId: suite.id };
 }
 
@@ -66,7 +44,7 @@ async function linear(emu, ref, cap) {
   let calls = 0;
   for (let v = 2; v <= 12; v++) {
     await apiData(emu, 'POST', `/api/v1/agents/${ref.agentId}/rollback`, { version: v, reason: 'linear scan' });
-    const r = await vap(emu, ['evals', 'run', ref.evalId, '--agent', ref.agentId, '--wait', '--baseline', 'version:1', '--min-effect', '0.1', '--until-decided', '--max-calls', String(cap), '--allow-failed-iterations', '100%', '--json']);
+    const r = await runVap(emu, ['evals', 'run', ref.evalId, '--agent', ref.agentId, '--wait', '--baseline', 'version:1', '--min-effect', '0.1', '--until-decided', '--max-calls', String(cap), '--allow-failed-iterations', '100%', '--json']);
     const out = JSON.parse(r.stdout);
     calls += out.adaptive?.calls ?? 0;
     if (out.baseline?.verdict === 'regressed') return { found: v, calls };
@@ -78,7 +56,7 @@ async function trial(seed, timeScale) {
   const emu = await startEmulator(['--seed', String(seed), '--time-scale', String(timeScale), '--org', 'bench:key_bench']);
   try {
     const ref = await setUp(emu);
-    const b = await vap(emu, ['agents', 'bisect', ref.agentId, '--suite', ref.evalId, '--good', '1', '--bad', '12', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
+    const b = await runVap(emu, ['agents', 'bisect', ref.agentId, '--suite', ref.evalId, '--good', '1', '--bad', '12', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
     const out = JSON.parse(b.stdout);
     const bisect = { found: out.result === 'found' ? out.firstBad.version : null, calls: out.calls, firstStep: out.steps[0]?.calls ?? 0, cap: out.plan ? Math.floor(BUDGET / out.plan.steps / out.plan.perRun) * out.plan.perRun : 0 };
     const lin = await linear(emu, ref, bisect.cap);

@@ -32,7 +32,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { apiData, cleanEnv, machineLine, table } from './lib.mjs';
+import { apiData, cleanEnv, emulatorControl, machineLine, runVap, table } from './lib.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = join(ROOT, 'bin/vap.js');
@@ -57,19 +57,6 @@ const ALPHA = 0.01;
 const OVERALL_ALPHA = 0.8 * ALPHA;
 const MIN_EFFECT = 0.05;
 
-/** Runs `vap …args` against an emulator; resolves with its exit code and stdout. */
-function vap(emu, args) {
-  return new Promise((resolve) => {
-    const env = { ...cleanEnv(), NO_COLOR: '1', VAP_BASE_URL: emu.url, VAP_API_KEY: emu.key, VAP_CONFIG_DIR: join(ROOT, '.bench-config-none'), VAP_WAIT_POLL: '1' };
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 const api = (emu, method, path, body) => apiData(emu, method, path, body);
 
 /** The built emulator with a seed of its own (its log is left out); resolves once it listens. */
@@ -88,12 +75,6 @@ function startEmulator(args) {
 function meanScore(results) {
   const xs = results.filter((r) => r.status === 'completed' && typeof r.overallScore === 'number').map((r) => r.overallScore);
   return xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-}
-
-async function control(emu, method, path, body) {
-  const res = await fetch(`${emu.url}/_emulator${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
 }
 
 /** An agent at version 1 with the suite. */
@@ -123,7 +104,7 @@ async function runs(emu, ref, n) {
 /** Version 2: a new description, the same instructions (the same calls); `shift` moves its scores. */
 async function newVersion(emu, ref, shift) {
   await api(emu, 'PATCH', `/api/v1/agents/${ref.agentId}`, { description: 'version 2' });
-  if (shift) await control(emu, 'POST', '/evals/score-shift', { shift, agentId: ref.agentId, fromVersion: 2 });
+  if (shift) await emulatorControl(emu, 'POST', '/evals/score-shift', { shift, agentId: ref.agentId, fromVersion: 2 });
 }
 
 async function fixedTrial(seed, shift, timeScale) {
@@ -132,7 +113,7 @@ async function fixedTrial(seed, shift, timeScale) {
     const ref = await setUp(emu);
     const [a] = await runs(emu, ref, 1);
     await newVersion(emu, ref, shift);
-    const r = await vap(emu, ['evals', 'run', ref.evalId, '--agent', ref.agentId, '--wait', '--baseline', a.id, '--fail-on-regression', '--json']);
+    const r = await runVap(emu, ['evals', 'run', ref.evalId, '--agent', ref.agentId, '--wait', '--baseline', a.id, '--fail-on-regression', '--json']);
     const out = JSON.parse(r.stdout);
     const failedGate = out.gates.find((g) => g.gate.startsWith('--allow-failed-iterations'));
     const why = [out.baseline.overallChange, ...out.baseline.scenarios, ...out.baseline.criteria].filter((x) => x.verdict === 'regressed').map((x) => `${x.name ?? x.key ?? 'overall'}: ${x.reason}`);
@@ -148,7 +129,7 @@ async function adaptiveTrial(seed, shift, timeScale) {
     const ref = await setUp(emu);
     const base = await runs(emu, ref, 6);
     await newVersion(emu, ref, shift);
-    const r = await vap(emu, ['evals', 'run', ref.evalId, '--agent', ref.agentId, '--wait', '--baseline', 'version:1', '--fail-on-regression', '--until-decided', '--max-calls', '300', '--json']);
+    const r = await runVap(emu, ['evals', 'run', ref.evalId, '--agent', ref.agentId, '--wait', '--baseline', 'version:1', '--fail-on-regression', '--until-decided', '--max-calls', '300', '--json']);
     const out = JSON.parse(r.stdout);
     // Today's method at 50 calls a side: the first run on version 2 against the newest run on version 1.
     const firstRun = out.adaptive.runs[0].id;

@@ -108,3 +108,23 @@ export async function apiData({ url, key }, method, path, body) {
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return (await res.json()).data;
 }
+
+/** Runs the built `vap …args` against an emulator, with no profile of its own; resolves with its exit code, stdout and stderr. */
+export function runVap(emu, args) {
+  return new Promise((resolve) => {
+    const env = { ...cleanEnv(), NO_COLOR: '1', VAP_BASE_URL: emu.url, VAP_API_KEY: emu.key, VAP_CONFIG_DIR: join(ROOT, '.bench-config-none'), VAP_WAIT_POLL: '1' };
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A request to the emulator's control path (`/_emulator/…`); resolves with its JSON answer. */
+export async function emulatorControl(emu, method, path, body) {
+  const res = await fetch(`${emu.url}/_emulator${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}

@@ -1,34 +1,27 @@
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { alphaOption, maxCallsOption, scoreOption } from '../../evals/gates.js';
-import { DEFAULT_ALPHA, DEFAULT_MIN_EFFECT } from '../../evals/verdict.js';
 import { action } from '../action.js';
+import { addSearchOptions, noBudgetError, type SearchOptions, stepVerdict } from '../bisect-options.js';
 import { positiveInt } from '../listing.js';
 import type { ContextFactory } from '../types.js';
 
-export interface BisectOptions {
+export interface BisectOptions extends SearchOptions {
   suite?: string;
   good?: number;
   bad?: number;
-  maxCalls?: number;
-  alpha?: number;
-  minEffect?: number;
-  report?: string;
   clean?: boolean;
 }
 
 export function bisectCommand(makeContext: ContextFactory): Command {
-  return new Command('bisect')
+  return addSearchOptions(
+    new Command('bisect')
     .description('Find the version that made an agent worse, on preview copies, at the fewest calls; the live agent is untouched')
     .argument('<agentId>', 'the agent id')
     .option('--suite <evalId>', 'the eval suite to judge each version by (copied with each preview)')
     .option('--good <version>', 'the last version known good', positiveInt('--good'))
-    .option('--bad <version>', 'a later version known bad', positiveInt('--bad'))
-    .option('--max-calls <n>', 'the most calls the whole search may place (or VAP_MAX_CALLS)', maxCallsOption)
-    .option('--min-effect <score>', 'the smallest change that matters (default 0.05)', scoreOption('--min-effect'))
-    .option('--alpha <a>', 'the rate of a false "regressed" at each step (default 0.01)', alphaOption)
-    .option('--report <markdown=path>', 'write the search as Markdown, for a pull request or an incident')
+      .option('--bad <version>', 'a later version known bad', positiveInt('--bad')),
+  )
     .option('--clean', 'only remove the preview copies an earlier, killed bisect left')
     .addHelpText(
       'after',
@@ -74,7 +67,7 @@ export async function run(agentId: string, opts: BisectOptions, ctx: Context): P
     }
   }
   const maxCalls = budgetFrom(opts.maxCalls, ctx.env);
-  if (!opts.clean && maxCalls === undefined) throw new UsageError('bisect needs a budget: --max-calls <n> (or VAP_MAX_CALLS)', 'give the most calls the whole search may place, e.g. --max-calls 600');
+  if (!opts.clean && maxCalls === undefined) throw noBudgetError();
   const creds = await ctx.credentials();
   const api = await ctx.api();
   const store = new ProfileCopyStore(ctx.env, creds.profile ?? 'default', { baseUrl: creds.baseUrl, apiKey: creds.apiKey });
@@ -85,7 +78,7 @@ export async function run(agentId: string, opts: BisectOptions, ctx: Context): P
     ctx,
     api,
     store,
-    { agentId, evalId: opts.suite!, agentName: agent.name, versions, maxCalls: maxCalls!, verdict: { alpha: opts.alpha ?? DEFAULT_ALPHA, minEffect: opts.minEffect ?? DEFAULT_MIN_EFFECT }, keyPrefix: 'bisect-', liveGoodVersion: opts.good },
+    { agentId, evalId: opts.suite!, agentName: agent.name, versions, maxCalls: maxCalls!, verdict: stepVerdict(opts), keyPrefix: 'bisect-', liveGoodVersion: opts.good },
     {
       json: Boolean(ctx.globals.json),
       report,

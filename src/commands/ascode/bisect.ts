@@ -1,34 +1,27 @@
 import type { Context, GlobalOptions } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { alphaOption, maxCallsOption, scoreOption } from '../../evals/gates.js';
-import { DEFAULT_ALPHA, DEFAULT_MIN_EFFECT } from '../../evals/verdict.js';
 import { safeText } from '../../ui/safe-text.js';
 import { action } from '../action.js';
+import { addSearchOptions, noBudgetError, type SearchOptions, stepVerdict } from '../bisect-options.js';
 import type { RegisterGroup } from '../types.js';
 import { addDirOption, currentProfile, PROJECT_HELP, type DirOptions } from './common.js';
 
-interface BisectOptions extends DirOptions {
+interface BisectOptions extends DirOptions, SearchOptions {
   good?: string;
   bad?: string;
   suite?: string;
-  maxCalls?: number;
-  alpha?: number;
-  minEffect?: number;
-  report?: string;
   clean?: boolean;
 }
 
 export const register: RegisterGroup = (cmd, makeContext) => {
-  addDirOption(cmd)
+  addSearchOptions(
+    addDirOption(cmd)
     .description("Find the commit that made an agent worse, over the git history of its files, on preview copies; no live agent is touched")
     .argument('[agent-slug]', 'the agent: its folder agents/<agent-slug>/')
     .option('--good <rev>', 'the last commit known good (a commit, branch or tag)')
     .option('--bad <rev>', 'a later commit known bad (e.g. HEAD)')
-    .option('--suite <suite>', 'the suite to judge each commit by, agents/<agent-slug>/evals/<suite>.yaml (default: its one gating suite)')
-    .option('--max-calls <n>', 'the most calls the whole search may place (or VAP_MAX_CALLS)', maxCallsOption)
-    .option('--min-effect <score>', 'the smallest change that matters (default 0.05)', scoreOption('--min-effect'))
-    .option('--alpha <a>', 'the rate of a false "regressed" at each step (default 0.01)', alphaOption)
-    .option('--report <markdown=path>', 'write the search as Markdown, for a pull request or an incident')
+    .option('--suite <suite>', 'the suite to judge each commit by, agents/<agent-slug>/evals/<suite>.yaml (default: its one gating suite)'),
+  )
     .option('--clean', 'only remove the preview copies an earlier, killed bisect of this profile left')
     .addHelpText(
       'after',
@@ -77,7 +70,7 @@ export async function run(slug: string | undefined, opts: BisectOptions & Global
     if (!slug) throw new UsageError('bisect needs the agent: vap bisect <agent-slug> --good <rev> --bad <rev>', 'give the agent\'s folder name under agents/ (or --clean alone)');
     if (!isSlug(slug)) throw new UsageError(`"${slug}" is not an agent slug`, SLUG_HINT);
     for (const [flag, v] of [['--good', opts.good], ['--bad', opts.bad]] as const) if (v === undefined) throw new UsageError(`bisect needs ${flag}`, 'give --good <rev> --bad <rev>, e.g. --good v1.4 --bad HEAD');
-    if (maxCalls === undefined) throw new UsageError('bisect needs a budget: --max-calls <n> (or VAP_MAX_CALLS)', 'give the most calls the whole search may place, e.g. --max-calls 600');
+    if (maxCalls === undefined) throw noBudgetError();
   }
   const profile = await currentProfile(ctx);
   const fs = openRoot(opts.dir ?? '.');
@@ -95,7 +88,7 @@ export async function run(slug: string | undefined, opts: BisectOptions & Global
     ctx,
     api,
     store,
-    { agentId: '', evalId: '', agentName: h.agentName, versions, maxCalls: maxCalls!, verdict: { alpha: opts.alpha ?? DEFAULT_ALPHA, minEffect: opts.minEffect ?? DEFAULT_MIN_EFFECT }, keyPrefix: `${slug}.bisect-`, word: 'commit' },
+    { agentId: '', evalId: '', agentName: h.agentName, versions, maxCalls: maxCalls!, verdict: stepVerdict(opts), keyPrefix: `${slug}.bisect-`, word: 'commit' },
     {
       json: Boolean(ctx.globals.json),
       report,

@@ -5,8 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MARKER } from './bisect.js';
 
-export const MARKER = 'Always upsell the premium plan.';
 
 const SUITE = `name: Booking\nstatus: ready\ngate: true\niterations: 8\ncriteria:
   - { key: goal_completion, name: Goal completion, weight: 0.4 }

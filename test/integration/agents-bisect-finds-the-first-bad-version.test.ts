@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { MARKER, previewCopies } from '../helpers/bisect.js';
 import { cliEnv, runCli } from '../helpers/run-cli.js';
 
 // `vap agents bisect` against real emulators, with a known truth: 12 versions, where
 // version 7 adds a line kept afterwards, and the emulator's score-shift control lowers the
 // scores of every agent whose instructions hold that line (preview copies included).
 
-const MARKER = 'Always upsell the premium plan.';
 const BUDGET = 900;
 let stateDir: string;
 
@@ -51,11 +51,6 @@ async function liveState(emu: TestEmulator, agentId: string, evalId: string) {
   return { version: agent.currentVersion, instructions: agent.instructions, suites, runs };
 }
 
-async function copiesLeft(emu: TestEmulator): Promise<number> {
-  const agents = (await emu.api('GET', '/api/v1/agents?pageSize=200')).body.data.agents as Array<{ tags?: string[] }>;
-  return agents.filter((a) => a.tags?.includes('vap-preview')).length;
-}
-
 function recordsLeft(): number {
   const dir = join(stateDir, 'bisect-copies');
   if (!existsSync(dir)) return 0;
@@ -78,7 +73,7 @@ describe('vap agents bisect', () => {
         expect(out.calls).toBeLessThanOrEqual(BUDGET);
         if (out.result === 'found' && out.firstBad.version === 7) named++;
         expect(await liveState(emu, agentId, evalId)).toEqual(before);
-        expect(await copiesLeft(emu)).toBe(0);
+        expect(await previewCopies(emu)).toEqual([]);
         expect(recordsLeft()).toBe(0);
       } finally {
         await emu.close();
@@ -136,7 +131,7 @@ describe('vap agents bisect', () => {
       const out = JSON.parse(r.stdout);
       expect(out.steps.filter((s: { status: string }) => s.status === 'skipped')).toHaveLength(1);
       expect(['found', 'skipped']).toContain(out.result);
-      expect(await copiesLeft(emu)).toBe(0);
+      expect(await previewCopies(emu)).toEqual([]);
     } finally {
       await emu.close();
     }
@@ -176,7 +171,7 @@ describe('vap agents bisect after a kill', () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('Removed 2 preview copies an earlier bisect left');
       expect(r.stderr).toContain(`left agent ${live}`);
-      expect(await copiesLeft(emu)).toBe(0);
+      expect(await previewCopies(emu)).toEqual([]);
       expect((await emu.api('GET', `/api/v1/agents/${live}`)).status).toBe(200);
       expect((await store.all()).map((x) => x.key)).toEqual(['bisect-3']);
       await store.forget('bisect-3');

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { MARKER, twelveCommits as history } from '../helpers/git-history.js';
+import { MARKER, previewCopies } from '../helpers/bisect.js';
+import { twelveCommits as history } from '../helpers/git-history.js';
 import { cliEnv, runCli } from '../helpers/run-cli.js';
 
 // `vap bisect` over a real git repository against real emulators, with a known truth: 12
@@ -23,11 +24,6 @@ function twelveCommits(opts: { badVoiceAt?: number; subject7?: string } = {}): {
 }
 
 const vapOn = (emu: TestEmulator, dir: string) => (argv: string[]) => runCli([...argv, '--dir', dir], { env: { ...cliEnv(emu.url, ORG_A.apiKey), VAP_WAIT_POLL: '1' } });
-
-async function copiesLeft(emu: TestEmulator): Promise<string[]> {
-  const agents = (await emu.api('GET', '/api/v1/agents?pageSize=200')).body.data.agents as Array<{ name: string; tags?: string[] }>;
-  return agents.filter((a) => a.tags?.includes('vap-preview')).map((a) => a.name);
-}
 
 function previewsRecorded(dir: string): number {
   const f = join(dir, '.vap', 'state.default.json');
@@ -64,7 +60,7 @@ describe('vap bisect over the git history of an agent', () => {
           expect(out.undo).toBe(`git revert ${shas[6]} && vap push --profile default`);
         }
         expect(await live()).toEqual(before);
-        expect(await copiesLeft(emu)).toEqual([]);
+        expect(await previewCopies(emu)).toEqual([]);
         expect(previewsRecorded(dir)).toBe(0);
       } finally {
         await emu.close();
@@ -119,7 +115,7 @@ describe('vap bisect over the git history of an agent', () => {
       expect(out.result).toBe('no regression');
       expect(out.firstBad).toBeUndefined();
       expect(out.calls).toBeLessThanOrEqual(BUDGET);
-      expect(await copiesLeft(emu)).toEqual([]);
+      expect(await previewCopies(emu)).toEqual([]);
     } finally {
       await emu.close();
     }
@@ -133,7 +129,7 @@ describe('vap bisect over the git history of an agent', () => {
       const r = await vapOn(emu, dir)(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'HEAD', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
       expect(r.stderr).toContain(`commit ${shas[5]}: skipped, its copy could not be built: no voice named "Nobody" speaking en-US in this profile`);
       expect(['found', 'skipped']).toContain(JSON.parse(r.stdout).result);
-      expect(await copiesLeft(emu)).toEqual([]);
+      expect(await previewCopies(emu)).toEqual([]);
     } finally {
       await emu.close();
     }

@@ -85,18 +85,28 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
 export async function verbStubs(): Promise<VerbStubs> {
   const io = { stdout: process.stdout, stderr: process.stderr };
   return describeVerbs(
-    await buildProgram([], io, () => {
-      throw new Error('not run');
-    }, true),
+    await buildProgram(
+      [],
+      io,
+      () => {
+        throw new Error('not run');
+      },
+      true,
+    ),
   );
 }
 
 /** For `npm run docs` (src/build/docs.mjs): the generated pages of docs/, from the whole tree and the sources under `root`. */
 export async function docsPages(root: string): Promise<Map<string, string>> {
   const io = { stdout: process.stdout, stderr: process.stderr };
-  const program = await buildProgram([], io, () => {
-    throw new Error('not run');
-  }, true);
+  const program = await buildProgram(
+    [],
+    io,
+    () => {
+      throw new Error('not run');
+    },
+    true,
+  );
   return (await import('./help/docs.js')).docsPages(program, { root });
 }
 

@@ -2,7 +2,15 @@ import type { Readable, Writable } from 'node:stream';
 import type { ApiClient } from './api/client.js';
 import type { ConfigStore } from './config/store.js';
 import { readConfig } from './config/read.js';
-import { profileEnvName, checkCredentials, checkNumericSettings, missingKeyError, numericSetting, resolveCredentials, type Credentials } from './config/resolve.js';
+import {
+  profileEnvName,
+  checkCredentials,
+  checkNumericSettings,
+  missingKeyError,
+  numericSetting,
+  resolveCredentials,
+  type Credentials,
+} from './config/resolve.js';
 import { AuthRequiredError } from './errors.js';
 import type { Format } from './ui/format.js';
 import type { TableFit } from './ui/table.js';
@@ -118,11 +126,14 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
   const serverClock = new ServerClock();
   const present = presentation({ absoluteTimes: globals.absoluteTimes, now: () => serverClock.now() });
   // Messages on a terminal's stderr wrap at word boundaries (src/ui/fit.ts); piped, each is one line.
-  const say = (text: string, mark = '') => (options.fit && io.stderrIsTTY ? options.fit.messageText(text, terminalWidth(io.stderr, env), mark) : `${mark}${text}`);
+  const say = (text: string, mark = '') =>
+    options.fit && io.stderrIsTTY ? options.fit.messageText(text, terminalWidth(io.stderr, env), mark) : `${mark}${text}`;
   const tableFit = (): TableFit => ({ width: io.stdoutIsTTY ? terminalWidth(io.stdout, env) : undefined, wide: Boolean(globals.wide) });
   // VAP_ACCESSIBLE: a spinner is plain lines instead (src/ui/accessible.ts).
   const spinner = (text: string) =>
-    isAccessible(env) && io.stderrIsTTY && !globals.quiet ? Promise.resolve(plainSpinner(text, io.stderr)) : startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
+    isAccessible(env) && io.stderrIsTTY && !globals.quiet
+      ? Promise.resolve(plainSpinner(text, io.stderr))
+      : startSpinner(text, { stream: io.stderr, enabled: io.stderrIsTTY && !globals.quiet, color: errColor });
   const out = new Output(io.stdoutText ?? io.stdout, () => io.stderr, {
     spinner,
     format,
@@ -157,7 +168,10 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     if (!c.apiKey) {
       // For a profile other than the active one (promote's two sides), its own variable is the way in.
       if (c.sources.profile === 'flag' && c.profile !== (await credentials()).profile) {
-        throw new AuthRequiredError(`no API key found for profile "${c.profile}"`, `set ${profileEnvName('VAP_API_KEY', c.profile)}, or store a key with \`vap auth login --profile ${c.profile}\``);
+        throw new AuthRequiredError(
+          `no API key found for profile "${c.profile}"`,
+          `set ${profileEnvName('VAP_API_KEY', c.profile)}, or store a key with \`vap auth login --profile ${c.profile}\``,
+        );
       }
       throw missingKeyError(c, readConfig(env).profilesWithKeys());
     }
@@ -173,8 +187,7 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     });
   };
 
-  const config = () =>
-    (configPromise ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env)));
+  const config = () => (configPromise ??= import('./config/store.js').then(({ ConfigStore }) => new ConfigStore(env)));
   const credentials = async () =>
     (creds ??= resolveCredentials({ flags: { profile: globals.profile, baseUrl: globals.baseUrl }, env, readConfig: () => readConfig(env) }));
 
@@ -191,7 +204,11 @@ export function createContext(io: IO, env: Env, globals: GlobalOptions, signal: 
     async credentialsFor(profile) {
       const active = await credentials();
       if (profile === active.profile) return active;
-      return resolveCredentials({ flags: { profile, baseUrl: globals.baseUrl }, env: { ...env, VAP_API_KEY: undefined, VAP_PROFILE: undefined }, readConfig: () => readConfig(env) });
+      return resolveCredentials({
+        flags: { profile, baseUrl: globals.baseUrl },
+        env: { ...env, VAP_API_KEY: undefined, VAP_PROFILE: undefined },
+        readConfig: () => readConfig(env),
+      });
     },
     async apiFor(profile) {
       if (profile === (await credentials()).profile) return ctx.api();

@@ -98,7 +98,8 @@ export function resolveCommandLine(argv: string[], globals: readonly Option[]): 
   }
   if (!group) return {};
   // `vap help emulator` alone: the topic of that name (`vap emulator --help` is the command's help).
-  if (helpWord && !argv.slice(i).some((w, j) => !w.startsWith('-') && !(j > 0 && takesValue(argv[i + j - 1]!))) && isGroupTopic(group.name)) return { topic: group.name };
+  if (helpWord && !argv.slice(i).some((w, j) => !w.startsWith('-') && !(j > 0 && takesValue(argv[i + j - 1]!))) && isGroupTopic(group.name))
+    return { topic: group.name };
   if (!group.verbs) return { group };
 
   let entries = group.verbs;
@@ -159,12 +160,20 @@ export async function buildProgram(argv: string[], io: ProgramIO, makeContext: C
   // Help topics are top-level words (`vap help accessibility`): not needed once a group is named.
   if (line.topic) {
     // The topic stands in for the group of its name, which is left out of this tree.
-    addHelpTopics(program, GROUPS.map((g) => g.name).filter((n) => n !== line.topic), [line.topic]);
+    addHelpTopics(
+      program,
+      GROUPS.map((g) => g.name).filter((n) => n !== line.topic),
+      [line.topic],
+    );
     for (const g of GROUPS) if (g.name !== line.topic) addGroupName(program, g);
     configureTree(program, io);
     return program;
   }
-  if (!line.group || line.fallback) addHelpTopics(program, GROUPS.map((g) => g.name));
+  if (!line.group || line.fallback)
+    addHelpTopics(
+      program,
+      GROUPS.map((g) => g.name),
+    );
 
   if (line.group && !line.fallback) {
     const stubs = line.helpOnly && line.group.verbs ? verbStubs() : undefined;
@@ -186,7 +195,9 @@ export async function buildProgram(argv: string[], io: ProgramIO, makeContext: C
 }
 
 function rootCommand(withVersion: boolean): Command {
-  const program = new Command('vap').description('The command line for the Voice Agent Platform: agents, voices, evals, live events, webhooks, calls, campaigns, contacts, and a local emulator.');
+  const program = new Command('vap').description(
+    'The command line for the Voice Agent Platform: agents, voices, evals, live events, webhooks, calls, campaigns, contacts, and a local emulator.',
+  );
   if (withVersion) program.version(`vap ${version()}`, '-V, --version', 'print the version');
   program
     .option('--profile <name>', 'config profile to use (env VAP_PROFILE)')
@@ -363,7 +374,9 @@ function wrapForTerminal(text: string, io: ProgramIO): string {
     .map((line) => {
       if (line.length <= columns) return line;
       const lead = /^\s*/.exec(line)![0];
-      return wrapText(line, columns - lead.length).map((l) => `${lead}${l}`).join('\n');
+      return wrapText(line, columns - lead.length)
+        .map((l) => `${lead}${l}`)
+        .join('\n');
     })
     .join('\n');
 }
@@ -398,7 +411,10 @@ function suggestCommandsOnce(cmd: Command): void {
   (cmd as unknown as { unknownCommand: () => never }).unknownCommand = function unknownCommand(this: Command) {
     const word = this.args[0] ?? '';
     const visible = this.createHelp().visibleCommands(this);
-    const similar = nearestCommands(word, visible.map((c) => ({ name: c.name(), aliases: c.aliases() }))).sort((a, b) => a.localeCompare(b));
+    const similar = nearestCommands(
+      word,
+      visible.map((c) => ({ name: c.name(), aliases: c.aliases() })),
+    ).sort((a, b) => a.localeCompare(b));
     const suggestion = similar.length > 1 ? `\n(Did you mean one of ${similar.join(', ')}?)` : similar.length === 1 ? `\n(Did you mean ${similar[0]}?)` : '';
     this.error(`error: unknown command '${word}'${suggestion}`, { code: 'commander.unknownCommand' });
   };
@@ -481,4 +497,3 @@ export function commanderExitCode(err: CommanderError): number {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
   return 2;
 }
-

@@ -56,10 +56,9 @@ export function describe(err: unknown): { code: ExitCodeValue; message: string }
     return { code: ExitCode.FAILURE, message: `${err.message} (HTTP ${err.status}${rid})` };
   }
   if (err instanceof IncompleteResponseError) {
-    const hint =
-      !err.idempotent
-        ? `the ${err.method ?? 'request'} may have been carried out: check before running it again`
-        : 'it was retried and failed each time; run the command again';
+    const hint = !err.idempotent
+      ? `the ${err.method ?? 'request'} may have been carried out: check before running it again`
+      : 'it was retried and failed each time; run the command again';
     return { code: ExitCode.FAILURE, message: `${err.message}; ${hint}` };
   }
   if (err instanceof ConnectionError) {

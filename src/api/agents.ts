@@ -40,7 +40,9 @@ export async function createAgent(
   api: ApiClient,
   body: { name: string; instructions: string; engine: Engine; variables?: Variable[]; description?: string; tags?: string[] },
 ): Promise<{ id: string; name: string; engine: Engine; currentVersion: number }> {
-  return (await api.request<{ id: string; name: string; engine: Engine; currentVersion: number }>({ method: 'POST', path: '/api/v1/agents', auth: 'bearer', body })).data;
+  return (
+    await api.request<{ id: string; name: string; engine: Engine; currentVersion: number }>({ method: 'POST', path: '/api/v1/agents', auth: 'bearer', body })
+  ).data;
 }
 
 export async function getAgent(api: ApiClient, agentId: string, signal?: AbortSignal): Promise<Agent> {
@@ -87,7 +89,12 @@ export interface AgentVersion {
 /** Versions: `limit` (default 50, up to 200) and `offset`; `{ versions, currentVersion, total }`, newest first. */
 export const VERSIONS_MAX_PAGE_SIZE = 200;
 
-export async function listVersionsPage(api: ApiClient, agentId: string, req: PageRequest, signal?: AbortSignal): Promise<Page<AgentVersion> & { currentVersion?: number }> {
+export async function listVersionsPage(
+  api: ApiClient,
+  agentId: string,
+  req: PageRequest,
+  signal?: AbortSignal,
+): Promise<Page<AgentVersion> & { currentVersion?: number }> {
   const offset = (req.page - 1) * req.pageSize;
   const res = await api.request<{ versions: AgentVersion[]; currentVersion: number; total: number }>({
     method: 'GET',
@@ -113,7 +120,10 @@ export async function getAgentTools(api: ApiClient, agentId: string, signal?: Ab
 
 /** Replaces the agent's whole tool list in one step. */
 export async function setAgentTools(api: ApiClient, agentId: string, toolIds: string[]): Promise<Tool[]> {
-  return (await api.request<{ tools: Tool[] }>({ method: 'PUT', path: apiPath`/api/v1/agents/${agentId}/tools`, auth: 'bearer', body: { toolIds } })).data?.tools ?? [];
+  return (
+    (await api.request<{ tools: Tool[] }>({ method: 'PUT', path: apiPath`/api/v1/agents/${agentId}/tools`, auth: 'bearer', body: { toolIds } })).data?.tools ??
+    []
+  );
 }
 
 export interface AgentVoice {

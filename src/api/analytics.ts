@@ -76,7 +76,9 @@ export async function getInboundAnalytics(api: ApiClient, id: string, signal?: A
 }
 
 export async function getRunAnalytics(api: ApiClient, id: string, runId: string, range: DateRange = {}, signal?: AbortSignal): Promise<CampaignAnalytics> {
-  return (await api.request<CampaignAnalytics>({ method: 'GET', path: apiPath`/api/v1/campaigns/${id}/runs/${runId}/analytics`, auth, query: { ...range }, signal })).data;
+  return (
+    await api.request<CampaignAnalytics>({ method: 'GET', path: apiPath`/api/v1/campaigns/${id}/runs/${runId}/analytics`, auth, query: { ...range }, signal })
+  ).data;
 }
 
 export async function getAnalyticsOverview(api: ApiClient, signal?: AbortSignal): Promise<AnalyticsOverview> {

@@ -208,13 +208,16 @@ export async function getCall(api: ApiClient, callId: string, signal?: AbortSign
 }
 
 export async function getTranscript(api: ApiClient, callId: string, signal?: AbortSignal): Promise<Transcript> {
-  const d = (await api.request<Partial<Transcript>>({ method: 'GET', path: apiPath`/api/v1/calls/${callId}/transcript`, auth, envelope: 'data', signal })).data ?? {};
+  const d =
+    (await api.request<Partial<Transcript>>({ method: 'GET', path: apiPath`/api/v1/calls/${callId}/transcript`, auth, envelope: 'data', signal })).data ?? {};
   const messages = Array.isArray(d.messages) ? d.messages : [];
   return { ...d, callId: d.callId ?? callId, messages, messageCount: d.messageCount ?? messages.length, duration: d.duration ?? 0 };
 }
 
 export async function getRecording(api: ApiClient, callId: string, signal?: AbortSignal): Promise<RecordingMetadata> {
-  const d = (await api.request<Partial<RecordingMetadata>>({ method: 'GET', path: apiPath`/api/v1/calls/${callId}/recording`, auth, envelope: 'data', signal })).data ?? {};
+  const d =
+    (await api.request<Partial<RecordingMetadata>>({ method: 'GET', path: apiPath`/api/v1/calls/${callId}/recording`, auth, envelope: 'data', signal })).data ??
+    {};
   const recordings = Array.isArray(d.recordings) ? d.recordings : [];
   return {
     ...d,

@@ -157,7 +157,15 @@ export async function listCampaignContactsPage(api: ApiClient, id: string, req: 
 }
 
 export async function addCampaignContacts(api: ApiClient, id: string, contactIds: string[], signal?: AbortSignal): Promise<{ added: number; skipped: number }> {
-  return (await api.request<{ added: number; skipped: number }>({ method: 'POST', path: apiPath`/api/v1/campaigns/${id}/contacts`, auth, body: { contactIds }, signal })).data;
+  return (
+    await api.request<{ added: number; skipped: number }>({
+      method: 'POST',
+      path: apiPath`/api/v1/campaigns/${id}/contacts`,
+      auth,
+      body: { contactIds },
+      signal,
+    })
+  ).data;
 }
 
 export async function removeCampaignContact(api: ApiClient, id: string, contactId: string, signal?: AbortSignal): Promise<{ removed: boolean }> {
@@ -192,8 +200,14 @@ export interface QueueCallsBody {
   scheduledFor?: string;
 }
 
-export async function queueCampaignCalls(api: ApiClient, id: string, body: QueueCallsBody, signal?: AbortSignal): Promise<{ calls: CampaignCall[]; queued: number }> {
-  return (await api.request<{ calls: CampaignCall[]; queued: number }>({ method: 'POST', path: apiPath`/api/v1/campaigns/${id}/calls`, auth, body, signal })).data;
+export async function queueCampaignCalls(
+  api: ApiClient,
+  id: string,
+  body: QueueCallsBody,
+  signal?: AbortSignal,
+): Promise<{ calls: CampaignCall[]; queued: number }> {
+  return (await api.request<{ calls: CampaignCall[]; queued: number }>({ method: 'POST', path: apiPath`/api/v1/campaigns/${id}/calls`, auth, body, signal }))
+    .data;
 }
 
 export async function listRuns(api: ApiClient, id: string, signal?: AbortSignal): Promise<Run[]> {

@@ -120,7 +120,11 @@ export class ApiClient {
     const key = `${scheme} ${accept}`;
     let h = this.headerSets.get(key);
     if (!h) {
-      h = Object.freeze({ 'user-agent': this.userAgent, accept, ...(scheme === 'bearer' ? { authorization: `Bearer ${this.apiKey}` } : { 'x-api-key': this.apiKey }) });
+      h = Object.freeze({
+        'user-agent': this.userAgent,
+        accept,
+        ...(scheme === 'bearer' ? { authorization: `Bearer ${this.apiKey}` } : { 'x-api-key': this.apiKey }),
+      });
       this.headerSets.set(key, h);
     }
     return h as Record<string, string>;
@@ -175,7 +179,11 @@ export class ApiClient {
           // An error status whose body was cut off: the status says what went wrong.
           res = { statusCode: partial.statusCode, headers: partial.headers, text: '' };
         } else {
-          const wrapped = timedOut ? new RequestTimeoutError(href, timeout, err) : partial ? new IncompleteResponseError(href, err, opts.method, isIdempotent(opts.method)) : new ConnectionError(href, err);
+          const wrapped = timedOut
+            ? new RequestTimeoutError(href, timeout, err)
+            : partial
+              ? new IncompleteResponseError(href, err, opts.method, isIdempotent(opts.method))
+              : new ConnectionError(href, err);
           this.log?.(`< ${wrapped.message} after ${ms(started)}`);
           if (isIdempotent(opts.method) && attempt < this.retry.maxRetries) {
             await this.wait(backoffDelay(attempt, this.retry), attempt, wrapped.message, opts.signal);

@@ -78,12 +78,29 @@ export async function listContactsPage(api: ApiClient, listId: string, req: Page
 
 /** Starts an import job from contacts in the request (HTTP 202). */
 export async function importContacts(api: ApiClient, listId: string, contacts: Array<Record<string, unknown>>, signal?: AbortSignal): Promise<ImportAccepted> {
-  return (await api.request<ImportAccepted>({ method: 'POST', path: apiPath`/api/v1/contact-lists/${listId}/contacts`, auth, body: { contacts }, envelope: 'bare', signal })).data;
+  return (
+    await api.request<ImportAccepted>({
+      method: 'POST',
+      path: apiPath`/api/v1/contact-lists/${listId}/contacts`,
+      auth,
+      body: { contacts },
+      envelope: 'bare',
+      signal,
+    })
+  ).data;
 }
 
 /** Starts an import job that fetches a file (HTTP 202). */
 export async function importContactsFromUrl(api: ApiClient, listId: string, fileUrl: string, fileFormat: 'csv' | 'json'): Promise<ImportAccepted> {
-  return (await api.request<ImportAccepted>({ method: 'POST', path: apiPath`/api/v1/contact-lists/${listId}/contacts`, auth, body: { fileUrl, fileFormat }, envelope: 'bare' })).data;
+  return (
+    await api.request<ImportAccepted>({
+      method: 'POST',
+      path: apiPath`/api/v1/contact-lists/${listId}/contacts`,
+      auth,
+      body: { fileUrl, fileFormat },
+      envelope: 'bare',
+    })
+  ).data;
 }
 
 export async function listImportJobsPage(
@@ -108,5 +125,12 @@ export async function getImportJob(api: ApiClient, id: string, signal?: AbortSig
 }
 
 export async function cancelImportJob(api: ApiClient, id: string): Promise<{ id: string; status: string; message: string }> {
-  return (await api.request<{ id: string; status: string; message: string }>({ method: 'POST', path: apiPath`/api/v1/import-jobs/${id}/cancel`, auth, envelope: 'bare' })).data;
+  return (
+    await api.request<{ id: string; status: string; message: string }>({
+      method: 'POST',
+      path: apiPath`/api/v1/import-jobs/${id}/cancel`,
+      auth,
+      envelope: 'bare',
+    })
+  ).data;
 }

@@ -16,9 +16,7 @@ export function unwrapEnvelope<T>(body: unknown, kind: EnvelopeKind, status: num
   const data = body.data as T;
   const requestId = (typeof meta?.requestId === 'string' ? meta.requestId : undefined) ?? headerRequestId;
   const pagination =
-    normalisePagination(meta?.pagination) ??
-    normalisePagination(body.pagination) ??
-    (isObj(data) ? normalisePagination((data as Obj).pagination) : undefined);
+    normalisePagination(meta?.pagination) ?? normalisePagination(body.pagination) ?? (isObj(data) ? normalisePagination((data as Obj).pagination) : undefined);
   return { data, pagination, requestId, status };
 }
 

@@ -38,14 +38,30 @@ export class ApiError extends Error {
   }
 }
 
-export class BadRequestError extends ApiError { override name = 'BadRequestError'; }
-export class AuthenticationError extends ApiError { override name = 'AuthenticationError'; }
-export class PermissionDeniedError extends ApiError { override name = 'PermissionDeniedError'; }
-export class NotFoundError extends ApiError { override name = 'NotFoundError'; }
-export class ConflictError extends ApiError { override name = 'ConflictError'; }
-export class UnprocessableEntityError extends ApiError { override name = 'UnprocessableEntityError'; }
-export class RateLimitError extends ApiError { override name = 'RateLimitError'; }
-export class InternalServerError extends ApiError { override name = 'InternalServerError'; }
+export class BadRequestError extends ApiError {
+  override name = 'BadRequestError';
+}
+export class AuthenticationError extends ApiError {
+  override name = 'AuthenticationError';
+}
+export class PermissionDeniedError extends ApiError {
+  override name = 'PermissionDeniedError';
+}
+export class NotFoundError extends ApiError {
+  override name = 'NotFoundError';
+}
+export class ConflictError extends ApiError {
+  override name = 'ConflictError';
+}
+export class UnprocessableEntityError extends ApiError {
+  override name = 'UnprocessableEntityError';
+}
+export class RateLimitError extends ApiError {
+  override name = 'RateLimitError';
+}
+export class InternalServerError extends ApiError {
+  override name = 'InternalServerError';
+}
 
 /** The request never produced an HTTP response: refused, reset, DNS failure. */
 export class ConnectionError extends Error {
@@ -82,7 +98,14 @@ export class IncompleteResponseError extends ConnectionError {
 /** Whether an error while reading a response body means the connection was cut (not an abort of ours). */
 export function isConnectionCut(err: unknown): boolean {
   const code = (err as { code?: string } | undefined)?.code;
-  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH';
+  return (
+    code === 'UND_ERR_SOCKET' ||
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+    code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' ||
+    code === 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH'
+  );
 }
 
 /** No response within the timeout. */
@@ -98,14 +121,22 @@ export class RequestTimeoutError extends ConnectionError {
 
 function errorClassFor(status: number): typeof ApiError {
   switch (status) {
-    case 400: return BadRequestError;
-    case 401: return AuthenticationError;
-    case 403: return PermissionDeniedError;
-    case 404: return NotFoundError;
-    case 409: return ConflictError;
-    case 422: return UnprocessableEntityError;
-    case 429: return RateLimitError;
-    default: return status >= 500 ? InternalServerError : ApiError;
+    case 400:
+      return BadRequestError;
+    case 401:
+      return AuthenticationError;
+    case 403:
+      return PermissionDeniedError;
+    case 404:
+      return NotFoundError;
+    case 409:
+      return ConflictError;
+    case 422:
+      return UnprocessableEntityError;
+    case 429:
+      return RateLimitError;
+    default:
+      return status >= 500 ? InternalServerError : ApiError;
   }
 }
 
@@ -130,7 +161,11 @@ function describeBody(body: unknown, status: number): { message: string; code?: 
   const fallback = `HTTP ${status}${STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ''}`;
   if (body === undefined || body === null) return { message: fallback };
   if (typeof body === 'string') {
-    const firstLine = stripHtml(body).split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+    const firstLine =
+      stripHtml(body)
+        .split('\n')
+        .map((l) => l.trim())
+        .find(Boolean) ?? '';
     return { message: firstLine ? clip(firstLine) : fallback };
   }
   if (typeof body !== 'object') return { message: clip(String(body)) };
@@ -175,8 +210,19 @@ function stripHtml(s: string): string {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  408: 'Request Timeout', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type',
-  422: 'Unprocessable Entity', 429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway',
-  503: 'Service Unavailable', 504: 'Gateway Timeout',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };

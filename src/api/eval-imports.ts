@@ -128,11 +128,20 @@ export async function createImport(
   evalId: string,
   body: { sourceType: SourceType; sourceId: string; callIds: string[] },
 ): Promise<{ id: string; status: string; totalCalls: number; triagedCalls: number } & Partial<CallImport>> {
-  return (await api.request<{ id: string; status: string; totalCalls: number; triagedCalls: number }>({ method: 'POST', path: base(agentId, evalId), auth, body })).data;
+  return (
+    await api.request<{ id: string; status: string; totalCalls: number; triagedCalls: number }>({ method: 'POST', path: base(agentId, evalId), auth, body })
+  ).data;
 }
 
 /** Triages the next batch; each batch commits, so calling again after a failure resumes. */
-export async function triageBatch(api: ApiClient, agentId: string, evalId: string, importId: string, batchSize: number, signal?: AbortSignal): Promise<TriageBatch> {
+export async function triageBatch(
+  api: ApiClient,
+  agentId: string,
+  evalId: string,
+  importId: string,
+  batchSize: number,
+  signal?: AbortSignal,
+): Promise<TriageBatch> {
   return (
     await api.request<TriageBatch>({
       method: 'POST',
@@ -146,12 +155,25 @@ export async function triageBatch(api: ApiClient, agentId: string, evalId: strin
 
 export async function listTriagedCalls(api: ApiClient, agentId: string, evalId: string, importId: string, signal?: AbortSignal): Promise<TriagedCall[]> {
   return (
-    await api.request<{ calls: TriagedCall[] }>({ method: 'GET', path: apiPath`/api/v1/agents/${agentId}/evals/${evalId}/imports/${importId}/scenarios`, auth, signal })
-  ).data?.calls ?? [];
+    (
+      await api.request<{ calls: TriagedCall[] }>({
+        method: 'GET',
+        path: apiPath`/api/v1/agents/${agentId}/evals/${evalId}/imports/${importId}/scenarios`,
+        auth,
+        signal,
+      })
+    ).data?.calls ?? []
+  );
 }
 
 /** Creates scenarios from triaged calls; calls already turned into scenarios are skipped. */
-export async function createScenariosFromCalls(api: ApiClient, agentId: string, evalId: string, importId: string, callIds: string[]): Promise<ScenariosCreated> {
+export async function createScenariosFromCalls(
+  api: ApiClient,
+  agentId: string,
+  evalId: string,
+  importId: string,
+  callIds: string[],
+): Promise<ScenariosCreated> {
   return (
     await api.request<ScenariosCreated>({
       method: 'POST',

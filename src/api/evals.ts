@@ -120,7 +120,12 @@ export interface SuiteChange {
   scoringCriteria?: Criterion[];
 }
 
-export async function updateSuite(api: ApiClient, agentId: string, evalId: string, body: SuiteChange): Promise<{ id: string; status: string } & Partial<Suite>> {
+export async function updateSuite(
+  api: ApiClient,
+  agentId: string,
+  evalId: string,
+  body: SuiteChange,
+): Promise<{ id: string; status: string } & Partial<Suite>> {
   return (await api.request<{ id: string; status: string }>({ method: 'PATCH', path: suitePath(agentId, evalId), auth, body })).data;
 }
 
@@ -129,11 +134,20 @@ export async function deleteSuite(api: ApiClient, agentId: string, evalId: strin
 }
 
 export async function listScenarios(api: ApiClient, agentId: string, evalId: string, signal?: AbortSignal): Promise<Scenario[]> {
-  return (await api.request<{ scenarios: Scenario[] }>({ method: 'GET', path: apiPath`/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, auth, signal })).data?.scenarios ?? [];
+  return (
+    (await api.request<{ scenarios: Scenario[] }>({ method: 'GET', path: apiPath`/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, auth, signal })).data
+      ?.scenarios ?? []
+  );
 }
 
-export async function addScenario(api: ApiClient, agentId: string, evalId: string, body: ScenarioInput): Promise<{ id: string; name: string } & Partial<Scenario>> {
-  return (await api.request<{ id: string; name: string }>({ method: 'POST', path: apiPath`/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, auth, body })).data;
+export async function addScenario(
+  api: ApiClient,
+  agentId: string,
+  evalId: string,
+  body: ScenarioInput,
+): Promise<{ id: string; name: string } & Partial<Scenario>> {
+  return (await api.request<{ id: string; name: string }>({ method: 'POST', path: apiPath`/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, auth, body }))
+    .data;
 }
 
 /** Starts a run: it answers at once with the run at `pending`. */
@@ -156,5 +170,14 @@ export async function deleteRun(api: ApiClient, agentId: string, evalId: string,
 }
 
 export async function listRunResults(api: ApiClient, agentId: string, evalId: string, runId: string, signal?: AbortSignal): Promise<RunResult[]> {
-  return (await api.request<{ results: RunResult[] }>({ method: 'GET', path: apiPath`/api/v1/agents/${agentId}/evals/${evalId}/runs/${runId}/results`, auth, signal })).data?.results ?? [];
+  return (
+    (
+      await api.request<{ results: RunResult[] }>({
+        method: 'GET',
+        path: apiPath`/api/v1/agents/${agentId}/evals/${evalId}/runs/${runId}/results`,
+        auth,
+        signal,
+      })
+    ).data?.results ?? []
+  );
 }

@@ -27,4 +27,3 @@ export async function listEventTypes(api: ApiClient, signal?: AbortSignal): Prom
 export function isStreamOnly(entry: CatalogEntry): boolean {
   return !entry.delivery.includes('webhook');
 }
-

@@ -111,4 +111,3 @@ function plainBase(baseUrl: string): { origin: string; prefix: string } | null {
   if (`${url.origin}${prefix}` !== baseUrl.replace(/\/+$/, '') || !PLAIN_PATH.test(prefix || '/x')) return null;
   return { origin: url.origin, prefix };
 }
-

@@ -26,7 +26,11 @@ export interface StreamEvent<T = unknown> {
 /** An event whose JSON is parsed only when `data` is read (a --json tail passes `raw` on as is). */
 class LazyEvent<T> implements StreamEvent<T> {
   private parsed?: { value: T };
-  constructor(readonly id: string, readonly type: string, readonly raw: string) {}
+  constructor(
+    readonly id: string,
+    readonly type: string,
+    readonly raw: string,
+  ) {}
 
   get data(): T {
     if (!this.parsed) {
@@ -134,7 +138,10 @@ async function* streamBatches<T>(api: ApiClient, opts: EventStreamOptions): Asyn
         if (opts.signal.aborted) throw err;
         if (err instanceof ApiError && !retryable(err.status)) {
           if (err.status === 401) {
-            throw new AuthRequiredError(`the API refused the key: ${err.message} (HTTP 401${err.requestId ? `, request id ${err.requestId}` : ''})`, 'run `vap auth login` with a valid key, or set VAP_API_KEY');
+            throw new AuthRequiredError(
+              `the API refused the key: ${err.message} (HTTP 401${err.requestId ? `, request id ${err.requestId}` : ''})`,
+              'run `vap auth login` with a valid key, or set VAP_API_KEY',
+            );
           }
           throw err;
         }

@@ -26,7 +26,14 @@ export interface WebhookEndpoint {
 }
 
 /** Create answers with the secret, once. */
-export type CreatedWebhookEndpoint = Partial<WebhookEndpoint> & { id: string; name: string; url: string; events: string[]; secret: string; secretPrefix: string };
+export type CreatedWebhookEndpoint = Partial<WebhookEndpoint> & {
+  id: string;
+  name: string;
+  url: string;
+  events: string[];
+  secret: string;
+  secretPrefix: string;
+};
 
 export interface WebhookEndpointInput {
   name: string;
@@ -84,7 +91,13 @@ export async function updateWebhookEndpoint(api: ApiClient, id: string, body: We
 
 /** A new secret, effective at once: the old one stops working immediately. */
 export async function rotateWebhookSecret(api: ApiClient, id: string): Promise<{ id: string; secret: string; secretPrefix?: string }> {
-  return (await api.request<{ id: string; secret: string; secretPrefix?: string }>({ method: 'POST', path: apiPath`/api/v1/webhook-endpoints/${id}/rotate-secret`, auth })).data;
+  return (
+    await api.request<{ id: string; secret: string; secretPrefix?: string }>({
+      method: 'POST',
+      path: apiPath`/api/v1/webhook-endpoints/${id}/rotate-secret`,
+      auth,
+    })
+  ).data;
 }
 
 /** Removes the endpoint; its queued deliveries are abandoned. */

@@ -3,7 +3,18 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError, BadRequestError, NotFoundError } from '../api/errors.js';
 import { addScenario, createSuite, deleteSuite, updateSuite, type SuiteChange } from '../api/evals.js';
 import { createWebhookEndpoint, deleteWebhookEndpoint, updateWebhookEndpoint, type WebhookEndpointChange } from '../api/webhooks.js';
-import { changedFields, contentHash, fieldHashes, fieldOf, scenarioHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type SuiteModel } from './model.js';
+import {
+  changedFields,
+  contentHash,
+  fieldHashes,
+  fieldOf,
+  scenarioHash,
+  type AgentModel,
+  type AnyModel,
+  type FieldHashes,
+  type Kind,
+  type SuiteModel,
+} from './model.js';
 import { findVoice, type AgentItem, type Plan, type PlanItem, type SuiteItem, type WebhookItem } from './plan.js';
 import type { ProjectFs } from './paths.js';
 import type { LocalFiles } from './project.js';
@@ -122,7 +133,8 @@ export class Applier {
     if (item.kind === 'suite') {
       const scenarios = item.localModel!.scenarios.map(scenarioHash);
       if (item.action === 'create') return { op: 'create', name, target, scenarios };
-      if (item.action === 'replace') return { op: 'replace', name, target, scenarios, oldId: item.id!, ...(item.replacement ? { id: item.replacement.id } : {}) };
+      if (item.action === 'replace')
+        return { op: 'replace', name, target, scenarios, oldId: item.id!, ...(item.replacement ? { id: item.replacement.id } : {}) };
       return { op: previous?.op === 'create' ? 'create' : 'update', name, id: item.id!, target, scenarios };
     }
     return item.action === 'create' ? { op: 'create', name, target } : { op: 'update', name, id: item.id!, target };
@@ -342,8 +354,18 @@ export class Applier {
     Object.assign(this.state.tools, back.toolIds);
     const entry = this.entryFor('agent', id, kept, back.version, item);
     await this.record('agent', item.key, entry);
-    this.result.changedAgents.push({ slug: item.key, id, name: local.name, created, fromVersion: created ? undefined : item.fromVersion, before: created ? undefined : before, version: back.version });
-    const what = created ? `created (${id}, version ${back.version})` : `updated ${item.changes.join(', ')} (${id}, version ${item.fromVersion ?? '?'} → ${back.version})`;
+    this.result.changedAgents.push({
+      slug: item.key,
+      id,
+      name: local.name,
+      created,
+      fromVersion: created ? undefined : item.fromVersion,
+      before: created ? undefined : before,
+      version: back.version,
+    });
+    const what = created
+      ? `created (${id}, version ${back.version})`
+      : `updated ${item.changes.join(', ')} (${id}, version ${item.fromVersion ?? '?'} → ${back.version})`;
     this.input.report.done(item, `agent ${item.key}: ${what}`);
   }
 

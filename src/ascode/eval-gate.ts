@@ -79,12 +79,22 @@ export function plannedGatingSuites(plan: Plan, files: LocalFiles, all: boolean)
  * simulated call minutes each suite's recent runs took in `state`'s profile; refuses (exit 2)
  * a first round of runs that would pass the budget. Returns the lines to print.
  */
-export async function budgetLines(api: ApiClient, state: State, suites: LocalSuite[], budget: GateBudget, what: string, signal?: AbortSignal): Promise<string[]> {
+export async function budgetLines(
+  api: ApiClient,
+  state: State,
+  suites: LocalSuite[],
+  budget: GateBudget,
+  what: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const calls = suites.map(suiteCalls);
   const total = calls.reduce((a, b) => a + b, 0);
   checkBudget(total, budget.maxCalls, what);
   if (total === 0) return [];
-  const most = budget.untilDecided && budget.maxCalls !== undefined ? shareBudget(calls, budget.maxCalls).reduce((n, share, i) => n + runsWithin(calls[i]!, share) * calls[i]!, 0) : undefined;
+  const most =
+    budget.untilDecided && budget.maxCalls !== undefined
+      ? shareBudget(calls, budget.maxCalls).reduce((n, share, i) => n + runsWithin(calls[i]!, share) * calls[i]!, 0)
+      : undefined;
   const head = `Calls: ${total} to place (${suites.length} suite${suites.length === 1 ? '' : 's'}, scenarios × iterations)${most !== undefined ? `; at most ${most} with --until-decided within --max-calls ${budget.maxCalls}` : budget.maxCalls !== undefined ? ` (--max-calls ${budget.maxCalls})` : ''}`;
   const recent = await Promise.all(
     suites.map(async (s) => {
@@ -96,7 +106,9 @@ export async function budgetLines(api: ApiClient, state: State, suites: LocalSui
   );
   const lines = suites.map((s, i) => {
     const m = recent[i]!;
-    const took = m.length ? `its last ${m.length === 1 ? 'run' : `${m.length} runs`} took ${m.map((x) => x.toFixed(1)).join(', ')} simulated call minutes${m.length === 1 ? '' : ' each'}` : 'no completed run yet to say how many call minutes it takes';
+    const took = m.length
+      ? `its last ${m.length === 1 ? 'run' : `${m.length} runs`} took ${m.map((x) => x.toFixed(1)).join(', ')} simulated call minutes${m.length === 1 ? '' : ' each'}`
+      : 'no completed run yet to say how many call minutes it takes';
     return `  ${s.key}: ${calls[i]} call${calls[i] === 1 ? '' : 's'} (${s.model.scenarios.length} scenario${s.model.scenarios.length === 1 ? '' : 's'} × ${s.model.iterations} iteration${s.model.iterations === 1 ? '' : 's'}); ${took}`;
   });
   return [head, ...lines];
@@ -120,7 +132,13 @@ export interface SuitesResult {
 }
 
 /** Starts every run at once (they proceed side by side on the platform), then follows each in turn. */
-export async function runGatingSuites(ctx: Context, api: ApiClient, targets: EvalTarget[], settings: FollowSettings, budget: GateBudget = {}): Promise<SuitesResult> {
+export async function runGatingSuites(
+  ctx: Context,
+  api: ApiClient,
+  targets: EvalTarget[],
+  settings: FollowSettings,
+  budget: GateBudget = {},
+): Promise<SuitesResult> {
   const several = targets.length > 1;
   const outcomes: Outcome[] = await Promise.all(
     targets.map(async (target): Promise<Outcome> => {
@@ -135,15 +153,30 @@ export async function runGatingSuites(ctx: Context, api: ApiClient, targets: Eva
 
   const deadline = Date.now() + settings.timeout;
   const adaptive = budget.untilDecided && budget.maxCalls !== undefined;
-  const shares = budget.maxCalls !== undefined ? shareBudget(outcomes.map((o) => o.started?.totalIterations ?? 0), budget.maxCalls) : [];
+  const shares =
+    budget.maxCalls !== undefined
+      ? shareBudget(
+          outcomes.map((o) => o.started?.totalIterations ?? 0),
+          budget.maxCalls,
+        )
+      : [];
   const deps = { api, signal: ctx.signal, env: ctx.env, reporter: cliReporter(ctx, { indent: true }) };
   for (const [i, o] of outcomes.entries()) {
     if (!o.ref) continue;
     const gates = o.target.baseline ? { ...settings.gates, baseline: o.target.baseline } : settings.gates;
-    const s: FollowSettings = { ...settings, ...(shares[i] !== undefined ? { maxCalls: shares[i] } : {}), gates, ...(o.target.marker ? { marker: o.target.marker } : {}), timeout: Math.max(1, deadline - Date.now()), reports: settings.reports.map((r) => ({ ...r, path: reportPathFor(r.path, o.target, several) })) };
+    const s: FollowSettings = {
+      ...settings,
+      ...(shares[i] !== undefined ? { maxCalls: shares[i] } : {}),
+      gates,
+      ...(o.target.marker ? { marker: o.target.marker } : {}),
+      timeout: Math.max(1, deadline - Date.now()),
+      reports: settings.reports.map((r) => ({ ...r, path: reportPathFor(r.path, o.target, several) })),
+    };
     ctx.info(safe`Suite ${o.target.suiteKey}: run ${o.ref.runId}`);
     try {
-      const outcome = adaptive ? (await runUntilDecided(deps, { agentId: o.ref.agentId, evalId: o.ref.evalId }, { ...s, maxCalls: shares[i]! }, o.started!)).outcome : await followRun(deps, o.ref, s);
+      const outcome = adaptive
+        ? (await runUntilDecided(deps, { agentId: o.ref.agentId, evalId: o.ref.evalId }, { ...s, maxCalls: shares[i]! }, o.started!)).outcome
+        : await followRun(deps, o.ref, s);
       await showOutcome(ctx, outcome);
       o.status = 'passed';
     } catch (err) {
@@ -174,7 +207,12 @@ export function passedAgents(outcomes: Outcome[]): Map<string, string[]> {
   const by = new Map<string, Outcome[]>();
   for (const o of outcomes) by.set(o.target.agentKey, [...(by.get(o.target.agentKey) ?? []), o]);
   const out = new Map<string, string[]>();
-  for (const [agent, list] of by) if (list.every((o) => o.status === 'passed' && o.ref)) out.set(agent, list.map((o) => o.ref!.runId));
+  for (const [agent, list] of by)
+    if (list.every((o) => o.status === 'passed' && o.ref))
+      out.set(
+        agent,
+        list.map((o) => o.ref!.runId),
+      );
   return out;
 }
 
@@ -227,11 +265,16 @@ export async function runEvalGate(ctx: Context, input: EvalGateInput): Promise<v
       if (files) recordPassed(input.state, slug, { files, runs, via: 'push' });
     }
     await saveState(input.fs, input.state);
-    await ctx.success(`evals passed (${outcomes.length} suite${several ? 's' : ''}): the new versions stay, recorded as passed in profile "${safeText(input.state.profile)}"`);
+    await ctx.success(
+      `evals passed (${outcomes.length} suite${several ? 's' : ''}): the new versions stay, recorded as passed in profile "${safeText(input.state.profile)}"`,
+    );
     return;
   }
   const first = bad[0]!;
-  const reason = clip(`vap ${verb} ${input.pushId}: ${first.status === 'gate' ? 'eval gate failed' : 'eval run failed'} on ${first.target.suiteKey} (${first.why})${bad.length > 1 ? ` and ${bad.length - 1} more` : ''}`, 1000);
+  const reason = clip(
+    `vap ${verb} ${input.pushId}: ${first.status === 'gate' ? 'eval gate failed' : 'eval run failed'} on ${first.target.suiteKey} (${first.why})${bad.length > 1 ? ` and ${bad.length - 1} more` : ''}`,
+    1000,
+  );
   for (const o of bad) ctx.note(safe`✗ ${o.target.suiteKey}: ${o.why}`);
   // What this push (or promotion) applied failed its gate: a pass recorded for the same files (a preview's) no longer stands.
   const forgotten = input.changedAgents.filter((a) => forgetPassed(input.state, input.files, a.slug)).map((a) => a.slug);

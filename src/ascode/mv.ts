@@ -33,7 +33,10 @@ export function parseRef(text: string, exists: (r: Ref) => boolean): Ref {
 }
 
 function parseRefShape(text: string, exists: (r: Ref) => boolean): Ref {
-  const t = text.replace(/\/+$/, '').replace(/\.yaml$/, '').replace(/\/agent\.md$/, '');
+  const t = text
+    .replace(/\/+$/, '')
+    .replace(/\.yaml$/, '')
+    .replace(/\/agent\.md$/, '');
   const parts = t.split('/');
   if (parts.length === 2 && parts[0] === 'webhooks') return { kind: 'webhook', key: parts[1]! };
   if (parts.length === 2 && parts[0] === 'agents') return { kind: 'agent', key: parts[1]! };
@@ -88,11 +91,15 @@ export async function move(fs: ProjectFs, fromText: string, toText: string): Pro
   const exists = (r: Ref) => existsSync(join(root, r.kind === 'agent' ? join('agents', r.key) : fileOf(r))) || states.some((s) => r.key in s[SECTION[r.kind]]);
   const from = parseRef(fromText, exists);
   // The new name may be a bare slug: it keeps the kind (and the agent, for a suite) of the old one.
-  const to: Ref = toText.includes('/') ? parseRef(toText, () => false) : { kind: from.kind, key: from.kind === 'suite' ? `${from.key.split('/')[0]}/${toText}` : toText };
+  const to: Ref = toText.includes('/')
+    ? parseRef(toText, () => false)
+    : { kind: from.kind, key: from.kind === 'suite' ? `${from.key.split('/')[0]}/${toText}` : toText };
   if (to.kind !== from.kind) throw new UsageError(`cannot move a ${from.kind} to a ${to.kind}`, `give the new name of the ${from.kind}`);
-  if (from.kind === 'suite' && from.key.split('/')[0] !== to.key.split('/')[0]) throw new UsageError('a suite cannot move to another agent', 'an eval suite belongs to its agent on the platform');
+  if (from.kind === 'suite' && from.key.split('/')[0] !== to.key.split('/')[0])
+    throw new UsageError('a suite cannot move to another agent', 'an eval suite belongs to its agent on the platform');
   checked(toText, to);
-  if (!exists(from)) throw new UsageError(`${fileOf(from)} does not exist and no profile tracks ${from.kind} ${from.key}`, 'see the folders under agents/ and webhooks/');
+  if (!exists(from))
+    throw new UsageError(`${fileOf(from)} does not exist and no profile tracks ${from.kind} ${from.key}`, 'see the folders under agents/ and webhooks/');
   if (from.key === to.key) throw new UsageError(`${from.kind} ${from.key} already has that name`);
   if (exists(to)) throw new UsageError(`${to.kind} ${to.key} already exists`, 'choose a name that is not taken');
 

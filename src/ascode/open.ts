@@ -36,7 +36,13 @@ export function openRoot(start: string): ProjectFs {
  * files, read and checked: a problem in any file is exit 2 before anything is sent, and
  * a platform read started early is stopped at once (no request is left retrying).
  */
-export async function openProject(opts: { dir?: string }, ctx: ProjectPort, profile: string, early?: EarlyRead, how: { addProfile?: boolean } = {}): Promise<OpenProject & { remote?: EarlyRemote }> {
+export async function openProject(
+  opts: { dir?: string },
+  ctx: ProjectPort,
+  profile: string,
+  early?: EarlyRead,
+  how: { addProfile?: boolean } = {},
+): Promise<OpenProject & { remote?: EarlyRemote }> {
   const fs = openRoot(opts.dir ?? '.');
   const root = fs.root;
   const problems = new ProblemList();
@@ -101,7 +107,17 @@ export async function planFor(p: OpenProject & { remote?: EarlyRemote }, api: Ap
   const spinner = await ctx.spinner(`Reading profile ${p.profile}…`);
   let plan: Plan;
   try {
-    const built = await buildPlan({ config: p.config, profile: p.profile, files: p.files, state: p.state, reader: new RemoteReader(api, ctx.signal), opts: { ...opts, profile: p.profile } }, p.remote);
+    const built = await buildPlan(
+      {
+        config: p.config,
+        profile: p.profile,
+        files: p.files,
+        state: p.state,
+        reader: new RemoteReader(api, ctx.signal),
+        opts: { ...opts, profile: p.profile },
+      },
+      p.remote,
+    );
     spinner.stop();
     built.problems.throwIfAny((l) => ctx.note(l.trimEnd()));
     plan = built.plan;

@@ -14,7 +14,9 @@ export function agentFilesHash(files: LocalFiles, slug: string): string | undefi
   const agent = files.agents.get(slug);
   if (!agent) return undefined;
   const parts = [`agent ${contentHash('agent', agent.hashes)}`];
-  for (const s of suitesOf(files, slug).filter((x) => x.gate).sort((a, b) => a.key.localeCompare(b.key))) {
+  for (const s of suitesOf(files, slug)
+    .filter((x) => x.gate)
+    .sort((a, b) => a.key.localeCompare(b.key))) {
     parts.push(`suite ${s.slug} ${contentHash('suite', s.hashes)}`);
   }
   return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16);
@@ -49,7 +51,10 @@ export function changedAgents(files: LocalFiles): Set<string> {
 
 /** The gating suites of an agent in the files. */
 export function gatingSuites(files: LocalFiles, slug: string): string[] {
-  return suitesOf(files, slug).filter((s) => s.gate).map((s) => s.key).sort();
+  return suitesOf(files, slug)
+    .filter((s) => s.gate)
+    .map((s) => s.key)
+    .sort();
 }
 
 /** The suites of each agent, by agent slug, made once for a set of files (promote asks for a hundred agents of thousands). */
@@ -85,4 +90,3 @@ export function forgetPassed(state: State, files: LocalFiles, slug: string): boo
   delete state.passed[slug];
   return true;
 }
-

@@ -50,7 +50,8 @@ export function isReservedName(s: string): boolean {
   return RESERVED.test(s);
 }
 
-export const SLUG_HINT = 'a slug is one folder or file name: letters, digits, ".", "_" and "-", starting with a letter or digit, at most 100 characters, not a device name (con, aux, nul, com1…)';
+export const SLUG_HINT =
+  'a slug is one folder or file name: letters, digits, ".", "_" and "-", starting with a letter or digit, at most 100 characters, not a device name (con, aux, nul, com1…)';
 
 /** What a remove did with one file. */
 export type RemoveOutcome = 'removed' | 'missing' | 'changed' | 'not-a-file';
@@ -82,7 +83,10 @@ export class ProjectFs {
     const abs = resolve(this.root, rel);
     const back = relative(this.root, abs);
     if (back === '' || back === '..' || back.startsWith(`..${sep}`) || isAbsolute(back)) {
-      throw new UsageError(`${rel} is outside the project (${this.root})`, 'vap writes and removes only inside the folder that holds vap.yaml; check the state file and the names in it');
+      throw new UsageError(
+        `${rel} is outside the project (${this.root})`,
+        'vap writes and removes only inside the folder that holds vap.yaml; check the state file and the names in it',
+      );
     }
     return abs;
   }
@@ -118,7 +122,8 @@ export class ProjectFs {
       if (st === undefined) return undefined;
       if (st.isSymbolicLink()) throw symlinkError(relative(this.root, cur).split(sep).join('/'));
       if (i < parts.length - 1) {
-        if (!st.isDirectory()) throw new UsageError(`${relative(this.root, cur).split(sep).join('/')} is a file where vap expects a folder`, 'move it out of the way');
+        if (!st.isDirectory())
+          throw new UsageError(`${relative(this.root, cur).split(sep).join('/')} is a file where vap expects a folder`, 'move it out of the way');
         this.realDirs.add(parts.slice(0, i + 1).join('/'));
       }
     }
@@ -358,12 +363,18 @@ export class ProjectFs {
 }
 
 export function symlinkError(rel: string): UsageError {
-  return new UsageError(`${rel} is a symbolic link; vap never reads, writes or removes through one`, `replace ${rel} with a real ${rel.endsWith('.md') || rel.endsWith('.yaml') || rel.endsWith('.json') ? 'file' : 'folder'}, or run vap in the project it points to`);
+  return new UsageError(
+    `${rel} is a symbolic link; vap never reads, writes or removes through one`,
+    `replace ${rel} with a real ${rel.endsWith('.md') || rel.endsWith('.yaml') || rel.endsWith('.json') ? 'file' : 'folder'}, or run vap in the project it points to`,
+  );
 }
 
 export function tooLarge(rel: string, size: number, limit: number): UsageError {
   const mib = (n: number) => `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
-  return new UsageError(`${rel} is ${mib(size)}, over vap's limit of ${mib(limit)} for a project file`, 'a project file holds one agent, suite or endpoint: check that this is the file you meant');
+  return new UsageError(
+    `${rel} is ${mib(size)}, over vap's limit of ${mib(limit)} for a project file`,
+    'a project file holds one agent, suite or endpoint: check that this is the file you meant',
+  );
 }
 
 /** The folders a project's layout fixes, which must be real folders (not links) when they exist. */

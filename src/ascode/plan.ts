@@ -1,4 +1,18 @@
-import { canonicalLanguage, changedFields, contentHash, sameFields, fieldHashes, scenarioHash, type AgentModel, type AnyModel, type FieldHashes, type Kind, type ScenarioModel, type SuiteModel, type WebhookModel } from './model.js';
+import {
+  canonicalLanguage,
+  changedFields,
+  contentHash,
+  sameFields,
+  fieldHashes,
+  scenarioHash,
+  type AgentModel,
+  type AnyModel,
+  type FieldHashes,
+  type Kind,
+  type ScenarioModel,
+  type SuiteModel,
+  type WebhookModel,
+} from './model.js';
 import type { LocalAgent, LocalFiles, LocalSuite, LocalWebhook, ProjectConfig } from './project.js';
 import { ProblemList } from './problems.js';
 import { type RemoteReader, remoteHashes, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
@@ -124,7 +138,14 @@ export function trackedCount(state: State): number {
 
 /** What `vap push` will send for this item. */
 export function willApply(i: PlanItem): boolean {
-  return i.action === 'create' || i.action === 'update' || i.action === 'replace' || (i.action === 'delete' && !i.needsPrune) || i.resync === true || i.action === 'forget';
+  return (
+    i.action === 'create' ||
+    i.action === 'update' ||
+    i.action === 'replace' ||
+    (i.action === 'delete' && !i.needsPrune) ||
+    i.resync === true ||
+    i.action === 'forget'
+  );
 }
 
 function multisetMinus(a: string[], b: string[]): string[] {
@@ -152,7 +173,14 @@ function recoverBase(kind: Kind, base: Entry, intent: Intent | undefined, remote
 }
 
 /** The class of a tracked resource whose file and platform copy both exist. */
-function classify(kind: Kind, key: string, base: FieldHashes, local: FieldHashes, remote: FieldHashes, opts: PlanOptions): Pick<PlanItem, 'action' | 'changes' | 'drift' | 'reason' | 'forced' | 'resync'> {
+function classify(
+  kind: Kind,
+  key: string,
+  base: FieldHashes,
+  local: FieldHashes,
+  remote: FieldHashes,
+  opts: PlanOptions,
+): Pick<PlanItem, 'action' | 'changes' | 'drift' | 'reason' | 'forced' | 'resync'> {
   // Most resources of a plan are unchanged on both sides: said without building the three lists.
   if (sameFields(kind, local, remote) && sameFields(kind, base, remote)) return { action: 'unchanged', changes: [], drift: [], resync: false };
   const changes = changedFields(kind, local, remote);
@@ -162,7 +190,12 @@ function classify(kind: Kind, key: string, base: FieldHashes, local: FieldHashes
   if (drift.length === 0) return { action: 'update', changes, drift };
   if (mine.length === 0) {
     if (opts.force) return { action: 'update', changes, drift, forced: true };
-    return { action: 'drift', changes, drift, reason: `changed on the platform since the last sync (${drift.join(', ')}): \`${pullCommand(kind, key, opts)}\` takes the platform's version into the files, \`vap push --force${profileArg(opts)}\` puts the files' back` };
+    return {
+      action: 'drift',
+      changes,
+      drift,
+      reason: `changed on the platform since the last sync (${drift.join(', ')}): \`${pullCommand(kind, key, opts)}\` takes the platform's version into the files, \`vap push --force${profileArg(opts)}\` puts the files' back`,
+    };
   }
   if (opts.force) return { action: 'update', changes, drift, forced: true };
   const both = drift.filter((f) => mine.includes(f));
@@ -189,7 +222,10 @@ function suiteApplicability(item: SuiteItem, local: SuiteModel, remoteSuite: Rem
   });
   item.scenarios = { add, stale };
   const problems: string[] = [];
-  if (stale.length) problems.push(`${stale.length} scenario${stale.length === 1 ? '' : 's'} ${stale.length === 1 ? 'was' : 'were'} edited or removed (${stale.map((s) => `"${s.name}" ${s.why}`).join(', ')}), and the API can only add scenarios`);
+  if (stale.length)
+    problems.push(
+      `${stale.length} scenario${stale.length === 1 ? '' : 's'} ${stale.length === 1 ? 'was' : 'were'} edited or removed (${stale.map((s) => `"${s.name}" ${s.why}`).join(', ')}), and the API can only add scenarios`,
+    );
   if (remote.status === 'ready' && local.status === 'draft') problems.push('the status cannot go from ready back to draft');
   if (problems.length === 0) return;
   if (opts.replaceSuite) {
@@ -214,7 +250,10 @@ export interface BuildPlanInput {
  * Reads the platform (bounded concurrency) and builds the plan. Names the files use are
  * resolved here: an unknown tool or voice is a problem at its line, and nothing is sent.
  */
-export async function buildPlan(input: BuildPlanInput, remote?: { snapshot: Promise<RemoteSnapshot>; arrivals: Arrivals }): Promise<{ plan: Plan; problems: ProblemList }> {
+export async function buildPlan(
+  input: BuildPlanInput,
+  remote?: { snapshot: Promise<RemoteSnapshot>; arrivals: Arrivals },
+): Promise<{ plan: Plan; problems: ProblemList }> {
   const { files, state, profile } = input;
   const problems = new ProblemList();
   const arrivals = remote?.arrivals ?? new Arrivals();
@@ -254,7 +293,11 @@ interface PlanScope {
  * The tools and voices the files name, resolved: tools by the state, then what the platform
  * shows, then vap.yaml, then the organization's other agents. What is still unknown is a problem.
  */
-async function resolveNames(input: BuildPlanInput, read: RemoteSnapshot, problems: ProblemList): Promise<{ tools: Record<string, string>; learned: Record<string, string> }> {
+async function resolveNames(
+  input: BuildPlanInput,
+  read: RemoteSnapshot,
+  problems: ProblemList,
+): Promise<{ tools: Record<string, string>; learned: Record<string, string> }> {
   const { files, state, profile } = input;
   const settings = input.config.profiles.get(profile) ?? { vars: {}, tools: {} };
   const tools: Record<string, string> = { ...state.tools };
@@ -277,7 +320,14 @@ async function resolveNames(input: BuildPlanInput, read: RemoteSnapshot, problem
 }
 
 /** An agent's tools and voice, each unknown one a problem at its line. */
-function checkAgentNames(a: LocalAgent, tools: Record<string, string>, voices: Voice[], profile: string, problems: ProblemList, stillUnknown: Set<string>): void {
+function checkAgentNames(
+  a: LocalAgent,
+  tools: Record<string, string>,
+  voices: Voice[],
+  profile: string,
+  problems: ProblemList,
+  stillUnknown: Set<string>,
+): void {
   a.model.tools.forEach((name, i) => {
     if (!tools[name]) {
       stillUnknown.add(name);
@@ -366,7 +416,9 @@ function planWebhooks({ files, state, opts }: PlanScope, endpoints: RemoteSnapsh
     const intent = state.intents[intentKey('webhook', slug)];
     let id: string | undefined = base?.id ?? intent?.id;
     if (!id && intent && local) {
-      const found = endpoints.filter((e) => e.name === intent.name && !trackedWebhookIds.has(e.id) && fieldHashes('webhook', webhookModelOf(e)).url === intent.target.url);
+      const found = endpoints.filter(
+        (e) => e.name === intent.name && !trackedWebhookIds.has(e.id) && fieldHashes('webhook', webhookModelOf(e)).url === intent.target.url,
+      );
       id = found.at(-1)?.id;
     }
     const e = id ? endpoints.find((x) => x.id === id) : undefined;
@@ -399,11 +451,34 @@ class Item {
   }
 }
 
-function planOne<K extends Kind>(kind: K, key: string, local: ItemOf[K]['local'] | undefined, stateEntry: Entry | undefined, intent: Intent | undefined, remote: ItemOf[K]['remote'] | null, opts: PlanOptions): ItemOf[K]['item'] {
+function planOne<K extends Kind>(
+  kind: K,
+  key: string,
+  local: ItemOf[K]['local'] | undefined,
+  stateEntry: Entry | undefined,
+  intent: Intent | undefined,
+  remote: ItemOf[K]['remote'] | null,
+  opts: PlanOptions,
+): ItemOf[K]['item'] {
   const remoteModel = remote?.model;
-  const file = local?.file ?? (kind === 'agent' ? `agents/${key}/agent.md` : kind === 'suite' ? `agents/${key.split('/')[0]}/evals/${key.split('/')[1]}.yaml` : `webhooks/${key}.yaml`);
+  const file =
+    local?.file ??
+    (kind === 'agent' ? `agents/${key}/agent.md` : kind === 'suite' ? `agents/${key.split('/')[0]}/evals/${key.split('/')[1]}.yaml` : `webhooks/${key}.yaml`);
   // The class's getter is what the item's type calls localModel; its other fields are those given here.
-  const item = new Item({ kind, key, name: remoteModel?.name ?? key, file, action: 'unchanged', changes: [], drift: [], local, remote: remote ?? undefined, remoteModel, base: stateEntry, id: remote?.id ?? stateEntry?.id } as Omit<PlanItem, 'localModel'>) as unknown as ItemOf[K]['item'];
+  const item = new Item({
+    kind,
+    key,
+    name: remoteModel?.name ?? key,
+    file,
+    action: 'unchanged',
+    changes: [],
+    drift: [],
+    local,
+    remote: remote ?? undefined,
+    remoteModel,
+    base: stateEntry,
+    id: remote?.id ?? stateEntry?.id,
+  } as Omit<PlanItem, 'localModel'>) as unknown as ItemOf[K]['item'];
   const done = (extra: Partial<PlanItem>): ItemOf[K]['item'] => {
     Object.assign(item, extra);
     if (local && (item.action !== 'unchanged' || !remoteModel)) item.name = local.model.name;
@@ -415,7 +490,12 @@ function planOne<K extends Kind>(kind: K, key: string, local: ItemOf[K]['local']
     if (!stateEntry) return done({ action: 'forget' });
     if (!remote) return done({ action: 'forget', reason: 'already gone from the platform', missing: true });
     const drift = changedFields(kind, stateEntry.fields, remoteHashes(kind, remote));
-    return done({ action: 'delete', drift, needsPrune: !opts.prune, reason: opts.prune ? undefined : `the file was removed; \`vap push --prune${profileArg(opts)}\` deletes it on the platform` });
+    return done({
+      action: 'delete',
+      drift,
+      needsPrune: !opts.prune,
+      reason: opts.prune ? undefined : `the file was removed; \`vap push --prune${profileArg(opts)}\` deletes it on the platform`,
+    });
   }
   const localHashes = local.hashes;
   if (!stateEntry) {
@@ -429,13 +509,21 @@ function planOne<K extends Kind>(kind: K, key: string, local: ItemOf[K]['local']
   }
   if (!remote) {
     if (opts.force) return done({ action: 'create', forced: true, id: undefined, missing: true });
-    return done({ action: 'drift', drift: ['deleted'], missing: true, reason: `deleted on the platform since the last sync: \`vap push --force${profileArg(opts)}\` creates it again, \`vap pull${profileArg(opts)}\` forgets it` });
+    return done({
+      action: 'drift',
+      drift: ['deleted'],
+      missing: true,
+      reason: `deleted on the platform since the last sync: \`vap push --force${profileArg(opts)}\` creates it again, \`vap pull${profileArg(opts)}\` forgets it`,
+    });
   }
   const platform = remoteHashes(kind, remote);
   const base = recoverBase(kind, stateEntry, intent, platform, remoteModel);
   const c = classify(kind, key, base.fields, localHashes, platform, opts);
   // An unchanged resource that still has an intent (announced ahead by a push killed before
   // it got there) is recorded again, which drops the intent.
-  return done({ ...c, base, resync: c.resync || base.hash !== stateEntry.hash || (c.action === 'unchanged' && (stateEntry.file !== local.digest || intent !== undefined)) });
+  return done({
+    ...c,
+    base,
+    resync: c.resync || base.hash !== stateEntry.hash || (c.action === 'unchanged' && (stateEntry.file !== local.digest || intent !== undefined)),
+  });
 }
-

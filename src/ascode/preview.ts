@@ -37,7 +37,8 @@ export interface PreviewSubject {
 
 /** The agents whose files differ from the platform (their own file, or one of their gating suites). */
 export function previewSubjects(project: OpenProject, plan: Plan, all = false): { subjects: PreviewSubject[]; ungated: string[] } {
-  const differs = (action: string, changes: readonly string[]) => all || action === 'create' || changes.length > 0 || action === 'replace' || action === 'blocked';
+  const differs = (action: string, changes: readonly string[]) =>
+    all || action === 'create' || changes.length > 0 || action === 'replace' || action === 'blocked';
   const slugs = new Set<string>();
   for (const i of plan.items) {
     if (i.kind === 'agent' && i.local && differs(i.action, i.changes)) slugs.add(i.key);
@@ -100,13 +101,23 @@ export async function makePreviews(ctx: Context, api: ApiClient, project: OpenPr
       const v = findVoice(plan.voices, m.voice.name, m.voice.language);
       if (v) await setAgentVoice(api, created.id, { voiceId: v.id, language: m.voice.language });
     }
-    if (m.tools.length) await setAgentTools(api, created.id, m.tools.map((n) => plan.tools[n]!));
+    if (m.tools.length)
+      await setAgentTools(
+        api,
+        created.id,
+        m.tools.map((n) => plan.tools[n]!),
+      );
     for (const suite of s.suites) {
       const sm: SuiteModel = suite.model;
       const entry: PreviewRecord['suites'][number] = { key: suite.slug, name: sm.name };
       rec.suites.push(entry);
       await remember(project, s.slug, rec);
-      const made = await createSuite(api, created.id, { name: sm.name, iterationsPerScenario: sm.iterations, scoringCriteria: sm.criteria, ...(sm.noise ? { noise: sm.noise } : {}) });
+      const made = await createSuite(api, created.id, {
+        name: sm.name,
+        iterationsPerScenario: sm.iterations,
+        scoringCriteria: sm.criteria,
+        ...(sm.noise ? { noise: sm.noise } : {}),
+      });
       entry.id = made.id;
       await remember(project, s.slug, rec);
       for (const x of sm.scenarios) await addScenario(api, created.id, made.id, { name: x.name, persona: x.persona, goal: x.goal, category: x.category });
@@ -137,7 +148,8 @@ export async function liveBaseline(api: ApiClient, state: State, t: EvalTarget, 
     throw err;
   }
   const done = runs.filter((r) => r.status === 'completed').sort((a, b) => b.runNumber - a.runNumber);
-  const pick = spec.kind === 'version' ? done.find((r) => r.agentVersion === spec.version) : spec.kind === 'run' ? done.find((r) => r.id === spec.runId) : done[0];
+  const pick =
+    spec.kind === 'version' ? done.find((r) => r.agentVersion === spec.version) : spec.kind === 'run' ? done.find((r) => r.id === spec.runId) : done[0];
   if (!pick) {
     const what = spec.kind === 'version' ? `on agent version ${spec.version}` : spec.kind === 'run' ? `with id ${spec.runId}` : 'yet';
     return { kind: 'live', missing: `the live suite ${t.suiteKey} has no completed run ${what} to compare with` };
@@ -150,7 +162,12 @@ export async function liveBaseline(api: ApiClient, state: State, t: EvalTarget, 
  * is in a file a pull request can edit, so the platform decides: only an agent with the vap-preview tag and the recorded
  * preview name, and suites under it, are deleted; anything else is left and named, with the entry to remove by hand.
  */
-export async function cleanPreviews(ctx: Context, api: ApiClient, project: OpenProject, only?: Set<string>): Promise<{ agents: number; suites: number; left: string[] }> {
+export async function cleanPreviews(
+  ctx: Context,
+  api: ApiClient,
+  project: OpenProject,
+  only?: Set<string>,
+): Promise<{ agents: number; suites: number; left: string[] }> {
   const out = { agents: 0, suites: 0, left: [] as string[] };
   const reader = new RemoteReader(api);
   for (const [slug, rec] of Object.entries(project.state.previews)) {
@@ -158,7 +175,8 @@ export async function cleanPreviews(ctx: Context, api: ApiClient, project: OpenP
     try {
       let agentId = rec.agentId;
       // Killed before the platform's answer was recorded: find it by its name and tag.
-      if (!agentId && isPreviewName(rec)) agentId = (await reader.allAgents(rec.name)).find((a) => a.name === rec.name && Array.isArray(a.tags) && a.tags.includes(PREVIEW_TAG))?.id;
+      if (!agentId && isPreviewName(rec))
+        agentId = (await reader.allAgents(rec.name)).find((a) => a.name === rec.name && Array.isArray(a.tags) && a.tags.includes(PREVIEW_TAG))?.id;
       if (agentId) {
         const agent = await orNull(() => getAgent(api, agentId!));
         const notCopy = agent ? notAPreviewCopy(agent, rec) : undefined;

@@ -51,7 +51,13 @@ const ProfileSchema = z
   })
   .nullish();
 
-const GateValueSchema = z.union([z.number(), z.string(), z.boolean(), z.array(z.union([z.number(), z.string()])), z.record(z.string(), z.union([z.number(), z.string()]))]);
+const GateValueSchema = z.union([
+  z.number(),
+  z.string(),
+  z.boolean(),
+  z.array(z.union([z.number(), z.string()])),
+  z.record(z.string(), z.union([z.number(), z.string()])),
+]);
 
 const ConfigSchema = z.strictObject({
   version: z.literal(FORMAT_VERSION, { error: `must be ${FORMAT_VERSION} (the format this vap reads)` }),
@@ -376,7 +382,11 @@ function localFile<M extends object, X extends object>(
   const p = parse(file, text, opts, problems);
   if (!p) return undefined;
   let hashes: FieldHashes | undefined;
-  return Object.assign(Object.create(null, { hashes: { enumerable: true, get: () => (hashes ??= fieldHashes(f.kind, p.model as unknown as AnyModel)) } }), { file, text, form, digest, parsed: true }, p) as LocalFile<M> & X;
+  return Object.assign(
+    Object.create(null, { hashes: { enumerable: true, get: () => (hashes ??= fieldHashes(f.kind, p.model as unknown as AnyModel)) } }),
+    { file, text, form, digest, parsed: true },
+    p,
+  ) as LocalFile<M> & X;
 }
 
 /** What the state recorded for a resource at its last sync (its file digest and field hashes). */
@@ -392,7 +402,13 @@ const PARSED_PER_TURN = 4;
  * listPresence listed it), each file changed since the last sync is parsed and checked with I/O let in between, so requests
  * already in flight (a plan reads the platform meanwhile) keep going. A link anywhere in the layout is a problem, never followed.
  */
-export async function readFiles(root: string, opts: ReadOptions, problems: ProblemList, synced: SyncedLookup = () => undefined, listing?: Dirent[]): Promise<LocalFiles> {
+export async function readFiles(
+  root: string,
+  opts: ReadOptions,
+  problems: ProblemList,
+  synced: SyncedLookup = () => undefined,
+  listing?: Dirent[],
+): Promise<LocalFiles> {
   const scan = await scanProject(root, opts.vars, listing);
   for (const p of scan.problems) problems.add(p);
   const out: LocalFiles = { agents: new Map(), suites: new Map(), webhooks: new Map() };

@@ -74,7 +74,9 @@ async function agentVerdict(input: PromotionInput, slug: string): Promise<Verdic
   if (!agent) return refuse('has no agent.md in the files');
   const suiteKeys = gatingSuites(files, slug);
   if (suiteKeys.length === 0) {
-    return input.allowUnevaluated ? { ok: true, text: 'unevaluated: it has no gating suite (--allow-unevaluated)' } : refuse('has no gating suite (gate: true) to pass; --allow-unevaluated carries it anyway');
+    return input.allowUnevaluated
+      ? { ok: true, text: 'unevaluated: it has no gating suite (--allow-unevaluated)' }
+      : refuse('has no gating suite (gate: true) to pass; --allow-unevaluated carries it anyway');
   }
   const stale = staleRecord(input, slug, suiteKeys);
   if (stale) return refuse(stale);
@@ -82,7 +84,9 @@ async function agentVerdict(input: PromotionInput, slug: string): Promise<Verdic
   const push = `\`vap push --profile ${from} --eval\``;
   if (!passed) return refuse(`its files have no record of passing their gating suites in profile "${from}" (${push} first)`);
   if (passed.via === 'preview') {
-    return refuse(`it passed a preview in profile "${from}" (runs ${passed.runs.join(', ')}), whose copies are gone: a preview does not qualify a promotion; ${push} runs its gating suites on the agent there`);
+    return refuse(
+      `it passed a preview in profile "${from}" (runs ${passed.runs.join(', ')}), whose copies are gone: a preview does not qualify a promotion; ${push} runs its gating suites on the agent there`,
+    );
   }
   const agentId = source.agents[slug]?.id;
   if (!agentId) return refuse(`profile "${from}" has no agent ${slug} in its state: ${push} first`);
@@ -109,7 +113,9 @@ async function agentVerdict(input: PromotionInput, slug: string): Promise<Verdic
     if (!scenarios) return refuse(`its gating suite ${key} is not on profile "${from}": ${push} first`);
     const there = contentHash('suite', fieldHashes('suite', suiteModelOf(remote, scenarios)));
     if (there !== contentHash('suite', freshHashes('suite', files.suites.get(key)!))) {
-      return refuse(`its gating suite ${key} on profile "${from}" is not what the file holds (edited since it passed, or changed there): evaluate this version there first`);
+      return refuse(
+        `its gating suite ${key} on profile "${from}" is not what the file holds (edited since it passed, or changed there): evaluate this version there first`,
+      );
     }
     suiteIds.set(id, key);
   }
@@ -139,7 +145,10 @@ async function verifyRun(input: PromotionInput, agentId: string, version: number
   if (!found) return refuse(`run ${runId} is not a run of its gating suites on profile "${from}"`);
   const { suiteId, run } = found;
   if (run.status !== 'completed') return refuse(`run ${runId} is ${run.status} on profile "${from}", not completed`);
-  if (run.agentVersion !== version) return refuse(`run ${runId} was made on version ${run.agentVersion ?? '?'}; the agent is at version ${version} on profile "${from}" now: evaluate this version there first`);
+  if (run.agentVersion !== version)
+    return refuse(
+      `run ${runId} was made on version ${run.agentVersion ?? '?'}; the agent is at version ${version} on profile "${from}" now: evaluate this version there first`,
+    );
   const failed = await input.evidence.failedGates({ agentId, evalId: suiteId, runId }, input.gates);
   if (failed === null) return refuse(`run ${runId} is gone from profile "${from}"`);
   if (failed.length) return refuse(`run ${runId} does not pass ${failed[0]}`);
@@ -153,7 +162,9 @@ async function verifyRun(input: PromotionInput, agentId: string, version: number
  */
 function staleRecord(input: PromotionInput, slug: string, suiteKeys: string[]): string | undefined {
   const { files, to } = input;
-  const checks: Array<[string, 'agent' | 'suite', { parsed: boolean; file: string; hashes: FieldHashes; model: object }]> = [[slug, 'agent', files.agents.get(slug)!]];
+  const checks: Array<[string, 'agent' | 'suite', { parsed: boolean; file: string; hashes: FieldHashes; model: object }]> = [
+    [slug, 'agent', files.agents.get(slug)!],
+  ];
   for (const k of suiteKeys) checks.push([k, 'suite', files.suites.get(k)!]);
   for (const [, kind, f] of checks) {
     if (f.parsed) continue;
@@ -217,7 +228,10 @@ export class SourceEvidence {
     return this.once(`gates ${ref.runId}`, async () => {
       const detail: RunDetail | null = await orNull(getRun(this.api, ref.agentId, ref.evalId, ref.runId, this.ctx.signal));
       if (!detail) return null;
-      const outcome = await gatherOutcome({ api: this.api, signal: this.ctx.signal, env: this.ctx.env, reporter: this.ctx }, ref, detail, { gates, reports: [] });
+      const outcome = await gatherOutcome({ api: this.api, signal: this.ctx.signal, env: this.ctx.env, reporter: this.ctx }, ref, detail, {
+        gates,
+        reports: [],
+      });
       return outcome.gates.filter((g) => !g.passed).map((g) => `${g.gate}: ${g.message}`);
     });
   }

@@ -8,7 +8,15 @@ import type { ProjectFs } from './paths.js';
 import { agentFile, hashesOfData, isTextVapWrote, readFiles, suiteFile, webhookFile, type LocalFiles } from './project.js';
 import { fileDigest } from './scan.js';
 import { ProblemList } from './problems.js';
-import { RemoteReader, remoteHashes as platformHashes, suiteModelOf, webhookModelOf, type RemoteAgent, type RemoteSuite, type RemoteWebhook } from './remote.js';
+import {
+  RemoteReader,
+  remoteHashes as platformHashes,
+  suiteModelOf,
+  webhookModelOf,
+  type RemoteAgent,
+  type RemoteSuite,
+  type RemoteWebhook,
+} from './remote.js';
 import { intentKey, SECTION, saveState, type Entry, type State } from './state.js';
 import { inForm, normalise, PLAIN } from './text-form.js';
 import { agentFrontMatter, agentMarkdown, suiteData, suiteYaml, uniqueSlug, webhookData, webhookYaml } from './write.js';
@@ -64,7 +72,16 @@ export interface OtherProfile {
  * text is the one another profile recorded at its last sync was not changed locally: only
  * synced with that profile since.
  */
-function changedLocally(kind: Kind, key: string, files: LocalFiles, invalid: Set<string>, entry: Entry | undefined, file: string, root: string, elsewhere: OtherProfile[]): boolean {
+function changedLocally(
+  kind: Kind,
+  key: string,
+  files: LocalFiles,
+  invalid: Set<string>,
+  entry: Entry | undefined,
+  file: string,
+  root: string,
+  elsewhere: OtherProfile[],
+): boolean {
   const local = kind === 'agent' ? files.agents.get(key) : kind === 'suite' ? files.suites.get(key) : files.webhooks.get(key);
   if (local && !invalid.has(file) && elsewhere.some((o) => o.state[SECTION[kind]][key]?.file === fileDigest(kind, local.text, o.vars))) return false;
   if (!entry) return existsSync(join(root, file));
@@ -142,7 +159,15 @@ export async function pull(input: PullInput): Promise<PullResult> {
   const problems = new ProblemList();
   const readOpts = { vars: settings.vars, profile };
   const files = await readFiles(fs.root, readOpts, problems, (kind, key) => state[SECTION[kind]][key]);
-  const scope: PullScope = { input, root: fs.root, reader: new RemoteReader(input.api, input.signal), files, invalid: new Set(problems.items.map((p) => p.file)), readOpts, slugOfSuiteId: new Map(Object.entries(state.suites).map(([key, e]) => [e.id, key])) };
+  const scope: PullScope = {
+    input,
+    root: fs.root,
+    reader: new RemoteReader(input.api, input.signal),
+    files,
+    invalid: new Set(problems.items.map((p) => p.file)),
+    readOpts,
+    slugOfSuiteId: new Map(Object.entries(state.suites).map(([key, e]) => [e.id, key])),
+  };
   const { agentIdsToPull, webhooksToo, refresh } = whatToPull(input);
   const targets = await readAgentTargets(scope, agentIdsToPull);
   if (webhooksToo) targets.push(...(await readWebhookTargets(scope, refresh)));
@@ -207,7 +232,10 @@ async function readAgentTargets(scope: PullScope, agentIdsToPull: Map<string, st
     }),
   );
   if (unknownRefs.length) {
-    throw new UsageError(`no agent ${unknownRefs.map((r) => `"${r}"`).join(', ')}: not a slug tracked for profile "${input.profile}" nor an agent id in its organization`, 'see `vap agents list`');
+    throw new UsageError(
+      `no agent ${unknownRefs.map((r) => `"${r}"`).join(', ')}: not a slug tracked for profile "${input.profile}" nor an agent id in its organization`,
+      'see `vap agents list`',
+    );
   }
   return targets;
 }
@@ -226,13 +254,22 @@ async function agentWithSuites(scope: PullScope, id: string, slug: string | unde
   // For a new agent there is no file to merge into; for a tracked one, the file as read.
   const localAgent = slug ? files.agents.get(slug) : undefined;
   const agentExisting = slug ? (localAgent && !invalid.has(agentFile(slug)) ? localAgent.text : undefined) : undefined;
-  const out: Target[] = [{ kind: 'agent', key: slug ?? '', file: '', remote: a, prepared: renderTarget(scope, { kind: 'agent', remote: a }, agentExisting, false) }];
+  const out: Target[] = [
+    { kind: 'agent', key: slug ?? '', file: '', remote: a, prepared: renderTarget(scope, { kind: 'agent', remote: a }, agentExisting, false) },
+  ];
   for (const s of withScenarios) {
     if (!s) continue;
     const known = slug ? slugOfSuiteId.get(s.id) : undefined;
     const local = known?.startsWith(`${slug}/`) ? files.suites.get(known) : undefined;
     const gate = local?.gate ?? s.model.status === 'ready';
-    out.push({ kind: 'suite', key: '', file: '', remote: s, agentKey: slug ?? `@${id}`, prepared: renderTarget(scope, { kind: 'suite', remote: s }, local && !invalid.has(local.file) ? local.text : undefined, gate) });
+    out.push({
+      kind: 'suite',
+      key: '',
+      file: '',
+      remote: s,
+      agentKey: slug ?? `@${id}`,
+      prepared: renderTarget(scope, { kind: 'suite', remote: s }, local && !invalid.has(local.file) ? local.text : undefined, gate),
+    });
   }
   return out;
 }
@@ -313,7 +350,10 @@ function nameNewSuites(scope: PullScope, targets: Target[], freshAgents: Readonl
     if (known && known.split('/')[0] === t.agentKey) t.key = known;
   }
   const suiteKeys = new Set(suiteTargets.filter((t) => t.key).map((t) => t.key));
-  const takenSuite = (key: string) => key in state.suites || suiteKeys.has(key) || (!freshAgents.has(key.split('/')[0]!) && existsSync(join(scope.root, suiteFile(key.split('/')[0]!, key.split('/')[1]!))));
+  const takenSuite = (key: string) =>
+    key in state.suites ||
+    suiteKeys.has(key) ||
+    (!freshAgents.has(key.split('/')[0]!) && existsSync(join(scope.root, suiteFile(key.split('/')[0]!, key.split('/')[1]!))));
   for (const t of suiteTargets.filter((x) => !x.key).sort(byNameThenId)) {
     const slug = uniqueSlug(t.remote!.model.name, (s) => takenSuite(`${t.agentKey}/${s}`), 'suite');
     t.key = `${t.agentKey}/${slug}`;
@@ -332,7 +372,12 @@ function localOf(files: LocalFiles, t: Target) {
 }
 
 /** Each file's new text; refuses to overwrite local changes (nothing is written when one is found). */
-function contentsToWrite(scope: PullScope, targets: Target[], result: PullResult, finalText: Map<string, { text: string; hashes?: FieldHashes }>): Map<string, Content> {
+function contentsToWrite(
+  scope: PullScope,
+  targets: Target[],
+  result: PullResult,
+  finalText: Map<string, { text: string; hashes?: FieldHashes }>,
+): Map<string, Content> {
   const { files, invalid, root, input } = scope;
   const { state, force, profile } = input;
   const contents = new Map<string, Content>(); // file → new text (null: remove)
@@ -376,7 +421,12 @@ function contentsToWrite(scope: PullScope, targets: Target[], result: PullResult
 }
 
 /** Writes the files (removing only what vap wrote), then removes the folders of removed agents left empty. */
-async function writeContents(scope: PullScope, contents: Map<string, Content>, result: PullResult, finalText: Map<string, { text: string; hashes?: FieldHashes }>): Promise<void> {
+async function writeContents(
+  scope: PullScope,
+  contents: Map<string, Content>,
+  result: PullResult,
+  finalText: Map<string, { text: string; hashes?: FieldHashes }>,
+): Promise<void> {
   const { fs, settings } = scope.input;
   const removedAgents = new Set<string>();
   for (const [file, c] of contents) {
@@ -384,7 +434,8 @@ async function writeContents(scope: PullScope, contents: Map<string, Content>, r
       // Only a file whose content is still the one vap wrote; never a folder with anything else in it.
       const outcome = await fs.removeOwnFile(file, (raw) => isTextVapWrote(c.kind, raw, c.entry, settings.vars));
       if (outcome === 'removed') result.removed.push(file);
-      else if (outcome === 'changed') result.kept.push({ path: file, why: 'its content is not the one vap last wrote; delete it yourself, or push it to create the resource again' });
+      else if (outcome === 'changed')
+        result.kept.push({ path: file, why: 'its content is not the one vap last wrote; delete it yourself, or push it to create the resource again' });
       else if (outcome === 'not-a-file') result.kept.push({ path: file, why: 'it is not a file' });
       if (c.kind === 'agent') removedAgents.add(file.slice('agents/'.length, -'/agent.md'.length));
       continue;
@@ -402,7 +453,11 @@ async function writeContents(scope: PullScope, contents: Map<string, Content>, r
   }
   for (const slug of [...removedAgents].sort()) {
     const held = await fs.removeEmptyDirs(`agents/${slug}/evals`, 'agents');
-    if (held) result.kept.push({ path: `${held.dir}/`, why: `it holds files vap did not write (${held.holds.slice(0, 5).join(', ')}${held.holds.length > 5 ? ', …' : ''})` });
+    if (held)
+      result.kept.push({
+        path: `${held.dir}/`,
+        why: `it holds files vap did not write (${held.holds.slice(0, 5).join(', ')}${held.holds.length > 5 ? ', …' : ''})`,
+      });
   }
 }
 

@@ -109,7 +109,12 @@ async function agentIdsToRead(state: State, presence: Presence, reader: RemoteRe
 }
 
 /** The newest untracked agent of that name whose instructions are those the push sent. */
-async function findCreatedAgent(reader: RemoteReader, name: string, instructions: string | undefined, tracked: ReadonlySet<string>): Promise<string | undefined> {
+async function findCreatedAgent(
+  reader: RemoteReader,
+  name: string,
+  instructions: string | undefined,
+  tracked: ReadonlySet<string>,
+): Promise<string | undefined> {
   const candidates = (await reader.allAgents(name)).filter((a) => a.name === name && !tracked.has(a.id));
   const read = await Promise.all(candidates.map((c) => reader.agent(c.id)));
   const same = read.filter((r): r is RemoteAgent => r !== null && remoteHashes('agent', r).instructions === instructions);
@@ -117,7 +122,11 @@ async function findCreatedAgent(reader: RemoteReader, name: string, instructions
   return same.at(-1)?.id;
 }
 
-async function readAgents(agentIds: Map<string, string>, reader: RemoteReader, arrivals: Arrivals | undefined): Promise<Pick<RemoteSnapshot, 'remoteAgents' | 'suiteLists'>> {
+async function readAgents(
+  agentIds: Map<string, string>,
+  reader: RemoteReader,
+  arrivals: Arrivals | undefined,
+): Promise<Pick<RemoteSnapshot, 'remoteAgents' | 'suiteLists'>> {
   const remoteAgents = new Map<string, RemoteAgent | null>();
   const suiteLists = new Map<string, Suite[] | null>();
   await Promise.all(

@@ -109,7 +109,14 @@ export class RemoteReader {
     const [a, tools] = await Promise.all([this.orNull(() => getAgent(this.api, id, this.signal)), this.orNull(() => getAgentTools(this.api, id, this.signal))]);
     if (!a || !tools) return null;
     const model = agentModelOf(a, tools);
-    return { id: a.id, version: a.currentVersion ?? 0, model, hashes: fieldHashes('agent', model), toolIds: Object.fromEntries(tools.map((t) => [t.name, t.id])), createdAt: a.createdAt };
+    return {
+      id: a.id,
+      version: a.currentVersion ?? 0,
+      model,
+      hashes: fieldHashes('agent', model),
+      toolIds: Object.fromEntries(tools.map((t) => [t.name, t.id])),
+      createdAt: a.createdAt,
+    };
   }
 
   suites(agentId: string): Promise<Suite[] | null> {

@@ -135,7 +135,10 @@ function fieldLines(i: PlanItem, field: string, chalk: ChalkInstance, indent: st
     if (field === 'scenarios') {
       const out = [`${indent}scenarios:`];
       for (const s of i.scenarios?.add ?? []) out.push(`${indent}  ${chalk.green(`+ ${safeText(s.name)}`)} ${chalk.dim(`(${safeText(s.category)})`)}`);
-      for (const s of i.scenarios?.stale ?? []) out.push(`${indent}  ${chalk.red(`✗ ${safeText(s.name)}`)} ${chalk.dim(`${s.why} in the file; the API cannot ${s.why === 'edited' ? 'change' : 'remove'} a scenario`)}`);
+      for (const s of i.scenarios?.stale ?? [])
+        out.push(
+          `${indent}  ${chalk.red(`✗ ${safeText(s.name)}`)} ${chalk.dim(`${s.why} in the file; the API cannot ${s.why === 'edited' ? 'change' : 'remove'} a scenario`)}`,
+        );
       if (out.length === 1) out.push(`${indent}  (the same scenarios in another order)`);
       return out;
     }
@@ -152,7 +155,9 @@ function createLines(i: PlanItem, _chalk: ChalkInstance, indent: string): string
   }
   if (i.kind === 'suite') {
     const s = i.localModel!;
-    return [`${indent}${s.status}, ${s.iterations} iteration${s.iterations === 1 ? '' : 's'} per scenario, ${plural(s.scenarios.length, 'scenario')}, criteria ${safeText(criteriaText(s.criteria))}`];
+    return [
+      `${indent}${s.status}, ${s.iterations} iteration${s.iterations === 1 ? '' : 's'} per scenario, ${plural(s.scenarios.length, 'scenario')}, criteria ${safeText(criteriaText(s.criteria))}`,
+    ];
   }
   const w = i.localModel!;
   return [`${indent}${safeText(w.url)}: ${safeText(w.events.join(', '))}`];
@@ -164,7 +169,9 @@ export function renderPlan(plan: Plan, chalk: ChalkInstance, opts: { verbose?: b
   const shown = plan.items.filter((i) => i.action !== 'unchanged' && i.action !== 'forget');
   const counts = countPlan(plan);
   if (shown.length === 0) {
-    lines.push(`No changes. The files, the last sync and the platform agree for profile "${safeText(plan.profile)}" (${plural(counts.unchanged, 'resource')}).`);
+    lines.push(
+      `No changes. The files, the last sync and the platform agree for profile "${safeText(plan.profile)}" (${plural(counts.unchanged, 'resource')}).`,
+    );
   } else {
     lines.push(`Plan for profile "${safeText(plan.profile)}":`, '');
     for (const i of shown) {
@@ -179,7 +186,12 @@ export function renderPlan(plan: Plan, chalk: ChalkInstance, opts: { verbose?: b
   }
   if (opts.verbose !== false && plan.untracked.length) {
     lines.push('');
-    for (const u of plan.untracked) lines.push(chalk.dim(`  (on the platform, not in the files: ${u.kind} "${safeText(u.name)}" (${safeText(u.id)}) of agent ${safeText(u.agentKey)}; \`vap pull --agent ${safeText(u.agentKey)}\` brings it)`));
+    for (const u of plan.untracked)
+      lines.push(
+        chalk.dim(
+          `  (on the platform, not in the files: ${u.kind} "${safeText(u.name)}" (${safeText(u.id)}) of agent ${safeText(u.agentKey)}; \`vap pull --agent ${safeText(u.agentKey)}\` brings it)`,
+        ),
+      );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -127,7 +127,10 @@ function suiteFiles(root: string, slug: string, problems: Problem[]): FileJob[] 
     const suiteSlug = e.name.slice(0, -'.yaml'.length);
     const bad = slugProblem(suiteSlug);
     if (bad) {
-      problems.push({ file: `agents/${slug}/evals/${e.name}`, message: `a suite file's name (before .yaml) is its slug, and this one is not a safe slug: ${bad}` });
+      problems.push({
+        file: `agents/${slug}/evals/${e.name}`,
+        message: `a suite file's name (before .yaml) is its slug, and this one is not a safe slug: ${bad}`,
+      });
       continue;
     }
     out.push({ kind: 'suite', file: `agents/${slug}/evals/${e.name}`, slug: suiteSlug, agentSlug: slug });
@@ -219,7 +222,8 @@ function linkedFolder(root: string, rel: string, problems: Problem[]): boolean {
   return true;
 }
 
-const linkProblem = (problems: Problem[], rel: string) => problems.push({ file: rel, message: 'is a symbolic link; vap never reads, writes or removes through one: replace it with the real file or folder' });
+const linkProblem = (problems: Problem[], rel: string) =>
+  problems.push({ file: rel, message: 'is a symbolic link; vap never reads, writes or removes through one: replace it with the real file or folder' });
 
 /**
  * The text of a project file (its BOM and CRLF line endings taken off, see text-form.ts):

@@ -23,7 +23,8 @@ function entryConforms(e: unknown): boolean {
   if (o.file !== undefined && !(typeof o.file === 'string' && HASH.test(o.file))) return false;
   const f = o.fields;
   if (f === null || typeof f !== 'object' || Array.isArray(f)) return false;
-  for (const k in f as Record<string, unknown>) if (k.length > 40 || typeof (f as Record<string, unknown>)[k] !== 'string' || !HASH.test((f as Record<string, string>)[k]!)) return false;
+  for (const k in f as Record<string, unknown>)
+    if (k.length > 40 || typeof (f as Record<string, unknown>)[k] !== 'string' || !HASH.test((f as Record<string, string>)[k]!)) return false;
   return true;
 }
 

@@ -107,4 +107,3 @@ async function trimTornTail(handle: FileHandle): Promise<void> {
   }
   await handle.truncate(0);
 }
-

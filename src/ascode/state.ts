@@ -121,7 +121,11 @@ const SuiteKey = z.string().superRefine((s, ctx) => {
 });
 const IntentKey = z.string().superRefine((s, ctx) => {
   const m = /^(agent|suite|webhook):(.*)$/s.exec(s);
-  const p = !m ? 'an intent is named agent:<slug>, suite:<agent>/<suite> or webhook:<slug>' : m[1] === 'suite' ? SuiteKey.safeParse(m[2]).error?.issues[0]?.message : slugProblem(m[2]!);
+  const p = !m
+    ? 'an intent is named agent:<slug>, suite:<agent>/<suite> or webhook:<slug>'
+    : m[1] === 'suite'
+      ? SuiteKey.safeParse(m[2]).error?.issues[0]?.message
+      : slugProblem(m[2]!);
   if (p) ctx.addIssue({ code: 'custom', message: p });
 });
 const Id = z
@@ -203,12 +207,21 @@ function restOfState(raw: Record<string, unknown>): ReturnType<typeof StateSchem
   return { success: true, data: { ...r.data, agents, suites, webhooks } } as ReturnType<typeof StateSchema.safeParse>;
 }
 
-const STATE_HINT = (profile: string) => `restore it from git (\`git checkout -- ${stateFile(profile)}\`), or delete it and run \`vap pull\` to start the sync over`;
+const STATE_HINT = (profile: string) =>
+  `restore it from git (\`git checkout -- ${stateFile(profile)}\`), or delete it and run \`vap pull\` to start the sync over`;
 
 /** Where in the state an issue is, as a reader finds it: `agents["front-desk"].fields`. */
 function entryPath(path: ReadonlyArray<PropertyKey>): string {
   let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out === '' ? String(p) : typeof p === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `[${JSON.stringify(String(p))}]`;
+  for (const p of path)
+    out +=
+      typeof p === 'number'
+        ? `[${p}]`
+        : out === ''
+          ? String(p)
+          : typeof p === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(p)
+            ? `.${p}`
+            : `[${JSON.stringify(String(p))}]`;
   return out;
 }
 
@@ -231,7 +244,8 @@ export async function loadState(fs: ProjectFs, profile: string): Promise<State> 
   } catch (err) {
     throw new UsageError(`${rel} is not valid JSON (${(err as Error).message})`, STATE_HINT(profile));
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${rel} does not hold a state (an object with format, profile, agents…)`, STATE_HINT(profile));
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new UsageError(`${rel} does not hold a state (an object with format, profile, agents…)`, STATE_HINT(profile));
   // What a push wrote after the state file, when it was killed before writing the file again.
   if (journal !== undefined) replayJournal(raw as Record<string, unknown>, journal, profile);
   // The bulk of a state (thousands of entries) is checked by hand when it conforms, and the
@@ -248,12 +262,19 @@ export async function loadState(fs: ProjectFs, profile: string): Promise<State> 
     }
     const where = entryPath(path);
     const more = r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more)` : '';
-    throw new UsageError(`${rel}: ${where ? `${where}: ` : ''}${issue.message}${more}; nothing was written`, `fix or remove that entry, or ${STATE_HINT(profile)}`);
+    throw new UsageError(
+      `${rel}: ${where ? `${where}: ` : ''}${issue.message}${more}; nothing was written`,
+      `fix or remove that entry, or ${STATE_HINT(profile)}`,
+    );
   }
   const d = r.data;
   if (d.profile !== profile) throw new UsageError(`${rel} holds the state of profile "${d.profile}", not "${profile}"`, STATE_HINT(profile));
   for (const [k, intent] of Object.entries(d.intents ?? {})) {
-    if (!k.startsWith(`${intent.kind}:`)) throw new UsageError(`${rel}: intents[${JSON.stringify(k)}]: its kind is ${intent.kind}; nothing was written`, `fix or remove that entry, or ${STATE_HINT(profile)}`);
+    if (!k.startsWith(`${intent.kind}:`))
+      throw new UsageError(
+        `${rel}: intents[${JSON.stringify(k)}]: its kind is ${intent.kind}; nothing was written`,
+        `fix or remove that entry, or ${STATE_HINT(profile)}`,
+      );
   }
   return {
     format: STATE_FORMAT,
@@ -302,7 +323,6 @@ function section(name: string, entries: Record<string, unknown>, last: boolean, 
   return `  ${JSON.stringify(name)}: ${body}${last ? '' : ','}\n`;
 }
 
-
 /** The state as its file holds it: one resource per line, keys sorted (each entry as canonical JSON). */
 export function serializeState(s: State): string {
   return (
@@ -346,7 +366,10 @@ export function replayJournal(raw: Record<string, unknown>, text: string, profil
     const m = /^([0-9a-f]{8}) (.*)$/s.exec(line);
     const json = m ? Buffer.from(m[2]!, 'utf8') : undefined;
     if (!m || !json || Number.parseInt(m[1]!, 16) !== crc32(json)) {
-      throw new UsageError(`${rel}:${i + 1}: a record fails its checksum`, `restore .vap from git, or delete ${rel} to drop what the unfinished push recorded after the state file was last written`);
+      throw new UsageError(
+        `${rel}:${i + 1}: a record fails its checksum`,
+        `restore .vap from git, or delete ${rel} to drop what the unfinished push recorded after the state file was last written`,
+      );
     }
     let changes: unknown;
     try {
@@ -356,20 +379,24 @@ export function replayJournal(raw: Record<string, unknown>, text: string, profil
     }
     if (!Array.isArray(changes)) throw new UsageError(`${rel}:${i + 1}: not a journal record`, `restore .vap from git, or delete ${rel}`);
     for (const c of changes as unknown[]) {
-      if (!Array.isArray(c) || c.length !== 3 || typeof c[0] !== 'string' || typeof c[1] !== 'string') throw new UsageError(`${rel}:${i + 1}: not a journal record`, `restore .vap from git, or delete ${rel}`);
+      if (!Array.isArray(c) || c.length !== 3 || typeof c[0] !== 'string' || typeof c[1] !== 'string')
+        throw new UsageError(`${rel}:${i + 1}: not a journal record`, `restore .vap from git, or delete ${rel}`);
       const [section, key, value] = c as [string, string, unknown];
       if (section === 'origin') {
         if (value === null) delete raw.origin;
         else raw.origin = value;
         continue;
       }
-      if (!['agents', 'suites', 'webhooks', 'intents', 'tools', 'passed', 'previews'].includes(section)) throw new UsageError(`${rel}:${i + 1}: names no section of the state ("${section}")`, `restore .vap from git, or delete ${rel}`);
+      if (!['agents', 'suites', 'webhooks', 'intents', 'tools', 'passed', 'previews'].includes(section))
+        throw new UsageError(`${rel}:${i + 1}: names no section of the state ("${section}")`, `restore .vap from git, or delete ${rel}`);
       // vap's journal never writes a pass (only a gate that ran does, into the state file): a line that does is not vap's, and passes nothing.
       if (section === 'passed' && value !== null) continue;
-      const sec = (raw[section] && typeof raw[section] === 'object' && !Array.isArray(raw[section]) ? raw[section] : (raw[section] = {})) as Record<string, unknown>;
+      const sec = (raw[section] && typeof raw[section] === 'object' && !Array.isArray(raw[section]) ? raw[section] : (raw[section] = {})) as Record<
+        string,
+        unknown
+      >;
       if (value === null) delete sec[key];
       else Object.defineProperty(sec, key, { value, enumerable: true, configurable: true, writable: true });
     }
   });
 }
-

@@ -11,11 +11,20 @@ import { originChange, stateFile, type State } from './state.js';
  */
 
 /** Says (and on a terminal asks) when the credentials differ from those the state was synced with. */
-export async function confirmOrigin(ctx: Pick<ProjectPort, 'warn' | 'yes' | 'confirm'>, state: State, creds: { baseUrl: string; apiKey?: string }): Promise<void> {
+export async function confirmOrigin(
+  ctx: Pick<ProjectPort, 'warn' | 'yes' | 'confirm'>,
+  state: State,
+  creds: { baseUrl: string; apiKey?: string },
+): Promise<void> {
   if (!creds.apiKey) return;
   const change = originChange(state, creds.baseUrl, creds.apiKey);
   if (!change) return;
-  const what = [change.url !== undefined ? `the base URL ${creds.baseUrl} (it was synced with ${change.url})` : '', change.key ? 'an API key it was never synced with' : ''].filter(Boolean).join(' and ');
+  const what = [
+    change.url !== undefined ? `the base URL ${creds.baseUrl} (it was synced with ${change.url})` : '',
+    change.key ? 'an API key it was never synced with' : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
   await ctx.warn(`${stateFile(state.profile)} was synced with another ${change.url !== undefined ? 'server' : 'key'}: this run uses ${safeText(what)}`);
   if (ctx.yes || !ctx.confirm) return;
   const ok = await ctx.confirm(`Use it for profile "${safeText(state.profile)}"? A key of another organization would see every tracked resource as deleted`);

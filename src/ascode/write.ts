@@ -122,4 +122,3 @@ export function configWithProfile(text: string, profile: string): string {
   quoteAmbiguous(doc);
   return doc.toString(CONFIG_STRINGIFY);
 }
-

@@ -141,11 +141,22 @@ export function escapeVars(value: string): string {
  * Expands the variables of one field of a file's data (only the fields that take
  * variables: a webhook's `url`); an unknown name is a problem at its line.
  */
-export function expandField(src: YamlSource, data: Record<string, unknown>, field: string, vars: Record<string, string>, profile: string, problems: ProblemList): void {
+export function expandField(
+  src: YamlSource,
+  data: Record<string, unknown>,
+  field: string,
+  vars: Record<string, string>,
+  profile: string,
+  problems: ProblemList,
+): void {
   const v = data?.[field];
   if (typeof v !== 'string') return;
   data[field] = expandVars(v, vars, (name) =>
-    problems.add({ file: src.file, line: lineOf(src, [field]), message: `\${vars.${name}} is not set for profile "${profile}"; add it under profiles.${profile}.vars in vap.yaml (write $\${ for a literal \${)` }),
+    problems.add({
+      file: src.file,
+      line: lineOf(src, [field]),
+      message: `\${vars.${name}} is not set for profile "${profile}"; add it under profiles.${profile}.vars in vap.yaml (write $\${ for a literal \${)`,
+    }),
   );
 }
 

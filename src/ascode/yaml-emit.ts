@@ -33,7 +33,7 @@ function flatMap(m: Record<string, unknown>, indent: string, first: string): str
     const k = keys[i]!;
     const key = scalar(k);
     const val = scalar(m[k]);
-    if (key === undefined || typeof m[k] === 'object' && m[k] !== null) return undefined;
+    if (key === undefined || (typeof m[k] === 'object' && m[k] !== null)) return undefined;
     if (val === undefined) return undefined;
     out += `${i === 0 ? first : indent}${key}: ${val}\n`;
   }

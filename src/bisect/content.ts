@@ -52,11 +52,19 @@ async function allVersions(api: ApiClient, agentId: string, signal?: AbortSignal
  * a range the agent does not have; exit 1, saying so and pointing to the git form, when the
  * platform's entries do not carry the content.
  */
-export async function platformVersions(api: ApiClient, agentId: string, good: number, bad: number, signal?: AbortSignal): Promise<{ agent: Agent; versions: VersionContent[]; notes: string[] }> {
-  if (good >= bad) throw new UsageError(`--good ${good} is not before --bad ${bad}`, 'give the last version known good as --good and a later, bad one as --bad');
+export async function platformVersions(
+  api: ApiClient,
+  agentId: string,
+  good: number,
+  bad: number,
+  signal?: AbortSignal,
+): Promise<{ agent: Agent; versions: VersionContent[]; notes: string[] }> {
+  if (good >= bad)
+    throw new UsageError(`--good ${good} is not before --bad ${bad}`, 'give the last version known good as --good and a later, bad one as --bad');
   const [agent, entries] = await Promise.all([getAgent(api, agentId, signal), allVersions(api, agentId, signal)]);
   const current = typeof agent.currentVersion === 'number' ? agent.currentVersion : Math.max(0, ...entries.keys());
-  if (bad > current) throw new UsageError(`--bad ${bad}: agent ${agentId} has versions 1 to ${current}`, `pick a version from \`vap agents versions ${agentId}\``);
+  if (bad > current)
+    throw new UsageError(`--bad ${bad}: agent ${agentId} has versions 1 to ${current}`, `pick a version from \`vap agents versions ${agentId}\``);
   const notes: string[] = [];
   const versions: VersionContent[] = [];
   for (let n = good; n <= bad; n++) {
@@ -68,11 +76,22 @@ export async function platformVersions(api: ApiClient, agentId: string, good: nu
         ExitCode.FAILURE,
       );
     }
-    const engine = (typeof v.engine === 'string' ? v.engine : agent.engine ?? 'realtime') as Engine;
+    const engine = (typeof v.engine === 'string' ? v.engine : (agent.engine ?? 'realtime')) as Engine;
     const variables = Array.isArray(v.variables) ? (v.variables as Variable[]) : (agent.variables ?? []);
-    if (!Array.isArray(v.variables) && !notes.length) notes.push("the platform's version entries do not give their variables: each copy takes the live agent's");
+    if (!Array.isArray(v.variables) && !notes.length)
+      notes.push("the platform's version entries do not give their variables: each copy takes the live agent's");
     const voice = v.voice && engine !== 'speech-to-speech' ? { voiceId: v.voice.voiceId, name: v.voice.name, language: v.voice.language } : null;
-    versions.push({ version: n, label: String(n), instructions: v.instructions!, engine, voice, tools: (v.tools ?? []).map((t) => ({ id: t.id, name: t.name })), variables, changedBy: v.changedByName, changedAt: v.changedAt });
+    versions.push({
+      version: n,
+      label: String(n),
+      instructions: v.instructions!,
+      engine,
+      voice,
+      tools: (v.tools ?? []).map((t) => ({ id: t.id, name: t.name })),
+      variables,
+      changedBy: v.changedByName,
+      changedAt: v.changedAt,
+    });
   }
   return { agent, versions, notes };
 }

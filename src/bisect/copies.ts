@@ -75,7 +75,14 @@ export class ProfileCopyStore implements CopyStore {
 
 function isRecord(r: unknown): r is CopyRecord {
   const x = r as CopyRecord;
-  return !!x && typeof x.key === 'string' && typeof x.label === 'string' && typeof x.name === 'string' && (x.agentId === undefined || typeof x.agentId === 'string') && Array.isArray(x.suites);
+  return (
+    !!x &&
+    typeof x.key === 'string' &&
+    typeof x.label === 'string' &&
+    typeof x.name === 'string' &&
+    (x.agentId === undefined || typeof x.agentId === 'string') &&
+    Array.isArray(x.suites)
+  );
 }
 
 /** The live suite as a copy needs it: its settings and enabled scenarios. */
@@ -92,7 +99,15 @@ export class BuildRefused extends Error {}
  * is made. A 4xx of the platform while giving the copy its voice or tools, or a tool with no
  * id, is a BuildRefused (the copy is removed first).
  */
-export async function makeCopy(api: ApiClient, store: CopyStore, key: string, label: string, baseName: string, v: VersionContent, shape: SuiteShape): Promise<{ agentId: string; evalId: string; rec: CopyRecord }> {
+export async function makeCopy(
+  api: ApiClient,
+  store: CopyStore,
+  key: string,
+  label: string,
+  baseName: string,
+  v: VersionContent,
+  shape: SuiteShape,
+): Promise<{ agentId: string; evalId: string; rec: CopyRecord }> {
   if (v.refused) throw new BuildRefused(v.refused);
   const name = copyName(baseName, label);
   const rec: CopyRecord = { key, label, name, suites: [], at: new Date().toISOString() };
@@ -103,8 +118,14 @@ export async function makeCopy(api: ApiClient, store: CopyStore, key: string, la
   try {
     const missing = v.tools.filter((t) => !t.id).map((t) => t.name);
     if (missing.length) throw new BuildRefused(`no tool named ${missing.map((m) => `"${m}"`).join(', ')} is known in this profile`);
-    if (v.voice && v.engine !== 'speech-to-speech' && v.voice.voiceId) await setAgentVoice(api, created.id, { voiceId: v.voice.voiceId, language: v.voice.language });
-    if (v.tools.length) await setAgentTools(api, created.id, v.tools.map((t) => t.id!));
+    if (v.voice && v.engine !== 'speech-to-speech' && v.voice.voiceId)
+      await setAgentVoice(api, created.id, { voiceId: v.voice.voiceId, language: v.voice.language });
+    if (v.tools.length)
+      await setAgentTools(
+        api,
+        created.id,
+        v.tools.map((t) => t.id!),
+      );
   } catch (err) {
     if (err instanceof BuildRefused || (err instanceof ApiError && err.status >= 400 && err.status < 500)) {
       await removeCopy(api, store, rec);
@@ -116,7 +137,12 @@ export async function makeCopy(api: ApiClient, store: CopyStore, key: string, la
   const entry: CopyRecord['suites'][number] = { key: 'suite', name: s.name };
   rec.suites.push(entry);
   await store.put(rec);
-  const made = await createSuite(api, created.id, { name: s.name, iterationsPerScenario: s.iterationsPerScenario, scoringCriteria: s.scoringCriteria, ...(s.noise ? { noise: s.noise } : {}) });
+  const made = await createSuite(api, created.id, {
+    name: s.name,
+    iterationsPerScenario: s.iterationsPerScenario,
+    scoringCriteria: s.scoringCriteria,
+    ...(s.noise ? { noise: s.noise } : {}),
+  });
   entry.id = made.id;
   await store.put(rec);
   for (const x of shape.scenarios) await addScenario(api, created.id, made.id, { name: x.name, persona: x.persona, goal: x.goal, category: x.category });

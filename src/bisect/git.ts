@@ -30,13 +30,27 @@ export function git(cwd: string, args: string[], signal?: AbortSignal): Promise<
     execFile(
       'git',
       args,
-      { cwd, timeout: TIMEOUT_MS, maxBuffer: MAX_OUTPUT, signal, encoding: 'utf8', env: { ...process.env, GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' } },
+      {
+        cwd,
+        timeout: TIMEOUT_MS,
+        maxBuffer: MAX_OUTPUT,
+        signal,
+        encoding: 'utf8',
+        env: { ...process.env, GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+      },
       (err, stdout, stderr) => {
         if (!err) return resolve(stdout);
         const e = err as NodeJS.ErrnoException & { code?: number | string };
         if (e.code === 'ENOENT') return reject(new CliError('git is not installed, or not on PATH: vap bisect reads the history with it', ExitCode.FAILURE));
         if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(new GitFailed(`git ${args[0]} said more than ${MAX_OUTPUT} bytes`, e.code));
-        reject(new GitFailed(String(stderr || e.message).split('\n')[0]!.trim(), e.code));
+        reject(
+          new GitFailed(
+            String(stderr || e.message)
+              .split('\n')[0]!
+              .trim(),
+            e.code,
+          ),
+        );
       },
     );
   });
@@ -65,7 +79,11 @@ export async function repoOf(root: string, signal?: AbortSignal): Promise<Repo> 
   try {
     out = await git(root, ['rev-parse', '--show-toplevel', '--show-prefix'], signal);
   } catch (err) {
-    if (err instanceof GitFailed) throw new UsageError(`the project ${root} is not in a git repository (${err.message})`, 'run vap bisect in a clone of the repository that holds the project; `vap agents bisect` searches the platform\'s versions instead');
+    if (err instanceof GitFailed)
+      throw new UsageError(
+        `the project ${root} is not in a git repository (${err.message})`,
+        "run vap bisect in a clone of the repository that holds the project; `vap agents bisect` searches the platform's versions instead",
+      );
     throw err;
   }
   const [top, prefix = ''] = out.split('\n');
@@ -78,7 +96,11 @@ export async function resolveRev(repo: Repo, flag: string, rev: string, signal?:
   try {
     return (await git(repo.top, ['rev-parse', '--verify', '--quiet', `${r}^{commit}`], signal)).trim();
   } catch (err) {
-    if (err instanceof GitFailed) throw new UsageError(`${flag} ${r}: no such commit in this repository`, 'give a commit, branch or tag that `git log` shows (fetch it first in a shallow clone)');
+    if (err instanceof GitFailed)
+      throw new UsageError(
+        `${flag} ${r}: no such commit in this repository`,
+        'give a commit, branch or tag that `git log` shows (fetch it first in a shallow clone)',
+      );
     throw err;
   }
 }
@@ -106,18 +128,34 @@ function commitsOf(out: string): Commit[] {
 }
 
 /** The good commit, then the commits after it up to bad that touched `path` (first parent, oldest first). */
-export async function historyOf(repo: Repo, path: string, good: { rev: string; sha: string }, bad: { rev: string; sha: string }, signal?: AbortSignal): Promise<Commit[]> {
-  if (good.sha === bad.sha) throw new UsageError(`--good ${good.rev} and --bad ${bad.rev} are the same commit`, 'give the last commit known good as --good and a later, bad one as --bad');
+export async function historyOf(
+  repo: Repo,
+  path: string,
+  good: { rev: string; sha: string },
+  bad: { rev: string; sha: string },
+  signal?: AbortSignal,
+): Promise<Commit[]> {
+  if (good.sha === bad.sha)
+    throw new UsageError(
+      `--good ${good.rev} and --bad ${bad.rev} are the same commit`,
+      'give the last commit known good as --good and a later, bad one as --bad',
+    );
   try {
     await git(repo.top, ['merge-base', '--is-ancestor', good.sha, bad.sha], signal);
   } catch (err) {
-    if (err instanceof GitFailed && err.code === 1) throw new UsageError(`--good ${good.rev} is not an ancestor of --bad ${bad.rev}`, 'give as --good a commit in the history of --bad (swapped them?)');
+    if (err instanceof GitFailed && err.code === 1)
+      throw new UsageError(`--good ${good.rev} is not an ancestor of --bad ${bad.rev}`, 'give as --good a commit in the history of --bad (swapped them?)');
     throw err;
   }
   const [first] = commitsOf(await git(repo.top, ['log', '-z', '-1', FORMAT, good.sha, '--'], signal));
   const after = commitsOf(await git(repo.top, ['log', '-z', '--first-parent', '--reverse', FORMAT, `${good.sha}..${bad.sha}`, '--', path], signal));
-  if (!after.length) throw new UsageError(`no commit after ${good.rev} up to ${bad.rev} touched ${path}`, 'widen the range: an earlier --good, or a later --bad');
-  if (after.length > MAX_COMMITS) throw new UsageError(`${after.length} commits after ${good.rev} up to ${bad.rev} touched ${path}; vap bisect reads at most ${MAX_COMMITS}`, 'narrow the range: a later --good, or an earlier --bad');
+  if (!after.length)
+    throw new UsageError(`no commit after ${good.rev} up to ${bad.rev} touched ${path}`, 'widen the range: an earlier --good, or a later --bad');
+  if (after.length > MAX_COMMITS)
+    throw new UsageError(
+      `${after.length} commits after ${good.rev} up to ${bad.rev} touched ${path}; vap bisect reads at most ${MAX_COMMITS}`,
+      'narrow the range: a later --good, or an earlier --bad',
+    );
   return [first!, ...after];
 }
 

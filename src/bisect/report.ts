@@ -35,7 +35,14 @@ export function intervalText(c: RunComparison | undefined): string {
 export function stepLine(s: Step, good: string, word = 'version'): string {
   const what = `${word} ${s.label}`;
   if (s.status === 'skipped') return `${what}: skipped, ${s.why}`;
-  const verdict = s.status === 'regressed' ? `regressed against ${word} ${good}` : s.status === 'good' ? (s.verdict === 'improved' ? `improved on ${word} ${good}` : `no significant change from ${word} ${good}`) : 'still undecided';
+  const verdict =
+    s.status === 'regressed'
+      ? `regressed against ${word} ${good}`
+      : s.status === 'good'
+        ? s.verdict === 'improved'
+          ? `improved on ${word} ${good}`
+          : `no significant change from ${word} ${good}`
+        : 'still undecided';
   return `${what} (preview copy): ${verdict} (${intervalText(s.comparison)}), ${s.calls} calls${s.retested ? ', tested again within the budget' : ''}`;
 }
 
@@ -51,7 +58,10 @@ export function resultLines(r: BisectResult, word = 'version', good?: string): s
       ...(r.diff.tools ? [`  tools: ${[...r.diff.tools.added.map((t) => `+${t}`), ...r.diff.tools.removed.map((t) => `−${t}`)].join(', ')}`] : []),
     ];
   }
-  if (r.kind === 'no regression') return [`No regression: the bad ${word} could not be told from the good one within ±${minEffectOf(r.comparison)} (${intervalText(r.comparison)}), ${r.calls} of ${r.maxCalls} calls; no ${word} is named`];
+  if (r.kind === 'no regression')
+    return [
+      `No regression: the bad ${word} could not be told from the good one within ±${minEffectOf(r.comparison)} (${intervalText(r.comparison)}), ${r.calls} of ${r.maxCalls} calls; no ${word} is named`,
+    ];
   const range = `the first bad ${word} is after ${r.range.lastGood} and at most ${r.range.firstBad}`;
   return [`${r.kind === 'undecided' ? 'Undecided' : 'Not found'}: ${r.why}; ${range}, ${r.calls} of ${r.maxCalls} calls; no ${word} is named`];
 }
@@ -66,9 +76,32 @@ const minEffectOf = (c: RunComparison | undefined) => (c ? String(c.method.minEf
 
 /** The whole search for `--json`. */
 export function resultJson(r: BisectResult, extra: Record<string, unknown>): Record<string, unknown> {
-  const step = (s: Step) => ({ version: s.version, label: s.label, status: s.status, verdict: s.verdict ?? null, calls: s.calls, runs: s.runs, retested: Boolean(s.retested), why: s.why, overallChange: s.comparison?.overallChange ?? null });
+  const step = (s: Step) => ({
+    version: s.version,
+    label: s.label,
+    status: s.status,
+    verdict: s.verdict ?? null,
+    calls: s.calls,
+    runs: s.runs,
+    retested: Boolean(s.retested),
+    why: s.why,
+    overallChange: s.comparison?.overallChange ?? null,
+  });
   const base = { ...extra, result: r.kind, calls: r.calls, maxCalls: r.maxCalls, plan: r.plan, steps: r.steps.map(step) };
-  if (r.kind === 'found') return { ...base, firstBad: { version: r.first.version, label: r.first.label, changedBy: r.first.changedBy, changedAt: r.first.changedAt, ...(r.first.subject ? { subject: r.first.subject } : {}) }, lastGood: { version: r.lastGood.version, label: r.lastGood.label }, diff: r.diff, verdict: r.comparison };
+  if (r.kind === 'found')
+    return {
+      ...base,
+      firstBad: {
+        version: r.first.version,
+        label: r.first.label,
+        changedBy: r.first.changedBy,
+        changedAt: r.first.changedAt,
+        ...(r.first.subject ? { subject: r.first.subject } : {}),
+      },
+      lastGood: { version: r.lastGood.version, label: r.lastGood.label },
+      diff: r.diff,
+      verdict: r.comparison,
+    };
   if (r.kind === 'no regression') return { ...base, verdict: r.comparison ?? null };
   return { ...base, range: r.range, why: r.why };
 }
@@ -86,8 +119,15 @@ export function markdownReport(r: BisectResult, title: string, undo: string | un
     if (undo) out.push('To undo it:', '', '```sh', undo, '```', '');
   }
   out.push(`| ${word} | result | change (CI) | calls |`, '|---|---|---|---|');
-  for (const s of r.steps) out.push(`| ${esc(s.label)} | ${s.status === 'skipped' ? `skipped: ${esc(s.why)}` : s.status === 'good' ? (s.verdict ?? 'good') : s.status} | ${intervalText(s.comparison)} | ${s.calls} |`);
-  out.push('', `${r.calls} of at most ${r.maxCalls} calls (--max-calls), against ${word} ${esc(good)}. Every copy was a preview copy; no live agent was changed.`, '');
+  for (const s of r.steps)
+    out.push(
+      `| ${esc(s.label)} | ${s.status === 'skipped' ? `skipped: ${esc(s.why)}` : s.status === 'good' ? (s.verdict ?? 'good') : s.status} | ${intervalText(s.comparison)} | ${s.calls} |`,
+    );
+  out.push(
+    '',
+    `${r.calls} of at most ${r.maxCalls} calls (--max-calls), against ${word} ${esc(good)}. Every copy was a preview copy; no live agent was changed.`,
+    '',
+  );
   return out.join('\n');
 }
 

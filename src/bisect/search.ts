@@ -59,9 +59,28 @@ export interface Step {
 }
 
 export type BisectResult =
-  | { kind: 'found'; first: VersionContent; lastGood: VersionContent; diff: ContentDiff; diffText: string; comparison: RunComparison; steps: Step[]; calls: number; maxCalls: number; plan: Plan }
+  | {
+      kind: 'found';
+      first: VersionContent;
+      lastGood: VersionContent;
+      diff: ContentDiff;
+      diffText: string;
+      comparison: RunComparison;
+      steps: Step[];
+      calls: number;
+      maxCalls: number;
+      plan: Plan;
+    }
   | { kind: 'no regression'; steps: Step[]; calls: number; maxCalls: number; plan: Plan; comparison?: RunComparison }
-  | { kind: 'undecided' | 'skipped'; range: { lastGood: string; firstBad: string; between: string[] }; steps: Step[]; calls: number; maxCalls: number; plan: Plan; why: string };
+  | {
+      kind: 'undecided' | 'skipped';
+      range: { lastGood: string; firstBad: string; between: string[] };
+      steps: Step[];
+      calls: number;
+      maxCalls: number;
+      plan: Plan;
+      why: string;
+    };
 
 export interface BisectReporter {
   planned(p: Plan): void;
@@ -83,14 +102,21 @@ export const BASELINE_RUNS = 3;
 async function suiteShape(api: ApiClient, agentId: string, evalId: string, signal: AbortSignal): Promise<SuiteShape & { perRun: number }> {
   const [suite, scenarios] = await Promise.all([getSuite(api, agentId, evalId, signal), listScenarios(api, agentId, evalId, signal)]);
   const enabled = scenarios.filter((s) => s.isEnabled !== false);
-  if (!enabled.length) throw new UsageError(`suite ${evalId} has no enabled scenario to run`, `add one with \`vap evals scenarios add ${evalId} --agent ${agentId} …\``);
+  if (!enabled.length)
+    throw new UsageError(`suite ${evalId} has no enabled scenario to run`, `add one with \`vap evals scenarios add ${evalId} --agent ${agentId} …\``);
   return withPerRun({ suite, scenarios: enabled });
 }
 
-const withPerRun = (s: SuiteShape): SuiteShape & { perRun: number } => ({ ...s, perRun: s.scenarios.length * (Number.isSafeInteger(s.suite.iterationsPerScenario) ? s.suite.iterationsPerScenario : 1) });
+const withPerRun = (s: SuiteShape): SuiteShape & { perRun: number } => ({
+  ...s,
+  perRun: s.scenarios.length * (Number.isSafeInteger(s.suite.iterationsPerScenario) ? s.suite.iterationsPerScenario : 1),
+});
 
 /** Each version's suite: its own (the git form), else the live one; `perRun` is the most a run of any places. */
-async function shapes(deps: BisectDeps, input: BisectInput): Promise<{ of: (v: VersionContent) => SuiteShape & { perRun: number }; perRun: number; live?: SuiteShape }> {
+async function shapes(
+  deps: BisectDeps,
+  input: BisectInput,
+): Promise<{ of: (v: VersionContent) => SuiteShape & { perRun: number }; perRun: number; live?: SuiteShape }> {
   const live = input.versions.every((v) => v.suite || v.refused) ? undefined : await suiteShape(deps.api, input.agentId, input.evalId, deps.signal);
   const of = (v: VersionContent) => (v.suite ? withPerRun(v.suite) : live!);
   const perRun = Math.max(1, ...input.versions.filter((v) => !v.refused).map((v) => of(v).perRun));
@@ -108,10 +134,16 @@ interface Side {
 }
 
 /** One run on a suite, followed to its end. */
-async function oneRun(deps: BisectDeps, agentId: string, evalId: string, names: ReadonlyMap<string, string>): Promise<{ detail: RunDetail; results: RunResult[] }> {
+async function oneRun(
+  deps: BisectDeps,
+  agentId: string,
+  evalId: string,
+  names: ReadonlyMap<string, string>,
+): Promise<{ detail: RunDetail; results: RunResult[] }> {
   const run = await startRun(deps.api, agentId, evalId);
   const { detail, results } = await waitForRun(deps.api, { agentId, evalId, runId: run.id, signal: deps.signal });
-  if (detail.run.status !== 'completed') throw new CliError(`run #${detail.run.runNumber} (${run.id}) of a bisect copy failed${detail.run.error ? `: ${detail.run.error}` : ''}`, ExitCode.FAILURE);
+  if (detail.run.status !== 'completed')
+    throw new CliError(`run #${detail.run.runNumber} (${run.id}) of a bisect copy failed${detail.run.error ? `: ${detail.run.error}` : ''}`, ExitCode.FAILURE);
   return { detail, results: byName(results ?? (await listRunResults(deps.api, agentId, evalId, run.id, deps.signal)), names) };
 }
 
@@ -133,7 +165,10 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
   if (input.liveGoodVersion !== undefined && suites.live) {
     const runs = (await listRuns(api, input.agentId, input.evalId, signal)).filter((r) => r.status === 'completed' && r.agentVersion === input.liveGoodVersion);
     for (const r of runs) {
-      const [d, res] = await Promise.all([getRun(api, input.agentId, input.evalId, r.id, signal), listRunResults(api, input.agentId, input.evalId, r.id, signal)]);
+      const [d, res] = await Promise.all([
+        getRun(api, input.agentId, input.evalId, r.id, signal),
+        listRunResults(api, input.agentId, input.evalId, r.id, signal),
+      ]);
       baseline.runs.push(d);
       baseline.results.push(...byName(res, names));
     }
@@ -158,7 +193,12 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
   if (topUpRuns > 0) {
     const gs = suites.of(good);
     const copy = await makeCopy(api, deps.store, `${input.keyPrefix}${good.label}`, `bisect-${good.label}`, input.agentName, good, gs).catch((err) => {
-      throw err instanceof BuildRefused ? new CliError(`the good ${word} ${good.label} cannot be built as a copy (${err.message}), so there is nothing to compare with; pick another --good`, ExitCode.FAILURE) : err;
+      throw err instanceof BuildRefused
+        ? new CliError(
+            `the good ${word} ${good.label} cannot be built as a copy (${err.message}), so there is nothing to compare with; pick another --good`,
+            ExitCode.FAILURE,
+          )
+        : err;
     });
     try {
       for (let i = 0; i < topUpRuns; i++) {
@@ -224,7 +264,17 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
     }
     const c = comparison!;
     const status: StepStatus = c.verdict === 'regressed' ? 'regressed' : c.verdict === 'too few iterations' ? 'undecided' : 'good';
-    return { version: v.version, label: v.label, status, verdict: c.verdict, calls: used, runs: mine.runs.length, retested, why: c.overallChange.reason, comparison: c };
+    return {
+      version: v.version,
+      label: v.label,
+      status,
+      verdict: c.verdict,
+      calls: used,
+      runs: mine.runs.length,
+      retested,
+      why: c.overallChange.reason,
+      comparison: c,
+    };
   };
 
   const record = (s: Step) => {
@@ -249,7 +299,15 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
     } else {
       const lastGood = range.lo < 0 ? good.label : candidates[range.lo]!.label;
       const why = `${word} ${s.label} is still undecided after ${s.calls} calls (${s.why}); the suite is too noisy to tell a change of ${input.verdict.minEffect} within --max-calls ${input.maxCalls}${s.comparison?.toDecide?.iterationsPerScenario ? ` (about ${s.comparison.toDecide.iterationsPerScenario} iterations per scenario would decide it)` : ''}`;
-      return { kind: 'undecided', range: { lastGood, firstBad: candidates[range.hi]!.label, between: labels(range.lo + 1, range.hi) }, steps, calls, maxCalls: input.maxCalls, plan, why };
+      return {
+        kind: 'undecided',
+        range: { lastGood, firstBad: candidates[range.hi]!.label, between: labels(range.lo + 1, range.hi) },
+        steps,
+        calls,
+        maxCalls: input.maxCalls,
+        plan,
+        why,
+      };
     }
   }
 
@@ -257,7 +315,15 @@ export async function bisect(deps: BisectDeps, input: BisectInput): Promise<Bise
   const lastGood = range.lo < 0 ? good : candidates[range.lo]!;
   const between = labels(range.lo + 1, range.hi);
   if (!range.confirmed) {
-    return { kind: 'skipped', range: { lastGood: lastGood.label, firstBad: candidates[range.hi]!.label, between }, steps, calls, maxCalls: input.maxCalls, plan, why: `the bad ${word} ${candidates[range.hi]!.label} could not be built as a copy to confirm it` };
+    return {
+      kind: 'skipped',
+      range: { lastGood: lastGood.label, firstBad: candidates[range.hi]!.label, between },
+      steps,
+      calls,
+      maxCalls: input.maxCalls,
+      plan,
+      why: `the bad ${word} ${candidates[range.hi]!.label} could not be built as a copy to confirm it`,
+    };
   }
   if (between.length) {
     return {

@@ -32,21 +32,33 @@ export async function cleanLeft(ctx: Context, api: ApiClient, store: CopyStore, 
   const c = await cleanCopies(api, store);
   if (c.removed) ctx.info(`Removed ${c.removed} preview cop${c.removed === 1 ? 'y' : 'ies'} an earlier bisect left`);
   for (const l of c.left) await ctx.warn(`left ${safeText(l)}`);
-  if (c.left.length) throw new CliError(`${c.left.length} recorded bisect cop${c.left.length === 1 ? 'y was' : 'ies were'} left in place (said above)`, ExitCode.FAILURE);
+  if (c.left.length)
+    throw new CliError(`${c.left.length} recorded bisect cop${c.left.length === 1 ? 'y was' : 'ies were'} left in place (said above)`, ExitCode.FAILURE);
   if (only && !c.removed) await ctx.success('No bisect copy is left');
 }
 
 export async function runSession(ctx: Context, api: ApiClient, store: CopyStore, input: BisectInput, o: SessionOptions): Promise<BisectResult> {
-  if (o.report) await checkWriteTarget(o.report, (why) => new UsageError(`cannot write --report markdown=${o.report}: ${why}`, 'pass a path in a folder you can write'));
+  if (o.report)
+    await checkWriteTarget(o.report, (why) => new UsageError(`cannot write --report markdown=${o.report}: ${why}`, 'pass a path in a folder you can write'));
   await cleanLeft(ctx, api, store, false);
   const good = input.versions[0]!.label;
   const bad = input.versions.at(-1)!.label;
   const result = await bisect(
-    { api, signal: ctx.signal, store, reporter: {
-      planned: (p) => ctx.info(`Plan: ${planLine(p, good, bad, `${o.word}s`)}`),
-      baseline: (calls, pooled) => ctx.info(calls ? `Baseline: ${o.word} ${good} on a preview copy, ${calls} calls (with ${pooled} pooled)` : `Baseline: ${o.word} ${good}, ${pooled} calls pooled from the live suite`),
-      step: (s) => ctx.info(stepLine(s, good, o.word)),
-    } },
+    {
+      api,
+      signal: ctx.signal,
+      store,
+      reporter: {
+        planned: (p) => ctx.info(`Plan: ${planLine(p, good, bad, `${o.word}s`)}`),
+        baseline: (calls, pooled) =>
+          ctx.info(
+            calls
+              ? `Baseline: ${o.word} ${good} on a preview copy, ${calls} calls (with ${pooled} pooled)`
+              : `Baseline: ${o.word} ${good}, ${pooled} calls pooled from the live suite`,
+          ),
+        step: (s) => ctx.info(stepLine(s, good, o.word)),
+      },
+    },
     input,
   );
   const undo = result.kind === 'found' ? o.undo(result) : undefined;

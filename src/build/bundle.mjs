@@ -18,7 +18,11 @@ const outAt = process.argv.indexOf('--out');
 const dist = outAt > 0 ? resolve(process.argv[outAt + 1]) : join(root, 'dist');
 
 /** esbuild plugins that replace slow internals of dependencies (see each plugin's comment). */
-export const plugins = [(await import('../contacts/esbuild-shims.mjs')).dependencyShims(), (await import('./lazy-builtins.mjs')).lazyBuiltins(), (await import('./unused-parts.mjs')).unusedParts()];
+export const plugins = [
+  (await import('../contacts/esbuild-shims.mjs')).dependencyShims(),
+  (await import('./lazy-builtins.mjs')).lazyBuiltins(),
+  (await import('./unused-parts.mjs')).unusedParts(),
+];
 
 /** Files of dist/ built on their own; an import of their source from another build is left as a require() of the file. */
 const SEPARATE = {
@@ -44,7 +48,15 @@ const separateFiles = (self) => ({
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 
 // The version is written in (src/version.ts), not read from package.json at run time.
-const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', metafile: true, logLevel: 'warning', define: { __VAP_VERSION__: JSON.stringify(pkg.version) } };
+const common = {
+  absWorkingDir: root,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  metafile: true,
+  logLevel: 'warning',
+  define: { __VAP_VERSION__: JSON.stringify(pkg.version) },
+};
 
 /**
  * Whitespace and comments out, syntax shortened, names kept (stack traces under VAP_DEBUG
@@ -139,8 +151,17 @@ function requiredAnyway(warning) {
   const from = new RegExp(`^import\\s*([^;\\n]*?)\\s*from\\s*${JSON.stringify(warning.exporter).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')};?$`, 'gm');
   return warning.ids.every((id) => {
     const imported = [...readFileSync(id, 'utf8').matchAll(from)].flatMap(([, clause]) => {
-      const named = /\{([^}]*)\}/.exec(clause)?.[1].split(',').map((n) => n.trim().split(/\s+as\s+/)[0]).filter(Boolean) ?? [];
-      const rest = clause.replace(/\{[^}]*\}/, '').split(',').map((n) => n.trim()).filter(Boolean);
+      const named =
+        /\{([^}]*)\}/
+          .exec(clause)?.[1]
+          .split(',')
+          .map((n) => n.trim().split(/\s+as\s+/)[0])
+          .filter(Boolean) ?? [];
+      const rest = clause
+        .replace(/\{[^}]*\}/, '')
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean);
       return [...named, ...rest.map((n) => (n.startsWith('*') ? '*' : 'default'))];
     });
     return imported.some((n) => !warning.names.includes(n));
@@ -231,12 +252,17 @@ const [cli, worker] = await Promise.all([bundle('src/cli.ts', 'cli', 'chunks'), 
 // dist/topics/: the manual's topics (src/help/topics/*.md, *.txt), read by `vap help <topic>` and
 // listed by the root help from beside dist/cli.js (src/help/topics.ts); never by a command.
 await mkdir(join(dist, 'topics'));
-for (const f of await readdir(join(root, 'src/help/topics'))) if (/\.(md|txt)$/.test(f)) await copyFile(join(root, 'src/help/topics', f), join(dist, 'topics', f));
+for (const f of await readdir(join(root, 'src/help/topics')))
+  if (/\.(md|txt)$/.test(f)) await copyFile(join(root, 'src/help/topics', f), join(dist, 'topics', f));
 // dist/ holds CommonJS; the package itself is "type": "module".
 await writeFile(join(dist, 'package.json'), '{\n  "type": "commonjs"\n}\n');
 // dist/verbs.json: what a group's help and suggestions read of each verb (src/program.ts,
 // VerbStub), taken from the built tree itself, so that it cannot differ from it.
-const stubs = execFileSync(process.execPath, ['-e', 'require(process.argv[1]).verbStubs().then((s) => process.stdout.write(JSON.stringify(s)))', join(dist, 'cli.js')], { encoding: 'utf8' });
+const stubs = execFileSync(
+  process.execPath,
+  ['-e', 'require(process.argv[1]).verbStubs().then((s) => process.stdout.write(JSON.stringify(s)))', join(dist, 'cli.js')],
+  { encoding: 'utf8' },
+);
 await writeFile(join(dist, 'verbs.json'), `${JSON.stringify(JSON.parse(stubs), null, 1)}\n`);
 // dist/meta.json: for each file of dist/, the source inputs bundled into it, its size, and
 // the entry point it stands for (`src/vendor/undici.ts` names undici's file). Tests and
@@ -250,6 +276,10 @@ await writeFile(
   join(dist, 'meta.json'),
   JSON.stringify({
     inputs,
-    outputs: { [undiciFile]: { bytes: undiciOut.bytes, entryPoint: 'src/vendor/undici.ts', inputs: undiciOut.inputs, imports: [], dynamicImports: [] }, ...cli.outputs, ...worker.outputs },
+    outputs: {
+      [undiciFile]: { bytes: undiciOut.bytes, entryPoint: 'src/vendor/undici.ts', inputs: undiciOut.inputs, imports: [], dynamicImports: [] },
+      ...cli.outputs,
+      ...worker.outputs,
+    },
   }),
 );

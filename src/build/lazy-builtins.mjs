@@ -70,15 +70,22 @@ export function lazyBuiltins() {
   return {
     name: 'lazy-builtins',
     setup(build) {
-      build.onLoad({ filter: /[\\/]node_modules[\\/](undici[\\/]lib[\\/](dispatcher[\\/]client-h2|dispatcher[\\/]client|core[\\/]util)|commander[\\/]lib[\\/]command)\.js$/ }, async (args) => {
-        const rel = args.path.replace(/\\/g, '/').split('/node_modules/').pop();
-        let source = await readFile(args.path, 'utf8');
-        for (const [from, to] of PATCHES[rel]) {
-          if (!source.includes(from)) throw new Error(`lazy-builtins: ${rel} no longer contains the code it patches; review the patch for this undici version`);
-          source = source.replace(from, to);
-        }
-        return { contents: source, loader: 'js' };
-      });
+      build.onLoad(
+        {
+          filter:
+            /[\\/]node_modules[\\/](undici[\\/]lib[\\/](dispatcher[\\/]client-h2|dispatcher[\\/]client|core[\\/]util)|commander[\\/]lib[\\/]command)\.js$/,
+        },
+        async (args) => {
+          const rel = args.path.replace(/\\/g, '/').split('/node_modules/').pop();
+          let source = await readFile(args.path, 'utf8');
+          for (const [from, to] of PATCHES[rel]) {
+            if (!source.includes(from))
+              throw new Error(`lazy-builtins: ${rel} no longer contains the code it patches; review the patch for this undici version`);
+            source = source.replace(from, to);
+          }
+          return { contents: source, loader: 'js' };
+        },
+      );
     },
   };
 }

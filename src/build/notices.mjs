@@ -23,7 +23,9 @@ export function bundledPackages(root, inputs) {
     if (!pkg.name) continue;
     const id = `${pkg.name}@${pkg.version}`;
     if (byId.has(id)) continue;
-    const files = readdirSync(join(root, dir)).filter((f) => LICENSE_FILE.test(f)).sort();
+    const files = readdirSync(join(root, dir))
+      .filter((f) => LICENSE_FILE.test(f))
+      .sort();
     const license = typeof pkg.license === 'string' ? pkg.license : (pkg.license?.type ?? (pkg.licenses ?? []).map((l) => l.type).join(' OR ')) || 'not stated';
     byId.set(id, {
       name: pkg.name,
@@ -47,7 +49,15 @@ export function noticesText(packages) {
     '',
     ...packages.map((p) => `  ${p.name} ${p.version} (${p.license})`),
   ];
-  const bodies = packages.map((p) => [rule, `${p.name} ${p.version}`, `License: ${p.license}`, ...(p.repository ? [`Repository: ${p.repository}`] : []), '', ...(p.texts.length ? p.texts.flatMap((t) => [t, '']) : ['(the package ships no license file)', ''])].join('\n'));
+  const bodies = packages.map((p) =>
+    [
+      rule,
+      `${p.name} ${p.version}`,
+      `License: ${p.license}`,
+      ...(p.repository ? [`Repository: ${p.repository}`] : []),
+      '',
+      ...(p.texts.length ? p.texts.flatMap((t) => [t, '']) : ['(the package ships no license file)', '']),
+    ].join('\n'),
+  );
   return `${[...head, '', ...bodies].join('\n').trimEnd()}\n`;
 }
-

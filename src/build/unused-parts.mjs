@@ -24,15 +24,21 @@ export function unusedParts() {
   return {
     name: 'unused-parts',
     setup(build) {
-      build.onLoad({ filter: /[\\/]node_modules[\\/](zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)|@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index)\.js$/ }, async (args) => {
-        const rel = args.path.replace(/\\/g, '/').split('/node_modules/').pop();
-        let source = await readFile(args.path, 'utf8');
-        for (const [from, to] of PATCHES[rel]) {
-          if (!source.includes(from)) throw new Error(`unused-parts: ${rel} no longer contains the code it replaces; review the patch for this version`);
-          source = source.replace(from, to);
-        }
-        return { contents: source, loader: 'js' };
-      });
+      build.onLoad(
+        {
+          filter:
+            /[\\/]node_modules[\\/](zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)|@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index)\.js$/,
+        },
+        async (args) => {
+          const rel = args.path.replace(/\\/g, '/').split('/node_modules/').pop();
+          let source = await readFile(args.path, 'utf8');
+          for (const [from, to] of PATCHES[rel]) {
+            if (!source.includes(from)) throw new Error(`unused-parts: ${rel} no longer contains the code it replaces; review the patch for this version`);
+            source = source.replace(from, to);
+          }
+          return { contents: source, loader: 'js' };
+        },
+      );
     },
   };
 }

@@ -29,16 +29,31 @@ export function analysisFlags(a: CallAnalysis | null | undefined): AnalysisFlag[
   if (!a) return [];
   const out: AnalysisFlag[] = [];
   if (yes(a.crisis?.detected)) {
-    const bits = [a.crisis?.severity ? `severity ${a.crisis.severity}` : '', present(a.crisis?.indicatorType) ? a.crisis!.indicatorType! : '', a.crisis?.confidence !== undefined ? `confidence ${pct(a.crisis.confidence)}` : ''].filter(Boolean);
+    const bits = [
+      a.crisis?.severity ? `severity ${a.crisis.severity}` : '',
+      present(a.crisis?.indicatorType) ? a.crisis!.indicatorType! : '',
+      a.crisis?.confidence !== undefined ? `confidence ${pct(a.crisis.confidence)}` : '',
+    ].filter(Boolean);
     out.push({ kind: 'crisis', text: `CRISIS detected${bits.length ? ` (${bits.join(', ')})` : ''}`, action: a.crisis?.recommendedAction ?? undefined });
   }
   if (yes(a.legal?.threatened)) {
-    const bits = [present(a.legal?.threatType) ? a.legal!.threatType! : '', a.legal?.severity ? `severity ${a.legal.severity}` : '', a.legal?.confidence !== undefined ? `confidence ${pct(a.legal.confidence)}` : ''].filter(Boolean);
+    const bits = [
+      present(a.legal?.threatType) ? a.legal!.threatType! : '',
+      a.legal?.severity ? `severity ${a.legal.severity}` : '',
+      a.legal?.confidence !== undefined ? `confidence ${pct(a.legal.confidence)}` : '',
+    ].filter(Boolean);
     out.push({ kind: 'legal', text: `LEGAL threat${bits.length ? ` (${bits.join(', ')})` : ''}` });
   }
   if (yes(a.doNotCall?.requested)) {
-    const bits = [present(a.doNotCall?.requestType) ? a.doNotCall!.requestType! : '', a.doNotCall?.confidence !== undefined ? `confidence ${pct(a.doNotCall.confidence)}` : ''].filter(Boolean);
-    out.push({ kind: 'doNotCall', text: `DO NOT CALL requested${bits.length ? ` (${bits.join(', ')})` : ''}`, action: 'keep this number off future campaigns' });
+    const bits = [
+      present(a.doNotCall?.requestType) ? a.doNotCall!.requestType! : '',
+      a.doNotCall?.confidence !== undefined ? `confidence ${pct(a.doNotCall.confidence)}` : '',
+    ].filter(Boolean);
+    out.push({
+      kind: 'doNotCall',
+      text: `DO NOT CALL requested${bits.length ? ` (${bits.join(', ')})` : ''}`,
+      action: 'keep this number off future campaigns',
+    });
   }
   return out;
 }
@@ -55,7 +70,14 @@ function humanContactText(a: CallAnalysis): string | undefined {
 function sentimentText(a: CallAnalysis): string | undefined {
   const s = a.sentiment;
   if (!s?.overallSentiment) return undefined;
-  const tone = s.emotionalTone ? [present(s.emotionalTone.caller) ? `caller ${s.emotionalTone.caller}` : '', present(s.emotionalTone.recipient) ? `agent ${s.emotionalTone.recipient}` : ''].filter(Boolean).join(', ') : '';
+  const tone = s.emotionalTone
+    ? [
+        present(s.emotionalTone.caller) ? `caller ${s.emotionalTone.caller}` : '',
+        present(s.emotionalTone.recipient) ? `agent ${s.emotionalTone.recipient}` : '',
+      ]
+        .filter(Boolean)
+        .join(', ')
+    : '';
   return [`${s.overallSentiment}${s.confidence !== undefined ? ` (confidence ${pct(s.confidence)})` : ''}`, tone].filter(Boolean).join(' · ');
 }
 
@@ -64,20 +86,30 @@ function callbackText(a: CallAnalysis): string | undefined {
   if (!c) return undefined;
   if (!yes(c.callbackRequested) && !yes(c.humanTransferRequested)) return 'none requested';
   const what = [yes(c.callbackRequested) ? 'callback requested' : '', yes(c.humanTransferRequested) ? 'asked for a person' : ''].filter(Boolean).join(', ');
-  const bits = [present(c.urgency) ? `urgency ${c.urgency}` : '', c.timeframe ? `when: ${c.timeframe}` : '', c.preferredContactMethod ? `by ${c.preferredContactMethod}` : ''].filter(Boolean);
+  const bits = [
+    present(c.urgency) ? `urgency ${c.urgency}` : '',
+    c.timeframe ? `when: ${c.timeframe}` : '',
+    c.preferredContactMethod ? `by ${c.preferredContactMethod}` : '',
+  ].filter(Boolean);
   return `${what}${bits.length ? ` (${bits.join(', ')})` : ''}${present(c.summary) ? ` — ${c.summary}` : ''}`;
 }
 
 function resolutionText(a: CallAnalysis): string | undefined {
   const r = a.resolution;
   if (!r) return undefined;
-  const head = yes(r.resolved) ? `resolved${present(r.resolutionType) ? ` (${r.resolutionType})` : ''}` : `not resolved${present(r.resolutionType) && r.resolutionType !== 'unresolved' ? ` (${r.resolutionType})` : ''}`;
+  const head = yes(r.resolved)
+    ? `resolved${present(r.resolutionType) ? ` (${r.resolutionType})` : ''}`
+    : `not resolved${present(r.resolutionType) && r.resolutionType !== 'unresolved' ? ` (${r.resolutionType})` : ''}`;
   const bits = [yes(r.escalated) ? 'escalated' : '', yes(r.followUpRequired) ? 'follow-up required' : ''].filter(Boolean);
   return `${[head, ...bits].join(', ')}${present(r.summary) ? ` — ${r.summary}` : ''}`;
 }
 
 /** One line per objective (sub-objectives indented): plain text, with its mark painted apart so wrapping counts visible columns only. */
-function objectiveLines(objectives: Record<string, Objective> | undefined, chalk: ChalkInstance, depth = 0): Array<{ indent: string; mark: string; text: string }> {
+function objectiveLines(
+  objectives: Record<string, Objective> | undefined,
+  chalk: ChalkInstance,
+  depth = 0,
+): Array<{ indent: string; mark: string; text: string }> {
   if (!objectives || typeof objectives !== 'object') return [];
   const out: Array<{ indent: string; mark: string; text: string }> = [];
   for (const [name, o] of Object.entries(objectives)) {
@@ -199,7 +231,13 @@ export const CALL_DETAIL_FIELDS: Column<CallDetail>[] = [
   { header: 'createdAt', value: (c) => c.createdAt },
   { header: 'endedAt', value: (c) => c.endedAt },
   { header: 'failureReason', value: (c) => c.failureReason ?? '' },
-  { header: 'flags', value: (c) => analysisFlags(c.analysis).map((f) => f.kind).join(',') },
+  {
+    header: 'flags',
+    value: (c) =>
+      analysisFlags(c.analysis)
+        .map((f) => f.kind)
+        .join(','),
+  },
   { header: 'summary', value: (c) => c.summary ?? '' },
   { header: 'sentiment', value: (c) => c.analysis?.sentiment?.overallSentiment ?? '' },
   { header: 'reachedHuman', value: (c) => c.analysis?.humanContact?.reachedHuman ?? '' },

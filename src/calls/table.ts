@@ -48,7 +48,10 @@ export function callTableLayout(p: Presentation = DEFAULT_PRESENTATION, fit: Tab
     if (c.header === 'CREATED' && p.absoluteTimes) return { ...c, width: 24 };
     return c;
   });
-  const widths = fitColumns(columns.map((c) => ({ natural: c.width, flex: c.flex, drop: c.drop, keep: c.keep, id: c.header === 'ID' })), fit.wide ? undefined : fit.width);
+  const widths = fitColumns(
+    columns.map((c) => ({ natural: c.width, flex: c.flex, drop: c.drop, keep: c.keep, id: c.header === 'ID' })),
+    fit.wide ? undefined : fit.width,
+  );
   return columns.map((c, i) => ({ ...c, width: widths[i]! })).filter((c) => c.width > 0);
 }
 
@@ -60,14 +63,18 @@ function fit(text: string, width: number, align?: 'right'): string {
 }
 
 export function callTableHeader(chalk: ChalkInstance, layout: FixedColumn[] = callTableLayout()): string {
-  return layout.map((c) => chalk.bold(fit(c.header, c.width, c.align))).join('  ').trimEnd();
+  return layout
+    .map((c) => chalk.bold(fit(c.header, c.width, c.align)))
+    .join('  ')
+    .trimEnd();
 }
 
 export function callTableRow(call: Call, chalk: ChalkInstance, p: Presentation = DEFAULT_PRESENTATION, layout: FixedColumn[] = callTableLayout(p)): string {
-  return layout.map((col) => {
-    const text = fit(String(col.value(call, p) ?? ''), col.width, col.align);
-    return col.paint ? col.paint(text, call, chalk) : text;
-  })
+  return layout
+    .map((col) => {
+      const text = fit(String(col.value(call, p) ?? ''), col.width, col.align);
+      return col.paint ? col.paint(text, call, chalk) : text;
+    })
     .join('  ')
     .trimEnd();
 }

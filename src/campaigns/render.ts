@@ -80,8 +80,20 @@ export function metricGroups(m: CampaignMetrics): Group[] {
 
 export function summaryGroups(s: AnalyticsSummary): Group[] {
   return [
-    { title: 'Calls', rows: [['Total', n(s.totalCalls)], ['Completed', n(s.completedCalls)]] },
-    { title: 'Success', rows: [['Human contact rate', pct(s.humanContactRate)], ['Objective success rate', pct(s.objectiveSuccessRate)]] },
+    {
+      title: 'Calls',
+      rows: [
+        ['Total', n(s.totalCalls)],
+        ['Completed', n(s.completedCalls)],
+      ],
+    },
+    {
+      title: 'Success',
+      rows: [
+        ['Human contact rate', pct(s.humanContactRate)],
+        ['Objective success rate', pct(s.objectiveSuccessRate)],
+      ],
+    },
     { title: 'Quality', rows: [['Avg sentiment (0..1)', formatScore(s.avgSentimentScore)]] },
   ];
 }
@@ -121,9 +133,7 @@ export function inboundGroups(a: InboundAnalytics): Group[] {
 /** Groups as titled two-column tables, labels aligned across every group; values (the API's figures and times) shown safe, wrapped within `columns` when given. */
 export function renderGroups(groups: Group[], style: Style = PLAIN, columns?: number): string {
   const width = Math.max(0, ...groups.flatMap((g) => g.rows.map(([l]) => l.length)));
-  return groups
-    .map((g) => [style.bold(g.title), ...g.rows.flatMap(([l, v]) => hanging(`  ${l.padEnd(width)}  `, String(v), columns))].join('\n'))
-    .join('\n\n');
+  return groups.map((g) => [style.bold(g.title), ...g.rows.flatMap(([l, v]) => hanging(`  ${l.padEnd(width)}  `, String(v), columns))].join('\n')).join('\n\n');
 }
 
 export const HOURS = Array.from({ length: 24 }, (_, i) => String(i).padStart(2, '0'));
@@ -225,7 +235,9 @@ export function flatten(obj: unknown, prefix = ''): Array<[string, unknown]> {
  */
 export function entriesInOrder(obj: Record<string, unknown>): Array<[string, unknown]> {
   const entries = Object.entries(obj);
-  return entries.length > 1 && entries.every(([k]) => /^\d+$/.test(k)) ? entries.sort(([a], [b]) => (a.length - b.length) || (a < b ? -1 : a > b ? 1 : 0)) : entries;
+  return entries.length > 1 && entries.every(([k]) => /^\d+$/.test(k))
+    ? entries.sort(([a], [b]) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0))
+    : entries;
 }
 
 /** JSON.stringify, with digit-only keys in order (see entriesInOrder): "00" comes before "10". */

@@ -42,7 +42,11 @@ export async function printAnalytics(
   }
   const g = ctx.globals;
   if (ctx.out.format === 'tsv' && !g.query) {
-    ctx.io.stdout.write(flatten(data).map(([k, v]) => `${tsvField(k)}\t${tsvField(v)}\n`).join(''));
+    ctx.io.stdout.write(
+      flatten(data)
+        .map(([k, v]) => `${tsvField(k)}\t${tsvField(v)}\n`)
+        .join(''),
+    );
     return;
   }
   if (!g.query && (ctx.out.format === 'json' || ctx.out.format === 'ndjson')) {

@@ -15,7 +15,8 @@ export function parseStatus(v: string): CallStatusFilter {
   const s = v.trim().toLowerCase();
   if (s === 'in_progress' || s === 'in-progress' || s === 'inprogress' || s === 'active') return 'in-progress';
   if ((CALL_STATUS_FILTERS as readonly string[]).includes(s)) return s as CallStatusFilter;
-  const hint = s === 'initiated' || s === 'ringing' ? ` (in-progress lists initiated, ringing and in_progress calls)` : s === 'canceled' ? ' (spelled cancelled)' : '';
+  const hint =
+    s === 'initiated' || s === 'ringing' ? ` (in-progress lists initiated, ringing and in_progress calls)` : s === 'canceled' ? ' (spelled cancelled)' : '';
   throw new InvalidArgumentError(`--status must be one of: ${STATUS_CHOICES}; got "${v}"${hint}.`);
 }
 
@@ -92,7 +93,12 @@ export interface CallFilterOptions {
  * `vap campaigns calls list` (which passes `campaign: false`: the campaign is its argument).
  */
 export function addCallFilterOptions(cmd: Command, opts: { campaign?: boolean } = {}): Command {
-  cmd.addOption(completes(new Option('--status <status>', 'queued, in-progress (or in_progress), completed, failed or cancelled').argParser(parseStatus), CALL_STATUS_FILTERS));
+  cmd.addOption(
+    completes(
+      new Option('--status <status>', 'queued, in-progress (or in_progress), completed, failed or cancelled').argParser(parseStatus),
+      CALL_STATUS_FILTERS,
+    ),
+  );
   if (opts.campaign !== false) cmd.option('--campaign <campaign>', "only this campaign's calls (its id, the start of it, or its name)", campaignIdOption);
   return cmd
     .addOption(completes(new Option('--direction <dir>', 'outbound or inbound').argParser(parseDirection), CALL_DIRECTIONS))

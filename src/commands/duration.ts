@@ -31,4 +31,3 @@ export function durationOption(flag: string, opts: { min?: number } = {}) {
     return ms;
   };
 }
-

@@ -12,24 +12,50 @@ export function addGateOptions(cmd: Command): Command {
   return cmd
     .option('--min-score <score>', 'exit 3 when the overall score is below this (0..1)', scoreOption('--min-score'))
     .option('--min-criterion <key=score>', 'exit 3 when this criterion averages below the score (repeatable)', criterionGateOption)
-    .option('--allow-failed-iterations <n|p%>', 'failed iterations (a number, or a share like 10%) that do not fail the gate (default: fewer than 20%, and with a baseline not significantly more than its share)', allowanceOption)
-    .option('--min-pass-rate <x>', "exit 3 when pass^k is below x: the estimate that all k repeated calls of a scenario pass (k: a run's iterations per scenario; passing: completed, at --min-score or above when given)", scoreOption('--min-pass-rate'));
+    .option(
+      '--allow-failed-iterations <n|p%>',
+      'failed iterations (a number, or a share like 10%) that do not fail the gate (default: fewer than 20%, and with a baseline not significantly more than its share)',
+      allowanceOption,
+    )
+    .option(
+      '--min-pass-rate <x>',
+      "exit 3 when pass^k is below x: the estimate that all k repeated calls of a scenario pass (k: a run's iterations per scenario; passing: completed, at --min-score or above when given)",
+      scoreOption('--min-pass-rate'),
+    );
 }
 
 /** --baseline, --fail-on-regression, --min-effect, --alpha: the comparison with another run and its gate. */
 export function addBaselineOptions(cmd: Command, what = 'the run'): Command {
   return cmd
-    .option('--baseline <runId|previous|version:n|live>', `compare ${what} with a run: its id, previous (the newest completed run before it), version:<n> (the newest completed run on agent version n), or live (the live agent's newest completed run); previous and version:<n> pool every completed run of that agent version; a verdict overall, per scenario and per criterion`, baselineOption)
-    .option('--fail-on-regression', 'exit 3 when the change regressed significantly against the baseline: overall, then per scenario and criterion (default baseline: previous)')
-    .option('--min-effect <score>', 'the smallest change that matters: a change shown to be smaller is no significant change (default 0.05)', scoreOption('--min-effect'))
+    .option(
+      '--baseline <runId|previous|version:n|live>',
+      `compare ${what} with a run: its id, previous (the newest completed run before it), version:<n> (the newest completed run on agent version n), or live (the live agent's newest completed run); previous and version:<n> pool every completed run of that agent version; a verdict overall, per scenario and per criterion`,
+      baselineOption,
+    )
+    .option(
+      '--fail-on-regression',
+      'exit 3 when the change regressed significantly against the baseline: overall, then per scenario and criterion (default baseline: previous)',
+    )
+    .option(
+      '--min-effect <score>',
+      'the smallest change that matters: a change shown to be smaller is no significant change (default 0.05)',
+      scoreOption('--min-effect'),
+    )
     .option('--alpha <a>', 'the family-wise rate of a false "regressed" over every row the gate tests (default 0.01)', alphaOption);
 }
 
 /** --until-decided, --max-calls: more runs while the verdict is undecided, within a budget of calls. */
 export function addBudgetOptions(cmd: Command): Command {
   return cmd
-    .option('--until-decided', 'with --wait and a baseline: while the verdict is undecided, start another run of the suite on the same agent version and pool it, until regressed, improved or no significant change, or the budget')
-    .option('--max-calls <n>', 'the most calls this command may place: a run that would pass it is refused (exit 2) before it starts (also VAP_MAX_CALLS)', maxCallsOption);
+    .option(
+      '--until-decided',
+      'with --wait and a baseline: while the verdict is undecided, start another run of the suite on the same agent version and pool it, until regressed, improved or no significant change, or the budget',
+    )
+    .option(
+      '--max-calls <n>',
+      'the most calls this command may place: a run that would pass it is refused (exit 2) before it starts (also VAP_MAX_CALLS)',
+      maxCallsOption,
+    );
 }
 
 /** --wait, --timeout, --report (repeatable) and the hidden --poll. */
@@ -53,7 +79,11 @@ export interface FollowHelp {
 /** --timeout (default 30m), --report (repeatable) and the hidden --poll of a command that follows runs: evals run, push, promote and preview. */
 export function addFollowOptions(cmd: Command, help: FollowHelp): Command {
   return cmd
-    .addOption(new Option('--timeout <duration>', `${help.timeout} (30s, 10m, 1h)`).argParser(durationOption('--timeout', { min: 1 })).default(DEFAULT_TIMEOUT_MS, '30m'))
+    .addOption(
+      new Option('--timeout <duration>', `${help.timeout} (30s, 10m, 1h)`)
+        .argParser(durationOption('--timeout', { min: 1 }))
+        .default(DEFAULT_TIMEOUT_MS, '30m'),
+    )
     .option('--report <kind=path>', help.report, reportOption)
     .addOption(new Option('--poll', `${help.poll} (also VAP_WAIT_POLL=1)`).hideHelp());
 }

@@ -15,5 +15,9 @@ import { listTopics, topicSource } from '../help/topics.js';
 export function helpTopicText(name: string, width = 80): string {
   const topics = listTopics();
   if (!topics.some((t) => t.name === name)) return '';
-  return renderTopic(topicSource(name), width, topics.map((t) => t.name)).trimEnd();
+  return renderTopic(
+    topicSource(name),
+    width,
+    topics.map((t) => t.name),
+  ).trimEnd();
 }

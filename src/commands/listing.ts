@@ -29,7 +29,9 @@ export function addListingOptions(cmd: Command, defaultLimit = 30): Command {
  * its first eight digits, as git shortens a commit; --wide shows both whole. Piped output, -q and
  * --json are always whole. The context reads it with the global flags (GlobalOptions.wide).
  */
-export function wideOption(description = 'whole ids and every column on a terminal, not fitted to its width (a UUID shows its first eight digits otherwise)'): Option {
+export function wideOption(
+  description = 'whole ids and every column on a terminal, not fitted to its width (a UUID shows its first eight digits otherwise)',
+): Option {
   return new Option('--wide', description);
 }
 

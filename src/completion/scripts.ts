@@ -19,7 +19,8 @@ const flagWords = (n: CompletionNode) => n.options.flatMap((o) => o.flags);
 function valueOptions({ globals, nodes }: CompletionTree): Array<{ key: string; global: boolean; takes?: Takes }> {
   const out: Array<{ key: string; global: boolean; takes?: Takes }> = [];
   for (const o of globals) if (o.takesValue) for (const f of o.flags) out.push({ key: f, global: true, takes: o.takes });
-  for (const n of nodes) for (const o of n.options) if (o.takesValue) for (const f of o.flags) out.push({ key: `${n.path} ${f}`, global: false, takes: o.takes });
+  for (const n of nodes)
+    for (const o of n.options) if (o.takesValue) for (const f of o.flags) out.push({ key: `${n.path} ${f}`, global: false, takes: o.takes });
   return out;
 }
 
@@ -47,16 +48,27 @@ export function bashScript(t: CompletionTree): string {
   const paths = nodes.map((n) => n.path);
   const same = t.same.map((s) => `      ${q(s.path)}) next=${q(s.is)} ;;`).join('\n');
   const values = valueOptions(t);
-  const ownValues = values.filter((v) => !v.global).map((v) => `      ${q(v.key)}) ${bashTakes(v.takes)} ;;`).join('\n');
-  const globalValues = values.filter((v) => v.global).map((v) => `        ${q(v.key)}) ${bashTakes(v.takes)} ;;`).join('\n');
-  const flags = nodes.filter((n) => n.options.length > 0).map((n) => `      ${q(n.path)}) w=${q(flagWords(n).join(' '))} ;;`).join('\n');
+  const ownValues = values
+    .filter((v) => !v.global)
+    .map((v) => `      ${q(v.key)}) ${bashTakes(v.takes)} ;;`)
+    .join('\n');
+  const globalValues = values
+    .filter((v) => v.global)
+    .map((v) => `        ${q(v.key)}) ${bashTakes(v.takes)} ;;`)
+    .join('\n');
+  const flags = nodes
+    .filter((n) => n.options.length > 0)
+    .map((n) => `      ${q(n.path)}) w=${q(flagWords(n).join(' '))} ;;`)
+    .join('\n');
   const words = nodes
     .map((n) => {
       const slots = argumentSlots(n);
       const commands = commandWords(n);
       if (commands.length === 0 && slots.every((s) => !s.takes)) return undefined;
       const first = slots[0]?.takes;
-      const zero = commands.length ? `COMPREPLY=($(compgen -W ${q([...commands, ...(first && typeof first === 'object' ? first.values : [])].join(' '))} -- "$cur"))` : bashTakes(first);
+      const zero = commands.length
+        ? `COMPREPLY=($(compgen -W ${q([...commands, ...(first && typeof first === 'object' ? first.values : [])].join(' '))} -- "$cur"))`
+        : bashTakes(first);
       const cases = [`0) ${zero} ;;`, ...slots.filter((s) => s.at !== 0).map((s) => `${s.at}) ${bashTakes(s.takes)} ;;`)];
       return `    ${q(n.path)}) case $n in ${cases.join(' ')} esac ;;`;
     })
@@ -220,7 +232,9 @@ export function fishScript(t: CompletionTree): string {
     for (const o of n.options) lines.push(fishOption(o, `${cond} `));
   }
   const paths = nodes.map((n) => n.path).join('|');
-  const valued = valueOptions(t).map((v) => v.key).join('|');
+  const valued = valueOptions(t)
+    .map((v) => v.key)
+    .join('|');
   const same = t.same.map((s) => `            case ${q(s.path)}\n                set next ${q(s.is)}`).join('\n');
   return `${HEADER}
 # fish: copy this file to ~/.config/fish/completions/vap.fish

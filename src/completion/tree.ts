@@ -59,12 +59,23 @@ export function completionTree(program: Command, topics: readonly CompletionTopi
   const visit = (cmd: Command, path: string) => {
     const options = path === 'vap' ? [] : ownOptions(cmd);
     // Hidden commands (the help topics) are left out, as they are of the help's command list.
-    const subs = cmd.createHelp().visibleCommands(cmd).filter((c) => c.name() !== 'help');
+    const subs = cmd
+      .createHelp()
+      .visibleCommands(cmd)
+      .filter((c) => c.name() !== 'help');
     const args = cmd.registeredArguments;
     const subcommands = subs.map((c) => ({ name: c.name(), aliases: c.aliases(), description: c.description() }));
     if (path === 'vap') subcommands.push({ name: 'help', aliases: [], description: 'show help for a command or a topic' });
     const variadic = args.at(-1)?.variadic ? { variadic: true } : {};
-    nodes.push({ path, description: cmd.description(), subcommands, options, argumentChoices: args[0]?.argChoices, args: args.map((a) => argumentTakes(a)), ...variadic });
+    nodes.push({
+      path,
+      description: cmd.description(),
+      subcommands,
+      options,
+      argumentChoices: args[0]?.argChoices,
+      args: args.map((a) => argumentTakes(a)),
+      ...variadic,
+    });
     for (const sub of subs) {
       for (const a of sub.aliases()) same.push({ path: `${path} ${a}`, is: `${path} ${sub.name()}` });
       visit(sub, `${path} ${sub.name()}`);

@@ -12,6 +12,7 @@ export function checkProfileName(profile: string, flag: string): string {
 /** The active profile (flag, env, config), checked to be usable in a file name. */
 export async function currentProfile(ctx: { credentials(): Promise<{ profile: string }> }): Promise<string> {
   const { profile } = await ctx.credentials();
-  if (!PROFILE_NAME.test(profile)) throw new UsageError(`profile "${profile}" cannot name a state file`, 'use letters, digits, ".", "_" and "-" in profile names');
+  if (!PROFILE_NAME.test(profile))
+    throw new UsageError(`profile "${profile}" cannot name a state file`, 'use letters, digits, ".", "_" and "-" in profile names');
   return profile;
 }

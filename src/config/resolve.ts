@@ -51,7 +51,13 @@ export function resolveCredentials({ flags, env, readConfig }: ResolveInput): Cr
   const apiKeySource: Source = envKey ? 'env' : data.apiKey ? 'profile' : 'none';
   const baseUrl = flags.baseUrl ?? envBase ?? data.baseUrl ?? DEFAULT_BASE_URL;
   const baseUrlSource: Source = flags.baseUrl ? 'flag' : envBase ? 'env' : data.baseUrl ? 'profile' : 'default';
-  return { profile, apiKey, baseUrl, sources: { apiKey: apiKeySource, baseUrl: baseUrlSource, profile: profileSource }, ...(store ? { configPath: store.path } : {}) };
+  return {
+    profile,
+    apiKey,
+    baseUrl,
+    sources: { apiKey: apiKeySource, baseUrl: baseUrlSource, profile: profileSource },
+    ...(store ? { configPath: store.path } : {}),
+  };
 }
 
 /**
@@ -131,9 +137,11 @@ export function baseUrlProblem(value: string): { problem: string; hint?: string 
   } catch {
     return { problem: 'is not a valid URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: `has the scheme ${url.protocol.slice(0, -1)}: only http and https are supported` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { problem: `has the scheme ${url.protocol.slice(0, -1)}: only http and https are supported` };
   if (!url.hostname) return { problem: 'has no host' };
-  if (url.search || url.hash || value.includes('?') || value.includes('#')) return { problem: 'has a query or a fragment: a base URL is a scheme, a host and at most a path prefix' };
+  if (url.search || url.hash || value.includes('?') || value.includes('#'))
+    return { problem: 'has a query or a fragment: a base URL is a scheme, a host and at most a path prefix' };
   if (/\/api\/v1\/*$/i.test(url.pathname)) {
     const trimmed = value.replace(/\/api\/v1\/*$/i, '');
     return { problem: 'ends in /api/v1, which vap adds to every path itself', hint: `drop it: ${trimmed}` };
@@ -191,7 +199,10 @@ export function numericSetting(env: Record<string, string | undefined>, name: ke
   const v = raw.trim();
   const n = Number(v);
   if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < spec.min || n > spec.max) {
-    throw new UsageError(`${name} (environment) is ${JSON.stringify(raw)}, not a whole number from ${spec.min} to ${spec.max}`, `set it to ${spec.what}, or unset it for the default`);
+    throw new UsageError(
+      `${name} (environment) is ${JSON.stringify(raw)}, not a whole number from ${spec.min} to ${spec.max}`,
+      `set it to ${spec.what}, or unset it for the default`,
+    );
   }
   return n;
 }

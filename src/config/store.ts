@@ -115,11 +115,15 @@ export class ConfigStore implements ConfigView {
 function folderError(err: unknown, dir: string, file: string, exitCode: 1 | 2): CliError {
   const code = (err as NodeJS.ErrnoException).code;
   const why =
-    code === 'EACCES' || code === 'EPERM' ? 'permission denied'
-    : code === 'EROFS' ? 'the file system is read-only'
-    : code === 'ENOSPC' ? 'the disk is full'
-    : code === 'ENOTDIR' ? 'a part of the path is a file, not a folder'
-    : (code ?? (err as Error).message);
+    code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied'
+      : code === 'EROFS'
+        ? 'the file system is read-only'
+        : code === 'ENOSPC'
+          ? 'the disk is full'
+          : code === 'ENOTDIR'
+            ? 'a part of the path is a file, not a folder'
+            : (code ?? (err as Error).message);
   const message = `cannot write the config file ${file} in the folder ${dir}: ${why}`;
   const hint = 'make the folder writable, or set VAP_CONFIG_DIR to a folder you can write';
   return exitCode === ExitCode.USAGE ? new UsageError(message, hint) : new CliError(message, exitCode, hint);

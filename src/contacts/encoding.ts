@@ -211,7 +211,10 @@ export async function checkUtf8(path: string, csvOptions?: object): Promise<Line
     if (record !== undefined) row = record <= 1 ? ' (in the header)' : ` (data row ${record - 1})`;
   }
   const hex = [...bad.bytes.subarray(0, 1)].map((x) => `0x${x.toString(16).toUpperCase().padStart(2, '0')}`).join(' ');
-  const utf16 = bad.offset <= 1 && bad.bytes.length >= 1 && ((bad.bytes[0] === 0xff && (bad.bytes[1] ?? 0xfe) === 0xfe) || (bad.bytes[0] === 0xfe && (bad.bytes[1] ?? 0xff) === 0xff));
+  const utf16 =
+    bad.offset <= 1 &&
+    bad.bytes.length >= 1 &&
+    ((bad.bytes[0] === 0xff && (bad.bytes[1] ?? 0xfe) === 0xfe) || (bad.bytes[0] === 0xfe && (bad.bytes[1] ?? 0xff) === 0xff));
   throw new UsageError(
     `cannot read ${path}: it is not valid UTF-8: byte ${hex} at line ${line}, column ${column}${row}`,
     utf16

@@ -41,10 +41,17 @@ export async function chooseErrorsPath(
   opts: { ensureFallback?: (dir: string) => Promise<void>; overwrite?: (path: string) => Promise<boolean>; dryRun?: boolean } = {},
 ): Promise<ErrorsPath> {
   if (explicit) {
-    await checkWriteTarget(explicit, (why) => new UsageError(`cannot write --errors-file ${explicit}: ${why}`, 'pass --errors-file with a path in a folder you can write'));
+    await checkWriteTarget(
+      explicit,
+      (why) => new UsageError(`cannot write --errors-file ${explicit}: ${why}`, 'pass --errors-file with a path in a folder you can write'),
+    );
     if (await exists(explicit)) {
       const ok = opts.overwrite ? await opts.overwrite(explicit) : false;
-      if (!ok) throw new UsageError(`--errors-file ${explicit} already exists: nothing was sent`, 'pass another --errors-file path, move that file away, or pass --yes to overwrite it');
+      if (!ok)
+        throw new UsageError(
+          `--errors-file ${explicit} already exists: nothing was sent`,
+          'pass another --errors-file path, move that file away, or pass --yes to overwrite it',
+        );
     }
     return { path: explicit };
   }

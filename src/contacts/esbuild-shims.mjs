@@ -30,7 +30,8 @@ export default function matchesEntirely(text, regularExpressionText) {
 `;
 
 /** Babel's `_objectSpread` helper, as libphonenumber-js ships it (one line). */
-const OBJECT_SPREAD_PREFIX = 'function _objectSpread(e) { for (var r = 1; r < arguments.length; r++) { var t = null != arguments[r] ? arguments[r] : {}; r % 2 ? ownKeys(Object(t), !0).forEach(function (r) { _defineProperty(e, r, t[r]); })';
+const OBJECT_SPREAD_PREFIX =
+  'function _objectSpread(e) { for (var r = 1; r < arguments.length; r++) { var t = null != arguments[r] ? arguments[r] : {}; r % 2 ? ownKeys(Object(t), !0).forEach(function (r) { _defineProperty(e, r, t[r]); })';
 
 /**
  * The same copy through `Object.assign`, which V8 runs natively, only in a file whose every call
@@ -53,7 +54,8 @@ function objectSpreadCallsAreSafe(text) {
 
 /** parseIncompletePhoneNumber: a string of ASCII digits with an optional leading `+` is returned as is (what the loop would build). */
 const PARSE_INCOMPLETE_HEAD = "export default function parseIncompletePhoneNumber(string) {\n  var result = '';";
-const PARSE_INCOMPLETE_FAST = "const ASCII_DIGITS = /^\\+?[0-9]*$/;\nexport default function parseIncompletePhoneNumber(string) {\n  if (ASCII_DIGITS.test(string)) return string;\n  var result = '';";
+const PARSE_INCOMPLETE_FAST =
+  "const ASCII_DIGITS = /^\\+?[0-9]*$/;\nexport default function parseIncompletePhoneNumber(string) {\n  if (ASCII_DIGITS.test(string)) return string;\n  var result = '';";
 
 /**
  * Babel's `_classCallCheck` is an `instanceof` in every constructor, megamorphic across the
@@ -61,7 +63,8 @@ const PARSE_INCOMPLETE_FAST = "const ASCII_DIGITS = /^\\+?[0-9]*$/;\nexport defa
  * uses `instanceof` (why the answers match: src/contacts/README.md).
  */
 const CLASS_CALL_CHECK = 'function _classCallCheck(a, n) { if (!(a instanceof n)) throw new TypeError("Cannot call a class as a function"); }';
-const CLASS_CALL_CHECK_FAST = 'function _classCallCheck(a, n) { if (!(a != null && Object.getPrototypeOf(a) === n.prototype) && !(a instanceof n)) throw new TypeError("Cannot call a class as a function"); }';
+const CLASS_CALL_CHECK_FAST =
+  'function _classCallCheck(a, n) { if (!(a != null && Object.getPrototypeOf(a) === n.prototype) && !(a instanceof n)) throw new TypeError("Cannot call a class as a function"); }';
 
 /**
  * getNumberType is a pure function of the metadata, the plan and the national number, and a parse
@@ -248,7 +251,13 @@ export function rewriteLibphonenumber(path, text) {
     out = out.replace(FORMATTED_START, FORMATTED_FAST);
     applied.push('extractFormattedPhoneNumber');
   }
-  if (/\/es6\/parse\.js$/.test(norm) && applied.includes('extractFormattedPhoneNumber') && out.split(PARSE_HEAD).length === 2 && /^function parsePhoneNumber\(formattedPhoneNumber, defaultCountry, defaultCallingCode, metadata\) \{$/m.test(out) && /import \{[^}]*MIN_LENGTH_FOR_NSN, MAX_LENGTH_FOR_NSN[^}]*\} from '.\/constants.js';/.test(out)) {
+  if (
+    /\/es6\/parse\.js$/.test(norm) &&
+    applied.includes('extractFormattedPhoneNumber') &&
+    out.split(PARSE_HEAD).length === 2 &&
+    /^function parsePhoneNumber\(formattedPhoneNumber, defaultCountry, defaultCallingCode, metadata\) \{$/m.test(out) &&
+    /import \{[^}]*MIN_LENGTH_FOR_NSN, MAX_LENGTH_FOR_NSN[^}]*\} from '.\/constants.js';/.test(out)
+  ) {
     out = out.replace(PARSE_HEAD, `${PLAIN_NUMBER_CHECK}${PARSE_HEAD}`);
     applied.push('vapCheckPlainNumber');
   }
@@ -296,7 +305,20 @@ export function rewriteCsvParse(path, text) {
 }
 
 const EXPECTED = {
-  'libphonenumber-js': ['matchesEntirely', '_objectSpread', '_classCallCheck', 'parseIncompletePhoneNumber', 'getNumberType', 'nationalPrefixPattern', 'setVersion', 'isViablePhoneNumber', 'extractExtension', 'extractFormattedPhoneNumber', 'sharedNumberingPlan', 'vapCheckPlainNumber'],
+  'libphonenumber-js': [
+    'matchesEntirely',
+    '_objectSpread',
+    '_classCallCheck',
+    'parseIncompletePhoneNumber',
+    'getNumberType',
+    'nationalPrefixPattern',
+    'setVersion',
+    'isViablePhoneNumber',
+    'extractExtension',
+    'extractFormattedPhoneNumber',
+    'sharedNumberingPlan',
+    'vapCheckPlainNumber',
+  ],
   validator: ['isByteLength'],
   'csv-parse': ['fieldToString'],
 };
@@ -336,7 +358,14 @@ export function dependencyShims() {
           if (inputs && !inputs.some((p) => p.includes(`node_modules/${pkg}/`))) continue;
           for (const want of wanted) {
             if (!seen.has(want)) {
-              result.warnings.push({ id: 'vap-dependency-shims', pluginName: 'vap-dependency-shims', text: `${pkg} shim "${want}" did not apply (the library changed?); bundled unmodified`, location: null, notes: [], detail: undefined });
+              result.warnings.push({
+                id: 'vap-dependency-shims',
+                pluginName: 'vap-dependency-shims',
+                text: `${pkg} shim "${want}" did not apply (the library changed?); bundled unmodified`,
+                location: null,
+                notes: [],
+                detail: undefined,
+              });
             }
           }
         }

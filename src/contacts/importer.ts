@@ -17,7 +17,20 @@ import { isAccessible } from '../ui/accessible.js';
 import { RowReporter, suggestFix, type ImportSummary, type NormalisationExample } from './report.js';
 import { BatchSender, describeError, findBatchJob, JobTracker, listBaseline, type JobOutcome } from './sender.js';
 import { csvParseOptions, InputError, openSource, type InputFormat, type RowSource } from './source.js';
-import { defaultStatePath, ensureStateFolder, folderProblem, ImportState, stateDir, inputIdentity, StateFileError, statesOfInput, stateTarget, type InputIdentity, type StateData, type StateOptions } from './state.js';
+import {
+  defaultStatePath,
+  ensureStateFolder,
+  folderProblem,
+  ImportState,
+  stateDir,
+  inputIdentity,
+  StateFileError,
+  statesOfInput,
+  stateTarget,
+  type InputIdentity,
+  type StateData,
+  type StateOptions,
+} from './state.js';
 
 /**
  * The bulk import as a streaming pipeline (drawn in src/contacts/README.md): every stage holds a
@@ -70,11 +83,15 @@ function sameOptions(a: StateOptions, b: StateOptions): string[] {
   if (a.delimiter !== b.delimiter) diffs.push(`--delimiter was ${JSON.stringify(a.delimiter)}, now ${JSON.stringify(b.delimiter)}`);
   if ((a.encoding ?? 'utf-8') !== (b.encoding ?? 'utf-8')) diffs.push(`--encoding was ${a.encoding ?? 'utf-8'}, now ${b.encoding ?? 'utf-8'}`);
   if (a.batchSize !== b.batchSize) diffs.push(`--batch-size was ${a.batchSize}, now ${b.batchSize}`);
-  if ((a.defaultCountry ?? null) !== (b.defaultCountry ?? null)) diffs.push(`--default-country was ${a.defaultCountry ?? 'not given'}, now ${b.defaultCountry ?? 'not given'}`);
+  if ((a.defaultCountry ?? null) !== (b.defaultCountry ?? null))
+    diffs.push(`--default-country was ${a.defaultCountry ?? 'not given'}, now ${b.defaultCountry ?? 'not given'}`);
   const ma = JSON.stringify(Object.entries(a.mapping).sort());
   const mb = JSON.stringify(Object.entries(b.mapping).sort());
   if (ma !== mb) {
-    const show = (m: Record<string, string>) => Object.entries(m).map(([f, c]) => `${c}→${f}`).join(', ');
+    const show = (m: Record<string, string>) =>
+      Object.entries(m)
+        .map(([f, c]) => `${c}→${f}`)
+        .join(', ');
     diffs.push(`the column mapping was ${show(a.mapping)}, now ${show(b.mapping)}`);
   }
   return diffs;
@@ -91,7 +108,9 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
     if (st.isDirectory()) throw new InputError('it is a directory, not a file');
     size = st.size;
   } catch (err) {
-    throw new FileUnreadable(`cannot read ${file}: ${err instanceof InputError ? err.message : (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    throw new FileUnreadable(
+      `cannot read ${file}: ${err instanceof InputError ? err.message : (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
+    );
   }
   if (size === 0) throw new FileUnreadable(`cannot read ${file}: the file is empty`);
   // A file read as UTF-8 must be UTF-8, all of it, before anything is sent (encoding.ts).
@@ -106,7 +125,10 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
         if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
         await access(dir, constants.W_OK);
       } catch (err) {
-        throw new UsageError(`cannot write --state-file ${req.stateFile}: the folder ${dir}: ${folderProblem(err)}`, 'pass --state-file with a path in a folder you can write');
+        throw new UsageError(
+          `cannot write --state-file ${req.stateFile}: the folder ${dir}: ${folderProblem(err)}`,
+          'pass --state-file with a path in a folder you can write',
+        );
       }
     } else {
       await ensureStateFolder(stateDir(ctx.env), ctx.env, 'pass --state-file <path>');
@@ -161,7 +183,10 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
     try {
       ({ api, list } = await schema);
     } catch (err) {
-      void opening.then((src) => src.close(), () => undefined);
+      void opening.then(
+        (src) => src.close(),
+        () => undefined,
+      );
       throw err;
     }
     let source: RowSource;
@@ -177,7 +202,16 @@ export async function runImport(req: ImportRequest, ctx: Context): Promise<Impor
   }
 }
 
-async function importWith(pool: ValidationPool, source: RowSource, api: ApiClient, list: ContactList, size: number, req: ImportRequest, ctx: Context, started: number): Promise<ImportOutcome> {
+async function importWith(
+  pool: ValidationPool,
+  source: RowSource,
+  api: ApiClient,
+  list: ContactList,
+  size: number,
+  req: ImportRequest,
+  ctx: Context,
+  started: number,
+): Promise<ImportOutcome> {
   const { signal } = ctx;
   const file = req.file;
 
@@ -211,7 +245,9 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
       const opened = await openState(req, ctx, stateOptions);
       if ('complete' in opened) {
         source.close();
-        ctx.info(`The import of ${file} into list ${req.listId} was already complete (${opened.complete.completedAt ?? opened.complete.updatedAt}); nothing to do.`);
+        ctx.info(
+          `The import of ${file} into list ${req.listId} was already complete (${opened.complete.completedAt ?? opened.complete.updatedAt}); nothing to do.`,
+        );
         return { summary: completedSummary(req, opened.complete, opened.path, started) };
       }
       state = opened.state;
@@ -239,7 +275,8 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
     if (!rows.length) counts.readAll = true;
     return rows.length ? { done: pool.submitRows(rows) } : undefined;
   };
-  if (ctx.globals.verbose) ctx.io.stderr.write(`validating ${pool.threaded ? `on a worker thread${pool.startedAtLaunch ? ' (started at launch)' : ''}` : 'on the main thread'}\n`);
+  if (ctx.globals.verbose)
+    ctx.io.stderr.write(`validating ${pool.threaded ? `on a worker thread${pool.startedAtLaunch ? ' (started at launch)' : ''}` : 'on the main thread'}\n`);
 
   // rows: rows checked (handed back by validation); read: rows taken from the file; readAll: the file is read to its end.
   const counts = { rows: 0, read: 0, readAll: false, rejectedLocally: 0, normalised: 0 };
@@ -274,7 +311,8 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
         for (let k = first; k < n; k++) if (!byRow.has(k + 1)) await errorsOut.write(batch.raws[k], batch.rowNos[k]!, [''], [why]);
       }
     }
-    if ((job as { errorsTruncated?: boolean }).errorsTruncated) warn(`job ${job.id} kept only its first ${job.errors.length} row errors; ${p.failed} rows failed in it`);
+    if ((job as { errorsTruncated?: boolean }).errorsTruncated)
+      warn(`job ${job.id} kept only its first ${job.errors.length} row errors; ${p.failed} rows failed in it`);
     if (!replay && state) {
       state.finished(batch.i, { status: job.status, ok: p.successful ?? 0, bad, createdAt: job.createdAt });
       state.saveSoon();
@@ -284,7 +322,17 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
   const tracker = state ? new JobTracker(api, signal, onJobDone, (job: ImportJob) => state!.seen(job.createdAt)) : undefined;
   const sender =
     state && tracker
-      ? new BatchSender({ api, listId: req.listId, state, fields: mapping.fields, batchSize: req.batchSize, concurrency: req.concurrency, signal, tracker, warn })
+      ? new BatchSender({
+          api,
+          listId: req.listId,
+          state,
+          fields: mapping.fields,
+          batchSize: req.batchSize,
+          concurrency: req.concurrency,
+          signal,
+          tracker,
+          warn,
+        })
       : undefined;
 
   // Rows done: checked, in a dry run; else rejected here or processed by the server. The
@@ -368,7 +416,10 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
       // The file broke off mid-way (bad quoting): nothing sent → exit 2, else exit 1 with the state kept.
       const where = err.line ? ` (near line ${err.line})` : '';
       const msg = `cannot read ${file}${where}: ${err.message}`;
-      stopped = { interrupted: false, error: sender && sender.sentRows > 0 ? new CliError(msg, ExitCode.FAILURE, err.hint) : new FileUnreadable(msg, err.hint) };
+      stopped = {
+        interrupted: false,
+        error: sender && sender.sentRows > 0 ? new CliError(msg, ExitCode.FAILURE, err.hint) : new FileUnreadable(msg, err.hint),
+      };
     } else {
       stopped = { interrupted, error: interrupted ? undefined : err };
     }
@@ -377,12 +428,19 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
     source.close();
     if (ctx.globals.verbose) {
       const mem = process.memoryUsage();
-      ctx.io.stderr.write(`validated ${pool.counts.worker} chunks on the worker, ${pool.counts.inline} on the main thread; rss ${Math.round(mem.rss / 1048576)} MB, heap ${Math.round(mem.heapUsed / 1048576)} MB\n`);
+      ctx.io.stderr.write(
+        `validated ${pool.counts.worker} chunks on the worker, ${pool.counts.inline} on the main thread; rss ${Math.round(mem.rss / 1048576)} MB, heap ${Math.round(mem.heapUsed / 1048576)} MB\n`,
+      );
     }
   }
 
   reporter.finish(errorsOut.count ? errorsPath : undefined, (d) =>
-    suggestFix(d, { listId: req.listId, type: mapping.fields.find((f) => f.name === d.field)?.type, column: mapping.pairs[d.field], defaultCountry: req.defaultCountry }),
+    suggestFix(d, {
+      listId: req.listId,
+      type: mapping.fields.find((f) => f.name === d.field)?.type,
+      column: mapping.pairs[d.field],
+      defaultCountry: req.defaultCountry,
+    }),
   );
   let errorsFile: string | undefined;
   if (stopped?.interrupted) {
@@ -439,11 +497,20 @@ async function importWith(pool: ValidationPool, source: RowSource, api: ApiClien
 async function statePathFor(req: ImportRequest, ctx: Context, identity?: InputIdentity): Promise<string> {
   if (req.stateFile) return req.stateFile;
   const creds = await ctx.credentials();
-  return defaultStatePath(ctx.env, { baseUrl: creds.baseUrl, apiKey: creds.apiKey ?? '', listId: req.listId, input: identity ?? (await inputIdentity(resolvePath(req.file))) });
+  return defaultStatePath(ctx.env, {
+    baseUrl: creds.baseUrl,
+    apiKey: creds.apiKey ?? '',
+    listId: req.listId,
+    input: identity ?? (await inputIdentity(resolvePath(req.file))),
+  });
 }
 
 /** Opens a fresh state, or the one to resume (settling its one unknown batch); refuses what would import twice. */
-async function openState(req: ImportRequest, ctx: Context, options: StateOptions): Promise<{ state: ImportState; resumed: boolean } | { complete: StateData; path: string }> {
+async function openState(
+  req: ImportRequest,
+  ctx: Context,
+  options: StateOptions,
+): Promise<{ state: ImportState; resumed: boolean } | { complete: StateData; path: string }> {
   const identity = await inputIdentity(resolvePath(req.file));
   const creds = await ctx.credentials();
   const target = stateTarget({ baseUrl: creds.baseUrl, apiKey: creds.apiKey ?? '' });
@@ -459,7 +526,10 @@ async function openState(req: ImportRequest, ctx: Context, options: StateOptions
     try {
       await rename(path, aside);
     } catch (e) {
-      throw new UsageError(`${err.message}; and it cannot be moved aside to ${aside}: ${describeError(e)}`, 'move or remove it yourself, then run the import again');
+      throw new UsageError(
+        `${err.message}; and it cannot be moved aside to ${aside}: ${describeError(e)}`,
+        'move or remove it yourself, then run the import again',
+      );
     }
     await ctx.warn(`the damaged state file ${path} was moved to ${aside}; starting a new import (--force)`);
     existing = undefined;
@@ -479,7 +549,11 @@ async function openState(req: ImportRequest, ctx: Context, options: StateOptions
 
   if (req.resume) {
     if (!existing) throw new UsageError(`nothing to resume: there is no state file ${path}`, 'run the import without --resume to start it');
-    if (existing.listId !== req.listId) throw new UsageError(`the state file ${path} is for list ${existing.listId}, not ${req.listId}`, `resume with \`vap contacts import ${existing.listId} ${req.file} --resume\``);
+    if (existing.listId !== req.listId)
+      throw new UsageError(
+        `the state file ${path} is for list ${existing.listId}, not ${req.listId}`,
+        `resume with \`vap contacts import ${existing.listId} ${req.file} --resume\``,
+      );
     if (!sameFile(existing)) {
       throw new UsageError(
         `${req.file} is not the file this import began with (its size or first bytes changed since ${existing.startedAt})`,
@@ -487,11 +561,17 @@ async function openState(req: ImportRequest, ctx: Context, options: StateOptions
       );
     }
     const diffs = sameOptions(existing.options, options);
-    if (diffs.length) throw new UsageError(`--resume with other options than the import began with: ${diffs.join('; ')}`, 'pass the same options (the batches are cut from them)');
+    if (diffs.length)
+      throw new UsageError(
+        `--resume with other options than the import began with: ${diffs.join('; ')}`,
+        'pass the same options (the batches are cut from them)',
+      );
     const owner = ImportState.runningOwner(existing);
     if (owner) throw new UsageError(`another vap (process ${owner}) is importing ${req.file} right now`, 'wait for it, or stop it first');
     if (existing.input.mtimeMs !== identity.mtimeMs || existing.input.path !== identity.path) {
-      await ctx.warn(`${req.file} was moved or touched since the import began, but its size and first bytes are the same; resuming (every batch is checked against the state)`);
+      await ctx.warn(
+        `${req.file} was moved or touched since the import began, but its size and first bytes are the same; resuming (every batch is checked against the state)`,
+      );
     }
     if (existing.complete) return { complete: existing, path };
     const state = new ImportState(path, existing);
@@ -514,17 +594,30 @@ async function openState(req: ImportRequest, ctx: Context, options: StateOptions
   if (existing && !req.force && existing.listId === req.listId && sameFile(existing) && (await forgottenByServer(api, existing, ctx.signal))) {
     // The server no longer has this import's jobs: it was reset, or it is an emulator
     // started again (same seed, same port, so the same list id). Nothing would be imported twice.
-    ctx.info(`the server does not know the import jobs recorded in ${path} (was it reset or restarted?); starting a new import of ${req.file} into list ${req.listId}`);
+    ctx.info(
+      `the server does not know the import jobs recorded in ${path} (was it reset or restarted?); starting a new import of ${req.file} into list ${req.listId}`,
+    );
     existing = undefined;
   }
   if (existing && !req.force) {
     const owner = ImportState.runningOwner(existing);
-    if (owner && !existing.complete) throw new UsageError(`another vap (process ${owner}) is importing with the state file ${path} right now`, 'wait for it, or pass --state-file to keep another state');
+    if (owner && !existing.complete)
+      throw new UsageError(
+        `another vap (process ${owner}) is importing with the state file ${path} right now`,
+        'wait for it, or pass --state-file to keep another state',
+      );
     const same = existing.listId === req.listId && sameFile(existing);
     if (same && existing.complete) {
-      throw new UsageError(`${req.file} was already imported into list ${req.listId} (completed ${existing.completedAt ?? existing.updatedAt}; state file ${path})`, 'pass --force to import it again');
+      throw new UsageError(
+        `${req.file} was already imported into list ${req.listId} (completed ${existing.completedAt ?? existing.updatedAt}; state file ${path})`,
+        'pass --force to import it again',
+      );
     }
-    if (same) throw new UsageError(`an unfinished import of ${req.file} into list ${req.listId} exists (state file ${path})`, 'continue it with --resume, or start over with --force (contacts it imported would be imported again)');
+    if (same)
+      throw new UsageError(
+        `an unfinished import of ${req.file} into list ${req.listId} exists (state file ${path})`,
+        'continue it with --resume, or start over with --force (contacts it imported would be imported again)',
+      );
     if (!existing.complete) {
       throw new UsageError(
         `the state file ${path} holds an unfinished import (of ${existing.input.path} into list ${existing.listId})`,

@@ -24,19 +24,29 @@ export interface Mapping {
 export function parseMapFlags(flags: string[]): Array<{ column: string; field: string }> {
   return flags.map((flag) => {
     const i = flag.lastIndexOf('=');
-    if (i <= 0) throw new UsageError(`invalid --map "${flag}": expected column=field`, 'for example --map "E-mail=email" (an empty field, --map "Notes=", ignores a column)');
+    if (i <= 0)
+      throw new UsageError(
+        `invalid --map "${flag}": expected column=field`,
+        'for example --map "E-mail=email" (an empty field, --map "Notes=", ignores a column)',
+      );
     return { column: flag.slice(0, i), field: flag.slice(i + 1).trim() };
   });
 }
 
 /** Header names are matched loosely: case, spaces, `_` and `-` do not matter (`First Name` = `first_name` = `firstName`). */
 export function looseName(name: string): string {
-  return name.normalize('NFKC').toLowerCase().replace(/[\s_\-.]+/g, '');
+  return name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\s_\-.]+/g, '');
 }
 
 /** Names quoted and comma-separated, the first `max` of them (a wide header is counted, not listed). */
 export function listNames(names: string[], max = 12): string {
-  const shown = names.slice(0, max).map((n) => JSON.stringify(n)).join(', ');
+  const shown = names
+    .slice(0, max)
+    .map((n) => JSON.stringify(n))
+    .join(', ');
   return names.length > max ? `${shown}, … (${names.length} in all)` : shown || '(none)';
 }
 
@@ -83,7 +93,10 @@ export function resolveMapping(
       continue;
     }
     if (!fieldsByName.has(field)) {
-      throw new UsageError(`--map "${column}=${field}": list ${opts.listId} has no field "${field}"`, `its fields are ${listNames(schema.fields.map((f) => f.name))}`);
+      throw new UsageError(
+        `--map "${column}=${field}": list ${opts.listId} has no field "${field}"`,
+        `its fields are ${listNames(schema.fields.map((f) => f.name))}`,
+      );
     }
     if (fieldColumn.has(field)) throw new UsageError(`--map: field "${field}" is given two columns`, 'map each field once');
     if (columnTaken.has(col)) throw new UsageError(`--map: column "${columns[col]}" is mapped twice`, 'a column goes to one field');

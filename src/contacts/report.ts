@@ -167,15 +167,25 @@ export function summaryText(s: ImportSummary, batchSize: number): string {
   const lines: string[] = [];
   if (s.dryRun) {
     lines.push(`Dry run of ${s.file} against list ${s.listId} (nothing sent): ${formatCount(s.rows)} rows in ${seconds(s.elapsedMs)}`);
-    rows.push(['valid', s.valid, s.valid ? `would be sent in ${formatCount(Math.ceil(s.valid / batchSize))} ${Math.ceil(s.valid / batchSize) === 1 ? 'job' : 'jobs'}` : undefined]);
+    rows.push([
+      'valid',
+      s.valid,
+      s.valid ? `would be sent in ${formatCount(Math.ceil(s.valid / batchSize))} ${Math.ceil(s.valid / batchSize) === 1 ? 'job' : 'jobs'}` : undefined,
+    ]);
     rows.push(['rejected', s.rejectedLocally]);
   } else {
     const verb = s.interrupted ? 'Interrupted import of' : s.complete ? 'Imported' : 'Import of';
-    lines.push(`${verb} ${s.file} into list ${s.listId}: ${formatCount(s.rows)} rows${s.interrupted ? ' read' : ''} in ${seconds(s.elapsedMs)}${s.resumed ? ' (resumed)' : ''}`);
+    lines.push(
+      `${verb} ${s.file} into list ${s.listId}: ${formatCount(s.rows)} rows${s.interrupted ? ' read' : ''} in ${seconds(s.elapsedMs)}${s.resumed ? ' (resumed)' : ''}`,
+    );
     rows.push(['imported', s.imported]);
     rows.push(['rejected locally', s.rejectedLocally, s.rejectedLocally ? 'not sent' : undefined]);
     rows.push(['rejected by server', s.rejectedByServer]);
-    rows.push(['jobs', s.jobs, s.failedJobs.length ? `${s.failedJobs.length} failed or cancelled: ${s.failedJobs.map((j) => `${j.id} ${j.status}`).join(', ')}` : undefined]);
+    rows.push([
+      'jobs',
+      s.jobs,
+      s.failedJobs.length ? `${s.failedJobs.length} failed or cancelled: ${s.failedJobs.map((j) => `${j.id} ${j.status}`).join(', ')}` : undefined,
+    ]);
   }
   if (s.normalised.count) rows.push(['phones normalised', s.normalised.count, 'to E.164']);
   const width = Math.max(...rows.map(([label]) => label.length));

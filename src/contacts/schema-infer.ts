@@ -60,7 +60,11 @@ function digitCount(s: string): number {
 }
 
 /** Infers a schema from a header row and sampled data rows. Refuses blank or repeated header names. */
-export function inferSchema(header: readonly string[], rows: readonly (readonly string[])[], opts: { truncated?: boolean; source?: string } = {}): InferredSchema {
+export function inferSchema(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  opts: { truncated?: boolean; source?: string } = {},
+): InferredSchema {
   const source = opts.source ?? 'the CSV file';
   const names = header.map((h) => h.trim());
   const seen = new Set<string>();
@@ -87,7 +91,12 @@ export function inferSchema(header: readonly string[], rows: readonly (readonly 
  * (source.ts), so that a file `contacts import` refuses is refused here too, as fast and in as
  * little memory; csv-parse is loaded here to stay out of start-up.
  */
-export async function readCsvSample(path: string, sampleRows: number, flag = '--from-csv', encoding = 'utf-8'): Promise<{ header: string[]; rows: string[][]; truncated: boolean }> {
+export async function readCsvSample(
+  path: string,
+  sampleRows: number,
+  flag = '--from-csv',
+  encoding = 'utf-8',
+): Promise<{ header: string[]; rows: string[][]; truncated: boolean }> {
   const [{ parse }, { checkUtf8, decodingStream }] = await Promise.all([import('csv-parse'), import('./encoding.js')]);
   let lineEndings: LineEndings = 'mixed';
   if (encoding === 'utf-8') {
@@ -119,7 +128,8 @@ export async function readCsvSample(path: string, sampleRows: number, flag = '--
     ]);
   } catch (err) {
     // A limit passed (the header's width, a record's size): said as `contacts import` says it, with the fix.
-    const limit = err instanceof InputError ? err : (err as { code?: unknown }).code === 'CSV_MAX_RECORD_SIZE' ? (csvError(err as Error) as InputError) : undefined;
+    const limit =
+      err instanceof InputError ? err : (err as { code?: unknown }).code === 'CSV_MAX_RECORD_SIZE' ? (csvError(err as Error) as InputError) : undefined;
     if (limit) throw new UsageError(`${flag} "${path}"${limit.line ? ` (near line ${limit.line})` : ''}: ${limit.message}`, limit.hint);
     const code = (err as NodeJS.ErrnoException).code;
     if (code && /^E[A-Z]+$/.test(code) && !code.startsWith('CSV')) throw new UsageError(`cannot read ${flag} "${path}": ${describeFsError(err)}`);

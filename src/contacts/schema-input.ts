@@ -72,20 +72,27 @@ export function parseSchemaJson(text: string, source: string): FieldInput[] {
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`${source} is not valid JSON: ${(err as Error).message}`, 'expected {"fields": [{"name": "email", "type": "email", "required": true}]} or a bare array of fields');
+    throw new UsageError(
+      `${source} is not valid JSON: ${(err as Error).message}`,
+      'expected {"fields": [{"name": "email", "type": "email", "required": true}]} or a bare array of fields',
+    );
   }
   const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' ? (doc as { fields?: unknown }).fields : undefined;
   if (!Array.isArray(list)) {
     throw new UsageError(`${source} has no field list`, 'expected {"fields": [...]} or a bare array of {"name", "type", "required"} objects');
   }
   if (list.length > SCHEMA_MAX_FIELDS) {
-    throw new UsageError(`${source} has ${list.length.toLocaleString('en-US')} fields, more than the ${SCHEMA_MAX_FIELDS.toLocaleString('en-US')} vap reads`, 'a contact list needs one field per value a contact holds: keep those');
+    throw new UsageError(
+      `${source} has ${list.length.toLocaleString('en-US')} fields, more than the ${SCHEMA_MAX_FIELDS.toLocaleString('en-US')} vap reads`,
+      'a contact list needs one field per value a contact holds: keep those',
+    );
   }
   const out: FieldInput[] = [];
   const seen = new Set<string>();
   list.forEach((raw, i) => {
     const where = `${source}: field ${i + 1}`;
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${where} is not an object`, 'each field is {"name": ..., "type": ..., "required": true|false}');
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+      throw new UsageError(`${where} is not an object`, 'each field is {"name": ..., "type": ..., "required": true|false}');
     const o = raw as Record<string, unknown>;
     const name = typeof o.name === 'string' ? o.name.trim() : '';
     if (!name) throw new UsageError(`${where} has no "name"`);
@@ -108,7 +115,10 @@ export async function readSchemaFile(path: string, flag = '--schema-file'): Prom
     try {
       const { size } = await fh.stat();
       if (size > SCHEMA_FILE_MAX_BYTES) {
-        throw new UsageError(`${flag} "${path}" is larger than ${SCHEMA_FILE_MAX_BYTES / 1048576} MiB, the most vap reads as a schema file`, 'a schema file is a JSON list of fields ({"fields": [{"name": ..., "type": ...}]}): check that this is the file meant');
+        throw new UsageError(
+          `${flag} "${path}" is larger than ${SCHEMA_FILE_MAX_BYTES / 1048576} MiB, the most vap reads as a schema file`,
+          'a schema file is a JSON list of fields ({"fields": [{"name": ..., "type": ...}]}): check that this is the file meant',
+        );
       }
       text = await fh.readFile('utf8');
     } finally {

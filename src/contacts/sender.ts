@@ -259,7 +259,8 @@ export class BatchSender {
     const to = batch.rowNos[batch.rowNos.length - 1]!;
     const n = batch.rowNos.length;
     if (rec === 'done') {
-      if (batch.i === state.data.prefix.batches - 1 && to !== state.data.prefix.to) this.cutChanged(batch.i, `ended at row ${state.data.prefix.to}`, `ends at row ${to}`);
+      if (batch.i === state.data.prefix.batches - 1 && to !== state.data.prefix.to)
+        this.cutChanged(batch.i, `ended at row ${state.data.prefix.to}`, `ends at row ${to}`);
       this.cur = emptyBatch(batch.i + 1);
       this.sentRows += n;
       this.earlierRows += n;
@@ -268,7 +269,8 @@ export class BatchSender {
       return;
     }
     if (rec) {
-      if (rec.from !== from || rec.to !== to || rec.n !== n) this.cutChanged(batch.i, `was rows ${rec.from}–${rec.to} (${rec.n})`, `is rows ${from}–${to} (${n})`);
+      if (rec.from !== from || rec.to !== to || rec.n !== n)
+        this.cutChanged(batch.i, `was rows ${rec.from}–${rec.to} (${rec.n})`, `is rows ${from}–${to} (${n})`);
       this.cur = emptyBatch(batch.i + 1);
       this.sentRows += n;
       if (rec.st === 'done') {
@@ -302,7 +304,9 @@ export class BatchSender {
 
   private async replay(jobId: string, batch: Batch, rejected: number): Promise<void> {
     if (!(await this.d.tracker.replay(jobId, batch))) {
-      this.d.warn(`job ${jobId} (rows ${batch.rowNos[0]}–${batch.rowNos[batch.rowNos.length - 1]}) is no longer kept by the server: its ${rejected} rejected rows cannot be listed again`);
+      this.d.warn(
+        `job ${jobId} (rows ${batch.rowNos[0]}–${batch.rowNos[batch.rowNos.length - 1]}) is no longer kept by the server: its ${rejected} rejected rows cannot be listed again`,
+      );
     }
   }
 

@@ -12,7 +12,11 @@ export type InputFormat = 'csv' | 'json';
 
 /** The file cannot be read as the format says (bad quoting, not a JSON array, a limit passed, ...). */
 export class InputError extends Error {
-  constructor(message: string, readonly line?: number, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly line?: number,
+    readonly hint?: string,
+  ) {
     super(message);
     this.name = 'InputError';
   }
@@ -105,7 +109,11 @@ class ChunkReader {
   private error: Error | undefined;
   private wake: (() => void) | undefined;
 
-  constructor(private readonly stream: Readable, private readonly mapError: (err: Error) => Error, private readonly highWater = READ_AHEAD) {
+  constructor(
+    private readonly stream: Readable,
+    private readonly mapError: (err: Error) => Error,
+    private readonly highWater = READ_AHEAD,
+  ) {
     const wake = () => {
       const w = this.wake;
       this.wake = undefined;
@@ -167,7 +175,11 @@ class ChunkReader {
 /** csv-parse's errors (CsvError; codes CSV_… and INVALID_OPENING_QUOTE). */
 export function isCsvParseError(err: unknown): boolean {
   const e = err as (Error & { code?: unknown }) | null;
-  return Boolean(e) && typeof e!.code === 'string' && (e!.constructor?.name === 'CsvError' || (e!.code as string).startsWith('CSV_') || e!.code === 'INVALID_OPENING_QUOTE');
+  return (
+    Boolean(e) &&
+    typeof e!.code === 'string' &&
+    (e!.constructor?.name === 'CsvError' || (e!.code as string).startsWith('CSV_') || e!.code === 'INVALID_OPENING_QUOTE')
+  );
 }
 
 /** A CSV reader's error as an InputError (csv-parse's own, a limit, a file error); others as they are. */
@@ -249,10 +261,7 @@ export async function openCsv(path: string, delimiter = ',', encoding = 'utf-8',
 }
 
 export async function openJson(path: string, encoding = 'utf-8'): Promise<RowSource> {
-  const [{ default: StreamArray }, { default: Parser }] = await Promise.all([
-    import('stream-json/streamers/StreamArray.js'),
-    import('stream-json/Parser.js'),
-  ]);
+  const [{ default: StreamArray }, { default: Parser }] = await Promise.all([import('stream-json/streamers/StreamArray.js'), import('stream-json/Parser.js')]);
   const file: ReadStream = createReadStream(path, { highWaterMark: HIGH_WATER_MARK });
   const parser = new Parser();
   const array = StreamArray.make();

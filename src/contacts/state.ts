@@ -101,7 +101,10 @@ export function stateShapeProblem(d: StateData): string | undefined {
 }
 
 export class StateFileError extends Error {
-  constructor(message: string, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
     super(message);
     this.name = 'StateFileError';
   }
@@ -140,7 +143,10 @@ export async function ensureStateFolder(dir: string, env: Record<string, string 
     await access(dir, constants.W_OK);
   } catch (err) {
     const from = env.VAP_STATE_DIR ? ` (from VAP_STATE_DIR=${env.VAP_STATE_DIR})` : " (vap's state folder)";
-    throw new UsageError(`cannot write to the folder ${dir}${from}: ${folderProblem(err)}`, `make it writable, set VAP_STATE_DIR to a folder you can write, or ${alternative}`);
+    throw new UsageError(
+      `cannot write to the folder ${dir}${from}: ${folderProblem(err)}`,
+      `make it writable, set VAP_STATE_DIR to a folder you can write, or ${alternative}`,
+    );
   }
 }
 
@@ -162,7 +168,10 @@ export interface StateKey {
  */
 export function defaultStatePath(env: Record<string, string | undefined>, key: StateKey): string {
   const t = stateTarget(key);
-  const h = createHash('sha256').update([t.baseUrl, t.org, key.listId, String(key.input.size), key.input.head].join('\n')).digest('hex').slice(0, 24);
+  const h = createHash('sha256')
+    .update([t.baseUrl, t.org, key.listId, String(key.input.size), key.input.head].join('\n'))
+    .digest('hex')
+    .slice(0, 24);
   const safeList = key.listId.replace(/[^\w.-]/g, '_').slice(0, 64);
   return join(stateDir(env), `${safeList}-${h}.json`);
 }
@@ -177,7 +186,11 @@ export function stateTarget(key: Pick<StateKey, 'baseUrl' | 'apiKey'>): { baseUr
  * newest first: for --resume, when the file's content or the list changed (the default
  * state file is keyed by both), to say what did instead of "nothing to resume".
  */
-export async function statesOfInput(env: Record<string, string | undefined>, inputPath: string, target: { baseUrl: string; org: string }): Promise<Array<{ path: string; data: StateData }>> {
+export async function statesOfInput(
+  env: Record<string, string | undefined>,
+  inputPath: string,
+  target: { baseUrl: string; org: string },
+): Promise<Array<{ path: string; data: StateData }>> {
   const dir = stateDir(env);
   let names: string[];
   try {

@@ -83,7 +83,8 @@ export interface JournalFaultInput {
 
 /** `POST /_emulator/faults/journal` body: `{ code?: "ENOSPC" | "EIO", during?: "write" | "sync", torn?: boolean }`. */
 export function parseJournalFault(input: Record<string, unknown>): JournalFaultInput {
-  for (const k of Object.keys(input)) if (k !== 'code' && k !== 'during' && k !== 'torn') throw badRequest(`unknown field ${JSON.stringify(k)}: a journal fault takes code, during and torn`);
+  for (const k of Object.keys(input))
+    if (k !== 'code' && k !== 'during' && k !== 'torn') throw badRequest(`unknown field ${JSON.stringify(k)}: a journal fault takes code, during and torn`);
   const code = input.code ?? 'ENOSPC';
   if (code !== 'ENOSPC' && code !== 'EIO') throw badRequest('code must be "ENOSPC" or "EIO"');
   const during = input.during ?? 'write';

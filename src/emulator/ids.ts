@@ -8,7 +8,10 @@ import { createHash } from 'node:crypto';
 export class IdGenerator {
   private counters: Record<string, number>;
 
-  constructor(private readonly seed: number, counters: Record<string, number> = {}) {
+  constructor(
+    private readonly seed: number,
+    counters: Record<string, number> = {},
+  ) {
     this.counters = { ...counters };
   }
 

@@ -10,4 +10,14 @@ import { eventsModule } from './routes/events.js';
 import { webhooksModule } from './routes/webhooks.js';
 
 /** Every route group the emulator serves. */
-export const MODULES: EmulatorModule[] = [agentsModule, contactsModule, evalsModule, evalImportsModule, eventsModule, webhooksModule, campaignsModule, callsModule, analyticsModule];
+export const MODULES: EmulatorModule[] = [
+  agentsModule,
+  contactsModule,
+  evalsModule,
+  evalImportsModule,
+  eventsModule,
+  webhooksModule,
+  campaignsModule,
+  callsModule,
+  analyticsModule,
+];

@@ -128,7 +128,11 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
     // requestTimeout (Node checks every connectionsCheckingInterval, answering through
     // clientErrorHandler). Only receiving is limited: a response, an event stream included, is not.
     requestTimeout: limits.requestTimeout,
-    http: { headersTimeout: limits.headersTimeout, requestTimeout: limits.requestTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(limits.headersTimeout / 4) || 1000)) },
+    http: {
+      headersTimeout: limits.headersTimeout,
+      requestTimeout: limits.requestTimeout,
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(limits.headersTimeout / 4) || 1000)),
+    },
     // Errors the framework raises before routing (a malformed percent-encoding in the path)
     // get the one error envelope too.
     // Requests the HTTP parser cannot read at all, or not in time: the envelope, then the connection closes.
@@ -141,15 +145,32 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
         return answerRaw(socket, '408 Request Timeout', errorBody(requestId(), 'request_timeout', message), clock.httpDate());
       }
       const large = err.code === 'HPE_HEADER_OVERFLOW';
-      answerRaw(socket, large ? '431 Request Header Fields Too Large' : '400 Bad Request', errorBody(requestId(), large ? 'headers_too_large' : 'bad_request', large ? 'the request headers are too large' : `the request could not be read as HTTP (${err.code ?? err.message})`), clock.httpDate());
+      answerRaw(
+        socket,
+        large ? '431 Request Header Fields Too Large' : '400 Bad Request',
+        errorBody(
+          requestId(),
+          large ? 'headers_too_large' : 'bad_request',
+          large ? 'the request headers are too large' : `the request could not be read as HTTP (${err.code ?? err.message})`,
+        ),
+        clock.httpDate(),
+      );
     },
     frameworkErrors: (err, req, res) => {
       const bad = (err as FastifyError).code === 'FST_ERR_BAD_URL';
       const reply = res as unknown as FastifyReply;
       reply.header('x-request-id', req.id).header('date', clock.httpDate());
       void reply
-        .code(bad ? 400 : (err as FastifyError).statusCode ?? 400)
-        .send(errorBody(req.id, bad ? 'invalid_path' : 'bad_request', bad ? `the path is not valid: ${pathForMessage(req.url)} has a malformed percent-encoding (each % must be followed by two hex digits of UTF-8)` : err.message));
+        .code(bad ? 400 : ((err as FastifyError).statusCode ?? 400))
+        .send(
+          errorBody(
+            req.id,
+            bad ? 'invalid_path' : 'bad_request',
+            bad
+              ? `the path is not valid: ${pathForMessage(req.url)} has a malformed percent-encoding (each % must be followed by two hex digits of UTF-8)`
+              : err.message,
+          ),
+        );
     },
   });
   // JSON bodies: an empty body sent with `content-type: application/json` (many clients set
@@ -182,7 +203,16 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
     const n = (perClient.get(addr) ?? 0) + 1;
     if (n > limits.maxConnections) {
       refused.add(socket);
-      answerRaw(socket, '503 Service Unavailable', errorBody(requestId(), 'too_many_connections', `this client already has ${limits.maxConnections} connections open, the most one address may hold; close some (or reuse them with keep-alive) and try again`), clock.httpDate());
+      answerRaw(
+        socket,
+        '503 Service Unavailable',
+        errorBody(
+          requestId(),
+          'too_many_connections',
+          `this client already has ${limits.maxConnections} connections open, the most one address may hold; close some (or reuse them with keep-alive) and try again`,
+        ),
+        clock.httpDate(),
+      );
       return;
     }
     perClient.set(addr, n);
@@ -249,7 +279,13 @@ async function serve(opts: ResolvedOptions, store: Store, byKey: Map<string, Org
       const q = url.indexOf('?');
       const bearer = req.headers.authorization !== undefined;
       const xKey = req.headers['x-api-key'] !== undefined;
-      requestLog.add(req.method, q < 0 ? url : url.slice(0, q), status, req.headers['user-agent'], bearer && xKey ? 'both' : bearer ? 'bearer' : xKey ? 'x-api-key' : 'none');
+      requestLog.add(
+        req.method,
+        q < 0 ? url : url.slice(0, q),
+        status,
+        req.headers['user-agent'],
+        bearer && xKey ? 'both' : bearer ? 'bearer' : xKey ? 'x-api-key' : 'none',
+      );
     }
     if (opts.log) opts.log(`${req.method} ${url} ${status}`);
   };
@@ -395,7 +431,10 @@ function refusal(req: FastifyRequest, reply: FastifyReply, payload: unknown, err
 /** An answer written on the socket itself (the request could not be handed to the app), dated by the simulated clock. */
 function answerRaw(socket: Socket, status: string, body: unknown, date: string): void {
   const text = JSON.stringify(body);
-  socket.end(`HTTP/1.1 ${status}\r\ndate: ${date}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`, () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status}\r\ndate: ${date}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    () => socket.destroy(),
+  );
 }
 
 /** The address a connection counts against (an IPv4 client seen on an IPv6 socket counts as itself). */
@@ -421,7 +460,11 @@ function requestId(): string {
 }
 
 /** Answers a matching fault: true when the request was answered (or dropped). */
-async function applyFault(req: FastifyRequest, reply: FastifyReply, fault: { delayMs?: number; drop?: boolean; status?: number; retryAfter?: string }): Promise<boolean> {
+async function applyFault(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  fault: { delayMs?: number; drop?: boolean; status?: number; retryAfter?: string },
+): Promise<boolean> {
   if (fault.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
   if (fault.drop) {
     req.raw.socket.destroy();
@@ -437,7 +480,9 @@ async function applyFault(req: FastifyRequest, reply: FastifyReply, fault: { del
 
 function unsupportedType(contentType: string | undefined): Error {
   const type = (contentType ?? '').split(';')[0]!.trim();
-  const e = new Error(`the body must be JSON, sent with content-type: ${JSON_TYPE}${type ? ` (this request sent ${pathForMessage(type)})` : ' (this request sent no content-type)'}`) as Error & { statusCode: number; code: string };
+  const e = new Error(
+    `the body must be JSON, sent with content-type: ${JSON_TYPE}${type ? ` (this request sent ${pathForMessage(type)})` : ' (this request sent no content-type)'}`,
+  ) as Error & { statusCode: number; code: string };
   e.statusCode = 415;
   e.code = 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
   return e;
@@ -449,7 +494,8 @@ function frameworkError(fe: FastifyError, status: number, bodyLimit: number): [c
   if (status === 413) return ['payload_too_large', `the body is larger than ${bodyLimit} bytes`];
   if (status === 415) return ['unsupported_media_type', fe.message.startsWith('the body must be JSON') ? fe.message : unsupportedType(undefined).message];
   if (fe.message.startsWith('the body is not valid JSON')) return ['invalid_body', fe.message];
-  if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return ['invalid_body', `the body is not valid JSON: ${fe.message}`];
+  if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY')
+    return ['invalid_body', `the body is not valid JSON: ${fe.message}`];
   if (fe.code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') return ['invalid_body', 'the body is shorter or longer than its content-length'];
   if (status === 400) return ['bad_request', fe.message];
   return ['bad_request', fe.message];

@@ -68,4 +68,3 @@ declare module 'fastify' {
     org: Org;
   }
 }
-

@@ -1,5 +1,16 @@
 import type { ApiClient } from '../api/client.js';
-import { getRun, getSuite, listRunResults, listRuns, listScenarios, startRun, type CriterionAggregate, type Run, type RunDetail, type RunResult } from '../api/evals.js';
+import {
+  getRun,
+  getSuite,
+  listRunResults,
+  listRuns,
+  listScenarios,
+  startRun,
+  type CriterionAggregate,
+  type Run,
+  type RunDetail,
+  type RunResult,
+} from '../api/evals.js';
 import { UsageError } from '../errors.js';
 import { resolvePooledBaseline, type PooledBaseline, type SuiteRef } from './baseline.js';
 import { evaluateGates } from './gates.js';
@@ -29,7 +40,11 @@ export interface CallEstimate {
 const RECENT_RUNS = 3;
 
 export async function estimateCalls(api: ApiClient, ref: SuiteRef, signal?: AbortSignal): Promise<CallEstimate> {
-  const [suite, scenarios, recent] = await Promise.all([getSuite(api, ref.agentId, ref.evalId, signal), listScenarios(api, ref.agentId, ref.evalId, signal), recentMinutes(api, ref, signal)]);
+  const [suite, scenarios, recent] = await Promise.all([
+    getSuite(api, ref.agentId, ref.evalId, signal),
+    listScenarios(api, ref.agentId, ref.evalId, signal),
+    recentMinutes(api, ref, signal),
+  ]);
   const enabled = scenarios.filter((s) => s.isEnabled !== false).length;
   const iterations = Number.isSafeInteger(suite.iterationsPerScenario) ? suite.iterationsPerScenario : 1;
   return { perRun: enabled * iterations, scenarios: enabled, iterations, recentMinutes: recent };
@@ -38,9 +53,14 @@ export async function estimateCalls(api: ApiClient, ref: SuiteRef, signal?: Abor
 /** The simulated call minutes of each of the suite's recent completed runs (their results' durations), newest first. */
 export async function recentMinutes(api: ApiClient, ref: SuiteRef, signal?: AbortSignal): Promise<number[]> {
   const runs = await listRuns(api, ref.agentId, ref.evalId, signal);
-  const recent = [...runs].filter((r) => r.status === 'completed').sort((a, b) => b.runNumber - a.runNumber).slice(0, RECENT_RUNS);
+  const recent = [...runs]
+    .filter((r) => r.status === 'completed')
+    .sort((a, b) => b.runNumber - a.runNumber)
+    .slice(0, RECENT_RUNS);
   const results = await Promise.all(recent.map((r) => listRunResults(api, ref.agentId, ref.evalId, r.id, signal)));
-  return results.map((rs) => rs.reduce((s, r) => s + (typeof r.durationSeconds === 'number' && Number.isFinite(r.durationSeconds) ? r.durationSeconds : 0), 0) / 60);
+  return results.map(
+    (rs) => rs.reduce((s, r) => s + (typeof r.durationSeconds === 'number' && Number.isFinite(r.durationSeconds) ? r.durationSeconds : 0), 0) / 60,
+  );
 }
 
 export interface Budget {
@@ -55,21 +75,33 @@ export function budgetFrom(maxCalls: number | undefined, env: Record<string, str
   const v = env.VAP_MAX_CALLS?.trim();
   if (!v) return undefined;
   const n = Number(v);
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`VAP_MAX_CALLS=${v} is not a whole number of calls ≥ 1`, 'set it to the most calls a command may place (e.g. VAP_MAX_CALLS=300), or unset it');
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(
+      `VAP_MAX_CALLS=${v} is not a whole number of calls ≥ 1`,
+      'set it to the most calls a command may place (e.g. VAP_MAX_CALLS=300), or unset it',
+    );
   return n;
 }
 
 /** Refuses (exit 2, nothing started) `calls` more calls that would pass the budget; `what` names them. */
 export function checkBudget(calls: number, maxCalls: number | undefined, what: string): void {
   if (maxCalls === undefined || calls <= maxCalls) return;
-  throw new UsageError(`${what} would place ${calls} calls, more than --max-calls ${maxCalls}`, `raise --max-calls (or VAP_MAX_CALLS) to at least ${calls}, or lower the suite's iterations per scenario`);
+  throw new UsageError(
+    `${what} would place ${calls} calls, more than --max-calls ${maxCalls}`,
+    `raise --max-calls (or VAP_MAX_CALLS) to at least ${calls}, or lower the suite's iterations per scenario`,
+  );
 }
 
 /** --until-decided needs a budget and a baseline; exit 2 before anything is sent. */
 export function checkUntilDecided(untilDecided: boolean | undefined, maxCalls: number | undefined, hasBaseline: boolean): void {
   if (!untilDecided) return;
-  if (maxCalls === undefined) throw new UsageError('--until-decided needs a budget: --max-calls <n> (or VAP_MAX_CALLS)', 'add --max-calls 300, the most calls it may place');
-  if (!hasBaseline) throw new UsageError('--until-decided needs a baseline to decide against', 'add --baseline previous|version:<n>|<runId>, or --fail-on-regression (which compares with previous)');
+  if (maxCalls === undefined)
+    throw new UsageError('--until-decided needs a budget: --max-calls <n> (or VAP_MAX_CALLS)', 'add --max-calls 300, the most calls it may place');
+  if (!hasBaseline)
+    throw new UsageError(
+      '--until-decided needs a baseline to decide against',
+      'add --baseline previous|version:<n>|<runId>, or --fail-on-regression (which compares with previous)',
+    );
 }
 
 /**
@@ -95,7 +127,11 @@ export function runsWithin(perRun: number, maxCalls: number | undefined): number
 export function estimateText(e: CallEstimate, b: Budget): string {
   const one = `${e.perRun} call${e.perRun === 1 ? '' : 's'} (${e.scenarios} scenario${e.scenarios === 1 ? '' : 's'} × ${e.iterations} iteration${e.iterations === 1 ? '' : 's'})`;
   const runs = runsWithin(e.perRun, b.maxCalls);
-  const most = b.untilDecided ? `; at most ${runs * e.perRun} with --until-decided (${runs} run${runs === 1 ? '' : 's'} within --max-calls ${b.maxCalls})` : b.maxCalls !== undefined ? ` (--max-calls ${b.maxCalls})` : '';
+  const most = b.untilDecided
+    ? `; at most ${runs * e.perRun} with --until-decided (${runs} run${runs === 1 ? '' : 's'} within --max-calls ${b.maxCalls})`
+    : b.maxCalls !== undefined
+      ? ` (--max-calls ${b.maxCalls})`
+      : '';
   const minutes = e.recentMinutes.length
     ? `; the suite's last ${e.recentMinutes.length === 1 ? 'run' : `${e.recentMinutes.length} runs`} took ${listText(e.recentMinutes.map((m) => m.toFixed(1)))} simulated call minutes${e.recentMinutes.length === 1 ? '' : ' each'}`
     : '; no completed run of the suite yet to say how many call minutes a run takes';
@@ -160,7 +196,11 @@ export async function runUntilDecided(deps: RunDeps, ref: SuiteRef, s: AdaptiveS
   const { api, signal } = deps;
   const reporter = lookReporter(deps.reporter);
   const spec = s.gates.baseline;
-  if (!spec) throw new UsageError('--until-decided needs a baseline to decide against', 'add --baseline previous|version:<n>|<runId> (or --fail-on-regression, which compares with previous)');
+  if (!spec)
+    throw new UsageError(
+      '--until-decided needs a baseline to decide against',
+      'add --baseline previous|version:<n>|<runId> (or --fail-on-regression, which compares with previous)',
+    );
   const deadline = Date.now() + s.timeout;
   const mine: Array<{ detail: RunDetail; results: RunResult[] }> = [];
   /** Completed runs of the same version from before this command: pooled, no call spent. */
@@ -199,7 +239,11 @@ export async function runUntilDecided(deps: RunDeps, ref: SuiteRef, s: AdaptiveS
     const most = pooledCalls + Math.max(0, runsWithin(first.totalIterations, s.maxCalls) * first.totalIterations - calls);
     looks.push(Math.min(1, information(pooledCalls, n0) / information(most, n0)));
     const { compareSides } = await import('./compare.js');
-    comparison = compareSides({ runs: pooled.map((m) => m.detail), results: pooled.flatMap((m) => m.results) }, { runs: baseline.runs, results: baseline.results }, verdictSettings(s.gates, looks));
+    comparison = compareSides(
+      { runs: pooled.map((m) => m.detail), results: pooled.flatMap((m) => m.results) },
+      { runs: baseline.runs, results: baseline.results },
+      verdictSettings(s.gates, looks),
+    );
     reporter.looked({ ...look, comparison });
     if (comparison.verdict !== 'too few iterations') {
       stop = 'decided';
@@ -219,12 +263,26 @@ export async function runUntilDecided(deps: RunDeps, ref: SuiteRef, s: AdaptiveS
 }
 
 /** The suite's completed runs on `first`'s agent version from before it, except those the baseline pools. */
-async function earlierRunsOfVersion(api: ApiClient, ref: SuiteRef, first: Run, ids: ReadonlySet<string>, baseline: PooledBaseline, signal?: AbortSignal): Promise<Array<{ detail: RunDetail; results: RunResult[] }>> {
+async function earlierRunsOfVersion(
+  api: ApiClient,
+  ref: SuiteRef,
+  first: Run,
+  ids: ReadonlySet<string>,
+  baseline: PooledBaseline,
+  signal?: AbortSignal,
+): Promise<Array<{ detail: RunDetail; results: RunResult[] }>> {
   if (typeof first.agentVersion !== 'number' || baseline.missing !== undefined) return [];
   const theirs = new Set(baseline.runs.map((d) => d.run.id));
   const runs = await listRuns(api, ref.agentId, ref.evalId, signal);
-  const same = runs.filter((r) => r.status === 'completed' && r.agentVersion === first.agentVersion && r.runNumber < first.runNumber && !ids.has(r.id) && !theirs.has(r.id));
-  return Promise.all(same.map(async (r) => ({ detail: await getRun(api, ref.agentId, ref.evalId, r.id, signal), results: await listRunResults(api, ref.agentId, ref.evalId, r.id, signal) })));
+  const same = runs.filter(
+    (r) => r.status === 'completed' && r.agentVersion === first.agentVersion && r.runNumber < first.runNumber && !ids.has(r.id) && !theirs.has(r.id),
+  );
+  return Promise.all(
+    same.map(async (r) => ({
+      detail: await getRun(api, ref.agentId, ref.evalId, r.id, signal),
+      results: await listRunResults(api, ref.agentId, ref.evalId, r.id, signal),
+    })),
+  );
 }
 
 /** The words of why an adaptive run stopped. */
@@ -258,7 +316,13 @@ async function pooledOutcome(
   const last = mine.at(-1)!;
   const completed = [...earlier, ...mine].filter((m) => m.detail.run.status === 'completed');
   const results = a.stop === 'run failed' ? last.results : completed.flatMap((m) => m.results);
-  const detail = a.stop === 'run failed' ? last.detail : pooledDetail(completed.map((m) => m.detail), results);
+  const detail =
+    a.stop === 'run failed'
+      ? last.detail
+      : pooledDetail(
+          completed.map((m) => m.detail),
+          results,
+        );
   const runRef = { ...ref, runId: last.detail.run.id };
   const reads = startOutcomeReads(deps, runRef, { ...s, gates: { ...s.gates, baseline: undefined } }, { results: Promise.resolve(results) });
   const needs = reportNeeds(s.reports, deps.env);

@@ -13,7 +13,13 @@ export type BaselineSpec =
   | { kind: 'previous' }
   | { kind: 'version'; version: number }
   | { kind: 'run'; runId: string }
-  | { kind: 'live'; suite?: SuiteRef; runId?: string; missing?: string; /** Pool the live suite's other completed runs of the picked run's version (a preview's live, previous, version:n). */ pool?: boolean };
+  | {
+      kind: 'live';
+      suite?: SuiteRef;
+      runId?: string;
+      missing?: string /** Pool the live suite's other completed runs of the picked run's version (a preview's live, previous, version:n). */;
+      pool?: boolean;
+    };
 
 /** Commander parser for --baseline. */
 export function baselineOption(v: string): BaselineSpec {
@@ -66,7 +72,10 @@ function checkUsable(detail: RunDetail, ref: SuiteRef): void {
   const r = detail.run;
   if (r.status === 'completed') return;
   const why = r.status === 'failed' ? `failed${r.error ? ` (${r.error})` : ''}: it has no scores to compare with` : `is still ${r.status}`;
-  throw new UsageError(`--baseline run #${r.runNumber} (${r.id}) ${why}`, `pick a completed run (\`vap evals runs list ${ref.evalId} --agent ${ref.agentId}\`)`);
+  throw new UsageError(
+    `--baseline run #${r.runNumber} (${r.id}) ${why}`,
+    `pick a completed run (\`vap evals runs list ${ref.evalId} --agent ${ref.agentId}\`)`,
+  );
 }
 
 /**
@@ -74,9 +83,17 @@ function checkUsable(detail: RunDetail, ref: SuiteRef): void {
  * the suite, and one named by version must exist. `previous` is looked up at the end (a
  * first run has none; that is said, not refused). Usage errors (exit 2) otherwise.
  */
-export async function checkBaseline(api: ApiClient, ref: SuiteRef, spec: BaselineSpec, current?: { id: string }, signal?: AbortSignal, known: { runs?: Promise<Run[]>; baseline?: BaselineReads } = {}): Promise<void> {
+export async function checkBaseline(
+  api: ApiClient,
+  ref: SuiteRef,
+  spec: BaselineSpec,
+  current?: { id: string },
+  signal?: AbortSignal,
+  known: { runs?: Promise<Run[]>; baseline?: BaselineReads } = {},
+): Promise<void> {
   if (spec.kind === 'run') {
-    if (current && spec.runId === current.id) throw new UsageError(`--baseline ${spec.runId} is the run itself`, 'compare with another run, previous, or version:<n>');
+    if (current && spec.runId === current.id)
+      throw new UsageError(`--baseline ${spec.runId} is the run itself`, 'compare with another run, previous, or version:<n>');
     checkUsable(await (known.baseline?.run ?? readBaselineRun(api, ref, spec.runId, signal)), ref);
   } else if (spec.kind === 'version') {
     const runs = await (known.runs ?? listRuns(api, ref.agentId, ref.evalId, signal));
@@ -89,7 +106,9 @@ function pickVersion(runs: readonly Run[], version: number, exclude?: string): R
 }
 
 function noVersion(runs: readonly Run[], version: number, ref: SuiteRef, exclude?: string): UsageError {
-  const versions = [...new Set(runs.filter((r) => r.status === 'completed' && r.id !== exclude && typeof r.agentVersion === 'number').map((r) => r.agentVersion as number))].sort((a, b) => a - b);
+  const versions = [
+    ...new Set(runs.filter((r) => r.status === 'completed' && r.id !== exclude && typeof r.agentVersion === 'number').map((r) => r.agentVersion as number)),
+  ].sort((a, b) => a - b);
   return new UsageError(
     `--baseline version:${version}: suite ${ref.evalId} has no completed run made against agent version ${version}`,
     versions.length ? `versions with a completed run: ${versions.join(', ')}` : 'the suite has no completed run yet; run it first, or leave --baseline out',
@@ -108,12 +127,24 @@ export function matchScenariosByName(baseline: readonly RunResult[], current: re
 }
 
 /** Finds the baseline of `current` and reads its results (a baseline named by id: `known`, when it is being read already). */
-export async function resolveBaseline(api: ApiClient, ref: SuiteRef, spec: BaselineSpec, current: Run, signal?: AbortSignal, runs?: readonly Run[], known?: BaselineReads, currentResults?: readonly RunResult[]): Promise<ResolvedBaseline> {
+export async function resolveBaseline(
+  api: ApiClient,
+  ref: SuiteRef,
+  spec: BaselineSpec,
+  current: Run,
+  signal?: AbortSignal,
+  runs?: readonly Run[],
+  known?: BaselineReads,
+  currentResults?: readonly RunResult[],
+): Promise<ResolvedBaseline> {
   if (spec.kind === 'live') {
     if (spec.missing) return { missing: spec.missing };
     // The live suite is the run's own: the newest completed run before it.
     if (!spec.suite || !spec.runId) return resolveBaseline(api, ref, { kind: 'previous' }, current, signal, runs, known);
-    const [detail, results] = await Promise.all([getRun(api, spec.suite.agentId, spec.suite.evalId, spec.runId, signal), listRunResults(api, spec.suite.agentId, spec.suite.evalId, spec.runId, signal)]);
+    const [detail, results] = await Promise.all([
+      getRun(api, spec.suite.agentId, spec.suite.evalId, spec.runId, signal),
+      listRunResults(api, spec.suite.agentId, spec.suite.evalId, spec.runId, signal),
+    ]);
     return { detail, results: matchScenariosByName(results, currentResults ?? []) };
   }
   let detail: RunDetail;
@@ -126,7 +157,9 @@ export async function resolveBaseline(api: ApiClient, ref: SuiteRef, spec: Basel
     const list = runs ?? (await listRuns(api, ref.agentId, ref.evalId, signal));
     const pick =
       spec.kind === 'previous'
-        ? [...list].filter((r) => r.status === 'completed' && r.runNumber < current.runNumber && r.id !== current.id).sort((a, b) => b.runNumber - a.runNumber)[0]
+        ? [...list]
+            .filter((r) => r.status === 'completed' && r.runNumber < current.runNumber && r.id !== current.id)
+            .sort((a, b) => b.runNumber - a.runNumber)[0]
         : pickVersion(list, spec.version, current.id);
     if (!pick) {
       return {
@@ -136,7 +169,10 @@ export async function resolveBaseline(api: ApiClient, ref: SuiteRef, spec: Basel
             : `no completed run of suite ${ref.evalId} made against agent version ${spec.version} to compare with`,
       };
     }
-    const [d, results] = await Promise.all([getRun(api, ref.agentId, ref.evalId, pick.id, signal), listRunResults(api, ref.agentId, ref.evalId, pick.id, signal)]);
+    const [d, results] = await Promise.all([
+      getRun(api, ref.agentId, ref.evalId, pick.id, signal),
+      listRunResults(api, ref.agentId, ref.evalId, pick.id, signal),
+    ]);
     return { detail: d, results };
   }
   const results = await listRunResults(api, ref.agentId, ref.evalId, detail.run.id, signal);
@@ -165,20 +201,40 @@ export async function resolvePooledBaseline(
   const found = await resolveBaseline(api, ref, spec, current, signal, runs, known, currentResults);
   if (found.missing !== undefined) return { missing: found.missing };
   const version = found.detail.run.agentVersion;
-  if (spec.kind === 'live' && spec.suite && spec.pool && typeof version === 'number') return poolLive(api, spec.suite, found, version, currentResults ?? [], signal);
+  if (spec.kind === 'live' && spec.suite && spec.pool && typeof version === 'number')
+    return poolLive(api, spec.suite, found, version, currentResults ?? [], signal);
   const poolable = spec.kind === 'previous' || spec.kind === 'version' || (spec.kind === 'live' && !spec.suite);
   if (!poolable || typeof version !== 'number') return { newest: found.detail, runs: [found.detail], results: found.results };
   const list = runs ?? (await listRuns(api, ref.agentId, ref.evalId, signal));
-  const others = list.filter((r) => r.status === 'completed' && r.agentVersion === version && r.id !== found.detail.run.id && r.id !== current.id && !exclude.has(r.id) && (spec.kind !== 'previous' || r.runNumber < current.runNumber));
-  const more = await Promise.all(others.map((r) => Promise.all([getRun(api, ref.agentId, ref.evalId, r.id, signal), listRunResults(api, ref.agentId, ref.evalId, r.id, signal)])));
+  const others = list.filter(
+    (r) =>
+      r.status === 'completed' &&
+      r.agentVersion === version &&
+      r.id !== found.detail.run.id &&
+      r.id !== current.id &&
+      !exclude.has(r.id) &&
+      (spec.kind !== 'previous' || r.runNumber < current.runNumber),
+  );
+  const more = await Promise.all(
+    others.map((r) => Promise.all([getRun(api, ref.agentId, ref.evalId, r.id, signal), listRunResults(api, ref.agentId, ref.evalId, r.id, signal)])),
+  );
   return { newest: found.detail, runs: [found.detail, ...more.map(([d]) => d)], results: [...found.results, ...more.flatMap(([, res]) => res)] };
 }
 
 /** The live suite's completed runs of `version` besides the one found, pooled with it, scenarios matched by name (a preview's copy). */
-async function poolLive(api: ApiClient, suite: SuiteRef, found: { detail: RunDetail; results: RunResult[] }, version: number, currentResults: readonly RunResult[], signal?: AbortSignal): Promise<PooledBaseline> {
+async function poolLive(
+  api: ApiClient,
+  suite: SuiteRef,
+  found: { detail: RunDetail; results: RunResult[] },
+  version: number,
+  currentResults: readonly RunResult[],
+  signal?: AbortSignal,
+): Promise<PooledBaseline> {
   const list = await listRuns(api, suite.agentId, suite.evalId, signal);
   const others = list.filter((r) => r.status === 'completed' && r.agentVersion === version && r.id !== found.detail.run.id);
-  const more = await Promise.all(others.map((r) => Promise.all([getRun(api, suite.agentId, suite.evalId, r.id, signal), listRunResults(api, suite.agentId, suite.evalId, r.id, signal)])));
+  const more = await Promise.all(
+    others.map((r) => Promise.all([getRun(api, suite.agentId, suite.evalId, r.id, signal), listRunResults(api, suite.agentId, suite.evalId, r.id, signal)])),
+  );
   const results = [...found.results, ...more.flatMap(([, res]) => matchScenariosByName(res, currentResults))];
   return { newest: found.detail, runs: [found.detail, ...more.map(([d]) => d)], results };
 }

@@ -30,7 +30,12 @@ export interface CompareRef {
  * Compares two runs that have ended (`vap evals runs diff`, the MCP tool). A run A still
  * going, an unknown criterion key or a missing baseline is an error before any verdict.
  */
-export async function compareRuns(api: ApiClient, ref: CompareRef, spec: GateSpec, s: { reports: ReportTarget[]; env: Record<string, string | undefined>; signal?: AbortSignal }): Promise<RunsCompared> {
+export async function compareRuns(
+  api: ApiClient,
+  ref: CompareRef,
+  spec: GateSpec,
+  s: { reports: ReportTarget[]; env: Record<string, string | undefined>; signal?: AbortSignal },
+): Promise<RunsCompared> {
   const { agentId, evalId, a, b } = ref;
   const reports = s.reports;
   const needs = reportNeeds(reports, s.env);
@@ -55,19 +60,33 @@ export async function compareRuns(api: ApiClient, ref: CompareRef, spec: GateSpe
   } else {
     // `previous` and `version:<n>`: every completed run of that version, pooled.
     const found = await resolvePooledBaseline(api, { agentId, evalId }, spec.baseline!, detailB.run, s.signal, runs);
-    if (found.missing !== undefined) throw new UsageError(`--baseline ${baselineArg(spec.baseline!)}: ${found.missing}`, 'name run A instead: `diff <runA> <runB>`');
+    if (found.missing !== undefined)
+      throw new UsageError(`--baseline ${baselineArg(spec.baseline!)}: ${found.missing}`, 'name run A instead: `diff <runA> <runB>`');
     ({ newest: detailA, results: resultsA, runs: pooledA } = found);
   }
-  checkCriterionKeys(spec, detailB.aggregates.criteria.map((c) => c.criterionKey));
-  for (const [label, d] of [['A', detailA], ['B', detailB]] as const) {
+  checkCriterionKeys(
+    spec,
+    detailB.aggregates.criteria.map((c) => c.criterionKey),
+  );
+  for (const [label, d] of [
+    ['A', detailA],
+    ['B', detailB],
+  ] as const) {
     if (!FINISHED_RUN_STATUSES.has(d.run.status)) {
-      throw new CliError(`run ${label} (${d.run.id}) is still ${d.run.status}`, 1, `wait for it first: ${resumeCommand({ agentId, evalId, runId: d.run.id }, { gates: { minCriteria: [], allowFailedIterations: 0 }, reports: [] })}`);
+      throw new CliError(
+        `run ${label} (${d.run.id}) is still ${d.run.status}`,
+        1,
+        `wait for it first: ${resumeCommand({ agentId, evalId, runId: d.run.id }, { gates: { minCriteria: [], allowFailedIterations: 0 }, reports: [] })}`,
+      );
     }
   }
   const sideA: RunSide = { detail: detailA, results: resultsA };
   const sideB: RunSide = { detail: detailB, results: resultsB };
   const { compareSides } = await import('./compare.js');
-  const comparison = detailA.run.status === 'completed' ? compareSides({ runs: [detailB], results: resultsB }, { runs: pooledA, results: resultsA }, verdictSettings(spec)) : undefined;
+  const comparison =
+    detailA.run.status === 'completed'
+      ? compareSides({ runs: [detailB], results: resultsB }, { runs: pooledA, results: resultsA }, verdictSettings(spec))
+      : undefined;
   const missing = comparison ? undefined : `run A #${detailA.run.runNumber} (${detailA.run.id}) ${detailA.run.status}: it has no scores to compare with`;
   const gates = detailB.run.status === 'completed' ? evaluateGates(spec, detailB, detailA, { comparison, missing }, { results: resultsB }) : [];
   const diff = diffRuns(sideA, sideB);
@@ -90,6 +109,7 @@ export function comparedFailure(c: RunsCompared): { kind: 'failed'; message: str
   const run = c.outcome.detail.run;
   if (run.status === 'failed') return { kind: 'failed', message: safe`run B #${run.runNumber} (${run.id}) failed${run.error ? `: ${run.error}` : ''}` };
   const failed = c.gates.filter((g) => !g.passed);
-  if (failed.length) return { kind: 'gates', failed, message: `run B #${run.runNumber} (${run.id}) is below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}` };
+  if (failed.length)
+    return { kind: 'gates', failed, message: `run B #${run.runNumber} (${run.id}) is below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}` };
   return undefined;
 }

@@ -1,5 +1,19 @@
 import type { Run, RunResult } from '../api/evals.js';
-import { decide, failureShareP, groupSequentialBoundaries, holm, iterationsToDecide, normalCdf, normalQuantile, stratifiedDifference, summarize, tCritical, zFromT, type Stratum, type Summary } from './stats.js';
+import {
+  decide,
+  failureShareP,
+  groupSequentialBoundaries,
+  holm,
+  iterationsToDecide,
+  normalCdf,
+  normalQuantile,
+  stratifiedDifference,
+  summarize,
+  tCritical,
+  zFromT,
+  type Stratum,
+  type Summary,
+} from './stats.js';
 import {
   DEFAULT_VERDICT_SETTINGS,
   MIN_ITERATIONS,
@@ -96,11 +110,21 @@ export function compareScores(current: readonly number[], baseline: readonly num
   const b = stats(baseline);
   const delta = c.mean !== null && b.mean !== null ? round(c.mean - b.mean) : null;
   const e = welch(summarize(current), summarize(baseline));
-  if (!e || delta === null) return { current: c, baseline: b, delta, ci: null, pValue: null, df: null, verdict: 'too few iterations', reason: ROW_REASON_FEW(c, b) };
+  if (!e || delta === null)
+    return { current: c, baseline: b, delta, ci: null, pValue: null, df: null, verdict: 'too few iterations', reason: ROW_REASON_FEW(c, b) };
   const z = new Boundaries(settings.looks).z(settings.alpha);
   const ci = interval(e, z);
   const verdict = decide(ci, settings.minEffect);
-  return { current: c, baseline: b, delta, ci, pValue: twoSidedP(e), df: Number.isFinite(e.df) ? e.df : null, verdict, reason: reasonOf(verdict, delta, ci, pct(1 - 2 * settings.alpha), settings.minEffect) };
+  return {
+    current: c,
+    baseline: b,
+    delta,
+    ci,
+    pValue: twoSidedP(e),
+    df: Number.isFinite(e.df) ? e.df : null,
+    verdict,
+    reason: reasonOf(verdict, delta, ci, pct(1 - 2 * settings.alpha), settings.minEffect),
+  };
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -136,7 +160,8 @@ export interface Side {
 /** The criteria a side scores: its runs' aggregates' keys, else the keys its results carry. */
 function criteriaOf(side: Side): Array<{ key: string; name: string | null }> {
   const seen = new Map<string, string | null>();
-  for (const d of side.runs) for (const c of d.aggregates?.criteria ?? []) if (!seen.has(c.criterionKey)) seen.set(c.criterionKey, typeof c.name === 'string' ? c.name : null);
+  for (const d of side.runs)
+    for (const c of d.aggregates?.criteria ?? []) if (!seen.has(c.criterionKey)) seen.set(c.criterionKey, typeof c.name === 'string' ? c.name : null);
   if (seen.size === 0) for (const r of side.results) for (const c of r.criterionScores ?? []) if (!seen.has(c.criterionKey)) seen.set(c.criterionKey, null);
   return [...seen].map(([key, name]) => ({ key, name }));
 }
@@ -152,7 +177,13 @@ export function pooledSide(side: Side): PooledSide {
     if (r.status === 'failed') failed++;
     else if (scored(r)) scoredN++;
   }
-  return { runs: side.runs.length, calls: side.results.length, scored: scoredN, failed, runNumbers: side.runs.map((d) => d.run.runNumber).sort((a, b) => a - b) };
+  return {
+    runs: side.runs.length,
+    calls: side.results.length,
+    scored: scoredN,
+    failed,
+    runNumbers: side.runs.map((d) => d.run.runNumber).sort((a, b) => a - b),
+  };
 }
 
 /** Every scenario and criterion of `current` against `baseline`, one run each (see compareSides). */
@@ -184,7 +215,10 @@ export function compareSides(current: Side, baseline: Side, settings: VerdictSet
     const sc = summarize(cs);
     const sb = summarize(bs);
     overallStrata.push({ current: sc, baseline: sb });
-    for (const k of keys) criterionStrata.get(k.key)!.push({ current: summarize(criterionScores(s.results, k.key)), baseline: summarize(criterionScores(b?.results ?? [], k.key)) });
+    for (const k of keys)
+      criterionStrata
+        .get(k.key)!
+        .push({ current: summarize(criterionScores(s.results, k.key)), baseline: summarize(criterionScores(b?.results ?? [], k.key)) });
     rows.push({ kind: 'scenario', id: scenarioId, name: s.name, c: stats(cs), b: stats(bs), e: welch(sc, sb), note: b ? undefined : 'not in the baseline' });
   }
   for (const k of keys) {
@@ -199,11 +233,27 @@ export function compareSides(current: Side, baseline: Side, settings: VerdictSet
   const od = stratifiedDifference(overallStrata);
   let overallChange: OverallComparison;
   if (!od) {
-    overallChange = { delta: null, se: null, df: null, ci: null, verdict: 'too few iterations', reason: `no scenario has ${MIN_ITERATIONS} scored iterations on each side`, strata: 0 };
+    overallChange = {
+      delta: null,
+      se: null,
+      df: null,
+      ci: null,
+      verdict: 'too few iterations',
+      reason: `no scenario has ${MIN_ITERATIONS} scored iterations on each side`,
+      strata: 0,
+    };
   } else {
     const ci = interval(od, bounds.z(alphaOverall));
     const verdict = decide(ci, minEffect);
-    overallChange = { delta: round(od.delta), se: round(od.se, 8), df: Number.isFinite(od.df) ? od.df : null, ci, verdict, reason: reasonOf(verdict, od.delta, ci, pct(1 - 2 * alphaOverall), minEffect), strata: od.strata };
+    overallChange = {
+      delta: round(od.delta),
+      se: round(od.se, 8),
+      df: Number.isFinite(od.df) ? od.df : null,
+      ci,
+      verdict,
+      reason: reasonOf(verdict, od.delta, ci, pct(1 - 2 * alphaOverall), minEffect),
+      strata: od.strata,
+    };
   }
 
   // The rows, by Holm's method in each direction: at all of α when the overall change was
@@ -211,7 +261,8 @@ export function compareSides(current: Side, baseline: Side, settings: VerdictSet
   const tested = rows.filter((r) => r.e);
   const m = tested.length;
   const significant = overallChange.verdict === 'regressed' || overallChange.verdict === 'improved';
-  const levelFor = (direction: -1 | 1) => ((direction < 0 ? overallChange.verdict === 'regressed' : overallChange.verdict === 'improved') ? alpha : alpha - alphaOverall);
+  const levelFor = (direction: -1 | 1) =>
+    (direction < 0 ? overallChange.verdict === 'regressed' : overallChange.verdict === 'improved') ? alpha : alpha - alphaOverall;
   const rejectedIn = (direction: -1 | 1): Set<number> =>
     m === 0
       ? new Set()
@@ -231,7 +282,17 @@ export function compareSides(current: Side, baseline: Side, settings: VerdictSet
   const rowLevel = pct(1 - (2 * rowAlpha) / Math.max(1, m));
   const verdictOf = (r: Row): Comparison => {
     const delta = r.c.mean !== null && r.b.mean !== null ? round(r.c.mean - r.b.mean) : null;
-    if (!r.e || delta === null) return { current: r.c, baseline: r.b, delta, ci: null, pValue: null, df: null, verdict: 'too few iterations', reason: r.note ?? ROW_REASON_FEW(r.c, r.b) };
+    if (!r.e || delta === null)
+      return {
+        current: r.c,
+        baseline: r.b,
+        delta,
+        ci: null,
+        pValue: null,
+        df: null,
+        verdict: 'too few iterations',
+        reason: r.note ?? ROW_REASON_FEW(r.c, r.b),
+      };
     const ci = interval(r.e, zRows);
     const i = tested.indexOf(r);
     const own = decide(ci, minEffect);
@@ -247,7 +308,16 @@ export function compareSides(current: Side, baseline: Side, settings: VerdictSet
       verdict = 'too few iterations';
       reason = reasonOf('too few iterations', r.e.delta, ci, rowLevel, minEffect);
     }
-    return { current: r.c, baseline: r.b, delta: kindDelta(r, delta), ci, pValue: twoSidedP(r.e), df: Number.isFinite(r.e.df) ? r.e.df : null, verdict, reason };
+    return {
+      current: r.c,
+      baseline: r.b,
+      delta: kindDelta(r, delta),
+      ci,
+      pValue: twoSidedP(r.e),
+      df: Number.isFinite(r.e.df) ? r.e.df : null,
+      verdict,
+      reason,
+    };
   };
 
   const scenarios: ScenarioComparison[] = [];
@@ -260,7 +330,12 @@ export function compareSides(current: Side, baseline: Side, settings: VerdictSet
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   for (const row of [...scenarios, ...criteria]) counts[row.verdict]++;
 
-  const verdict: Verdict = counts.regressed || overallChange.verdict === 'regressed' ? 'regressed' : counts.improved || overallChange.verdict === 'improved' ? 'improved' : overallChange.verdict;
+  const verdict: Verdict =
+    counts.regressed || overallChange.verdict === 'regressed'
+      ? 'regressed'
+      : counts.improved || overallChange.verdict === 'improved'
+        ? 'improved'
+        : overallChange.verdict;
   const toDecide =
     verdict === 'too few iterations'
       ? (({ current: n, eachSide }) => ({ iterationsPerScenario: n, eachSide }))(iterationsToDecide(overallStrata, minEffect, normalQuantile(1 - alpha)))
@@ -282,7 +357,16 @@ export function compareSides(current: Side, baseline: Side, settings: VerdictSet
       alpha,
       family: 'overall first (80% of α), then Holm over the rows (all of α after a significant overall change, else the rest)',
       rows: m,
-      ...(settings.looks?.length ? { sequential: { boundary: "Lan-DeMets Pocock" as const, look: settings.looks.length, fractions: settings.looks.map((t) => round(t, 4)), z: round(bounds.z(OVERALL_SHARE * alpha), 4) } } : {}),
+      ...(settings.looks?.length
+        ? {
+            sequential: {
+              boundary: 'Lan-DeMets Pocock' as const,
+              look: settings.looks.length,
+              fractions: settings.looks.map((t) => round(t, 4)),
+              z: round(bounds.z(OVERALL_SHARE * alpha), 4),
+            },
+          }
+        : {}),
     },
     baseline: { id: nb.id, runNumber: nb.runNumber, status: nb.status, agentVersion: num(nb.agentVersion), overallScore: ob },
     pooled: { current: pc, baseline: pb },
@@ -305,4 +389,3 @@ export function compareSides(current: Side, baseline: Side, settings: VerdictSet
 function kindDelta(r: { kind: string; e: Estimate | null }, plain: number): number {
   return r.kind === 'criterion' && r.e ? round(r.e.delta) : plain;
 }
-

@@ -79,7 +79,13 @@ function deltaText(d: number | null, chalk: ChalkInstance): string {
 const deltaCell = (d: number | null, chalk: ChalkInstance) => trusted(deltaText(d, chalk));
 
 /** Headline (the two runs and their agent versions), then scenario and criterion tables (with each row's verdict), then gates. */
-export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], chalk: ChalkInstance, comparison?: RunComparison, fit: TableFit = {}): Promise<string> {
+export async function renderDiff(
+  diff: RunDiff,
+  gates: readonly GateResult[],
+  chalk: ChalkInstance,
+  comparison?: RunComparison,
+  fit: TableFit = {},
+): Promise<string> {
   const { renderTable } = await import('../ui/table.js');
   const side = (label: string, r: RunBrief) =>
     `${label}: run #${r.runNumber} (${r.id}) ${r.status}, agent version ${r.agentVersion ?? '?'}, overall ${fmtScore(r.overallScore)}, ${r.failedIterations} of ${r.totalIterations} iterations failed`;
@@ -99,10 +105,28 @@ export async function renderDiff(diff: RunDiff, gates: readonly GateResult[], ch
     );
   // Run ids, statuses and gate texts are data: shown safe; the tables make their cells safe.
   // On a terminal the lines wrap at word boundaries and the tables fit its width.
-  const parts = [messageText(safeText(side('A', diff.a)), fit.width), messageText(safeText(side('B', diff.b)), fit.width), `overall ${fmtScore(diff.overall.a)} → ${fmtScore(diff.overall.b)} (${deltaText(diff.overall.delta, chalk)})`];
-  if (comparison) parts.push(messageText(`verdict: ${verdictWord(comparison.verdict, chalk)}: ${safeText(countsText(comparison.counts))}`, fit.width), chalk.dim(messageText(`Verdicts: ${methodText(comparison.method)}.`, fit.width)));
+  const parts = [
+    messageText(safeText(side('A', diff.a)), fit.width),
+    messageText(safeText(side('B', diff.b)), fit.width),
+    `overall ${fmtScore(diff.overall.a)} → ${fmtScore(diff.overall.b)} (${deltaText(diff.overall.delta, chalk)})`,
+  ];
+  if (comparison)
+    parts.push(
+      messageText(`verdict: ${verdictWord(comparison.verdict, chalk)}: ${safeText(countsText(comparison.counts))}`, fit.width),
+      chalk.dim(messageText(`Verdicts: ${methodText(comparison.method)}.`, fit.width)),
+    );
   if (diff.scenarios.length) parts.push('', renderTable(diff.scenarios, columns('scenario', scenarioVerdicts), chalk, undefined, fit));
-  if (diff.criteria.length) parts.push('', renderTable(diff.criteria.map((c) => ({ ...c, name: c.key })), columns('criterion', criterionVerdicts), chalk, undefined, fit));
+  if (diff.criteria.length)
+    parts.push(
+      '',
+      renderTable(
+        diff.criteria.map((c) => ({ ...c, name: c.key })),
+        columns('criterion', criterionVerdicts),
+        chalk,
+        undefined,
+        fit,
+      ),
+    );
   if (gates.length) parts.push('', ...gates.map((g) => messageText(safeText(`${g.gate}: ${g.message}`), fit.width, `${gateMark(g.passed, chalk)} `)));
   return parts.join('\n');
 }

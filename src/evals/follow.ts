@@ -85,7 +85,10 @@ export async function waitForEnd(deps: RunDeps, ref: RunRef, s: FollowSettings, 
   const checkKeys = (d: RunDetail) => {
     if (keysChecked || d.aggregates.criteria.length === 0) return;
     keysChecked = true;
-    checkCriterionKeys(s.gates, d.aggregates.criteria.map((c) => c.criterionKey));
+    checkCriterionKeys(
+      s.gates,
+      d.aggregates.criteria.map((c) => c.criterionKey),
+    );
   };
   let detail: RunDetail;
   let results: RunResult[] | undefined;
@@ -127,7 +130,12 @@ export async function waitForEnd(deps: RunDeps, ref: RunRef, s: FollowSettings, 
       await writeStopped(deps, ref, s, last, { kind: 'timeout', message, resume });
       throw new RunStopped({ kind: 'timeout', runId: ref.runId, message, resume });
     }
-    if (!(err instanceof UsageError)) await writeStopped(deps, ref, s, last, { kind: 'error', message: `stopped waiting for run ${ref.runId}${seen}: ${(err as Error)?.message ?? String(err)}`, resume });
+    if (!(err instanceof UsageError))
+      await writeStopped(deps, ref, s, last, {
+        kind: 'error',
+        message: `stopped waiting for run ${ref.runId}${seen}: ${(err as Error)?.message ?? String(err)}`,
+        resume,
+      });
     throw err;
   } finally {
     clearTimeout(timer);
@@ -137,8 +145,22 @@ export async function waitForEnd(deps: RunDeps, ref: RunRef, s: FollowSettings, 
 }
 
 /** The reports of a run the wait gave up on: its last-seen state and why (a failure to write them is only a warning). */
-export async function writeStopped(deps: RunDeps, ref: RunRef, s: Pick<FollowSettings, 'reports' | 'marker'>, last: RunDetail | undefined, stop: RunStop): Promise<void> {
-  const o: RunOutcome = { agentId: ref.agentId, evalId: ref.evalId, ...(s.marker ? { markerId: s.marker } : {}), detail: last ?? unseenRun(ref.runId), results: [], gates: [], stopped: stop };
+export async function writeStopped(
+  deps: RunDeps,
+  ref: RunRef,
+  s: Pick<FollowSettings, 'reports' | 'marker'>,
+  last: RunDetail | undefined,
+  stop: RunStop,
+): Promise<void> {
+  const o: RunOutcome = {
+    agentId: ref.agentId,
+    evalId: ref.evalId,
+    ...(s.marker ? { markerId: s.marker } : {}),
+    detail: last ?? unseenRun(ref.runId),
+    results: [],
+    gates: [],
+    stopped: stop,
+  };
   await writeReports(deps, o, s.reports).catch((err: Error) => deps.reporter.warn(err.message));
 }
 
@@ -147,13 +169,26 @@ export async function writeStopped(deps: RunDeps, ref: RunRef, s: Pick<FollowSet
  * (JUnit, JSON, Markdown, HTML, GitHub step summary) written. The caller shows it and
  * ends as outcomeVerdict says.
  */
-export async function finishRun(deps: RunDeps, ref: RunRef, detail: RunDetail, s: Pick<FollowSettings, 'gates' | 'reports' | 'marker' | 'maxCalls'>, reads?: OutcomeReads): Promise<RunOutcome> {
-  checkCriterionKeys(s.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
+export async function finishRun(
+  deps: RunDeps,
+  ref: RunRef,
+  detail: RunDetail,
+  s: Pick<FollowSettings, 'gates' | 'reports' | 'marker' | 'maxCalls'>,
+  reads?: OutcomeReads,
+): Promise<RunOutcome> {
+  checkCriterionKeys(
+    s.gates,
+    detail.aggregates.criteria.map((c) => c.criterionKey),
+  );
   let outcome: RunOutcome;
   try {
     outcome = await gatherOutcome(deps, ref, detail, s, reads);
   } catch (err) {
-    if (!(err instanceof UsageError)) await writeStopped(deps, ref, s, detail, { kind: 'error', message: `could not read run ${runLabel(detail.run)}: ${(err as Error)?.message ?? String(err)}` });
+    if (!(err instanceof UsageError))
+      await writeStopped(deps, ref, s, detail, {
+        kind: 'error',
+        message: `could not read run ${runLabel(detail.run)}: ${(err as Error)?.message ?? String(err)}`,
+      });
     throw err;
   }
   await writeReports(deps, outcome, s.reports);
@@ -177,13 +212,23 @@ export interface OutcomeReads {
  * Started before the run is known to have ended, they may go unused, so none may become an unhandled rejection:
  * each is awaited, and its error thrown, where it is used.
  */
-export function startOutcomeReads(deps: Pick<RunDeps, 'api' | 'env' | 'signal'>, ref: RunRef, s: Pick<FollowSettings, 'gates' | 'reports'>, known: OutcomeReads = {}, what: { results?: boolean } = {}): OutcomeReads {
+export function startOutcomeReads(
+  deps: Pick<RunDeps, 'api' | 'env' | 'signal'>,
+  ref: RunRef,
+  s: Pick<FollowSettings, 'gates' | 'reports'>,
+  known: OutcomeReads = {},
+  what: { results?: boolean } = {},
+): OutcomeReads {
   const { api, signal } = deps;
   const needs = reportNeeds(s.reports, deps.env);
   const spec = s.gates.baseline;
   const reads: OutcomeReads = {
     results: known.results ?? (what.results === false ? undefined : listRunResults(api, ref.agentId, ref.evalId, ref.runId, signal)),
-    runs: known.runs ?? (needs.history || (spec !== undefined && spec.kind !== 'run' && !(spec.kind === 'live' && spec.suite)) ? listRuns(api, ref.agentId, ref.evalId, signal) : undefined),
+    runs:
+      known.runs ??
+      (needs.history || (spec !== undefined && spec.kind !== 'run' && !(spec.kind === 'live' && spec.suite))
+        ? listRuns(api, ref.agentId, ref.evalId, signal)
+        : undefined),
     suite: known.suite ?? (needs.suite ? getSuite(api, ref.agentId, ref.evalId, signal).catch(() => undefined) : undefined),
     baseline:
       known.baseline ??
@@ -196,7 +241,13 @@ export function startOutcomeReads(deps: Pick<RunDeps, 'api' | 'env' | 'signal'>,
 }
 
 /** Reads what the gates and reports need, side by side (what was read already, or is being read, is not asked for again): results, baseline (and its results), suite, recent runs. */
-export async function gatherOutcome(deps: Pick<RunDeps, 'api' | 'env' | 'signal'> & { reporter: Pick<RunReporter, 'warn'> }, ref: RunRef, detail: RunDetail, s: Pick<FollowSettings, 'gates' | 'reports' | 'marker' | 'maxCalls'>, known: OutcomeReads = {}): Promise<RunOutcome> {
+export async function gatherOutcome(
+  deps: Pick<RunDeps, 'api' | 'env' | 'signal'> & { reporter: Pick<RunReporter, 'warn'> },
+  ref: RunRef,
+  detail: RunDetail,
+  s: Pick<FollowSettings, 'gates' | 'reports' | 'marker' | 'maxCalls'>,
+  known: OutcomeReads = {},
+): Promise<RunOutcome> {
   const needs = reportNeeds(s.reports, deps.env);
   const spec = s.gates.baseline;
   const fresh = startOutcomeReads(deps, ref, s, known);
@@ -205,7 +256,19 @@ export async function gatherOutcome(deps: Pick<RunDeps, 'api' | 'env' | 'signal'
   const [results, runs, suite] = await Promise.all([fresh.results, fresh.runs, fresh.suite]);
   const baseline = spec && detail.run.status === 'completed' ? await baselineOutcome(detail, results!, runs) : undefined;
   const gates = detail.run.status === 'completed' ? evaluateGates(s.gates, detail, undefined, baseline, { results: results! }) : [];
-  return { agentId: ref.agentId, evalId: ref.evalId, ...(s.marker ? { markerId: s.marker } : {}), detail, results: results!, gates, baseline, suite: suite ? { name: suite.name } : undefined, history: needs.history ? runs : undefined, ...(s.gates.minScore !== undefined ? { minScore: s.gates.minScore } : {}), ...(s.maxCalls !== undefined ? { maxCalls: s.maxCalls } : {}) };
+  return {
+    agentId: ref.agentId,
+    evalId: ref.evalId,
+    ...(s.marker ? { markerId: s.marker } : {}),
+    detail,
+    results: results!,
+    gates,
+    baseline,
+    suite: suite ? { name: suite.name } : undefined,
+    history: needs.history ? runs : undefined,
+    ...(s.gates.minScore !== undefined ? { minScore: s.gates.minScore } : {}),
+    ...(s.maxCalls !== undefined ? { maxCalls: s.maxCalls } : {}),
+  };
 
   async function baselineOutcome(d: RunDetail, res: RunResult[], list?: Run[]): Promise<BaselineOutcome> {
     const typed = baselineArg(spec!);

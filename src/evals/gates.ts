@@ -84,10 +84,12 @@ export function allowanceOption(v: string): FailedAllowance {
   const m = /^(\d+(?:\.\d+)?)%$/.exec(s);
   if (m) {
     const percent = Number(m[1]);
-    if (!(percent >= 0 && percent <= 100)) throw new InvalidArgumentError('--allow-failed-iterations takes a whole number ≥ 0 or a percentage from 0% to 100% (e.g. 3 or 10%).');
+    if (!(percent >= 0 && percent <= 100))
+      throw new InvalidArgumentError('--allow-failed-iterations takes a whole number ≥ 0 or a percentage from 0% to 100% (e.g. 3 or 10%).');
     return { percent };
   }
-  if (!/^\d+$/.test(s) || !Number.isSafeInteger(Number(s))) throw new InvalidArgumentError('--allow-failed-iterations takes a whole number ≥ 0 or a percentage from 0% to 100% (e.g. 3 or 10%).');
+  if (!/^\d+$/.test(s) || !Number.isSafeInteger(Number(s)))
+    throw new InvalidArgumentError('--allow-failed-iterations takes a whole number ≥ 0 or a percentage from 0% to 100% (e.g. 3 or 10%).');
   return Number(s);
 }
 
@@ -99,7 +101,8 @@ export function allowanceArg(a: FailedAllowance): string {
 /** Commander parser for --alpha: a family-wise level above 0 and at most 0.2. */
 export function alphaOption(v: string): number {
   const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 0.2) throw new InvalidArgumentError('--alpha takes a family-wise error rate above 0 and at most 0.2 (e.g. 0.01 for 1%).');
+  if (v.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 0.2)
+    throw new InvalidArgumentError('--alpha takes a family-wise error rate above 0 and at most 0.2 (e.g. 0.01 for 1%).');
   return n;
 }
 
@@ -116,7 +119,10 @@ export function checkCriterionKeys(spec: GateSpec, known: readonly string[]): vo
   const unknown = spec.minCriteria.filter((g) => !known.includes(g.key));
   if (unknown.length === 0) return;
   const names = unknown.map((g) => g.key).join(', ');
-  throw new UsageError(`--min-criterion names ${unknown.length === 1 ? 'a criterion' : 'criteria'} this suite does not score: ${names}`, `use one of: ${known.join(', ')}`);
+  throw new UsageError(
+    `--min-criterion names ${unknown.length === 1 ? 'a criterion' : 'criteria'} this suite does not score: ${names}`,
+    `use one of: ${known.join(', ')}`,
+  );
 }
 
 /** A score as vap prints it: three decimals (src/ui/values.ts). */
@@ -148,7 +154,10 @@ export function evaluateGates(spec: GateSpec, detail: RunDetail, base?: RunDetai
       passed,
       actual: overall,
       threshold: spec.minScore,
-      message: overall === null ? `overall score: none (no completed iteration), needs ≥ ${spec.minScore}` : `overall score ${fmtScore(overall)} ${passed ? '≥' : '<'} ${spec.minScore}`,
+      message:
+        overall === null
+          ? `overall score: none (no completed iteration), needs ≥ ${spec.minScore}`
+          : `overall score ${fmtScore(overall)} ${passed ? '≥' : '<'} ${spec.minScore}`,
     });
   }
   for (const g of spec.minCriteria) {
@@ -224,16 +233,35 @@ function failedIterationsGate(spec: GateSpec, run: RunDetail['run'], comparison?
     const passed = failed <= allowed;
     const allowance = allowed === 0 ? 'none allowed' : `${allowed} allowed`;
     const count = `${failed} failed iteration${failed === 1 ? '' : 's'} of ${total}`;
-    return { gate: `--allow-failed-iterations ${typed}`, passed, actual: failed, threshold: allowed, message: `${count} (${typeof spec.allowFailedIterations === 'number' ? allowance : `${allowance}: ${typed}`})` };
+    return {
+      gate: `--allow-failed-iterations ${typed}`,
+      passed,
+      actual: failed,
+      threshold: allowed,
+      message: `${count} (${typeof spec.allowFailedIterations === 'number' ? allowance : `${allowance}: ${typed}`})`,
+    };
   }
   const alpha = spec.alpha ?? DEFAULT_ALPHA;
   const gate = `--allow-failed-iterations (default: fewer than ${percent(DEFAULT_FAILED_SHARE)})`;
-  if (failed > allowed) return { gate, passed: false, actual: failed, threshold: allowed, message: `${of}: ${percent(DEFAULT_FAILED_SHARE)} or more of the calls failed` };
+  if (failed > allowed)
+    return { gate, passed: false, actual: failed, threshold: allowed, message: `${of}: ${percent(DEFAULT_FAILED_SHARE)} or more of the calls failed` };
   const f = comparison?.failures;
   if (f && f.pValue < alpha) {
-    return { gate, passed: false, actual: failed, threshold: allowed, message: `${of}: significantly more than the baseline's ${percent(f.baseline)} (Fisher p = ${f.pValue < 0.001 ? '< 0.001' : f.pValue.toFixed(3)} < ${alpha})` };
+    return {
+      gate,
+      passed: false,
+      actual: failed,
+      threshold: allowed,
+      message: `${of}: significantly more than the baseline's ${percent(f.baseline)} (Fisher p = ${f.pValue < 0.001 ? '< 0.001' : f.pValue.toFixed(3)} < ${alpha})`,
+    };
   }
-  return { gate, passed: true, actual: failed, threshold: allowed, message: `${of}; fewer than ${percent(DEFAULT_FAILED_SHARE)}${f ? `, not significantly above the baseline's ${percent(f.baseline)}` : ''}` };
+  return {
+    gate,
+    passed: true,
+    actual: failed,
+    threshold: allowed,
+    message: `${of}; fewer than ${percent(DEFAULT_FAILED_SHARE)}${f ? `, not significantly above the baseline's ${percent(f.baseline)}` : ''}`,
+  };
 }
 
 /**
@@ -247,14 +275,29 @@ export function regressionGate(r: RegressionInput): GateResult {
   const against = `against run #${c.baseline.runNumber}${c.pooled && c.pooled.baseline.runs > 1 ? ` and ${c.pooled.baseline.runs - 1} more of its version` : ''}`;
   const level = `family-wise error ${percent(c.method.alpha)}`;
   const o = c.overallChange;
-  const overall = o?.delta != null ? `overall ${signed3(o.delta)}${o.ci ? ` (${percent(c.method.confidence)} CI ${signed3(o.ci[0])} to ${signed3(o.ci[1])})` : ''}` : 'no overall change to estimate';
+  const overall =
+    o?.delta != null
+      ? `overall ${signed3(o.delta)}${o.ci ? ` (${percent(c.method.confidence)} CI ${signed3(o.ci[0])} to ${signed3(o.ci[1])})` : ''}`
+      : 'no overall change to estimate';
   const bad = regressions(c);
   if (c.verdict !== 'regressed') {
     const why = c.verdict === 'too few iterations' ? `undecided${c.toDecide ? `: ${decideText(c.toDecide, c.method.minEffect)}` : ''}` : c.verdict;
-    return { gate, passed: true, actual: 0, threshold: 0, message: `no significant regression ${against} (${level}): ${overall}, ${why}; rows: ${countsText(c.counts)}` };
+    return {
+      gate,
+      passed: true,
+      actual: 0,
+      threshold: 0,
+      message: `no significant regression ${against} (${level}): ${overall}, ${why}; rows: ${countsText(c.counts)}`,
+    };
   }
   const names = bad.map((x) => `${'scenarioId' in x ? x.name : x.key} ${x.delta === null ? '' : signed3(x.delta)}`.trim());
-  return { gate, passed: false, actual: 1 + bad.length, threshold: 0, message: `a significant regression ${against} (${level}): ${overall}${names.length ? `; ${names.join(', ')}` : ''}` };
+  return {
+    gate,
+    passed: false,
+    actual: 1 + bad.length,
+    threshold: 0,
+    message: `a significant regression ${against} (${level}): ${overall}${names.length ? `; ${names.join(', ')}` : ''}`,
+  };
 }
 
 /** `about 46 iterations per scenario would decide a change of 0.05`. */

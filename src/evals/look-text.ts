@@ -27,7 +27,9 @@ export function overallText(c: RunComparison): string {
 export function lookText(c: RunComparison): string {
   const o = overallText(c);
   if (c.verdict === 'regressed' || c.verdict === 'improved') {
-    const rows = (c.verdict === 'regressed' ? regressions(c) : [...c.scenarios, ...c.criteria].filter((r) => r.verdict === 'improved')).map((r) => `${'scenarioId' in r ? r.name : r.key} ${r.delta === null ? '' : signed(r.delta)}`.trim());
+    const rows = (c.verdict === 'regressed' ? regressions(c) : [...c.scenarios, ...c.criteria].filter((r) => r.verdict === 'improved')).map((r) =>
+      `${'scenarioId' in r ? r.name : r.key} ${r.delta === null ? '' : signed(r.delta)}`.trim(),
+    );
     return `against ${againstText(c)}: ${c.verdict}: ${o}${rows.length ? `; ${rows.join(', ')}` : ''}`;
   }
   return `against ${againstText(c)}: ${verdictPhrase(c.verdict)} (${o.replace(/ \(/, ', ').replace(/\)$/, '')})`;

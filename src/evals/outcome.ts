@@ -90,14 +90,26 @@ export interface OutcomeJson {
 
 /** The `--json` / `--report json=` document: `{ run, aggregates, results, gates, passRates }`, plus `baseline` with --baseline and `adaptive` with --until-decided. */
 export function outcomeJson(o: RunOutcome): OutcomeJson {
-  const out: OutcomeJson = { run: o.detail.run, aggregates: o.detail.aggregates, results: o.results, gates: o.gates, passRates: passRates(o.results, o.minScore) };
-  if (o.baseline) out.baseline = o.baseline.comparison ? { spec: o.baseline.spec, ...o.baseline.comparison } : { spec: o.baseline.spec, missing: o.baseline.missing ?? 'no baseline' };
+  const out: OutcomeJson = {
+    run: o.detail.run,
+    aggregates: o.detail.aggregates,
+    results: o.results,
+    gates: o.gates,
+    passRates: passRates(o.results, o.minScore),
+  };
+  if (o.baseline)
+    out.baseline = o.baseline.comparison
+      ? { spec: o.baseline.spec, ...o.baseline.comparison }
+      : { spec: o.baseline.spec, missing: o.baseline.missing ?? 'no baseline' };
   if (o.adaptive) out.adaptive = o.adaptive;
   return out;
 }
 
 /** How a finished run's command ends: passed (exit 0), the run failed (1), below a gate (3); the message is one safe line. */
-export type OutcomeVerdict = { kind: 'passed'; message: string } | { kind: 'failed'; message: string } | { kind: 'gates'; failed: GateResult[]; message: string };
+export type OutcomeVerdict =
+  | { kind: 'passed'; message: string }
+  | { kind: 'failed'; message: string }
+  | { kind: 'gates'; failed: GateResult[]; message: string };
 
 export function outcomeVerdict(o: RunOutcome): OutcomeVerdict {
   const run = o.detail.run;
@@ -105,7 +117,11 @@ export function outcomeVerdict(o: RunOutcome): OutcomeVerdict {
   const failed = o.gates.filter((g) => !g.passed);
   if (failed.length) {
     const after = o.adaptive ? `, after ${o.adaptive.calls} of at most ${o.adaptive.maxCalls} calls` : '';
-    return { kind: 'gates', failed, message: safe`run #${run.runNumber} (${run.id}) completed below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}${after}` };
+    return {
+      kind: 'gates',
+      failed,
+      message: safe`run #${run.runNumber} (${run.id}) completed below ${failed.length === 1 ? 'a gate' : `${failed.length} gates`}${after}`,
+    };
   }
   return { kind: 'passed', message: safe`run #${run.runNumber} (${run.id}) passed ${o.gates.length === 1 ? 'its gate' : `all ${o.gates.length} gates`}` };
 }

@@ -31,12 +31,21 @@ export function passRates(results: readonly RunResult[], minScore?: number): Pas
   const by = new Map<string, ScenarioPassRate>();
   for (const r of results) {
     let s = by.get(r.evalScenarioId);
-    if (!s) by.set(r.evalScenarioId, (s = { scenarioId: r.evalScenarioId, name: r.scenarioName || r.evalScenarioId, iterations: 0, passed: 0, share: 0, passK: null }));
+    if (!s)
+      by.set(
+        r.evalScenarioId,
+        (s = { scenarioId: r.evalScenarioId, name: r.scenarioName || r.evalScenarioId, iterations: 0, passed: 0, share: 0, passK: null }),
+      );
     s.iterations++;
     const score = typeof r.overallScore === 'number' && Number.isFinite(r.overallScore) ? r.overallScore : null;
     if (r.status === 'completed' && (minScore === undefined || (score !== null && score >= minScore))) s.passed++;
   }
   const scenarios = [...by.values()].map((s) => ({ ...s, share: s.iterations ? s.passed / s.iterations : 0, passK: passHatK(s.passed, s.iterations, k) }));
   const known = scenarios.map((s) => s.passK).filter((p): p is number => p !== null);
-  return { k, rule: minScore === undefined ? 'completed' : `score ≥ ${minScore}`, scenarios, passK: known.length ? known.reduce((a, b) => a + b, 0) / known.length : null };
+  return {
+    k,
+    rule: minScore === undefined ? 'completed' : `score ≥ ${minScore}`,
+    scenarios,
+    passK: known.length ? known.reduce((a, b) => a + b, 0) / known.length : null,
+  };
 }

@@ -57,4 +57,3 @@ export class LineProgress implements RunProgress {
 
   stop(): void {}
 }
-

@@ -2,7 +2,24 @@ import { createHash } from 'node:crypto';
 import type { Run, RunResult } from '../api/evals.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
 import { passed, type RunOutcome } from './outcome.js';
-import { callsBrief, ciText, criterionRows, fmtScore, iterationsText, partialNote, partialRun, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, passRatesOf, verdictBrief, type ScenarioRow } from './report-model.js';
+import {
+  callsBrief,
+  ciText,
+  criterionRows,
+  fmtScore,
+  iterationsText,
+  partialNote,
+  partialRun,
+  roleLabel,
+  scenarioRows,
+  seconds,
+  signed,
+  transcriptOf,
+  VERDICT_MARK,
+  passRatesOf,
+  verdictBrief,
+  type ScenarioRow,
+} from './report-model.js';
 import { progressText } from './summary.js';
 import { countsText, methodText } from './verdict.js';
 import { Utf8Chunks } from './utf8-chunks.js';
@@ -114,7 +131,16 @@ footer { color: var(--muted); font-size: 0.85em; padding-top: 24px; padding-bott
 `;
 
 function statusOf(o: RunOutcome): { text: string; cls: string } {
-  if (o.stopped) return { text: o.stopped.kind === 'timeout' ? 'timed out (still running)' : o.stopped.kind === 'interrupted' ? 'not waited for (still running)' : 'not read to the end', cls: 'status-stopped' };
+  if (o.stopped)
+    return {
+      text:
+        o.stopped.kind === 'timeout'
+          ? 'timed out (still running)'
+          : o.stopped.kind === 'interrupted'
+            ? 'not waited for (still running)'
+            : 'not read to the end',
+      cls: 'status-stopped',
+    };
   return { text: o.detail.run.status, cls: `status-${esc(o.detail.run.status)}` };
 }
 
@@ -151,22 +177,39 @@ export function htmlReport(o: RunOutcome): Buffer {
     `<dt>Overall score</dt><dd><strong>${fmtScore(run.overallScore)}</strong>${partial && typeof run.overallScore === 'number' ? ' (partial)' : ''}${c ? ` (run #${c.baseline.runNumber}: ${fmtScore(c.overall.baseline)}, ${signed(c.overall.delta)})` : ''}</dd>`,
   );
   if (c) {
-    out.lines(`<dt>Baseline</dt><dd>run #${c.baseline.runNumber} <code>${esc(c.baseline.id)}</code>, agent version ${esc(c.baseline.agentVersion ?? '?')}: <strong class="v-${c.verdict.replace(/ /g, '-')}">${VERDICT_MARK[c.verdict]} ${esc(c.verdict)}</strong> (${esc(verdictBrief(c))}; rows: ${esc(countsText(c.counts))})</dd>`);
-    out.lines(`<dt>Pooled</dt><dd>this side ${c.pooled.current.runs} run${c.pooled.current.runs === 1 ? '' : 's'}, ${c.pooled.current.calls} calls; the baseline ${c.pooled.baseline.runs} run${c.pooled.baseline.runs === 1 ? '' : 's'}, ${c.pooled.baseline.calls} calls</dd>`);
+    out.lines(
+      `<dt>Baseline</dt><dd>run #${c.baseline.runNumber} <code>${esc(c.baseline.id)}</code>, agent version ${esc(c.baseline.agentVersion ?? '?')}: <strong class="v-${c.verdict.replace(/ /g, '-')}">${VERDICT_MARK[c.verdict]} ${esc(c.verdict)}</strong> (${esc(verdictBrief(c))}; rows: ${esc(countsText(c.counts))})</dd>`,
+    );
+    out.lines(
+      `<dt>Pooled</dt><dd>this side ${c.pooled.current.runs} run${c.pooled.current.runs === 1 ? '' : 's'}, ${c.pooled.current.calls} calls; the baseline ${c.pooled.baseline.runs} run${c.pooled.baseline.runs === 1 ? '' : 's'}, ${c.pooled.baseline.calls} calls</dd>`,
+    );
   } else if (o.baseline?.missing) {
     out.lines(`<dt>Baseline</dt><dd>none: ${esc(o.baseline.missing)}</dd>`);
   }
   {
     const rates = passRatesOf(o);
     out.lines(`<dt>Calls</dt><dd>${esc(callsBrief(o))}${o.adaptive ? `; stopped: ${esc(o.adaptive.why)}` : ''}</dd>`);
-    if (rates.passK !== null) out.lines(`<dt>pass^${rates.k}</dt><dd>${rates.passK.toFixed(3)}: the estimate that all ${rates.k} repeated calls of a scenario pass (${esc(rates.rule)}); per scenario ${esc(rates.scenarios.map((s) => `${s.name} ${s.passed}/${s.iterations}`).join(', '))}</dd>`);
+    if (rates.passK !== null)
+      out.lines(
+        `<dt>pass^${rates.k}</dt><dd>${rates.passK.toFixed(3)}: the estimate that all ${rates.k} repeated calls of a scenario pass (${esc(rates.rule)}); per scenario ${esc(rates.scenarios.map((s) => `${s.name} ${s.passed}/${s.iterations}`).join(', '))}</dd>`,
+      );
   }
   const verdict = o.stopped || run.status !== 'completed' ? '' : passed(o) ? '<span class="pass">✓ passed</span>' : '<span class="fail">✗ below a gate</span>';
-  out.lines(`<dt>Gates</dt><dd>${o.gates.length ? verdict : o.stopped || run.status !== 'completed' ? 'not evaluated: the run did not complete' : 'none'}</dd>`, '</dl>');
+  out.lines(
+    `<dt>Gates</dt><dd>${o.gates.length ? verdict : o.stopped || run.status !== 'completed' ? 'not evaluated: the run did not complete' : 'none'}</dd>`,
+    '</dl>',
+  );
   if (o.gates.length) {
-    out.lines('<ul class="gates" aria-label="Gates">', ...o.gates.map((g) => `<li class="${g.passed ? 'pass' : 'fail'}">${g.passed ? '✓' : '✗'} <code>${esc(g.gate)}</code>: ${esc(g.message)}</li>`), '</ul>');
+    out.lines(
+      '<ul class="gates" aria-label="Gates">',
+      ...o.gates.map((g) => `<li class="${g.passed ? 'pass' : 'fail'}">${g.passed ? '✓' : '✗'} <code>${esc(g.gate)}</code>: ${esc(g.message)}</li>`),
+      '</ul>',
+    );
   }
-  if (o.stopped) out.lines(`<p class="note" role="status">${escLines(o.stopped.message)}${o.stopped.resume ? `\n${o.stopped.kind === 'timeout' ? 'Keep waiting with' : 'Resume waiting with'}: <code>${esc(o.stopped.resume)}</code>` : ''}</p>`);
+  if (o.stopped)
+    out.lines(
+      `<p class="note" role="status">${escLines(o.stopped.message)}${o.stopped.resume ? `\n${o.stopped.kind === 'timeout' ? 'Keep waiting with' : 'Resume waiting with'}: <code>${esc(o.stopped.resume)}</code>` : ''}</p>`,
+    );
   if (run.status === 'failed') out.lines(`<p class="note error" role="status">Run failed: ${escLines(run.error || 'no reason given')}</p>`);
   if (partial) {
     const note = partialNote(partial);
@@ -182,7 +225,9 @@ export function htmlReport(o: RunOutcome): Buffer {
   out.lines('<section id="criteria" aria-labelledby="criteria-h"><h2 id="criteria-h">Criteria</h2>', criteriaTable(o), '</section>');
   iterationsSection(out, o, rows);
   out.lines('</main>');
-  out.lines(`<footer>Written by vap${c ? `. Verdicts: ${esc(methodText(c.method))}; no significant change: the interval lies within ± the minimum effect; regressed: otherwise, the interval is below 0; improved: above 0; too few iterations: the interval is too wide to tell` : ''}.</footer>`);
+  out.lines(
+    `<footer>Written by vap${c ? `. Verdicts: ${esc(methodText(c.method))}; no significant change: the interval lies within ± the minimum effect; regressed: otherwise, the interval is below 0; improved: above 0; too few iterations: the interval is too wide to tell` : ''}.</footer>`,
+  );
   out.lines(`<script>${SCRIPT}</script>`, '</body>');
   out.add('</html>\n');
   return out.bytes();
@@ -197,7 +242,12 @@ const x01 = (v: number) => LABEL + Math.max(0, Math.min(1, v)) * PLOT;
 
 function axis(top: number, bottom: number): string {
   const ticks = [0, 0.25, 0.5, 0.75, 1];
-  return ticks.map((t) => `<line class="grid" x1="${x01(t)}" y1="${top}" x2="${x01(t)}" y2="${bottom}"/><text class="muted" x="${x01(t)}" y="${bottom + 14}" text-anchor="middle">${t.toFixed(2)}</text>`).join('');
+  return ticks
+    .map(
+      (t) =>
+        `<line class="grid" x1="${x01(t)}" y1="${top}" x2="${x01(t)}" y2="${bottom}"/><text class="muted" x="${x01(t)}" y="${bottom + 14}" text-anchor="middle">${t.toFixed(2)}</text>`,
+    )
+    .join('');
 }
 
 function scenarioChart(rows: readonly ScenarioRow[], withBaseline: boolean): string {
@@ -209,7 +259,9 @@ function scenarioChart(rows: readonly ScenarioRow[], withBaseline: boolean): str
     const y = top + i * rowH + rowH / 2;
     const scores = r.summary.results.filter((x) => x.status !== 'failed' && typeof x.overallScore === 'number').map((x) => x.overallScore as number);
     const name = r.summary.name;
-    parts.push(`<g><title>${esc(name)}: ${scores.length ? `mean ${fmtScore(r.summary.meanScore)}, ${scores.length} scored iterations from ${fmtScore(Math.min(...scores))} to ${fmtScore(Math.max(...scores))}` : 'no scored iteration'}${r.comparison ? `; baseline ${fmtScore(r.comparison.baseline.mean)}; ${esc(r.comparison.verdict)}` : ''}</title>`);
+    parts.push(
+      `<g><title>${esc(name)}: ${scores.length ? `mean ${fmtScore(r.summary.meanScore)}, ${scores.length} scored iterations from ${fmtScore(Math.min(...scores))} to ${fmtScore(Math.max(...scores))}` : 'no scored iteration'}${r.comparison ? `; baseline ${fmtScore(r.comparison.baseline.mean)}; ${esc(r.comparison.verdict)}` : ''}</title>`,
+    );
     parts.push(`<text x="${LABEL - 8}" y="${y + 4}" text-anchor="end">${esc(clip(name, 34))}</text>`);
     if (scores.length) {
       parts.push(`<line class="spread" x1="${x01(Math.min(...scores))}" y1="${y}" x2="${x01(Math.max(...scores))}" y2="${y}"/>`);
@@ -242,10 +294,18 @@ function criteriaChart(o: RunOutcome): string {
     const y = top + i * rowH;
     const cur = r.comparison?.current.mean ?? r.summary.average;
     const base = r.comparison?.baseline.mean;
-    parts.push(`<g><title>${esc(r.summary.name ?? r.summary.key)}: ${fmtScore(cur)}${c ? ` against ${fmtScore(base)} (${signed(r.comparison?.delta)}, ${esc(r.comparison?.verdict ?? '')})` : ''}</title>`);
+    parts.push(
+      `<g><title>${esc(r.summary.name ?? r.summary.key)}: ${fmtScore(cur)}${c ? ` against ${fmtScore(base)} (${signed(r.comparison?.delta)}, ${esc(r.comparison?.verdict ?? '')})` : ''}</title>`,
+    );
     parts.push(`<text x="${LABEL - 8}" y="${y + 13}" text-anchor="end">${esc(clip(r.summary.name ?? r.summary.key, 34))}</text>`);
-    if (typeof cur === 'number') parts.push(`<rect class="bar" x="${LABEL}" y="${y + 3}" width="${(x01(cur) - LABEL).toFixed(1)}" height="13"/><text class="muted" x="${W - 62}" y="${y + 13}">${fmtScore(cur)}</text>`);
-    if (c && typeof base === 'number') parts.push(`<rect class="bar-base" x="${LABEL}" y="${y + 18}" width="${(x01(base) - LABEL).toFixed(1)}" height="9"/><text class="muted" x="${W - 62}" y="${y + 27}">${fmtScore(base)}</text>`);
+    if (typeof cur === 'number')
+      parts.push(
+        `<rect class="bar" x="${LABEL}" y="${y + 3}" width="${(x01(cur) - LABEL).toFixed(1)}" height="13"/><text class="muted" x="${W - 62}" y="${y + 13}">${fmtScore(cur)}</text>`,
+      );
+    if (c && typeof base === 'number')
+      parts.push(
+        `<rect class="bar-base" x="${LABEL}" y="${y + 18}" width="${(x01(base) - LABEL).toFixed(1)}" height="9"/><text class="muted" x="${W - 62}" y="${y + 27}">${fmtScore(base)}</text>`,
+      );
     parts.push('</g>');
   });
   const legend = `<text class="muted" x="${LABEL}" y="14">■ this run${c ? `  ■ baseline run #${c.baseline.runNumber} (lighter)` : ''}</text>`;
@@ -257,9 +317,13 @@ function trendChart(o: RunOutcome): string {
   const seen = new Map<string, Run>();
   for (const r of o.history ?? []) seen.set(r.id, r);
   if (!seen.has(run.id) && typeof run.overallScore === 'number') seen.set(run.id, run);
-  const points = [...seen.values()].filter((r) => typeof r.overallScore === 'number' && r.status === 'completed').sort((a, b) => a.runNumber - b.runNumber).slice(-30);
+  const points = [...seen.values()]
+    .filter((r) => typeof r.overallScore === 'number' && r.status === 'completed')
+    .sort((a, b) => a.runNumber - b.runNumber)
+    .slice(-30);
   const caption = 'Overall score of the suite’s recent completed runs, oldest to newest';
-  if (points.length === 0) return `<figure id="chart-trend"><p class="muted">No completed run with a score to draw.</p><figcaption>${caption}.</figcaption></figure>`;
+  if (points.length === 0)
+    return `<figure id="chart-trend"><p class="muted">No completed run with a score to draw.</p><figcaption>${caption}.</figcaption></figure>`;
   const h = 200;
   const left = 50;
   const right = W - 20;
@@ -268,15 +332,21 @@ function trendChart(o: RunOutcome): string {
   const xs = (i: number) => (points.length === 1 ? (left + right) / 2 : left + (i / (points.length - 1)) * (right - left));
   const ys = (v: number) => bottom - Math.max(0, Math.min(1, v)) * (bottom - top);
   const parts: string[] = [];
-  for (const t of [0, 0.5, 1]) parts.push(`<line class="grid" x1="${left}" y1="${ys(t)}" x2="${right}" y2="${ys(t)}"/><text class="muted" x="${left - 6}" y="${ys(t) + 4}" text-anchor="end">${t.toFixed(1)}</text>`);
+  for (const t of [0, 0.5, 1])
+    parts.push(
+      `<line class="grid" x1="${left}" y1="${ys(t)}" x2="${right}" y2="${ys(t)}"/><text class="muted" x="${left - 6}" y="${ys(t) + 4}" text-anchor="end">${t.toFixed(1)}</text>`,
+    );
   parts.push(`<polyline class="trend" points="${points.map((p, i) => `${xs(i).toFixed(1)},${ys(p.overallScore as number).toFixed(1)}`).join(' ')}"/>`);
   const baseId = o.baseline?.comparison?.baseline.id;
   points.forEach((p, i) => {
     const cls = p.id === run.id ? `current${passed(o) ? ' ok' : ''}` : 'point';
     const r = p.id === run.id ? 6 : 4;
-    parts.push(`<g><title>run #${p.runNumber}: ${fmtScore(p.overallScore)}, agent version ${esc(p.agentVersion ?? '?')}${p.id === run.id ? ' (this run)' : ''}${p.id === baseId ? ' (baseline)' : ''}</title><circle class="${cls}" cx="${xs(i).toFixed(1)}" cy="${ys(p.overallScore as number).toFixed(1)}" r="${r}"/>`);
+    parts.push(
+      `<g><title>run #${p.runNumber}: ${fmtScore(p.overallScore)}, agent version ${esc(p.agentVersion ?? '?')}${p.id === run.id ? ' (this run)' : ''}${p.id === baseId ? ' (baseline)' : ''}</title><circle class="${cls}" cx="${xs(i).toFixed(1)}" cy="${ys(p.overallScore as number).toFixed(1)}" r="${r}"/>`,
+    );
     if (p.id === baseId) parts.push(`<circle class="basemark" cx="${xs(i).toFixed(1)}" cy="${ys(p.overallScore as number).toFixed(1)}" r="9"/>`);
-    if (points.length <= 12 || i % Math.ceil(points.length / 12) === 0 || p.id === run.id) parts.push(`<text class="muted" x="${xs(i).toFixed(1)}" y="${bottom + 16}" text-anchor="middle">#${p.runNumber}</text>`);
+    if (points.length <= 12 || i % Math.ceil(points.length / 12) === 0 || p.id === run.id)
+      parts.push(`<text class="muted" x="${xs(i).toFixed(1)}" y="${bottom + 16}" text-anchor="middle">#${p.runNumber}</text>`);
     parts.push('</g>');
   });
   return `<figure id="chart-trend"><svg role="img" aria-labelledby="chart-trend-t" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}"><title id="chart-trend-t">${caption}</title>${parts.join('')}</svg><figcaption>${caption}; the larger dot is this run${baseId ? ', the ring the baseline' : ''}.</figcaption></figure>`;
@@ -292,7 +362,8 @@ function scenarioTable(rows: readonly ScenarioRow[], o: RunOutcome): string {
     : '<tr><th scope="col">Scenario</th><th scope="col" class="num">Iterations</th><th scope="col" class="num">Failed</th><th scope="col" class="num">Score</th></tr>';
   const body = rows.map((r) => {
     const x = r.comparison;
-    if (!c) return `<tr><td>${esc(r.summary.name)}</td><td class="num">${r.summary.iterations}</td><td class="num">${r.summary.failed}</td><td class="num">${fmtScore(r.summary.meanScore)}</td></tr>`;
+    if (!c)
+      return `<tr><td>${esc(r.summary.name)}</td><td class="num">${r.summary.iterations}</td><td class="num">${r.summary.failed}</td><td class="num">${fmtScore(r.summary.meanScore)}</td></tr>`;
     return `<tr><td>${esc(r.summary.name)}</td><td class="num">${esc(iterationsText(r.summary))}</td><td class="num">${fmtScore(x?.current.mean ?? r.summary.meanScore)}</td><td class="num">${fmtScore(x?.baseline.mean)}</td><td class="num">${signed(x?.delta)}</td><td>${ciText(x?.ci)}</td><td class="v-${(x?.verdict ?? '').replace(/ /g, '-')}" title="${esc(x?.reason ?? '')}">${x ? `${VERDICT_MARK[x.verdict]} ${esc(x.verdict)}` : '–'}</td></tr>`;
   });
   return `<table><thead>${head}</thead><tbody>${body.join('')}</tbody></table>`;
@@ -334,11 +405,15 @@ function iterationsSection(out: Utf8Chunks, o: RunOutcome, rows: readonly Scenar
     '</div>',
   );
   const ordered = rows.flatMap((r) => r.summary.results);
-  out.add('<table id="iterations-table"><thead><tr><th scope="col">Scenario</th><th scope="col" class="num">Iteration</th><th scope="col">Status</th><th scope="col" class="num">Score</th><th scope="col" class="num">Duration</th></tr></thead><tbody>\n');
+  out.add(
+    '<table id="iterations-table"><thead><tr><th scope="col">Scenario</th><th scope="col" class="num">Iteration</th><th scope="col">Status</th><th scope="col" class="num">Score</th><th scope="col" class="num">Duration</th></tr></thead><tbody>\n',
+  );
   ordered.forEach((r, i) => {
     const k = key.get(r.evalScenarioId)!;
     const status = esc(r.status);
-    out.add(`<tr data-scenario="${k}" data-status="${status}"><td><a href="#it-${i + 1}">${esc(r.scenarioName || r.evalScenarioId)}</a></td><td class="num">${r.iterationNumber}</td><td class="status-${status}">${status}</td><td class="num">${r.status === 'failed' ? '–' : fmtScore(r.overallScore)}</td><td class="num">${esc(seconds(r.durationSeconds))}</td></tr>\n`);
+    out.add(
+      `<tr data-scenario="${k}" data-status="${status}"><td><a href="#it-${i + 1}">${esc(r.scenarioName || r.evalScenarioId)}</a></td><td class="num">${r.iterationNumber}</td><td class="status-${status}">${status}</td><td class="num">${r.status === 'failed' ? '–' : fmtScore(r.overallScore)}</td><td class="num">${esc(seconds(r.durationSeconds))}</td></tr>\n`,
+    );
   });
   out.lines('</tbody></table>', '<h2 id="transcripts-h">Transcripts</h2>');
   ordered.forEach((r, i) => iterationArticle(out, r, `it-${i + 1}`, key.get(r.evalScenarioId)!));
@@ -352,7 +427,9 @@ function iterationArticle(out: Utf8Chunks, r: RunResult, id: string, scenarioKey
   let head = `${esc(r.scenarioName || r.evalScenarioId)} · iteration ${r.iterationNumber} · <span class="status-${status}">${status}</span>`;
   if (r.status !== 'failed') head += ` · score ${fmtScore(r.overallScore)}`;
   if (duration) head += ` · ${esc(duration)}`;
-  out.add(`<article class="iteration" id="${id}" data-scenario="${scenarioKey}" data-status="${status}" aria-labelledby="${id}-h"><h3 id="${id}-h">${head} <span class="muted mono">${esc(r.id)}</span></h3>`);
+  out.add(
+    `<article class="iteration" id="${id}" data-scenario="${scenarioKey}" data-status="${status}" aria-labelledby="${id}-h"><h3 id="${id}-h">${head} <span class="muted mono">${esc(r.id)}</span></h3>`,
+  );
   if (r.error) out.add(`<p class="error">Error: ${escLines(r.error)}</p>`);
   out.add('<div class="cols">');
   const transcript = transcriptOf(r);
@@ -360,7 +437,9 @@ function iterationArticle(out: Utf8Chunks, r: RunResult, id: string, scenarioKey
     out.add('<ol class="chat" aria-label="Transcript">');
     for (const t of transcript) {
       const who = roleLabel(t.role);
-      out.add(`<li class="turn ${who === 'agent' ? 'agent' : who === 'caller' ? 'caller' : 'other'}"><span class="who">${esc(who)}</span><p>${escLines(t.text)}</p></li>`);
+      out.add(
+        `<li class="turn ${who === 'agent' ? 'agent' : who === 'caller' ? 'caller' : 'other'}"><span class="who">${esc(who)}</span><p>${escLines(t.text)}</p></li>`,
+      );
     }
     out.add('</ol>');
   } else {
@@ -369,7 +448,8 @@ function iterationArticle(out: Utf8Chunks, r: RunResult, id: string, scenarioKey
   const scores = r.criterionScores ?? [];
   if (scores.length) {
     out.add('<aside class="scores" aria-label="Criteria"><h4>Criteria</h4><dl>');
-    for (const c of scores) out.add(`<dt><code>${esc(c.criterionKey)}</code> <span class="mono">${fmtScore(c.score)}</span></dt><dd>${escLines(c.reason)}</dd>`);
+    for (const c of scores)
+      out.add(`<dt><code>${esc(c.criterionKey)}</code> <span class="mono">${fmtScore(c.score)}</span></dt><dd>${escLines(c.reason)}</dd>`);
     out.add('</dl></aside>');
   } else {
     out.add('<aside class="scores"><p class="muted">No criterion scores.</p></aside>');

@@ -63,7 +63,11 @@ function testcase(attributes: string, children: string): string {
 /** A <testsuite> with its properties; its test cases follow, then `</testsuite>`. */
 function testsuiteStart(attributes: string, properties: Attributes): string {
   let props = '';
-  for (const [name, value] of properties) props += `      <property${attrs([['name', name], ['value', value]])}/>\n`;
+  for (const [name, value] of properties)
+    props += `      <property${attrs([
+      ['name', name],
+      ['value', value],
+    ])}/>\n`;
   return `  <testsuite${attributes}>\n    <properties>\n${props}    </properties>\n`;
 }
 
@@ -88,15 +92,20 @@ export function junitReport(o: RunOutcome): Buffer {
   const totalTime = suiteTimes.reduce((a, t) => a + t, 0);
 
   const out = new Utf8Chunks();
-  out.add(`<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attrs([['name', `vap evals run ${o.evalId} (run #${run.runNumber} ${run.id})`]])} tests="${tests}" failures="${allowed ? gFailures : failedIterations + gFailures}" errors="${gErrors}" time="${seconds(totalTime)}">\n`);
+  out.add(
+    `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attrs([['name', `vap evals run ${o.evalId} (run #${run.runNumber} ${run.id})`]])} tests="${tests}" failures="${allowed ? gFailures : failedIterations + gFailures}" errors="${gErrors}" time="${seconds(totalTime)}">\n`,
+  );
 
   scenarios.forEach((s, i) => {
     const failed = s.results.filter((r) => r.status === 'failed').length;
     out.add(
-      testsuiteStart(`${attrs([['name', s.name]])} tests="${s.results.length}" failures="${allowed ? 0 : failed}" errors="0" skipped="${allowed ? failed : 0}" time="${seconds(suiteTimes[i]!)}"`, [
-        ['scenarioId', s.scenarioId],
-        ['meanScore', fmtScore(s.meanScore)],
-      ]),
+      testsuiteStart(
+        `${attrs([['name', s.name]])} tests="${s.results.length}" failures="${allowed ? 0 : failed}" errors="0" skipped="${allowed ? failed : 0}" time="${seconds(suiteTimes[i]!)}"`,
+        [
+          ['scenarioId', s.scenarioId],
+          ['meanScore', fmtScore(s.meanScore)],
+        ],
+      ),
     );
     const classname = attrs([['classname', `evals.${o.evalId}.${s.name}`]]);
     for (const r of s.results) {
@@ -105,7 +114,15 @@ export function junitReport(o: RunOutcome): Buffer {
         const reason = `iteration failed: ${r.error || 'no reason given'}`;
         children += allowed
           ? `      <skipped${attrs([['message', `${reason} (allowed by --allow-failed-iterations)`]])}/>\n`
-          : textElement('      ', 'failure', attrs([['message', reason], ['type', 'iteration_failed']]), reason);
+          : textElement(
+              '      ',
+              'failure',
+              attrs([
+                ['message', reason],
+                ['type', 'iteration_failed'],
+              ]),
+              reason,
+            );
       }
       children += textElement('      ', 'system-out', '', systemOut(r));
       out.add(testcase(`${attrs([['name', `${s.name} #${r.iterationNumber}`]])}${classname} time="${seconds(r.durationSeconds ?? 0)}"`, children));
@@ -146,14 +163,40 @@ export function junitReport(o: RunOutcome): Buffer {
   if (o.stopped) {
     const reason = o.stopped.message;
     const body = o.stopped.resume ? `${reason}\n${o.stopped.kind === 'timeout' ? 'Keep waiting with' : 'Resume waiting with'}: ${o.stopped.resume}` : reason;
-    runError = textElement('      ', 'error', attrs([['message', reason], ['type', o.stopped.kind === 'timeout' ? 'timeout' : o.stopped.kind]]), body);
+    runError = textElement(
+      '      ',
+      'error',
+      attrs([
+        ['message', reason],
+        ['type', o.stopped.kind === 'timeout' ? 'timeout' : o.stopped.kind],
+      ]),
+      body,
+    );
   } else if (run.status !== 'completed') {
     const reason = run.status === 'failed' ? `run failed: ${run.error || 'no reason given'}` : `run not finished (${run.status})`;
-    runError = textElement('      ', 'error', attrs([['message', reason], ['type', 'run_failed']]), reason);
+    runError = textElement(
+      '      ',
+      'error',
+      attrs([
+        ['message', reason],
+        ['type', 'run_failed'],
+      ]),
+      reason,
+    );
   }
   out.add(testcase(` name="run completed"${gatesClass} time="0"`, runError));
   for (const g of gates) {
-    const child = g.passed ? textElement('      ', 'system-out', '', `passed: ${g.message}`) : textElement('      ', 'failure', attrs([['message', `gate ${g.gate} failed: ${g.message}`], ['type', 'gate']]), `gate ${g.gate} failed: ${g.message}`);
+    const child = g.passed
+      ? textElement('      ', 'system-out', '', `passed: ${g.message}`)
+      : textElement(
+          '      ',
+          'failure',
+          attrs([
+            ['message', `gate ${g.gate} failed: ${g.message}`],
+            ['type', 'gate'],
+          ]),
+          `gate ${g.gate} failed: ${g.message}`,
+        );
     out.add(testcase(`${attrs([['name', g.gate]])}${gatesClass} time="0"`, child));
   }
   out.add('  </testsuite>\n</testsuites>\n');

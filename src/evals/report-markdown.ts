@@ -1,7 +1,26 @@
 import type { RunResult } from '../api/evals.js';
 import { safeLines, safeText } from '../ui/safe-text.js';
 import type { RunOutcome } from './outcome.js';
-import { callsBrief, ciText, criterionRows, fmtScore, gateBrief, iterationsText, partialNote, partialRun, passRatesOf, roleLabel, scenarioRows, seconds, signed, transcriptOf, VERDICT_MARK, verdictBrief, worstIteration, type ScenarioRow } from './report-model.js';
+import {
+  callsBrief,
+  ciText,
+  criterionRows,
+  fmtScore,
+  gateBrief,
+  iterationsText,
+  partialNote,
+  partialRun,
+  passRatesOf,
+  roleLabel,
+  scenarioRows,
+  seconds,
+  signed,
+  transcriptOf,
+  VERDICT_MARK,
+  verdictBrief,
+  worstIteration,
+  type ScenarioRow,
+} from './report-model.js';
 import type { PassRates } from './pass-rate.js';
 import { GITHUB_COMMENT_LIMIT } from '../github/limits.js';
 import { progressText } from './summary.js';
@@ -41,7 +60,12 @@ export function mdCode(s: string): string {
 
 /** Text inside raw HTML (a <summary>). */
 export function htmlText(s: string): string {
-  return safeText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/@(?=\w)/g, '@\u200b');
+  return safeText(s)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/@(?=\w)/g, '@\u200b');
 }
 
 function fencedBlock(lines: readonly string[]): string[] {
@@ -113,7 +137,11 @@ function headline(o: RunOutcome): string {
   } else {
     const failed = o.gates.filter((g) => !g.passed);
     const n = (k: number) => `${k} gate${k === 1 ? '' : 's'}`;
-    gates = failed.length ? `❌ ${n(failed.length)} failed (${mdText(failed.map(gateBrief).join('; '))})` : o.gates.length ? `✅ ${n(o.gates.length)} passed` : '✅ completed, no gates';
+    gates = failed.length
+      ? `❌ ${n(failed.length)} failed (${mdText(failed.map(gateBrief).join('; '))})`
+      : o.gates.length
+        ? `✅ ${n(o.gates.length)} passed`
+        : '✅ completed, no gates';
   }
   if (partial?.done) gates += '; the averages are partial';
   const c = o.baseline?.comparison;
@@ -124,7 +152,8 @@ function headline(o: RunOutcome): string {
 function pooledLine(o: RunOutcome): string | undefined {
   const c = o.baseline?.comparison;
   if (!c || (c.pooled.current.runs < 2 && c.pooled.baseline.runs < 2 && !o.adaptive)) return undefined;
-  const side = (p: typeof c.pooled.current) => `run${p.runs === 1 ? '' : 's'} ${p.runNumbers.map((n) => `#${n}`).join(', ')} (${p.calls} calls, ${p.failed} failed)`;
+  const side = (p: typeof c.pooled.current) =>
+    `run${p.runs === 1 ? '' : 's'} ${p.runNumbers.map((n) => `#${n}`).join(', ')} (${p.calls} calls, ${p.failed} failed)`;
   return `Pooled: this side ${side(c.pooled.current)}; the baseline ${side(c.pooled.baseline)} of version ${c.baseline.agentVersion ?? '?'}.`;
 }
 
@@ -148,9 +177,16 @@ function render(o: RunOutcome, b: Budget, truncated: boolean): string {
     if (o.stopped.resume) out.push('', o.stopped.kind === 'timeout' ? 'Keep waiting with:' : 'Resume waiting with:', '', ...fencedBlock([o.stopped.resume]));
   }
   if (run.status === 'failed') out.push('', `Error: ${mdText(run.error || 'the run failed (no reason given)')}`);
-  if (o.adaptive) out.push('', `Runs: ${o.adaptive.runs.map((r) => `#${r.runNumber}`).join(', ')} (--until-decided)${o.adaptive.earlier?.length ? `, pooled with ${o.adaptive.earlier.map((r) => `#${r.runNumber}`).join(', ')} of the same version (before it)` : ''}; stopped: ${mdText(o.adaptive.why)}.`);
+  if (o.adaptive)
+    out.push(
+      '',
+      `Runs: ${o.adaptive.runs.map((r) => `#${r.runNumber}`).join(', ')} (--until-decided)${o.adaptive.earlier?.length ? `, pooled with ${o.adaptive.earlier.map((r) => `#${r.runNumber}`).join(', ')} of the same version (before it)` : ''}; stopped: ${mdText(o.adaptive.why)}.`,
+    );
   if (c) {
-    out.push('', `Against run #${c.baseline.runNumber} (${mdCode(c.baseline.id)}, agent version ${c.baseline.agentVersion ?? '?'}): **${VERDICT_MARK[c.verdict]} ${c.verdict}**: ${mdText(c.overallChange.reason)}; rows: ${countsText(c.counts)}. <sub>${mdText(methodText(c.method))}.</sub>`);
+    out.push(
+      '',
+      `Against run #${c.baseline.runNumber} (${mdCode(c.baseline.id)}, agent version ${c.baseline.agentVersion ?? '?'}): **${VERDICT_MARK[c.verdict]} ${c.verdict}**: ${mdText(c.overallChange.reason)}; rows: ${countsText(c.counts)}. <sub>${mdText(methodText(c.method))}.</sub>`,
+    );
     const pooled = pooledLine(o);
     if (pooled) out.push('', mdText(pooled));
   } else if (o.baseline?.missing) {
@@ -165,11 +201,33 @@ function render(o: RunOutcome, b: Budget, truncated: boolean): string {
     const pass = passCells(rates);
     const passHead = [`Passed (${rates.rule})`, `pass^${rates.k}`];
     if (c) {
-      out.push(...table(['Scenario', 'Iterations', 'Score', 'Baseline', 'Δ', `${ciLevel(c.method.rowConfidence)} CI`, 'Verdict', ...passHead], ['l', 'r', 'r', 'r', 'r', 'l', 'l', 'r', 'r'], shown.map((r) => [...scenarioCells(r), ...pass(r.summary.scenarioId)])));
+      out.push(
+        ...table(
+          ['Scenario', 'Iterations', 'Score', 'Baseline', 'Δ', `${ciLevel(c.method.rowConfidence)} CI`, 'Verdict', ...passHead],
+          ['l', 'r', 'r', 'r', 'r', 'l', 'l', 'r', 'r'],
+          shown.map((r) => [...scenarioCells(r), ...pass(r.summary.scenarioId)]),
+        ),
+      );
     } else {
-      out.push(...table(['Scenario', 'Iterations', 'Failed', 'Score', ...passHead], ['l', 'r', 'r', 'r', 'r', 'r'], shown.map((r) => [mdText(r.summary.name), String(r.summary.iterations), String(r.summary.failed), fmtScore(r.summary.meanScore), ...pass(r.summary.scenarioId)])));
+      out.push(
+        ...table(
+          ['Scenario', 'Iterations', 'Failed', 'Score', ...passHead],
+          ['l', 'r', 'r', 'r', 'r', 'r'],
+          shown.map((r) => [
+            mdText(r.summary.name),
+            String(r.summary.iterations),
+            String(r.summary.failed),
+            fmtScore(r.summary.meanScore),
+            ...pass(r.summary.scenarioId),
+          ]),
+        ),
+      );
     }
-    if (rates.passK !== null) out.push('', `pass^${rates.k}: **${rates.passK.toFixed(3)}**, the estimate that all ${rates.k} repeated calls of a scenario pass (${mdText(rates.rule)}), the mean over ${rates.scenarios.length} scenario${rates.scenarios.length === 1 ? '' : 's'}${o.adaptive ? `, from every run pooled` : ''}.`);
+    if (rates.passK !== null)
+      out.push(
+        '',
+        `pass^${rates.k}: **${rates.passK.toFixed(3)}**, the estimate that all ${rates.k} repeated calls of a scenario pass (${mdText(rates.rule)}), the mean over ${rates.scenarios.length} scenario${rates.scenarios.length === 1 ? '' : 's'}${o.adaptive ? `, from every run pooled` : ''}.`,
+      );
     if (shown.length < rows.length) out.push('', `_…and ${rows.length - shown.length} more scenarios: see the HTML or JSON report._`);
   }
 
@@ -178,19 +236,43 @@ function render(o: RunOutcome, b: Budget, truncated: boolean): string {
     out.push('');
     if (c) {
       out.push(
-        ...table(['Criterion', 'Weight', 'Score', 'Baseline', 'Δ', `${ciLevel(c.method.rowConfidence)} CI`, 'Verdict'], ['l', 'r', 'r', 'r', 'r', 'l', 'l'], criteria.map((r) => {
-          const x = r.comparison;
-          return [criterionName(r.summary.key, r.summary.name), weight(r.summary.weight), fmtScore(x?.current.mean ?? r.summary.average), fmtScore(x?.baseline.mean), signed(x?.delta), ciText(x?.ci), x ? `${VERDICT_MARK[x.verdict]} ${x.verdict}` : '–'];
-        })),
+        ...table(
+          ['Criterion', 'Weight', 'Score', 'Baseline', 'Δ', `${ciLevel(c.method.rowConfidence)} CI`, 'Verdict'],
+          ['l', 'r', 'r', 'r', 'r', 'l', 'l'],
+          criteria.map((r) => {
+            const x = r.comparison;
+            return [
+              criterionName(r.summary.key, r.summary.name),
+              weight(r.summary.weight),
+              fmtScore(x?.current.mean ?? r.summary.average),
+              fmtScore(x?.baseline.mean),
+              signed(x?.delta),
+              ciText(x?.ci),
+              x ? `${VERDICT_MARK[x.verdict]} ${x.verdict}` : '–',
+            ];
+          }),
+        ),
       );
     } else {
-      out.push(...table(['Criterion', 'Weight', 'Average', 'Best'], ['l', 'r', 'r', 'r'], criteria.map((r) => [criterionName(r.summary.key, r.summary.name), weight(r.summary.weight), fmtScore(r.summary.average), fmtScore(r.summary.max)])));
+      out.push(
+        ...table(
+          ['Criterion', 'Weight', 'Average', 'Best'],
+          ['l', 'r', 'r', 'r'],
+          criteria.map((r) => [criterionName(r.summary.key, r.summary.name), weight(r.summary.weight), fmtScore(r.summary.average), fmtScore(r.summary.max)]),
+        ),
+      );
     }
   }
 
   out.push('');
   if (o.gates.length) {
-    out.push(...table(['Gate', 'Result'], ['l', 'l'], o.gates.map((g) => [mdCode(g.gate), `${g.passed ? '✅ passed' : '❌ failed'}: ${mdText(g.message)}`])));
+    out.push(
+      ...table(
+        ['Gate', 'Result'],
+        ['l', 'l'],
+        o.gates.map((g) => [mdCode(g.gate), `${g.passed ? '✅ passed' : '❌ failed'}: ${mdText(g.message)}`]),
+      ),
+    );
   } else {
     out.push(`Gates: ${o.stopped || run.status !== 'completed' ? 'not evaluated: the run did not complete' : 'none'}.`);
   }
@@ -200,7 +282,10 @@ function render(o: RunOutcome, b: Budget, truncated: boolean): string {
   }
   if (truncated) {
     const what = b.details ? (b.turns ? 'Transcripts were shortened' : 'Transcripts were left out') : 'Transcripts and details were left out';
-    out.push('', `_${what} to keep this comment within GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString('en-US')}-character limit; the HTML report has them whole._`);
+    out.push(
+      '',
+      `_${what} to keep this comment within GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString('en-US')}-character limit; the HTML report has them whole._`,
+    );
   }
   return `${out.join('\n')}\n`;
 }
@@ -247,7 +332,10 @@ function clip(s: string, n: number): string {
 function details(r: ScenarioRow, b: Budget): string[] {
   const s = r.summary;
   const x = r.comparison;
-  const why = x?.verdict === 'regressed' ? `${VERDICT_MARK.regressed} regressed, ${fmtScore(x.current.mean)} against ${fmtScore(x.baseline.mean)} (${signed(x.delta)})` : '';
+  const why =
+    x?.verdict === 'regressed'
+      ? `${VERDICT_MARK.regressed} regressed, ${fmtScore(x.current.mean)} against ${fmtScore(x.baseline.mean)} (${signed(x.delta)})`
+      : '';
   const fails = s.failed ? `${s.failed} of ${s.iterations} iterations failed` : '';
   const summary = `<b>${htmlText(s.name)}</b>: ${htmlText([why, fails].filter(Boolean).join('; '))}`;
   const worst = worstIteration(s.results);
@@ -258,12 +346,25 @@ function details(r: ScenarioRow, b: Budget): string[] {
 }
 
 function iteration(r: RunResult, b: Budget): string[] {
-  const head = [`Worst iteration: **#${r.iterationNumber}** ${mdCode(r.id)}`, r.status === 'failed' ? '❌ failed' : `score ${fmtScore(r.overallScore)}`, seconds(r.durationSeconds)].filter(Boolean).join(' · ');
+  const head = [
+    `Worst iteration: **#${r.iterationNumber}** ${mdCode(r.id)}`,
+    r.status === 'failed' ? '❌ failed' : `score ${fmtScore(r.overallScore)}`,
+    seconds(r.durationSeconds),
+  ]
+    .filter(Boolean)
+    .join(' · ');
   const out = [head];
   if (r.error) out.push('', `Error: ${mdText(r.error)}`);
   const scores = r.criterionScores ?? [];
   if (scores.length) {
-    out.push('', ...table(['Criterion', 'Score', 'Reason'], ['l', 'r', 'l'], scores.map((c) => [mdCode(c.criterionKey), fmtScore(c.score), mdText(clip(c.reason ?? '', b.reasons || 0))])));
+    out.push(
+      '',
+      ...table(
+        ['Criterion', 'Score', 'Reason'],
+        ['l', 'r', 'l'],
+        scores.map((c) => [mdCode(c.criterionKey), fmtScore(c.score), mdText(clip(c.reason ?? '', b.reasons || 0))]),
+      ),
+    );
   }
   const transcript = transcriptOf(r);
   if (transcript.length && b.turns > 0) {

@@ -51,7 +51,8 @@ export function worstIteration(results: readonly RunResult[]): RunResult | undef
 /** A result's transcript by ordinal (a stable sort; not copied when the lines came in order, as they usually do). */
 export function transcriptOf(r: RunResult): readonly TranscriptLine[] {
   const lines = r.transcript ?? [];
-  for (let i = 1; i < lines.length; i++) if ((lines[i - 1]!.ordinal ?? 0) > (lines[i]!.ordinal ?? 0)) return [...lines].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
+  for (let i = 1; i < lines.length; i++)
+    if ((lines[i - 1]!.ordinal ?? 0) > (lines[i]!.ordinal ?? 0)) return [...lines].sort((a, b) => (a.ordinal ?? 0) - (b.ordinal ?? 0));
   return lines;
 }
 
@@ -107,7 +108,9 @@ export function partialRun(o: RunOutcome): PartialRun | undefined {
   const done = (run.completedIterations ?? 0) + (run.failedIterations ?? 0);
   if (!total || done >= total) return undefined;
   const of = `${done} of ${total} iteration${total === 1 ? '' : 's'}`;
-  const why = o.stopped ? `the wait ended after ${of}${o.stopped.kind === 'error' ? '' : ' (the run goes on)'}` : `the run ${run.status === 'cancelled' ? 'was cancelled' : 'failed'} after ${of}`;
+  const why = o.stopped
+    ? `the wait ended after ${of}${o.stopped.kind === 'error' ? '' : ' (the run goes on)'}`
+    : `the run ${run.status === 'cancelled' ? 'was cancelled' : 'failed'} after ${of}`;
   return { done, total, why };
 }
 
@@ -128,7 +131,8 @@ export function gateBrief(g: GateResult): string {
   if (g.gate.startsWith('--min-score')) return `overall ${value(g.actual)} < ${g.threshold}`;
   const criterion = /^--min-criterion (.+)=[^=]*$/.exec(g.gate);
   if (criterion) return `${criterion[1]} ${value(g.actual)} < ${g.threshold}`;
-  if (g.gate.startsWith('--allow-failed-iterations')) return `${plural(g.actual ?? 0, 'failed iteration')}, ${g.threshold === 0 ? 'none' : g.threshold} allowed`;
+  if (g.gate.startsWith('--allow-failed-iterations'))
+    return `${plural(g.actual ?? 0, 'failed iteration')}, ${g.threshold === 0 ? 'none' : g.threshold} allowed`;
   const drop = /^--max-drop \S+ \((.+)\)$/.exec(g.gate);
   if (drop) return `${drop[1]} dropped ${(g.actual ?? 0).toFixed(3)} > ${g.threshold}`;
   if (g.gate === '--fail-on-regression') return 'a significant regression';
@@ -145,7 +149,12 @@ export function verdictBrief(c: RunComparison): string {
   const level = `at family-wise error ${percent(c.method.alpha)}`;
   const o = c.overallChange;
   const ci = o.ci ? ` (${percent(c.method.confidence)} CI ${ciText(o.ci)})` : '';
-  const overall = o.delta === null ? 'no overall change to estimate' : c.verdict === 'no significant change' ? `overall ${signed(o.delta)} within ±${c.method.minEffect}` : `overall ${signed(o.delta)}${ci}`;
+  const overall =
+    o.delta === null
+      ? 'no overall change to estimate'
+      : c.verdict === 'no significant change'
+        ? `overall ${signed(o.delta)} within ±${c.method.minEffect}`
+        : `overall ${signed(o.delta)}${ci}`;
   const rows = (v: 'regressed' | 'improved') => {
     const parts: string[] = [];
     const s = c.scenarios.filter((x) => x.verdict === v).length;

@@ -33,11 +33,17 @@ export async function checkReportTargets(reports: readonly ReportTarget[]): Prom
   for (const r of reports) {
     const target = resolve(r.path);
     const twin = seen.get(target);
-    if (twin) throw new UsageError(`--report ${r.kind}=${r.path} and --report ${twin.kind}=${twin.path} would write the same file`, 'give each report a path of its own');
+    if (twin)
+      throw new UsageError(
+        `--report ${r.kind}=${r.path} and --report ${twin.kind}=${twin.path} would write the same file`,
+        'give each report a path of its own',
+      );
     seen.set(target, r);
   }
   const checks = await Promise.allSettled(
-    reports.map((r) => checkWriteTarget(r.path, (why: string) => new UsageError(`cannot write --report ${r.kind}=${r.path}: ${why}`, 'pass a path in a folder you can write'))),
+    reports.map((r) =>
+      checkWriteTarget(r.path, (why: string) => new UsageError(`cannot write --report ${r.kind}=${r.path}: ${why}`, 'pass a path in a folder you can write')),
+    ),
   );
   const refused = checks.find((c): c is PromiseRejectedResult => c.status === 'rejected');
   if (refused) throw refused.reason;
@@ -65,7 +71,11 @@ function renderer(kind: ReportKind): Promise<Renderer> {
         p = import('./report-json.js').then((m) => m.jsonReport);
         break;
       case 'markdown':
-        p = import('./report-markdown.js').then((m): Renderer => (o) => m.markdownReport(o));
+        p = import('./report-markdown.js').then(
+          (m): Renderer =>
+            (o) =>
+              m.markdownReport(o),
+        );
         break;
       case 'html':
         p = import('./report-html.js').then((m) => m.htmlReport);
@@ -96,7 +106,8 @@ export async function renderReport(kind: ReportKind, o: RunOutcome): Promise<str
   return asText((await renderer(kind))(o));
 }
 
-const asText = (content: string | Uint8Array) => (typeof content === 'string' ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('utf8'));
+const asText = (content: string | Uint8Array) =>
+  typeof content === 'string' ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('utf8');
 
 /** The order reports are rendered in: each file is written while the next renders, so the smallest (Markdown) goes last. */
 const RENDER_ORDER: Record<ReportKind, number> = { html: 0, junit: 1, json: 2, markdown: 3 };
@@ -106,7 +117,11 @@ const RENDER_ORDER: Record<ReportKind, number> = { html: 0, junit: 1, json: 2, m
  * Each format renders once and is written on libuv's threads while the next renders. A report that fails does not stop
  * the others; the first failure is thrown once all are done.
  */
-export async function writeReports(deps: { env: Env; reporter: Pick<RunReporter, 'info' | 'warn'> }, o: RunOutcome, reports: readonly ReportTarget[]): Promise<void> {
+export async function writeReports(
+  deps: { env: Env; reporter: Pick<RunReporter, 'info' | 'warn'> },
+  o: RunOutcome,
+  reports: readonly ReportTarget[],
+): Promise<void> {
   const kinds = kindsOf(reports, deps.env);
   if (kinds.size === 0) return;
   const [{ openAtomic }] = await Promise.all([import('../write-atomic.js'), ...[...kinds].map(renderer)]);
@@ -133,16 +148,21 @@ export async function writeReports(deps: { env: Env; reporter: Pick<RunReporter,
   for (const { r, file } of order) {
     const content = render(r.kind);
     writes.push(
-      content.then(
-        async (text) => {
-          await (await file).commit(text);
-          written.add(r);
-        },
-        async (err: unknown) => {
-          await file.then((f) => f.discard(), () => undefined);
-          throw err;
-        },
-      ).catch(failed(r)),
+      content
+        .then(
+          async (text) => {
+            await (await file).commit(text);
+            written.add(r);
+          },
+          async (err: unknown) => {
+            await file.then(
+              (f) => f.discard(),
+              () => undefined,
+            );
+            throw err;
+          },
+        )
+        .catch(failed(r)),
     );
     await content.catch(() => undefined);
   }
@@ -150,7 +170,10 @@ export async function writeReports(deps: { env: Env; reporter: Pick<RunReporter,
     writes.push(
       render('markdown')
         .then((md) => appendStepSummary(deps.env, o, asText(md)))
-        .then(() => undefined, (err: Error) => deps.reporter.warn(`could not append to $GITHUB_STEP_SUMMARY: ${err.message}`)),
+        .then(
+          () => undefined,
+          (err: Error) => deps.reporter.warn(`could not append to $GITHUB_STEP_SUMMARY: ${err.message}`),
+        ),
     );
   }
   const settled = await Promise.allSettled(writes);

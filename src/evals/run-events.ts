@@ -23,7 +23,12 @@ export function eventStreamWatch(api: ApiClient): WatchCompletion {
     };
     void (async () => {
       try {
-        for await (const e of openEventStream<{ data?: { runId?: string } }>(api, { path: ORGANIZATION_STREAM_PATH, types: [TYPE], signal: streamSignal, onState })) {
+        for await (const e of openEventStream<{ data?: { runId?: string } }>(api, {
+          path: ORGANIZATION_STREAM_PATH,
+          types: [TYPE],
+          signal: streamSignal,
+          onState,
+        })) {
           if (e.type === TYPE && e.data && typeof e.data === 'object' && e.data.data?.runId === runId) {
             onEnd();
             return;

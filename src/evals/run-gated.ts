@@ -47,7 +47,12 @@ export async function startAndGate(deps: GateDeps, ref: SuiteRef, opts: WaitOpti
   const [estimate] = await Promise.all([
     estimateCalls(api, ref, deps.signal),
     settings.gates.minCriteria.length
-      ? getSuite(api, agentId, evalId, deps.signal).then((suite) => checkCriterionKeys(settings.gates, (suite.scoringCriteria ?? []).map((c) => c.key)))
+      ? getSuite(api, agentId, evalId, deps.signal).then((suite) =>
+          checkCriterionKeys(
+            settings.gates,
+            (suite.scoringCriteria ?? []).map((c) => c.key),
+          ),
+        )
       : undefined,
     settings.gates.baseline ? checkBaseline(api, ref, settings.gates.baseline, undefined, deps.signal) : undefined,
   ]);
@@ -99,12 +104,20 @@ export async function readAndGate(deps: GateDeps, ref: RunRef, opts: WaitOptions
   // round trip, while the report builders load. Unused (and dropped) when the run is still going.
   const reads = gated && !opts.wait ? startOutcomeReads(d, ref, settings) : undefined;
   const detail = await reading;
-  if (settings.gates.baseline) await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, detail.run, deps.signal, { runs: reads?.runs, baseline: reads?.baseline });
+  if (settings.gates.baseline)
+    await checkBaseline(api, { agentId, evalId }, settings.gates.baseline, detail.run, deps.signal, { runs: reads?.runs, baseline: reads?.baseline });
   if (opts.wait) return ended(() => followRun(d, ref, settings, detail));
   if (!gated) return { kind: 'read', detail };
-  checkCriterionKeys(settings.gates, detail.aggregates.criteria.map((c) => c.criterionKey));
+  checkCriterionKeys(
+    settings.gates,
+    detail.aggregates.criteria.map((c) => c.criterionKey),
+  );
   if (FINISHED_RUN_STATUSES.has(detail.run.status)) return { kind: 'ended', outcome: await finishRun(d, ref, detail, settings, reads) };
-  const stop = { kind: 'error' as const, message: `run ${runLabel(detail.run)} is still ${detail.run.status}: add --wait to wait for it`, resume: resumeCommand(ref, settings) };
+  const stop = {
+    kind: 'error' as const,
+    message: `run ${runLabel(detail.run)} is still ${detail.run.status}: add --wait to wait for it`,
+    resume: resumeCommand(ref, settings),
+  };
   return { kind: 'running', runId, detail, writeReports: () => writeStopped(d, ref, settings, detail, stop) };
 }
 

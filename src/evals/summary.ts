@@ -36,7 +36,16 @@ export function summarizeScenarios(results: readonly RunResult[]): ScenarioSumma
   for (const r of results) {
     let s = byId.get(r.evalScenarioId);
     if (!s) {
-      s = { scenarioId: r.evalScenarioId, name: r.scenarioName || r.evalScenarioId, iterations: 0, completed: 0, failed: 0, meanScore: null, errors: [], results: [] };
+      s = {
+        scenarioId: r.evalScenarioId,
+        name: r.scenarioName || r.evalScenarioId,
+        iterations: 0,
+        completed: 0,
+        failed: 0,
+        meanScore: null,
+        errors: [],
+        results: [],
+      };
       byId.set(r.evalScenarioId, s);
     }
     s.iterations++;
@@ -135,7 +144,14 @@ export function baselineLines(b: BaselineOutcome | undefined, chalk: ChalkInstan
 }
 
 /** The end-of-run report for a person: headline, scenario table, criterion table (with the baseline's columns and verdicts when there is one), gates. */
-export async function renderRunSummary(detail: RunDetail, results: readonly RunResult[], gates: readonly GateResult[], chalk: ChalkInstance, baseline?: BaselineOutcome, fit: TableFit = {}): Promise<string> {
+export async function renderRunSummary(
+  detail: RunDetail,
+  results: readonly RunResult[],
+  gates: readonly GateResult[],
+  chalk: ChalkInstance,
+  baseline?: BaselineOutcome,
+  fit: TableFit = {},
+): Promise<string> {
   // The table and the text fitting are loaded when a summary is rendered (a command that only evaluates gates loads neither).
   const [{ renderTable }, { messageText }] = await Promise.all([import('../ui/table.js'), import('../ui/fit.js')]);
   const scenarios = summarizeScenarios(results);
@@ -170,7 +186,9 @@ export async function renderRunSummary(detail: RunDetail, results: readonly RunR
           { header: 'verdict', value: (x) => trusted(verdictCell(cmp.get(x.key), chalk)) },
         ]
       : CRITERION_COLUMNS;
-    const policy = c ? { keep: ['criterion', 'delta', 'verdict'], repeats: { name: 'criterion' } } : { keep: ['criterion', 'average'], repeats: { name: 'criterion' } };
+    const policy = c
+      ? { keep: ['criterion', 'delta', 'verdict'], repeats: { name: 'criterion' } }
+      : { keep: ['criterion', 'average'], repeats: { name: 'criterion' } };
     parts.push('', renderTable(criteria, withPolicy(cols, policy), chalk, undefined, fit));
   }
   if (gates.length) {
@@ -182,7 +200,9 @@ export async function renderRunSummary(detail: RunDetail, results: readonly RunR
 /** TSV for `-o tsv`: one record per line, its kind first (run, scenario, criterion, gate; with a baseline: baseline, verdict). */
 export function runSummaryTsv(detail: RunDetail, results: readonly RunResult[], gates: readonly GateResult[], comparison?: RunComparison): unknown[][] {
   const r = detail.run;
-  const rows: unknown[][] = [['run', r.id, r.runNumber, r.status, r.overallScore ?? '', r.agentVersion ?? '', r.completedIterations ?? '', r.failedIterations ?? '', r.totalIterations]];
+  const rows: unknown[][] = [
+    ['run', r.id, r.runNumber, r.status, r.overallScore ?? '', r.agentVersion ?? '', r.completedIterations ?? '', r.failedIterations ?? '', r.totalIterations],
+  ];
   for (const s of summarizeScenarios(results)) rows.push(['scenario', s.scenarioId, s.name, s.iterations, s.failed, s.meanScore ?? '']);
   for (const c of summarizeCriteria(detail.aggregates.criteria)) rows.push(['criterion', c.key, c.name ?? '', c.average ?? '', c.max ?? '', c.weight ?? '']);
   for (const g of gates) rows.push(['gate', g.gate, g.passed ? 'passed' : 'failed', g.actual ?? '', g.threshold]);

@@ -114,7 +114,7 @@ export interface ComparisonMethod {
   /** The rows tested after the overall change: scenarios and criteria with an estimate. */
   rows: number;
   /** Set with --until-decided: the look and its boundary. */
-  sequential?: { boundary: "Lan-DeMets Pocock"; look: number; fractions: number[]; z: number };
+  sequential?: { boundary: 'Lan-DeMets Pocock'; look: number; fractions: number[]; z: number };
 }
 
 export interface RunComparison {
@@ -148,7 +148,11 @@ export function headlineVerdict(counts: Record<Verdict, number>): Verdict {
 
 /** `2 regressed, 1 improved, 3 no significant change` (verdicts with no row left out). */
 export function countsText(counts: Record<Verdict, number>): string {
-  return VERDICTS.filter((v) => counts[v] > 0).map((v) => `${counts[v]} ${v}`).join(', ') || 'nothing to compare';
+  return (
+    VERDICTS.filter((v) => counts[v] > 0)
+      .map((v) => `${counts[v]} ${v}`)
+      .join(', ') || 'nothing to compare'
+  );
 }
 
 /** `1%` for 0.01, `0.5%` for 0.005. */

@@ -21,7 +21,13 @@ export interface CompletionWatch {
  * stream is connected (the caller then polls once, so that an end that happened before
  * the subscription is not missed); `onUnavailable` when there is no stream to use.
  */
-export type WatchCompletion = (hooks: { runId: string; signal: AbortSignal; onEnd(): void; onOpen(): void; onUnavailable(reason: string): void }) => CompletionWatch;
+export type WatchCompletion = (hooks: {
+  runId: string;
+  signal: AbortSignal;
+  onEnd(): void;
+  onOpen(): void;
+  onUnavailable(reason: string): void;
+}) => CompletionWatch;
 
 export interface WaitOptions {
   agentId: string;
@@ -74,7 +80,10 @@ export async function waitForRun(api: ApiClient, opts: WaitOptions): Promise<{ d
       if (!detail) {
         woken = false;
         if (ended) {
-          const both = Promise.all([getRun(api, opts.agentId, opts.evalId, opts.runId, opts.signal), listRunResults(api, opts.agentId, opts.evalId, opts.runId, opts.signal)]);
+          const both = Promise.all([
+            getRun(api, opts.agentId, opts.evalId, opts.runId, opts.signal),
+            listRunResults(api, opts.agentId, opts.evalId, opts.runId, opts.signal),
+          ]);
           if (!endedSaid) {
             endedSaid = true;
             opts.onEnded?.();

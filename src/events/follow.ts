@@ -69,7 +69,14 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
   };
   try {
     const path = spec.stream === 'call' ? callStreamPath(spec.callId!) : ORGANIZATION_STREAM_PATH;
-    stream: for await (const batch of openEventBatches(api, { path, types: spec.types, lastEventId: spec.lastEventId, signal, onState, maxRetryDelayMs: spec.maxRetryDelayMs ?? retryCap(ctx.env) })) {
+    stream: for await (const batch of openEventBatches(api, {
+      path,
+      types: spec.types,
+      lastEventId: spec.lastEventId,
+      signal,
+      onState,
+      maxRetryDelayMs: spec.maxRetryDelayMs ?? retryCap(ctx.env),
+    })) {
       for (const event of batch) {
         // The SSE event name is the type: nothing is parsed here (a --json tail passes the data on as is).
         // A handler that had nothing to wait for returns nothing: no await per event in a burst.
@@ -80,7 +87,11 @@ export async function followEvents(ctx: Context, api: ApiClient, spec: FollowSpe
         if (spec.exitOn && event.type === spec.exitOn) break stream;
         // A call that never connected has nothing to analyse: its call.ended is its last event.
         const over =
-          spec.endAfterAnalysis && event.type === FINAL_CALL_EVENT ? 'its analysis is in' : spec.endAfterAnalysis && event.type === 'call.ended' && endedFailed(event.data) ? 'it did not connect, so no analysis follows' : undefined;
+          spec.endAfterAnalysis && event.type === FINAL_CALL_EVENT
+            ? 'its analysis is in'
+            : spec.endAfterAnalysis && event.type === 'call.ended' && endedFailed(event.data)
+              ? 'it did not connect, so no analysis follows'
+              : undefined;
         if (over) {
           // The notice comes after the last event it refers to: what is gathered for stdout is written first.
           // Nothing follows a call that is over, so there is nothing to resume.
@@ -122,7 +133,8 @@ function reportState(ctx: Context, spec: FollowSpec, s: StreamState): void {
       if (!s.reconnect && ctx.io.stderrIsTTY) ctx.info(`Following ${spec.label}${spec.types?.length ? ` (${spec.types.join(', ')})` : ''}; Ctrl-C to stop`);
       return;
     case 'live':
-      if (spec.announceResume && spec.lastEventId !== undefined) ctx.info(`resumed after event ${spec.lastEventId}: replayed ${s.replayed} event${s.replayed === 1 ? '' : 's'}`);
+      if (spec.announceResume && spec.lastEventId !== undefined)
+        ctx.info(`resumed after event ${spec.lastEventId}: replayed ${s.replayed} event${s.replayed === 1 ? '' : 's'}`);
       return;
     case 'dropped':
       // A single drop is reported by the reconnection line; a reconnection that keeps failing is said as it happens.
@@ -157,14 +169,20 @@ export async function checkTypes(
     for (const t of types) {
       const entry = known.get(t);
       if (!entry) {
-        const near = nearest(t, catalog.map((e) => e.type));
+        const near = nearest(
+          t,
+          catalog.map((e) => e.type),
+        );
         throw new UsageError(
           `unknown event type "${t}" in ${flag}`,
           near.length ? `did you mean ${near.join(' or ')}? (\`vap events types\` lists them all)` : `known types: ${catalog.map((e) => e.type).join(', ')}`,
         );
       }
       if (opts.stream === 'organization' && isStreamOnly(entry)) {
-        throw new UsageError(`"${t}" is sent on a call's own stream only, not on the organization stream`, `follow it with \`vap calls tail <callId> --types ${t}\``);
+        throw new UsageError(
+          `"${t}" is sent on a call's own stream only, not on the organization stream`,
+          `follow it with \`vap calls tail <callId> --types ${t}\``,
+        );
       }
     }
   }
@@ -174,14 +192,22 @@ export async function checkTypes(
 /** Splits `a,b , c` into names (blanks dropped, duplicates removed, order kept). */
 export function parseTypeList(value: string, previous: string[] = []): string[] {
   const out = [...previous];
-  for (const t of value.split(',').map((s) => s.trim()).filter(Boolean)) if (!out.includes(t)) out.push(t);
+  for (const t of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean))
+    if (!out.includes(t)) out.push(t);
   return out;
 }
 
 /** Checks a --last-event-id value: the ids of this API are decimal numbers. */
 export function parseLastEventId(value: string): string {
   const v = value.trim();
-  if (!/^\d{1,20}$/.test(v)) throw new UsageError(`--last-event-id takes an event id (a number such as 1234), not "${value}"`, 'use the id printed when a tail ended, or the `id` of a --json line');
+  if (!/^\d{1,20}$/.test(v))
+    throw new UsageError(
+      `--last-event-id takes an event id (a number such as 1234), not "${value}"`,
+      'use the id printed when a tail ended, or the `id` of a --json line',
+    );
   return v;
 }
 
@@ -202,4 +228,3 @@ export function globalFlags(g: GlobalOptions): string[] {
 export function commandLine(words: string[]): string {
   return words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
-

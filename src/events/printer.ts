@@ -17,13 +17,24 @@ export interface EventPrinter {
  * close an array at). Writes wait for the pipe to drain, so a slow reader slows the tail instead
  * of filling memory.
  */
-export async function createPrinter(ctx: Context, view: 'organization' | 'call', hide?: (r: EventRecord) => boolean, opts: { wide?: boolean } = {}): Promise<EventPrinter> {
+export async function createPrinter(
+  ctx: Context,
+  view: 'organization' | 'call',
+  hide?: (r: EventRecord) => boolean,
+  opts: { wide?: boolean } = {},
+): Promise<EventPrinter> {
   const write = writer(ctx.io.stdout);
   const print = await choose(ctx, view, write, hide, opts.wide);
   return Object.assign(print, { flush: write.flush });
 }
 
-async function choose(ctx: Context, view: 'organization' | 'call', write: LineWriter, hide?: (r: EventRecord) => boolean, wide?: boolean): Promise<(event: StreamEvent) => Promise<void> | void> {
+async function choose(
+  ctx: Context,
+  view: 'organization' | 'call',
+  write: LineWriter,
+  hide?: (r: EventRecord) => boolean,
+  wide?: boolean,
+): Promise<(event: StreamEvent) => Promise<void> | void> {
   const { globals, out } = ctx;
   if (globals.query) {
     return (event) => write(`${JSON.stringify(applyQuery(JSON.parse(jsonLine(event)), globals.query!))}\n`);

@@ -56,7 +56,8 @@ export function tsvLine(rec: EventRecord): string {
   return [rec.id, rec.occurredAt ?? '', rec.type, rec.callId ?? '', summarize(rec, { kind: 'data' })].map(tsvField).join('\t');
 }
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
 
 /** How a summary is written: for people (a terminal) or for programs (TSV). */
 export interface SummaryOptions {
@@ -92,7 +93,12 @@ export function summarize(rec: EventRecord, opts: SummaryOptions = {}): string {
     case 'call.started': {
       const who = [str(d.calleeName), str(d.phoneNumber)].filter(Boolean).join(' ');
       const agent = str(d.agentId) ? `agent ${str(d.agentId)}${d.agentVersion !== undefined ? ` v${str(d.agentVersion)}` : ''}` : '';
-      return [str(d.direction) ?? 'call', who ? `${str(d.direction) === 'inbound' ? 'from' : 'to'} ${who}` : '', agent ? `· ${agent}` : '', str(d.campaignId) ? `· campaign ${id(d.campaignId)}` : '']
+      return [
+        str(d.direction) ?? 'call',
+        who ? `${str(d.direction) === 'inbound' ? 'from' : 'to'} ${who}` : '',
+        agent ? `· ${agent}` : '',
+        str(d.campaignId) ? `· campaign ${id(d.campaignId)}` : '',
+      ]
         .filter(Boolean)
         .join(' ');
     }
@@ -106,7 +112,13 @@ export function summarize(rec: EventRecord, opts: SummaryOptions = {}): string {
     case 'call.voice.updated':
       return str(d.speaking) === 'none' || !str(d.speaking) ? 'silence' : `${roleWord(d.speaking, human ? 'human' : 'data')} speaking`;
     case 'call.ended':
-      return [str(d.status) ?? 'ended', d.durationSeconds !== undefined ? `after ${formatSeconds(Number(d.durationSeconds))}` : '', str(d.engine) ? `(${str(d.engine)})` : ''].filter(Boolean).join(' ');
+      return [
+        str(d.status) ?? 'ended',
+        d.durationSeconds !== undefined ? `after ${formatSeconds(Number(d.durationSeconds))}` : '',
+        str(d.engine) ? `(${str(d.engine)})` : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
     case 'intelligence.speaker.identified':
       return str(d.status) === 'unknown'
         ? `speaker unknown${str(d.source) ? ` (${str(d.source)})` : ''}`
@@ -114,12 +126,15 @@ export function summarize(rec: EventRecord, opts: SummaryOptions = {}): string {
     case 'call.analysis.completed': {
       // On a terminal the alerts (crisis, legal threat, do-not-call) are lines of their own (alertsOf); in TSV they are words here.
       const alerting = new Set(human ? ALERTS.map(([k]) => k) : []);
-      const flags = ['resolved', 'doNotCallRequested', 'crisisDetected', 'legalThreatened', 'callbackRequested'].filter((k) => d[k] === true && !alerting.has(k));
+      const flags = ['resolved', 'doNotCallRequested', 'crisisDetected', 'legalThreatened', 'callbackRequested'].filter(
+        (k) => d[k] === true && !alerting.has(k),
+      );
       const head = [str(d.overallSentiment), flags.length ? flags.map(flagName).join(', ') : ''].filter(Boolean).join(' · ');
       return [head, str(d.summary) ? cut(str(d.summary)!, 120) : ''].filter(Boolean).join(' — ');
     }
     case 'eval.run.completed': {
-      const score = typeof d.overallScore === 'number' ? ` score ${formatScore(d.overallScore)}` : typeof d.score === 'number' ? ` score ${formatScore(d.score)}` : '';
+      const score =
+        typeof d.overallScore === 'number' ? ` score ${formatScore(d.overallScore)}` : typeof d.score === 'number' ? ` score ${formatScore(d.score)}` : '';
       return [str(d.runId) ?? str(d.id) ?? 'run', str(d.status) ?? '', score.trim(), str(d.evalId) ? `· eval ${str(d.evalId)}` : ''].filter(Boolean).join(' ');
     }
     default:
@@ -197,7 +212,9 @@ function hanging(lead: string, indent: number, text: string, width: number | und
 /** The alert lines of an event (`! CRISIS detected`, in bold red as in `vap calls get`): a word and a mark, not colour alone. */
 function alertLines(rec: EventRecord, chalk: ChalkInstance, indent: number, width?: number): string[] {
   // On a pane too narrow for the alert at its column, it moves left rather than being cut.
-  return alertsOf(rec).map((a) => `${' '.repeat(width === undefined ? indent : Math.max(0, Math.min(indent, width - a.length - 2)))}${chalk.red.bold(`! ${a}`)}`);
+  return alertsOf(rec).map(
+    (a) => `${' '.repeat(width === undefined ? indent : Math.max(0, Math.min(indent, width - a.length - 2)))}${chalk.red.bold(`! ${a}`)}`,
+  );
 }
 
 /**
@@ -218,7 +235,10 @@ export function organizationLine(rec: EventRecord, chalk: ChalkInstance, opts: L
     // summary on the lines under it, hanging under their own column.
     const under = stampWidth(p) + 2;
     const second = `${' '.repeat(under)}${chalk.dim(safeText(call).padEnd(idWidth))} `;
-    const lines = [`${chalk.dim(stamp.padEnd(stampWidth(p)))}  ${type(safeText(rec.type))}`, ...hanging(second, under + Math.max(idWidth, safeText(call).length) + 1, text, opts.width)];
+    const lines = [
+      `${chalk.dim(stamp.padEnd(stampWidth(p)))}  ${type(safeText(rec.type))}`,
+      ...hanging(second, under + Math.max(idWidth, safeText(call).length) + 1, text, opts.width),
+    ];
     lines.push(...alertLines(rec, chalk, under + idWidth + 1, opts.width));
     return fitLines(lines, opts.width);
   }
@@ -250,7 +270,10 @@ export function callLine(rec: EventRecord, chalk: ChalkInstance, opts: LineOptio
     const colour = role === 'agent' ? chalk.cyan : chalk.yellow;
     const label = safeText(role);
     const lead = `${time}  ${colour.bold(label.padEnd(ROLE_WIDTH))}  `;
-    return fitLines(hanging(lead, indent + Math.max(0, label.length - ROLE_WIDTH), str(rec.data.text) ?? '', opts.width, (l) => colour(l)), opts.width);
+    return fitLines(
+      hanging(lead, indent + Math.max(0, label.length - ROLE_WIDTH), str(rec.data.text) ?? '', opts.width, (l) => colour(l)),
+      opts.width,
+    );
   }
   // Other events: `·`, the type, then the summary, whose further lines hang at the chat's text column.
   const type = safeText(rec.type);
@@ -262,7 +285,10 @@ export function callLine(rec: EventRecord, chalk: ChalkInstance, opts: LineOptio
     // A type too long for the line after the chat's columns: it follows the mark, and the summary hangs under the text column.
     // With no time to show (a call's own events), the type starts the line when it would not fit after the time's column.
     const blank = !callTime(rec, p).trim() && stampWidth(p) + 4 + type.length > opts.width;
-    lines = [`${blank ? '' : `${time}  `}${chalk.dim('·')} ${typeColor(chalk, rec.type)(type)}`, ...wrapText(text, Math.max(MIN_TEXT, opts.width - indent)).map((l) => `${' '.repeat(indent)}${chalk.dim(l)}`)];
+    lines = [
+      `${blank ? '' : `${time}  `}${chalk.dim('·')} ${typeColor(chalk, rec.type)(type)}`,
+      ...wrapText(text, Math.max(MIN_TEXT, opts.width - indent)).map((l) => `${' '.repeat(indent)}${chalk.dim(l)}`),
+    ];
   } else {
     const [head = '', ...rest] = wrapAfter(text, opts.width - (indent + type.length + 2), Math.max(MIN_TEXT, opts.width - indent));
     lines = [`${lead}${chalk.dim(head)}`.trimEnd(), ...rest.map((l) => `${' '.repeat(indent)}${chalk.dim(l)}`)];

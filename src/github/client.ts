@@ -71,7 +71,12 @@ export class GitHubConnectionError extends Error {
   readonly url: string;
   constructor(url: string, cause: unknown, timedOutMs?: number) {
     const code = (cause as { code?: string } | undefined)?.code;
-    super(timedOutMs !== undefined ? `GitHub did not answer within ${timedOutMs / 1000}s (${new URL(url).origin})` : `could not reach GitHub at ${new URL(url).origin}${code ? ` (${code})` : ''}`, { cause });
+    super(
+      timedOutMs !== undefined
+        ? `GitHub did not answer within ${timedOutMs / 1000}s (${new URL(url).origin})`
+        : `could not reach GitHub at ${new URL(url).origin}${code ? ` (${code})` : ''}`,
+      { cause },
+    );
     this.name = 'GitHubConnectionError';
     this.url = url;
   }
@@ -128,7 +133,16 @@ export class GitHubClient {
       else this.signal?.addEventListener('abort', onAbort, { once: true });
       try {
         const agent = await (this.agent ??= createAgent(Math.min(this.timeoutMs, 10_000)));
-        res = await agent.request({ origin: url.origin, path: url.pathname + url.search, method, headers, body: payload, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs, signal: controller.signal });
+        res = await agent.request({
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method,
+          headers,
+          body: payload,
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+          signal: controller.signal,
+        });
         text = await res.body.text();
       } catch (err) {
         if (this.signal?.aborted) throw err;
@@ -182,7 +196,8 @@ export class GitHubClient {
       const res: GitHubResponse<T[]> = await this.request<T[]>('GET', next);
       yield Array.isArray(res.data) ? res.data : [];
       next = nextLink(header(res.headers, 'link'));
-      if (next && new URL(next).origin !== new URL(this.apiUrl).origin) throw new GitHubHttpError(502, 'GET', next, `GitHub's next page is on another origin (${new URL(next).origin}); not followed`, {});
+      if (next && new URL(next).origin !== new URL(this.apiUrl).origin)
+        throw new GitHubHttpError(502, 'GET', next, `GitHub's next page is on another origin (${new URL(next).origin}); not followed`, {});
     }
   }
 

@@ -47,7 +47,8 @@ export function markerOf(body: string): string | undefined {
 export function markerLine(name: string): string {
   const n = name.trim();
   const line = `<!-- ${n} -->`;
-  if (!n || n.includes('--') || /[\r\n>]/.test(n) || !MARKER_LINE.test(line)) throw new UsageError(`--marker "${name}" cannot be a hidden marker`, 'use letters, digits and = . : / _ (e.g. --marker vap-plan)');
+  if (!n || n.includes('--') || /[\r\n>]/.test(n) || !MARKER_LINE.test(line))
+    throw new UsageError(`--marker "${name}" cannot be a hidden marker`, 'use letters, digits and = . : / _ (e.g. --marker vap-plan)');
   return line;
 }
 
@@ -77,12 +78,19 @@ export async function tokenAuthor(gh: GitHubClient): Promise<{ login: string; ho
     throw new CliError('GitHub answered GET /user without a login', ExitCode.FAILURE, 'pass --author <login>: the user the token writes comments as');
   } catch (err) {
     if (err instanceof GitHubHttpError && err.status === 403 && !err.rateLimited) return { login: ACTIONS_BOT, how: 'actions' };
-    throw explain(err, 'read the token\'s user (GET /user)');
+    throw explain(err, "read the token's user (GET /user)");
   }
 }
 
 /** Creates the comment, or edits the token author's comment that carries the marker. */
-export async function upsertComment(gh: GitHubClient, target: PullRequestTarget, marker: string, body: string, author: string, warn: (message: string) => void = () => undefined): Promise<CommentResult> {
+export async function upsertComment(
+  gh: GitHubClient,
+  target: PullRequestTarget,
+  marker: string,
+  body: string,
+  author: string,
+  warn: (message: string) => void = () => undefined,
+): Promise<CommentResult> {
   const base = `${repoPath(target)}/issues`;
   const where = `pull request #${target.number} of ${target.owner}/${target.repo}`;
   const mine: IssueComment[] = [];
@@ -120,12 +128,17 @@ function sameLogin(a: string | undefined, b: string): boolean {
 
 /** A GitHub error as one line that names the problem and the fix. */
 export function explain(err: unknown, doing: string, target?: PullRequestTarget): unknown {
-  if (err instanceof GitHubConnectionError) return new CliError(`could not ${doing}: ${err.message}`, ExitCode.FAILURE, 'check GITHUB_API_URL and the network, then run the step again');
+  if (err instanceof GitHubConnectionError)
+    return new CliError(`could not ${doing}: ${err.message}`, ExitCode.FAILURE, 'check GITHUB_API_URL and the network, then run the step again');
   if (!(err instanceof GitHubHttpError)) return err;
   const said = `GitHub answered ${err.status}: ${err.message}`;
   if (err.status >= 300 && err.status < 400) {
     const to = err.location ? `to ${err.location}` : 'without a Location';
-    return new CliError(`could not ${doing}: GitHub redirected ${to} (${said}); a redirect is not followed, the token never goes with one`, ExitCode.FAILURE, 'check GITHUB_API_URL, and --repo or GITHUB_REPOSITORY: a renamed or moved repository answers 301, pass its new owner/name');
+    return new CliError(
+      `could not ${doing}: GitHub redirected ${to} (${said}); a redirect is not followed, the token never goes with one`,
+      ExitCode.FAILURE,
+      'check GITHUB_API_URL, and --repo or GITHUB_REPOSITORY: a renamed or moved repository answers 301, pass its new owner/name',
+    );
   }
   if (err.rateLimited) return new CliError(`could not ${doing}: rate limited (${said})`, ExitCode.FAILURE, 'run the step again later');
   switch (err.status) {
@@ -133,16 +146,22 @@ export function explain(err: unknown, doing: string, target?: PullRequestTarget)
       return new CliError(`GitHub refused the token (${said})`, ExitCode.AUTH, 'check GITHUB_TOKEN: pass ${{ github.token }} or a token that has not expired');
     case 403: {
       const needs = err.acceptedPermissions ? ` (the endpoint needs ${err.acceptedPermissions})` : '';
-      return new CliError(`the token may not ${doing} (${said})${needs}`, ExitCode.AUTH, 'give the job permissions: pull-requests: write (a pull request from a fork gets a read-only token)');
+      return new CliError(
+        `the token may not ${doing} (${said})${needs}`,
+        ExitCode.AUTH,
+        'give the job permissions: pull-requests: write (a pull request from a fork gets a read-only token)',
+      );
     }
     case 404:
       return new CliError(
         `could not ${doing}: not found (${said})`,
         ExitCode.FAILURE,
-        target ? `check the repository ${target.owner}/${target.repo} (--repo, GITHUB_REPOSITORY) and the pull request #${target.number} (--pr), and that the token can see them` : 'check GITHUB_API_URL',
+        target
+          ? `check the repository ${target.owner}/${target.repo} (--repo, GITHUB_REPOSITORY) and the pull request #${target.number} (--pr), and that the token can see them`
+          : 'check GITHUB_API_URL',
       );
     case 410:
-      return new CliError(`could not ${doing}: ${said}`, ExitCode.FAILURE, 'the repository\'s issues and pull requests may be disabled');
+      return new CliError(`could not ${doing}: ${said}`, ExitCode.FAILURE, "the repository's issues and pull requests may be disabled");
     case 422:
       return new CliError(`GitHub refused the comment (${said})`, ExitCode.FAILURE, 'check the file: GitHub takes at most 65,536 characters');
     default:

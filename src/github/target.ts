@@ -49,7 +49,8 @@ export async function pullRequestTarget(opts: { repo?: string; pr?: string }, en
 
   let number: number;
   if (opts.pr !== undefined) {
-    if (!/^\s*#?\d+\s*$/.test(opts.pr) || Number(opts.pr.replace('#', '')) < 1) throw new UsageError(`--pr "${opts.pr}" is not a pull request number`, 'pass --pr 42');
+    if (!/^\s*#?\d+\s*$/.test(opts.pr) || Number(opts.pr.replace('#', '')) < 1)
+      throw new UsageError(`--pr "${opts.pr}" is not a pull request number`, 'pass --pr 42');
     number = Number(opts.pr.trim().replace('#', ''));
   } else {
     event = await readEvent();
@@ -58,7 +59,9 @@ export async function pullRequestTarget(opts: { repo?: string; pr?: string }, en
       const name = env.GITHUB_EVENT_NAME;
       throw new UsageError(
         event ? `no pull request in this workflow's event${name ? ` (${name})` : ''}` : 'no pull request to comment on: GITHUB_EVENT_PATH is not set',
-        event ? 'run this step on pull_request events (if: github.event_name == \'pull_request\'), or pass --pr <number>' : 'run it in a GitHub Actions job of a pull_request event, or pass --pr <number> and --repo <owner/name>',
+        event
+          ? "run this step on pull_request events (if: github.event_name == 'pull_request'), or pass --pr <number>"
+          : 'run it in a GitHub Actions job of a pull_request event, or pass --pr <number> and --repo <owner/name>',
       );
     }
     number = found;
@@ -78,7 +81,10 @@ export async function pullRequestTarget(opts: { repo?: string; pr?: string }, en
   const parts = full.trim().split('/');
   if (parts.length !== 2) throw new UsageError(`${source} "${full}" is not a repository as owner/name`, 'pass --repo octo-org/agents');
   const [owner, repo] = parts as [string, string];
-  for (const [what, name] of [['owner', owner], ['repository name', repo]] as const) {
+  for (const [what, name] of [
+    ['owner', owner],
+    ['repository name', repo],
+  ] as const) {
     const problem = segmentProblem(name);
     if (problem) throw new UsageError(`${source} "${full}": the ${what} "${name}" ${problem}`, 'pass --repo octo-org/agents');
   }
@@ -110,12 +116,16 @@ export function repoPath(target: PullRequestTarget): string {
  * asked of the open file, and a file that grows while read is cut off past the limit.
  */
 async function readEventFile(path: string): Promise<string> {
-  const refuse = (why: string) => new UsageError(`the event at GITHUB_EVENT_PATH (${path}) ${why}`, 'run this in a GitHub Actions step, or pass --pr <number> and --repo <owner/name>');
+  const refuse = (why: string) =>
+    new UsageError(`the event at GITHUB_EVENT_PATH (${path}) ${why}`, 'run this in a GitHub Actions step, or pass --pr <number> and --repo <owner/name>');
   let fh;
   try {
     fh = await open(path, fsConstants.O_RDONLY | (O_NONBLOCK ?? 0));
   } catch (err) {
-    throw new UsageError(`cannot read the event GITHUB_EVENT_PATH names (${path}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'run this in a GitHub Actions step, or pass --pr <number> and --repo <owner/name>');
+    throw new UsageError(
+      `cannot read the event GITHUB_EVENT_PATH names (${path}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      'run this in a GitHub Actions step, or pass --pr <number> and --repo <owner/name>',
+    );
   }
   try {
     const st = await fh.stat();
@@ -153,7 +163,11 @@ function eventPullRequest(e: EventPayload): number | undefined {
 /** GITHUB_TOKEN (or GH_TOKEN, as the gh CLI reads it): exit 4 without one. */
 export function githubToken(env: Env): string {
   const token = (env.GITHUB_TOKEN || env.GH_TOKEN || '').trim();
-  if (!token) throw new AuthRequiredError('no GitHub token: GITHUB_TOKEN is not set', 'pass the job\'s token to the step: env: { GITHUB_TOKEN: ${{ github.token }} } (with permissions: pull-requests: write)');
+  if (!token)
+    throw new AuthRequiredError(
+      'no GitHub token: GITHUB_TOKEN is not set',
+      "pass the job's token to the step: env: { GITHUB_TOKEN: ${{ github.token }} } (with permissions: pull-requests: write)",
+    );
   return token;
 }
 
@@ -166,7 +180,9 @@ export function githubApiUrl(env: Env): string {
   } catch {
     throw new UsageError(`GITHUB_API_URL "${raw}" is not a URL`, `unset it for ${DEFAULT_API_URL}`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`GITHUB_API_URL "${raw}" is not an http(s) URL`, `unset it for ${DEFAULT_API_URL}`);
-  if (url.search || url.hash || url.username || url.password) throw new UsageError(`GITHUB_API_URL "${raw}" has a query, fragment or credentials`, 'give the API\'s base URL only');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UsageError(`GITHUB_API_URL "${raw}" is not an http(s) URL`, `unset it for ${DEFAULT_API_URL}`);
+  if (url.search || url.hash || url.username || url.password)
+    throw new UsageError(`GITHUB_API_URL "${raw}" has a query, fragment or credentials`, "give the API's base URL only");
   return url.toString().replace(/\/+$/, '');
 }

@@ -60,7 +60,11 @@ function pathOf(cmd: Command): string {
 }
 
 /** GitHub's anchor for a heading: lower case, spaces to dashes, punctuation dropped. */
-const anchor = (heading: string) => heading.toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+const anchor = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, '')
+    .replace(/ /g, '-');
 
 /** A command's help as it prints it, without the global options (wrapped to 80 columns, no colour). */
 function helpOf(cmd: Command): string {
@@ -74,7 +78,11 @@ function helpOf(cmd: Command): string {
 
 /** The verbs under a group, subgroups walked, in the order of the help. */
 function verbsOf(cmd: Command): Command[] {
-  return cmd.createHelp().visibleCommands(cmd).filter((c) => c.name() !== 'help').flatMap((c) => (c.commands.some((s) => s.name() !== 'help') ? [c, ...verbsOf(c)] : [c]));
+  return cmd
+    .createHelp()
+    .visibleCommands(cmd)
+    .filter((c) => c.name() !== 'help')
+    .flatMap((c) => (c.commands.some((s) => s.name() !== 'help') ? [c, ...verbsOf(c)] : [c]));
 }
 
 function groupPage(group: Command, extra: string | undefined): string {
@@ -89,7 +97,10 @@ function groupPage(group: Command, extra: string | undefined): string {
     for (const v of verbs) lines.push(`| [\`${pathOf(v)}\`](#${anchor(pathOf(v))}) | ${cell(v.summary() || v.description().split('\n')[0]!)} |`);
     lines.push('');
   }
-  lines.push('Every command also takes the global options (`--profile`, `-o`, `--query`, …): see [formatting](../formatting.md) and [environment](../environment.md); exit codes: [exit-codes](../exit-codes.md).', '');
+  lines.push(
+    'Every command also takes the global options (`--profile`, `-o`, `--query`, …): see [formatting](../formatting.md) and [environment](../environment.md); exit codes: [exit-codes](../exit-codes.md).',
+    '',
+  );
   if (extra !== undefined) lines.push(extra.trim(), '');
   // A group of verbs is its table above; a group that is itself a command (pull, api; mcp,
   // which has verbs too) has its own help first.

@@ -29,7 +29,10 @@ function padWidth(this: Help, cmd: Command, helper: Help): number {
 /** Lines of `text` wrapped to `room` columns, each after `lead` spaces but the first; a word longer than a line is split. */
 function wrapped(helper: Help, text: string, room: number, lead: number): string {
   const w = Math.max(1, room);
-  const lines = helper.boxWrap(text, w).split('\n').flatMap((l) => (l.length <= w ? [l] : (l.match(new RegExp(`.{1,${w}}`, 'g')) ?? [l])));
+  const lines = helper
+    .boxWrap(text, w)
+    .split('\n')
+    .flatMap((l) => (l.length <= w ? [l] : (l.match(new RegExp(`.{1,${w}}`, 'g')) ?? [l])));
   return lines.join(`\n${' '.repeat(lead)}`);
 }
 
@@ -40,9 +43,11 @@ function formatItem(this: Help, term: string, termWidth: number, description: st
   const termText = helper.displayWidth(term) > total - INDENT ? wrapped(helper, term, total - INDENT - 2, INDENT + 2) : term;
   if (!description) return ' '.repeat(INDENT) + termText;
   // Written with its own line breaks and indentation: as it is (Commander's rule).
-  if (helper.preformatted(description)) return `${' '.repeat(INDENT)}${term.padEnd(termWidth + term.length - helper.displayWidth(term))}${' '.repeat(SPACER)}${description}`;
+  if (helper.preformatted(description))
+    return `${' '.repeat(INDENT)}${term.padEnd(termWidth + term.length - helper.displayWidth(term))}${' '.repeat(SPACER)}${description}`;
   const start = INDENT + termWidth + SPACER;
-  if (total - start < MIN_ROOM || longestWord(description) > total - start) return `${' '.repeat(INDENT)}${termText}\n${' '.repeat(UNDER)}${wrapped(helper, description, total - UNDER, UNDER)}`;
+  if (total - start < MIN_ROOM || longestWord(description) > total - start)
+    return `${' '.repeat(INDENT)}${termText}\n${' '.repeat(UNDER)}${wrapped(helper, description, total - UNDER, UNDER)}`;
   const text = wrapped(helper, description, total - start, start);
   if (helper.displayWidth(term) > termWidth) return `${' '.repeat(INDENT)}${termText}\n${' '.repeat(start)}${text}`;
   return `${' '.repeat(INDENT)}${term.padEnd(termWidth + term.length - helper.displayWidth(term))}${' '.repeat(SPACER)}${text}`;
@@ -54,12 +59,15 @@ function formatHelp(this: Help, cmd: Command, helper: Help): string {
   const item = (term: string, description: string) => helper.formatItem(term, termWidth, description, helper);
   // A usage line wider than the help wraps between its words, further lines indented.
   const usage = helper.commandUsage(cmd);
-  const usageLines = helper.displayWidth(`Usage: ${usage}`) > width(helper) ? wrapped(helper, usage, width(helper) - 'Usage: '.length, 'Usage: '.length) : usage;
+  const usageLines =
+    helper.displayWidth(`Usage: ${usage}`) > width(helper) ? wrapped(helper, usage, width(helper) - 'Usage: '.length, 'Usage: '.length) : usage;
   let output = [`${helper.styleTitle('Usage:')} ${helper.styleUsage(usageLines)}`, ''];
   const description = helper.commandDescription(cmd);
   if (description.length > 0) output = output.concat([helper.boxWrap(helper.styleCommandDescription(description), width(helper)), '']);
 
-  const args = helper.visibleArguments(cmd).map((a) => item(helper.styleArgumentTerm(helper.argumentTerm(a)), helper.styleArgumentDescription(helper.argumentDescription(a))));
+  const args = helper
+    .visibleArguments(cmd)
+    .map((a) => item(helper.styleArgumentTerm(helper.argumentTerm(a)), helper.styleArgumentDescription(helper.argumentDescription(a))));
   output = output.concat(helper.formatItemList('Arguments:', args, helper));
 
   const optionGroups = helper.groupItems([...cmd.options], helper.visibleOptions(cmd), (o) => o.helpGroupHeading ?? 'Options:');
@@ -70,12 +78,16 @@ function formatHelp(this: Help, cmd: Command, helper: Help): string {
 
   const commandGroups = helper.groupItems([...cmd.commands], helper.visibleCommands(cmd), (sub) => sub.helpGroup() || 'Commands:');
   commandGroups.forEach((commands, group) => {
-    const list = commands.map((sub) => item(helper.styleSubcommandTerm(helper.subcommandTerm(sub)), helper.styleSubcommandDescription(helper.subcommandDescription(sub))));
+    const list = commands.map((sub) =>
+      item(helper.styleSubcommandTerm(helper.subcommandTerm(sub)), helper.styleSubcommandDescription(helper.subcommandDescription(sub))),
+    );
     output = output.concat(helper.formatItemList(group, list, helper));
   });
 
   if (helper.showGlobalOptions) {
-    const globals = helper.visibleGlobalOptions(cmd).map((o) => item(helper.styleOptionTerm(helper.optionTerm(o)), helper.styleOptionDescription(helper.optionDescription(o))));
+    const globals = helper
+      .visibleGlobalOptions(cmd)
+      .map((o) => item(helper.styleOptionTerm(helper.optionTerm(o)), helper.styleOptionDescription(helper.optionDescription(o))));
     output = output.concat(helper.formatItemList('Global Options:', globals, helper));
   }
   return output.join('\n');

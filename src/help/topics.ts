@@ -47,7 +47,17 @@ export function listTopics(): Topic[] {
         const m = TOPIC_FILE.exec(f);
         if (!m) return [];
         const { meta } = splitFrontMatter(readFileSync(new URL(f, folder), 'utf8'));
-        return [{ name: m[1]!, format: m[2] as Topic['format'], aliases: (meta.aliases ?? '').split(',').map((a) => a.trim()).filter(Boolean), summary: meta.summary ?? '' }];
+        return [
+          {
+            name: m[1]!,
+            format: m[2] as Topic['format'],
+            aliases: (meta.aliases ?? '')
+              .split(',')
+              .map((a) => a.trim())
+              .filter(Boolean),
+            summary: meta.summary ?? '',
+          },
+        ];
       });
   }
   return listed;
@@ -77,7 +87,11 @@ export function addHelpTopics(program: Command, groups: readonly string[], comma
     cmd.action(async () => {
       const { renderTopic } = await import('./render.js');
       const width = cmd.configureOutput().getOutHelpWidth?.() ?? 80;
-      const page = renderTopic(topicSource(t.name), Math.max(40, width), listTopics().map((x) => x.name));
+      const page = renderTopic(
+        topicSource(t.name),
+        Math.max(40, width),
+        listTopics().map((x) => x.name),
+      );
       cmd.configureOutput().writeOut?.(commands.includes(t.name) ? `${page.trimEnd()}\n\n${pointerToCommand(t.name, Math.max(40, width))}\n` : page);
     });
     program.addCommand(cmd, { hidden: true });

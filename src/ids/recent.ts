@@ -102,7 +102,16 @@ async function readIds(path: string, target: { baseUrl: string; org: string }): 
   } catch {
     return empty;
   }
-  if (!data || typeof data !== 'object' || data.version !== 1 || data.baseUrl !== target.baseUrl || data.org !== target.org || typeof data.ids !== 'object' || !data.ids) return empty;
+  if (
+    !data ||
+    typeof data !== 'object' ||
+    data.version !== 1 ||
+    data.baseUrl !== target.baseUrl ||
+    data.org !== target.org ||
+    typeof data.ids !== 'object' ||
+    !data.ids
+  )
+    return empty;
   const ids = data.ids;
   const out: Record<RecordedKind, string[]> = { call: [], campaign: [] };
   for (const kind of KINDS) {

@@ -163,7 +163,13 @@ async function resolve(reads: Reads, kind: Kind, ref: string, lenient = false): 
       throw ambiguous(kind, ref, [...found, ...recorded.map((id) => ({ id, about: '' }))]);
     }
     // Never taken on the record's word: each id is read from the API, and one it does not know is dropped.
-    const read = await Promise.all(recorded.map((id) => kind.read!(api, id, reads.signal).catch((err: unknown) => (err instanceof NotFoundError ? recent.forget(kind.recorded!, id).then(() => undefined) : Promise.reject(err)))));
+    const read = await Promise.all(
+      recorded.map((id) =>
+        kind.read!(api, id, reads.signal).catch((err: unknown) =>
+          err instanceof NotFoundError ? recent.forget(kind.recorded!, id).then(() => undefined) : Promise.reject(err),
+        ),
+      ),
+    );
     fromRecord = read.filter((c): c is Candidate => c !== undefined);
   }
   const all = [...found, ...fromRecord];
@@ -184,7 +190,11 @@ function namedIn(items: readonly Candidate[], name: string, cut: boolean): Candi
 function ambiguous(kind: Kind, ref: string, all: readonly Candidate[], byName = false): UsageError {
   const shown = all.slice(0, LISTED).map((c) => (c.about ? `${c.id} (${c.about})` : c.id));
   const more = all.length > LISTED ? `, and ${all.length - LISTED} more` : '';
-  if (byName) return new UsageError(`${all.length} ${kind.plural} are named "${ref}": ${shown.join(', ')}${more}`, `give the id of the one you mean (its first eight characters are enough)`);
+  if (byName)
+    return new UsageError(
+      `${all.length} ${kind.plural} are named "${ref}": ${shown.join(', ')}${more}`,
+      `give the id of the one you mean (its first eight characters are enough)`,
+    );
   return new UsageError(`${ref} is the start of ${all.length} ${kind.word} ids: ${shown.join(', ')}${more}`, 'give more of the id');
 }
 
@@ -232,7 +242,12 @@ export function resolveCampaignRunId(ctx: Context, campaignId: string, ref: stri
  * a UUID shows its first eight digits), records their ids once the listing is done, so that
  * a prefix copied from the table is found later (src/ids/recent.ts).
  */
-export async function* rememberShown<T>(ctx: Context, kind: RecordedKind, rows: AsyncIterable<T> | Iterable<T>, ids: (row: T) => Array<string | null | undefined>): AsyncGenerator<T> {
+export async function* rememberShown<T>(
+  ctx: Context,
+  kind: RecordedKind,
+  rows: AsyncIterable<T> | Iterable<T>,
+  ids: (row: T) => Array<string | null | undefined>,
+): AsyncGenerator<T> {
   if (!ctx.out.human) {
     yield* rows;
     return;

@@ -43,7 +43,8 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
       verifier: {
         async verifyAccessToken(given: string) {
           const g = Buffer.from(given);
-          if (g.length !== expected.length || !timingSafeEqual(g, expected)) throw new InvalidTokenError('the bearer token is not this server\'s (it was printed when `vap mcp --http` started)');
+          if (g.length !== expected.length || !timingSafeEqual(g, expected))
+            throw new InvalidTokenError("the bearer token is not this server's (it was printed when `vap mcp --http` started)");
           // The token lives as long as the server.
           return { token: given, clientId: 'local', scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 86_400 };
         },
@@ -55,13 +56,20 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
   const handle = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
     // A batch (an array) is the SDK's to check; anything else must be one message.
     if (req.method === 'POST' && req.body !== undefined && !Array.isArray(req.body) && !JSONRPCMessageSchema.safeParse(req.body).success) {
-      return jsonError(res, 400, 'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message (a request, notification or response object)', ErrorCode.InvalidRequest, replyId(req.body));
+      return jsonError(
+        res,
+        400,
+        'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message (a request, notification or response object)',
+        ErrorCode.InvalidRequest,
+        replyId(req.body),
+      );
     }
     const id = header(req.headers['mcp-session-id']);
     let transport = id ? sessions.get(id) : undefined;
     if (!transport) {
       if (id) return jsonError(res, 404, 'Session not found: start a new one with an initialize request');
-      if (req.method !== 'POST' || !isInitializeRequest(req.body)) return jsonError(res, 400, 'Bad Request: no session; the first request of a session is initialize');
+      if (req.method !== 'POST' || !isInitializeRequest(req.body))
+        return jsonError(res, 400, 'Bad Request: no session; the first request of a session is initialize');
       const t = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, t) });
       t.onclose = () => {
         if (t.sessionId) sessions.delete(t.sessionId);
@@ -86,15 +94,22 @@ export async function serveHttp(opts: HttpOptions): Promise<void> {
     server.once('error', reject);
   }).catch((err: NodeJS.ErrnoException) => {
     // As `vap emulator start` says it.
-    if (err.code === 'EADDRINUSE') throw new UsageError(`port ${opts.port} is already in use`, 'pick another with --http, or --http 0 for any free one (the URL is printed)');
-    throw new CliError(`cannot listen on 127.0.0.1:${opts.port}: ${err.code ?? err.message}`, ExitCode.FAILURE, 'pick another port with --http, or --http 0 for any free one');
+    if (err.code === 'EADDRINUSE')
+      throw new UsageError(`port ${opts.port} is already in use`, 'pick another with --http, or --http 0 for any free one (the URL is printed)');
+    throw new CliError(
+      `cannot listen on 127.0.0.1:${opts.port}: ${err.code ?? err.message}`,
+      ExitCode.FAILURE,
+      'pick another port with --http, or --http 0 for any free one',
+    );
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}${MCP_PATH}`;
   ctx.io.stdout.write(opts.token === undefined ? `${url}\nAuthorization: Bearer ${token}\n` : `${url}\n`);
   ctx.io.stderr.write(
     `vap mcp: Streamable HTTP at ${url} (127.0.0.1 only; ${opts.allowWrites ? 'writes allowed' : 'read-only'}). ` +
-      (opts.token === undefined ? 'Clients send the token above (it is shown only now) as "Authorization: Bearer <token>". ' : 'Clients send the token of VAP_MCP_TOKEN as "Authorization: Bearer <token>". ') +
+      (opts.token === undefined
+        ? 'Clients send the token above (it is shown only now) as "Authorization: Bearer <token>". '
+        : 'Clients send the token of VAP_MCP_TOKEN as "Authorization: Bearer <token>". ') +
       'Ctrl-C stops.\n',
   );
 
@@ -127,12 +142,29 @@ function originCheck(req: IncomingMessage, res: ServerResponse, next: () => void
  * JSON-RPC error with its status: 413 over the limit, 400 not JSON (-32700) or JSON that is
  * not an object or array (-32600, which the parser's strict mode refuses).
  */
-function bodyError(err: { type?: unknown; status?: unknown; body?: unknown; message?: unknown }, _req: IncomingMessage, res: ServerResponse, next: (err: unknown) => void): void {
+function bodyError(
+  err: { type?: unknown; status?: unknown; body?: unknown; message?: unknown },
+  _req: IncomingMessage,
+  res: ServerResponse,
+  next: (err: unknown) => void,
+): void {
   if (res.headersSent || typeof err !== 'object' || err === null || typeof err.type !== 'string') return next(err);
   const status = typeof err.status === 'number' && err.status >= 400 && err.status < 500 ? err.status : 400;
-  if (err.type === 'entity.too.large') return jsonError(res, 413, `Invalid Request: the body is over vap mcp's limit of ${MAX_BODY_BYTES} bytes for one request; it was skipped`, ErrorCode.InvalidRequest);
+  if (err.type === 'entity.too.large')
+    return jsonError(
+      res,
+      413,
+      `Invalid Request: the body is over vap mcp's limit of ${MAX_BODY_BYTES} bytes for one request; it was skipped`,
+      ErrorCode.InvalidRequest,
+    );
   if (err.type === 'entity.parse.failed') {
-    if (typeof err.body === 'string' && isJson(err.body)) return jsonError(res, 400, 'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message (a request, notification or response object)', ErrorCode.InvalidRequest);
+    if (typeof err.body === 'string' && isJson(err.body))
+      return jsonError(
+        res,
+        400,
+        'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message (a request, notification or response object)',
+        ErrorCode.InvalidRequest,
+      );
     return jsonError(res, 400, 'Parse error: the body is not JSON', ErrorCode.ParseError);
   }
   jsonError(res, status, safeText(String(err.message)));

@@ -14,8 +14,19 @@ export const MAX_LIMIT = 100;
 
 /** The input fields every listing has. */
 export const listInput = {
-  limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`How many items at most (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}); fewer when they would exceed the size results are cut to.`),
-  cursor: z.string().optional().describe('The nextCursor of the previous call, to read the next items of the same listing (it carries the filters: pass it with the same filters, or alone).'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LIMIT)
+    .optional()
+    .describe(`How many items at most (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}); fewer when they would exceed the size results are cut to.`),
+  cursor: z
+    .string()
+    .optional()
+    .describe(
+      'The nextCursor of the previous call, to read the next items of the same listing (it carries the filters: pass it with the same filters, or alone).',
+    ),
 };
 
 export interface Position {
@@ -43,12 +54,16 @@ export function openCursor(tool: string, cursor: string | undefined, filters: Re
     body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorBody;
     if (typeof body !== 'object' || body === null || typeof body.t !== 'string' || typeof body.f !== 'object') throw new Error('shape');
   } catch {
-    throw new Refusal(`${tool}: the cursor is not one this server made; pass the nextCursor of a previous ${tool} call unchanged, or leave cursor out to start from the beginning.`);
+    throw new Refusal(
+      `${tool}: the cursor is not one this server made; pass the nextCursor of a previous ${tool} call unchanged, or leave cursor out to start from the beginning.`,
+    );
   }
   if (body.t !== tool) throw new Refusal(`${tool}: that cursor belongs to ${body.t}; pass it to ${body.t}, or leave cursor out.`);
   for (const [k, v] of Object.entries(given)) {
     if (JSON.stringify(body.f[k]) !== JSON.stringify(v)) {
-      throw new Refusal(`${tool}: the cursor continues a listing with ${k} ${body.f[k] === undefined ? 'not set' : `= ${JSON.stringify(body.f[k])}`}; pass the cursor with the same filters (or alone), or leave cursor out to start a new listing.`);
+      throw new Refusal(
+        `${tool}: the cursor continues a listing with ${k} ${body.f[k] === undefined ? 'not set' : `= ${JSON.stringify(body.f[k])}`}; pass the cursor with the same filters (or alone), or leave cursor out to start a new listing.`,
+      );
     }
   }
   const pos: Position = {};
@@ -67,7 +82,12 @@ function defined(o: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Items `offset .. offset+count` of a page-numbered listing, read page by page (pages of `pageSize`); `more` when items follow them. */
-export async function readRange<T>(fetchPage: (page: number, pageSize: number) => Promise<Page<T>>, offset: number, count: number, pageSize: number): Promise<{ items: T[]; more: boolean; total?: number }> {
+export async function readRange<T>(
+  fetchPage: (page: number, pageSize: number) => Promise<Page<T>>,
+  offset: number,
+  count: number,
+  pageSize: number,
+): Promise<{ items: T[]; more: boolean; total?: number }> {
   const items: T[] = [];
   let page = Math.floor(offset / pageSize) + 1;
   let skip = offset % pageSize;
@@ -104,7 +124,10 @@ export function listOutput(spec: ListSpec, items: readonly unknown[], more: bool
   const extra = neutralise(spec.extra ?? {}) as Record<string, unknown>;
   const rest = `the rest follows: call ${spec.tool} again with cursor = nextCursor`;
   const output = (shown: number): ToolOutput => {
-    const out: ToolOutput = { data: { ...extra, [spec.key]: shown < safe.length ? safe.slice(0, shown) : safe, ...(total !== undefined ? { total } : {}) }, neutralised: true };
+    const out: ToolOutput = {
+      data: { ...extra, [spec.key]: shown < safe.length ? safe.slice(0, shown) : safe, ...(total !== undefined ? { total } : {}) },
+      neutralised: true,
+    };
     if (shown < items.length || more) out.nextCursor = makeCursor(spec.tool, next(shown), spec.filters);
     if (shown < items.length) out.cut = { shown, of: items.length, rest };
     return out;
@@ -112,7 +135,12 @@ export function listOutput(spec: ListSpec, items: readonly unknown[], more: bool
   return {
     ...output(safe.length),
     shorten: (maxChars) => {
-      const base = { dataNotice: DATA_NOTICE, data: { ...extra, [spec.key]: [] as unknown[], total }, nextCursor: 'x'.repeat(120), cut: { limitChars: maxChars, shown: items.length, of: items.length, rest } };
+      const base = {
+        dataNotice: DATA_NOTICE,
+        data: { ...extra, [spec.key]: [] as unknown[], total },
+        nextCursor: 'x'.repeat(120),
+        cut: { limitChars: maxChars, shown: items.length, of: items.length, rest },
+      };
       return output(fitItems(safe, maxChars - jsonSize(base)));
     },
   };

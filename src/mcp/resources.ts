@@ -30,7 +30,11 @@ export function registerResources(server: McpServer, api: ApiClient): void {
         })),
       })),
     }),
-    { title: 'Agent (agent.md)', description: `An agent as its agents-as-code file agent.md: YAML front matter (name, engine, voice, tools, variables, description, tags), then the instructions. ${DATA}`, mimeType: 'text/markdown' },
+    {
+      title: 'Agent (agent.md)',
+      description: `An agent as its agents-as-code file agent.md: YAML front matter (name, engine, voice, tools, variables, description, tags), then the instructions. ${DATA}`,
+      mimeType: 'text/markdown',
+    },
     guarded(async (uri, vars, extra) => {
       const id = one(vars.id);
       const [{ RemoteReader }, { agentMarkdown }] = await Promise.all([import('../ascode/remote.js'), import('../ascode/write.js')]);
@@ -76,7 +80,11 @@ export function registerResources(server: McpServer, api: ApiClient): void {
         })),
       })),
     }),
-    { title: 'Call transcript', description: `A call's transcript, one message a line: its ordinal, who spoke (agent or user), what was said. ${DATA}`, mimeType: 'text/plain' },
+    {
+      title: 'Call transcript',
+      description: `A call's transcript, one message a line: its ordinal, who spoke (agent or user), what was said. ${DATA}`,
+      mimeType: 'text/plain',
+    },
     guarded(async (uri, vars, extra) => {
       const id = one(vars.id);
       const [call, t] = await Promise.all([getCall(api, id, extra.signal), getTranscript(api, id, extra.signal)]);
@@ -86,7 +94,9 @@ export function registerResources(server: McpServer, api: ApiClient): void {
         '',
       ];
       // Each message one line: a newline in what was said cannot start a line of its own.
-      const lines = t.messages.map((m, i) => `[${Number.isInteger(m.ordinal) ? m.ordinal : i}] ${safeText(String(m.role ?? '?'))}: ${safeText(String(m.text ?? ''))}`);
+      const lines = t.messages.map(
+        (m, i) => `[${Number.isInteger(m.ordinal) ? m.ordinal : i}] ${safeText(String(m.role ?? '?'))}: ${safeText(String(m.text ?? ''))}`,
+      );
       return text(uri, 'text/plain', [...head, ...(lines.length ? lines : ['(no transcript: only calls handled by the voice agent have one)'])].join('\n'));
     }),
   );
@@ -142,7 +152,13 @@ async function findSuiteAgent(api: ApiClient, evalId: string, known: Map<string,
   const limit = (await import('p-limit')).default(8);
   for (let page = 1; ; page++) {
     const p = await listAgentsPage(api, { page, pageSize: 200 }, signal);
-    const suites = await Promise.all(p.items.map((a) => limit(() => listSuites(api, a.id, signal)).then((s) => ({ a, s })).catch((err: unknown) => (err instanceof NotFoundError ? { a, s: [] } : Promise.reject(err)))));
+    const suites = await Promise.all(
+      p.items.map((a) =>
+        limit(() => listSuites(api, a.id, signal))
+          .then((s) => ({ a, s }))
+          .catch((err: unknown) => (err instanceof NotFoundError ? { a, s: [] } : Promise.reject(err))),
+      ),
+    );
     for (const { a, s } of suites) for (const suite of s) known.set(suite.id, a.id);
     if (known.has(evalId)) return known.get(evalId);
     if (!p.hasMore || p.items.length === 0) return undefined;

@@ -76,7 +76,11 @@ function fit(env: Envelope, restHint: string | undefined, maxChars: number): Env
   const rest = restHint ?? 'ask for less (a narrower filter, a smaller limit)';
   const restText = env.cut?.rest ? `${env.cut.rest}; the cut texts: ${rest}` : rest;
   // The note is measured with the rest: the whole result fits, note and all.
-  const withCut = (capped: unknown, cap: number, more = ''): Envelope => ({ ...env, data: capped, cut: { ...env.cut, limitChars: maxChars, textsCutAt: cap, rest: restText + more } });
+  const withCut = (capped: unknown, cap: number, more = ''): Envelope => ({
+    ...env,
+    data: capped,
+    cut: { ...env.cut, limitChars: maxChars, textsCutAt: cap, rest: restText + more },
+  });
   let lo = MIN_TEXT;
   let hi = Math.max(MIN_TEXT, longestText(data));
   let best: number | undefined;

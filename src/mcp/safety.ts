@@ -38,7 +38,9 @@ export function writeGate(allowWrites: boolean, tool: string, changes: string): 
 export function confirmGate(tool: string, confirm: string | undefined, id: string, what: string): void {
   if (confirm === id) return;
   const given = confirm === undefined || confirm === '' ? 'no confirm was given' : `confirm was ${JSON.stringify(safeText(confirm))}`;
-  throw new Refusal(`${tool} was refused: it changes ${what} ${JSON.stringify(safeText(id))}, and ${given}. Pass confirm equal to that id to confirm the change (after the user agreed to it). Nothing was changed.`);
+  throw new Refusal(
+    `${tool} was refused: it changes ${what} ${JSON.stringify(safeText(id))}, and ${given}. Pass confirm equal to that id to confirm the change (after the user agreed to it). Nothing was changed.`,
+  );
 }
 
 /**
@@ -50,7 +52,8 @@ export function neutralise(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(neutralise);
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[UNSAFE.test(k) || k.includes('\n') || k.includes('\t') ? safeText(k) : k] = neutralise(v);
+    for (const [k, v] of Object.entries(value))
+      if (v !== undefined) out[UNSAFE.test(k) || k.includes('\n') || k.includes('\t') ? safeText(k) : k] = neutralise(v);
     return out;
   }
   return value;

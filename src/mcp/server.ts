@@ -35,7 +35,10 @@ export function instructions(allowWrites: boolean): string {
 
 /** A server with every tool and resource, on the serving command's API client. One per connection (stdio) or session (HTTP). */
 export function createServer(opts: ServerOptions): McpServer {
-  const server = new McpServer({ name: 'vap', title: 'Voice Agent Platform (vap)', version: version() }, { capabilities: { logging: {} }, instructions: instructions(opts.allowWrites) });
+  const server = new McpServer(
+    { name: 'vap', title: 'Voice Agent Platform (vap)', version: version() },
+    { capabilities: { logging: {} }, instructions: instructions(opts.allowWrites) },
+  );
   for (const t of TOOLS) registerTool(server, t, opts);
   registerResources(server, opts.api);
   checkInputSynchronously(server);
@@ -54,8 +57,11 @@ export function checkOutputSynchronously(server: McpServer): void {
   const sdk = s.validateToolOutput;
   if (typeof sdk !== 'function') return;
   s.validateToolOutput = async function (this: McpServer, tool, result, name) {
-    const schema = tool.outputSchema as { safeParse?: (v: unknown) => { success: boolean; error?: { issues: Array<{ message: string; path: PropertyKey[] }> } } } | undefined;
-    if (!schema || typeof schema.safeParse !== 'function' || !('content' in result) || result.isError || !result.structuredContent) return sdk.call(this, tool, result, name);
+    const schema = tool.outputSchema as
+      | { safeParse?: (v: unknown) => { success: boolean; error?: { issues: Array<{ message: string; path: PropertyKey[] }> } } }
+      | undefined;
+    if (!schema || typeof schema.safeParse !== 'function' || !('content' in result) || result.isError || !result.structuredContent)
+      return sdk.call(this, tool, result, name);
     const r = schema.safeParse(result.structuredContent);
     if (r.success) return;
     const why = (r.error?.issues ?? []).map((i) => (i.path.length ? `${i.message} at ${i.path.map(String).join('.')}` : i.message)).join('\n');

@@ -106,7 +106,12 @@ export class LineTransport implements Transport {
       return this.reject(null, ErrorCode.ParseError, 'Parse error: the line is not JSON (vap mcp reads one JSON-RPC message per line)');
     }
     const parsed = JSONRPCMessageSchema.safeParse(json);
-    if (!parsed.success) return this.reject(replyId(json), ErrorCode.InvalidRequest, 'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message (a request, notification or response object)');
+    if (!parsed.success)
+      return this.reject(
+        replyId(json),
+        ErrorCode.InvalidRequest,
+        'Invalid Request: the line is JSON but not a JSON-RPC 2.0 message (a request, notification or response object)',
+      );
     this.onmessage?.(parsed.data);
   }
 

@@ -22,7 +22,8 @@ const EMAIL_OPTIONS: Record<string, unknown> = {};
  * dozen; whatever does not match is decided by isEmail itself, so the answers are isEmail's (the
  * expression: src/spec/README.md; a property test holds the claim).
  */
-const PLAIN_EMAIL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+const PLAIN_EMAIL =
+  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
 /** Whether `text` is a plain address isEmail accepts (see PLAIN_EMAIL); false says nothing. */
 export function isPlainEmail(text: string): boolean {
@@ -40,7 +41,6 @@ export interface ValidateOptions {
 const TRUE = new Set(['true', 'yes', '1']);
 const FALSE = new Set(['false', 'no', '0']);
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-
 
 /**
  * Checks one value against a field type and returns the value as it should be sent:
@@ -87,7 +87,9 @@ function checkBoolean(text: string): Checked {
 }
 
 function checkEmail(text: string): Checked {
-  return isPlainEmail(text) || isEmail(text, EMAIL_OPTIONS) ? { ok: true, value: text } : { ok: false, reason: `"${clip(text)}" is not a valid e-mail address` };
+  return isPlainEmail(text) || isEmail(text, EMAIL_OPTIONS)
+    ? { ok: true, value: text }
+    : { ok: false, reason: `"${clip(text)}" is not a valid e-mail address` };
 }
 
 function checkDate(text: string): Checked {
@@ -162,7 +164,10 @@ export function checkPhone(text: string, defaultCountry?: CountryCode): Checked 
   const parsed = parsePhoneNumberFromString(text, defaultCountry);
   if (!parsed?.isValid()) return { ok: false, reason: `"${clip(text)}" is not a valid phone number` };
   if (!PHONE_TEXT.test(text)) {
-    return { ok: false, reason: `"${clip(text)}" holds more than a phone number (only digits, a leading + and the separators space - ( ) . may appear, as in +14155550100)` };
+    return {
+      ok: false,
+      reason: `"${clip(text)}" holds more than a phone number (only digits, a leading + and the separators space - ( ) . may appear, as in +14155550100)`,
+    };
   }
   return { ok: true, value: parsed.number };
 }

@@ -15,12 +15,22 @@ export interface EventTypeInfo {
 
 export const EVENT_TYPES: readonly EventTypeInfo[] = [
   { type: 'call.started', description: 'the call connected', delivery: ['stream', 'webhook'], streamOnly: false },
-  { type: 'call.status.updated', description: 'the call moved to another status (initiated, ringing, in progress, completed, failed, cancelled)', delivery: ['stream', 'webhook'], streamOnly: false },
+  {
+    type: 'call.status.updated',
+    description: 'the call moved to another status (initiated, ringing, in progress, completed, failed, cancelled)',
+    delivery: ['stream', 'webhook'],
+    streamOnly: false,
+  },
   { type: 'call.transcript.updated', description: 'a transcript segment was finalized', delivery: ['stream'], streamOnly: true },
   { type: 'call.voice.updated', description: 'live voice activity: who is speaking now', delivery: ['stream'], streamOnly: true },
   { type: 'call.ended', description: 'the call ended', delivery: ['stream', 'webhook'], streamOnly: false },
   { type: 'intelligence.speaker.identified', description: 'the analyzer identified the speaker', delivery: ['stream', 'webhook'], streamOnly: false },
-  { type: 'call.analysis.completed', description: 'call analysis finished (the last after-call event of a call)', delivery: ['stream', 'webhook'], streamOnly: false },
+  {
+    type: 'call.analysis.completed',
+    description: 'call analysis finished (the last after-call event of a call)',
+    delivery: ['stream', 'webhook'],
+    streamOnly: false,
+  },
   { type: 'eval.run.completed', description: 'an eval run finished (completed or failed)', delivery: ['stream', 'webhook'], streamOnly: false },
   { type: 'campaign.status.updated', description: 'a campaign was started, paused or completed', delivery: ['stream', 'webhook'], streamOnly: false },
 ];

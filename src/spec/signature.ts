@@ -75,7 +75,12 @@ export function verifySignature(opts: {
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
   if (!match) {
-    return { valid: false, reason: 'mismatch', timestamp: parsed.timestamp, message: 'the signature does not match the body and secret (check the secret, and that the body is byte-for-byte what was received)' };
+    return {
+      valid: false,
+      reason: 'mismatch',
+      timestamp: parsed.timestamp,
+      message: 'the signature does not match the body and secret (check the secret, and that the body is byte-for-byte what was received)',
+    };
   }
   const tolerance = opts.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const now = opts.nowSeconds ?? Math.floor(Date.now() / 1000);
@@ -84,7 +89,12 @@ export function verifySignature(opts: {
     return { valid: false, reason: 'stale', timestamp: parsed.timestamp, message: `the timestamp is ${age} s old, more than the tolerance of ${tolerance} s` };
   }
   if (-age > tolerance) {
-    return { valid: false, reason: 'future', timestamp: parsed.timestamp, message: `the timestamp is ${-age} s in the future, more than the tolerance of ${tolerance} s` };
+    return {
+      valid: false,
+      reason: 'future',
+      timestamp: parsed.timestamp,
+      message: `the timestamp is ${-age} s in the future, more than the tolerance of ${tolerance} s`,
+    };
   }
   return { valid: true, timestamp: parsed.timestamp };
 }

@@ -1,4 +1,3 @@
-
 /** About this much text is gathered before it is written (one write, one system call for a pipe or a file). */
 export const BLOCK_SIZE = 64 * 1024;
 

@@ -47,7 +47,10 @@ export function fitColumns(cols: readonly ColumnNeed[], width: number | undefine
     .filter((d): d is { rank: number; i: number } => d.rank !== undefined && droppable(d.i))
     .sort((a, b) => a.rank - b.rank || b.i - a.i)
     .map((d) => d.i);
-  const rest = cols.map((_, i) => i).filter((i) => droppable(i) && cols[i]!.drop === undefined).reverse();
+  const rest = cols
+    .map((_, i) => i)
+    .filter((i) => droppable(i) && cols[i]!.drop === undefined)
+    .reverse();
   const dropOrder = [...marked, ...rest];
   for (;;) {
     const idx = cols.map((_, i) => i).filter((i) => kept[i]);
@@ -57,7 +60,11 @@ export function fitColumns(cols: readonly ColumnNeed[], width: number | undefine
     // What each column may be cut to: free text to its minimum while columns can still be left out; then further, as step 5 says.
     const tries = [floor((c, x) => (c.flex ? Math.min(x, c.min ?? FLEX_MIN) : x))];
     if (dropOrder.length === 0) {
-      tries.push(floor((c, x) => (c.flex ? Math.min(x, 1) : x)), floor((c, x) => (c.id ? x : Math.min(x, 1))), floor((_, x) => Math.min(x, 1)));
+      tries.push(
+        floor((c, x) => (c.flex ? Math.min(x, 1) : x)),
+        floor((c, x) => (c.id ? x : Math.min(x, 1))),
+        floor((_, x) => Math.min(x, 1)),
+      );
     }
     let widths: number[] | undefined;
     if (sum(w) <= room) widths = w;

@@ -1,4 +1,16 @@
-import { createPrompt, isDownKey, isEnterKey, isSpaceKey, isUpKey, makeTheme, useKeypress, usePagination, usePrefix, useState, type Status } from '@inquirer/core';
+import {
+  createPrompt,
+  isDownKey,
+  isEnterKey,
+  isSpaceKey,
+  isUpKey,
+  makeTheme,
+  useKeypress,
+  usePagination,
+  usePrefix,
+  useState,
+  type Status,
+} from '@inquirer/core';
 
 /**
  * A checkbox whose heading counts the ticked items as they are ticked (inquirer's takes a fixed

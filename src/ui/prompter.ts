@@ -100,7 +100,12 @@ export function createPrompter(opts: { canPrompt: boolean; input: Readable; outp
           {
             message,
             default: o.default === undefined ? undefined : safeText(o.default),
-            validate: o.validate ? (v: string) => { const r = o.validate!(v); return r === true ? true : safeText(r); } : undefined,
+            validate: o.validate
+              ? (v: string) => {
+                  const r = o.validate!(v);
+                  return r === true ? true : safeText(r);
+                }
+              : undefined,
           },
           context(),
         ),

@@ -20,11 +20,25 @@ export async function startSpinner(text: string, opts: { stream: Writable; enabl
   if (!opts.enabled) return NOOP;
   const [{ default: ora }, { fitLine }] = await Promise.all([import('ora'), import('./fit.js')]);
   const live = (t: string) => fitLine(safeText(t), liveRoom(opts.stream) - 2);
-  const s = ora({ text: live(text), stream: opts.stream as NodeJS.WritableStream, color: opts.color ? 'cyan' : false, isEnabled: true, discardStdin: false }).start();
+  const s = ora({
+    text: live(text),
+    stream: opts.stream as NodeJS.WritableStream,
+    color: opts.color ? 'cyan' : false,
+    isEnabled: true,
+    discardStdin: false,
+  }).start();
   return {
-    text: (t) => { s.text = live(t); },
-    succeed: (t) => { s.succeed(t === undefined ? t : safeText(t)); },
-    fail: (t) => { s.fail(t === undefined ? t : safeText(t)); },
-    stop: () => { s.stop(); },
+    text: (t) => {
+      s.text = live(t);
+    },
+    succeed: (t) => {
+      s.succeed(t === undefined ? t : safeText(t));
+    },
+    fail: (t) => {
+      s.fail(t === undefined ? t : safeText(t));
+    },
+    stop: () => {
+      s.stop();
+    },
   };
 }

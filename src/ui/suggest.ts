@@ -18,7 +18,10 @@ export function nearest(word: string, candidates: readonly string[], max = 3): s
   });
   const best = Math.min(...scored.map((s) => s.d));
   if (!Number.isFinite(best) || best > 3 || (w.length - best) / w.length <= 0.4) return [];
-  return scored.filter((s) => s.d === best).map((s) => s.c).slice(0, max);
+  return scored
+    .filter((s) => s.d === best)
+    .map((s) => s.c)
+    .slice(0, max);
 }
 
 /**

@@ -7,10 +7,21 @@ import { DEFAULT_PRESENTATION, isUuid, shortId, Shown, type Presentation } from 
 import { displayWidth, fitLine, wrapWords } from './fit.js';
 
 const NO_BORDERS = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '',
-  right: '', 'right-mid': '', middle: '  ',
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '  ',
 };
 
 /** A data cell is cut to this many columns whatever the room (a table is for scanning; `get`, --json and TSV give the whole value). */
@@ -59,7 +70,11 @@ function isIdColumn<T>(c: Column<T>, values: unknown[]): boolean {
  */
 function repeatsOnly(values: unknown[][], i: number, key: number): boolean {
   if (key < 0) return false;
-  const words = (v: unknown) => cellText(v).toLowerCase().replace(/[\s_-]+/g, ' ').trim();
+  const words = (v: unknown) =>
+    cellText(v)
+      .toLowerCase()
+      .replace(/[\s_-]+/g, ' ')
+      .trim();
   return values.every((vs) => words(vs[i]) === '' || words(vs[i]) === words(vs[key]));
 }
 
@@ -77,12 +92,24 @@ export function renderTable<T>(rows: T[], columns: TableColumn<T>[], chalk: Chal
   const widths = fitColumns(
     columns.map((c, i) => ({
       natural: Math.max(displayWidth(headers[i]!), ...cells.map((r) => displayWidth(r[i]!))),
-      flex: isFreeText(c, values.map((vs) => vs[i])),
+      flex: isFreeText(
+        c,
+        values.map((vs) => vs[i]),
+      ),
       min: c.min,
       drop: c.drop,
       keep: c.keep,
-      repeated: c.repeats !== undefined && repeatsOnly(values, i, columns.findIndex((k) => k.header === c.repeats)),
-      id: isIdColumn(c, values.map((vs) => vs[i])),
+      repeated:
+        c.repeats !== undefined &&
+        repeatsOnly(
+          values,
+          i,
+          columns.findIndex((k) => k.header === c.repeats),
+        ),
+      id: isIdColumn(
+        c,
+        values.map((vs) => vs[i]),
+      ),
     })),
     // With --wide the table is not fitted: whole ids and every column, lines as long as they are.
     fit.wide ? undefined : fit.width,
@@ -96,7 +123,11 @@ export function renderTable<T>(rows: T[], columns: TableColumn<T>[], chalk: Chal
     ...(fitted ? { colWidths: shown.map((i) => widths[i]!) } : {}),
   });
   for (const row of cells) table.push(shown.map((i) => (fitted ? fitLine(row[i]!, widths[i]!) : row[i]!)));
-  return table.toString().split('\n').map((l) => l.trimEnd()).join('\n');
+  return table
+    .toString()
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n');
 }
 
 /**

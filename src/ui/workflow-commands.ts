@@ -20,7 +20,19 @@ const COMMAND = new RegExp(`\\[(?<=##\\[)|:(?<=(?:^|[\\r\\n])[${SPACE}]*::)`, 'g
 
 function isSpace(c: number): boolean {
   if (c < 0x80) return c === 0x20 || c === 0x09 || c === 0x0b || c === 0x0c;
-  return c === 0x85 || c === 0xa0 || c === 0x1680 || c === 0x180e || (c >= 0x2000 && c <= 0x200b) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    c === 0x180e ||
+    (c >= 0x2000 && c <= 0x200b) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 const LF = 0x0a;
@@ -68,7 +80,11 @@ export class WorkflowCommandFilter {
     const before = this.line === Line.Start ? '\n' : this.line === Line.Colon ? '\n:' : this.hashes === 2 ? 'x##' : this.hashes === 1 ? 'x#' : 'x';
     const whole = before + s;
     COMMAND.lastIndex = 0;
-    const out = COMMAND.test(whole) ? whole.replace(COMMAND, (ch: string, at: number) => (ch === '[' ? BRACKET_ESCAPE : own(whole, at - 1, before.length) ? ch : COLON_ESCAPE)).slice(before.length) : s;
+    const out = COMMAND.test(whole)
+      ? whole
+          .replace(COMMAND, (ch: string, at: number) => (ch === '[' ? BRACKET_ESCAPE : own(whole, at - 1, before.length) ? ch : COLON_ESCAPE))
+          .slice(before.length)
+      : s;
     this.advance(s);
     return out;
   }
@@ -179,8 +195,10 @@ export function guardStreams<T extends OutputStreams>(io: T): T {
     stderr: { get: () => once(io.stderr, (s) => filteredStream(s, err)), enumerable: true },
     stdoutText: {
       get: () =>
-        once(io.stdoutText, (sink): TextSink | undefined =>
-          sink && { write: (text, callback) => sink.write(out.text(text), callback), once: (e, l) => sink.once(e, l), off: (e, l) => sink.off(e, l) },
+        once(
+          io.stdoutText,
+          (sink): TextSink | undefined =>
+            sink && { write: (text, callback) => sink.write(out.text(text), callback), once: (e, l) => sink.once(e, l), off: (e, l) => sink.off(e, l) },
         ),
       enumerable: true,
     },

@@ -36,7 +36,11 @@ export class SecretFile {
       await chmod(this.tmp, 0o600);
     } catch (err) {
       await this.abort();
-      throw new CliError(`cannot write the secret to ${this.path}: ${why(err)}`, undefined, 'the new secret is lost; run `vap webhooks rotate-secret` with another --secret-file');
+      throw new CliError(
+        `cannot write the secret to ${this.path}: ${why(err)}`,
+        undefined,
+        'the new secret is lost; run `vap webhooks rotate-secret` with another --secret-file',
+      );
     }
     try {
       await rename(this.tmp, this.path);

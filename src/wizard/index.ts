@@ -65,11 +65,23 @@ export async function runImportWizard(flags: WizardFlags, ctx: Context): Promise
     r = await reviewAndCreate(importIds, plan.create, await api(), ctx);
   } catch (err) {
     // The import is triaged and kept; it is no longer offered for resumption, so name it.
-    if (err instanceof InterruptedError) throw new InterruptedError(`interrupted; import ${imp.id} is triaged and kept — run \`vap evals import --agent ${agentId} --eval ${evalId} --import ${imp.id}\` to create its scenarios`);
+    if (err instanceof InterruptedError)
+      throw new InterruptedError(
+        `interrupted; import ${imp.id} is triaged and kept — run \`vap evals import --agent ${agentId} --eval ${evalId} --import ${imp.id}\` to create its scenarios`,
+      );
     throw err;
   }
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   if (r.chosen === 0) ctx.info(`No scenarios created; the triaged import ${imp.id} stays (run again with --import ${imp.id} --create all to create them).`);
   else await ctx.success(`Created ${plural(r.created, 'scenario')} in suite ${evalId}; skipped ${r.skipped} (already scenarios)`);
-  return { agentId, evalId, importId: imp.id, importedCalls: imp.totalCalls, triagedCalls: triage.triaged, created: r.created, skipped: r.skipped, scenarioIds: r.scenarioIds };
+  return {
+    agentId,
+    evalId,
+    importId: imp.id,
+    importedCalls: imp.totalCalls,
+    triagedCalls: triage.triaged,
+    created: r.created,
+    skipped: r.skipped,
+    scenarioIds: r.scenarioIds,
+  };
 }

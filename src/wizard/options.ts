@@ -44,7 +44,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
 export function parseDateFlag(flag: string, v: string | undefined): string | undefined {
   if (v === undefined || v.trim() === '') return undefined;
   const s = v.trim();
-  if (!DATE.test(s) || Number.isNaN(Date.parse(s)) || !hasCalendarDay(s)) throw new UsageError(`${flag} ${v} is not a date`, `use YYYY-MM-DD or an ISO timestamp, e.g. ${flag} 2026-11-01`);
+  if (!DATE.test(s) || Number.isNaN(Date.parse(s)) || !hasCalendarDay(s))
+    throw new UsageError(`${flag} ${v} is not a date`, `use YYYY-MM-DD or an ISO timestamp, e.g. ${flag} 2026-11-01`);
   return s;
 }
 
@@ -74,7 +75,14 @@ export function parseIntFlag(flag: string, v: string | undefined, min: number, m
 }
 
 export function parseIdList(flag: string, v: string): string[] {
-  const ids = [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))];
+  const ids = [
+    ...new Set(
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (ids.length === 0) throw new UsageError(`${flag} names no ids`, `pass ${flag} id1,id2,…`);
   return ids;
 }
@@ -106,7 +114,8 @@ export interface WizardPlan {
 }
 
 export function planFromFlags(f: WizardFlags, env: Record<string, string | undefined>): WizardPlan {
-  if (f.calls !== undefined && f.allCandidates) throw new UsageError('--calls and --all-candidates both given', 'pick the calls one way: --calls id,… or --all-candidates');
+  if (f.calls !== undefined && f.allCandidates)
+    throw new UsageError('--calls and --all-candidates both given', 'pick the calls one way: --calls id,… or --all-candidates');
   if (f.import !== undefined && f.resume) throw new UsageError('--import and --resume both given', 'pass one of them');
   const typed = f.sourceType !== undefined ? parseSourceType(f.sourceType) : undefined;
   const from = parseDateFlag('--from', f.from);
@@ -118,7 +127,8 @@ export function planFromFlags(f: WizardFlags, env: Record<string, string | undef
   const create = parseCreate(f.create);
   if (Array.isArray(create) && Array.isArray(calls)) {
     const stray = create.filter((id) => !calls.includes(id));
-    if (stray.length > 0) throw new UsageError(`--create names calls that --calls does not import: ${stray.join(', ')}`, 'list them in --calls too, or use --create all');
+    if (stray.length > 0)
+      throw new UsageError(`--create names calls that --calls does not import: ${stray.join(', ')}`, 'list them in --calls too, or use --create all');
   }
   return {
     agent: f.agent?.trim() || env.VAP_AGENT?.trim() || undefined,

@@ -27,12 +27,18 @@ export async function askFilters(ctx: Context, current: Filter): Promise<Filter>
   const p = ctx.prompter;
   // No defaults: Enter always means "any", so a filter can be taken off; the current value is shown.
   const was = (v: unknown) => (v === undefined ? '' : `, was ${v}`);
-  const from = await p.input(`Calls from (YYYY-MM-DD, empty: any${was(current.from)})`, { flag: '--from', validate: (v) => check(() => parseDateFlag('--from', v)) });
-  const to = await p.input(`Calls to (YYYY-MM-DD, empty: any${was(current.to)})`, { flag: '--to', validate: (v) => check(() => parseDateFlag('--to', v)) });
-  const min = await p.input(`Minimum duration (seconds or 1m30s, empty: any${was(current.minDuration === undefined ? undefined : `${current.minDuration}s`)})`, {
-    flag: '--min-duration',
-    validate: (v) => check(() => parseMinDuration(v)),
+  const from = await p.input(`Calls from (YYYY-MM-DD, empty: any${was(current.from)})`, {
+    flag: '--from',
+    validate: (v) => check(() => parseDateFlag('--from', v)),
   });
+  const to = await p.input(`Calls to (YYYY-MM-DD, empty: any${was(current.to)})`, { flag: '--to', validate: (v) => check(() => parseDateFlag('--to', v)) });
+  const min = await p.input(
+    `Minimum duration (seconds or 1m30s, empty: any${was(current.minDuration === undefined ? undefined : `${current.minDuration}s`)})`,
+    {
+      flag: '--min-duration',
+      validate: (v) => check(() => parseMinDuration(v)),
+    },
+  );
   const direction = await p.select(
     'Direction',
     [
@@ -43,7 +49,13 @@ export async function askFilters(ctx: Context, current: Filter): Promise<Filter>
     { flag: '--direction', default: current.direction ?? 'any' },
   );
   const search = await p.input(`Text search (transcript, intent, sentiment; empty: none${was(current.search)})`, { flag: '--search' });
-  return { from: parseDateFlag('--from', from), to: parseDateFlag('--to', to), minDuration: parseMinDuration(min), direction: parseDirection(direction), search: search.trim() || undefined };
+  return {
+    from: parseDateFlag('--from', from),
+    to: parseDateFlag('--to', to),
+    minDuration: parseMinDuration(min),
+    direction: parseDirection(direction),
+    search: search.trim() || undefined,
+  };
 }
 
 function apiFilter(source: ChosenSource, f: Filter): CandidateFilter {
@@ -81,17 +93,37 @@ export function visiblePageSize(wanted: number, ctx: Context): number {
 }
 
 /** Step 5: the calls to import: --calls, --all-candidates, or ticked page by page. */
-export async function pickCalls(plan: WizardPlan, source: ChosenSource, ids: { agentId: string; evalId: string }, api: ApiClient, ctx: Context): Promise<string[]> {
+export async function pickCalls(
+  plan: WizardPlan,
+  source: ChosenSource,
+  ids: { agentId: string; evalId: string },
+  api: ApiClient,
+  ctx: Context,
+): Promise<string[]> {
   if (Array.isArray(plan.calls)) return plan.calls;
   let filter = plan.filter;
   if (plan.calls === 'all') {
     const calls = await allCandidates(api, ids, apiFilter(source, filter), ctx);
-    if (calls.length === 0) throw new CliError(`no candidate calls in ${source.name} match the filters (calls already imported into this suite are left out)`, undefined, 'widen --from/--to/--min-duration/--direction/--search');
-    if (calls.length > MAX_IMPORT_CALLS) throw new CliError(`more than ${MAX_IMPORT_CALLS} candidate calls match; an import takes at most ${MAX_IMPORT_CALLS}`, undefined, 'narrow the filters (--from/--to/--min-duration/--direction/--search)');
+    if (calls.length === 0)
+      throw new CliError(
+        `no candidate calls in ${source.name} match the filters (calls already imported into this suite are left out)`,
+        undefined,
+        'widen --from/--to/--min-duration/--direction/--search',
+      );
+    if (calls.length > MAX_IMPORT_CALLS)
+      throw new CliError(
+        `more than ${MAX_IMPORT_CALLS} candidate calls match; an import takes at most ${MAX_IMPORT_CALLS}`,
+        undefined,
+        'narrow the filters (--from/--to/--min-duration/--direction/--search)',
+      );
     return calls;
   }
   // From here on the calls are ticked on a terminal; prompter refuses (naming the flag) without one.
-  if (!ctx.prompter.canPrompt) throw new UsageError('missing --calls id,… or --all-candidates (nothing is asked without a terminal, with --no-input or in CI)', 'pick the calls to import');
+  if (!ctx.prompter.canPrompt)
+    throw new UsageError(
+      'missing --calls id,… or --all-candidates (nothing is asked without a terminal, with --no-input or in CI)',
+      'pick the calls to import',
+    );
   if (!plan.filterGiven) filter = await askFilters(ctx, filter);
   const selected = new Set<string>();
   const pageSize = visiblePageSize(plan.pageSize, ctx);

@@ -17,7 +17,12 @@ export async function chooseResume(
 ): Promise<CallImport | undefined> {
   if (plan.importId) {
     const found = (await listImports(api, ids.agentId, ids.evalId, ctx.signal)).find((i) => i.id === plan.importId);
-    if (!found) throw new CliError(`no import ${plan.importId} in suite ${ids.evalId}`, undefined, `see \`vap evals imports list --agent ${ids.agentId} --eval ${ids.evalId}\``);
+    if (!found)
+      throw new CliError(
+        `no import ${plan.importId} in suite ${ids.evalId}`,
+        undefined,
+        `see \`vap evals imports list --agent ${ids.agentId} --eval ${ids.evalId}\``,
+      );
     return found;
   }
   // A script that names its source starts a new import; so does a terminal user who passed one.

@@ -32,7 +32,8 @@ export async function chooseScenarioCalls(create: CreateChoice | undefined, call
   if (Array.isArray(create)) {
     const known = new Set(calls.map((c) => c.id));
     const unknown = create.filter((id) => !known.has(id));
-    if (unknown.length > 0) throw new CliError(`--create names calls not in this import: ${unknown.join(', ')}`, undefined, 'use ids the review lists, or --create all|none');
+    if (unknown.length > 0)
+      throw new CliError(`--create names calls not in this import: ${unknown.join(', ')}`, undefined, 'use ids the review lists, or --create all|none');
     return create;
   }
   return ctx.prompter.checkbox(
@@ -55,7 +56,8 @@ export async function reviewAndCreate(
   ctx: Context,
 ): Promise<{ created: number; skipped: number; scenarioIds: string[]; chosen: number }> {
   const calls = await listTriagedCalls(api, ids.agentId, ids.evalId, ids.importId, ctx.signal);
-  if (calls.some((c) => !c.triage)) throw new CliError(`import ${ids.importId} still has calls to triage`, undefined, `run the wizard again with --import ${ids.importId}`);
+  if (calls.some((c) => !c.triage))
+    throw new CliError(`import ${ids.importId} still has calls to triage`, undefined, `run the wizard again with --import ${ids.importId}`);
   printReview(calls, ctx);
   const chosen = await chooseScenarioCalls(create, calls, ctx);
   if (chosen.length === 0) return { created: 0, skipped: 0, scenarioIds: [], chosen: 0 };

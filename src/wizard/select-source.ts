@@ -37,7 +37,11 @@ export async function selectSource(
     if (all.some((s) => s.sourceId === given.sourceId)) {
       throw new CliError(`source ${given.sourceId} is not of --source-type ${given.kind ?? given.sourceType}`, undefined, 'drop --source-type or fix it');
     }
-    throw new CliError(`no source ${given.sourceId} for this agent's imports`, undefined, `see \`vap evals imports sources --agent ${ids.agentId} --eval ${ids.evalId}\``);
+    throw new CliError(
+      `no source ${given.sourceId} for this agent's imports`,
+      undefined,
+      `see \`vap evals imports sources --agent ${ids.agentId} --eval ${ids.evalId}\``,
+    );
   }
   if (fits.length === 0) throw new CliError(`no ${given?.kind ? `${SOURCE_KINDS[given.kind].label.toLowerCase()}s` : 'sources'} to import calls from`);
   // Names are data: made safe before they are padded, so the columns line up as shown.

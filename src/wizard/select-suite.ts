@@ -44,6 +44,8 @@ export async function removeCreatedSuite(suite: ChosenSuite, agentId: string, ap
     await deleteSuite(api, agentId, suite.id);
     ctx.info(safe`Removed suite ${suite.name ?? suite.id} (${suite.id}), created for this import: nothing was imported`);
   } catch (err) {
-    await ctx.warn(safe`could not remove suite ${suite.name ?? suite.id} (${suite.id}), created for this import: ${(err as Error).message}; delete it with \`vap evals delete ${suite.id} --agent ${agentId} --yes\``);
+    await ctx.warn(
+      safe`could not remove suite ${suite.name ?? suite.id} (${suite.id}), created for this import: ${(err as Error).message}; delete it with \`vap evals delete ${suite.id} --agent ${agentId} --yes\``,
+    );
   }
 }

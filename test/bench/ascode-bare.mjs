@@ -31,9 +31,7 @@ await Promise.all(
   }),
 );
 const agentIdOf = new Map(Object.entries(state.agents).map(([slug, a]) => [slug, a.id]));
-await Promise.all(
-  Object.entries(state.suites).map(([key, s]) => get(`/api/v1/agents/${agentIdOf.get(key.split('/')[0])}/evals/${s.id}/scenarios`)),
-);
+await Promise.all(Object.entries(state.suites).map(([key, s]) => get(`/api/v1/agents/${agentIdOf.get(key.split('/')[0])}/evals/${s.id}/scenarios`)));
 await voices;
 await dispatcher.close();
 process.stdout.write(`${requests}\n`);

@@ -171,10 +171,7 @@ const envFor = (org, dir, v) => ({
 });
 try {
   const t = performance.now();
-  await Promise.all([
-    ONLY.some((o) => o !== 'pull') ? seed(url, 'staging', BIG) : null,
-    ONLY.includes('pull') ? seed(url, 'thousand', PULLN) : null,
-  ]);
+  await Promise.all([ONLY.some((o) => o !== 'pull') ? seed(url, 'staging', BIG) : null, ONLY.includes('pull') ? seed(url, 'thousand', PULLN) : null]);
   console.log(`seeded in ${((performance.now() - t) / 1000).toFixed(1)} s; ${base}`);
 
   if (ONLY.includes('diff') || ONLY.includes('push')) {

@@ -39,7 +39,11 @@ const send = (method, path, body) => call(base, key, method, path, body).then((j
 /** What `vap diff` reads of a state's agents: each agent, its tools and suites, the suites' scenarios, the voices. */
 async function readState(state) {
   const voices = get('/api/v1/voices');
-  await Promise.all(Object.values(state.agents).map((a) => Promise.all([get(`/api/v1/agents/${a.id}`), get(`/api/v1/agents/${a.id}/tools`), get(`/api/v1/agents/${a.id}/evals`)])));
+  await Promise.all(
+    Object.values(state.agents).map((a) =>
+      Promise.all([get(`/api/v1/agents/${a.id}`), get(`/api/v1/agents/${a.id}/tools`), get(`/api/v1/agents/${a.id}/evals`)]),
+    ),
+  );
   const agentIdOf = new Map(Object.entries(state.agents).map(([slug, a]) => [slug, a.id]));
   await Promise.all(Object.entries(state.suites).map(([k, s]) => get(`/api/v1/agents/${agentIdOf.get(k.split('/')[0])}/evals/${s.id}/scenarios`)));
   return (await voices).voices;
@@ -97,14 +101,20 @@ if (mode === 'pull') {
     sourceReads = Promise.all(
       slugs.map((s) => {
         const id = src.agents[s.slug].id;
-        const suites = Object.entries(src.suites).filter(([k]) => k.startsWith(`${s.slug}/`)).map(([, e]) => e.id);
+        const suites = Object.entries(src.suites)
+          .filter(([k]) => k.startsWith(`${s.slug}/`))
+          .map(([, e]) => e.id);
         const runs = src.passed[s.slug]?.runs ?? [];
         return Promise.all([
           srcGet(`/api/v1/agents/${id}`),
           srcGet(`/api/v1/agents/${id}/tools`),
           srcGet(`/api/v1/agents/${id}/evals`),
           ...suites.flatMap((e) => [srcGet(`/api/v1/agents/${id}/evals/${e}/scenarios`), srcGet(`/api/v1/agents/${id}/evals/${e}/runs`)]),
-          ...runs.flatMap((r) => suites.length ? [srcGet(`/api/v1/agents/${id}/evals/${suites[0]}/runs/${r}`), srcGet(`/api/v1/agents/${id}/evals/${suites[0]}/runs/${r}/results`)] : []),
+          ...runs.flatMap((r) =>
+            suites.length
+              ? [srcGet(`/api/v1/agents/${id}/evals/${suites[0]}/runs/${r}`), srcGet(`/api/v1/agents/${id}/evals/${suites[0]}/runs/${r}/results`)]
+              : [],
+          ),
         ]);
       }),
     );

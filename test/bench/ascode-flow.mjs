@@ -32,10 +32,20 @@ async function seed(url, org, n) {
   const key = keyOf(org);
   const tools = (await (await fetch(`${url}/_emulator/tools?org=${org}`)).json()).orgs[0].tools;
   const one = async (i) => {
-    const a = await apiData({ url, key }, 'POST', '/api/v1/agents', { name: `Bench agent ${String(i).padStart(4, '0')}`, instructions: `You are agent ${i}.\nGreet callers.\nAlways ask for their name.`, engine: 'realtime' });
+    const a = await apiData({ url, key }, 'POST', '/api/v1/agents', {
+      name: `Bench agent ${String(i).padStart(4, '0')}`,
+      instructions: `You are agent ${i}.\nGreet callers.\nAlways ask for their name.`,
+      engine: 'realtime',
+    });
     await apiData({ url, key }, 'PUT', `/api/v1/agents/${a.id}/tools`, { toolIds: [tools[i % tools.length].id] });
     const suite = await apiData({ url, key }, 'POST', `/api/v1/agents/${a.id}/evals`, { name: 'Smoke', iterationsPerScenario: 1 });
-    for (const k of [1, 2]) await apiData({ url, key }, 'POST', `/api/v1/agents/${a.id}/evals/${suite.id}/scenarios`, { name: `Scenario ${k}`, persona: `Caller ${k}, polite`, goal: `Goal ${k}`, category: 'happy_path' });
+    for (const k of [1, 2])
+      await apiData({ url, key }, 'POST', `/api/v1/agents/${a.id}/evals/${suite.id}/scenarios`, {
+        name: `Scenario ${k}`,
+        persona: `Caller ${k}, polite`,
+        goal: `Goal ${k}`,
+        category: 'happy_path',
+      });
     await apiData({ url, key }, 'PATCH', `/api/v1/agents/${a.id}/evals/${suite.id}`, { status: 'ready' });
   };
   for (let i = 0; i < n; i += 16) await Promise.all(Array.from({ length: Math.min(16, n - i) }, (_, k) => one(i + k)));
@@ -65,12 +75,17 @@ async function createsFor(dir, url, org) {
     const [, fm, body] = /^---\n([\s\S]*?)---\n([\s\S]*)$/.exec(text);
     const a = parse(fm);
     const voice = voices.voices.find((v) => v.name === a.voice.name && v.language === a.voice.language);
-    const suites = readdirSync(join(dir, 'agents', slug, 'evals')).sort().map((f) => parse(readFileSync(join(dir, 'agents', slug, 'evals', f), 'utf8')));
+    const suites = readdirSync(join(dir, 'agents', slug, 'evals'))
+      .sort()
+      .map((f) => parse(readFileSync(join(dir, 'agents', slug, 'evals', f), 'utf8')));
     out.push({
       agent: { name: a.name, instructions: body.replace(/\n$/, ''), engine: a.engine, variables: a.variables ?? [] },
       voice: { voiceId: voice.id, language: a.voice.language },
       toolIds: (a.tools ?? []).map((n) => tools[n]),
-      suites: suites.map((s) => ({ body: { name: s.name, iterationsPerScenario: s.iterations, scoringCriteria: s.criteria }, scenarios: s.scenarios.map((x) => ({ name: x.name, persona: x.persona, goal: x.goal, category: x.category })) })),
+      suites: suites.map((s) => ({
+        body: { name: s.name, iterationsPerScenario: s.iterations, scoringCriteria: s.criteria },
+        scenarios: s.scenarios.map((x) => ({ name: x.name, persona: x.persona, goal: x.goal, category: x.category })),
+      })),
     });
   }
   return out;
@@ -115,7 +130,13 @@ export async function benchAscodeFlow({ agents = 2000, runs = 3, quick = false, 
   const rows = [['command', 'requests', 'bare (median)', 'vap (median)', 'ratio', 'target']];
   const results = {};
   const base = mkdtempSync(join(tmpdir(), 'vap-bench-flow-'));
-  const envFor = (org, dir) => ({ VAP_BASE_URL: url, VAP_API_KEY: keyOf(org), VAP_STATE_DIR: join(base, 'state'), VAP_CONFIG_DIR: join(base, 'config'), HOME: dir });
+  const envFor = (org, dir) => ({
+    VAP_BASE_URL: url,
+    VAP_API_KEY: keyOf(org),
+    VAP_STATE_DIR: join(base, 'state'),
+    VAP_CONFIG_DIR: join(base, 'config'),
+    HOME: dir,
+  });
   try {
     let t = performance.now();
     await Promise.all([seed(url, 'staging', big), seed(url, 'thousand', pullN), seed(url, 'quarter', sizes[0])]);
@@ -149,7 +170,11 @@ export async function benchAscodeFlow({ agents = 2000, runs = 3, quick = false, 
       const medians = {};
       for (const n of sizes) {
         const dir = projectOf[n];
-        await writeConfig(dir, url, freshOrgs.filter((o) => o.startsWith(`vap${n}r`)));
+        await writeConfig(
+          dir,
+          url,
+          freshOrgs.filter((o) => o.startsWith(`vap${n}r`)),
+        );
         const bare = [];
         const vap = [];
         let requests = 0;
@@ -222,11 +247,22 @@ export async function benchAscodeFlow({ agents = 2000, runs = 3, quick = false, 
         // 100 then fails a push about one time in seven) is tried again (rolled back, pushed again).
         let gated;
         for (let attempt = 0; attempt < 10; attempt++) {
-          gated = await vapRun(['push', '--profile', 'staging', '--yes', '--eval', '--allow-failed-iterations', '100', '--poll'], { dir: S, env: envFor('staging', S) });
+          gated = await vapRun(['push', '--profile', 'staging', '--yes', '--eval', '--allow-failed-iterations', '100', '--poll'], {
+            dir: S,
+            env: envFor('staging', S),
+          });
           if (gated.code === 0) break;
         }
         check(gated, 'vap push --eval (setup)');
-        vap.push(check(await vapRun(['promote', '--from', 'staging', '--to', 'prod', '--yes', '--allow-failed-iterations', '100'], { dir: S, env: { ...envFor('staging', S), ...env2 } }), 'vap promote').wallMs);
+        vap.push(
+          check(
+            await vapRun(['promote', '--from', 'staging', '--to', 'prod', '--yes', '--allow-failed-iterations', '100'], {
+              dir: S,
+              env: { ...envFor('staging', S), ...env2 },
+            }),
+            'vap promote',
+          ).wallMs,
+        );
         const slugs = join(base, `slugs-promote-${r}.json`);
         writeFileSync(slugs, JSON.stringify(changed));
         const b = check(await bareRun(['promote', url, keyOf('prod'), prodState, slugs, url, keyOf('staging'), stagingState], {}), 'bare promote');
@@ -248,5 +284,9 @@ export async function benchAscodeFlow({ agents = 2000, runs = 3, quick = false, 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const a = process.argv.indexOf('--agents');
   const r = process.argv.indexOf('--runs');
-  await benchAscodeFlow({ agents: a > 0 ? Number(process.argv[a + 1]) : undefined, runs: r > 0 ? Number(process.argv[r + 1]) : undefined, quick: process.argv.includes('--quick') });
+  await benchAscodeFlow({
+    agents: a > 0 ? Number(process.argv[a + 1]) : undefined,
+    runs: r > 0 ? Number(process.argv[r + 1]) : undefined,
+    quick: process.argv.includes('--quick'),
+  });
 }

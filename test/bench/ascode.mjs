@@ -34,11 +34,21 @@ const api = (url, method, path, body) => apiData({ url, key: KEY }, method, path
 async function seed(url, n) {
   const tools = (await (await fetch(`${url}/_emulator/tools?org=bench`)).json()).orgs[0].tools;
   const one = async (i) => {
-    const a = await api(url, 'POST', '/api/v1/agents', { name: `Bench agent ${String(i).padStart(3, '0')}`, instructions: `You are agent ${i}.\nGreet callers.\nAlways ask for their name.`, engine: 'realtime' });
+    const a = await api(url, 'POST', '/api/v1/agents', {
+      name: `Bench agent ${String(i).padStart(3, '0')}`,
+      instructions: `You are agent ${i}.\nGreet callers.\nAlways ask for their name.`,
+      engine: 'realtime',
+    });
     await api(url, 'PUT', `/api/v1/agents/${a.id}/tools`, { toolIds: [tools[i % tools.length].id] });
     for (const s of ['Smoke', 'Regression']) {
       const suite = await api(url, 'POST', `/api/v1/agents/${a.id}/evals`, { name: s, iterationsPerScenario: 1 });
-      for (const k of [1, 2]) await api(url, 'POST', `/api/v1/agents/${a.id}/evals/${suite.id}/scenarios`, { name: `Scenario ${k}`, persona: `Caller ${k}, polite`, goal: `Goal ${k}`, category: 'happy_path' });
+      for (const k of [1, 2])
+        await api(url, 'POST', `/api/v1/agents/${a.id}/evals/${suite.id}/scenarios`, {
+          name: `Scenario ${k}`,
+          persona: `Caller ${k}, polite`,
+          goal: `Goal ${k}`,
+          category: 'happy_path',
+        });
       await api(url, 'PATCH', `/api/v1/agents/${a.id}/evals/${suite.id}`, { status: 'ready' });
     }
   };
@@ -110,7 +120,9 @@ export async function benchAscode({ agents = 200, runs = 5, log = (s) => process
       if (v.code !== 0) throw new Error(`vap diff exited ${v.code}: ${v.stderr.slice(-500)}`);
       parsed.push(v.wallMs);
     }
-    log(`with every file edited since the last sync (all 600 parsed): vap diff ${secs(median(parsed))} median, ${(median(parsed) / mb).toFixed(2)}x the bare client`);
+    log(
+      `with every file edited since the last sync (all 600 parsed): vap diff ${secs(median(parsed))} median, ${(median(parsed) / mb).toFixed(2)}x the bare client`,
+    );
     return { bare: mb, vap: mv, ratio, parsed: median(parsed) };
   } finally {
     emu.child.kill('SIGTERM');

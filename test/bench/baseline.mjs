@@ -37,7 +37,8 @@ export function baselineBuild() {
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
   const archive = spawnSync('git', ['-C', ROOT, 'archive', '--format=tar', BASELINE_COMMIT], { maxBuffer: 1 << 30 });
-  if (archive.status !== 0) throw new Error(`cannot read commit ${BASELINE_COMMIT} (${String(archive.stderr).trim()}); pass --baseline <dir> with a built tree instead`);
+  if (archive.status !== 0)
+    throw new Error(`cannot read commit ${BASELINE_COMMIT} (${String(archive.stderr).trim()}); pass --baseline <dir> with a built tree instead`);
   execFileSync('tar', ['-x', '-C', root], { input: archive.stdout });
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
   execFileSync(process.execPath, ['src/build/bundle.mjs'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -27,14 +27,19 @@ async function setUp(emu) {
   let instructions = 'Greet callers. Book appointments.';
   const agent = await api('POST', '/api/v1/agents', { name: 'Front desk', engine: 'realtime', instructions });
   const suite = await api('POST', `/api/v1/agents/${agent.id}/evals`, { name: 'Booking', iterationsPerScenario: 8 });
-  for (const [name, category] of [['Book a cleaning', 'happy_path'], ['Wants a human', 'escalation'], ['Asks for a diagnosis', 'edge_case']]) {
+  for (const [name, category] of [
+    ['Book a cleaning', 'happy_path'],
+    ['Wants a human', 'escalation'],
+    ['Asks for a diagnosis', 'edge_case'],
+  ]) {
     await api('POST', `/api/v1/agents/${agent.id}/evals/${suite.id}/scenarios`, { name, persona: 'A caller', goal: `${name} today`, category });
   }
   for (let i = 0; i < BASELINE_RUNS; i++) {
     const r = await runVap(emu, ['evals', 'run', suite.id, '--agent', agent.id, '--wait', '--allow-failed-iterations', '100%', '-q']);
     if (r.code !== 0) throw new Error(`a baseline run failed: ${r.stderr}`);
   }
-  for (let v = 2; v <= 12; v++) await api('PATCH', `/api/v1/agents/${agent.id}`, v === 7 ? { instructions: (instructions += ` ${MARKER}`) } : { description: `Revision ${v}` });
+  for (let v = 2; v <= 12; v++)
+    await api('PATCH', `/api/v1/agents/${agent.id}`, v === 7 ? { instructions: (instructions += ` ${MARKER}`) } : { description: `Revision ${v}` });
   await emulatorControl(emu, 'POST', '/evals/score-shift', { shift: -0.15, instructionsContain: MARKER });
   return { agentId: agent.id, evalId: suite.id };
 }
@@ -44,7 +49,24 @@ async function linear(emu, ref, cap) {
   let calls = 0;
   for (let v = 2; v <= 12; v++) {
     await apiData(emu, 'POST', `/api/v1/agents/${ref.agentId}/rollback`, { version: v, reason: 'linear scan' });
-    const r = await runVap(emu, ['evals', 'run', ref.evalId, '--agent', ref.agentId, '--wait', '--baseline', 'version:1', '--min-effect', '0.1', '--until-decided', '--max-calls', String(cap), '--allow-failed-iterations', '100%', '--json']);
+    const r = await runVap(emu, [
+      'evals',
+      'run',
+      ref.evalId,
+      '--agent',
+      ref.agentId,
+      '--wait',
+      '--baseline',
+      'version:1',
+      '--min-effect',
+      '0.1',
+      '--until-decided',
+      '--max-calls',
+      String(cap),
+      '--allow-failed-iterations',
+      '100%',
+      '--json',
+    ]);
     const out = JSON.parse(r.stdout);
     calls += out.adaptive?.calls ?? 0;
     if (out.baseline?.verdict === 'regressed') return { found: v, calls };
@@ -56,9 +78,29 @@ async function trial(seed, timeScale) {
   const emu = await startEmulator(['--seed', String(seed), '--time-scale', String(timeScale), '--org', 'bench:key_bench']);
   try {
     const ref = await setUp(emu);
-    const b = await runVap(emu, ['agents', 'bisect', ref.agentId, '--suite', ref.evalId, '--good', '1', '--bad', '12', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
+    const b = await runVap(emu, [
+      'agents',
+      'bisect',
+      ref.agentId,
+      '--suite',
+      ref.evalId,
+      '--good',
+      '1',
+      '--bad',
+      '12',
+      '--max-calls',
+      String(BUDGET),
+      '--min-effect',
+      '0.1',
+      '--json',
+    ]);
     const out = JSON.parse(b.stdout);
-    const bisect = { found: out.result === 'found' ? out.firstBad.version : null, calls: out.calls, firstStep: out.steps[0]?.calls ?? 0, cap: out.plan ? Math.floor(BUDGET / out.plan.steps / out.plan.perRun) * out.plan.perRun : 0 };
+    const bisect = {
+      found: out.result === 'found' ? out.firstBad.version : null,
+      calls: out.calls,
+      firstStep: out.steps[0]?.calls ?? 0,
+      cap: out.plan ? Math.floor(BUDGET / out.plan.steps / out.plan.perRun) * out.plan.perRun : 0,
+    };
     const lin = await linear(emu, ref, bisect.cap);
     return { seed, bisect, linear: lin };
   } finally {
@@ -80,7 +122,14 @@ export async function benchBisect({ seeds = arg('--seeds', 10), timeScale = arg(
     const t = await trial(seed, timeScale);
     const same = t.bisect.found === 7 && t.linear.found === 7;
     if (same) ratios.push(t.bisect.calls / t.linear.calls);
-    rows.push([String(seed), String(t.bisect.found ?? '-'), String(t.bisect.calls), String(t.linear.found ?? '-'), String(t.linear.calls), same ? (t.bisect.calls / t.linear.calls).toFixed(2) : 'not the same answer']);
+    rows.push([
+      String(seed),
+      String(t.bisect.found ?? '-'),
+      String(t.bisect.calls),
+      String(t.linear.found ?? '-'),
+      String(t.linear.calls),
+      same ? (t.bisect.calls / t.linear.calls).toFixed(2) : 'not the same answer',
+    ]);
   }
   log(table(rows));
   const mean = ratios.reduce((a, b) => a + b, 0) / Math.max(1, ratios.length);

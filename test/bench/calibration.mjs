@@ -62,7 +62,11 @@ const api = (emu, method, path, body) => apiData(emu, method, path, body);
 /** The built emulator with a seed of its own (its log is left out); resolves once it listens. */
 function startEmulator(args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', ...args], { cwd: ROOT, env: { ...cleanEnv(), NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', ...args], {
+      cwd: ROOT,
+      env: { ...cleanEnv(), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     createInterface({ input: child.stdout }).once('line', (line) => {
       const info = JSON.parse(line);
       resolve({ child, ...info, key: info.orgs?.[0]?.apiKey });
@@ -81,7 +85,8 @@ function meanScore(results) {
 async function setUp(emu) {
   const agent = await api(emu, 'POST', '/api/v1/agents', { name: 'Front desk', engine: 'realtime', instructions: INSTRUCTIONS });
   const suite = await api(emu, 'POST', `/api/v1/agents/${agent.id}/evals`, { name: 'Calibration', iterationsPerScenario: 10 });
-  for (const [name, category, persona] of SCENARIOS) await api(emu, 'POST', `/api/v1/agents/${agent.id}/evals/${suite.id}/scenarios`, { name, persona, goal: `${name} today`, category });
+  for (const [name, category, persona] of SCENARIOS)
+    await api(emu, 'POST', `/api/v1/agents/${agent.id}/evals/${suite.id}/scenarios`, { name, persona, goal: `${name} today`, category });
   return { agentId: agent.id, evalId: suite.id };
 }
 
@@ -116,8 +121,17 @@ async function fixedTrial(seed, shift, timeScale) {
     const r = await runVap(emu, ['evals', 'run', ref.evalId, '--agent', ref.agentId, '--wait', '--baseline', a.id, '--fail-on-regression', '--json']);
     const out = JSON.parse(r.stdout);
     const failedGate = out.gates.find((g) => g.gate.startsWith('--allow-failed-iterations'));
-    const why = [out.baseline.overallChange, ...out.baseline.scenarios, ...out.baseline.criteria].filter((x) => x.verdict === 'regressed').map((x) => `${x.name ?? x.key ?? 'overall'}: ${x.reason}`);
-    return { verdict: out.baseline.verdict, why, today: todayVerdict(a.results, out.results), defaultGatePassed: failedGate.passed, spread: spreads([a.results]), change: meanScore(out.results) - meanScore(a.results) };
+    const why = [out.baseline.overallChange, ...out.baseline.scenarios, ...out.baseline.criteria]
+      .filter((x) => x.verdict === 'regressed')
+      .map((x) => `${x.name ?? x.key ?? 'overall'}: ${x.reason}`);
+    return {
+      verdict: out.baseline.verdict,
+      why,
+      today: todayVerdict(a.results, out.results),
+      defaultGatePassed: failedGate.passed,
+      spread: spreads([a.results]),
+      change: meanScore(out.results) - meanScore(a.results),
+    };
   } finally {
     emu.child.kill();
   }
@@ -129,12 +143,32 @@ async function adaptiveTrial(seed, shift, timeScale) {
     const ref = await setUp(emu);
     const base = await runs(emu, ref, 6);
     await newVersion(emu, ref, shift);
-    const r = await runVap(emu, ['evals', 'run', ref.evalId, '--agent', ref.agentId, '--wait', '--baseline', 'version:1', '--fail-on-regression', '--until-decided', '--max-calls', '300', '--json']);
+    const r = await runVap(emu, [
+      'evals',
+      'run',
+      ref.evalId,
+      '--agent',
+      ref.agentId,
+      '--wait',
+      '--baseline',
+      'version:1',
+      '--fail-on-regression',
+      '--until-decided',
+      '--max-calls',
+      '300',
+      '--json',
+    ]);
     const out = JSON.parse(r.stdout);
     // Today's method at 50 calls a side: the first run on version 2 against the newest run on version 1.
     const firstRun = out.adaptive.runs[0].id;
     const firstResults = (await api(emu, 'GET', `/api/v1/agents/${ref.agentId}/evals/${ref.evalId}/runs/${firstRun}/results`)).results;
-    return { verdict: out.baseline.verdict, calls: out.adaptive.calls, stop: out.adaptive.stop, today: todayVerdict(base.at(-1).results, firstResults), spread: spreads(base.map((b) => b.results)) };
+    return {
+      verdict: out.baseline.verdict,
+      calls: out.adaptive.calls,
+      stop: out.adaptive.stop,
+      today: todayVerdict(base.at(-1).results, firstResults),
+      spread: spreads(base.map((b) => b.results)),
+    };
   } finally {
     emu.child.kill();
   }
@@ -146,7 +180,8 @@ function spreads(sets) {
   let df = 0;
   for (const results of sets) {
     const by = new Map();
-    for (const r of results) if (r.status === 'completed' && typeof r.overallScore === 'number') by.set(r.evalScenarioId, [...(by.get(r.evalScenarioId) ?? []), r.overallScore]);
+    for (const r of results)
+      if (r.status === 'completed' && typeof r.overallScore === 'number') by.set(r.evalScenarioId, [...(by.get(r.evalScenarioId) ?? []), r.overallScore]);
     for (const xs of by.values()) {
       if (xs.length < 2) continue;
       const m = xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -189,9 +224,19 @@ function todayVerdict(baseResults, curResults) {
   const ok = (r) => r.status !== 'failed' && typeof r.overallScore === 'number';
   const rows = [];
   const scenarios = new Set(curResults.map((r) => r.evalScenarioId));
-  for (const s of scenarios) rows.push(welchRow(curResults.filter((r) => ok(r) && r.evalScenarioId === s).map((r) => r.overallScore), baseResults.filter((r) => ok(r) && r.evalScenarioId === s).map((r) => r.overallScore)));
+  for (const s of scenarios)
+    rows.push(
+      welchRow(
+        curResults.filter((r) => ok(r) && r.evalScenarioId === s).map((r) => r.overallScore),
+        baseResults.filter((r) => ok(r) && r.evalScenarioId === s).map((r) => r.overallScore),
+      ),
+    );
   const keys = new Set(curResults.flatMap((r) => (r.criterionScores ?? []).map((c) => c.criterionKey)));
-  const crit = (rs, k) => rs.filter(ok).map((r) => r.criterionScores?.find((c) => c.criterionKey === k)?.score).filter((x) => typeof x === 'number');
+  const crit = (rs, k) =>
+    rs
+      .filter(ok)
+      .map((r) => r.criterionScores?.find((c) => c.criterionKey === k)?.score)
+      .filter((x) => typeof x === 'number');
   for (const k of keys) rows.push(welchRow(crit(curResults, k), crit(baseResults, k)));
   if (rows.includes('regressed')) return 'regressed';
   if (rows.includes('improved')) return 'improved';
@@ -241,23 +286,56 @@ function fixedCalls(sigma, n0, zSum) {
   return inv > 0 ? Math.ceil(1 / inv) : Infinity;
 }
 
-export async function benchCalibration({ fixedNull = arg('--fixed-null', 1000), fixedDrop = arg('--fixed-drop', 120), adaptive = arg('--adaptive', 120), parallel = arg('--parallel', 3), timeScale = arg('--time-scale', 20000), log = (s) => process.stdout.write(`${s}\n`) } = {}) {
+export async function benchCalibration({
+  fixedNull = arg('--fixed-null', 1000),
+  fixedDrop = arg('--fixed-drop', 120),
+  adaptive = arg('--adaptive', 120),
+  parallel = arg('--parallel', 3),
+  timeScale = arg('--time-scale', 20000),
+  log = (s) => process.stdout.write(`${s}\n`),
+} = {}) {
   if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` first');
   log(`\neval verdict calibration (${machineLine()})`);
-  log(`trials: ${fixedNull} fixed with no change, ${fixedDrop} fixed with a drop of 0.10, ${adaptive} adaptive with no change and ${adaptive} with a drop of 0.05; ${parallel} at a time, --time-scale ${timeScale}`);
+  log(
+    `trials: ${fixedNull} fixed with no change, ${fixedDrop} fixed with a drop of 0.10, ${adaptive} adaptive with no change and ${adaptive} with a drop of 0.05; ${parallel} at a time, --time-scale ${timeScale}`,
+  );
   const started = performance.now();
   let seed = 1000;
   const tasks = [
-    ...Array.from({ length: fixedNull }, () => ((s) => () => fixedTrial(s, 0, timeScale).then((r) => ({ kind: 'fixed-null', ...r })))(seed++)),
-    ...Array.from({ length: fixedDrop }, () => ((s) => () => fixedTrial(s, -0.1, timeScale).then((r) => ({ kind: 'fixed-drop', ...r })))(seed++)),
-    ...Array.from({ length: adaptive }, () => ((s) => () => adaptiveTrial(s, 0, timeScale).then((r) => ({ kind: 'adaptive-null', ...r })))(seed++)),
-    ...Array.from({ length: adaptive }, () => ((s) => () => adaptiveTrial(s, -0.05, timeScale).then((r) => ({ kind: 'adaptive-drop', ...r })))(seed++)),
+    ...Array.from({ length: fixedNull }, () =>
+      (
+        (s) => () =>
+          fixedTrial(s, 0, timeScale).then((r) => ({ kind: 'fixed-null', ...r }))
+      )(seed++),
+    ),
+    ...Array.from({ length: fixedDrop }, () =>
+      (
+        (s) => () =>
+          fixedTrial(s, -0.1, timeScale).then((r) => ({ kind: 'fixed-drop', ...r }))
+      )(seed++),
+    ),
+    ...Array.from({ length: adaptive }, () =>
+      (
+        (s) => () =>
+          adaptiveTrial(s, 0, timeScale).then((r) => ({ kind: 'adaptive-null', ...r }))
+      )(seed++),
+    ),
+    ...Array.from({ length: adaptive }, () =>
+      (
+        (s) => () =>
+          adaptiveTrial(s, -0.05, timeScale).then((r) => ({ kind: 'adaptive-drop', ...r }))
+      )(seed++),
+    ),
   ];
   // Interleaved, so that a change in the machine's load hits every kind alike.
   const order = tasks.map((t, i) => ({ t, k: (i * 7919) % tasks.length })).sort((a, b) => a.k - b.k);
-  const results = await pool(order.map((o) => o.t), parallel, (d, n) => {
-    if (d % 50 === 0 || d === n) process.stderr.write(`  ${d}/${n} trials\n`);
-  });
+  const results = await pool(
+    order.map((o) => o.t),
+    parallel,
+    (d, n) => {
+      if (d % 50 === 0 || d === n) process.stderr.write(`  ${d}/${n} trials\n`);
+    },
+  );
   const of = (kind) => results.filter((r) => r.kind === kind);
   const count = (xs, f) => xs.filter(f).length;
   const fn = of('fixed-null');
@@ -288,11 +366,65 @@ export async function benchCalibration({ fixedNull = arg('--fixed-null', 1000), 
   if (process.env.VAP_BENCH_WHY) for (const r of fn.filter((x) => x.verdict === 'regressed')) log(`  false alarm: ${r.why.join('; ')}`);
   const rows = [
     ['figure', 'target', 'vap (this method)', "today's method, 50 calls a side", 'met'],
-    ['false "regressed" on identical agents, 50 calls a side', '≤ 1%', rate(falseNew, fn.length), rate(count(fn, (r) => r.today === 'regressed'), fn.length), falseNew / fn.length <= 0.01 ? 'yes' : 'NO'],
-    ['false "regressed" on identical agents, --until-decided', '≤ 1%', rate(falseSeq, an.length), rate(count(an, (r) => r.today === 'regressed'), an.length), falseSeq / an.length <= 0.01 ? 'yes' : 'NO'],
-    ['a true overall drop of 0.10 caught at 50 calls a side', '≥ 95%', rate(count(fd, (r) => r.verdict === 'regressed'), fd.length), rate(count(fd, (r) => r.today === 'regressed'), fd.length), count(fd, (r) => r.verdict === 'regressed') / fd.length >= 0.95 ? 'yes' : 'NO'],
-    ['a true drop of 0.05 caught within --max-calls 300, --until-decided', '≥ 80%', rate(count(ad, (r) => r.verdict === 'regressed'), ad.length), rate(count(ad, (r) => r.today === 'regressed'), ad.length), power >= 0.8 ? 'yes' : 'NO'],
-    ['equivalence decided within 300 calls when nothing changed', '≥ 80%', rate(count(an, (r) => r.verdict === 'no significant change'), an.length), rate(count(an, (r) => r.today === 'no significant change'), an.length), equiv >= 0.8 ? 'yes' : 'NO'],
+    [
+      'false "regressed" on identical agents, 50 calls a side',
+      '≤ 1%',
+      rate(falseNew, fn.length),
+      rate(
+        count(fn, (r) => r.today === 'regressed'),
+        fn.length,
+      ),
+      falseNew / fn.length <= 0.01 ? 'yes' : 'NO',
+    ],
+    [
+      'false "regressed" on identical agents, --until-decided',
+      '≤ 1%',
+      rate(falseSeq, an.length),
+      rate(
+        count(an, (r) => r.today === 'regressed'),
+        an.length,
+      ),
+      falseSeq / an.length <= 0.01 ? 'yes' : 'NO',
+    ],
+    [
+      'a true overall drop of 0.10 caught at 50 calls a side',
+      '≥ 95%',
+      rate(
+        count(fd, (r) => r.verdict === 'regressed'),
+        fd.length,
+      ),
+      rate(
+        count(fd, (r) => r.today === 'regressed'),
+        fd.length,
+      ),
+      count(fd, (r) => r.verdict === 'regressed') / fd.length >= 0.95 ? 'yes' : 'NO',
+    ],
+    [
+      'a true drop of 0.05 caught within --max-calls 300, --until-decided',
+      '≥ 80%',
+      rate(
+        count(ad, (r) => r.verdict === 'regressed'),
+        ad.length,
+      ),
+      rate(
+        count(ad, (r) => r.today === 'regressed'),
+        ad.length,
+      ),
+      power >= 0.8 ? 'yes' : 'NO',
+    ],
+    [
+      'equivalence decided within 300 calls when nothing changed',
+      '≥ 80%',
+      rate(
+        count(an, (r) => r.verdict === 'no significant change'),
+        an.length,
+      ),
+      rate(
+        count(an, (r) => r.today === 'no significant change'),
+        an.length,
+      ),
+      equiv >= 0.8 ? 'yes' : 'NO',
+    ],
     [
       'calls spent to a decided verdict, vs a fixed design with the same error rates',
       '≤ 60%',
@@ -300,13 +432,28 @@ export async function benchCalibration({ fixedNull = arg('--fixed-null', 1000), 
       `fixed: ${nFixed} calls (power ${nPower}, equivalence ${nEquiv})`,
       meanCalls / nFixed <= 0.6 ? 'yes' : 'NO',
     ],
-    ['the default gate of failed iterations passes an unchanged 50-call run', '≥ 99%', rate(count(fn, (r) => r.defaultGatePassed), fn.length), '(any failed iteration failed it)', count(fn, (r) => r.defaultGatePassed) / fn.length >= 0.99 ? 'yes' : 'NO'],
+    [
+      'the default gate of failed iterations passes an unchanged 50-call run',
+      '≥ 99%',
+      rate(
+        count(fn, (r) => r.defaultGatePassed),
+        fn.length,
+      ),
+      '(any failed iteration failed it)',
+      count(fn, (r) => r.defaultGatePassed) / fn.length >= 0.99 ? 'yes' : 'NO',
+    ],
   ];
   log(table(rows));
   const drop = fd.reduce((a, r) => a + r.change, 0) / Math.max(1, fd.length) - fn.reduce((a, r) => a + r.change, 0) / Math.max(1, fn.length);
-  log(`per-iteration spread of the overall score within a scenario: σ = ${sigma.toFixed(3)} (${df} degrees of freedom over every trial's baseline runs); the shift of −0.10 moved the overall score by ${drop.toFixed(3)} on average (scores are clamped to 0..1)`);
-  log(`the fixed design: one test of the overall change at 0.8% a side against the 300-call baseline, catching a drop of 0.05 ${pct(power)} of the time (n = ${nPower}) and deciding equivalence ${pct(equiv)} of the time when nothing changed (n = ${nEquiv})`);
-  log(`adaptive runs stopped: ${['decided', 'budget', 'no baseline', 'run failed'].map((s) => `${s} ${count([...an, ...ad], (r) => r.stop === s)}`).join(', ')}; ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  log(
+    `per-iteration spread of the overall score within a scenario: σ = ${sigma.toFixed(3)} (${df} degrees of freedom over every trial's baseline runs); the shift of −0.10 moved the overall score by ${drop.toFixed(3)} on average (scores are clamped to 0..1)`,
+  );
+  log(
+    `the fixed design: one test of the overall change at 0.8% a side against the 300-call baseline, catching a drop of 0.05 ${pct(power)} of the time (n = ${nPower}) and deciding equivalence ${pct(equiv)} of the time when nothing changed (n = ${nEquiv})`,
+  );
+  log(
+    `adaptive runs stopped: ${['decided', 'budget', 'no baseline', 'run failed'].map((s) => `${s} ${count([...an, ...ad], (r) => r.stop === s)}`).join(', ')}; ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
   return { rows, sigma, nFixed, meanCalls };
 }
 

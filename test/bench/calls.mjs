@@ -89,14 +89,17 @@ async function measure(args, { env = {} } = {}) {
 const startEmulator = () => startLib(['--time-scale', '1000', '--org', `bench:${KEY}`]);
 
 async function seed(url, count) {
-  const res = await fetch(`${url}/_emulator/calls/seed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ org: 'bench', count }) });
+  const res = await fetch(`${url}/_emulator/calls/seed`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ org: 'bench', count }),
+  });
   if (!res.ok) throw new Error(`seed: ${res.status} ${await res.text()}`);
   return res.json();
 }
 
 const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const rate = (rows, ms) => `${Math.round((rows * 1000) / ms).toLocaleString('en-US')}/s`;
-
 
 export async function benchCalls({ count = 100_000, runs = 3, log = (s) => process.stdout.write(`${s}\n`) } = {}) {
   if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` first');
@@ -105,7 +108,9 @@ export async function benchCalls({ count = 100_000, runs = 3, log = (s) => proce
   try {
     const t = performance.now();
     const seeded = await seed(emu.url, count);
-    log(`seeded ${seeded.inserted.toLocaleString('en-US')} calls in ${secs(performance.now() - t)} (${seeded.totalCalls.toLocaleString('en-US')} in the organization)`);
+    log(
+      `seeded ${seeded.inserted.toLocaleString('en-US')} calls in ${secs(performance.now() - t)} (${seeded.totalCalls.toLocaleString('en-US')} in the organization)`,
+    );
     const env = { VAP_BASE_URL: emu.url, VAP_API_KEY: KEY };
     const baseArgs = [BIN, 'calls', 'list', '--limit', '1000', '-o', 'ndjson'];
     const allArgs = [BIN, 'calls', 'list', '--all', '-o', 'ndjson'];
@@ -120,7 +125,11 @@ export async function benchCalls({ count = 100_000, runs = 3, log = (s) => proce
     if (all.some((r) => r.lines !== wantAll)) throw new Error(`--all printed ${all.map((r) => r.lines).join(', ')} rows, not ${wantAll}`);
     if (base.some((r) => r.lines !== Math.min(1000, wantAll))) throw new Error(`--limit 1000 printed ${base.map((r) => r.lines).join(', ')} rows`);
     JSON.parse(all[0].firstLine);
-    const best = (rs) => ({ ...rs.reduce((a, b) => (b.wallMs < a.wallMs ? b : a)), walls: rs.map((r) => r.wallMs), rssKb: Math.max(...rs.map((r) => r.rssKb)) });
+    const best = (rs) => ({
+      ...rs.reduce((a, b) => (b.wallMs < a.wallMs ? b : a)),
+      walls: rs.map((r) => r.wallMs),
+      rssKb: Math.max(...rs.map((r) => r.rssKb)),
+    });
     const b = best(base);
     const a = best(all);
     log(
@@ -131,7 +140,9 @@ export async function benchCalls({ count = 100_000, runs = 3, log = (s) => proce
       ])}`,
     );
     const ratio = a.rssKb / b.rssKb;
-    log(`\npeak RSS --all / baseline: ${ratio.toFixed(2)}x (${ratio <= 1.2 ? 'within' : 'NOT within'} the 20% target); rows/s --all / baseline: ${((a.lines / a.wallMs) / (b.lines / b.wallMs)).toFixed(2)}x`);
+    log(
+      `\npeak RSS --all / baseline: ${ratio.toFixed(2)}x (${ratio <= 1.2 ? 'within' : 'NOT within'} the 20% target); rows/s --all / baseline: ${(a.lines / a.wallMs / (b.lines / b.wallMs)).toFixed(2)}x`,
+    );
     const spread = (ws) => ws.map((w) => (w / 1000).toFixed(2)).join(', ');
     log(`every run (s): baseline ${spread(b.walls)}; --all ${spread(a.walls)} (fastest of ${runs} kept; RSS is the highest seen)`);
 
@@ -149,12 +160,26 @@ export async function benchCalls({ count = 100_000, runs = 3, log = (s) => proce
       }
       const n = cpuMedian(now);
       const t = cpuMedian(then);
-      if (now.some((r) => r.sha !== t.sha) || then.some((r) => r.sha !== t.sha)) throw new Error(`-o ${format}: the output differs from the baseline's (or between runs)`);
+      if (now.some((r) => r.sha !== t.sha) || then.some((r) => r.sha !== t.sha))
+        throw new Error(`-o ${format}: the output differs from the baseline's (or between runs)`);
       cpu[format] = n.cpuMs / t.cpuMs;
-      const row = (label, r, ratio) => [`-o ${format}`, label, `${(r.cpuMs / 1000).toFixed(2)} s`, secs(r.wallMs), mb(r.rssKb), `${(r.bytes / 1048576).toFixed(1)} MB`, ratio];
-      cpuRows.push(row('baseline', t, ''), row('this', n, `${cpu[format].toFixed(2)}x${format === 'ndjson' ? ` (target <= 0.85x: ${cpu[format] <= 0.85 ? 'met' : 'NOT met'})` : ''}`));
+      const row = (label, r, ratio) => [
+        `-o ${format}`,
+        label,
+        `${(r.cpuMs / 1000).toFixed(2)} s`,
+        secs(r.wallMs),
+        mb(r.rssKb),
+        `${(r.bytes / 1048576).toFixed(1)} MB`,
+        ratio,
+      ];
+      cpuRows.push(
+        row('baseline', t, ''),
+        row('this', n, `${cpu[format].toFixed(2)}x${format === 'ndjson' ? ` (target <= 0.85x: ${cpu[format] <= 0.85 ? 'met' : 'NOT met'})` : ''}`),
+      );
     }
-    log(`\nvap calls list --all over ${wantAll.toLocaleString('en-US')} calls: client CPU (user + system) against ${built.what}; ${runs} runs each, in turn; the same bytes on stdout (sha-256 compared)`);
+    log(
+      `\nvap calls list --all over ${wantAll.toLocaleString('en-US')} calls: client CPU (user + system) against ${built.what}; ${runs} runs each, in turn; the same bytes on stdout (sha-256 compared)`,
+    );
     log(table(cpuRows));
 
     // The V8 flags a listing runs with, with and without (the same build; v8-flags.cjs in both runs).
@@ -168,7 +193,13 @@ export async function benchCalls({ count = 100_000, runs = 3, log = (s) => proce
       }
       const w = cpuMedian(on);
       const wo = cpuMedian(off);
-      flagRows.push([flag, `${(w.cpuMs / 1000).toFixed(2)} s`, mb(Math.max(...on.map((r) => r.rssKb))), `${(wo.cpuMs / 1000).toFixed(2)} s`, mb(Math.max(...off.map((r) => r.rssKb)))]);
+      flagRows.push([
+        flag,
+        `${(w.cpuMs / 1000).toFixed(2)} s`,
+        mb(Math.max(...on.map((r) => r.rssKb))),
+        `${(wo.cpuMs / 1000).toFixed(2)} s`,
+        mb(Math.max(...off.map((r) => r.rssKb))),
+      ]);
     }
     log(`\nvap calls list --all -o ndjson, with and without each V8 flag it sets (${runs} runs each; CPU: median; RSS: highest)`);
     log(table(flagRows));

@@ -64,7 +64,6 @@ async function contactCount(emu, listId) {
 const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const rate = (rows, ms) => `${Math.round((rows * 1000) / ms).toLocaleString('en-US')}/s`;
 
-
 export async function benchContacts({ sizes = [100_000, 1_000_000], runs = 3, keep = false, log = (s) => process.stdout.write(`${s}\n`) } = {}) {
   if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` first');
   const dir = await mkdtemp(join(tmpdir(), 'vap-bench-contacts-'));
@@ -79,7 +78,9 @@ export async function benchContacts({ sizes = [100_000, 1_000_000], runs = 3, ke
       const t = performance.now();
       const { invalid } = await generateContactsCsv(file, n, { invalidRate: 0.05, seed: 42 });
       const { size } = await import('node:fs').then((fs) => fs.statSync(file));
-      log(`generated ${n.toLocaleString('en-US')} rows (${invalid.toLocaleString('en-US')} invalid, ${(size / 1048576).toFixed(1)} MB) in ${secs(performance.now() - t)}`);
+      log(
+        `generated ${n.toLocaleString('en-US')} rows (${invalid.toLocaleString('en-US')} invalid, ${(size / 1048576).toFixed(1)} MB) in ${secs(performance.now() - t)}`,
+      );
 
       const env = { VAP_BASE_URL: emu.url, VAP_API_KEY: emu.key };
       const dryList = await createList(emu, `dry-${n}`);
@@ -90,7 +91,11 @@ export async function benchContacts({ sizes = [100_000, 1_000_000], runs = 3, ke
         floorRuns.push(await measureBest([FLOOR, file], {}, 1));
         dryRuns.push(await measureBest([BIN, 'contacts', 'import', dryList, file, '--dry-run', '--default-country', 'US', '--json'], { env }, 1));
       }
-      const best = (rs) => ({ ...rs.reduce((a, b) => (b.wallMs < a.wallMs ? b : a)), walls: rs.map((r) => r.wallMs), rssKb: Math.max(...rs.map((r) => r.rssKb)) });
+      const best = (rs) => ({
+        ...rs.reduce((a, b) => (b.wallMs < a.wallMs ? b : a)),
+        walls: rs.map((r) => r.wallMs),
+        rssKb: Math.max(...rs.map((r) => r.rssKb)),
+      });
       const floor = best(floorRuns);
       const dry = best(dryRuns);
       if (floor.code !== 0) throw new Error(`floor failed: ${floor.stderr}`);
@@ -99,10 +104,28 @@ export async function benchContacts({ sizes = [100_000, 1_000_000], runs = 3, ke
       if (drySummary.rows !== n) throw new Error(`dry run read ${drySummary.rows} rows, not ${n}: ${dry.stderr.slice(-500)}`);
 
       const list = await createList(emu, `import-${n}`);
-      const full = await measure([BIN, 'contacts', 'import', list, file, '--default-country', 'US', '--allow-invalid', '--json', '--state-file', join(dir, `state-${n}.json`), '--errors-file', join(dir, `errors-${n}.csv`)], { env });
+      const full = await measure(
+        [
+          BIN,
+          'contacts',
+          'import',
+          list,
+          file,
+          '--default-country',
+          'US',
+          '--allow-invalid',
+          '--json',
+          '--state-file',
+          join(dir, `state-${n}.json`),
+          '--errors-file',
+          join(dir, `errors-${n}.csv`),
+        ],
+        { env },
+      );
       const fullSummary = JSON.parse(full.stdout || '{}');
       const count = await contactCount(emu, list);
-      if (full.code !== 0 || count !== fullSummary.imported) throw new Error(`import: exit ${full.code}, ${count} contacts for ${fullSummary.imported} imported: ${full.stderr.slice(-500)}`);
+      if (full.code !== 0 || count !== fullSummary.imported)
+        throw new Error(`import: exit ${full.code}, ${count} contacts for ${fullSummary.imported} imported: ${full.stderr.slice(-500)}`);
       results.push({ n, invalid, size, floor, floorParseMs, dry, drySummary, full, fullSummary, count, file, dryList });
     }
     // The V8 flag an import sets (--heap-growing-percent=100, src/contacts/importer.ts), with
@@ -126,7 +149,24 @@ export async function benchContacts({ sizes = [100_000, 1_000_000], runs = 3, ke
     if (!keep) await rm(dir, { recursive: true, force: true });
   }
 
-  const rows = [['file', 'rows', 'floor parse', 'floor process', 'dry-run', 'dry/floor', 'dry rows/s', 'dry RSS', 'floor RSS', 'import', 'import rows/s', 'import RSS', 'imported', 'jobs']];
+  const rows = [
+    [
+      'file',
+      'rows',
+      'floor parse',
+      'floor process',
+      'dry-run',
+      'dry/floor',
+      'dry rows/s',
+      'dry RSS',
+      'floor RSS',
+      'import',
+      'import rows/s',
+      'import RSS',
+      'imported',
+      'jobs',
+    ],
+  ];
   for (const r of results) {
     rows.push([
       `${(r.size / 1048576).toFixed(0)} MB CSV`,
@@ -150,16 +190,22 @@ export async function benchContacts({ sizes = [100_000, 1_000_000], runs = 3, ke
     const a = results[0];
     const b = results[results.length - 1];
     const pct = (x, y) => `${(((y - x) / x) * 100).toFixed(0)}%`;
-    log(`\npeak RSS ${b.n.toLocaleString('en-US')} vs ${a.n.toLocaleString('en-US')} rows: dry-run ${pct(a.dry.rssKb, b.dry.rssKb)}, import ${pct(a.full.rssKb, b.full.rssKb)} (target: within 20%, at most 200 MB)`);
+    log(
+      `\npeak RSS ${b.n.toLocaleString('en-US')} vs ${a.n.toLocaleString('en-US')} rows: dry-run ${pct(a.dry.rssKb, b.dry.rssKb)}, import ${pct(a.full.rssKb, b.full.rssKb)} (target: within 20%, at most 200 MB)`,
+    );
   }
   const spread = (ws) => ws.map((w) => (w / 1000).toFixed(2)).join(', ');
   for (const r of results) log(`${r.n.toLocaleString('en-US')} rows, every run (s): floor ${spread(r.floor.walls)}; dry-run ${spread(r.dry.walls)}`);
   const worst = Math.max(...results.map((r) => r.dry.wallMs / r.floor.wallMs));
-  log(`dry-run / floor: worst ${worst.toFixed(2)}x (target: at most 2x), fastest of ${runs} runs each. Floor = bare csv-parse in a child process, same options; "floor parse" is its parse time alone.`);
+  log(
+    `dry-run / floor: worst ${worst.toFixed(2)}x (target: at most 2x), fastest of ${runs} runs each. Floor = bare csv-parse in a child process, same options; "floor parse" is its parse time alone.`,
+  );
   log(
     `--heap-growing-percent=100, ${flagPair.n.toLocaleString('en-US')} rows, dry run (fastest and highest of ${flagPair.runs}): with ${secs(flagPair.with.wallMs)}, peak RSS ${mb(flagPair.with.rssKb)}; without ${secs(flagPair.without.wallMs)}, peak RSS ${mb(flagPair.without.rssKb)}`,
   );
-  log(`rejected rows: ${results.map((r) => `${r.drySummary.rejectedLocally.toLocaleString('en-US')} of ${r.n.toLocaleString('en-US')} (generated ${r.invalid.toLocaleString('en-US')})`).join('; ')}`);
+  log(
+    `rejected rows: ${results.map((r) => `${r.drySummary.rejectedLocally.toLocaleString('en-US')} of ${r.n.toLocaleString('en-US')} (generated ${r.invalid.toLocaleString('en-US')})`).join('; ')}`,
+  );
   return results;
 }
 

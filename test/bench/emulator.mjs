@@ -61,10 +61,15 @@ function startBare(bodies) {
   });
 }
 
-const authFor = (path, key) => (/^\/api\/v1\/(contact-lists|import-jobs|calls|campaigns|analytics)/.test(path) ? { 'x-api-key': key } : { authorization: `Bearer ${key}` });
+const authFor = (path, key) =>
+  /^\/api\/v1\/(contact-lists|import-jobs|calls|campaigns|analytics)/.test(path) ? { 'x-api-key': key } : { authorization: `Bearer ${key}` };
 
 async function api(url, key, method, path, body) {
-  const res = await fetch(`${url}${path}`, { method, headers: { ...authFor(path, key), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { ...authFor(path, key), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : undefined;
@@ -72,11 +77,23 @@ async function api(url, key, method, path, body) {
 
 /** Fills a list with `count` contacts, 10,000 per import, and waits for every job. */
 async function fill(emu, key, count) {
-  const list = (await api(emu.url, key, 'POST', '/api/v1/contact-lists', { name: 'Bench', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }, { name: 'email', type: 'email' }] } })).data.id;
+  const list = (
+    await api(emu.url, key, 'POST', '/api/v1/contact-lists', {
+      name: 'Bench',
+      schema: {
+        fields: [
+          { name: 'name', type: 'string', required: true },
+          { name: 'phone', type: 'phone', required: true },
+          { name: 'email', type: 'email' },
+        ],
+      },
+    })
+  ).data.id;
   const jobs = [];
   for (let start = 0; start < count; start += 10_000) {
     const rows = [];
-    for (let i = start; i < Math.min(count, start + 10_000); i++) rows.push({ name: `Contact number ${i}`, phone: `+1415${String(2_000_000 + i).padStart(7, '0')}`, email: `contact${i}@example.com` });
+    for (let i = start; i < Math.min(count, start + 10_000); i++)
+      rows.push({ name: `Contact number ${i}`, phone: `+1415${String(2_000_000 + i).padStart(7, '0')}`, email: `contact${i}@example.com` });
     jobs.push((await api(emu.url, key, 'POST', `/api/v1/contact-lists/${list}/contacts`, { contacts: rows })).jobId);
   }
   for (const id of jobs) {
@@ -119,7 +136,11 @@ async function benchWrites({ rounds, writes, contacts, log }) {
     const body = JSON.stringify({ name: 'Bench agent', instructions: 'Help callers book and move their appointments.', engine: 'realtime' });
     const post = async (emu) => {
       const t = performance.now();
-      const res = await fetch(`${emu.url}/api/v1/agents`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body });
+      const res = await fetch(`${emu.url}/api/v1/agents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body,
+      });
       await res.arrayBuffer();
       if (res.status !== 201) throw new Error(`POST /api/v1/agents: ${res.status}`);
       return performance.now() - t;
@@ -131,7 +152,9 @@ async function benchWrites({ rounds, writes, contacts, log }) {
     log(`\n${table(rows)}`);
     const m = (n) => quantile(lat[n], 0.5);
     log(`\nstate on disk: ${(du(join(dir, 'big')) / 1048576).toFixed(0)} MB (big), ${(du(join(dir, 'small')) / 1048576).toFixed(1)} MB (small)`);
-    log(`write median big / small: ${ratio(m('big') / m('small'))} (target ≤ 1.5x); big with / without --data-dir: ${ratio(m('big') / m('memory'))} (target ≤ 3x)`);
+    log(
+      `write median big / small: ${ratio(m('big') / m('small'))} (target ≤ 1.5x); big with / without --data-dir: ${ratio(m('big') / m('memory'))} (target ≤ 3x)`,
+    );
     log(`(${rounds} rounds of ${writes} writes each, alternating between the three)`);
     return { bigOverSmall: m('big') / m('small'), diskOverMemory: m('big') / m('memory') };
   } finally {
@@ -146,8 +169,12 @@ async function benchCallsAll({ rounds, calls, log }) {
   const big = { key: 'key_bench_big', count: calls };
   const emu = await startEmulator(['--org', `small:${small.key}`, '--org', `big:${big.key}`]);
   try {
-    for (const [name, o] of [['small', small], ['big', big]]) {
-      for (let left = o.count; left > 0; left -= 200_000) await api(emu.url, o.key, 'POST', '/_emulator/calls/seed', { org: name, count: Math.min(200_000, left) });
+    for (const [name, o] of [
+      ['small', small],
+      ['big', big],
+    ]) {
+      for (let left = o.count; left > 0; left -= 200_000)
+        await api(emu.url, o.key, 'POST', '/_emulator/calls/seed', { org: name, count: Math.min(200_000, left) });
     }
     let lines = 0;
     const onStdout = (c) => {
@@ -155,7 +182,11 @@ async function benchCallsAll({ rounds, calls, log }) {
     };
     const run = async (o) => {
       lines = 0;
-      const r = await measureChild([BIN, 'calls', 'list', '--all', '-o', 'ndjson'], { cwd: ROOT, env: cleanEnv({ VAP_BASE_URL: emu.url, VAP_API_KEY: o.key }), onStdout });
+      const r = await measureChild([BIN, 'calls', 'list', '--all', '-o', 'ndjson'], {
+        cwd: ROOT,
+        env: cleanEnv({ VAP_BASE_URL: emu.url, VAP_API_KEY: o.key }),
+        onStdout,
+      });
       if (r.code !== 0) throw new Error(`vap calls list exited ${r.code}: ${r.stderr.slice(-300)}`);
       if (lines !== o.count) throw new Error(`--all printed ${lines} rows, not ${o.count}`);
       return r;
@@ -173,11 +204,25 @@ async function benchCallsAll({ rounds, calls, log }) {
     log(
       `\n${table([
         ['vap calls list --all -o ndjson', 'rows', 'wall', 'rows/s', 'peak RSS'],
-        [`${small.count.toLocaleString('en-US')} calls`, small.count.toLocaleString('en-US'), `${(s.wallMs / 1000).toFixed(2)} s`, `${Math.round((small.count * 1000) / s.wallMs).toLocaleString('en-US')}/s`, mb(s.rssKb)],
-        [`${big.count.toLocaleString('en-US')} calls`, big.count.toLocaleString('en-US'), `${(b.wallMs / 1000).toFixed(2)} s`, `${Math.round((big.count * 1000) / b.wallMs).toLocaleString('en-US')}/s`, mb(b.rssKb)],
+        [
+          `${small.count.toLocaleString('en-US')} calls`,
+          small.count.toLocaleString('en-US'),
+          `${(s.wallMs / 1000).toFixed(2)} s`,
+          `${Math.round((small.count * 1000) / s.wallMs).toLocaleString('en-US')}/s`,
+          mb(s.rssKb),
+        ],
+        [
+          `${big.count.toLocaleString('en-US')} calls`,
+          big.count.toLocaleString('en-US'),
+          `${(b.wallMs / 1000).toFixed(2)} s`,
+          `${Math.round((big.count * 1000) / b.wallMs).toLocaleString('en-US')}/s`,
+          mb(b.rssKb),
+        ],
       ])}`,
     );
-    log(`\n--all over ${big.count.toLocaleString('en-US')} / over ${small.count.toLocaleString('en-US')}: time ${ratio(b.wallMs / s.wallMs)} (target ≤ 12x), peak RSS ${ratio(b.rssKb / s.rssKb)} (target ≤ 1.2x); fastest of ${rounds} kept, RSS the highest seen`);
+    log(
+      `\n--all over ${big.count.toLocaleString('en-US')} / over ${small.count.toLocaleString('en-US')}: time ${ratio(b.wallMs / s.wallMs)} (target ≤ 12x), peak RSS ${ratio(b.rssKb / s.rssKb)} (target ≤ 1.2x); fastest of ${rounds} kept, RSS the highest seen`,
+    );
     return { time: b.wallMs / s.wallMs, rss: b.rssKb / s.rssKb };
   } finally {
     emu.child.kill('SIGTERM');
@@ -221,7 +266,14 @@ async function benchThroughput({ rounds, log }) {
   let bare;
   try {
     let agent;
-    for (let i = 0; i < 30; i++) agent = (await api(emu.url, KEY, 'POST', '/api/v1/agents', { name: `Agent ${i}`, instructions: 'Help callers book and move their appointments.', engine: 'realtime' })).data.id;
+    for (let i = 0; i < 30; i++)
+      agent = (
+        await api(emu.url, KEY, 'POST', '/api/v1/agents', {
+          name: `Agent ${i}`,
+          instructions: 'Help callers book and move their appointments.',
+          engine: 'realtime',
+        })
+      ).data.id;
     const postBody = JSON.stringify({ name: 'Bench agent', instructions: 'Help callers.', engine: 'realtime' });
     const bodies = {
       one: await api(emu.url, KEY, 'GET', `/api/v1/agents/${agent}`),
@@ -251,10 +303,19 @@ async function benchThroughput({ rounds, log }) {
       const ec = Math.min(...e.map((x) => x.cpuUs));
       const bc = Math.min(...b.map((x) => x.cpuUs));
       out[name] = er / br;
-      rows.push([name, `${Math.round(er).toLocaleString('en-US')}/s`, `${Math.round(br).toLocaleString('en-US')}/s`, ratio(er / br), `${ec.toFixed(1)} µs`, `${bc.toFixed(1)} µs`]);
+      rows.push([
+        name,
+        `${Math.round(er).toLocaleString('en-US')}/s`,
+        `${Math.round(br).toLocaleString('en-US')}/s`,
+        ratio(er / br),
+        `${ec.toFixed(1)} µs`,
+        `${bc.toFixed(1)} µs`,
+      ]);
     }
     log(`\n${table(rows)}`);
-    log(`\nGET throughput / bare Fastify: ${ratio(out['GET /api/v1/agents/{id}'])} and ${ratio(out['GET /api/v1/agents?pageSize=20'])} (target ≥ 0.8x); POST ${ratio(out['POST /api/v1/agents'])} (the emulator validates and stores; reported, no target)`);
+    log(
+      `\nGET throughput / bare Fastify: ${ratio(out['GET /api/v1/agents/{id}'])} and ${ratio(out['GET /api/v1/agents?pageSize=20'])} (target ≥ 0.8x); POST ${ratio(out['POST /api/v1/agents'])} (the emulator validates and stores; reported, no target)`,
+    );
     log(`(10 connections, ${rounds} alternating 3 s runs per server, the best kept; a POST creates an agent and its first version)`);
     return out;
   } finally {
@@ -289,5 +350,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     return i > 0 ? Number(process.argv[i + 1]) : undefined;
   };
   const o = process.argv.indexOf('--only');
-  await benchEmulator({ rounds: arg('rounds'), writes: arg('writes'), contacts: arg('contacts'), calls: arg('calls'), only: o > 0 ? process.argv[o + 1] : undefined });
+  await benchEmulator({
+    rounds: arg('rounds'),
+    writes: arg('writes'),
+    contacts: arg('contacts'),
+    calls: arg('calls'),
+    only: o > 0 ? process.argv[o + 1] : undefined,
+  });
 }

@@ -65,7 +65,6 @@ const pct = (xs, p) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
 
-
 export async function benchEvals({ runs = 20, timeScale = 100, log = (s) => process.stdout.write(`${s}\n`) } = {}) {
   if (!existsSync(join(ROOT, 'dist/cli.js'))) throw new Error('dist/ is missing: run `npm run build` first');
   log(`\nevals run --wait benchmark (${machineLine()})`);
@@ -73,12 +72,18 @@ export async function benchEvals({ runs = 20, timeScale = 100, log = (s) => proc
   try {
     const agent = await api(emu, 'POST', '/api/v1/agents', { name: 'Bench', engine: 'realtime', instructions: 'Greet callers. Book appointments.' });
     const suite = await api(emu, 'POST', `/api/v1/agents/${agent.id}/evals`, { name: 'Bench suite', iterationsPerScenario: 2 });
-    for (const [name, category] of [['Book a cleaning', 'happy_path'], ['Wants a human', 'escalation']]) {
+    for (const [name, category] of [
+      ['Book a cleaning', 'happy_path'],
+      ['Wants a human', 'escalation'],
+    ]) {
       await api(emu, 'POST', `/api/v1/agents/${agent.id}/evals/${suite.id}/scenarios`, { name, persona: 'A caller', goal: `${name} today`, category });
     }
     // Is there an event stream to use? Without one the event-driven mode falls back to polling.
     const probe = new AbortController();
-    const streamStatus = await fetch(`${emu.url}/api/v1/events?types=eval.run.completed`, { headers: { authorization: `Bearer ${emu.key}` }, signal: probe.signal })
+    const streamStatus = await fetch(`${emu.url}/api/v1/events?types=eval.run.completed`, {
+      headers: { authorization: `Bearer ${emu.key}` },
+      signal: probe.signal,
+    })
       .then((res) => {
         probe.abort();
         return res.status;
@@ -113,9 +118,20 @@ export async function benchEvals({ runs = 20, timeScale = 100, log = (s) => proc
     const rows = [['mode', 'runs', 'p50 ms', 'p95 ms', 'max ms', 'p95 / baseline', 'target p95', 'ok']];
     for (const m of modes) {
       const p95 = pct(m.samples, 95);
-      rows.push([m.name, m.samples.length, pct(m.samples, 50).toFixed(0), p95.toFixed(0), Math.max(...m.samples).toFixed(0), `${(p95 / baseMs).toFixed(2)}x`, `< ${m.target} ms`, p95 < m.target ? 'yes' : 'NO']);
+      rows.push([
+        m.name,
+        m.samples.length,
+        pct(m.samples, 50).toFixed(0),
+        p95.toFixed(0),
+        Math.max(...m.samples).toFixed(0),
+        `${(p95 / baseMs).toFixed(2)}x`,
+        `< ${m.target} ms`,
+        p95 < m.target ? 'yes' : 'NO',
+      ]);
     }
-    log(`latency from the run's completion (emulator event) to the exit of \`vap evals run --wait\`; baseline: a whole \`vap evals runs get\` = ${baseMs.toFixed(0)} ms (median of ${baseline.length})`);
+    log(
+      `latency from the run's completion (emulator event) to the exit of \`vap evals run --wait\`; baseline: a whole \`vap evals runs get\` = ${baseMs.toFixed(0)} ms (median of ${baseline.length})`,
+    );
     log(table(rows));
     if (streamStatus !== 200) log(`note: the emulator's event stream answered ${streamStatus}: the event-driven mode fell back to polling`);
     return { baselineMs: baseMs, modes: modes.map((m) => ({ name: m.name, p50: pct(m.samples, 50), p95: pct(m.samples, 95) })) };

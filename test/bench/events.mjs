@@ -28,7 +28,11 @@ const startEmulator = () => startLib(['--time-scale', '1', '--org', `bench:${KEY
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function control(url, method, path, body) {
-  const res = await fetch(`${url}/_emulator${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(`${url}/_emulator${path}`, {
+    method,
+    headers: body ? { 'content-type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }
@@ -96,7 +100,13 @@ async function measure(emu, name, cmd, args, env) {
   await sleep(200);
   const rss = [rssKb(child.pid)];
   const sampler = setInterval(() => rss.push(rssKb(child.pid)), 20);
-  const { stamps } = await control(emu.url, 'POST', '/events', { type: 'call.status.updated', callId: 'call_bench', data: { status: 'ringing', previousStatus: 'initiated', bench: name }, count: COUNT, stamps: true });
+  const { stamps } = await control(emu.url, 'POST', '/events', {
+    type: 'call.status.updated',
+    callId: 'call_bench',
+    data: { status: 'ringing', previousStatus: 'initiated', bench: name },
+    count: COUNT,
+    stamps: true,
+  });
   const timeout = setTimeout(() => done(), 60_000);
   await finished;
   clearTimeout(timeout);
@@ -154,7 +164,9 @@ export async function benchEvents() {
       target: name.startsWith('vap') ? 'p99 < 50 ms' : '',
       ok: name.startsWith('vap') ? (r.p99 < 50 ? 'yes' : 'NO') : '',
     });
-    console.log(`\nEvent stream: bursts of ${COUNT} events, emission to printed line (medians of ${ROUNDS} rounds, readers alternated; baseline: a bare node:http SSE reader)`);
+    console.log(
+      `\nEvent stream: bursts of ${COUNT} events, emission to printed line (medians of ${ROUNDS} rounds, readers alternated; baseline: a bare node:http SSE reader)`,
+    );
     const rows = [row('bare SSE reader (node:http)', base, base), row('vap events tail --json', tail, base)];
     console.table(rows);
     return rows;

@@ -19,8 +19,42 @@ export const BENCH_SCHEMA = {
   ],
 };
 
-const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 'Margaret', 'Dennis', 'Radia', 'Tim', 'Katherine', 'Linus', 'Anita', 'Niklaus'];
-const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'Thompson', 'Hamilton', 'Ritchie', 'Perlman', 'Berners-Lee', 'Johnson', 'Torvalds', 'Borg', 'Wirth'];
+const FIRST = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Edsger',
+  'Barbara',
+  'Donald',
+  'Frances',
+  'Ken',
+  'Margaret',
+  'Dennis',
+  'Radia',
+  'Tim',
+  'Katherine',
+  'Linus',
+  'Anita',
+  'Niklaus',
+];
+const LAST = [
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Dijkstra',
+  'Liskov',
+  'Knuth',
+  'Allen',
+  'Thompson',
+  'Hamilton',
+  'Ritchie',
+  'Perlman',
+  'Berners-Lee',
+  'Johnson',
+  'Torvalds',
+  'Borg',
+  'Wirth',
+];
 const DOMAINS = ['example.com', 'example.org', 'mail.example.net', 'corp.example.co.uk'];
 const US_AREA = ['212', '213', '305', '310', '312', '415', '503', '617', '646', '702', '713', '808', '818', '917'];
 const BOOLS = ['true', 'false', 'yes', 'no', '1', '0'];
@@ -68,12 +102,24 @@ function row(rand, i, bad) {
   let email = `${first.toLowerCase()}.${last.toLowerCase()}${i}@${DOMAINS[i % DOMAINS.length]}`;
   let signup = date(rand);
   switch (bad) {
-    case 0: tel = `555-01${pad(i % 100, 2)}x`; break;
-    case 1: email = `${first.toLowerCase()}.at.example.com`; break;
-    case 2: signup = `${pad(1 + (i % 28), 2)}/13/2020`; break;
-    case 3: score = 'n/a'; break;
-    case 4: active = 'maybe'; break;
-    case 5: name = ''; break;
+    case 0:
+      tel = `555-01${pad(i % 100, 2)}x`;
+      break;
+    case 1:
+      email = `${first.toLowerCase()}.at.example.com`;
+      break;
+    case 2:
+      signup = `${pad(1 + (i % 28), 2)}/13/2020`;
+      break;
+    case 3:
+      score = 'n/a';
+      break;
+    case 4:
+      active = 'maybe';
+      break;
+    case 5:
+      name = '';
+      break;
   }
   return `${name},${score},${active},${tel},${email},${signup}\n`;
 }

@@ -63,7 +63,9 @@ export function cleanEnv() {
 
 /** `node 20.20.2, 2 cores: <model>, load 0.12 0.34 0.56`: what a figure was measured on. */
 export function machineLine() {
-  return `node ${process.versions.node}, ${availableParallelism()} cores: ${cpus()[0]?.model ?? '?'}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+  return `node ${process.versions.node}, ${availableParallelism()} cores: ${cpus()[0]?.model ?? '?'}, load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
 }
 
 /** Rows as a plain-text table: the first row is the header, the first column left-aligned. */
@@ -89,7 +91,11 @@ const BIN = join(ROOT, 'bin/vap.js');
  */
 export function startEmulator(args = [], { env = { ...cleanEnv(), NO_COLOR: '1' } } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     createInterface({ input: child.stdout }).once('line', (line) => {
       const info = JSON.parse(line);
       resolve({ child, ...info, key: info.orgs?.[0]?.apiKey });
@@ -112,7 +118,14 @@ export async function apiData({ url, key }, method, path, body) {
 /** Runs the built `vap …args` against an emulator, with no profile of its own; resolves with its exit code, stdout and stderr. */
 export function runVap(emu, args) {
   return new Promise((resolve) => {
-    const env = { ...cleanEnv(), NO_COLOR: '1', VAP_BASE_URL: emu.url, VAP_API_KEY: emu.key, VAP_CONFIG_DIR: join(ROOT, '.bench-config-none'), VAP_WAIT_POLL: '1' };
+    const env = {
+      ...cleanEnv(),
+      NO_COLOR: '1',
+      VAP_BASE_URL: emu.url,
+      VAP_API_KEY: emu.key,
+      VAP_CONFIG_DIR: join(ROOT, '.bench-config-none'),
+      VAP_WAIT_POLL: '1',
+    };
     const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -124,7 +137,11 @@ export function runVap(emu, args) {
 
 /** A request to the emulator's control path (`/_emulator/…`); resolves with its JSON answer. */
 export async function emulatorControl(emu, method, path, body) {
-  const res = await fetch(`${emu.url}/_emulator${path}`, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(`${emu.url}/_emulator${path}`, {
+    method,
+    headers: body ? { 'content-type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }

@@ -66,7 +66,9 @@ function startServer(env, args = [BIN, 'mcp']) {
     new Promise((resolve, reject) => {
       const n = ++id;
       const sent = performance.now();
-      waiting.set(n, ({ msg, at }) => (msg.error ? reject(new Error(`${method}: ${JSON.stringify(msg.error)}`)) : resolve({ result: msg.result, ms: at - sent, at })));
+      waiting.set(n, ({ msg, at }) =>
+        msg.error ? reject(new Error(`${method}: ${JSON.stringify(msg.error)}`)) : resolve({ result: msg.result, ms: at - sent, at }),
+      );
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: n, method, params })}\n`);
     });
   const notify = (method) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`);
@@ -104,14 +106,26 @@ export async function benchMcp({ calls = arg('--calls', 200), runs = arg('--runs
   const dispatcher = new Agent();
   try {
     for (let i = 0; i < AGENTS; i++) {
-      const res = await fetch(`${emu.url}/api/v1/agents`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Agent ${i}`, instructions: 'Greet callers and book their appointments; confirm the date and time.', engine: 'realtime', variables: [] }) });
+      const res = await fetch(`${emu.url}/api/v1/agents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: `Agent ${i}`,
+          instructions: 'Greet callers and book their appointments; confirm the date and time.',
+          engine: 'realtime',
+          variables: [],
+        }),
+      });
       if (!res.ok) throw new Error(`create agent: ${res.status}`);
     }
 
     // 1. Request to response, one server, against the bare GET in this process.
     const bare = async () => {
       const t = performance.now();
-      const res = await request(`${emu.url}/api/v1/agents?page=1&pageSize=${AGENTS}`, { dispatcher, headers: { authorization: `Bearer ${KEY}`, accept: 'application/json' } });
+      const res = await request(`${emu.url}/api/v1/agents?page=1&pageSize=${AGENTS}`, {
+        dispatcher,
+        headers: { authorization: `Bearer ${KEY}`, accept: 'application/json' },
+      });
       const body = await res.body.json();
       if (res.statusCode !== 200 || body.data.agents.length !== AGENTS) throw new Error(`bare GET: ${res.statusCode}`);
       return performance.now() - t;
@@ -126,7 +140,8 @@ export async function benchMcp({ calls = arg('--calls', 200), runs = arg('--runs
     ];
     const callOf = async (s) => {
       const r = await s.send('tools/call', LIST);
-      if (r.result.isError || r.result.structuredContent.data.agents.length !== AGENTS) throw new Error(`tools/call: ${JSON.stringify(r.result).slice(0, 300)}`);
+      if (r.result.isError || r.result.structuredContent.data.agents.length !== AGENTS)
+        throw new Error(`tools/call: ${JSON.stringify(r.result).slice(0, 300)}`);
       return r.ms;
     };
     for (const s of servers) {
@@ -182,8 +197,12 @@ export async function benchMcp({ calls = arg('--calls', 200), runs = arg('--runs
     );
     const floorBare = median(servers[1].ms) / median(bareMs);
     const floorSdk = median(servers[2].ms) / median(bareMs);
-    log(`tools/call / bare GET: ${call.toFixed(2)}x (${call <= 1.3 ? 'within' : 'NOT within'} the 1.3x target); the floors: ${floorBare.toFixed(2)}x without the SDK, ${floorSdk.toFixed(2)}x with it`);
-    log(`CPU per request over ${n} more: the server ${ms(serverCpu)} per tools/call (the GET and all it adds; ${ms(pingCpu)} per ping, the protocol's floor), this process ${ms(bareCpu)} per bare GET: ${cpuRatio.toFixed(2)}x`);
+    log(
+      `tools/call / bare GET: ${call.toFixed(2)}x (${call <= 1.3 ? 'within' : 'NOT within'} the 1.3x target); the floors: ${floorBare.toFixed(2)}x without the SDK, ${floorSdk.toFixed(2)}x with it`,
+    );
+    log(
+      `CPU per request over ${n} more: the server ${ms(serverCpu)} per tools/call (the GET and all it adds; ${ms(pingCpu)} per ping, the protocol's floor), this process ${ms(bareCpu)} per bare GET: ${cpuRatio.toFixed(2)}x`,
+    );
 
     // 2. Start: a fresh server to its first answer, against `vap agents list` to its exit.
     const listArgs = [BIN, 'agents', 'list', '--limit', String(AGENTS)];
@@ -222,7 +241,9 @@ export async function benchMcp({ calls = arg('--calls', 200), runs = arg('--runs
         ['vap mcp: spawn to the first tools/call answer (and one GET)', ms(median(firsts)), `${firstCall.toFixed(2)}x`],
       ]),
     );
-    log(`vap mcp started / vap agents list: ${start.toFixed(2)}x (${start <= 1.5 ? 'within' : 'NOT within'} the 1.5x target); to its first tools/call answer: ${firstCall.toFixed(2)}x`);
+    log(
+      `vap mcp started / vap agents list: ${start.toFixed(2)}x (${start <= 1.5 ? 'within' : 'NOT within'} the 1.5x target); to its first tools/call answer: ${firstCall.toFixed(2)}x`,
+    );
     return { call, cpu: cpuRatio, start, firstCall, floorBare, floorSdk };
   } finally {
     await dispatcher.close();

@@ -59,7 +59,11 @@ const RULES = [
 const CATEGORIES = ['happy_path', 'edge_case', 'adversarial', 'escalation', 'compliance'];
 
 async function seedSuite(url, scenarios, iterations) {
-  const agent = await api(url, 'POST', '/api/v1/agents', { name: 'Bench reception', engine: 'realtime', instructions: `You are the receptionist of a busy dental practice. ${RULES.join(' ')}` });
+  const agent = await api(url, 'POST', '/api/v1/agents', {
+    name: 'Bench reception',
+    engine: 'realtime',
+    instructions: `You are the receptionist of a busy dental practice. ${RULES.join(' ')}`,
+  });
   const suite = await api(url, 'POST', `/api/v1/agents/${agent.id}/evals`, { name: 'Bench reports suite', iterationsPerScenario: iterations });
   for (let i = 0; i < scenarios; i++) {
     await api(url, 'POST', `/api/v1/agents/${agent.id}/evals/${suite.id}/scenarios`, {
@@ -103,23 +107,49 @@ export async function benchReports({ rounds = 9, traceRounds = 5, scenarios = 50
     const turns = results.map((r) => r.transcript.length);
     const chars = results.map((r) => r.transcript.reduce((n, t) => n + t.text.length, 0));
     const bytes = Buffer.byteLength(JSON.stringify(results));
-    log(`run #${run.runNumber}: ${results.length} results (${scenarios} scenarios × ${iterations} iterations), transcripts of ${Math.min(...turns)}–${Math.max(...turns)} turns and ${Math.round(median(chars))} characters (median); the results are ${(bytes / 1024 / 1024).toFixed(2)} MB of JSON`);
+    log(
+      `run #${run.runNumber}: ${results.length} results (${scenarios} scenarios × ${iterations} iterations), transcripts of ${Math.min(...turns)}–${Math.max(...turns)} turns and ${Math.round(median(chars))} characters (median); the results are ${(bytes / 1024 / 1024).toFixed(2)} MB of JSON`,
+    );
 
     // A clean environment for each child: nothing that slows a Node start-up.
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', VAP_BASE_URL: emu.url, VAP_API_KEY: KEY, VAP_AGENT: agentId, VAP_STATE_DIR: out, NODE_EXTRA_CA_CERTS: undefined, NODE_OPTIONS: undefined };
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NO_COLOR: '1',
+      VAP_BASE_URL: emu.url,
+      VAP_API_KEY: KEY,
+      VAP_AGENT: agentId,
+      VAP_STATE_DIR: out,
+      NODE_EXTRA_CA_CERTS: undefined,
+      NODE_OPTIONS: undefined,
+    };
     const files = (tag) => ['junit', 'json', 'markdown', 'html'].flatMap((k) => ['--report', `${k}=${join(out, tag, `evals.${ext(k)}`)}`]);
     const modes = [
       { key: 'baseline', name: 'baseline: runs get --json', args: ['evals', 'runs', 'get', evalId, run.id, '--json'] },
-      { key: 'like', name: 'like-for-like: runs get --wait --json', args: ['evals', 'runs', 'get', evalId, run.id, '--wait', '--allow-failed-iterations', '250', '--json'] },
+      {
+        key: 'like',
+        name: 'like-for-like: runs get --wait --json',
+        args: ['evals', 'runs', 'get', evalId, run.id, '--wait', '--allow-failed-iterations', '250', '--json'],
+      },
       { key: 'results', name: 'runs results --json', args: ['evals', 'runs', 'results', evalId, run.id, '--json'] },
       { key: 'reports', name: 'all four reports', args: ['evals', 'runs', 'get', evalId, run.id, '-q', '--allow-failed-iterations', '250', ...files('plain')] },
-      { key: 'reports-baseline', name: 'all four reports + --baseline previous', args: ['evals', 'runs', 'get', evalId, run.id, '-q', '--allow-failed-iterations', '250', '--baseline', 'previous', ...files('baseline')] },
+      {
+        key: 'reports-baseline',
+        name: 'all four reports + --baseline previous',
+        args: ['evals', 'runs', 'get', evalId, run.id, '-q', '--allow-failed-iterations', '250', '--baseline', 'previous', ...files('baseline')],
+      },
     ].map((m) => ({ ...m, bin: BIN, samples: [] }));
     // --compare <dir>: the reports also written by another built tree (say, main before a change).
     const other = argText('--compare');
     if (other) {
       if (!existsSync(join(other, 'bin/vap.js'))) throw new Error(`--compare ${other}: no bin/vap.js there (a built tree of vap is wanted)`);
-      modes.push({ key: 'compare', name: `all four reports, the build in ${other}`, bin: join(other, 'bin/vap.js'), args: [...modes[3].args.slice(0, -8), ...files('compare')], samples: [] });
+      modes.push({
+        key: 'compare',
+        name: `all four reports, the build in ${other}`,
+        bin: join(other, 'bin/vap.js'),
+        args: [...modes[3].args.slice(0, -8), ...files('compare')],
+        samples: [],
+      });
     }
     const runMode = async (m, extra = [], extraEnv = {}) => {
       const r = await measureChild([...extra, m.bin, ...m.args], { env: { ...env, ...extraEnv }, cwd: ROOT });
@@ -139,7 +169,16 @@ export async function benchReports({ rounds = 9, traceRounds = 5, scenarios = 50
     for (const m of modes) {
       const med = median(m.samples);
       const target = m.key === 'reports';
-      rows.push([m.name, m.samples.length, med.toFixed(0), Math.min(...m.samples).toFixed(0), `${(med / base).toFixed(2)}x`, `${(med / like).toFixed(2)}x`, target ? '≤ 1.2x baseline' : '', target ? (med / base <= 1.2 ? 'yes' : 'NO') : '']);
+      rows.push([
+        m.name,
+        m.samples.length,
+        med.toFixed(0),
+        Math.min(...m.samples).toFixed(0),
+        `${(med / base).toFixed(2)}x`,
+        `${(med / like).toFixed(2)}x`,
+        target ? '≤ 1.2x baseline' : '',
+        target ? (med / base <= 1.2 ? 'yes' : 'NO') : '',
+      ]);
     }
     log(table(rows));
 
@@ -167,7 +206,11 @@ export async function benchReports({ rounds = 9, traceRounds = 5, scenarios = 50
     if (other) {
       const theirs = written('compare');
       const differ = Object.keys(theirs).filter((k) => !theirs[k].equals(reference.plain[k]));
-      log(differ.length ? `the build in ${other} writes different reports: ${differ.join(', ')}` : `the build in ${other} writes the same four reports, byte for byte`);
+      log(
+        differ.length
+          ? `the build in ${other} writes different reports: ${differ.join(', ')}`
+          : `the build in ${other} writes the same four reports, byte for byte`,
+      );
     }
     const size = (f) => `${(statSync(join(out, 'baseline', f)).size / 1024).toFixed(0)} KB`;
     log(`report sizes (with the baseline): JUnit ${size('evals.xml')}, JSON ${size('evals.json')}, Markdown ${size('evals.md')}, HTML ${size('evals.html')}`);

@@ -63,7 +63,14 @@ function loadedFiles(c) {
   const file = join(dir, 'loads.txt');
   try {
     spawnSync(c.node, ['--import', TRACE, ...c.args], { env: { ...c.env, VAP_TRACE_FILE: file }, stdio: 'ignore' });
-    const paths = [...new Set(readFileSync(file, 'utf8').split('\n').filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u)))];
+    const paths = [
+      ...new Set(
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((u) => u.startsWith('file:'))
+          .map((u) => fileURLToPath(u)),
+      ),
+    ];
     // The floor's own script, given with -e, is no file; a script file of the bench is not counted either.
     const counted = paths.filter((p) => !p.startsWith(fileURLToPath(new URL('.', import.meta.url))));
     return { files: counted.length, bytes: counted.reduce((n, p) => n + statSync(p).size, 0), list: counted.map((p) => relative(ROOT, p)) };
@@ -121,7 +128,11 @@ export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (
     const envHelp = { ...baseEnv, VAP_STATE_DIR: stateDir };
     // 20 agents to list, and a stored profile for the second variant.
     for (let i = 0; i < 20; i++) {
-      spawnSync(process.execPath, [BIN, 'agents', 'create', '--name', `Agent ${i}`, '--instructions', 'Greet callers and book appointments.', '--engine', 'realtime', '-q'], { env: envKey });
+      spawnSync(
+        process.execPath,
+        [BIN, 'agents', 'create', '--name', `Agent ${i}`, '--instructions', 'Greet callers and book appointments.', '--engine', 'realtime', '-q'],
+        { env: envKey },
+      );
     }
     const login = spawnSync(process.execPath, [BIN, 'auth', 'login', '--with-key', '--base-url', emu.url], { env: envProfile, input: 'key_bench\n' });
     if (login.status !== 0) throw new Error(`auth login failed: ${login.stderr}`);
@@ -148,8 +159,20 @@ export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (
       { name: 'vap agents --help, no compile cache', args: [BIN, 'agents', '--help'], env: { ...envHelp, ...noCache }, vs: 'node -e 0', target: 1.6 },
       { name: 'vap agents list --help', args: [BIN, 'agents', 'list', '--help'], env: envHelp, vs: 'node -e 0', traced: true },
       { name: 'vap agents list (VAP_API_KEY)', args: [BIN, 'agents', 'list'], env: envKey, vs: 'floor: undici alone, one GET', target: 1.15, traced: true },
-      { name: 'vap agents list (VAP_API_KEY), no compile cache', args: [BIN, 'agents', 'list'], env: { ...envKey, ...noCache }, vs: 'floor: undici alone, one GET', target: 1.15 },
-      { name: 'vap agents list (VAP_API_KEY), first run (writes the cache)', args: [BIN, 'agents', 'list'], env: { ...envKey, VAP_STATE_DIR: firstState }, before: emptyFirstState, vs: 'floor: undici alone, one GET' },
+      {
+        name: 'vap agents list (VAP_API_KEY), no compile cache',
+        args: [BIN, 'agents', 'list'],
+        env: { ...envKey, ...noCache },
+        vs: 'floor: undici alone, one GET',
+        target: 1.15,
+      },
+      {
+        name: 'vap agents list (VAP_API_KEY), first run (writes the cache)',
+        args: [BIN, 'agents', 'list'],
+        env: { ...envKey, VAP_STATE_DIR: firstState },
+        before: emptyFirstState,
+        vs: 'floor: undici alone, one GET',
+      },
       { name: 'vap agents list (profile)', args: [BIN, 'agents', 'list'], env: envProfile, vs: 'floor: undici alone, one GET', target: 1.15 },
       { name: 'baseline vap --version', args: [baseBin, '--version'], env: envHelp, vs: 'node -e 0', traced: true },
       { name: 'baseline vap agents --help', args: [baseBin, 'agents', '--help'], env: envHelp, vs: 'node -e 0', traced: true },
@@ -174,7 +197,9 @@ export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (
       ]);
     }
     const floorLoads = loadedFiles({ node, args: [floorFile], env: baseEnv });
-    log(`\nNode ${process.versions.node}: ${runs} runs each, medians, in one run (files and bytes: what the command loads from bin/, dist/ and node_modules/; the floor loads ${floorLoads.files} files, its script and undici, ${kb(floorLoads.bytes)}). vap's compile cache is warm after the warm-up rounds; "no compile cache" is NODE_DISABLE_COMPILE_CACHE=1; a first run starts from an empty state folder and writes the cache. "to the cached floor": against the floor with a warm compile cache of its own.`);
+    log(
+      `\nNode ${process.versions.node}: ${runs} runs each, medians, in one run (files and bytes: what the command loads from bin/, dist/ and node_modules/; the floor loads ${floorLoads.files} files, its script and undici, ${kb(floorLoads.bytes)}). vap's compile cache is warm after the warm-up rounds; "no compile cache" is NODE_DISABLE_COMPILE_CACHE=1; a first run starts from an empty state folder and writes the cache. "to the cached floor": against the floor with a warm compile cache of its own.`,
+    );
     log(table(rows));
 
     // The one V8 flag vap sets at start (src/cli.ts): vap and the floor with and without it,
@@ -184,7 +209,11 @@ export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (
       ...c,
       name: `${c.name}${drop ? ', without' : ', with'}`,
       args: ['-r', FLAGS, ...c.args],
-      env: { ...c.env, VAP_STATE_DIR: join(work, drop ? 'state-without-flag' : 'state-with-flag'), ...(drop ? { VAP_BENCH_DROP_FLAGS: '--liftoff-only' } : {}) },
+      env: {
+        ...c.env,
+        VAP_STATE_DIR: join(work, drop ? 'state-without-flag' : 'state-with-flag'),
+        ...(drop ? { VAP_BENCH_DROP_FLAGS: '--liftoff-only' } : {}),
+      },
     });
     const listCase = cases.find((c) => c.name === 'vap agents list (VAP_API_KEY)');
     const flagCases = [
@@ -198,8 +227,18 @@ export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (
     log(
       table([
         ['command', 'with', 'without', 'without / with'],
-        ['floor: undici alone, one GET', `${fm.get('floor, with').toFixed(1)} ms`, `${fm.get('floor, without').toFixed(1)} ms`, x(fm.get('floor, without') / fm.get('floor, with'))],
-        ['vap agents list', `${fm.get(`${listCase.name}, with`).toFixed(1)} ms`, `${fm.get(`${listCase.name}, without`).toFixed(1)} ms`, x(fm.get(`${listCase.name}, without`) / fm.get(`${listCase.name}, with`))],
+        [
+          'floor: undici alone, one GET',
+          `${fm.get('floor, with').toFixed(1)} ms`,
+          `${fm.get('floor, without').toFixed(1)} ms`,
+          x(fm.get('floor, without') / fm.get('floor, with')),
+        ],
+        [
+          'vap agents list',
+          `${fm.get(`${listCase.name}, with`).toFixed(1)} ms`,
+          `${fm.get(`${listCase.name}, without`).toFixed(1)} ms`,
+          x(fm.get(`${listCase.name}, without`) / fm.get(`${listCase.name}, with`)),
+        ],
       ]),
     );
 
@@ -213,9 +252,21 @@ export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (
         { name: 'floor, with NODE_COMPILE_CACHE', args: [floorFile], env: { ...baseEnv, NODE_COMPILE_CACHE: cacheFloor } },
         { name: 'vap --version', args: [BIN, '--version'], env: envHelp, vs: 'node -e 0', target: 1.25 },
         { name: 'vap agents --help, compile cache', args: [BIN, 'agents', '--help'], env: envHelp, vs: 'node -e 0', target: 1.6 },
-        { name: 'vap agents --help, no cache', args: [BIN, 'agents', '--help'], env: { ...envHelp, NODE_DISABLE_COMPILE_CACHE: '1' }, vs: 'node -e 0', target: 1.6 },
+        {
+          name: 'vap agents --help, no cache',
+          args: [BIN, 'agents', '--help'],
+          env: { ...envHelp, NODE_DISABLE_COMPILE_CACHE: '1' },
+          vs: 'node -e 0',
+          target: 1.6,
+        },
         { name: 'vap agents list, compile cache', args: [BIN, 'agents', 'list'], env: envKey, vs: 'floor: undici alone, one GET', target: 1.15 },
-        { name: 'vap agents list, no cache', args: [BIN, 'agents', 'list'], env: { ...envKey, NODE_DISABLE_COMPILE_CACHE: '1' }, vs: 'floor: undici alone, one GET', target: 1.15 },
+        {
+          name: 'vap agents list, no cache',
+          args: [BIN, 'agents', 'list'],
+          env: { ...envKey, NODE_DISABLE_COMPILE_CACHE: '1' },
+          vs: 'floor: undici alone, one GET',
+          target: 1.15,
+        },
       ].map((c) => ({ node: n22, ...c }));
       const m22 = measureAll(nodeCases, runs);
       const rows22 = [['command', 'median', 'ratio', 'to', 'target', 'to the cached floor']];
@@ -231,7 +282,9 @@ export async function benchStartup({ runs = Number(arg('--runs') ?? 21), log = (
           c.vs?.startsWith('floor') ? x(ms / m22.get('floor, with NODE_COMPILE_CACHE')) : '',
         ]);
       }
-      log(`\nNode ${v} (${n22}): the compile cache (module.enableCompileCache, in vap's state folder) warm after the warm-up rounds, and without it (NODE_DISABLE_COMPILE_CACHE=1); ${runs} runs each, medians`);
+      log(
+        `\nNode ${v} (${n22}): the compile cache (module.enableCompileCache, in vap's state folder) warm after the warm-up rounds, and without it (NODE_DISABLE_COMPILE_CACHE=1); ${runs} runs each, medians`,
+      );
       log(table(rows22));
     } else {
       log('\nNo Node 22 binary (--node22 none): Node 22 with and without its own compile cache not measured.');

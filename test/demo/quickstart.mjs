@@ -52,10 +52,19 @@ function vap(args, { input, capture = false, piped = false, show = args.map(quot
   if (pty && !capture && !piped && input === undefined) {
     // Under a terminal: stdout is a TTY for vap, so tables are drawn as a user sees them.
     const [cmd, argv] = pty([process.execPath, BIN, ...args]);
-    r = spawnSync(cmd, argv, { env: { ...env, COLUMNS: env.COLUMNS ?? '100', LINES: env.LINES ?? '40' }, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+    r = spawnSync(cmd, argv, {
+      env: { ...env, COLUMNS: env.COLUMNS ?? '100', LINES: env.LINES ?? '40' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+    });
     process.stdout.write(r.stdout.replace(/\r\n/g, '\n'));
   } else {
-    r = spawnSync(process.execPath, [BIN, ...args], { env, input, stdio: [input === undefined ? 'ignore' : 'pipe', capture ? 'pipe' : 'inherit', 'inherit'], encoding: 'utf8' });
+    r = spawnSync(process.execPath, [BIN, ...args], {
+      env,
+      input,
+      stdio: [input === undefined ? 'ignore' : 'pipe', capture ? 'pipe' : 'inherit', 'inherit'],
+      encoding: 'utf8',
+    });
     if (capture) process.stdout.write(r.stdout);
   }
   if (r.status !== 0) {
@@ -91,10 +100,29 @@ async function vapLive(args, { show = args.map(quote).join(' ') } = {}) {
 
 try {
   console.log(`The emulator is running at ${url} with one organization (key ${KEY}).`);
-  console.log(pty ? 'Each command runs in a terminal of its own (a pseudo-terminal), as you would type it.' : 'No `script` command here: commands run piped, so listings print as TSV without headers.');
+  console.log(
+    pty
+      ? 'Each command runs in a terminal of its own (a pseudo-terminal), as you would type it.'
+      : 'No `script` command here: commands run piped, so listings print as TSV without headers.',
+  );
   vap(['auth', 'login', '--with-key'], { input: `${KEY}\n`, show: `auth login --with-key   # key read from stdin` });
   vap(['auth', 'status']);
-  const agentId = vap(['agents', 'create', '--name', 'Front desk', '--engine', 'realtime', '--instructions', 'Greet callers, answer opening-hours questions and book appointments.', '--variable', 'customer_name=Name of the caller', '-q'], { capture: true });
+  const agentId = vap(
+    [
+      'agents',
+      'create',
+      '--name',
+      'Front desk',
+      '--engine',
+      'realtime',
+      '--instructions',
+      'Greet callers, answer opening-hours questions and book appointments.',
+      '--variable',
+      'customer_name=Name of the caller',
+      '-q',
+    ],
+    { capture: true },
+  );
   vap(['agents', 'list']);
   vap(['voices', 'list', '--language', 'es']);
   const voiceId = vap(['voices', 'list', '--language', 'es-ES', '-q'], { capture: true }).split('\n')[0];
@@ -105,17 +133,32 @@ try {
   vap(['agents', 'get', agentId]);
 
   const csv = join(work, 'leads.csv');
-  writeFileSync(csv, 'name,phone,email\nAda Lovelace,+14155550100,ada@example.com\nAlan Turing,(415) 555-0101,alan@example.com\nGrace Hopper,not-a-phone,grace@example.com\n');
-  const listId = vap(['contact-lists', 'create', '--name', 'Leads', '--field', 'name:string:required', '--field', 'phone:phone:required', '--field', 'email:email', '-q'], { capture: true });
-  vap(['contacts', 'import', listId, csv, '--default-country', 'US', '--allow-invalid'], { show: `contacts import ${listId} leads.csv --default-country US --allow-invalid` });
+  writeFileSync(
+    csv,
+    'name,phone,email\nAda Lovelace,+14155550100,ada@example.com\nAlan Turing,(415) 555-0101,alan@example.com\nGrace Hopper,not-a-phone,grace@example.com\n',
+  );
+  const listId = vap(
+    ['contact-lists', 'create', '--name', 'Leads', '--field', 'name:string:required', '--field', 'phone:phone:required', '--field', 'email:email', '-q'],
+    { capture: true },
+  );
+  vap(['contacts', 'import', listId, csv, '--default-country', 'US', '--allow-invalid'], {
+    show: `contacts import ${listId} leads.csv --default-country US --allow-invalid`,
+  });
   vap(['contacts', 'list', listId]);
 
   // A file large enough for the progress bar (rows done of the file's rows, sent, rows/s, ETA) to be drawn while it runs.
   const big = join(work, 'leads-20000.csv');
-  const rows = Array.from({ length: 20_000 }, (_, i) => `Lead ${i + 1},(415) ${String(200 + Math.floor(i / 10_000)).padStart(3, '0')}-${String(i % 10_000).padStart(4, '0')}`);
+  const rows = Array.from(
+    { length: 20_000 },
+    (_, i) => `Lead ${i + 1},(415) ${String(200 + Math.floor(i / 10_000)).padStart(3, '0')}-${String(i % 10_000).padStart(4, '0')}`,
+  );
   writeFileSync(big, `name,phone\n${rows.join('\n')}\n`);
-  const bigList = vap(['contact-lists', 'create', '--name', 'Leads (large)', '--field', 'name:string:required', '--field', 'phone:phone:required', '-q'], { capture: true });
-  await vapLive(['contacts', 'import', bigList, big, '--default-country', 'US'], { show: `contacts import ${bigList} leads-20000.csv --default-country US   # the bar is drawn while it runs` });
+  const bigList = vap(['contact-lists', 'create', '--name', 'Leads (large)', '--field', 'name:string:required', '--field', 'phone:phone:required', '-q'], {
+    capture: true,
+  });
+  await vapLive(['contacts', 'import', bigList, big, '--default-country', 'US'], {
+    show: `contacts import ${bigList} leads-20000.csv --default-country US   # the bar is drawn while it runs`,
+  });
 
   console.log('\nPiped into another program, vap prints data for machines: TSV without headers, or JSON.');
   vap(['contacts', 'list', listId, '--json'], { piped: true, show: `contacts list ${listId} --json | …` });

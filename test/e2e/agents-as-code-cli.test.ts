@@ -24,7 +24,9 @@ const TRACE = fileURLToPath(new URL('../helpers/trace-loads.mjs', import.meta.ur
 async function loadedInputs(args: string[]): Promise<string[]> {
   const file = join(mkdtempSync(join(tmpdir(), 'vap-trace-')), 'loads.txt');
   await execa('node', ['--import', TRACE, join(ROOT, 'bin/vap.js'), ...args], { env: { VAP_TRACE_FILE: file, NO_COLOR: '1' }, reject: false });
-  const urls = readFileSync(file, 'utf8').split('\n').filter((u) => u.startsWith('file:'));
+  const urls = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((u) => u.startsWith('file:'));
   const inputs = bundleInputs();
   return urls.map((u) => relative(ROOT, fileURLToPath(u))).flatMap((d) => inputs.get(d) ?? [d]);
 }
@@ -47,13 +49,21 @@ describe('agents as code from the built binary', () => {
     expect(clean.exitCode).toBe(0);
     expect(clean.stdout).toContain('No changes');
 
-    writeFileSync(join(dir, 'agents', 'desk', 'agent.md'), readFileSync(join(dir, 'agents', 'desk', 'agent.md'), 'utf8').replace('Answer politely.', 'Answer politely and briefly.'));
+    writeFileSync(
+      join(dir, 'agents', 'desk', 'agent.md'),
+      readFileSync(join(dir, 'agents', 'desk', 'agent.md'), 'utf8').replace('Answer politely.', 'Answer politely and briefly.'),
+    );
     const changed = await vap(['diff', '--exit-code', '--profile', 'ci'], { env, cwd: join(dir, 'agents') });
     expect(changed.exitCode).toBe(3);
     expect(changed.stdout).toContain('+Answer politely and briefly.');
     expect(changed.stderr).toBe('');
     const json = await vap(['diff', '--json', '--profile', 'ci'], { env, cwd: dir });
-    expect(JSON.parse(json.stdout).resources[0]).toMatchObject({ kind: 'agent', key: 'desk', action: 'update', changes: [{ field: 'instructions', platform: 'Answer politely.', files: 'Answer politely and briefly.' }] });
+    expect(JSON.parse(json.stdout).resources[0]).toMatchObject({
+      kind: 'agent',
+      key: 'desk',
+      action: 'update',
+      changes: [{ field: 'instructions', platform: 'Answer politely.', files: 'Answer politely and briefly.' }],
+    });
 
     const noTty = await vap(['push', '--profile', 'ci'], { env, cwd: dir });
     expect(noTty.exitCode).toBe(2);

@@ -24,13 +24,15 @@ async function agents(emu: TestEmulator): Promise<Array<{ id: string; name: stri
   return list.map((a) => ({ id: a.id, name: a.name, tagged: Boolean(a.tags?.includes('vap-preview')) }));
 }
 
-const previews = (dir: string) => JSON.parse(readFileSync(join(dir, '.vap', 'state.default.json'), 'utf8')).previews as Record<string, { name: string }> | undefined;
+const previews = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, '.vap', 'state.default.json'), 'utf8')).previews as Record<string, { name: string }> | undefined;
 
 /** A project, two agents that are not its copies, and a search SIGKILLed while the run on its first copy is held. */
 async function killed(emu: TestEmulator): Promise<{ dir: string; shas: string[]; twin: string; other: string }> {
   const { dir, shas } = twelveCommits();
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const make = async (name: string, tags: string[]) => (await emu.api('POST', '/api/v1/agents', { name, engine: 'realtime', instructions: 'Not a copy.', tags })).body.data.id as string;
+  const make = async (name: string, tags: string[]) =>
+    (await emu.api('POST', '/api/v1/agents', { name, engine: 'realtime', instructions: 'Not a copy.', tags })).body.data.id as string;
   // The name the first copy gets, on a live agent without the tag; and a tagged preview no bisect recorded.
   const twin = await make(`Front desk · preview bisect-${shas[0]}`, []);
   const other = await make('Other desk · preview pr-9', ['vap-preview']);
@@ -59,7 +61,9 @@ async function killed(emu: TestEmulator): Promise<{ dir: string; shas: string[];
 }
 
 describe('a killed vap bisect', () => {
-  it('`vap bisect --clean` removes the recorded copy tagged vap-preview, and leaves a same-named agent without the tag and an unrecorded preview', { timeout: 60_000 }, async () => {
+  it('`vap bisect --clean` removes the recorded copy tagged vap-preview, and leaves a same-named agent without the tag and an unrecorded preview', {
+    timeout: 60_000,
+  }, async () => {
     const emu = await startTestEmulator({ seed: 8, timeScale: 20000 });
     cleanup.push(() => emu.close());
     const { dir, twin, other } = await killed(emu);
@@ -78,7 +82,9 @@ describe('a killed vap bisect', () => {
     const emu = await startTestEmulator({ seed: 9, timeScale: 20000 });
     cleanup.push(() => emu.close());
     const { dir, shas, twin, other } = await killed(emu);
-    const r = await vap(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'HEAD', '--max-calls', '900', '--min-effect', '0.1', '--dir', dir, '--json'], { env: envOf(emu) });
+    const r = await vap(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'HEAD', '--max-calls', '900', '--min-effect', '0.1', '--dir', dir, '--json'], {
+      env: envOf(emu),
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr.indexOf('Removed 1 preview copy an earlier bisect left')).toBeLessThan(r.stderr.indexOf('Plan:'));
     expect(JSON.parse(r.stdout).result).toBe('no regression');

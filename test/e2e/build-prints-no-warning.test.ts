@@ -26,6 +26,7 @@ describe('npm run build', () => {
     const bundle = await execa('npm', ['run', 'bundle', '--', '--out', join(out, 'dist')], { cwd: ROOT, env, extendEnv: false, reject: false, all: true });
     expect(bundle.exitCode, String(bundle.all)).toBe(0);
     expect(ownLines(String(bundle.all))).toEqual([]);
-    for (const f of ['cli.js', 'contacts-worker.js', 'chunks/undici.js', 'verbs.json', 'THIRD_PARTY_NOTICES.txt']) expect(existsSync(join(out, 'dist', f)), f).toBe(true);
+    for (const f of ['cli.js', 'contacts-worker.js', 'chunks/undici.js', 'verbs.json', 'THIRD_PARTY_NOTICES.txt'])
+      expect(existsSync(join(out, 'dist', f)), f).toBe(true);
   });
 });

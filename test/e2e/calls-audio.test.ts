@@ -49,7 +49,10 @@ beforeAll(async () => {
   await emu.control('POST', '/calls/seed', { org: 'acme', count: 40 });
   const listed = await vap(['calls', 'list', '--status', 'completed', '--min-duration', '30', '--all', '-o', 'ndjson'], { env });
   expect(listed.exitCode, listed.stderr).toBe(0);
-  const calls = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; duration: number });
+  const calls = listed.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { id: string; duration: number });
   for (const c of calls.sort((a, b) => b.duration - a.duration)) {
     const meta = (await emu.api('GET', `/api/v1/calls/${c.id}/recording`)).body.data;
     if (meta.recordings.length) {

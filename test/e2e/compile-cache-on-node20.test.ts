@@ -37,7 +37,17 @@ async function agentsList(state: string, env: Record<string, string> = {}) {
   const r = await execa('node', ['-r', REPORT, BIN, 'agents', 'list'], {
     reject: false,
     extendEnv: false,
-    env: { PATH: process.env.PATH ?? '', HOME: state, NO_COLOR: '1', VAP_STATE_DIR: state, VAP_CONFIG_DIR: tmp('vap-config-'), VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_TRACE_FILE: trace, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: state,
+      NO_COLOR: '1',
+      VAP_STATE_DIR: state,
+      VAP_CONFIG_DIR: tmp('vap-config-'),
+      VAP_BASE_URL: emu.url,
+      VAP_API_KEY: ORG_A.apiKey,
+      VAP_TRACE_FILE: trace,
+      ...env,
+    },
   });
   return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr), report: JSON.parse(readFileSync(trace, 'utf8')) as CacheReport | null };
 }
@@ -97,7 +107,8 @@ describe.skipIf('enableCompileCache' in nodeModule)('vap’s compile cache on a 
     const off = await agentsList(tmp('vap-state-'), { NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(off.report).toBeNull();
     expect(readdirSync(join(state))).toContain('compile-cache');
-    for (const r of [on, warm]) expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: off.code, stdout: off.stdout, stderr: off.stderr });
+    for (const r of [on, warm])
+      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: off.code, stdout: off.stdout, stderr: off.stderr });
   });
 
   it('is safe under concurrent runs that share one state folder: every run succeeds, and no half-written entry is read', async () => {

@@ -38,7 +38,9 @@ describe('one cause, one line (built binary)', () => {
     const r = await vap(['contacts', 'import', listId, file, '--map', 'Mobile=phone'], { env });
     expect(r.exitCode).toBe(1);
     const lines = r.stderr.trim().split('\n');
-    expect(lines[0]).toBe('5,000 of 5,000 rejected rows (100%) fail the same way: field phone: "…" is not in E.164 form (+14155550100); pass --default-country to convert national numbers');
+    expect(lines[0]).toBe(
+      '5,000 of 5,000 rejected rows (100%) fail the same way: field phone: "…" is not in E.164 form (+14155550100); pass --default-country to convert national numbers',
+    );
     expect(lines[1]).toMatch(/^likely fix: column "Mobile" holds national numbers without a country code: pass --default-country/);
     expect(lines.filter((l) => l.startsWith('row '))).toHaveLength(3);
     expect(lines.at(-1)).toBe(`… and 4,997 more, see ${join(dir, 'national.errors.csv')}`);

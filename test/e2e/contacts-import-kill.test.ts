@@ -20,7 +20,6 @@ function statePathOf(file: string): string {
   return join(d, 'none.json');
 }
 
-
 // A process killed with SIGKILL (no chance to clean up) at any moment, several
 // times over, then resumed: every valid row ends in the list exactly once.
 
@@ -33,7 +32,12 @@ const api = async <T = any>(method: string, path: string, body?: unknown): Promi
 beforeAll(async () => {
   assertBuilt();
   emu = await startTestEmulator();
-  env = { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-e2e-')), VAP_STATE_DIR: mkdtempSync(join(tmpdir(), 'vap-e2e-state-')) };
+  env = {
+    VAP_BASE_URL: emu.url,
+    VAP_API_KEY: ORG_A.apiKey,
+    VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-e2e-')),
+    VAP_STATE_DIR: mkdtempSync(join(tmpdir(), 'vap-e2e-state-')),
+  };
   dir = mkdtempSync(join(tmpdir(), 'vap-e2e-kill-'));
 });
 afterAll(async () => {
@@ -53,7 +57,12 @@ describe('SIGKILL mid-import, then --resume', () => {
     const listId = (
       await api<{ data: { id: string } }>('POST', '/api/v1/contact-lists', {
         name: 'kill',
-        schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] },
+        schema: {
+          fields: [
+            { name: 'name', type: 'string', required: true },
+            { name: 'phone', type: 'phone', required: true },
+          ],
+        },
       })
     ).data.id;
     const valid = 400;
@@ -69,7 +78,11 @@ describe('SIGKILL mid-import, then --resume', () => {
     const args = ['contacts', 'import', listId, file, '--batch-size', '10', '--concurrency', '3', '--allow-invalid'];
 
     // Kill three times: after the first batches, then in the middle of a "sending" batch.
-    for (const [round, atLeast] of [[0, 3], [1, 12], [2, 25]] as const) {
+    for (const [round, atLeast] of [
+      [0, 3],
+      [1, 12],
+      [2, 25],
+    ] as const) {
       const child = execa('node', [BIN, ...args, ...(round === 0 ? [] : ['--resume'])], { env, reject: false, extendEnv: false });
       const deadline = Date.now() + 30_000;
       for (;;) {
@@ -96,7 +109,10 @@ describe('SIGKILL mid-import, then --resume', () => {
     // Every phone once: no contact imported twice.
     const phones = new Set<string>();
     for (let page = 1; ; page++) {
-      const r = await api<{ data: Array<{ phone: string }>; pagination: { totalPages: number } }>('GET', `/api/v1/contact-lists/${listId}/contacts?limit=100&page=${page}`);
+      const r = await api<{ data: Array<{ phone: string }>; pagination: { totalPages: number } }>(
+        'GET',
+        `/api/v1/contact-lists/${listId}/contacts?limit=100&page=${page}`,
+      );
       for (const c of r.data) phones.add(c.phone);
       if (page >= r.pagination.totalPages) break;
     }

@@ -82,12 +82,49 @@ describe('vap contacts import (built binary)', () => {
     writeFileSync(file, `${lines.join('\n')}\n`);
     const bad = Math.ceil(n / 101);
     const threadedList = await createList(fields);
-    const threaded = await vap(['contacts', 'import', threadedList, file, '--default-country', 'US', '--allow-invalid', '--json', '--verbose', '--batch-size', '5000', '--errors-file', join(dir, 'large-threaded.errors.csv'), '--state-file', join(dir, 'large-threaded.state.json')], { env });
+    const threaded = await vap(
+      [
+        'contacts',
+        'import',
+        threadedList,
+        file,
+        '--default-country',
+        'US',
+        '--allow-invalid',
+        '--json',
+        '--verbose',
+        '--batch-size',
+        '5000',
+        '--errors-file',
+        join(dir, 'large-threaded.errors.csv'),
+        '--state-file',
+        join(dir, 'large-threaded.state.json'),
+      ],
+      { env },
+    );
     expect(threaded.stderr).toMatch(/validating on a worker thread \(started at launch\)/);
     expect(threaded.exitCode).toBe(0);
     expect(JSON.parse(threaded.stdout)).toMatchObject({ rows: n, imported: n - bad, rejectedLocally: bad, complete: true });
     const inlineList = await createList(fields);
-    const inline = await vap(['contacts', 'import', inlineList, file, '--default-country', 'US', '--allow-invalid', '--json', '--batch-size', '5000', '--errors-file', join(dir, 'large-inline.errors.csv'), '--state-file', join(dir, 'large-inline.state.json')], { env: { ...env, VAP_IMPORT_THREADS: '0' } });
+    const inline = await vap(
+      [
+        'contacts',
+        'import',
+        inlineList,
+        file,
+        '--default-country',
+        'US',
+        '--allow-invalid',
+        '--json',
+        '--batch-size',
+        '5000',
+        '--errors-file',
+        join(dir, 'large-inline.errors.csv'),
+        '--state-file',
+        join(dir, 'large-inline.state.json'),
+      ],
+      { env: { ...env, VAP_IMPORT_THREADS: '0' } },
+    );
     expect(JSON.parse(inline.stdout)).toMatchObject({ rows: n, imported: n - bad, rejectedLocally: bad });
     expect(readFileSync(join(dir, 'large-threaded.errors.csv'), 'utf8')).toBe(readFileSync(join(dir, 'large-inline.errors.csv'), 'utf8'));
     const list = (await api<{ data: { contactCount: number } }>('GET', `/api/v1/contact-lists/${threadedList}`)).data;
@@ -111,7 +148,9 @@ describe('vap contacts import (built binary)', () => {
     const lines = ['name,phone,email,joined'];
     for (let i = 0; i < 40_000; i++) {
       const bad = i % 97 === 0;
-      lines.push(`Person ${i},${bad ? 'x' : `+1415${String(2000000 + i).padStart(7, '0')}`},${i % 89 === 0 ? 'nope' : `p${i}@example.com`},20${String(10 + (i % 15))}-0${1 + (i % 9)}-1${i % 9}`);
+      lines.push(
+        `Person ${i},${bad ? 'x' : `+1415${String(2000000 + i).padStart(7, '0')}`},${i % 89 === 0 ? 'nope' : `p${i}@example.com`},20${String(10 + (i % 15))}-0${1 + (i % 9)}-1${i % 9}`,
+      );
     }
     const file = join(dir, 'large.csv');
     writeFileSync(file, `${lines.join('\n')}\n`);

@@ -13,7 +13,12 @@ const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 let out: string;
 beforeAll(async () => {
   assertBuilt();
-  const r = await execa('node', [DEMO], { reject: false, timeout: 120_000, extendEnv: false, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' } });
+  const r = await execa('node', [DEMO], {
+    reject: false,
+    timeout: 120_000,
+    extendEnv: false,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+  });
   expect(r.exitCode, String(r.stderr)).toBe(0);
   out = String(r.stdout).replace(ANSI, '');
 }, 130_000);
@@ -65,7 +70,10 @@ describe('npm run demo', () => {
 
   it('the piped examples print machine output: JSON, and ids alone', () => {
     const json = outputOf(out.match(/\$ vap (contacts list cl_\w+ --json \| …)/)![1]!).join('\n');
-    expect(JSON.parse(json)).toEqual([expect.objectContaining({ name: 'Ada Lovelace', phone: '+14155550100' }), expect.objectContaining({ name: 'Alan Turing', phone: '+14155550101' })]);
+    expect(JSON.parse(json)).toEqual([
+      expect.objectContaining({ name: 'Ada Lovelace', phone: '+14155550100' }),
+      expect.objectContaining({ name: 'Alan Turing', phone: '+14155550101' }),
+    ]);
     expect(outputOf('agents list -q | …   # ids only')).toEqual([expect.stringMatching(/^ag_\w+$/), expect.stringMatching(/^Done\. /)]);
   });
 });

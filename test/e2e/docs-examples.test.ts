@@ -28,7 +28,14 @@ let ids: Record<string, string> = {};
 
 /** Runs a command line in bash as the examples are run (vap on PATH, the seeded environment). */
 async function sh(command: string, opts: { env?: Record<string, string>; timeout?: number } = {}) {
-  const r = await execa('bash', ['-c', command], { cwd: work, env: opts.env ?? env, extendEnv: false, reject: false, timeout: opts.timeout ?? 30_000, stdin: 'ignore' });
+  const r = await execa('bash', ['-c', command], {
+    cwd: work,
+    env: opts.env ?? env,
+    extendEnv: false,
+    reject: false,
+    timeout: opts.timeout ?? 30_000,
+    stdin: 'ignore',
+  });
   return { code: r.timedOut ? 124 : (r.exitCode ?? 1), stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
@@ -45,7 +52,8 @@ async function vapQ(args: string): Promise<string> {
   return r.stdout.trim().split('\n')[0]!;
 }
 
-const LEADS = 'name,phone,email,signed_up\nAda Lovelace,+14155550100,ada@example.com,2024-03-01\nAlan Turing,(415) 555-0101,alan@example.com,2024-03-02\nGrace Hopper,not-a-phone,grace@example,2024-02-30\n';
+const LEADS =
+  'name,phone,email,signed_up\nAda Lovelace,+14155550100,ada@example.com,2024-03-01\nAlan Turing,(415) 555-0101,alan@example.com,2024-03-02\nGrace Hopper,not-a-phone,grace@example,2024-02-30\n';
 
 /** The files the examples name, in the folder they run in. */
 function writeFiles(dir: string): void {
@@ -57,13 +65,20 @@ function writeFiles(dir: string): void {
     'prompt.md': 'You are the front desk. Greet callers and book appointments.\n',
     'recepcion.md': 'Eres la recepción. Saluda y agenda citas.\n',
     'support.md': 'You are support. Help customers with their orders.\n',
-    'prompt.txt': 'You are the intake line. Ask for the caller\'s name and reason.\n',
+    'prompt.txt': "You are the intake line. Ask for the caller's name and reason.\n",
     'agent.json': JSON.stringify({ name: 'From a file', instructions: 'Greet callers.', engine: 'realtime', variables: [] }),
-    'schema.json': JSON.stringify({ fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }, { name: 'notes', type: 'string', required: false }] }),
+    'schema.json': JSON.stringify({
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'phone', type: 'phone', required: true },
+        { name: 'notes', type: 'string', required: false },
+      ],
+    }),
     'changes.json': JSON.stringify({ fields: [{ name: 'company', type: 'string', required: false }] }),
     'body.json': WEBHOOK_BODY,
     'vap-secret': `${WEBHOOK_SECRET}\n`,
-    '.seed-leads.csv': 'name,phone,email,signed_up\nKatherine Johnson,+14155550104,kj@example.com,2024-03-04\nDorothy Vaughan,+14155550105,dv@example.com,2024-03-05\nMary Jackson,+14155550106,mj@example.com,2024-03-06\n',
+    '.seed-leads.csv':
+      'name,phone,email,signed_up\nKatherine Johnson,+14155550104,kj@example.com,2024-03-04\nDorothy Vaughan,+14155550105,dv@example.com,2024-03-05\nMary Jackson,+14155550106,mj@example.com,2024-03-06\n',
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), name === 'excel-export.csv' ? Buffer.from(text, 'latin1') : text);
   // A project's folders that examples write into (an assistant's configuration).
@@ -72,7 +87,14 @@ function writeFiles(dir: string): void {
 
 /** A delivery as `vap webhooks verify` checks it: the body, the secret, and a signature made now. */
 const WEBHOOK_SECRET = 'whsec_docs_examples_secret';
-const WEBHOOK_BODY = JSON.stringify({ id: 'evt_1', type: 'call.ended', organizationId: 'org_1', callId: null, occurredAt: '2026-11-01T00:00:00.000Z', data: {} });
+const WEBHOOK_BODY = JSON.stringify({
+  id: 'evt_1',
+  type: 'call.ended',
+  organizationId: 'org_1',
+  callId: null,
+  occurredAt: '2026-11-01T00:00:00.000Z',
+  data: {},
+});
 function signature(): string {
   const t = Math.floor(Date.now() / 1000);
   return `t=${t},v1=${createHmac('sha256', WEBHOOK_SECRET).update(`${t}.${WEBHOOK_BODY}`).digest('hex')}`;
@@ -87,7 +109,12 @@ interface World {
 }
 
 async function makeWorld(timeScale: number): Promise<World> {
-  const w: World = { emu: await startTestEmulator({ allowLoopbackUrls: true, timeScale }), work: mkdtempSync(join(tmpdir(), 'vap-examples-')), env: {}, ids: {} };
+  const w: World = {
+    emu: await startTestEmulator({ allowLoopbackUrls: true, timeScale }),
+    work: mkdtempSync(join(tmpdir(), 'vap-examples-')),
+    env: {},
+    ids: {},
+  };
   const bin = join(w.work, '.bin');
   mkdirSync(bin);
   writeFileSync(join(bin, 'vap'), `#!/bin/sh\nexec node ${JSON.stringify(BIN)} "$@"\n`);
@@ -134,7 +161,9 @@ afterAll(async () => {
  */
 async function seedCampaigns(): Promise<void> {
   ids.agent = await vapQ('agents create --name "Front desk" --engine realtime --instructions-file desk.md');
-  ids.list = await vapQ('contact-lists create --name Leads --field name:string:required --field phone:phone:required --field email:email --field signed_up:date');
+  ids.list = await vapQ(
+    'contact-lists create --name Leads --field name:string:required --field phone:phone:required --field email:email --field signed_up:date',
+  );
   await sh(`vap contacts import ${ids.list} .seed-leads.csv`);
   const contactIds = (await sh(`vap contacts list ${ids.list} --all -q`)).stdout.trim().split('\n');
   [ids.ct1, ids.ct2, ids.ct3] = [contactIds[0]!, contactIds[1]!, contactIds[2]!];
@@ -155,20 +184,28 @@ async function seed(): Promise<void> {
   ids.tool1 = orgTools.find((t) => t.name === 'Calendar booking')!.id;
   ids.tool2 = orgTools.find((t) => t.name === 'CRM lookup')!.id;
   ids.tool3 = orgTools.find((t) => t.name === 'Transfer to human')!.id;
-  ids.agent = await vapQ(`agents create --name "Front desk" --engine realtime --instructions-file desk.md --voice Lucía --tool ${ids.tool1} --tool ${ids.tool2} --tool ${ids.tool3}`);
+  ids.agent = await vapQ(
+    `agents create --name "Front desk" --engine realtime --instructions-file desk.md --voice Lucía --tool ${ids.tool1} --tool ${ids.tool2} --tool ${ids.tool3}`,
+  );
   // An agent no example changes, holding the tools the examples name (a tool is found by name among the agents' tools).
   await vapQ(`agents create --name Support --engine pipeline --instructions-file support.md --tool ${ids.tool1} --tool ${ids.tool2} --tool ${ids.tool3}`);
   ids.suite = await vapQ(`evals create --agent ${ids.agent} --name Booking --iterations 2`);
-  await vapQ(`evals scenarios add ${ids.suite} --agent ${ids.agent} --name Reschedule --category happy_path --persona "A patient booked for Monday" --goal "Move the appointment to Friday"`);
-  await vapQ(`evals scenarios add ${ids.suite} --agent ${ids.agent} --name "Book a cleaning" --category happy_path --persona "Maria, polite" --goal "Book a cleaning next week"`);
+  await vapQ(
+    `evals scenarios add ${ids.suite} --agent ${ids.agent} --name Reschedule --category happy_path --persona "A patient booked for Monday" --goal "Move the appointment to Friday"`,
+  );
+  await vapQ(
+    `evals scenarios add ${ids.suite} --agent ${ids.agent} --name "Book a cleaning" --category happy_path --persona "Maria, polite" --goal "Book a cleaning next week"`,
+  );
   await sh(`vap evals update ${ids.suite} --agent ${ids.agent} --status ready`);
   ids.run1 = await vapQ(`evals run ${ids.suite} --agent ${ids.agent} --wait`);
   ids.run2 = await vapQ(`evals run ${ids.suite} --agent ${ids.agent} --wait`);
 
-  ids.list = await vapQ('contact-lists create --name Leads --field name:string:required --field phone:phone:required --field email:email --field signed_up:date');
+  ids.list = await vapQ(
+    'contact-lists create --name Leads --field name:string:required --field phone:phone:required --field email:email --field signed_up:date',
+  );
   await sh(`vap contacts import ${ids.list} .seed-leads.csv`);
   const contacts = await vapJson<any>(`contacts list ${ids.list} --all`);
-  const contactIds: string[] = (Array.isArray(contacts) ? contacts : contacts.contacts ?? contacts.items ?? []).map((c: any) => c.id);
+  const contactIds: string[] = (Array.isArray(contacts) ? contacts : (contacts.contacts ?? contacts.items ?? [])).map((c: any) => c.id);
   [ids.ct1, ids.ct2, ids.ct3] = [contactIds[0]!, contactIds[1]!, contactIds[2]!];
   ids.job = await vapQ(`import-jobs list --list ${ids.list}`);
 
@@ -201,7 +238,12 @@ async function seed(): Promise<void> {
   await sh('vap pull --profile staging --all');
   const candidates = await vapJson<any>(`evals imports candidates ${ids.suite} --agent ${ids.agent} --source ${ids.callCenter}`);
   const cands: any[] = candidates;
-  ids.import = await vapQ(`evals imports create ${ids.suite} --agent ${ids.agent} --source ${ids.callCenter} --calls ${cands.slice(0, 2).map((c) => c.id).join(',')}`);
+  ids.import = await vapQ(
+    `evals imports create ${ids.suite} --agent ${ids.agent} --source ${ids.callCenter} --calls ${cands
+      .slice(0, 2)
+      .map((c) => c.id)
+      .join(',')}`,
+  );
   await sh(`vap evals imports triage ${ids.import} --eval ${ids.suite} --agent ${ids.agent}`);
 
   Object.assign(env, {
@@ -226,16 +268,20 @@ async function seed(): Promise<void> {
 /** Resources made for one destructive example, so that it deletes (or rotates, clears) something of its own. */
 async function fresh(command: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  if (/\bag_|\$AGENT/.test(command) && /\bagents\b/.test(command)) out.agent = await vapQ(`agents create --name "To delete" --engine realtime --instructions "Hi." --tool ${ids.tool1}`);
+  if (/\bag_|\$AGENT/.test(command) && /\bagents\b/.test(command))
+    out.agent = await vapQ(`agents create --name "To delete" --engine realtime --instructions "Hi." --tool ${ids.tool1}`);
   if (/\bevals\b.*\bdelete\b/.test(command) && !/\bruns\b/.test(command)) out.suite = await vapQ(`evals create --agent ${ids.agent} --name "To delete"`);
   if (/\bruns delete\b/.test(command)) out.run2 = await vapQ(`evals run ${ids.suite} --agent ${ids.agent} --wait`);
-  if (/\bwebhooks\b/.test(command)) out.hook = await vapQ(`webhooks create --name "To delete" --url http://127.0.0.1:9/hook --events call.ended --secret-file .fresh-secret-${Date.now()}`);
-  if (SCHEMA.test(command)) out.list = await vapQ(`contact-lists create --name "To change" --field name:string:required --field phone:phone:required --field email:email`);
+  if (/\bwebhooks\b/.test(command))
+    out.hook = await vapQ(`webhooks create --name "To delete" --url http://127.0.0.1:9/hook --events call.ended --secret-file .fresh-secret-${Date.now()}`);
+  if (SCHEMA.test(command))
+    out.list = await vapQ(`contact-lists create --name "To change" --field name:string:required --field phone:phone:required --field email:email`);
   if (/\bcampaigns contacts remove\b/.test(command)) {
     out.campaign = await vapQ(`campaigns create --name "To empty" --agent ${ids.agent} --contact-list ${ids.list}`);
     await sh(`vap campaigns contacts add ${out.campaign} --contacts ${ids.ct1},${ids.ct2},${ids.ct3}`);
   }
-  if (/\bcampaigns (delete|update)\b/.test(command)) out.campaign = await vapQ(`campaigns create --name "To delete" --agent ${ids.agent} --contact-list ${ids.list}`);
+  if (/\bcampaigns (delete|update)\b/.test(command))
+    out.campaign = await vapQ(`campaigns create --name "To delete" --agent ${ids.agent} --contact-list ${ids.list}`);
   return out;
 }
 
@@ -259,7 +305,10 @@ function substitute(command: string, own: Record<string, string> = {}): string {
     [/\btool_(?:calendar01|b)\b/g, id('tool1')],
     [/\btool_crm02\b/g, id('tool2')],
     [/\bvoice_(?:znruc1uit24f|x)\b/g, id('voice')],
-    [/\b(?:0b6d2f7c-5b8e-4c8e-9d0e-3f7a1c2b4d5e|d44e6810-1f03-4f32-a301-15479464f30c|15eb9c0a-b827-44ef-9aa0-55bc6ec1c5f8)\b|\bcall_8f2k1m\b|<callId>/g, id('call')],
+    [
+      /\b(?:0b6d2f7c-5b8e-4c8e-9d0e-3f7a1c2b4d5e|d44e6810-1f03-4f32-a301-15479464f30c|15eb9c0a-b827-44ef-9aa0-55bc6ec1c5f8)\b|\bcall_8f2k1m\b|<callId>/g,
+      id('call'),
+    ],
     // `0b7c…` is a campaign of the kind the command takes: an API campaign is triggered, an inbound one has --inbound figures.
     [/\btrigger 0b7c…/g, `trigger ${id('apiCampaign')}`],
     [/\b0b7c…(?= --inbound)/g, id('inbound')],
@@ -289,45 +338,53 @@ describe('the examples of the README and docs/', () => {
     expect(all.filter((e) => e.page === 'README.md' && !e.notRun).length).toBeGreaterThan(8);
   });
 
-  it.each(pages)('%s: each runs against the emulator, or says why not', async (page) => {
-    if (REAL_TIME.includes(page)) {
-      if (!slow) {
-        slow = await makeWorld(1);
+  it.each(pages)(
+    '%s: each runs against the emulator, or says why not',
+    async (page) => {
+      if (REAL_TIME.includes(page)) {
+        if (!slow) {
+          slow = await makeWorld(1);
+          use(slow);
+          await seedCampaigns();
+        }
         use(slow);
-        await seedCampaigns();
+      } else {
+        use(fast);
+        // The commands of agents as code start in a project of their own, pulled from the
+        // platform (the seeded agent and its suite), whatever the pages before changed there.
+        if (AS_CODE.test(page)) {
+          work = mkdtempSync(join(fast.work, '.project-'));
+          writeFiles(work);
+          for (const profile of ['default', 'staging']) await sh(`vap pull --agent ${ids.agent} --profile ${profile}`);
+        }
       }
-      use(slow);
-    } else {
-      use(fast);
-      // The commands of agents as code start in a project of their own, pulled from the
-      // platform (the seeded agent and its suite), whatever the pages before changed there.
-      if (AS_CODE.test(page)) {
-        work = mkdtempSync(join(fast.work, '.project-'));
-        writeFiles(work);
-        for (const profile of ['default', 'staging']) await sh(`vap pull --agent ${ids.agent} --profile ${profile}`);
+      const examples = pageExamples(ROOT, page).filter((e) => !e.notRun);
+      const ordered = [...examples.filter((e) => !DESTRUCTIVE.test(e.command)), ...examples.filter((e) => DESTRUCTIVE.test(e.command))];
+      const failed: string[] = [];
+      // A page's examples share its shell variables (`export VAP_AGENT=…` holds for the rest of
+      // the page); each runs with a state folder of its own, as on a machine of its own.
+      const pageEnv: Record<string, string> = { ...env, SIG: signature() };
+      for (const e of ordered) {
+        const own = DESTRUCTIVE.test(e.command) || SCHEMA.test(e.command) ? await fresh(e.command) : {};
+        // A campaign's run is known once the page has started it.
+        if (/\$RUN_ID|5e21…/.test(e.command))
+          pageEnv.RUN_ID = ids.campaignRun = (await sh(`vap campaigns runs ${ids.campaign} -q`)).stdout.trim().split('\n')[0] ?? '';
+        const command = substitute(e.command, own);
+        const exported = /^export (\w+)=(\S+)$/.exec(command);
+        if (exported) {
+          pageEnv[exported[1]!] = exported[2]!;
+          continue;
+        }
+        const state = mkdtempSync(join(work, '.state-'));
+        const r = await sh(command, { env: { ...pageEnv, VAP_STATE_DIR: state }, timeout: 20_000 });
+        const ok = e.exits === undefined ? r.code === 0 || r.code === 3 : r.code === e.exits;
+        if (!ok)
+          failed.push(
+            `${e.page}:${e.line}: ${e.command}\n    exit ${r.code}${e.exits === undefined ? '' : ` (${e.exits} expected)`}: ${(r.stderr.trim() || r.stdout.trim()).split('\n').slice(-2).join(' | ').slice(0, 300)}`,
+          );
       }
-    }
-    const examples = pageExamples(ROOT, page).filter((e) => !e.notRun);
-    const ordered = [...examples.filter((e) => !DESTRUCTIVE.test(e.command)), ...examples.filter((e) => DESTRUCTIVE.test(e.command))];
-    const failed: string[] = [];
-    // A page's examples share its shell variables (`export VAP_AGENT=…` holds for the rest of
-    // the page); each runs with a state folder of its own, as on a machine of its own.
-    const pageEnv: Record<string, string> = { ...env, SIG: signature() };
-    for (const e of ordered) {
-      const own = DESTRUCTIVE.test(e.command) || SCHEMA.test(e.command) ? await fresh(e.command) : {};
-      // A campaign's run is known once the page has started it.
-      if (/\$RUN_ID|5e21…/.test(e.command)) pageEnv.RUN_ID = ids.campaignRun = (await sh(`vap campaigns runs ${ids.campaign} -q`)).stdout.trim().split('\n')[0] ?? '';
-      const command = substitute(e.command, own);
-      const exported = /^export (\w+)=(\S+)$/.exec(command);
-      if (exported) {
-        pageEnv[exported[1]!] = exported[2]!;
-        continue;
-      }
-      const state = mkdtempSync(join(work, '.state-'));
-      const r = await sh(command, { env: { ...pageEnv, VAP_STATE_DIR: state }, timeout: 20_000 });
-      const ok = e.exits === undefined ? r.code === 0 || r.code === 3 : r.code === e.exits;
-      if (!ok) failed.push(`${e.page}:${e.line}: ${e.command}\n    exit ${r.code}${e.exits === undefined ? '' : ` (${e.exits} expected)`}: ${(r.stderr.trim() || r.stdout.trim()).split('\n').slice(-2).join(' | ').slice(0, 300)}`);
-    }
-    expect(failed.join('\n')).toBe('');
-  }, 300_000);
+      expect(failed.join('\n')).toBe('');
+    },
+    300_000,
+  );
 });

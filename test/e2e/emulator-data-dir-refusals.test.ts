@@ -20,7 +20,10 @@ beforeAll(() => assertBuilt());
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const lines = (stderr: string) => stderr.split('\n').filter((l) => l.trim() !== '');
-const journals = (dir: string) => readdirSync(dir).filter((f) => /^state\.journal\.\d+\.jsonl$/.test(f)).sort();
+const journals = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => /^state\.journal\.\d+\.jsonl$/.test(f))
+    .sort();
 
 async function createAgents(emu: EmulatorProcess, count: number, prefix = 'a'): Promise<string[]> {
   const ids: string[] = [];
@@ -108,7 +111,7 @@ describe('a journal damaged after it was acknowledged', () => {
 });
 
 describe('two emulators on one --data-dir', () => {
-  it('the second refuses to start and names the first one\'s pid; a clean stop releases the folder, a SIGKILLed emulator\'s lock is taken over', async () => {
+  it("the second refuses to start and names the first one's pid; a clean stop releases the folder, a SIGKILLed emulator's lock is taken over", async () => {
     const dir = fresh();
     const first = await startEmulatorProcess(['--data-dir', dir]);
     let ids: string[];

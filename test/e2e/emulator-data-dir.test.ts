@@ -12,7 +12,13 @@ import { failedStart, startEmulatorProcess } from '../helpers/emulator-process.j
 const root = mkdtempSync(join(tmpdir(), 'vap-data-dir-'));
 const FIXTURE = new URL('../fixtures/emulator-state-v1.json', import.meta.url);
 // What test/fixtures/emulator-state-v1.json holds (written by the emulator of the previous release).
-const OLD = { agent: 'ag_56mx3zxjbdcudid0', list: 'cl_jjmhj9h7wyiqolno', job: 'job_wvuowq2tcwtl59ch', campaign: 'bc696ec5-efcd-4a85-b5cd-512a42164a28', suite: 'ev_24ugfwf54nd3aehs' };
+const OLD = {
+  agent: 'ag_56mx3zxjbdcudid0',
+  list: 'cl_jjmhj9h7wyiqolno',
+  job: 'job_wvuowq2tcwtl59ch',
+  campaign: 'bc696ec5-efcd-4a85-b5cd-512a42164a28',
+  suite: 'ev_24ugfwf54nd3aehs',
+};
 
 beforeAll(() => assertBuilt());
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -24,7 +24,11 @@ let emu: TestEmulator;
 let dir: string;
 let browser: Browser;
 let html: string;
-let report: { run: { id: string; runNumber: number }; results: Array<{ status: string; overallScore: number | null; transcript: Array<{ text: string }> }>; aggregates: { criteria: unknown[] } };
+let report: {
+  run: { id: string; runNumber: number };
+  results: Array<{ status: string; overallScore: number | null; transcript: Array<{ text: string }> }>;
+  aggregates: { criteria: unknown[] };
+};
 
 describe.skipIf(!hasChromium)('the HTML report in a headless browser', () => {
   beforeAll(async () => {
@@ -32,15 +36,44 @@ describe.skipIf(!hasChromium)('the HTML report in a headless browser', () => {
     emu = await startTestEmulator();
     dir = mkdtempSync(join(tmpdir(), 'vap-html-report-'));
     const env = { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: dir };
-    const agent = (await emu.api('POST', '/api/v1/agents', { name: 'Reception', engine: 'realtime', instructions: 'Greet callers. Book appointments. Never give medical advice.' })).body.data.id as string;
-    const evalId = (await emu.api('POST', `/api/v1/agents/${agent}/evals`, { name: `Suite <script>alert(1)</script>`, iterationsPerScenario: 3 })).body.data.id as string;
-    for (const [name, category] of [['Book a cleaning', 'happy_path'], [HOSTILE, 'escalation']] as const) {
+    const agent = (
+      await emu.api('POST', '/api/v1/agents', {
+        name: 'Reception',
+        engine: 'realtime',
+        instructions: 'Greet callers. Book appointments. Never give medical advice.',
+      })
+    ).body.data.id as string;
+    const evalId = (await emu.api('POST', `/api/v1/agents/${agent}/evals`, { name: `Suite <script>alert(1)</script>`, iterationsPerScenario: 3 })).body.data
+      .id as string;
+    for (const [name, category] of [
+      ['Book a cleaning', 'happy_path'],
+      [HOSTILE, 'escalation'],
+    ] as const) {
       await emu.api('POST', `/api/v1/agents/${agent}/evals/${evalId}/scenarios`, { name, persona: 'A caller', goal: `${name} today`, category });
     }
     const first = await vap(['evals', 'run', evalId, '--agent', agent, '--wait', '--allow-failed-iterations', '6', '-q'], { env });
     expect(first.exitCode).toBe(0);
     html = join(dir, 'reports', 'evals.html');
-    const r = await vap(['evals', 'run', evalId, '--agent', agent, '--wait', '--allow-failed-iterations', '6', '--baseline', 'previous', '--report', `html=${html}`, '--report', `json=${join(dir, 'reports', 'evals.json')}`, '-q'], { env });
+    const r = await vap(
+      [
+        'evals',
+        'run',
+        evalId,
+        '--agent',
+        agent,
+        '--wait',
+        '--allow-failed-iterations',
+        '6',
+        '--baseline',
+        'previous',
+        '--report',
+        `html=${html}`,
+        '--report',
+        `json=${join(dir, 'reports', 'evals.json')}`,
+        '-q',
+      ],
+      { env },
+    );
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
     report = JSON.parse(readFileSync(join(dir, 'reports', 'evals.json'), 'utf8'));
@@ -48,7 +81,15 @@ describe.skipIf(!hasChromium)('the HTML report in a headless browser', () => {
       executablePath: CHROMIUM,
       headless: true,
       userDataDir: join(dir, 'chromium-profile'),
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-dev-shm-usage',
+      ],
     });
   });
   afterAll(async () => {

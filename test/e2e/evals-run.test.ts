@@ -28,8 +28,12 @@ afterAll(async () => {
 });
 
 async function suite(iterations = 2): Promise<string> {
-  const evalId = (await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: `E2E ${Math.random()}`, iterationsPerScenario: iterations })).body.data.id as string;
-  for (const [name, category] of [['Book a cleaning', 'happy_path'], ['Wants a human', 'escalation']] as const) {
+  const evalId = (await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: `E2E ${Math.random()}`, iterationsPerScenario: iterations })).body.data
+    .id as string;
+  for (const [name, category] of [
+    ['Book a cleaning', 'happy_path'],
+    ['Wants a human', 'escalation'],
+  ] as const) {
     await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, { name, persona: 'A caller', goal: `${name} today`, category });
   }
   return evalId;
@@ -47,7 +51,10 @@ describe('vap evals run --wait (built binary)', () => {
   it('exit 0: completed and every gate passed; the JUnit file has a case per iteration and no failure', async () => {
     const evalId = await suite(2);
     const file = join(dir, 'pass.xml');
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '0', '--allow-failed-iterations', '4', '--report', `junit=${file}`], { env });
+    const r = await vap(
+      ['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '0', '--allow-failed-iterations', '4', '--report', `junit=${file}`],
+      { env },
+    );
     expect(r.stderr).not.toContain('error:');
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/Run #1 \(run_\w+\) completed: overall \d\.\d{3}, agent version 1/);
@@ -61,7 +68,10 @@ describe('vap evals run --wait (built binary)', () => {
   it('exit 3: completed below --min-score; the failed gate once (in the summary on stdout) and in the JUnit file', async () => {
     const evalId = await suite(1);
     const file = join(dir, 'gate.xml');
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '0.99', '--allow-failed-iterations', '2', '--report', `junit=${file}`], { env });
+    const r = await vap(
+      ['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '0.99', '--allow-failed-iterations', '2', '--report', `junit=${file}`],
+      { env },
+    );
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toMatch(/^✗ FAILED --min-score 0\.99: overall score 0\.\d{3} < 0\.99$/m);
     expect(r.stderr).not.toContain('--min-score 0.99:');
@@ -86,11 +96,33 @@ describe('vap evals run --wait (built binary)', () => {
     const evalId = await suite(1);
     await emu.control('POST', '/evals/next-run', { outcome: 'hold', evalId });
     const file = join(dir, 'timeout.xml');
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--timeout', '2s', '--min-score', '0.5', '--min-criterion', 'tone=0.4', '--allow-failed-iterations', '1', '--report', `junit=${file}`], { env });
+    const r = await vap(
+      [
+        'evals',
+        'run',
+        evalId,
+        '--agent',
+        agentId,
+        '--wait',
+        '--timeout',
+        '2s',
+        '--min-score',
+        '0.5',
+        '--min-criterion',
+        'tone=0.4',
+        '--allow-failed-iterations',
+        '1',
+        '--report',
+        `junit=${file}`,
+      ],
+      { env },
+    );
     expect(r.exitCode).toBe(124);
     const runId = /run (run_\w+) had not finished after 2s/.exec(r.stderr)?.[1];
     expect(runId).toMatch(/^run_/);
-    expect(r.stderr).toContain(`Keep waiting with: vap evals runs get ${runId} --eval ${evalId} --agent ${agentId} --wait --min-score 0.5 --min-criterion tone=0.4 --allow-failed-iterations 1 --report junit=${file}`);
+    expect(r.stderr).toContain(
+      `Keep waiting with: vap evals runs get ${runId} --eval ${evalId} --agent ${agentId} --wait --min-score 0.5 --min-criterion tone=0.4 --allow-failed-iterations 1 --report junit=${file}`,
+    );
     expect(await runStatus(evalId, runId!)).toBe('running');
     await emu.control('POST', `/evals/runs/${runId}/release`);
   });

@@ -23,7 +23,14 @@ const openStreams = async () => (await emu.control<{ open: number }>('GET', '/st
 beforeAll(async () => {
   assertBuilt();
   emu = await startTestEmulator();
-  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-e2e-events-')) };
+  env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NO_COLOR: '1',
+    VAP_BASE_URL: emu.url,
+    VAP_API_KEY: ORG_A.apiKey,
+    VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-e2e-events-')),
+  };
 });
 afterAll(async () => {
   await emu?.close();
@@ -34,14 +41,24 @@ beforeEach(async () => {
 
 describe('vap events tail (built binary)', () => {
   it('--json | head -3 prints three events and exits 0 when the pipe closes', async () => {
-    const child = execa('bash', ['-c', `node ${shellQuote(BIN)} events tail --json | head -3; echo "vap exited \${PIPESTATUS[0]}" >&2`], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+    const child = execa('bash', ['-c', `node ${shellQuote(BIN)} events tail --json | head -3; echo "vap exited \${PIPESTATUS[0]}" >&2`], {
+      env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     let exited = false;
     void child.finally(() => (exited = true));
     await until('the stream open', async () => (await openStreams()) >= 1);
     // A live stream: events keep coming. A closed pipe is seen on the first write after head
     // has gone (no process can see it sooner), and vap exits 0 then.
     for (let i = 0; i < 200 && !exited; i++) {
-      await emu.control('POST', '/events', { type: 'call.status.updated', callId: 'call_pipe', data: { status: 'ringing', previousStatus: 'initiated' }, count: 3 });
+      await emu.control('POST', '/events', {
+        type: 'call.status.updated',
+        callId: 'call_pipe',
+        data: { status: 'ringing', previousStatus: 'initiated' },
+        count: 3,
+      });
       await new Promise((r) => setTimeout(r, 50));
     }
     const r = await child;

@@ -51,7 +51,12 @@ describe('error reports (built binary)', () => {
 
   it('an errors file that cannot be written (under a file): one line naming the fix, exit 2, no stack even with VAP_DEBUG=1', async () => {
     // (The stack of an unexpected error, shown only with VAP_DEBUG=1, is checked in test/unit/error-report-stack.test.ts.)
-    const listId = (await emu.api<{ data: { id: string } }>('POST', '/api/v1/contact-lists', { name: 'i10', schema: { fields: [{ name: 'phone', type: 'phone', required: true }] } })).body.data.id;
+    const listId = (
+      await emu.api<{ data: { id: string } }>('POST', '/api/v1/contact-lists', {
+        name: 'i10',
+        schema: { fields: [{ name: 'phone', type: 'phone', required: true }] },
+      })
+    ).body.data.id;
     const dir = mkdtempSync(join(tmpdir(), 'vap-e2e-i10-'));
     const file = join(dir, 'bad.csv');
     writeFileSync(file, 'phone\nnot-a-phone\n');
@@ -61,8 +66,15 @@ describe('error reports (built binary)', () => {
     for (const extra of [{}, { VAP_DEBUG: '1' }] as Array<Record<string, string>>) {
       const r = await vap([...args, '--verbose'], { env: { ...env, ...extra } });
       expect(r.exitCode).toBe(2);
-      const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('>') && !l.startsWith('<'));
-      expect(lines).toEqual([expect.stringMatching(/^error: cannot write --errors-file .*missing.*errors\.csv: .*bad\.csv is not a folder; pass --errors-file with a path in a folder you can write$/)]);
+      const lines = r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('>') && !l.startsWith('<'));
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^error: cannot write --errors-file .*missing.*errors\.csv: .*bad\.csv is not a folder; pass --errors-file with a path in a folder you can write$/,
+        ),
+      ]);
       expect(r.stderr).not.toMatch(/^\s+at /m);
     }
     expect((await emu.requests()).slice(before)).toEqual([]);
@@ -71,7 +83,10 @@ describe('error reports (built binary)', () => {
 
 describe('vap emulator start (built binary)', () => {
   it('stops on SIGTERM, says so and exits 0', async () => {
-    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--org', 'sig:key_sig'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json', '--org', 'sig:key_sig'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' },
+    });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));

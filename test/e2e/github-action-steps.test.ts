@@ -62,36 +62,79 @@ async function step(script: string, env: Record<string, string>, cwd: string) {
     reject: false,
     extendEnv: false,
     stdin: 'ignore',
-    env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', CI: 'true', VAP_STATE_DIR: testStateDir(), VAP_CONFIG_DIR: join(dir, 'config'), RUNNER_TEMP: dir, GITHUB_ACTION_PATH: ROOT, ...files, ...env },
+    env: {
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+      HOME: process.env.HOME ?? '/tmp',
+      NO_COLOR: '1',
+      CI: 'true',
+      VAP_STATE_DIR: testStateDir(),
+      VAP_CONFIG_DIR: join(dir, 'config'),
+      RUNNER_TEMP: dir,
+      GITHUB_ACTION_PATH: ROOT,
+      ...files,
+      ...env,
+    },
   });
-  return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr), outputs: outputs(files.GITHUB_OUTPUT), summary: existsSync(files.GITHUB_STEP_SUMMARY) ? readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8') : '' };
+  return {
+    code: r.exitCode,
+    stdout: String(r.stdout),
+    stderr: String(r.stderr),
+    outputs: outputs(files.GITHUB_OUTPUT),
+    summary: existsSync(files.GITHUB_STEP_SUMMARY) ? readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8') : '',
+  };
 }
 
 function pullRequestEvent(number: number): Record<string, string> {
   const event = join(dir, `event-${number}.json`);
   writeFileSync(event, JSON.stringify({ number, pull_request: { number, head: { ref: 'friendlier-greeting' } }, repository: { full_name: 'octo/agents' } }));
-  return { GITHUB_EVENT_PATH: event, GITHUB_EVENT_NAME: 'pull_request', GITHUB_REPOSITORY: 'octo/agents', GITHUB_API_URL: gh.apiUrl, GITHUB_HEAD_REF: 'friendlier-greeting' };
+  return {
+    GITHUB_EVENT_PATH: event,
+    GITHUB_EVENT_NAME: 'pull_request',
+    GITHUB_REPOSITORY: 'octo/agents',
+    GITHUB_API_URL: gh.apiUrl,
+    GITHUB_HEAD_REF: 'friendlier-greeting',
+  };
 }
 
 const platform = { VAP_INPUT_API_KEY: ORG_A.apiKey, VAP_INPUT_BASE_URL: '' };
 
 async function suite(): Promise<{ agentId: string; evalId: string }> {
-  const agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Front desk', engine: 'realtime', instructions: 'Greet callers. Book appointments.' })).body.data.id as string;
+  const agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Front desk', engine: 'realtime', instructions: 'Greet callers. Book appointments.' })).body
+    .data.id as string;
   const evalId = (await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: 'Booking', iterationsPerScenario: 2 })).body.data.id as string;
-  for (const name of ['Book a cleaning', 'Wants a human']) await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, { name, persona: 'A caller', goal: `${name} today`, category: 'happy_path' });
+  for (const name of ['Book a cleaning', 'Wants a human'])
+    await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, { name, persona: 'A caller', goal: `${name} today`, category: 'happy_path' });
   return { agentId, evalId };
 }
 
-describe('the GitHub Action\'s steps', () => {
+describe("the GitHub Action's steps", () => {
   it('evals-run below a gate: the step succeeds with exit-code 3 and the reports; the comment is created, then edited in place; the last step exits 3', async () => {
     const { agentId, evalId } = await suite();
     const work = mkdtempSync(join(dir, 'work-'));
-    const inputs = { ...platform, VAP_INPUT_BASE_URL: emu.url, VAP_INPUT_COMMAND: 'evals-run', VAP_INPUT_AGENT: agentId, VAP_INPUT_EVAL: evalId, VAP_INPUT_MIN_SCORE: '1', VAP_INPUT_MIN_CRITERION: 'tone=0.1, goal_completion=0.1', VAP_INPUT_ALLOW_FAILED_ITERATIONS: '4', VAP_INPUT_REPORTS_DIR: 'out/reports' };
+    const inputs = {
+      ...platform,
+      VAP_INPUT_BASE_URL: emu.url,
+      VAP_INPUT_COMMAND: 'evals-run',
+      VAP_INPUT_AGENT: agentId,
+      VAP_INPUT_EVAL: evalId,
+      VAP_INPUT_MIN_SCORE: '1',
+      VAP_INPUT_MIN_CRITERION: 'tone=0.1, goal_completion=0.1',
+      VAP_INPUT_ALLOW_FAILED_ITERATIONS: '4',
+      VAP_INPUT_REPORTS_DIR: 'out/reports',
+    };
     const first = await step('run.sh', inputs, work);
     expect(first.code, first.stderr).toBe(0);
     const reports = join(work, 'out', 'reports');
-    expect(first.outputs).toEqual({ 'exit-code': '3', 'reports-dir': reports, markdown: join(reports, 'evals.md'), html: join(reports, 'evals.html'), junit: join(reports, 'evals.xml') });
-    expect(first.stdout).toContain(`vap evals run ${evalId} --agent ${agentId} --wait --min-score 1 --min-criterion tone=0.1 --min-criterion goal_completion=0.1 --allow-failed-iterations 4 --report markdown=${reports}/evals.md`);
+    expect(first.outputs).toEqual({
+      'exit-code': '3',
+      'reports-dir': reports,
+      markdown: join(reports, 'evals.md'),
+      html: join(reports, 'evals.html'),
+      junit: join(reports, 'evals.xml'),
+    });
+    expect(first.stdout).toContain(
+      `vap evals run ${evalId} --agent ${agentId} --wait --min-score 1 --min-criterion tone=0.1 --min-criterion goal_completion=0.1 --allow-failed-iterations 4 --report markdown=${reports}/evals.md`,
+    );
     expect(readdirSync(reports).sort()).toEqual(['evals.html', 'evals.json', 'evals.md', 'evals.xml']);
     expect(first.stdout).toContain(`::add-mask::${ORG_A.apiKey}`);
     // vap appended the report to the job's summary itself.
@@ -118,7 +161,8 @@ describe('the GitHub Action\'s steps', () => {
     // The action's last step fails the job with vap's code.
     const last = (parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { runs: { steps: Array<{ name: string; run?: string }> } }).runs.steps.at(-1)!;
     expect(last.name).toBe("Exit with vap's exit code");
-    for (const code of ['3', '0', '124']) expect((await execa('bash', ['-c', last.run!], { reject: false, env: { VAP_EXIT_CODE: code } })).exitCode).toBe(Number(code));
+    for (const code of ['3', '0', '124'])
+      expect((await execa('bash', ['-c', last.run!], { reject: false, env: { VAP_EXIT_CODE: code } })).exitCode).toBe(Number(code));
     expect((await execa('bash', ['-c', last.run!], { reject: false, env: { VAP_EXIT_CODE: '' } })).exitCode).toBe(1);
   });
 
@@ -145,7 +189,19 @@ describe('the GitHub Action\'s steps', () => {
 
   it('inputs are data, never shell: quotes, $(…) and ; reach vap as arguments; a bad input is exit-code 2', async () => {
     const work = mkdtempSync(join(dir, 'inject-'));
-    const r = await step('run.sh', { ...platform, VAP_INPUT_BASE_URL: emu.url, VAP_INPUT_COMMAND: 'evals-run', VAP_INPUT_EVAL: 'ev_x"; touch pwned1; echo "', VAP_INPUT_AGENT: '$(touch pwned2)', VAP_INPUT_ARGS: '--timeout\n`touch pwned3` 1m', VAP_INPUT_MIN_SCORE: '0.5; touch pwned4' }, work);
+    const r = await step(
+      'run.sh',
+      {
+        ...platform,
+        VAP_INPUT_BASE_URL: emu.url,
+        VAP_INPUT_COMMAND: 'evals-run',
+        VAP_INPUT_EVAL: 'ev_x"; touch pwned1; echo "',
+        VAP_INPUT_AGENT: '$(touch pwned2)',
+        VAP_INPUT_ARGS: '--timeout\n`touch pwned3` 1m',
+        VAP_INPUT_MIN_SCORE: '0.5; touch pwned4',
+      },
+      work,
+    );
     expect(r.code).toBe(0);
     expect(r.outputs['exit-code']).toBe('2');
     expect(readdirSync(work).filter((f) => f.startsWith('pwned'))).toEqual([]);
@@ -161,7 +217,15 @@ describe('the GitHub Action\'s steps', () => {
   it("promote: each organization's key goes in its profile's own variable (VAP_API_KEY_<PROFILE>), never to disk", async () => {
     const work = mkdtempSync(join(dir, 'promote-'));
     const before = new Set(readdirSync(dir));
-    const inputs = { VAP_INPUT_COMMAND: 'promote', VAP_INPUT_FROM: 'staging', VAP_INPUT_TO: 'prod', VAP_INPUT_API_KEY: ORG_A.apiKey, VAP_INPUT_BASE_URL: emu.url, VAP_INPUT_TO_API_KEY: ORG_B.apiKey, VAP_INPUT_TO_BASE_URL: emu.url };
+    const inputs = {
+      VAP_INPUT_COMMAND: 'promote',
+      VAP_INPUT_FROM: 'staging',
+      VAP_INPUT_TO: 'prod',
+      VAP_INPUT_API_KEY: ORG_A.apiKey,
+      VAP_INPUT_BASE_URL: emu.url,
+      VAP_INPUT_TO_API_KEY: ORG_B.apiKey,
+      VAP_INPUT_TO_BASE_URL: emu.url,
+    };
     const r = await step('run.sh', { ...inputs, VAP_API_KEY: 'key_of_the_job' }, work);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('vap promote --from staging --to prod --yes');
@@ -174,7 +238,7 @@ describe('the GitHub Action\'s steps', () => {
     expect(one.outputs['exit-code']).toBe('2');
   });
 
-  it('a comment that cannot be written is a warning; the step\'s result stays vap\'s', async () => {
+  it("a comment that cannot be written is a warning; the step's result stays vap's", async () => {
     const work = mkdtempSync(join(dir, 'fork-'));
     const md = join(work, 'evals.md');
     writeFileSync(md, '<!-- vap-evals suite=ev_1 -->\nreport\n');

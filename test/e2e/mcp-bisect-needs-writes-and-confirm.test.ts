@@ -14,7 +14,8 @@ afterAll(async () => {
 
 describe('vap_agents_bisect', () => {
   it('is refused read-only and without confirm; nothing is written', async () => {
-    const agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Front desk', engine: 'realtime', instructions: 'Greet callers.' })).body.data.id as string;
+    const agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Front desk', engine: 'realtime', instructions: 'Greet callers.' })).body.data
+      .id as string;
     const args = { agentId, suite: 'ev_x', good: 1, bad: 2, maxCalls: 100 };
     await emu.clearRequests();
     const ro = await connectStdio(emu);

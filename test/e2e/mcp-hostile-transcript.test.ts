@@ -27,12 +27,20 @@ async function ok<T = any>(method: string, path: string, body?: unknown): Promis
 beforeAll(async () => {
   assertBuilt();
   emu = await startTestEmulator();
-  const agent = await ok<{ id: string }>('POST', '/api/v1/agents', { name: `${HOSTILE} ${INJECTION}`, instructions: 'You call customers to confirm their appointments.', engine: 'realtime', variables: [] });
+  const agent = await ok<{ id: string }>('POST', '/api/v1/agents', {
+    name: `${HOSTILE} ${INJECTION}`,
+    instructions: 'You call customers to confirm their appointments.',
+    engine: 'realtime',
+    variables: [],
+  });
   agentId = agent.id;
   const campaign = await ok<{ id: string }>('POST', '/api/v1/campaigns', { name: 'Reminders', type: 'api', direction: 'outbound', agentId });
   await ok('POST', `/api/v1/campaigns/${campaign.id}/start`);
   const placed: string[] = [];
-  for (let i = 0; i < 6; i++) placed.push((await ok<{ id: string }>('POST', `/api/v1/campaigns/${campaign.id}/trigger`, { phoneNumber: `+1415555013${i}`, calleeName: 'Dana Reyes' })).id);
+  for (let i = 0; i < 6; i++)
+    placed.push(
+      (await ok<{ id: string }>('POST', `/api/v1/campaigns/${campaign.id}/trigger`, { phoneNumber: `+1415555013${i}`, calleeName: 'Dana Reyes' })).id,
+    );
   // A call that was answered says the agent's name in its transcript.
   for (let tries = 0; !callId; tries++) {
     for (const id of placed) {

@@ -26,17 +26,31 @@ let token: string;
 /** One raw HTTP request (fetch cannot set Host): status, headers and body text. */
 function raw(headers: Record<string, string>, body = INITIALIZE): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 
 beforeAll(async () => {
   assertBuilt();
@@ -44,7 +58,15 @@ beforeAll(async () => {
   await emu.api('POST', '/api/v1/agents', { name: 'Front desk', instructions: 'Greet callers.', engine: 'realtime', variables: [] });
   const home = mkdtempSync(join(tmpdir(), 'vap-mcp-http-'));
   server = execa('node', [BIN, 'mcp', '--http', '0'], {
-    env: { HOME: home, PATH: process.env.PATH ?? '', NO_COLOR: '1', VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: join(home, 'config'), VAP_STATE_DIR: testStateDir() },
+    env: {
+      HOME: home,
+      PATH: process.env.PATH ?? '',
+      NO_COLOR: '1',
+      VAP_BASE_URL: emu.url,
+      VAP_API_KEY: ORG_A.apiKey,
+      VAP_CONFIG_DIR: join(home, 'config'),
+      VAP_STATE_DIR: testStateDir(),
+    },
     extendEnv: false,
     reject: false,
   });
@@ -93,7 +115,10 @@ describe('vap mcp --http', () => {
   });
 
   it('answers a local Host and Origin with the token', async () => {
-    for (const [host, origin] of [[`localhost:${url.port}`, `http://localhost:${url.port}`], [`127.0.0.1:${url.port}`, 'http://127.0.0.1:3000']]) {
+    for (const [host, origin] of [
+      [`localhost:${url.port}`, `http://localhost:${url.port}`],
+      [`127.0.0.1:${url.port}`, 'http://127.0.0.1:3000'],
+    ]) {
       const r = await raw({ host: host!, origin: origin!, authorization: `Bearer ${token}` });
       expect(r.status, host).toBe(200);
       expect(r.headers['mcp-session-id']).toBeTypeOf('string');
@@ -101,7 +126,12 @@ describe('vap mcp --http', () => {
   });
 
   it('a port in use is a usage error (exit 2), as the emulator says it', async () => {
-    const r = await execa('node', [BIN, 'mcp', '--http', url.port], { env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), VAP_API_KEY: ORG_A.apiKey, VAP_BASE_URL: emu.url }, extendEnv: false, reject: false, stdin: 'ignore' });
+    const r = await execa('node', [BIN, 'mcp', '--http', url.port], {
+      env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), VAP_API_KEY: ORG_A.apiKey, VAP_BASE_URL: emu.url },
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toBe(`error: port ${url.port} is already in use; pick another with --http, or --http 0 for any free one (the URL is printed)`);
     expect(r.stdout).toBe('');
@@ -125,10 +155,13 @@ describe('vap mcp --http', () => {
 /** A local proxy in front of the server that adds the token to every request (the conformance runner sends none); Host, Origin and the rest pass unchanged. */
 function tokenProxy(): Promise<Server> {
   const proxy = createServer((req, res) => {
-    const up = request({ host: '127.0.0.1', port: url.port, path: req.url, method: req.method, headers: { ...req.headers, authorization: `Bearer ${token}` } }, (answer) => {
-      res.writeHead(answer.statusCode!, answer.headers);
-      answer.pipe(res);
-    });
+    const up = request(
+      { host: '127.0.0.1', port: url.port, path: req.url, method: req.method, headers: { ...req.headers, authorization: `Bearer ${token}` } },
+      (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
     res.on('close', () => up.destroy());
@@ -150,15 +183,25 @@ describe.skipIf(!NODE22.bin)(`@modelcontextprotocol/conformance scenarios, under
   });
 
   // The server declares logging (not prompts): logging-set-level applies, prompts-list does not.
-  it.each(['server-initialize', 'ping', 'tools-list', 'resources-list', 'dns-rebinding-protection', 'server-sse-multiple-streams', 'logging-set-level'])('%s', async (scenario) => {
-    const out = mkdtempSync(join(tmpdir(), 'vap-conformance-'));
-    const target = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
-    const r = await execa(NODE22.bin!, [CONFORMANCE, 'server', '--url', target, '--scenario', scenario, '--output-dir', out], { cwd: out, reject: false, timeout: 60_000 });
-    const checks = readdirSync(out, { recursive: true, encoding: 'utf8' })
-      .filter((f) => f.endsWith('checks.json'))
-      .flatMap((f) => JSON.parse(readFileSync(join(out, f), 'utf8')) as Array<{ id: string; status: string; errorMessage?: string }>);
-    expect(checks.length, r.stdout + r.stderr).toBeGreaterThan(0);
-    expect(checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING'), r.stdout).toEqual([]);
-    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
-  });
+  it.each(['server-initialize', 'ping', 'tools-list', 'resources-list', 'dns-rebinding-protection', 'server-sse-multiple-streams', 'logging-set-level'])(
+    '%s',
+    async (scenario) => {
+      const out = mkdtempSync(join(tmpdir(), 'vap-conformance-'));
+      const target = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
+      const r = await execa(NODE22.bin!, [CONFORMANCE, 'server', '--url', target, '--scenario', scenario, '--output-dir', out], {
+        cwd: out,
+        reject: false,
+        timeout: 60_000,
+      });
+      const checks = readdirSync(out, { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('checks.json'))
+        .flatMap((f) => JSON.parse(readFileSync(join(out, f), 'utf8')) as Array<{ id: string; status: string; errorMessage?: string }>);
+      expect(checks.length, r.stdout + r.stderr).toBeGreaterThan(0);
+      expect(
+        checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING'),
+        r.stdout,
+      ).toEqual([]);
+      expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    },
+  );
 });

@@ -16,7 +16,12 @@ import { ORG_A, startTestEmulator, type TestEmulator } from '../helpers/emulator
 import { testStateDir } from '../helpers/state-dir.js';
 
 const MiB = 1024 * 1024;
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const TOOLS_LIST = { jsonrpc: '2.0', id: 5, method: 'tools/list' };
 
@@ -30,7 +35,15 @@ interface Answer {
 let emu: TestEmulator;
 
 function envFor(home: string): Record<string, string> {
-  return { HOME: home, PATH: process.env.PATH ?? '', NO_COLOR: '1', VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: join(home, 'config'), VAP_STATE_DIR: testStateDir() };
+  return {
+    HOME: home,
+    PATH: process.env.PATH ?? '',
+    NO_COLOR: '1',
+    VAP_BASE_URL: emu.url,
+    VAP_API_KEY: ORG_A.apiKey,
+    VAP_CONFIG_DIR: join(home, 'config'),
+    VAP_STATE_DIR: testStateDir(),
+  };
 }
 
 beforeAll(async () => {
@@ -49,7 +62,15 @@ describe('vap mcp over stdio', () => {
 
   beforeAll(async () => {
     const home = mkdtempSync(join(tmpdir(), 'vap-mcp-malformed-'));
-    server = execa('node', [BIN, 'mcp'], { env: envFor(home), extendEnv: false, reject: false, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', buffer: { stdout: false } });
+    server = execa('node', [BIN, 'mcp'], {
+      env: envFor(home),
+      extendEnv: false,
+      reject: false,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      buffer: { stdout: false },
+    });
     const lines = createInterface({ input: server.stdout! })[Symbol.asyncIterator]();
     next = async () => {
       const r = await lines.next();
@@ -88,7 +109,9 @@ describe('vap mcp over stdio', () => {
       [null, -32600],
       [null, -32600],
     ]);
-    expect(errors[0]!.error!.message).toBe(`Invalid Request: the message is ${idFirst.length} bytes, over vap mcp's limit of ${10 * MiB} bytes for one message; it was skipped`);
+    expect(errors[0]!.error!.message).toBe(
+      `Invalid Request: the message is ${idFirst.length} bytes, over vap mcp's limit of ${10 * MiB} bytes for one message; it was skipped`,
+    );
     expect(errors[0]!.error!.data).toEqual({ size: idFirst.length, limit: 10 * MiB });
     expect(errors.every((a) => a.jsonrpc === '2.0' && a.result === undefined)).toBe(true);
     const list = answers.at(-1)!;
@@ -113,7 +136,10 @@ describe('vap mcp --http', () => {
   // One socket, kept alive: a request that finds it reused proves the connection was not dropped.
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-  function post(body: string | Buffer, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: string; reusedSocket: boolean }> {
+  function post(
+    body: string | Buffer,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; body: string; reusedSocket: boolean }> {
     return new Promise((resolve, reject) => {
       const req = request(
         {
@@ -122,7 +148,13 @@ describe('vap mcp --http', () => {
           port: url.port,
           path: url.pathname,
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}), ...headers },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${token}`,
+            ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
+            ...headers,
+          },
         },
         (res) => {
           let text = '';
@@ -157,10 +189,16 @@ describe('vap mcp --http', () => {
   });
 
   it('answers a 12 MiB POST with 413 and a JSON-RPC error, then tools/list on the same connection', async () => {
-    const big = await post(Buffer.from(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"vap_agents_list","arguments":{"note":"${'x'.repeat(12 * MiB)}"}}}`));
+    const big = await post(
+      Buffer.from(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"vap_agents_list","arguments":{"note":"${'x'.repeat(12 * MiB)}"}}}`),
+    );
     expect(big.status).toBe(413);
     expect(big.headers['content-type']).toMatch(/^application\/json/);
-    expect(JSON.parse(big.body)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: the body is over vap mcp's limit of ${100 * 1024} bytes for one request; it was skipped` } });
+    expect(JSON.parse(big.body)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: `Invalid Request: the body is over vap mcp's limit of ${100 * 1024} bytes for one request; it was skipped` },
+    });
 
     const list = await post(JSON.stringify(TOOLS_LIST));
     expect(list.status).toBe(200);

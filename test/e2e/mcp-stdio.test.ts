@@ -44,7 +44,9 @@ async function ok<T = any>(method: string, path: string, body?: unknown): Promis
   return (r.body?.data ?? r.body) as T;
 }
 
-async function versionsOf(agentId: string): Promise<{ currentVersion: number; versions: Array<{ versionNumber: number; changeType: string; rolledBackTo?: number; reason?: string }> }> {
+async function versionsOf(
+  agentId: string,
+): Promise<{ currentVersion: number; versions: Array<{ versionNumber: number; changeType: string; rolledBackTo?: number; reason?: string }> }> {
   return ok('GET', `/api/v1/agents/${agentId}/versions`);
 }
 
@@ -65,7 +67,10 @@ beforeAll(async () => {
   }
   // An agents-as-code folder with the plain agent in it, for the plan.
   project = mkdtempSync(join(tmpdir(), 'vap-mcp-ascode-'));
-  const pulled = await vap(['pull', '--agent', desk.id], { env: { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-mcp-config-')) }, cwd: project });
+  const pulled = await vap(['pull', '--agent', desk.id], {
+    env: { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-mcp-config-')) },
+    cwd: project,
+  });
   expect(pulled.exitCode, pulled.stderr).toBe(0);
   ro = await connectStdio(emu);
 }, 120_000);
@@ -87,7 +92,11 @@ describe('vap mcp over stdio, through the SDK client', () => {
   });
 
   it('stops on SIGTERM, as a client stops it, with exit 0', async () => {
-    const server = execa('node', [BIN, 'mcp'], { env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), VAP_API_KEY: ORG_A.apiKey, VAP_BASE_URL: emu.url }, extendEnv: false, reject: false });
+    const server = execa('node', [BIN, 'mcp'], {
+      env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), VAP_API_KEY: ORG_A.apiKey, VAP_BASE_URL: emu.url },
+      extendEnv: false,
+      reject: false,
+    });
     await new Promise<void>((resolve) => {
       let said = '';
       server.stderr!.on('data', (c: Buffer) => {
@@ -102,7 +111,12 @@ describe('vap mcp over stdio, through the SDK client', () => {
   });
 
   it('without a key, says so and exits 4 before serving', async () => {
-    const r = await execa('node', [BIN, 'mcp'], { env: { PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'vap-nokey-')) }, extendEnv: false, reject: false, stdin: 'ignore' });
+    const r = await execa('node', [BIN, 'mcp'], {
+      env: { PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'vap-nokey-')) },
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toMatch(/^error: no API key found[^\n]*; run `vap auth login`, or set VAP_API_KEY$/);
     expect(r.stdout).toBe('');
@@ -117,7 +131,8 @@ describe('vap mcp over stdio, through the SDK client', () => {
       expect(t.outputSchema?.type, t.name).toBe('object');
       expect(Object.keys(t.outputSchema?.properties ?? {}), t.name).toEqual(expect.arrayContaining(['dataNotice', 'data']));
       const a = t.annotations!;
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) expect(typeof a[hint], `${t.name} ${hint}`).toBe('boolean');
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const)
+        expect(typeof a[hint], `${t.name} ${hint}`).toBe('boolean');
       const w = WRITES[t.name];
       if (w) {
         expect(a, t.name).toMatchObject({ readOnlyHint: false, destructiveHint: w.destructive, idempotentHint: w.idempotent, openWorldHint: w.openWorld });
@@ -128,7 +143,12 @@ describe('vap mcp over stdio, through the SDK client', () => {
         expect(a, t.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
       }
     }
-    expect(tools.filter((t) => WRITES[t.name]).map((t) => t.name).sort()).toEqual(Object.keys(WRITES).sort());
+    expect(
+      tools
+        .filter((t) => WRITES[t.name])
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(Object.keys(WRITES).sort());
   });
 
   it('calls every read tool; each result carries the platform text under data, with no control character', async () => {
@@ -190,14 +210,20 @@ describe('vap mcp over stdio, through the SDK client', () => {
     expect(diff.diff.b.id).toBe(secondRunId);
     expect(diff.verdict).toMatchObject({ passed: true, exitCodeInTheCli: 0 });
 
-    const gated = envelopeOf(await ro.call('vap_evals_runs_get', { agentId: d.agentId, evalId: d.evalId, runId: secondRunId, minScore: 1, baseline: 'previous' })).data;
+    const gated = envelopeOf(
+      await ro.call('vap_evals_runs_get', { agentId: d.agentId, evalId: d.evalId, runId: secondRunId, minScore: 1, baseline: 'previous' }),
+    ).data;
     expect(gated.outcome.run.status).toBe('completed');
     expect(gated.verdict).toMatchObject({ passed: false, exitCodeInTheCli: 3 });
     expect(gated.outcome.gates[0]).toMatchObject({ gate: '--min-score 1', passed: false });
     expect(gated.outcome.results[0].transcript).toBeUndefined();
 
     const plan = envelopeOf(await ro.call('vap_ascode_diff', { dir: project })).data;
-    expect(plan.plan).toMatchObject({ profile: 'default', changes: false, resources: [{ kind: 'agent', key: 'front-desk', action: 'unchanged', id: desk.id }] });
+    expect(plan.plan).toMatchObject({
+      profile: 'default',
+      changes: false,
+      resources: [{ kind: 'agent', key: 'front-desk', action: 'unchanged', id: desk.id }],
+    });
   });
 
   it('pages a listing with cursors that carry its filters', async () => {
@@ -251,7 +277,9 @@ describe('vap mcp --allow-writes', () => {
     const before = await versionsOf(desk.id);
     const none = await rw.call('vap_agents_rollback', { agentId: desk.id, version: 1, reason: 'v2 greets too long' });
     expect(none.isError).toBe(true);
-    expect(textOf(none)).toBe(`vap_agents_rollback was refused: it changes agent "${desk.id}", and no confirm was given. Pass confirm equal to that id to confirm the change (after the user agreed to it). Nothing was changed.`);
+    expect(textOf(none)).toBe(
+      `vap_agents_rollback was refused: it changes agent "${desk.id}", and no confirm was given. Pass confirm equal to that id to confirm the change (after the user agreed to it). Nothing was changed.`,
+    );
     const wrong = await rw.call('vap_agents_rollback', { agentId: desk.id, version: 1, reason: 'v2 greets too long', confirm: d.agentId });
     expect(textOf(wrong)).toContain(`and confirm was "${d.agentId}"`);
     expect(await versionsOf(desk.id)).toEqual(before);
@@ -274,7 +302,9 @@ describe('vap mcp --allow-writes', () => {
 
   it('changes an agent, its voice and its tools, each result saying what it was before', async () => {
     const a = await ok<{ id: string }>('POST', '/api/v1/agents', { name: 'Desk two', instructions: 'Take messages.', engine: 'realtime', variables: [] });
-    const updated = envelopeOf(await rw.call('vap_agents_update', { agentId: a.id, instructions: 'Take messages and spell names back.', reason: 'names were misheard', confirm: a.id }));
+    const updated = envelopeOf(
+      await rw.call('vap_agents_update', { agentId: a.id, instructions: 'Take messages and spell names back.', reason: 'names were misheard', confirm: a.id }),
+    );
     expect(updated.data).toEqual({ agentId: a.id, previousVersion: 1, currentVersion: 2, previous: { instructions: 'Take messages.' } });
     expect(updated.undo).toContain(`call vap_agents_rollback with agentId ${a.id}, version 1`);
 
@@ -309,14 +339,19 @@ describe('vap mcp --allow-writes', () => {
     const passed = envelopeOf(await rw.call('vap_evals_run', { agentId: d.agentId, evalId: d.evalId, minScore: 0, baseline: 'previous' }));
     expect(passed.data.verdict).toEqual({ passed: true, exitCodeInTheCli: 0 });
     expect(passed.data.outcome.run.status).toBe('completed');
-    expect(passed.data.outcome.gates).toEqual([expect.objectContaining({ gate: '--min-score 0', passed: true }), expect.objectContaining({ gate: '--allow-failed-iterations (default: fewer than 20%)', passed: true })]);
+    expect(passed.data.outcome.gates).toEqual([
+      expect.objectContaining({ gate: '--min-score 0', passed: true }),
+      expect.objectContaining({ gate: '--allow-failed-iterations (default: fewer than 20%)', passed: true }),
+    ]);
     expect(passed.data.outcome.baseline).toMatchObject({ spec: 'previous' });
     expect(passed.data.log.join('\n')).toMatch(/Started run #\d+/);
 
     // A client that asks for progress hears the run's progress lines as it goes.
     const progress: string[] = [];
     const below = envelopeOf(
-      (await rw.client.callTool({ name: 'vap_evals_run', arguments: { agentId: d.agentId, evalId: d.evalId, minScore: 1 } }, undefined, { onprogress: (p) => progress.push(p.message ?? '') })) as CallToolResult,
+      (await rw.client.callTool({ name: 'vap_evals_run', arguments: { agentId: d.agentId, evalId: d.evalId, minScore: 1 } }, undefined, {
+        onprogress: (p) => progress.push(p.message ?? ''),
+      })) as CallToolResult,
     );
     expect(below.data.verdict).toMatchObject({ passed: false, exitCodeInTheCli: 3 });
     // What the run will spend comes first, then the run.
@@ -370,7 +405,12 @@ describe('results over the stated size', () => {
   });
 
   it('a long text is cut, saying where the whole is', async () => {
-    const long = await ok<{ id: string }>('POST', '/api/v1/agents', { name: 'Long', instructions: 'Say hello. '.repeat(1000), engine: 'realtime', variables: [] });
+    const long = await ok<{ id: string }>('POST', '/api/v1/agents', {
+      name: 'Long',
+      instructions: 'Say hello. '.repeat(1000),
+      engine: 'realtime',
+      variables: [],
+    });
     const r = await small.call('vap_agents_get', { agentId: long.id });
     expect(textOf(r).length).toBeLessThanOrEqual(limit);
     const env = envelopeOf(r);

@@ -14,7 +14,12 @@ import { assertBuilt, ROOT } from '../helpers/built.js';
 // their licenses are in dist/THIRD_PARTY_NOTICES.txt. And the tarball holds what
 // package.json's "files" says, and nothing more.
 
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; dependencies?: Record<string, string>; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  dependencies?: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 let tmp: string;
 let prefix: string;
 let tarball: string;
@@ -35,29 +40,65 @@ beforeAll(async () => {
   tarball = join(tmp, info!.filename);
   files = info!.files.map((f) => f.path).sort();
   // As a user installs it: npm's warnings shown (its default log level).
-  const install = await execa('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: tmp, timeout: 240_000, all: true });
+  const install = await execa('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+    cwd: tmp,
+    timeout: 240_000,
+    all: true,
+  });
   installOutput = String(install.all);
   vapBin = join(prefix, 'bin', 'vap');
   installed = join(prefix, 'lib', 'node_modules', pkg.name);
-  env = { PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: tmp, VAP_CONFIG_DIR: join(tmp, 'config'), VAP_STATE_DIR: join(tmp, 'state'), NO_COLOR: '1' };
+  env = {
+    PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/bin:/bin`,
+    HOME: tmp,
+    VAP_CONFIG_DIR: join(tmp, 'config'),
+    VAP_STATE_DIR: join(tmp, 'state'),
+    NO_COLOR: '1',
+  };
 }, 300_000);
 afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-const run = (args: string[], opts: { input?: string } = {}) => execa(vapBin, args, { cwd: tmp, env, extendEnv: false, reject: false, timeout: 30_000, ...(opts.input === undefined ? { stdin: 'ignore' as const } : { input: opts.input }) });
+const run = (args: string[], opts: { input?: string } = {}) =>
+  execa(vapBin, args, {
+    cwd: tmp,
+    env,
+    extendEnv: false,
+    reject: false,
+    timeout: 30_000,
+    ...(opts.input === undefined ? { stdin: 'ignore' as const } : { input: opts.input }),
+  });
 
 describe('the npm package, installed from its tarball into an empty prefix', () => {
   it('holds the launcher, the bundle, the completions, the README and package.json, and nothing else', () => {
     const top = [...new Set(files.map((f) => f.split('/')[0]))].sort();
     expect(top).toEqual(['README.md', 'bin', 'completions', 'dist', 'package.json']);
-    expect(files).toEqual(expect.arrayContaining(['bin/vap.js', 'bin/compile-cache.js', 'dist/cli.js', 'dist/verbs.json', 'dist/package.json', 'dist/chunks/undici.js', 'dist/contacts-worker.js', 'completions/vap.bash', 'completions/_vap', 'completions/vap.fish']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'bin/vap.js',
+        'bin/compile-cache.js',
+        'dist/cli.js',
+        'dist/verbs.json',
+        'dist/package.json',
+        'dist/chunks/undici.js',
+        'dist/contacts-worker.js',
+        'completions/vap.bash',
+        'completions/_vap',
+        'completions/vap.fish',
+      ]),
+    );
     // The bundle's map of inputs is for tests and benches; sources, tests and the action are not in it.
     expect(files).not.toContain('dist/meta.json');
     expect(files.filter((f) => /^(src|test|action|docs)\//.test(f) || f.endsWith('.ts') || f.endsWith('.map'))).toEqual([]);
     // Every file the bundle loads is there: what dist/ has in the repository, less meta.json.
-    const dist = (dir: string): string[] => readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? dist(`${dir}/${d.name}`) : [`${dir}/${d.name}`]));
-    expect(files.filter((f) => f.startsWith('dist/'))).toEqual(dist('dist').filter((f) => f !== 'dist/meta.json').sort());
+    const dist = (dir: string): string[] =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? dist(`${dir}/${d.name}`) : [`${dir}/${d.name}`]));
+    expect(files.filter((f) => f.startsWith('dist/'))).toEqual(
+      dist('dist')
+        .filter((f) => f !== 'dist/meta.json')
+        .sort(),
+    );
   });
 
   it('installs no dependency (every one is bundled) and prints no engine warning on this Node', () => {
@@ -86,7 +127,7 @@ describe('the npm package, installed from its tarball into an empty prefix', () 
     expect(notices).toContain('Permission is hereby granted, free of charge');
   });
 
-  it('vap --version, and a command that loads the bundle\'s lazy chunks', async () => {
+  it("vap --version, and a command that loads the bundle's lazy chunks", async () => {
     const v = await run(['--version']);
     expect([v.exitCode, v.stdout, v.stderr]).toEqual([0, `vap ${pkg.version}`, '']);
     const help = await run(['agents', '--help']);
@@ -127,15 +168,31 @@ describe('the npm package, installed from its tarball into an empty prefix', () 
       const keyLine = await next();
       const key = /key (\S+)$/.exec(keyLine)?.[1];
       expect(key, keyLine).toBeDefined();
-      const agents = await execa(vapBin, ['agents', 'list', '--json'], { cwd: tmp, env: { ...env, VAP_BASE_URL: url!, VAP_API_KEY: key! }, extendEnv: false, reject: false, stdin: 'ignore' });
+      const agents = await execa(vapBin, ['agents', 'list', '--json'], {
+        cwd: tmp,
+        env: { ...env, VAP_BASE_URL: url!, VAP_API_KEY: key! },
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      });
       expect([agents.exitCode, agents.stderr]).toEqual([0, '']);
       expect(Array.isArray(JSON.parse(agents.stdout))).toBe(true);
       // A body through the bundled Fastify (its parser, the route, the envelope), and a refusal in its error envelope.
       const apiEnv = { ...env, VAP_BASE_URL: url!, VAP_API_KEY: key! };
-      const created = await execa(vapBin, ['agents', 'create', '--name', 'Front desk', '--engine', 'realtime', '--instructions', 'Greet callers.', '-q'], { cwd: tmp, env: apiEnv, extendEnv: false, reject: false, stdin: 'ignore' });
+      const created = await execa(vapBin, ['agents', 'create', '--name', 'Front desk', '--engine', 'realtime', '--instructions', 'Greet callers.', '-q'], {
+        cwd: tmp,
+        env: apiEnv,
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      });
       expect([created.exitCode, created.stderr]).toEqual([0, '']);
       expect(created.stdout).toMatch(/^ag_\w+$/);
-      const refused = await fetch(`${url}/api/v1/agents`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"name":' });
+      const refused = await fetch(`${url}/api/v1/agents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: '{"name":',
+      });
       expect(refused.status).toBe(400);
       expect(await refused.json()).toMatchObject({ error: { code: 'invalid_body' } });
     } finally {
@@ -146,7 +203,11 @@ describe('the npm package, installed from its tarball into an empty prefix', () 
   });
 
   it('the completion scripts: vap completion bash|zsh|fish print the files the package ships', async () => {
-    for (const [shell, file] of [['bash', 'vap.bash'], ['zsh', '_vap'], ['fish', 'vap.fish']] as const) {
+    for (const [shell, file] of [
+      ['bash', 'vap.bash'],
+      ['zsh', '_vap'],
+      ['fish', 'vap.fish'],
+    ] as const) {
       const r = await run(['completion', shell]);
       expect(r.exitCode, r.stderr).toBe(0);
       // execa drops the last newline of stdout.

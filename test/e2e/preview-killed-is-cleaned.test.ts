@@ -46,7 +46,13 @@ async function killMidRun(dir: string, atRun: boolean): Promise<void> {
   await emu.clearRequests();
   const child = execa('node', [BIN, '--profile', 'staging', 'preview', '--label', 'killed'], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', VAP_STATE_DIR: testStateDir(), ...twoOrgEnv(emu.url, join(dir, '.config')) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NO_COLOR: '1',
+      VAP_STATE_DIR: testStateDir(),
+      ...twoOrgEnv(emu.url, join(dir, '.config')),
+    },
     extendEnv: false,
     reject: false,
     stdin: 'ignore',

@@ -20,10 +20,23 @@ afterAll(async () => {
 });
 
 const AGENTS = 4;
-const env = () => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', VAP_STATE_DIR: testStateDir(), VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey });
+const env = () => ({
+  PATH: process.env.PATH ?? '',
+  HOME: process.env.HOME ?? '/tmp',
+  NO_COLOR: '1',
+  VAP_STATE_DIR: testStateDir(),
+  VAP_BASE_URL: emu.url,
+  VAP_API_KEY: ORG_A.apiKey,
+});
 
 function push(dir: string) {
-  return execa('node', [BIN, 'push', '--yes', '--profile', 'staging', '--reason', 'kill test'], { cwd: dir, env: env(), extendEnv: false, reject: false, stdin: 'ignore' });
+  return execa('node', [BIN, 'push', '--yes', '--profile', 'staging', '--reason', 'kill test'], {
+    cwd: dir,
+    env: env(),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
 }
 
 function scenario(n: number): string {
@@ -34,9 +47,15 @@ function writeProject(dir: string): void {
   writeFileSync(join(dir, 'vap.yaml'), 'version: 1\nprofiles:\n  staging:\n    vars:\n      HOOK: http://127.0.0.1:9/hook\n');
   for (let a = 0; a < AGENTS; a++) {
     mkdirSync(join(dir, 'agents', `agent-${a}`, 'evals'), { recursive: true });
-    writeFileSync(join(dir, 'agents', `agent-${a}`, 'agent.md'), `---\nname: Kill test agent ${a}\nengine: realtime\nvoice: { name: Marcus, language: en-US }\n---\nYou are agent ${a}.\nGreet callers with "Hello from ${a}".\n`);
+    writeFileSync(
+      join(dir, 'agents', `agent-${a}`, 'agent.md'),
+      `---\nname: Kill test agent ${a}\nengine: realtime\nvoice: { name: Marcus, language: en-US }\n---\nYou are agent ${a}.\nGreet callers with "Hello from ${a}".\n`,
+    );
     for (const s of ['smoke', 'regression']) {
-      writeFileSync(join(dir, 'agents', `agent-${a}`, 'evals', `${s}.yaml`), `name: ${s} ${a}\nstatus: ready\niterations: 1\ncriteria:\n  - { key: goal_completion, name: Goal, weight: 1 }\nscenarios:\n${scenario(1)}${scenario(2)}${scenario(3)}`);
+      writeFileSync(
+        join(dir, 'agents', `agent-${a}`, 'evals', `${s}.yaml`),
+        `name: ${s} ${a}\nstatus: ready\niterations: 1\ncriteria:\n  - { key: goal_completion, name: Goal, weight: 1 }\nscenarios:\n${scenario(1)}${scenario(2)}${scenario(3)}`,
+      );
     }
   }
   mkdirSync(join(dir, 'webhooks'), { recursive: true });
@@ -49,14 +68,23 @@ function edit(dir: string, round: number): void {
     const md = join(dir, 'agents', `agent-${a}`, 'agent.md');
     writeFileSync(md, readFileSync(md, 'utf8').replace(/\n$/, `\nRound ${round}: always confirm the caller's name.\n`));
   }
-  for (const [a, s] of [[(round + 1) % AGENTS, 'smoke'], [(round + 3) % AGENTS, 'regression']] as const) {
+  for (const [a, s] of [
+    [(round + 1) % AGENTS, 'smoke'],
+    [(round + 3) % AGENTS, 'regression'],
+  ] as const) {
     const suite = join(dir, 'agents', `agent-${a}`, 'evals', `${s}.yaml`);
     writeFileSync(suite, readFileSync(suite, 'utf8') + scenario(100 + round));
   }
   if (round % 3 === 0) {
     mkdirSync(join(dir, 'agents', `extra-${round}`, 'evals'), { recursive: true });
-    writeFileSync(join(dir, 'agents', `extra-${round}`, 'agent.md'), `---\nname: Kill test extra ${round}\nengine: pipeline\nvoice: { name: Ava, language: en-US }\n---\nYou are an extra agent.\n`);
-    writeFileSync(join(dir, 'agents', `extra-${round}`, 'evals', 'smoke.yaml'), `name: extra smoke ${round}\nstatus: draft\niterations: 2\ncriteria:\n  - { key: tone, name: Tone, weight: 1 }\nscenarios:\n${scenario(1)}${scenario(2)}`);
+    writeFileSync(
+      join(dir, 'agents', `extra-${round}`, 'agent.md'),
+      `---\nname: Kill test extra ${round}\nengine: pipeline\nvoice: { name: Ava, language: en-US }\n---\nYou are an extra agent.\n`,
+    );
+    writeFileSync(
+      join(dir, 'agents', `extra-${round}`, 'evals', 'smoke.yaml'),
+      `name: extra smoke ${round}\nstatus: draft\niterations: 2\ncriteria:\n  - { key: tone, name: Tone, weight: 1 }\nscenarios:\n${scenario(1)}${scenario(2)}`,
+    );
   }
 }
 
@@ -114,7 +142,13 @@ describe('vap push killed at random moments', () => {
     }
     const hooks = (await emu.api('GET', '/api/v1/webhook-endpoints')).body.data.endpoints.filter((w: { name: string }) => w.name.startsWith('Kill test'));
     expect(hooks).toHaveLength(2);
-    const diff = await execa('node', [BIN, 'diff', '--exit-code', '--profile', 'staging'], { cwd: dir, env: env(), extendEnv: false, reject: false, stdin: 'ignore' });
+    const diff = await execa('node', [BIN, 'diff', '--exit-code', '--profile', 'staging'], {
+      cwd: dir,
+      env: env(),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     expect(diff.exitCode, String(diff.stdout)).toBe(0);
   });
 });

@@ -25,7 +25,13 @@ beforeAll(async () => {
   emu = await startTwoOrgs(3);
   // Production already has an agent that uses the same tool: its ids are learned from it.
   await seedAgent(emu, PROD, { name: 'Reception', instructions: 'You are the reception of Acme Dental.', tools: ['Calendar booking'] });
-  staging = await seedAgent(emu, STAGING, { name: 'Front Desk', instructions: RULED, tools: ['Calendar booking'], voice: { name: 'Olivia', language: 'en-GB' }, suite: { name: 'Booking', iterations: 3 } });
+  staging = await seedAgent(emu, STAGING, {
+    name: 'Front Desk',
+    instructions: RULED,
+    tools: ['Calendar booking'],
+    voice: { name: 'Olivia', language: 'en-GB' },
+    suite: { name: 'Booking', iterations: 3 },
+  });
 });
 afterAll(async () => {
   await emu?.close();
@@ -89,9 +95,12 @@ describe('the README, from pull request to production', () => {
     const passed = state.passed['front-desk'];
     expect(passed).toMatchObject({ via: 'push' });
     expect(passed.runs).toHaveLength(1);
-    const run = (await emu.api('GET', `/api/v1/agents/${staging.agentId}/evals/${staging.suiteId}/runs/${passed.runs[0]}`, undefined, STAGING.apiKey)).body.data.run;
+    const run = (await emu.api('GET', `/api/v1/agents/${staging.agentId}/evals/${staging.suiteId}/runs/${passed.runs[0]}`, undefined, STAGING.apiKey)).body.data
+      .run;
     expect(run).toMatchObject({ status: 'completed', agentVersion: live.currentVersion ?? live.version });
-    expect(all).toMatch(new RegExp(`✓ agent front-desk: passed in profile "staging" \\(a gated push, runs ${passed.runs[0]}, verified there on version \\d+\\)`));
+    expect(all).toMatch(
+      new RegExp(`✓ agent front-desk: passed in profile "staging" \\(a gated push, runs ${passed.runs[0]}, verified there on version \\d+\\)`),
+    );
 
     // Production: the agent, with production's own tool id (not staging's), the voice, the suite.
     const prodAgents = (await emu.api('GET', '/api/v1/agents?limit=100', undefined, PROD.apiKey)).body.data.agents as Array<{ id: string; name: string }>;

@@ -27,7 +27,9 @@ function quickStart(): string[][] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const at = readme.indexOf('To try vap by hand');
   expect(at, 'README: "To try vap by hand"').toBeGreaterThan(0);
-  const blocks = [...readme.slice(at).matchAll(/```sh\n([\s\S]*?)\n```/g)].slice(0, 2).map((m) => m[1]!.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#')));
+  const blocks = [...readme.slice(at).matchAll(/```sh\n([\s\S]*?)\n```/g)]
+    .slice(0, 2)
+    .map((m) => m[1]!.split('\n').filter((l) => l.trim() && !l.trim().startsWith('#')));
   expect(blocks).toHaveLength(2);
   return blocks;
 }
@@ -44,7 +46,12 @@ describe('the README quick start', () => {
   it('runs as written: a 1×1 eval run finishes in seconds, and a webhook to a loopback URL is delivered', { timeout: 120_000 }, async () => {
     const [start, tryIt] = quickStart();
     const [apiPort, hookPort] = [await freePort(), await freePort()];
-    const port = (line: string) => line.replace(/^vap emulator start /, `vap emulator start --port ${apiPort} `).replaceAll('127.0.0.1:4010', `127.0.0.1:${apiPort}`).replace(/\blisten\(3000\)/, `listen(${hookPort})`).replaceAll('127.0.0.1:3000', `127.0.0.1:${hookPort}`);
+    const port = (line: string) =>
+      line
+        .replace(/^vap emulator start /, `vap emulator start --port ${apiPort} `)
+        .replaceAll('127.0.0.1:4010', `127.0.0.1:${apiPort}`)
+        .replace(/\blisten\(3000\)/, `listen(${hookPort})`)
+        .replaceAll('127.0.0.1:3000', `127.0.0.1:${hookPort}`);
     const lines = [...start!, ...tryIt!];
     expect(lines.find((l) => l.startsWith('vap emulator start'))).toMatch(/--time-scale \d+/);
 
@@ -58,15 +65,32 @@ describe('the README quick start', () => {
     });
     // Not the README's: the refusal of every other private address is kept (document 1, webhook rule 1).
     script.push('vap webhooks create --name Private --url http://10.0.0.7/hook --events call.ended --secret-file private-secret -q; echo "::private exit $?"');
-    script.push('vap webhooks create --name Metadata --url http://169.254.169.254/hook --events call.ended --secret-file link-local-secret -q; echo "::link-local exit $?"');
+    script.push(
+      'vap webhooks create --name Metadata --url http://169.254.169.254/hook --events call.ended --secret-file link-local-secret -q; echo "::link-local exit $?"',
+    );
     script.push('kill $(jobs -p)', 'wait');
 
     const bin = join(work, 'bin');
     mkdirSync(bin);
     writeFileSync(join(bin, 'vap'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
     chmodSync(join(bin, 'vap'), 0o755);
-    const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: work, VAP_CONFIG_DIR: join(work, 'config'), VAP_STATE_DIR: join(work, 'state'), NO_COLOR: '1' };
-    const session = execa('bash', ['-c', script.join('\n')], { cwd: work, env, extendEnv: false, reject: false, stdin: 'ignore', all: true, detached: true, timeout: 100_000 });
+    const env = {
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+      HOME: work,
+      VAP_CONFIG_DIR: join(work, 'config'),
+      VAP_STATE_DIR: join(work, 'state'),
+      NO_COLOR: '1',
+    };
+    const session = execa('bash', ['-c', script.join('\n')], {
+      cwd: work,
+      env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      all: true,
+      detached: true,
+      timeout: 100_000,
+    });
     let r;
     try {
       r = await session;
@@ -79,8 +103,15 @@ describe('the README quick start', () => {
       }
     }
     const all = String(r.all);
-    const ran = [...all.matchAll(/^::line (\d+) exit (\d+) took ([\d.]+)$/gm)].map((m) => ({ line: lines[Number(m[1])]!, exit: Number(m[2]), seconds: Number(m[3]) }));
-    expect(ran.map((x) => x.line), all).toEqual(lines);
+    const ran = [...all.matchAll(/^::line (\d+) exit (\d+) took ([\d.]+)$/gm)].map((m) => ({
+      line: lines[Number(m[1])]!,
+      exit: Number(m[2]),
+      seconds: Number(m[3]),
+    }));
+    expect(
+      ran.map((x) => x.line),
+      all,
+    ).toEqual(lines);
     for (const x of ran) expect(x.exit, `${x.line}\n${all}`).toBe(0);
 
     // At the README's time scale the run of one scenario and one iteration takes seconds (over a minute at 1).

@@ -12,7 +12,8 @@ import { GROUPS } from '../../src/commands/registry.js';
 import { isSubgroup, type CommandEntry } from '../../src/commands/types.js';
 import { stateDir } from '../../src/contacts/state.js';
 
-const HEAVY = /node_modules\/(undici|@inquirer|csv-parse|ora|fastify|stream-json|libphonenumber-js|cli-table3|@modelcontextprotocol)\/|src\/emulator\/|src\/mcp\/|src\/api\/client\.ts|src\/contacts\/(?!validate)/;
+const HEAVY =
+  /node_modules\/(undici|@inquirer|csv-parse|ora|fastify|stream-json|libphonenumber-js|cli-table3|@modelcontextprotocol)\/|src\/emulator\/|src\/mcp\/|src\/api\/client\.ts|src\/contacts\/(?!validate)/;
 const TRACE = fileURLToPath(new URL('../helpers/trace-loads.mjs', import.meta.url));
 
 let emu: TestEmulator;
@@ -29,15 +30,27 @@ afterAll(async () => {
 async function loaded(args: string[], env: Record<string, string> = {}): Promise<{ files: string[]; inputs: string[] }> {
   const file = join(mkdtempSync(join(tmpdir(), 'vap-trace-')), 'loads.txt');
   // stdin at its end: `vap mcp` serves until its client goes away.
-  await execa('node', ['--import', TRACE, join(ROOT, 'bin/vap.js'), ...args], { env: { VAP_TRACE_FILE: file, NO_COLOR: '1', ...env }, extendEnv: false, reject: false, stdin: 'ignore' });
-  const urls = readFileSync(file, 'utf8').split('\n').filter((u) => u.startsWith('file:'));
+  await execa('node', ['--import', TRACE, join(ROOT, 'bin/vap.js'), ...args], {
+    env: { VAP_TRACE_FILE: file, NO_COLOR: '1', ...env },
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+  });
+  const urls = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((u) => u.startsWith('file:'));
   const files = [...new Set(urls.map((u) => relative(ROOT, fileURLToPath(u))))].filter((p) => !p.startsWith('..'));
   const map = bundleInputs();
   const external = files.filter((p) => p.includes('node_modules/'));
   return { files, inputs: [...files.flatMap((d) => map.get(d) ?? []), ...external] };
 }
 
-const api = () => ({ VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-config-')), PATH: process.env.PATH ?? '' });
+const api = () => ({
+  VAP_BASE_URL: emu.url,
+  VAP_API_KEY: ORG_A.apiKey,
+  VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-config-')),
+  PATH: process.env.PATH ?? '',
+});
 
 describe('start-up loads only what it needs', () => {
   it('vap --version loads no HTTP client, prompts, CSV parser, spinner or emulator', async () => {
@@ -101,12 +114,18 @@ describe('start-up loads only what it needs', () => {
   });
 
   it('vap mcp --help (and vap help mcp) loads neither the MCP SDK nor the server, nor the context', async () => {
-    for (const args of [['mcp', '--help'], ['help', 'mcp']]) {
+    for (const args of [
+      ['mcp', '--help'],
+      ['help', 'mcp'],
+    ]) {
       const { files, inputs } = await loaded(args);
       // The command's help builds the group; the topic of its name is a page of the manual alone.
       if (args[0] === 'mcp') expect(inputs, args.join(' ')).toContain('src/commands/mcp/index.ts');
       else expect(files).toContain('dist/topics/mcp.txt');
-      expect(inputs.filter((p) => HEAVY.test(p) || p === 'src/context.ts'), args.join(' ')).toEqual([]);
+      expect(
+        inputs.filter((p) => HEAVY.test(p) || p === 'src/context.ts'),
+        args.join(' '),
+      ).toEqual([]);
     }
   });
 
@@ -130,7 +149,8 @@ describe('start-up loads only what it needs', () => {
   });
 
   it('dist/ names no absolute path: the package can be moved', () => {
-    const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith('.js') ? [join(dir, d.name)] : []));
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith('.js') ? [join(dir, d.name)] : []));
     const offenders = walk(join(ROOT, 'dist')).filter((f) => readFileSync(f, 'utf8').includes(ROOT.replace(/\/$/, '')));
     expect(offenders).toEqual([]);
   });
@@ -148,12 +168,22 @@ function groupPaths(): string[][] {
 }
 
 describe('a group’s help and suggestions from the stand-ins of its verbs read as the real tree’s', () => {
-  const built = (args: string[]) => execa('node', [join(ROOT, 'bin/vap.js'), ...args], { env: { NO_COLOR: '1', PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false });
+  const built = (args: string[]) =>
+    execa('node', [join(ROOT, 'bin/vap.js'), ...args], { env: { NO_COLOR: '1', PATH: process.env.PATH ?? '' }, extendEnv: false, reject: false });
   it.each(groupPaths().map((p) => [p.join(' '), p]))('vap %s', async (_name, path) => {
     // The sources have no dist/verbs.json: runCli builds the group's real verbs.
-    for (const args of [[...path, '--help'], ['help', ...path], [...path, 'lisst'], ['help', ...path, 'crate']]) {
+    for (const args of [
+      [...path, '--help'],
+      ['help', ...path],
+      [...path, 'lisst'],
+      ['help', ...path, 'crate'],
+    ]) {
       const [stub, real] = await Promise.all([built(args), runCli(args)]);
-      expect({ code: stub.exitCode, stdout: stub.stdout, stderr: stub.stderr }, args.join(' ')).toEqual({ code: real.code, stdout: real.stdout.trimEnd(), stderr: real.stderr.trimEnd() });
+      expect({ code: stub.exitCode, stdout: stub.stdout, stderr: stub.stderr }, args.join(' ')).toEqual({
+        code: real.code,
+        stdout: real.stdout.trimEnd(),
+        stderr: real.stderr.trimEnd(),
+      });
     }
   });
 });
@@ -161,7 +191,8 @@ describe('a group’s help and suggestions from the stand-ins of its verbs read 
 describe('the compile cache', () => {
   // Node 22.1 and later; this machine may have only Node 20 (VAP_TEST_NODE22 names another binary).
   const node22 = Number(process.versions.node.split('.')[0]) >= 22 ? process.execPath : process.env.VAP_TEST_NODE22;
-  const run = (node: string, env: Record<string, string>) => execa(node, [join(ROOT, 'bin/vap.js'), 'agents', '--help'], { env: { PATH: process.env.PATH ?? '', ...env }, extendEnv: false });
+  const run = (node: string, env: Record<string, string>) =>
+    execa(node, [join(ROOT, 'bin/vap.js'), 'agents', '--help'], { env: { PATH: process.env.PATH ?? '', ...env }, extendEnv: false });
 
   it.skipIf(!node22)('is kept in vap’s state folder, and not under NODE_DISABLE_COMPILE_CACHE', async () => {
     const state = mkdtempSync(join(tmpdir(), 'vap-state-'));
@@ -185,5 +216,4 @@ describe('the compile cache', () => {
       else process.env.XDG_STATE_HOME = saved;
     }
   });
-
 });

@@ -17,7 +17,14 @@ beforeAll(async () => {
   emu = await startTestEmulator();
   for (let i = 0; i < 3; i++) await emu.api('POST', '/api/v1/agents', { name: `Agent ${i}`, instructions: 'Hi.', engine: 'realtime', variables: [] });
   await emu.control('POST', '/events', { type: 'call.started', callId: 'call_full_1', data: { calleeName: 'Ana' } });
-  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-full-')) };
+  env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NO_COLOR: '1',
+    VAP_BASE_URL: emu.url,
+    VAP_API_KEY: ORG_A.apiKey,
+    VAP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'vap-full-')),
+  };
 });
 afterAll(async () => {
   await emu?.close();
@@ -38,10 +45,16 @@ function toDevFull(args: string[]): Promise<{ code: number | null; stderr: strin
   });
 }
 
-const ONE_LINE = /^error: cannot write to standard output: no space left on the device \(ENOSPC\); check where the output goes \(a full disk, a closed file\)\n$/;
+const ONE_LINE =
+  /^error: cannot write to standard output: no space left on the device \(ENOSPC\); check where the output goes \(a full disk, a closed file\)\n$/;
 
 describe.skipIf(!existsSync('/dev/full'))('stdout that cannot be written (/dev/full)', () => {
-  for (const args of [['agents', 'list'], ['agents', 'list', '--json'], ['agents', 'list', '-q'], ['agents', 'list', '-o', 'ndjson']]) {
+  for (const args of [
+    ['agents', 'list'],
+    ['agents', 'list', '--json'],
+    ['agents', 'list', '-q'],
+    ['agents', 'list', '-o', 'ndjson'],
+  ]) {
     it(`vap ${args.join(' ')} > /dev/full: one line, exit 1`, async () => {
       const r = await toDevFull(args);
       expect(r.stderr).toMatch(ONE_LINE);

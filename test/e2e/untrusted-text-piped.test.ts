@@ -130,7 +130,9 @@ describe('hostile text in every output path, piped (built binary)', () => {
   it('the rejected rows of an import quote the file safely', async () => {
     const file = join(dir, 'hostile.csv');
     writeFileSync(file, hostileCsv());
-    const r = await vap(['contacts', 'import', d.listId, file, '--dry-run', '--errors-file', join(dir, 'hostile.errors.csv')], { env: { ...env, VAP_STATE_DIR: testStateDir() } });
+    const r = await vap(['contacts', 'import', d.listId, file, '--dry-run', '--errors-file', join(dir, 'hostile.errors.csv')], {
+      env: { ...env, VAP_STATE_DIR: testStateDir() },
+    });
     expect(r.exitCode, r.stderr).toBe(1);
     expectClean('contacts import', r);
     expect(r.stderr).toContain(`row 2, field phone: "${HOSTILE_SHOWN.slice(0, 20)}`);

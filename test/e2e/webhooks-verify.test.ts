@@ -61,7 +61,14 @@ describe('vap webhooks verify (built binary)', () => {
   it('accepts the whole header line, and any matching v1 among several', async () => {
     const t = now();
     const wrong = sign('whsec_someOtherSecretEntirelyXXXXXXXXXX', t, BODY);
-    const r = await verify(['--secret-file', secretFile, '--header', `X-Service-Signature: t=${t},v1=${wrong},v1=${sign(SECRET, t, BODY)}`, '--body-file', bodyFile]);
+    const r = await verify([
+      '--secret-file',
+      secretFile,
+      '--header',
+      `X-Service-Signature: t=${t},v1=${wrong},v1=${sign(SECRET, t, BODY)}`,
+      '--body-file',
+      bodyFile,
+    ]);
     expect(r.code).toBe(0);
   });
 

@@ -113,13 +113,17 @@ export function pageExamples(root: string, page: string): DocExample[] {
     }
   };
   walk(Lexer.lex(text));
-  for (const m of pageMarkers) for (const x of m.texts) if (!out.some((e) => matches({ ...m, texts: [x] }, e.command))) throw new Error(`${page}: a marker "on this page" names nothing on the page: "${x}"`);
+  for (const m of pageMarkers)
+    for (const x of m.texts)
+      if (!out.some((e) => matches({ ...m, texts: [x] }, e.command))) throw new Error(`${page}: a marker "on this page" names nothing on the page: "${x}"`);
   return out;
 }
 
 /** The pages whose examples are run: the README and every Markdown page of docs/. */
 export function examplePages(root: string): string[] {
   const docs = (dir: string): string[] =>
-    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? docs(join(dir, d.name)) : d.name.endsWith('.md') ? [join(dir, d.name)] : []));
+    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((d) =>
+      d.isDirectory() ? docs(join(dir, d.name)) : d.name.endsWith('.md') ? [join(dir, d.name)] : [],
+    );
   return ['README.md', ...docs('docs').sort()];
 }

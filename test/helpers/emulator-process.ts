@@ -33,12 +33,20 @@ export function startEmulatorProcess(args: string[], env: Record<string, string>
       const url = (JSON.parse(line) as { url: string }).url;
       const api = async (method: string, path: string, body?: unknown) => {
         const auth: Record<string, string> = authSchemeFor(path) === 'bearer' ? { authorization: `Bearer ${PROCESS_KEY}` } : { 'x-api-key': PROCESS_KEY };
-        const res = await fetch(`${url}${path}`, { method, headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const res = await fetch(`${url}${path}`, {
+          method,
+          headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
         const text = await res.text();
         return { status: res.status, body: text ? JSON.parse(text) : undefined };
       };
       const control = async <T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> => {
-        const res = await fetch(`${url}/_emulator${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const res = await fetch(`${url}/_emulator${path}`, {
+          method,
+          headers: body === undefined ? {} : { 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
         if (!res.ok) throw new Error(`control ${method} ${path}: ${res.status} ${await res.text()}`);
         return (await res.json()) as T;
       };

@@ -46,7 +46,15 @@ export async function writeBurst(api: Api, acked: Acked, tag: string, webhookUrl
     rec.version = p.body.data.currentVersion;
     rec.instructions.set(rec.version, text);
   }
-  const list = await api('POST', '/api/v1/contact-lists', { name: `List ${tag}`, schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } });
+  const list = await api('POST', '/api/v1/contact-lists', {
+    name: `List ${tag}`,
+    schema: {
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'phone', type: 'phone', required: true },
+      ],
+    },
+  });
   if (!ok(list)) return;
   const listId = list.body.data.id as string;
   const valid = 700 + (tag.length % 7) * 100;
@@ -78,19 +86,40 @@ export async function everyKind(api: Api, control: Control, webhookUrl: string):
   };
   const tools = (await control<{ orgs: Array<{ tools: Array<{ id: string }> }> }>('GET', '/tools?org=acme')).orgs[0]!.tools;
   const voices = (await must('GET', '/api/v1/voices')).data.voices as Array<{ id: string }>;
-  const agent = (await must('POST', '/api/v1/agents', { name: 'Every kind', engine: 'realtime', instructions: 'You are Ava from Bright Dental. You call patients to remind them about their appointments. Always confirm the date of birth.' })).data.id;
+  const agent = (
+    await must('POST', '/api/v1/agents', {
+      name: 'Every kind',
+      engine: 'realtime',
+      instructions: 'You are Ava from Bright Dental. You call patients to remind them about their appointments. Always confirm the date of birth.',
+    })
+  ).data.id;
   await must('PUT', `/api/v1/agents/${agent}/tools`, { toolIds: [tools[0]!.id, tools[1]!.id] });
   await must('PUT', `/api/v1/agents/${agent}/voice`, { voiceId: voices[1]!.id });
   await must('PATCH', `/api/v1/agents/${agent}`, { description: 'described', tags: ['x'] });
   await must('POST', `/api/v1/agents/${agent}/rollback`, { version: 1, reason: 'back' });
 
-  const list = (await must('POST', '/api/v1/contact-lists', { name: 'Patients', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }, { name: 'age', type: 'string' }] } })).data.id;
+  const list = (
+    await must('POST', '/api/v1/contact-lists', {
+      name: 'Patients',
+      schema: {
+        fields: [
+          { name: 'name', type: 'string', required: true },
+          { name: 'phone', type: 'phone', required: true },
+          { name: 'age', type: 'string' },
+        ],
+      },
+    })
+  ).data.id;
   const job = await must('POST', `/api/v1/contact-lists/${list}/contacts`, { contacts: [...rows('p', 30, 5).map((r, i) => ({ ...r, age: String(20 + i) }))] });
   await waitFor(async () => (await must('GET', `/api/v1/import-jobs/${job.jobId}`)).status === 'completed');
   await must('PATCH', `/api/v1/contact-lists/${list}/schema`, { fields: [{ name: 'age', type: 'number' }] });
   const contactIds = ((await must('GET', `/api/v1/contact-lists/${list}/contacts?limit=100`)).data as Array<{ id: string }>).map((c) => c.id);
 
-  await must('POST', '/api/v1/webhook-endpoints', { name: 'ok', url: webhookUrl, events: ['call.ended', 'call.started', 'campaign.status.updated', 'eval.run.completed'] });
+  await must('POST', '/api/v1/webhook-endpoints', {
+    name: 'ok',
+    url: webhookUrl,
+    events: ['call.ended', 'call.started', 'campaign.status.updated', 'eval.run.completed'],
+  });
   const failing = (await must('POST', '/api/v1/webhook-endpoints', { name: 'failing', url: `${webhookUrl}/fail`, events: ['call.ended'] })).data.id;
   await must('POST', `/api/v1/webhook-endpoints/${failing}/rotate-secret`);
 
@@ -100,7 +129,15 @@ export async function everyKind(api: Api, control: Control, webhookUrl: string):
   await must('POST', `/api/v1/campaigns/${out}/calls`, { queueAllPending: true, priority: 7 });
   await must('POST', `/api/v1/campaigns/${out}/start`);
   const numbers = await control<{ orgs: Array<{ phoneNumbers: Array<{ id: string }> }> }>('GET', '/phone-numbers?org=acme');
-  const inbound = (await must('POST', '/api/v1/campaigns', { name: 'Hotline', direction: 'inbound', agentId: agent, provisionedPhoneNumberId: numbers.orgs[0]!.phoneNumbers[0]!.id, contactListId: list })).data.id;
+  const inbound = (
+    await must('POST', '/api/v1/campaigns', {
+      name: 'Hotline',
+      direction: 'inbound',
+      agentId: agent,
+      provisionedPhoneNumberId: numbers.orgs[0]!.phoneNumbers[0]!.id,
+      contactListId: list,
+    })
+  ).data.id;
   await must('POST', `/api/v1/campaigns/${inbound}/start`);
   const draft = (await must('POST', '/api/v1/campaigns', { name: 'Draft', direction: 'outbound', contactListId: list, agentId: agent })).data.id;
   await must('PATCH', `/api/v1/campaigns/${draft}`, { name: 'Draft renamed', workspaceId: 'ws_1' });
@@ -110,13 +147,21 @@ export async function everyKind(api: Api, control: Control, webhookUrl: string):
   await control('POST', '/calls/seed', { org: 'acme', count: 500 });
 
   const suite = (await must('POST', `/api/v1/agents/${agent}/evals`, { name: 'Suite', iterationsPerScenario: 2 })).data.id;
-  await must('POST', `/api/v1/agents/${agent}/evals/${suite}/scenarios`, { name: 'Book', persona: 'A polite patient', goal: 'Book a visit', category: 'happy_path' });
+  await must('POST', `/api/v1/agents/${agent}/evals/${suite}/scenarios`, {
+    name: 'Book',
+    persona: 'A polite patient',
+    goal: 'Book a visit',
+    category: 'happy_path',
+  });
   await must('PATCH', `/api/v1/agents/${agent}/evals/${suite}`, { status: 'ready', noise: { type: 'cafe', level: 'low' } });
   await must('POST', `/api/v1/agents/${agent}/evals/${suite}/runs`);
   const sources = (await must('GET', `/api/v1/agents/${agent}/evals/${suite}/imports/sources`)).data;
   const src = sources.callCenters[0];
-  const cands = (await must('GET', `/api/v1/agents/${agent}/evals/${suite}/imports/candidates?sourceType=call_center&sourceId=${src.id}&pageSize=5`)).data.calls as Array<{ id: string }>;
-  const imp = (await must('POST', `/api/v1/agents/${agent}/evals/${suite}/imports`, { sourceType: 'call_center', sourceId: src.id, callIds: cands.map((c) => c.id) })).data.id;
+  const cands = (await must('GET', `/api/v1/agents/${agent}/evals/${suite}/imports/candidates?sourceType=call_center&sourceId=${src.id}&pageSize=5`)).data
+    .calls as Array<{ id: string }>;
+  const imp = (
+    await must('POST', `/api/v1/agents/${agent}/evals/${suite}/imports`, { sourceType: 'call_center', sourceId: src.id, callIds: cands.map((c) => c.id) })
+  ).data.id;
   await must('POST', `/api/v1/agents/${agent}/evals/${suite}/imports/${imp}/triage`, { batchSize: 3 });
   await must('POST', `/api/v1/agents/${agent}/evals/${suite}/imports/${imp}/scenarios`, { callIds: [cands[0]!.id] });
   await control('POST', '/events', { org: 'acme', type: 'call.ended', callId: 'c_x', data: { status: 'completed' }, count: 50 });

@@ -45,7 +45,8 @@ export async function startTestEmulator(opts: EmulatorOptions = {}): Promise<Tes
     fault: async (f: Parameters<TestEmulator['fault']>[0]) => {
       await control('POST', '/faults', f);
     },
-    requests: async () => (await control<{ requests: Array<{ method: string; path: string; status?: number; userAgent?: string; auth: string }> }>('GET', '/requests')).requests,
+    requests: async () =>
+      (await control<{ requests: Array<{ method: string; path: string; status?: number; userAgent?: string; auth: string }> }>('GET', '/requests')).requests,
     clearRequests: async () => {
       await control('DELETE', '/requests');
     },

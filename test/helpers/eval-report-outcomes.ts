@@ -55,7 +55,12 @@ interface ScenarioSpec {
   failing?: number[];
 }
 
-function results(rand: () => number, scenarios: readonly ScenarioSpec[], iterations: number, opts: { prefix: string; turns: number; longText?: boolean }): RunResult[] {
+function results(
+  rand: () => number,
+  scenarios: readonly ScenarioSpec[],
+  iterations: number,
+  opts: { prefix: string; turns: number; longText?: boolean },
+): RunResult[] {
   const out: RunResult[] = [];
   for (const s of scenarios) {
     for (let i = 1; i <= iterations; i++) {
@@ -72,7 +77,11 @@ function results(rand: () => number, scenarios: readonly ScenarioSpec[], iterati
       if (i === 2) transcript.reverse();
       const criterionScores: CriterionScore[] = failed
         ? []
-        : CRITERIA.map((c, k) => ({ criterionKey: c.key, score: Math.round(rand() * 1000) / 1000, reason: k === 1 && rand() < 0.3 ? HOSTILE[i % HOSTILE.length]! : `${c.name ?? c.key}: ${PLAIN[(i + k) % PLAIN.length]}` }));
+        : CRITERIA.map((c, k) => ({
+            criterionKey: c.key,
+            score: Math.round(rand() * 1000) / 1000,
+            reason: k === 1 && rand() < 0.3 ? HOSTILE[i % HOSTILE.length]! : `${c.name ?? c.key}: ${PLAIN[(i + k) % PLAIN.length]}`,
+          }));
       out.push({
         id: `res_${opts.prefix}_${s.id}_${i}`,
         evalScenarioId: s.id,
@@ -127,7 +136,15 @@ function history(current: RunDetail['run'], count: number): Run[] {
   const runs: Run[] = [];
   for (let n = count; n >= 1; n--) {
     if (n === current.runNumber) runs.push(current);
-    else runs.push({ id: `run_hist_${n}`, runNumber: n, status: n === 2 ? 'failed' : 'completed', totalIterations: 20, overallScore: n === 2 ? null : 0.6 + n * 0.03, agentVersion: n > 3 ? 3 : 2 });
+    else
+      runs.push({
+        id: `run_hist_${n}`,
+        runNumber: n,
+        status: n === 2 ? 'failed' : 'completed',
+        totalIterations: 20,
+        overallScore: n === 2 ? null : 0.6 + n * 0.03,
+        agentVersion: n > 3 ? 3 : 2,
+      });
   }
   return runs;
 }
@@ -141,7 +158,11 @@ const SCENARIOS: ScenarioSpec[] = [
   { id: 'sc_xml', name: HOSTILE[3]!, mean: 0.74 },
   { id: 'sc_dead', name: 'Never answers', mean: null },
 ];
-const BASE_SCENARIOS: ScenarioSpec[] = SCENARIOS.map((s) => ({ ...s, mean: s.id === 'sc_hostile' ? 0.85 : s.id === 'sc_better' ? 0.6 : s.id === 'sc_dead' ? 0.7 : s.mean, failing: [] }));
+const BASE_SCENARIOS: ScenarioSpec[] = SCENARIOS.map((s) => ({
+  ...s,
+  mean: s.id === 'sc_hostile' ? 0.85 : s.id === 'sc_better' ? 0.6 : s.id === 'sc_dead' ? 0.7 : s.mean,
+  failing: [],
+}));
 
 /** The fixed outcomes, by name: each report of each is compared byte for byte with a file. */
 export function reportOutcomes(): Record<string, RunOutcome> {
@@ -156,7 +177,15 @@ export function reportOutcomes(): Record<string, RunOutcome> {
   const A = { detail: detailOf('run_fixture_a', 4, base), results: base };
   const B = { detail: detailOf('run_fixture_b', 5, cur), results: cur };
   const comparison = compareRuns(B, A);
-  const spec: GateSpec = { minScore: 0.7, minCriteria: [{ key: 'tone', min: 0.4 }, { key: 'goal_completion', min: 0.9 }], allowFailedIterations: 1, failOnRegression: true };
+  const spec: GateSpec = {
+    minScore: 0.7,
+    minCriteria: [
+      { key: 'tone', min: 0.4 },
+      { key: 'goal_completion', min: 0.9 },
+    ],
+    allowFailedIterations: 1,
+    failOnRegression: true,
+  };
   const withBaseline: RunOutcome = {
     agentId,
     evalId,
@@ -169,7 +198,15 @@ export function reportOutcomes(): Record<string, RunOutcome> {
   };
 
   // The same run without a baseline or gates beyond the default: the plain tables.
-  const plain: RunOutcome = { agentId, evalId, detail: B.detail, results: cur, gates: evaluateGates({ minCriteria: [], allowFailedIterations: 0 }, B.detail), suite: { name: 'Plain suite' }, history: [] };
+  const plain: RunOutcome = {
+    agentId,
+    evalId,
+    detail: B.detail,
+    results: cur,
+    gates: evaluateGates({ minCriteria: [], allowFailedIterations: 0 }, B.detail),
+    suite: { name: 'Plain suite' },
+    history: [],
+  };
 
   // Failed iterations allowed, and a baseline asked for that does not exist.
   const allowed: RunOutcome = {
@@ -177,13 +214,20 @@ export function reportOutcomes(): Record<string, RunOutcome> {
     evalId,
     detail: B.detail,
     results: cur,
-    gates: evaluateGates({ minCriteria: [], allowFailedIterations: 10, failOnRegression: true }, B.detail, undefined, { missing: 'run #5 is the suite\'s first completed run' }),
+    gates: evaluateGates({ minCriteria: [], allowFailedIterations: 10, failOnRegression: true }, B.detail, undefined, {
+      missing: "run #5 is the suite's first completed run",
+    }),
     baseline: { spec: 'previous', missing: "run #5 is the suite's first completed run" },
   };
 
   // A run that failed part-way: 6 of its 14 iterations done (its averages are partial).
   const some = results(rand, SCENARIOS.slice(0, 3), 2, { prefix: 'f', turns: 3 });
-  const failedDetail = detailOf('run_fixture_f', 6, some, { status: 'failed', error: `the agent could not be reached:\n${HOSTILE[2]}`, completedAt: null, totalIterations: SCENARIOS.length * 2 });
+  const failedDetail = detailOf('run_fixture_f', 6, some, {
+    status: 'failed',
+    error: `the agent could not be reached:\n${HOSTILE[2]}`,
+    completedAt: null,
+    totalIterations: SCENARIOS.length * 2,
+  });
   const failed: RunOutcome = { agentId, evalId, detail: failedDetail, results: some, gates: [], suite, history: history(failedDetail.run, 6) };
 
   // Waits that ended before the run did: a timeout on a run last seen running, Ctrl-C on one never seen.
@@ -194,7 +238,11 @@ export function reportOutcomes(): Record<string, RunOutcome> {
     detail: running,
     results: [],
     gates: [],
-    stopped: { kind: 'timeout', message: 'run run_fixture_t had not finished after 10m; it goes on', resume: "vap evals runs get run_fixture_t --eval ev_fixture --agent ag_fixture --wait --report 'junit=out dir/evals.xml'" },
+    stopped: {
+      kind: 'timeout',
+      message: 'run run_fixture_t had not finished after 10m; it goes on',
+      resume: "vap evals runs get run_fixture_t --eval ev_fixture --agent ag_fixture --wait --report 'junit=out dir/evals.xml'",
+    },
   };
   const interrupted: RunOutcome = {
     agentId,
@@ -202,7 +250,11 @@ export function reportOutcomes(): Record<string, RunOutcome> {
     detail: { run: { id: 'run_fixture_u', runNumber: 0, status: 'unknown', totalIterations: 0 }, aggregates: { criteria: [] } },
     results: [],
     gates: [],
-    stopped: { kind: 'interrupted', message: `stopped waiting; run run_fixture_u goes on ${HOSTILE[5]}`, resume: 'vap evals runs get run_fixture_u --eval ev_fixture --agent ag_fixture --wait' },
+    stopped: {
+      kind: 'interrupted',
+      message: `stopped waiting; run run_fixture_u goes on ${HOSTILE[5]}`,
+      resume: 'vap evals runs get run_fixture_u --eval ev_fixture --agent ag_fixture --wait',
+    },
   };
 
   return { 'with-baseline': withBaseline, plain, 'allowed-no-baseline': allowed, 'run-failed': failed, timeout, interrupted };
@@ -211,11 +263,29 @@ export function reportOutcomes(): Record<string, RunOutcome> {
 /** A run whose Markdown report must be cut to fit GitHub's comment limit (Markdown only: its other reports are large). */
 export function longMarkdownOutcome(): RunOutcome {
   const rand = random(7);
-  const specs: ScenarioSpec[] = Array.from({ length: 40 }, (_, k) => ({ id: `sc_long_${k}`, name: `Long scenario ${k} ${k % 5 === 0 ? HOSTILE[k % HOSTILE.length] : ''}`.trim(), mean: 0.5, failing: [1] }));
+  const specs: ScenarioSpec[] = Array.from({ length: 40 }, (_, k) => ({
+    id: `sc_long_${k}`,
+    name: `Long scenario ${k} ${k % 5 === 0 ? HOSTILE[k % HOSTILE.length] : ''}`.trim(),
+    mean: 0.5,
+    failing: [1],
+  }));
   const cur = results(rand, specs, 3, { prefix: 'l', turns: 14, longText: true });
-  const base = results(rand, specs.map((s) => ({ ...s, mean: 0.9, failing: [] })), 3, { prefix: 'k', turns: 4 });
+  const base = results(
+    rand,
+    specs.map((s) => ({ ...s, mean: 0.9, failing: [] })),
+    3,
+    { prefix: 'k', turns: 4 },
+  );
   const A = { detail: detailOf('run_long_a', 1, base), results: base };
   const B = { detail: detailOf('run_long_b', 2, cur), results: cur };
   const comparison = compareRuns(B, A);
-  return { agentId: 'ag_fixture', evalId: 'ev_fixture', detail: B.detail, results: cur, gates: evaluateGates({ minCriteria: [], allowFailedIterations: 0, failOnRegression: true }, B.detail, undefined, { comparison }), baseline: { spec: 'previous', comparison, side: A }, suite: { name: 'Long' } };
+  return {
+    agentId: 'ag_fixture',
+    evalId: 'ev_fixture',
+    detail: B.detail,
+    results: cur,
+    gates: evaluateGates({ minCriteria: [], allowFailedIterations: 0, failOnRegression: true }, B.detail, undefined, { comparison }),
+    baseline: { spec: 'previous', comparison, side: A },
+    suite: { name: 'Long' },
+  };
 }

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MARKER } from './bisect.js';
 
-
 const SUITE = `name: Booking\nstatus: ready\ngate: true\niterations: 8\ncriteria:
   - { key: goal_completion, name: Goal completion, weight: 0.4 }
   - { key: instruction_adherence, name: Instruction adherence, weight: 0.3 }
@@ -18,7 +17,8 @@ scenarios:
   - { name: Wants a human, category: escalation, persona: A caller, goal: Reach a person today }
   - { name: Asks for a diagnosis, category: edge_case, persona: A caller, goal: Get a diagnosis today }\n`;
 
-const agentMd = (instructions: string, rev: number, voice: string) => `---\nname: Front desk\nengine: realtime\nvoice: { name: ${voice}, language: en-US }\ndescription: Revision ${rev}\n---\n${instructions}\n`;
+const agentMd = (instructions: string, rev: number, voice: string) =>
+  `---\nname: Front desk\nengine: realtime\nvoice: { name: ${voice}, language: en-US }\ndescription: Revision ${rev}\n---\n${instructions}\n`;
 
 /** The project's folder (a new temporary one) and the short ids of commits 1 to 12 of the agent. */
 export function twelveCommits(opts: { badVoiceAt?: number; profile?: string; subject7?: string } = {}): { dir: string; shas: string[] } {

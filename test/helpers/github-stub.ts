@@ -57,7 +57,14 @@ export async function startGitHubStub(opts: { prefix?: string } = {}): Promise<G
     const key = `${repo}#${number}`;
     const id = nextId++;
     const now = new Date(Date.UTC(2025, 5, 1, 10, 0, id % 60)).toISOString();
-    const c: StubComment = { id, body, user: { login, type: login.endsWith('[bot]') ? 'Bot' : 'User' }, html_url: `https://github.example/${repo}/pull/${number}#issuecomment-${id}`, created_at: now, updated_at: now };
+    const c: StubComment = {
+      id,
+      body,
+      user: { login, type: login.endsWith('[bot]') ? 'Bot' : 'User' },
+      html_url: `https://github.example/${repo}/pull/${number}#issuecomment-${id}`,
+      created_at: now,
+      updated_at: now,
+    };
     comments.set(key, [...(comments.get(key) ?? []), c]);
     return c;
   };
@@ -72,19 +79,39 @@ export async function startGitHubStub(opts: { prefix?: string } = {}): Promise<G
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://stub');
       const body = raw ? (JSON.parse(raw) as unknown) : undefined;
-      requests.push({ method: req.method ?? '', path: url.pathname + url.search, authorization: req.headers.authorization, accept: req.headers.accept, apiVersion: req.headers['x-github-api-version'] as string | undefined, body });
+      requests.push({
+        method: req.method ?? '',
+        path: url.pathname + url.search,
+        authorization: req.headers.authorization,
+        accept: req.headers.accept,
+        apiVersion: req.headers['x-github-api-version'] as string | undefined,
+        body,
+      });
       if (!url.pathname.startsWith(`${prefix}/`)) return send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
       const path = url.pathname.slice(prefix.length);
       const r = redirects.findIndex((x) => x.method === req.method && x.path === path);
       if (r >= 0) {
         const [{ status, location }] = redirects.splice(r, 1) as [(typeof redirects)[number]];
-        return send(res, status, { message: status === 301 ? 'Moved Permanently' : 'Found', url: location, documentation_url: 'https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects' }, { location });
+        return send(
+          res,
+          status,
+          {
+            message: status === 301 ? 'Moved Permanently' : 'Found',
+            url: location,
+            documentation_url: 'https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects',
+          },
+          { location },
+        );
       }
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
       const who = TOKENS[token];
       if (!who) return send(res, 401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
       if (req.method === 'GET' && path === '/user') {
-        if (who.actions) return send(res, 403, { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest/users/users#get-the-authenticated-user' });
+        if (who.actions)
+          return send(res, 403, {
+            message: 'Resource not accessible by integration',
+            documentation_url: 'https://docs.github.com/rest/users/users#get-the-authenticated-user',
+          });
         return send(res, 200, { login: who.login, id: 1, type: 'User' });
       }
       let m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(path);
@@ -103,9 +130,19 @@ export async function startGitHubStub(opts: { prefix?: string } = {}): Promise<G
           return send(res, 200, all.slice((page - 1) * perPage, page * perPage), links.length ? { link: links.join(', ') } : {});
         }
         if (req.method === 'POST') {
-          if (token === 'read-only-token') return send(res, 403, { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest/issues/comments#create-an-issue-comment' }, { 'x-accepted-github-permissions': 'issues=write; pull_requests=write' });
+          if (token === 'read-only-token')
+            return send(
+              res,
+              403,
+              { message: 'Resource not accessible by integration', documentation_url: 'https://docs.github.com/rest/issues/comments#create-an-issue-comment' },
+              { 'x-accepted-github-permissions': 'issues=write; pull_requests=write' },
+            );
           const text = (body as { body?: unknown } | undefined)?.body;
-          if (typeof text !== 'string' || text.length > 65_536) return send(res, 422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }] });
+          if (typeof text !== 'string' || text.length > 65_536)
+            return send(res, 422, {
+              message: 'Validation Failed',
+              errors: [{ resource: 'IssueComment', code: 'custom', field: 'body', message: 'body is too long (maximum is 65536 characters)' }],
+            });
           return send(res, 201, add(repo, number, who.login, text));
         }
       }
@@ -134,9 +171,10 @@ export async function startGitHubStub(opts: { prefix?: string } = {}): Promise<G
     add,
     list: (repo, number) => comments.get(`${repo}#${number}`) ?? [],
     redirect: (r) => void redirects.push(r),
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -7,8 +7,7 @@ import type { TestEmulator } from './emulator.js';
  * path: an OSC title, a screen clear, a 256-colour SGR that vap never uses itself, an OSC 8
  * hyperlink, BEL, CR, BS, DEL, a C1 control (CSI, U+009B) and a right-to-left override.
  */
-export const HOSTILE =
-  'EVIL\x1b]0;pwned\x07\x1b[2J\x1b[38;5;196mRED\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\\r\bX\x7f\u009b31m\u202eTXT';
+export const HOSTILE = 'EVIL\x1b]0;pwned\x07\x1b[2J\x1b[38;5;196mRED\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\\r\bX\x7f\u009b31m\u202eTXT';
 
 /** A shorter one for fields of at most 50 characters (tags): still a title, a clear, a colour, DEL, C1 and an override. */
 export const HOSTILE_SHORT = 'E\x1b]0;pwned\x07\x1b[2J\x1b[38;5;196mR\r\x7f\u009b\u202eT';
@@ -24,7 +23,9 @@ const FORBIDDEN = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\
 
 /** The forbidden characters of a text, each with a little context (for a readable failure). */
 export function forbidden(text: string): string[] {
-  return [...text.matchAll(FORBIDDEN)].map((m) => `U+${m[0].charCodeAt(0).toString(16).padStart(4, '0')} at ${m.index}: ${JSON.stringify(text.slice(Math.max(0, m.index! - 20), m.index! + 10))}`);
+  return [...text.matchAll(FORBIDDEN)].map(
+    (m) => `U+${m[0].charCodeAt(0).toString(16).padStart(4, '0')} at ${m.index}: ${JSON.stringify(text.slice(Math.max(0, m.index! - 20), m.index! + 10))}`,
+  );
 }
 
 /** Piped output: not one forbidden character, in stdout or stderr. */
@@ -101,22 +102,47 @@ export async function seedHostile(emu: TestEmulator): Promise<HostileData> {
   });
   await ok(emu, 'POST', `/api/v1/agents/${agent.id}/evals/${suite.id}/scenarios`, { name: HOSTILE, persona: HOSTILE, goal: HOSTILE, category: 'edge_case' });
   const run = await ok<{ id: string }>(emu, 'POST', `/api/v1/agents/${agent.id}/evals/${suite.id}/runs`);
-  await until('the eval run', () => ok<{ run: { status: string } }>(emu, 'GET', `/api/v1/agents/${agent.id}/evals/${suite.id}/runs/${run.id}`), (d) => d.run.status !== 'pending' && d.run.status !== 'running');
+  await until(
+    'the eval run',
+    () => ok<{ run: { status: string } }>(emu, 'GET', `/api/v1/agents/${agent.id}/evals/${suite.id}/runs/${run.id}`),
+    (d) => d.run.status !== 'pending' && d.run.status !== 'running',
+  );
 
   const webhook = await ok<{ id: string }>(emu, 'POST', '/api/v1/webhook-endpoints', { name: HOSTILE, url: 'http://127.0.0.1:9/hook', events: ['call.ended'] });
 
   const list = await ok<{ id: string }>(emu, 'POST', '/api/v1/contact-lists', {
     name: HOSTILE,
-    schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }, { name: 'note', type: 'string' }] },
+    schema: {
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'phone', type: 'phone', required: true },
+        { name: 'note', type: 'string' },
+      ],
+    },
   });
-  const job = await ok<{ jobId: string }>(emu, 'POST', `/api/v1/contact-lists/${list.id}/contacts`, { contacts: [{ name: HOSTILE, phone: '+14155550101', note: HOSTILE }] });
-  await until('the import job', () => ok<{ status: string }>(emu, 'GET', `/api/v1/import-jobs/${job.jobId}`), (j) => j.status === 'completed');
+  const job = await ok<{ jobId: string }>(emu, 'POST', `/api/v1/contact-lists/${list.id}/contacts`, {
+    contacts: [{ name: HOSTILE, phone: '+14155550101', note: HOSTILE }],
+  });
+  await until(
+    'the import job',
+    () => ok<{ status: string }>(emu, 'GET', `/api/v1/import-jobs/${job.jobId}`),
+    (j) => j.status === 'completed',
+  );
 
-  const campaign = await ok<{ id: string }>(emu, 'POST', '/api/v1/campaigns', { name: HOSTILE, description: HOSTILE, type: 'api', direction: 'outbound', agentId: agent.id });
+  const campaign = await ok<{ id: string }>(emu, 'POST', '/api/v1/campaigns', {
+    name: HOSTILE,
+    description: HOSTILE,
+    type: 'api',
+    direction: 'outbound',
+    agentId: agent.id,
+  });
   await ok(emu, 'POST', `/api/v1/campaigns/${campaign.id}/start`);
   // Some simulated calls are not answered: a few are placed, and one that was answered (with a transcript) is kept.
   const placed: string[] = [];
-  for (let i = 0; i < 6; i++) placed.push((await ok<{ id: string }>(emu, 'POST', `/api/v1/campaigns/${campaign.id}/trigger`, { phoneNumber: `+1415555012${i}`, calleeName: HOSTILE })).id);
+  for (let i = 0; i < 6; i++)
+    placed.push(
+      (await ok<{ id: string }>(emu, 'POST', `/api/v1/campaigns/${campaign.id}/trigger`, { phoneNumber: `+1415555012${i}`, calleeName: HOSTILE })).id,
+    );
   const calls = await until(
     'the calls and their analyses',
     () => Promise.all(placed.map((id) => ok<{ id: string; status: string; analysis?: unknown }>(emu, 'GET', `/api/v1/calls/${id}`))),
@@ -139,11 +165,27 @@ export async function seedHostile(emu: TestEmulator): Promise<HostileData> {
   await publish('call.analysis.completed', eventCallId, { overallSentiment: HOSTILE, summary: HOSTILE, resolved: true });
   await publish('eval.run.completed', HOSTILE, { runId: HOSTILE, status: HOSTILE, evalId: HOSTILE, overallScore: 0.5 });
 
-  return { agentId: agent.id, evalId: suite.id, runId: run.id, webhookId: webhook.id, listId: list.id, jobId: job.jobId, campaignId: campaign.id, callId: call.id, eventCallId };
+  return {
+    agentId: agent.id,
+    evalId: suite.id,
+    runId: run.id,
+    webhookId: webhook.id,
+    listId: list.id,
+    jobId: job.jobId,
+    campaignId: campaign.id,
+    callId: call.id,
+    eventCallId,
+  };
 }
 
 /** A CSV whose rows put HOSTILE in values that are rejected (quoted in the error lines) and in ones that are kept. */
 export function hostileCsv(): string {
   const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
-  return ['name,phone,note', `${q(HOSTILE)},+14155550102,${q(HOSTILE)}`, `${q(HOSTILE)},${q(HOSTILE)},x`, `ok,+14155550103,${q(`=HYPERLINK("${HOSTILE}")`)}`, ''].join('\n');
+  return [
+    'name,phone,note',
+    `${q(HOSTILE)},+14155550102,${q(HOSTILE)}`,
+    `${q(HOSTILE)},${q(HOSTILE)},x`,
+    `ok,+14155550103,${q(`=HYPERLINK("${HOSTILE}")`)}`,
+    '',
+  ].join('\n');
 }

@@ -22,7 +22,16 @@ export async function connectStdio(emu: TestEmulator, args: string[] = [], env: 
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', ...args],
-    env: { HOME: home, PATH: process.env.PATH ?? '', NO_COLOR: '1', VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: join(home, 'config'), VAP_STATE_DIR: testStateDir(), ...env },
+    env: {
+      HOME: home,
+      PATH: process.env.PATH ?? '',
+      NO_COLOR: '1',
+      VAP_BASE_URL: emu.url,
+      VAP_API_KEY: ORG_A.apiKey,
+      VAP_CONFIG_DIR: join(home, 'config'),
+      VAP_STATE_DIR: testStateDir(),
+      ...env,
+    },
     stderr: 'pipe',
   });
   let err = '';

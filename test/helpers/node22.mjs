@@ -14,7 +14,8 @@ export function node22(asked = process.env.VAP_NODE22 ?? process.env.VAP_BENCH_N
   if (asked === 'none') return { why: 'none was wanted' };
   if (asked) return { bin: asked };
   if (Number(process.versions.node.split('.')[0]) >= 22) return { bin: process.execPath };
-  if (process.platform !== 'linux' || process.arch !== 'x64') return { why: 'no Node 22 at hand (only Linux x64 is fetched from npm): name one with VAP_NODE22' };
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return { why: 'no Node 22 at hand (only Linux x64 is fetched from npm): name one with VAP_NODE22' };
   const dir = join(tmpdir(), 'vap-bench-node22');
   const bin = join(dir, 'package/bin/node');
   if (!existsSync(bin)) {

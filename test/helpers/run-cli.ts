@@ -39,7 +39,11 @@ export async function runCli(argv: string[], opts: RunOptions = {}): Promise<Cli
     stdoutIsTTY: Boolean(opts.tty),
     stderrIsTTY: Boolean(opts.tty),
   };
-  const code = await main(argv, { io, env: { NO_COLOR: '1', VAP_STATE_DIR: testStateDir(), ...opts.env }, signal: opts.signal ?? new AbortController().signal });
+  const code = await main(argv, {
+    io,
+    env: { NO_COLOR: '1', VAP_STATE_DIR: testStateDir(), ...opts.env },
+    signal: opts.signal ?? new AbortController().signal,
+  });
   return { code, stdout: out, stderr: err };
 }
 

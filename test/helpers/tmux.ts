@@ -16,7 +16,21 @@ export class TmuxSession {
     // A person at a terminal: CI is not set (vap never prompts under CI), unless the test sets it.
     // The pane stays open after the command ends, so that its last output can be read.
     const script = `unset CI; ${exports ? `export ${exports}; ` : ''}${command}; echo "[exit $?]"; sleep 600`;
-    const args = ['new-session', '-d', '-s', this.name, '-x', String(opts.width ?? 120), '-y', String(opts.height ?? 40), 'bash', '--norc', '--noprofile', '-c', script];
+    const args = [
+      'new-session',
+      '-d',
+      '-s',
+      this.name,
+      '-x',
+      String(opts.width ?? 120),
+      '-y',
+      String(opts.height ?? 40),
+      'bash',
+      '--norc',
+      '--noprofile',
+      '-c',
+      script,
+    ];
     // The tmux server exits when its last session is killed; a session started while it is
     // exiting fails with "server exited unexpectedly" (tests in parallel files do this). The
     // next attempt starts a fresh server.

@@ -76,7 +76,8 @@ export async function toolId(emu: TestEmulator, org: Org, name: string): Promise
  * Instructions whose only rules are "Never …" ones: on calls that are not adversarial the
  * simulated agent always keeps them, so instruction adherence scores high (0.86..1).
  */
-export const RULED = 'You are the front desk of Acme Dental.\nGreet callers with "Hello, Acme Dental".\nNever give medical advice.\nNever share another patient\'s details.';
+export const RULED =
+  'You are the front desk of Acme Dental.\nGreet callers with "Hello, Acme Dental".\nNever give medical advice.\nNever share another patient\'s details.';
 /** A benign edit of RULED: another greeting, the same rules (scores move by noise only). */
 export const benign = (text: string) => text.replace('"Hello, Acme Dental"', '"Hello, you have reached Acme Dental"');
 /** The rules deleted from an agent.md written from RULED (front matter kept). */

@@ -82,7 +82,17 @@ describe('VAP_ACCESSIBLE', () => {
   });
 
   it('contacts import on a terminal writes no redraw', async () => {
-    const list = (await emu.api('POST', '/api/v1/contact-lists', { name: 'Leads', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } })).body.data.id;
+    const list = (
+      await emu.api('POST', '/api/v1/contact-lists', {
+        name: 'Leads',
+        schema: {
+          fields: [
+            { name: 'name', type: 'string', required: true },
+            { name: 'phone', type: 'phone', required: true },
+          ],
+        },
+      })
+    ).body.data.id;
     const csv = join(dir, 'leads.csv');
     writeFileSync(csv, `name,phone\n${Array.from({ length: 3000 }, (_, i) => `Person ${i},+1415555${String(i).padStart(4, '0')}`).join('\n')}\n`);
     const r = await vap(['contacts', 'import', list, csv, '--dry-run'], { tty: true, env: ACCESSIBLE });
@@ -92,7 +102,12 @@ describe('VAP_ACCESSIBLE', () => {
 
   it('evals run --wait: a line per status change instead of the bar', async () => {
     const evalId = (await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: 'Suite', iterationsPerScenario: 2 })).body.data.id;
-    await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, { name: 'Book', persona: 'A parent', goal: 'Book a cleaning', category: 'happy_path' });
+    await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, {
+      name: 'Book',
+      persona: 'A parent',
+      goal: 'Book a cleaning',
+      category: 'happy_path',
+    });
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait'], { tty: true, env: ACCESSIBLE });
     expect(r.code).toBe(0);
     expectPlain(r.stderr);
@@ -106,8 +121,15 @@ describe('VAP_ACCESSIBLE', () => {
     const evalId = (await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: 'Imports', iterationsPerScenario: 1 })).body.data.id;
     const sources = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/imports/sources`)).body.data;
     const src = sources.outboundCampaigns[0];
-    const cands = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/imports/candidates?sourceType=campaign&sourceId=${src.id}&pageSize=4`)).body.data.calls;
-    const imp = (await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/imports`, { sourceType: 'campaign', sourceId: src.id, callIds: cands.map((c: { id: string }) => c.id) })).body.data.id;
+    const cands = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/imports/candidates?sourceType=campaign&sourceId=${src.id}&pageSize=4`)).body
+      .data.calls;
+    const imp = (
+      await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/imports`, {
+        sourceType: 'campaign',
+        sourceId: src.id,
+        callIds: cands.map((c: { id: string }) => c.id),
+      })
+    ).body.data.id;
     const r = await vap(['evals', 'imports', 'triage', evalId, imp, '--agent', agentId, '--batch-size', '2'], { tty: true, env: ACCESSIBLE });
     expect(r.code).toBe(0);
     expectPlain(r.stderr);
@@ -117,9 +139,25 @@ describe('VAP_ACCESSIBLE', () => {
   it('the import wizard’s triage too', async () => {
     const evalId = (await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: 'Wizard', iterationsPerScenario: 1 })).body.data.id;
     const src = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/imports/sources`)).body.data.callCenters[0];
-    const cands = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/imports/candidates?sourceType=call_center&sourceId=${src.id}&pageSize=3`)).body.data.calls;
+    const cands = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/imports/candidates?sourceType=call_center&sourceId=${src.id}&pageSize=3`))
+      .body.data.calls;
     const r = await vap(
-      ['evals', 'import', '--agent', agentId, '--eval', evalId, '--source', src.id, '--calls', cands.map((c: { id: string }) => c.id).join(','), '--batch-size', '1', '--create', 'all'],
+      [
+        'evals',
+        'import',
+        '--agent',
+        agentId,
+        '--eval',
+        evalId,
+        '--source',
+        src.id,
+        '--calls',
+        cands.map((c: { id: string }) => c.id).join(','),
+        '--batch-size',
+        '1',
+        '--create',
+        'all',
+      ],
       { tty: true, env: ACCESSIBLE },
     );
     expect(r.code).toBe(0);

@@ -36,12 +36,34 @@ let seq = 0;
 /** An agent with a tool, a voice, and a ready suite of two scenarios, made through the API. */
 async function seedAgent(org: Org = ORG_A, name = `Front Desk ${++seq}`) {
   const key = org.apiKey;
-  const a = (await emu.api('POST', '/api/v1/agents', { name, instructions: 'You are the front desk of Acme Dental.\nGreet callers with "Hello".\nAlways ask for the patient name.', engine: 'realtime', variables: [{ name: 'patient_name', description: 'who calls' }] }, key)).body.data;
+  const a = (
+    await emu.api(
+      'POST',
+      '/api/v1/agents',
+      {
+        name,
+        instructions: 'You are the front desk of Acme Dental.\nGreet callers with "Hello".\nAlways ask for the patient name.',
+        engine: 'realtime',
+        variables: [{ name: 'patient_name', description: 'who calls' }],
+      },
+      key,
+    )
+  ).body.data;
   const t = await tools(org.name);
   await emu.api('PUT', `/api/v1/agents/${a.id}/tools`, { toolIds: [t[0]!.id] }, key);
   const s = (await emu.api('POST', `/api/v1/agents/${a.id}/evals`, { name: 'Booking', iterationsPerScenario: 1 }, key)).body.data;
-  await emu.api('POST', `/api/v1/agents/${a.id}/evals/${s.id}/scenarios`, { name: 'Book a cleaning', persona: 'Maria, polite', goal: 'Book a cleaning next week', category: 'happy_path' }, key);
-  await emu.api('POST', `/api/v1/agents/${a.id}/evals/${s.id}/scenarios`, { name: 'Angry caller', persona: 'Tom, angry', goal: 'Cancel an appointment', category: 'edge_case' }, key);
+  await emu.api(
+    'POST',
+    `/api/v1/agents/${a.id}/evals/${s.id}/scenarios`,
+    { name: 'Book a cleaning', persona: 'Maria, polite', goal: 'Book a cleaning next week', category: 'happy_path' },
+    key,
+  );
+  await emu.api(
+    'POST',
+    `/api/v1/agents/${a.id}/evals/${s.id}/scenarios`,
+    { name: 'Angry caller', persona: 'Tom, angry', goal: 'Cancel an appointment', category: 'edge_case' },
+    key,
+  );
   await emu.api('PATCH', `/api/v1/agents/${a.id}/evals/${s.id}`, { status: 'ready' }, key);
   return { agentId: a.id as string, suiteId: s.id as string, name };
 }
@@ -130,7 +152,10 @@ describe('vap push', () => {
     const { agentId } = await seedAgent();
     await vap(['pull', '--agent', agentId]);
     const slug = readdirSync(join(dir, 'agents'))[0]!;
-    writeFileSync(agentMd(slug), readFileSync(agentMd(slug), 'utf8').replace('Greet callers with "Hello".', 'Greet callers warmly with "Hi, this is Acme Dental".'));
+    writeFileSync(
+      agentMd(slug),
+      readFileSync(agentMd(slug), 'utf8').replace('Greet callers with "Hello".', 'Greet callers warmly with "Hi, this is Acme Dental".'),
+    );
     const diff = await vap(['diff', '--exit-code']);
     expect(diff.code).toBe(3);
     expect(diff.stdout).toContain(`~ update    agent ${slug}`);
@@ -154,12 +179,21 @@ describe('vap push', () => {
   });
 
   it('creates agents, suites and webhooks from files, resolving tools and voices by name, and reads them back', async () => {
-    writeFileSync(join(dir, 'vap.yaml'), `version: 1\nprofiles:\n  staging:\n    vars:\n      HOOK: http://127.0.0.1:9/hooks/vap\n    tools:\n      CRM lookup: ${(await tools('acme')).find((t) => t.name === 'CRM lookup')!.id}\n`);
+    writeFileSync(
+      join(dir, 'vap.yaml'),
+      `version: 1\nprofiles:\n  staging:\n    vars:\n      HOOK: http://127.0.0.1:9/hooks/vap\n    tools:\n      CRM lookup: ${(await tools('acme')).find((t) => t.name === 'CRM lookup')!.id}\n`,
+    );
     const { mkdirSync } = await import('node:fs');
     mkdirSync(join(dir, 'agents', 'reception', 'evals'), { recursive: true });
     mkdirSync(join(dir, 'webhooks'), { recursive: true });
-    writeFileSync(agentMd('reception'), '---\nname: Reception\nengine: realtime\nvoice: { name: Mateo, language: es-MX }\ntools: [CRM lookup]\n---\nYou are the receptionist.\nGreet callers with "Hola".\n');
-    writeFileSync(join(dir, 'agents', 'reception', 'evals', 'smoke.yaml'), 'name: Smoke\nstatus: ready\ngate: true\niterations: 1\ncriteria:\n  - { key: goal_completion, name: Goal, weight: 2 }\n  - { key: tone, name: Tone, weight: 2 }\nscenarios:\n  - { name: Greeting, category: happy_path, persona: "Ana, polite", goal: Get a greeting }\n');
+    writeFileSync(
+      agentMd('reception'),
+      '---\nname: Reception\nengine: realtime\nvoice: { name: Mateo, language: es-MX }\ntools: [CRM lookup]\n---\nYou are the receptionist.\nGreet callers with "Hola".\n',
+    );
+    writeFileSync(
+      join(dir, 'agents', 'reception', 'evals', 'smoke.yaml'),
+      'name: Smoke\nstatus: ready\ngate: true\niterations: 1\ncriteria:\n  - { key: goal_completion, name: Goal, weight: 2 }\n  - { key: tone, name: Tone, weight: 2 }\nscenarios:\n  - { name: Greeting, category: happy_path, persona: "Ana, polite", goal: Get a greeting }\n',
+    );
     writeFileSync(join(dir, 'webhooks', 'crm.yaml'), '# where call events go\nname: CRM\nurl: ${vars.HOOK}\nevents: [call.ended]\n');
     const secretFile = join(dir, 'crm.secret');
     const r = await vap(['push', '--yes', '--secret-file', secretFile]);
@@ -169,7 +203,9 @@ describe('vap push', () => {
     const s = state();
     const agent = (await emu.api('GET', `/api/v1/agents/${s.agents.reception.id}`)).body.data;
     expect(agent.voice).toEqual({ name: 'Mateo', language: 'es-MX' });
-    expect((await emu.api('GET', `/api/v1/agents/${s.agents.reception.id}/tools`)).body.data.tools.map((t: { name: string }) => t.name)).toEqual(['CRM lookup']);
+    expect((await emu.api('GET', `/api/v1/agents/${s.agents.reception.id}/tools`)).body.data.tools.map((t: { name: string }) => t.name)).toEqual([
+      'CRM lookup',
+    ]);
     expect((await emu.api('GET', `/api/v1/webhook-endpoints/${s.webhooks.crm.id}`)).body.data.url).toBe('http://127.0.0.1:9/hooks/vap');
     expect(s.suites['reception/smoke'].id).toMatch(/^ev_/);
     // Weights the platform normalises (2, 2 → 0.5, 0.5) are not a difference.
@@ -292,7 +328,9 @@ describe('vap push', () => {
     expect(diff.stdout).toContain(`- delete    agent ${slug}`);
     const noPrune = await vap(['push', '--yes']);
     expect(noPrune.code, noPrune.stderr).toBe(0);
-    expect(noPrune.stderr.trim().split('\n').at(-1)).toMatch(/^\d+ deletions? not applied \(.*\): their files were removed; `vap push --prune --profile staging` deletes/);
+    expect(noPrune.stderr.trim().split('\n').at(-1)).toMatch(
+      /^\d+ deletions? not applied \(.*\): their files were removed; `vap push --prune --profile staging` deletes/,
+    );
     expect((await emu.api('GET', `/api/v1/agents/${agentId}`)).status).toBe(200);
 
     await emu.clearRequests();
@@ -361,7 +399,10 @@ describe('vap push', () => {
     await vap(['pull', '--agent', agentId]);
     const slug = readdirSync(join(dir, 'agents'))[0]!;
     const file = join(dir, 'agents', slug, 'evals', 'booking.yaml');
-    writeFileSync(file, `${readFileSync(file, 'utf8')}  - name: Wrong number\n    category: edge_case\n    persona: Bob, confused\n    goal: Find out who he called\n`);
+    writeFileSync(
+      file,
+      `${readFileSync(file, 'utf8')}  - name: Wrong number\n    category: edge_case\n    persona: Bob, confused\n    goal: Find out who he called\n`,
+    );
     const push = await vap(['push', '--yes']);
     expect(push.code, push.stderr).toBe(0);
     const scenarios = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${suiteId}/scenarios`)).body.data.scenarios;
@@ -387,7 +428,13 @@ describe('vap push --eval', () => {
         .replace('  name: Ava\n  language: en-US', '  name: Olivia\n  language: en-GB')
         .replace('  - Calendar booking', '  - Calendar booking\n  - CRM lookup'),
     );
-    writeFileSync(join(dir, 'vap.yaml'), readFileSync(join(dir, 'vap.yaml'), 'utf8').replace('tools: {}', `tools:\n      CRM lookup: ${(await tools('acme')).find((t) => t.name === 'CRM lookup')!.id}`));
+    writeFileSync(
+      join(dir, 'vap.yaml'),
+      readFileSync(join(dir, 'vap.yaml'), 'utf8').replace(
+        'tools: {}',
+        `tools:\n      CRM lookup: ${(await tools('acme')).find((t) => t.name === 'CRM lookup')!.id}`,
+      ),
+    );
     const r = await vap(['push', '--yes', '--eval', '--min-score', '0.999', '--reason', 'try a casual greeting']);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain(`↩ rolled back agent ${slug}`);
@@ -452,7 +499,8 @@ describe('vap push --eval', () => {
     await emu.clearRequests();
     const ctrlC = new AbortController();
     const running = runCli(['--profile', 'staging', 'push', '--yes', '--eval', '--dir', dir], { env: cliEnv(emu.url, ORG_A.apiKey), signal: ctrlC.signal });
-    for (let i = 0; i < 200 && !(await emu.requests()).some((q) => q.method === 'POST' && q.path.endsWith('/runs')); i++) await new Promise((res) => setTimeout(res, 20));
+    for (let i = 0; i < 200 && !(await emu.requests()).some((q) => q.method === 'POST' && q.path.endsWith('/runs')); i++)
+      await new Promise((res) => setTimeout(res, 20));
     await new Promise((res) => setTimeout(res, 100));
     ctrlC.abort();
     const r = await running;

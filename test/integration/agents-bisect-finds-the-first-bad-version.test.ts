@@ -18,17 +18,23 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 
-const vapOn = (emu: TestEmulator) => (argv: string[]) => runCli(argv, { env: { ...cliEnv(emu.url, ORG_A.apiKey), VAP_STATE_DIR: stateDir, VAP_WAIT_POLL: '1' } });
+const vapOn = (emu: TestEmulator) => (argv: string[]) =>
+  runCli(argv, { env: { ...cliEnv(emu.url, ORG_A.apiKey), VAP_STATE_DIR: stateDir, VAP_WAIT_POLL: '1' } });
 
 /** An agent at version 12 (version 7 adds MARKER), its suite of 3 scenarios × 8 iterations, and `shift` on MARKER. */
 async function twelveVersions(emu: TestEmulator, shift: number | null, tools = false, liveRuns = 0): Promise<{ agentId: string; evalId: string }> {
   let instructions = 'Greet callers. Book appointments.';
   const agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Front desk', engine: 'realtime', instructions })).body.data.id as string;
   const evalId = (await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: 'Booking', iterationsPerScenario: 8 })).body.data.id as string;
-  for (const [name, category] of [['Book a cleaning', 'happy_path'], ['Wants a human', 'escalation'], ['Asks for a diagnosis', 'edge_case']] as const) {
+  for (const [name, category] of [
+    ['Book a cleaning', 'happy_path'],
+    ['Wants a human', 'escalation'],
+    ['Asks for a diagnosis', 'edge_case'],
+  ] as const) {
     await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, { name, persona: 'A caller', goal: `${name} today`, category });
   }
-  for (let i = 0; i < liveRuns; i++) expect((await vapOn(emu)(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '100%', '-q'])).code).toBe(0);
+  for (let i = 0; i < liveRuns; i++)
+    expect((await vapOn(emu)(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '100%', '-q'])).code).toBe(0);
   for (let v = 2; v <= 12; v++) {
     if (tools && v === 2) {
       const all = (await emu.control<{ orgs: Array<{ tools: Array<{ id: string }> }> }>('GET', `/tools?org=${ORG_A.name}`)).orgs[0]!.tools;
@@ -66,7 +72,22 @@ describe('vap agents bisect', () => {
         const vap = vapOn(emu);
         const { agentId, evalId } = await twelveVersions(emu, -0.15);
         const before = await liveState(emu, agentId, evalId);
-        const r = await vap(['agents', 'bisect', agentId, '--suite', evalId, '--good', '1', '--bad', '12', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
+        const r = await vap([
+          'agents',
+          'bisect',
+          agentId,
+          '--suite',
+          evalId,
+          '--good',
+          '1',
+          '--bad',
+          '12',
+          '--max-calls',
+          String(BUDGET),
+          '--min-effect',
+          '0.1',
+          '--json',
+        ]);
         expect(r.stderr.indexOf('Plan: 11 versions after 1 up to 12: at most')).toBeGreaterThanOrEqual(0);
         expect(r.stderr.indexOf('Plan:')).toBeLessThan(r.stderr.indexOf('(preview copy)') >>> 0);
         const out = JSON.parse(r.stdout);
@@ -88,7 +109,23 @@ describe('vap agents bisect', () => {
     try {
       const { agentId, evalId } = await twelveVersions(emu, -0.15);
       const md = join(dir, 'bisect.md');
-      const r = await vapOn(emu)(['agents', 'bisect', agentId, '--suite', evalId, '--good', '1', '--bad', '12', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--report', `markdown=${md}`]);
+      const r = await vapOn(emu)([
+        'agents',
+        'bisect',
+        agentId,
+        '--suite',
+        evalId,
+        '--good',
+        '1',
+        '--bad',
+        '12',
+        '--max-calls',
+        String(BUDGET),
+        '--min-effect',
+        '0.1',
+        '--report',
+        `markdown=${md}`,
+      ]);
       expect(r.code, r.stderr + r.stdout).toBe(0);
       expect(r.stdout).toMatch(/^First bad version: 7 \(changed by API key \(acme\), \d{4}-.*; instructions −1 line \+1 line\), \d+ of 900 calls$/m);
       expect(r.stdout).toMatch(/verdict: regressed against version 1 \(overall -0\.\d+, CI -0\.\d+ to -0\.\d+\); the last good version is 6$/m);
@@ -108,7 +145,22 @@ describe('vap agents bisect', () => {
     const emu = await startTestEmulator({ seed: 5, timeScale: 20000 });
     try {
       const { agentId, evalId } = await twelveVersions(emu, null);
-      const r = await vapOn(emu)(['agents', 'bisect', agentId, '--suite', evalId, '--good', '1', '--bad', '12', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
+      const r = await vapOn(emu)([
+        'agents',
+        'bisect',
+        agentId,
+        '--suite',
+        evalId,
+        '--good',
+        '1',
+        '--bad',
+        '12',
+        '--max-calls',
+        String(BUDGET),
+        '--min-effect',
+        '0.1',
+        '--json',
+      ]);
       expect(r.code).toBe(0);
       const out = JSON.parse(r.stdout);
       expect(out.result).toBe('no regression');
@@ -126,7 +178,22 @@ describe('vap agents bisect', () => {
       const { agentId, evalId } = await twelveVersions(emu, -0.15, true, 6);
       // That copy is refused its voice or tool, as a platform refuses a tool that is gone.
       await emu.fault({ method: 'PUT', path: '/api/v1/agents/*', status: 422, count: 1 });
-      const r = await vapOn(emu)(['agents', 'bisect', agentId, '--suite', evalId, '--good', '1', '--bad', '12', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
+      const r = await vapOn(emu)([
+        'agents',
+        'bisect',
+        agentId,
+        '--suite',
+        evalId,
+        '--good',
+        '1',
+        '--bad',
+        '12',
+        '--max-calls',
+        String(BUDGET),
+        '--min-effect',
+        '0.1',
+        '--json',
+      ]);
       expect(r.stderr).toMatch(/^version \d+: skipped, its copy could not be built: /m);
       const out = JSON.parse(r.stdout);
       expect(out.steps.filter((s: { status: string }) => s.status === 'skipped')).toHaveLength(1);
@@ -158,13 +225,21 @@ describe('vap agents bisect after a kill', () => {
     try {
       const { ProfileCopyStore } = await import('../../src/bisect/copies.js');
       const store = new ProfileCopyStore({ VAP_STATE_DIR: stateDir }, 'default', { baseUrl: emu.url, apiKey: ORG_A.apiKey });
-      const make = async (name: string, tags: string[]) => (await emu.api('POST', '/api/v1/agents', { name, engine: 'realtime', instructions: 'Copy.', tags })).body.data.id as string;
+      const make = async (name: string, tags: string[]) =>
+        (await emu.api('POST', '/api/v1/agents', { name, engine: 'realtime', instructions: 'Copy.', tags })).body.data.id as string;
       // What a search SIGKILLed midway leaves: each copy recorded before it was made, the second one's id never recorded.
       const a = await make('Front desk · preview bisect-6', ['vap-preview']);
       const suite = (await emu.api('POST', `/api/v1/agents/${a}/evals`, { name: 'Booking', iterationsPerScenario: 1 })).body.data.id as string;
       await make('Front desk · preview bisect-9', ['vap-preview']);
       const live = await make('Front desk', []);
-      await store.put({ key: 'bisect-6', label: 'bisect-6', name: 'Front desk · preview bisect-6', agentId: a, suites: [{ key: 'suite', name: 'Booking', id: suite }], at: new Date().toISOString() });
+      await store.put({
+        key: 'bisect-6',
+        label: 'bisect-6',
+        name: 'Front desk · preview bisect-6',
+        agentId: a,
+        suites: [{ key: 'suite', name: 'Booking', id: suite }],
+        at: new Date().toISOString(),
+      });
       await store.put({ key: 'bisect-9', label: 'bisect-9', name: 'Front desk · preview bisect-9', suites: [], at: new Date().toISOString() });
       await store.put({ key: 'bisect-3', label: 'bisect-3', name: 'Front desk · preview bisect-3', agentId: live, suites: [], at: new Date().toISOString() });
       const r = await vapOn(emu)(['agents', 'bisect', live, '--clean']);

@@ -35,7 +35,21 @@ async function sent(): Promise<string[]> {
 
 describe('vap agents create', () => {
   it('creates an agent and prints it (JSON with --json, key/value TSV when piped, a note on stderr)', async () => {
-    const json = await vap(['agents', 'create', '--name', 'Support', '--engine', 'pipeline', '--instructions', 'Help with billing.', '--variable', 'customer_name=the caller’s first name', '--variable', 'plan=', '--json']);
+    const json = await vap([
+      'agents',
+      'create',
+      '--name',
+      'Support',
+      '--engine',
+      'pipeline',
+      '--instructions',
+      'Help with billing.',
+      '--variable',
+      'customer_name=the caller’s first name',
+      '--variable',
+      'plan=',
+      '--json',
+    ]);
     expect(json.code).toBe(0);
     const created = JSON.parse(json.stdout);
     expect(created).toEqual({ id: expect.stringMatching(/^ag_/), name: 'Support', engine: 'pipeline', currentVersion: 1 });
@@ -71,7 +85,10 @@ describe('vap agents create', () => {
       { argv: ['--name', 'x', '--engine', 'realtime', '--instructions', 'y', '--instructions-file', 'f'], err: /exactly one/ },
       { argv: ['--name', 'x', '--engine', 'realtime', '--instructions', 'y', '--variable', 'foo'], err: /--variable.*'foo'.*name=description/ },
       { argv: ['--name', 'x', '--engine', 'realtime', '--instructions', 'y', '--variable', '=desc'], err: /--variable/ },
-      { argv: ['--name', 'x', '--engine', 'realtime', '--instructions-file', join(dir, 'missing.md')], err: /cannot read --instructions-file .*missing\.md: no such file/ },
+      {
+        argv: ['--name', 'x', '--engine', 'realtime', '--instructions-file', join(dir, 'missing.md')],
+        err: /cannot read --instructions-file .*missing\.md: no such file/,
+      },
       { argv: ['--name', 'x', '--engine', 'realtime', '--instructions', '   '], err: /instructions are empty/ },
       { argv: ['--name', ' ', '--engine', 'realtime', '--instructions', 'y'], err: /--name must not be empty/ },
     ];
@@ -115,8 +132,21 @@ describe('vap agents get', () => {
     expect(table.stdout).toMatch(/^voice +\S+ \(en-US\)$/m);
     expect(table.stdout).toMatch(/^tags +reception,en$/m);
     const tsv = await vap(['agents', 'get', id]);
-    const rows = Object.fromEntries(tsv.stdout.trim().split('\n').map((l) => l.split('\t')));
-    expect(rows).toMatchObject({ id, name: 'Reception', engine: 'realtime', modality: 'voice', version: '1', instructions: 'Greet callers.', description: 'Front desk' });
+    const rows = Object.fromEntries(
+      tsv.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')),
+    );
+    expect(rows).toMatchObject({
+      id,
+      name: 'Reception',
+      engine: 'realtime',
+      modality: 'voice',
+      version: '1',
+      instructions: 'Greet callers.',
+      description: 'Front desk',
+    });
     const q = await vap(['agents', 'get', id, '--query', 'engine']);
     expect(q.stdout).toBe('"realtime"\n');
   });
@@ -144,7 +174,9 @@ describe('vap agents get', () => {
     await emu.clearRequests();
     const r = await vap(['agents', 'get', '../voices']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('error: <agentId> "../voices" is not a valid id: it contains "/"; an id is one path segment: not empty, not "." or "..", without / \\ ? # or control characters\n');
+    expect(r.stderr).toBe(
+      'error: <agentId> "../voices" is not a valid id: it contains "/"; an id is one path segment: not empty, not "." or "..", without / \\ ? # or control characters\n',
+    );
     expect(await sent()).toEqual([]);
   });
 
@@ -187,7 +219,13 @@ describe('vap agents update', () => {
     const piped = await vap(['agents', 'update', id, '--name', 'Front desk', '--variable', 'a=b', '--tag', 't1', '--description', 'd']);
     expect(piped.stdout).toBe(`id\t${id}\nversion\t3\n`);
     const got = JSON.parse((await vap(['agents', 'get', id, '--json'])).stdout);
-    expect(got).toMatchObject({ name: 'Front desk', instructions: 'Greet callers warmly.', variables: [{ name: 'a', description: 'b' }], tags: ['t1'], description: 'd' });
+    expect(got).toMatchObject({
+      name: 'Front desk',
+      instructions: 'Greet callers warmly.',
+      variables: [{ name: 'a', description: 'b' }],
+      tags: ['t1'],
+      description: 'd',
+    });
     await vap(['agents', 'update', id, '--clear-variables', '--clear-tags']);
     expect(JSON.parse((await vap(['agents', 'get', id, '--json'])).stdout)).toMatchObject({ variables: [], tags: [] });
   });

@@ -13,7 +13,9 @@ let voices: Array<{ id: string; name: string; language: string }>;
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  tools = (await emu.control<{ orgs: Array<{ tools: Array<{ id: string; name: string }> }> }>('GET', `/tools?org=${ORG_A.name}`)).orgs[0]!.tools.map(({ id, name }) => ({ id, name }));
+  tools = (await emu.control<{ orgs: Array<{ tools: Array<{ id: string; name: string }> }> }>('GET', `/tools?org=${ORG_A.name}`)).orgs[0]!.tools.map(
+    ({ id, name }) => ({ id, name }),
+  );
   voices = (await emu.api('GET', '/api/v1/voices')).body.data.voices;
 });
 afterAll(async () => {
@@ -57,7 +59,9 @@ describe('agents voice --set: by id or by name', () => {
     await emu.clearRequests();
     const r = await vap(['agents', 'voice', id, '--set', 'Sofía']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: 2 voices are named Sofía: (es-US|en-US) \(voice_\w+\), (es-US|en-US) \(voice_\w+\); pass --language (es-US|en-US) or (es-US|en-US), or the voice's id\n$/);
+    expect(r.stderr).toMatch(
+      /^error: 2 voices are named Sofía: (es-US|en-US) \(voice_\w+\), (es-US|en-US) \(voice_\w+\); pass --language (es-US|en-US) or (es-US|en-US), or the voice's id\n$/,
+    );
     expect(await changes()).toEqual([]);
 
     const en = await vap(['agents', 'voice', id, '--set', 'sofia', '--language', 'en-us', '--json']);
@@ -85,7 +89,7 @@ describe('agents voice --set: by id or by name', () => {
 });
 
 describe('agents tools --set: by id or by name', () => {
-  it('finds names among the agent\'s own tools without reading other agents', async () => {
+  it("finds names among the agent's own tools without reading other agents", async () => {
     const id = await agent();
     expect((await vap(['agents', 'tools', id, '--set', `${tool('Calendar booking').id},${tool('CRM lookup').id}`])).code).toBe(0);
     await emu.clearRequests();
@@ -112,7 +116,9 @@ describe('agents tools --set: by id or by name', () => {
     await emu.clearRequests();
     const r = await vap(['agents', 'tools', id, '--set', 'Knowledge base search']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: --set: no tool named "Knowledge base search" among the tools of the agents this key can read \(the API has no tool listing\); /);
+    expect(r.stderr).toMatch(
+      /^error: --set: no tool named "Knowledge base search" among the tools of the agents this key can read \(the API has no tool listing\); /,
+    );
     expect(await changes()).toEqual([]);
     // By id it works (the server knows its tools).
     const byId = await vap(['agents', 'tools', id, '--set', tool('Knowledge base search').id, '-q']);
@@ -130,7 +136,23 @@ describe('agents create --voice --tool, and agents get shows the tools', () => {
   it('creates an agent with its voice and tools, by name, in one command', async () => {
     const donor = await agent('Tool donor');
     await vap(['agents', 'tools', donor, '--set', `${tool('Calendar booking').id},${tool('Transfer to human').id}`]);
-    const r = await vap(['agents', 'create', '--name', 'Recepción', '--engine', 'realtime', '--instructions', 'Saluda.', '--voice', 'Lucía', '--tool', 'Calendar booking', '--tool', tool('Transfer to human').id, '--json']);
+    const r = await vap([
+      'agents',
+      'create',
+      '--name',
+      'Recepción',
+      '--engine',
+      'realtime',
+      '--instructions',
+      'Saluda.',
+      '--voice',
+      'Lucía',
+      '--tool',
+      'Calendar booking',
+      '--tool',
+      tool('Transfer to human').id,
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const created = JSON.parse(r.stdout);
     expect(created).toMatchObject({ name: 'Recepción', currentVersion: 3, voice: { name: 'Lucía', language: 'es-ES' } });
@@ -155,7 +177,16 @@ describe('agents create --voice --tool, and agents get shows the tools', () => {
       [['--voice', 'Ava', '--engine', 'speech-to-speech'], /--voice does not go with --engine speech-to-speech/],
       [['--language', 'es-ES'], /--language only goes with --voice/],
     ] as const) {
-      const argv = ['agents', 'create', '--name', 'Never', '--instructions', 'x', ...((extra as readonly string[]).includes('--engine') ? [] : ['--engine', 'realtime']), ...extra];
+      const argv = [
+        'agents',
+        'create',
+        '--name',
+        'Never',
+        '--instructions',
+        'x',
+        ...((extra as readonly string[]).includes('--engine') ? [] : ['--engine', 'realtime']),
+        ...extra,
+      ];
       const r = await vap(argv);
       expect(r.code, argv.join(' ')).toBe(2);
       expect(r.stderr).toMatch(err);
@@ -166,7 +197,9 @@ describe('agents create --voice --tool, and agents get shows the tools', () => {
   it('a tool the server refuses after the agent is made names the agent and the command that finishes', async () => {
     const r = await vap(['agents', 'create', '--name', 'Half', '--engine', 'realtime', '--instructions', 'x', '--tool', 'tool_doesnotexist00']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: created agent Half \((ag_\w+)\) at version 1, but setting its tools failed: tool "tool_doesnotexist00" does not exist or is not available to this organization; finish with `vap agents tools \1 --set tool_doesnotexist00`\n$/);
+    expect(r.stderr).toMatch(
+      /^error: created agent Half \((ag_\w+)\) at version 1, but setting its tools failed: tool "tool_doesnotexist00" does not exist or is not available to this organization; finish with `vap agents tools \1 --set tool_doesnotexist00`\n$/,
+    );
   });
 });
 

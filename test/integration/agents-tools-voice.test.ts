@@ -82,7 +82,9 @@ describe('vap agents tools', () => {
     const r = await vap(['agents', 'tools', id, '--set', `${mine!.id},${theirs!.id}`]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(new RegExp(`^error: tool "${theirs!.id}" does not exist or is not available to this organization \\(HTTP 422, request id req_\\w+\\)\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^error: tool "${theirs!.id}" does not exist or is not available to this organization \\(HTTP 422, request id req_\\w+\\)\\n$`),
+    );
     expect(JSON.parse((await vap(['agents', 'tools', id, '--json'])).stdout).map((t: any) => t.id)).toEqual([mine!.id]);
   });
 });
@@ -126,7 +128,9 @@ describe('vap agents voice', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
-    expect(r.stderr).toMatch(/^error: agent ag_\w+ uses the speech-to-speech engine, which speaks with its model's own voice; its voice cannot be set \(HTTP 422, request id req_\w+\)\n$/);
+    expect(r.stderr).toMatch(
+      /^error: agent ag_\w+ uses the speech-to-speech engine, which speaks with its model's own voice; its voice cannot be set \(HTTP 422, request id req_\w+\)\n$/,
+    );
     const shown = JSON.parse((await vap(['agents', 'voice', id, '--json'])).stdout);
     expect(shown).toEqual({ voiceId: 'model_native', name: "Model's own voice", language: 'en-US' });
   });

@@ -87,7 +87,11 @@ describe('vap agents rollback', () => {
 
     // -q prints only the new version; --json the whole result.
     expect((await vap(['agents', 'rollback', id, '--version=3', '--reason', 'back again', '-q', '--yes'])).stdout).toBe('5\n');
-    expect(JSON.parse((await vap(['agents', 'rollback', id, '--version=2', '--reason', 'r', '--json', '--yes'])).stdout)).toEqual({ agentId: id, version: 6, rolledBackTo: 2 });
+    expect(JSON.parse((await vap(['agents', 'rollback', id, '--version=2', '--reason', 'r', '--json', '--yes'])).stdout)).toEqual({
+      agentId: id,
+      version: 6,
+      rolledBackTo: 2,
+    });
   });
 
   it('explains why the current or a missing version is refused, before sending the rollback (exit 2)', async () => {

@@ -25,8 +25,19 @@ async function campaign(body: Record<string, unknown>): Promise<string> {
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Ava', engine: 'realtime', instructions: 'You are Ava. You remind patients of appointments.' })).body.data.id;
-  listId = (await emu.api('POST', '/api/v1/contact-lists', { name: 'P', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } })).body.data.id;
+  agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Ava', engine: 'realtime', instructions: 'You are Ava. You remind patients of appointments.' }))
+    .body.data.id;
+  listId = (
+    await emu.api('POST', '/api/v1/contact-lists', {
+      name: 'P',
+      schema: {
+        fields: [
+          { name: 'name', type: 'string', required: true },
+          { name: 'phone', type: 'phone', required: true },
+        ],
+      },
+    })
+  ).body.data.id;
   const pns = await emu.control<{ orgs: Array<{ org: string; phoneNumbers: Array<{ id: string }> }> }>('GET', '/phone-numbers?org=acme');
   const pn = pns.orgs.find((o) => o.org === 'acme')!.phoneNumbers[0]!.id;
   outbound = await campaign({ name: 'Renewals', direction: 'outbound', contactListId: listId });
@@ -52,7 +63,10 @@ function cell(text: string, group: string, label: string): string {
   if (at < 0) throw new Error(`no row ${label} in group ${group}`);
   // A long value wraps on a terminal: its further lines are indented under it.
   const more = lines.slice(at + 1).findIndex((l) => !/^ {3,}\S/.test(l));
-  const row = lines.slice(at, more < 0 ? undefined : at + 1 + more).map((l) => l.trim()).join(' ');
+  const row = lines
+    .slice(at, more < 0 ? undefined : at + 1 + more)
+    .map((l) => l.trim())
+    .join(' ');
   return row.slice(label.length).trim();
 }
 
@@ -154,7 +168,12 @@ describe('vap campaigns analytics <id>', () => {
     // The hours stay in clock order, as the API writes them ("00" first), in JSON and TSV alike.
     const clock = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'));
     expect([...json.matchAll(/"(\d\d)": \d+/g)].map((m) => m[1])).toEqual(clock);
-    expect(json.trimEnd()).toBe(JSON.stringify(a, null, 2).replace(/"callsByHour": \{[^}]*\}/, `"callsByHour": {\n${clock.map((h) => `    "${h}": ${a.callsByHour[h]}`).join(',\n')}\n  }`));
+    expect(json.trimEnd()).toBe(
+      JSON.stringify(a, null, 2).replace(
+        /"callsByHour": \{[^}]*\}/,
+        `"callsByHour": {\n${clock.map((h) => `    "${h}": ${a.callsByHour[h]}`).join(',\n')}\n  }`,
+      ),
+    );
     const tsv = (await vap(['campaigns', 'analytics', inbound, '--inbound', '-o', 'tsv'])).stdout;
     expect([...tsv.matchAll(/^callsByHour\.(\d\d)\t/gm)].map((m) => m[1])).toEqual(clock);
     const r = await vap(['campaigns', 'analytics', inbound, '--inbound'], { tty: true });
@@ -166,8 +185,15 @@ describe('vap campaigns analytics <id>', () => {
     expect(cell(t, 'Inbound calls', 'Peak hour')).toBe(a.peakHour);
     const rows = t.split('\n').filter((l) => /^\d\d │/.test(l));
     expect(rows.map((l) => l.slice(0, 2))).toEqual(Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0')));
-    const barOf = (l: string) => (l.match(/█+/)?.[0].length ?? 0);
-    const countOf = (l: string) => Number(l.replace(/\s*◀ peak$/, '').trim().split(/\s+/).pop());
+    const barOf = (l: string) => l.match(/█+/)?.[0].length ?? 0;
+    const countOf = (l: string) =>
+      Number(
+        l
+          .replace(/\s*◀ peak$/, '')
+          .trim()
+          .split(/\s+/)
+          .pop(),
+      );
     rows.forEach((l) => expect(countOf(l)).toBe(a.callsByHour[l.slice(0, 2)]));
     const marked = rows.filter((l) => l.endsWith('◀ peak'));
     expect(marked).toHaveLength(1);
@@ -191,7 +217,10 @@ describe('vap campaigns analytics <id>', () => {
     ac.abort();
     const r = await p;
     expect(r.code).toBe(130);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ campaignId: outbound, activeCalls: 0, queuedCalls: 0, readAt: expect.any(String) });
   });
@@ -220,7 +249,9 @@ describe('vap campaigns runs / vap analytics overview', () => {
     expect(cell(t, 'Calls', 'Total')).toBe('145');
     expect(cell(t, 'Success', 'Avg human contact rate')).toBe(pct(o.avgHumanContactRate));
     expect(cell(t, 'Success', 'Avg objective success rate')).toBe(pct(o.avgObjectiveSuccessRate));
-    expect(cell(t, 'Success', 'Top campaign')).toBe(`${o.topPerformingCampaign.name} (${o.topPerformingCampaign.id}) ${pct(o.topPerformingCampaign.objectiveSuccessRate)}`);
+    expect(cell(t, 'Success', 'Top campaign')).toBe(
+      `${o.topPerformingCampaign.name} (${o.topPerformingCampaign.id}) ${pct(o.topPerformingCampaign.objectiveSuccessRate)}`,
+    );
   });
 
   it('runs of a campaign never started: an empty list', async () => {

@@ -33,7 +33,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   agentIds = [];
-  for (let i = 1; i <= 5; i++) agentIds.push((await post<{ id: string }>('/api/v1/agents', { name: `Agent ${i}`, instructions: 'Greet callers.', engine: 'realtime', variables: [] })).id);
+  for (let i = 1; i <= 5; i++)
+    agentIds.push((await post<{ id: string }>('/api/v1/agents', { name: `Agent ${i}`, instructions: 'Greet callers.', engine: 'realtime', variables: [] })).id);
   await post('/api/v1/contact-lists', { name: 'Leads', schema: { fields: [{ name: 'name', type: 'string' }] } });
   await emu.control('POST', '/calls/seed', { org: ORG_A.name, count: 7 });
 });
@@ -72,7 +73,7 @@ describe('vap api prints the envelope’s data, whatever the group', () => {
     expect(data.summary.total).toBe(7);
   });
 
-  it('a single object is its data, byte for byte the same JSON as --json of the verb (which adds the agent\'s tools)', async () => {
+  it("a single object is its data, byte for byte the same JSON as --json of the verb (which adds the agent's tools)", async () => {
     const raw = await vap(['GET', `/api/v1/agents/${agentIds[0]}`]);
     const verb = await runCli(['agents', 'get', agentIds[0]!, '--json'], { env: cliEnv(emu.url, ORG_A.apiKey) });
     const { tools, ...rest } = JSON.parse(verb.stdout);
@@ -104,7 +105,11 @@ describe('paged listings', () => {
     const items = JSON.parse(r.stdout) as Array<{ id: string }>;
     expect(items.map((a) => a.id)).toEqual(agentIds);
     expect(r.stderr).toBe('');
-    expect(await requested(['GET', '/api/v1/agents?pageSize=2', '--paginate'])).toEqual(['/api/v1/agents?pageSize=2', '/api/v1/agents?pageSize=2&page=2', '/api/v1/agents?pageSize=2&page=3']);
+    expect(await requested(['GET', '/api/v1/agents?pageSize=2', '--paginate'])).toEqual([
+      '/api/v1/agents?pageSize=2',
+      '/api/v1/agents?pageSize=2&page=2',
+      '/api/v1/agents?pageSize=2&page=3',
+    ]);
   });
 
   it('--paginate with --query applies the expression to each page, as without --paginate, and joins the results', async () => {
@@ -116,7 +121,10 @@ describe('paged listings', () => {
 
   it('--paginate -o ndjson streams one item per line; -q prints ids; the calls listing pages too', async () => {
     const nd = await vap(['GET', '/api/v1/calls?pageSize=3', '--paginate', '-o', 'ndjson']);
-    const lines = nd.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+    const lines = nd.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string });
     expect(lines).toHaveLength(7);
     expect(new Set(lines.map((c) => c.id)).size).toBe(7);
     const ids = await vap(['GET', '/api/v1/agents?pageSize=2', '--paginate', '-q']);
@@ -136,7 +144,12 @@ describe('paged listings', () => {
   it('--paginate follows the webhook deliveries cursor (the spec’s cursor listing)', async () => {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     const ep = await post<{ id: string }>('/api/v1/webhook-endpoints', { name: 'Log', url, events: ['call.ended'] });
-    await emu.control('POST', '/events', { org: ORG_A.name, type: 'call.ended', data: { status: 'completed', durationSeconds: 61, engine: 'realtime' }, count: 5 });
+    await emu.control('POST', '/events', {
+      org: ORG_A.name,
+      type: 'call.ended',
+      data: { status: 'completed', durationSeconds: 61, engine: 'realtime' },
+      count: 5,
+    });
     for (let i = 0; i < 400; i++) {
       const list = (await emu.api('GET', `/api/v1/webhook-endpoints/${ep.id}/deliveries?limit=200`)).body.data.deliveries;
       if (list.length === 5) break;

@@ -30,7 +30,12 @@ async function seed(org = ORG_A) {
   const key = org.apiKey;
   const a = (await emu.api('POST', '/api/v1/agents', { name: `Refusal desk ${++seq}`, instructions: 'Greet the caller.', engine: 'realtime' }, key)).body.data;
   const s = (await emu.api('POST', `/api/v1/agents/${a.id}/evals`, { name: 'Booking', iterationsPerScenario: 1 }, key)).body.data;
-  await emu.api('POST', `/api/v1/agents/${a.id}/evals/${s.id}/scenarios`, { name: 'Book', persona: 'Maria', goal: 'Book a visit', category: 'happy_path' }, key);
+  await emu.api(
+    'POST',
+    `/api/v1/agents/${a.id}/evals/${s.id}/scenarios`,
+    { name: 'Book', persona: 'Maria', goal: 'Book a visit', category: 'happy_path' },
+    key,
+  );
   return a.id as string;
 }
 const mdOf = () => join(dir, 'agents', readdirSync(join(dir, 'agents'))[0]!, 'agent.md');
@@ -43,7 +48,9 @@ describe('every refusal names its way out', () => {
     await emu.api('PATCH', `/api/v1/agents/${id}`, { instructions: 'Changed in the product.' });
     const push = await vap(['push', '--yes']);
     expect(push.code).toBe(1);
-    expect(push.stderr).toContain(`not applied: agent ${slug}: changed on the platform since the last sync (instructions): \`vap pull --agent ${slug} --profile staging\` takes the platform's version into the files, \`vap push --force --profile staging\` puts the files' back`);
+    expect(push.stderr).toContain(
+      `not applied: agent ${slug}: changed on the platform since the last sync (instructions): \`vap pull --agent ${slug} --profile staging\` takes the platform's version into the files, \`vap push --force --profile staging\` puts the files' back`,
+    );
     expect(push.stderr.trim().split('\n').at(-1)).toMatch(/each line above names the command that resolves it; then push again/);
   });
 
@@ -54,10 +61,14 @@ describe('every refusal names its way out', () => {
     writeFileSync(mdOf(), readFileSync(mdOf(), 'utf8').replace('Greet the caller.', 'Greet the caller warmly.'));
     await emu.api('PATCH', `/api/v1/agents/${id}`, { instructions: 'Changed in the product.' });
     const diff = await vap(['diff']);
-    expect(diff.stdout).toContain(`keep the files' with \`vap push --force --profile staging\`, or the platform's with \`vap pull --agent ${slug} --force --profile staging\` (your edit is overwritten)`);
+    expect(diff.stdout).toContain(
+      `keep the files' with \`vap push --force --profile staging\`, or the platform's with \`vap pull --agent ${slug} --force --profile staging\` (your edit is overwritten)`,
+    );
     const pull = await vap(['pull']);
     expect(pull.code).toBe(1);
-    expect(pull.stderr).toContain(`agents/${slug}/agent.md was changed locally since the last sync; nothing was written; push the change (\`vap push --profile staging\`), discard it (\`git checkout -- agents/${slug}/agent.md\`), or overwrite it with the platform's version (\`vap pull --force --profile staging\`)`);
+    expect(pull.stderr).toContain(
+      `agents/${slug}/agent.md was changed locally since the last sync; nothing was written; push the change (\`vap push --profile staging\`), discard it (\`git checkout -- agents/${slug}/agent.md\`), or overwrite it with the platform's version (\`vap pull --force --profile staging\`)`,
+    );
   });
 
   it('deletions left for --prune are said in the last line; push --exit-code exits 3 for them', async () => {
@@ -67,7 +78,9 @@ describe('every refusal names its way out', () => {
     rmSync(join(dir, 'agents', slug), { recursive: true });
     const plain = await vap(['push', '--yes']);
     expect(plain.code, plain.stderr).toBe(0);
-    expect(plain.stderr.trim().split('\n').at(-1)).toBe(`2 deletions not applied (agent ${slug}, suite ${slug}/booking): their files were removed; \`vap push --prune --profile staging\` deletes them on the platform`);
+    expect(plain.stderr.trim().split('\n').at(-1)).toBe(
+      `2 deletions not applied (agent ${slug}, suite ${slug}/booking): their files were removed; \`vap push --prune --profile staging\` deletes them on the platform`,
+    );
     const gated = await vap(['push', '--yes', '--exit-code']);
     expect(gated.code).toBe(3);
     expect((await vap(['push', '--yes', '--dry-run', '--exit-code'])).code).toBe(3);

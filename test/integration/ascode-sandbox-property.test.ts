@@ -39,11 +39,42 @@ function snapshot(root: string, skip: string): Map<string, string> {
   return out;
 }
 
-const SLUGS = ['desk', 'front-desk', 'hook', '..', '.', '../outside', '../../outside/victim', 'a/b', 'con', 'x'.repeat(150), '', 'ok.', '.hidden', 'nul\u0000', 'back\\slash', 'evals'];
-const LINK_SPOTS = ['agents', 'webhooks', '.vap', 'agents/desk', 'agents/desk/evals', 'agents/desk/agent.md', 'agents/desk/evals/booking.yaml', 'webhooks/hook.yaml', '.vap/state.staging.json', 'vap.yaml'];
+const SLUGS = [
+  'desk',
+  'front-desk',
+  'hook',
+  '..',
+  '.',
+  '../outside',
+  '../../outside/victim',
+  'a/b',
+  'con',
+  'x'.repeat(150),
+  '',
+  'ok.',
+  '.hidden',
+  'nul\u0000',
+  'back\\slash',
+  'evals',
+];
+const LINK_SPOTS = [
+  'agents',
+  'webhooks',
+  '.vap',
+  'agents/desk',
+  'agents/desk/evals',
+  'agents/desk/agent.md',
+  'agents/desk/evals/booking.yaml',
+  'webhooks/hook.yaml',
+  '.vap/state.staging.json',
+  'vap.yaml',
+];
 
 interface Case {
-  state: 'null' | 'garbage' | { agents: Array<[number, number]>; suites: Array<[number, number, number]>; webhooks: Array<[number, number]>; intents: Array<[number, number]> };
+  state:
+    | 'null'
+    | 'garbage'
+    | { agents: Array<[number, number]>; suites: Array<[number, number, number]>; webhooks: Array<[number, number]>; intents: Array<[number, number]> };
   links: Array<[number, boolean]>;
   files: boolean;
 }
@@ -84,7 +115,8 @@ describe('pull, diff, push and mv stay inside the project', () => {
           const key = ORG_A.apiKey;
           const a = (await emu.api('POST', '/api/v1/agents', { name: `Desk ${n}`, instructions: 'Greet.', engine: 'realtime', variables: [] }, key)).body.data;
           const s = (await emu.api('POST', `/api/v1/agents/${a.id}/evals`, { name: 'Booking', iterationsPerScenario: 1 }, key)).body.data;
-          const w = (await emu.api('POST', '/api/v1/webhook-endpoints', { name: `Hook ${n}`, url: 'http://127.0.0.1:9/h', events: ['call.ended'] }, key)).body.data;
+          const w = (await emu.api('POST', '/api/v1/webhook-endpoints', { name: `Hook ${n}`, url: 'http://127.0.0.1:9/h', events: ['call.ended'] }, key)).body
+            .data;
           const ids = [a.id, s.id, w.id, 'ag_missing00000000', '../..', 'a/b'];
           const entry = (i: number) => ({ id: ids[i]!, hash: '', fields: {} });
 
@@ -92,7 +124,10 @@ describe('pull, diff, push and mv stay inside the project', () => {
           if (c.files) {
             mkdirSync(join(project, 'agents', 'desk', 'evals'), { recursive: true });
             writeFileSync(join(project, 'agents', 'desk', 'agent.md'), '---\nname: Desk\nengine: speech-to-speech\n---\nHello.\n');
-            writeFileSync(join(project, 'agents', 'desk', 'evals', 'booking.yaml'), 'name: Booking\niterations: 1\nstatus: draft\ncriteria: [{ key: goal, name: Goal, weight: 1 }]\n');
+            writeFileSync(
+              join(project, 'agents', 'desk', 'evals', 'booking.yaml'),
+              'name: Booking\niterations: 1\nstatus: draft\ncriteria: [{ key: goal, name: Goal, weight: 1 }]\n',
+            );
           }
           let stateText: string;
           if (c.state === 'null') stateText = 'null';
@@ -106,7 +141,12 @@ describe('pull, diff, push and mv stay inside the project', () => {
               suites: Object.fromEntries(st.suites.map(([k1, k2, i]) => [`${SLUGS[k1]}/${SLUGS[k2]}`, entry(i)])),
               webhooks: Object.fromEntries(st.webhooks.map(([k, i]) => [SLUGS[k]!, entry(i)])),
               tools: {},
-              intents: Object.fromEntries(st.intents.map(([k, i]) => [`agent:${SLUGS[k]}`, { op: 'create', kind: 'agent', push: 'p', at: 'now', name: `Desk ${n}`, id: ids[i], target: {} }])),
+              intents: Object.fromEntries(
+                st.intents.map(([k, i]) => [
+                  `agent:${SLUGS[k]}`,
+                  { op: 'create', kind: 'agent', push: 'p', at: 'now', name: `Desk ${n}`, id: ids[i], target: {} },
+                ]),
+              ),
             });
           }
           mkdirSync(join(project, '.vap'), { recursive: true });

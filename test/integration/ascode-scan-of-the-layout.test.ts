@@ -54,7 +54,9 @@ describe('the scan of a project', () => {
   it('names every odd thing where vap reads, follows no link and waits on no FIFO', async () => {
     const root = oddProject(12);
     const here = await scanProject(root, vars);
-    const problems = Object.fromEntries([...here.problems, ...here.files.filter((f) => 'problem' in f)].map((p) => [p.file, 'message' in p ? p.message : p.problem]));
+    const problems = Object.fromEntries(
+      [...here.problems, ...here.files.filter((f) => 'problem' in f)].map((p) => [p.file, 'message' in p ? p.message : p.problem]),
+    );
     expect(problems).toMatchObject({
       'agents/linked-folder': expect.stringMatching(/symbolic link/),
       'agents/linked-file/agent.md': expect.stringMatching(/symbolic link/),

@@ -3,7 +3,22 @@
 // removes take only vap's own content; another organization's key deletes nothing; text
 // from the platform is never a template. Each case reproduces an attack and asserts the
 // refusal and that nothing outside the project changed.
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, existsSync, closeSync, openSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+  existsSync,
+  closeSync,
+  openSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -29,7 +44,7 @@ beforeEach(() => {
   mkdirSync(dir);
   mkdirSync(join(outside, 'victimdir', 'deep'), { recursive: true });
   writeFileSync(join(outside, 'victimdir', 'precious.txt'), 'do not delete\n');
-  writeFileSync(join(outside, 'victimdir', 'deep', 'agent.md'), 'not vap\'s\n');
+  writeFileSync(join(outside, 'victimdir', 'deep', 'agent.md'), "not vap's\n");
 });
 
 type Org = typeof ORG_A;
@@ -68,7 +83,12 @@ async function seedAgent(org: Org = ORG_A, name = `Desk ${++seq}`, extra: { goal
   const key = org.apiKey;
   const a = (await emu.api('POST', '/api/v1/agents', { name, instructions: 'Greet the caller.', engine: 'realtime', variables: [] }, key)).body.data;
   const s = (await emu.api('POST', `/api/v1/agents/${a.id}/evals`, { name: 'Booking', iterationsPerScenario: 1 }, key)).body.data;
-  await emu.api('POST', `/api/v1/agents/${a.id}/evals/${s.id}/scenarios`, { name: 'Book', persona: 'Maria', goal: extra.goal ?? 'Book a cleaning', category: 'happy_path' }, key);
+  await emu.api(
+    'POST',
+    `/api/v1/agents/${a.id}/evals/${s.id}/scenarios`,
+    { name: 'Book', persona: 'Maria', goal: extra.goal ?? 'Book a cleaning', category: 'happy_path' },
+    key,
+  );
   return { agentId: a.id as string, suiteId: s.id as string, name };
 }
 
@@ -207,10 +227,15 @@ describe('pull removes only what vap wrote', () => {
     const r = await vap(['pull'], { org: ORG_B });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('was synced with another key');
-    expect(r.stderr).toMatch(/error: \d+ of the \d+ resources \.vap\/state\.staging\.json tracks answer 404 .*the key probably belongs to another organization/);
+    expect(r.stderr).toMatch(
+      /error: \d+ of the \d+ resources \.vap\/state\.staging\.json tracks answer 404 .*the key probably belongs to another organization/,
+    );
     expect(snapshot(dir)).toEqual(files);
     for (const args of [['diff'], ['push', '--yes', '--prune']]) {
-      const d = await vap(args.filter((a) => a !== '--yes'), { org: ORG_B });
+      const d = await vap(
+        args.filter((a) => a !== '--yes'),
+        { org: ORG_B },
+      );
       expect(d.code, args.join(' ')).toBe(2);
       expect(d.stderr).toContain('the key probably belongs to another organization');
     }
@@ -274,7 +299,9 @@ describe('text from the platform is data, never a template', () => {
   it('${vars.X} in a webhook URL, an agent name and a scenario goal round-trips: pull then push is a no-op', async () => {
     const key = ORG_A.apiKey;
     const a = await seedAgent(ORG_A, 'Desk ${vars.SECRET}', { goal: 'Say ${vars.SECRET} aloud' });
-    const hook = (await emu.api('POST', '/api/v1/webhook-endpoints', { name: 'Hook', url: 'http://127.0.0.1:9/h?x=${vars.SECRET}', events: ['call.ended'] }, key)).body.data;
+    const hook = (
+      await emu.api('POST', '/api/v1/webhook-endpoints', { name: 'Hook', url: 'http://127.0.0.1:9/h?x=${vars.SECRET}', events: ['call.ended'] }, key)
+    ).body.data;
     writeFileSync(join(dir, 'vap.yaml'), 'version: 1\nprofiles:\n  staging:\n    vars:\n      SECRET: hunter2\n');
     expect((await vap(['pull', '--agent', a.agentId, '--webhooks'])).code).toBe(0);
     const slug = readdirSync(join(dir, 'agents'))[0]!;
@@ -302,26 +329,46 @@ describe('text from the platform is data, never a template', () => {
 describe('an adopted webhook endpoint whose secret was never shown', () => {
   it('is said with the rotate-secret command, or rotated with --rotate-adopted-secrets', async () => {
     const key = ORG_A.apiKey;
-    const created = (await emu.api('POST', '/api/v1/webhook-endpoints', { name: 'Adopted', url: 'http://127.0.0.1:9/a', events: ['call.ended'] }, key)).body.data;
+    const created = (await emu.api('POST', '/api/v1/webhook-endpoints', { name: 'Adopted', url: 'http://127.0.0.1:9/a', events: ['call.ended'] }, key)).body
+      .data;
     writeFileSync(join(dir, 'vap.yaml'), 'version: 1\nprofiles:\n  staging:\n');
     mkdirSync(join(dir, 'webhooks'));
     writeFileSync(join(dir, 'webhooks', 'adopted.yaml'), 'name: Adopted\nurl: http://127.0.0.1:9/a\nevents: [call.ended]\n');
     // What a push killed between the platform's answer and printing the secret leaves behind.
     const { fieldHashes } = await import('../../src/ascode/model.js');
     const target = fieldHashes('webhook', { name: 'Adopted', url: 'http://127.0.0.1:9/a', events: ['call.ended'] });
-    writeState({ format: 1, profile: 'staging', agents: {}, suites: {}, webhooks: {}, tools: {}, intents: { 'webhook:adopted': { op: 'create', kind: 'webhook', push: 'p1', at: new Date().toISOString(), name: 'Adopted', id: created.id, target } } });
+    writeState({
+      format: 1,
+      profile: 'staging',
+      agents: {},
+      suites: {},
+      webhooks: {},
+      tools: {},
+      intents: { 'webhook:adopted': { op: 'create', kind: 'webhook', push: 'p1', at: new Date().toISOString(), name: 'Adopted', id: created.id, target } },
+    });
     const said = await vap(['push', '--yes', '--dry-run']);
     expect(said.code).toBe(0);
     const r = await vap(['push', '--yes']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`webhook adopted (${created.id}) was created by a push that was interrupted before its secret was shown, and nobody has it: make a new one with \`vap webhooks rotate-secret ${created.id}\``);
+    expect(r.stderr).toContain(
+      `webhook adopted (${created.id}) was created by a push that was interrupted before its secret was shown, and nobody has it: make a new one with \`vap webhooks rotate-secret ${created.id}\``,
+    );
     expect(readState().webhooks.adopted.id).toBe(created.id);
 
     // Again, rotated this time.
-    const again = (await emu.api('POST', '/api/v1/webhook-endpoints', { name: 'Adopted 2', url: 'http://127.0.0.1:9/b', events: ['call.ended'] }, key)).body.data;
+    const again = (await emu.api('POST', '/api/v1/webhook-endpoints', { name: 'Adopted 2', url: 'http://127.0.0.1:9/b', events: ['call.ended'] }, key)).body
+      .data;
     writeFileSync(join(dir, 'webhooks', 'adopted-2.yaml'), 'name: Adopted 2\nurl: http://127.0.0.1:9/b\nevents: [call.ended]\n');
     const s = readState();
-    s.intents['webhook:adopted-2'] = { op: 'create', kind: 'webhook', push: 'p2', at: new Date().toISOString(), name: 'Adopted 2', id: again.id, target: fieldHashes('webhook', { name: 'Adopted 2', url: 'http://127.0.0.1:9/b', events: ['call.ended'] }) };
+    s.intents['webhook:adopted-2'] = {
+      op: 'create',
+      kind: 'webhook',
+      push: 'p2',
+      at: new Date().toISOString(),
+      name: 'Adopted 2',
+      id: again.id,
+      target: fieldHashes('webhook', { name: 'Adopted 2', url: 'http://127.0.0.1:9/b', events: ['call.ended'] }),
+    };
     writeState(s);
     const rotated = await vap(['push', '--yes', '--rotate-adopted-secrets']);
     expect(rotated.code, rotated.stderr).toBe(0);
@@ -336,7 +383,16 @@ describe('bad local files are one-line usage errors, and nothing keeps running',
     const { agentId } = await seedAgent();
     expect((await vap(['pull', '--agent', agentId])).code).toBe(0);
     const slug = readdirSync(join(dir, 'agents'))[0]!;
-    const bomb = ['name: Bomb', 'iterations: 1', 'status: draft', 'a: &a [x,x,x,x,x,x,x,x,x]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]', ''].join('\n');
+    const bomb = [
+      'name: Bomb',
+      'iterations: 1',
+      'status: draft',
+      'a: &a [x,x,x,x,x,x,x,x,x]',
+      'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+      'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+      'd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+      '',
+    ].join('\n');
     writeFileSync(join(dir, 'agents', slug, 'evals', 'booking.yaml'), bomb);
     const r = await vap(['diff']);
     expect(r.code).toBe(2);
@@ -382,7 +438,13 @@ describe('small edges', () => {
     await seedAgent();
     expect((await vap(['pull', '--all'])).code).toBe(0);
     const before = snapshot(sandbox);
-    for (const [from, to] of [['..', 'x'], ['.', 'x'], ['agents/..', 'x'], [readdirSync(join(dir, 'agents'))[0]!, '..'], [readdirSync(join(dir, 'agents'))[0]!, 'con']]) {
+    for (const [from, to] of [
+      ['..', 'x'],
+      ['.', 'x'],
+      ['agents/..', 'x'],
+      [readdirSync(join(dir, 'agents'))[0]!, '..'],
+      [readdirSync(join(dir, 'agents'))[0]!, 'con'],
+    ]) {
       const r = await vap(['mv', from!, to!]);
       expect(r.code, `${from} ${to}`).toBe(2);
       expect(r.stderr).toMatch(/is not a slug/);
@@ -422,7 +484,14 @@ describe('small edges', () => {
 
   it('strings a YAML 1.1 reader takes as a boolean, a null or a date are written quoted', async () => {
     const key = ORG_A.apiKey;
-    const a = (await emu.api('POST', '/api/v1/agents', { name: 'yes', instructions: 'x', engine: 'realtime', variables: [{ name: 'off', description: '2001-01-01' }] }, key)).body.data;
+    const a = (
+      await emu.api(
+        'POST',
+        '/api/v1/agents',
+        { name: 'yes', instructions: 'x', engine: 'realtime', variables: [{ name: 'off', description: '2001-01-01' }] },
+        key,
+      )
+    ).body.data;
     expect((await vap(['pull', '--agent', a.id])).code).toBe(0);
     const md = readFileSync(join(dir, 'agents', 'yes', 'agent.md'), 'utf8');
     expect(md).toContain('name: "yes"\n');

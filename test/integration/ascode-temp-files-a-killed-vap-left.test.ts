@@ -7,7 +7,19 @@
 // `git add .vap`. The leftovers are planted as a kill leaves them: named with the pid of a
 // process that has exited.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  lutimesSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -44,7 +56,8 @@ function vap(args: string[]) {
 
 let seq = 0;
 async function seedAgent(): Promise<string> {
-  return (await emu.api('POST', '/api/v1/agents', { name: `Leftover desk ${++seq}`, instructions: 'Greet the caller.', engine: 'realtime', variables: [] })).body.data.id as string;
+  return (await emu.api('POST', '/api/v1/agents', { name: `Leftover desk ${++seq}`, instructions: 'Greet the caller.', engine: 'realtime', variables: [] }))
+    .body.data.id as string;
 }
 
 /** Puts a file where a killed writer left it, modified `ageMs` ago. */
@@ -72,7 +85,11 @@ describe('temporary files a killed vap left', () => {
     const older = plant('.vap/.state.staging.json.0123456789ab7.tmp'); // as versions before the pid named them
     const fresh = plant(`.vap/.state.staging.json.${dead}-0123456789ab1.tmp`, 1000);
     const live = plant(`.vap/.state.staging.json.${process.pid}-0123456789ab2.tmp`);
-    const notOurs = [plant('.vap/.notes.tmp'), plant(`.vap/.state.staging.json.${dead}-0123456789ab5.tmp.bak`), plant(`.vap/state.staging.json.${dead}-0123456789ab6.tmp`)];
+    const notOurs = [
+      plant('.vap/.notes.tmp'),
+      plant(`.vap/.state.staging.json.${dead}-0123456789ab5.tmp.bak`),
+      plant(`.vap/state.staging.json.${dead}-0123456789ab6.tmp`),
+    ];
     writeFileSync(join(outside, 'precious.json'), 'keep me\n');
     const link = join(dir, '.vap', `.state.staging.json.${dead}-0123456789ab3.tmp`);
     symlinkSync(join(outside, 'precious.json'), link);

@@ -23,7 +23,8 @@ function twelveCommits(opts: { badVoiceAt?: number; subject7?: string } = {}): {
   return p;
 }
 
-const vapOn = (emu: TestEmulator, dir: string) => (argv: string[]) => runCli([...argv, '--dir', dir], { env: { ...cliEnv(emu.url, ORG_A.apiKey), VAP_WAIT_POLL: '1' } });
+const vapOn = (emu: TestEmulator, dir: string) => (argv: string[]) =>
+  runCli([...argv, '--dir', dir], { env: { ...cliEnv(emu.url, ORG_A.apiKey), VAP_WAIT_POLL: '1' } });
 
 function previewsRecorded(dir: string): number {
   const f = join(dir, '.vap', 'state.default.json');
@@ -32,7 +33,8 @@ function previewsRecorded(dir: string): number {
 
 /** A live agent of the same name, to show the search never touches one. */
 async function liveAgent(emu: TestEmulator) {
-  const id = (await emu.api('POST', '/api/v1/agents', { name: 'Front desk', engine: 'realtime', instructions: `Greet callers. ${MARKER}` })).body.data.id as string;
+  const id = (await emu.api('POST', '/api/v1/agents', { name: 'Front desk', engine: 'realtime', instructions: `Greet callers. ${MARKER}` })).body.data
+    .id as string;
   return async () => {
     const a = (await emu.api('GET', `/api/v1/agents/${id}`)).body.data;
     return { version: a.currentVersion, instructions: a.instructions, suites: (await emu.api('GET', `/api/v1/agents/${id}/evals`)).body.data.evals };
@@ -49,7 +51,10 @@ describe('vap bisect over the git history of an agent', () => {
         const live = await liveAgent(emu);
         const before = await live();
         await emu.control('POST', '/evals/score-shift', { shift: -0.15, instructionsContain: MARKER });
-        const r = await vapOn(emu, dir)(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'HEAD', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
+        const r = await vapOn(
+          emu,
+          dir,
+        )(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'HEAD', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
         expect(r.stderr).toContain(`11 commits after ${shas[0]} touched agents/front-desk/; judged by suite booking`);
         expect(r.stderr.indexOf(`Plan: 11 commits after ${shas[0]} up to ${shas[11]}: at most`)).toBeGreaterThanOrEqual(0);
         const out = JSON.parse(r.stdout);
@@ -75,10 +80,17 @@ describe('vap bisect over the git history of an agent', () => {
       const { dir, shas } = twelveCommits();
       await emu.control('POST', '/evals/score-shift', { shift: -0.15, instructionsContain: MARKER });
       const md = join(dir, 'bisect.md');
-      const r = await vapOn(emu, dir)(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'main', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--report', `markdown=${md}`]);
+      const r = await vapOn(
+        emu,
+        dir,
+      )(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'main', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--report', `markdown=${md}`]);
       expect(r.code, r.stderr + r.stdout).toBe(0);
-      expect(r.stdout).toMatch(new RegExp(`^First bad commit: ${shas[6]} \\(Dana, \\d{4}-.*: Upsell on every call; instructions −1 line \\+1 line\\), \\d+ of 900 calls$`, 'm'));
-      expect(r.stdout).toMatch(new RegExp(`verdict: regressed against commit ${shas[0]} \\(overall -0\\.\\d+, CI .*\\); the last good commit is ${shas[5]}$`, 'm'));
+      expect(r.stdout).toMatch(
+        new RegExp(`^First bad commit: ${shas[6]} \\(Dana, \\d{4}-.*: Upsell on every call; instructions −1 line \\+1 line\\), \\d+ of 900 calls$`, 'm'),
+      );
+      expect(r.stdout).toMatch(
+        new RegExp(`verdict: regressed against commit ${shas[0]} \\(overall -0\\.\\d+, CI .*\\); the last good commit is ${shas[5]}$`, 'm'),
+      );
       expect(r.stdout).toContain(`+Greet callers. Book appointments. ${MARKER}`);
       expect(r.stdout).toContain(`git revert ${shas[6]} && vap push --profile default   # to undo it`);
       expect(readFileSync(md, 'utf8')).toContain(`First bad commit: ${shas[6]}`);
@@ -93,7 +105,10 @@ describe('vap bisect over the git history of an agent', () => {
       const { dir, shas } = twelveCommits({ subject7: 'Upsell \u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007 \u001b[2Jnow' });
       await emu.control('POST', '/evals/score-shift', { shift: -0.15, instructionsContain: MARKER });
       const md = join(dir, 'bisect.md');
-      const r = await vapOn(emu, dir)(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'HEAD', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--report', `markdown=${md}`]);
+      const r = await vapOn(
+        emu,
+        dir,
+      )(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'HEAD', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--report', `markdown=${md}`]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain(`First bad commit: ${shas[6]} (Dana, `);
       expect(r.stdout + r.stderr).not.toMatch(/[\u001b\u0007]/);
@@ -109,7 +124,10 @@ describe('vap bisect over the git history of an agent', () => {
     const emu = await startTestEmulator({ seed: 5, timeScale: 20000 });
     try {
       const { dir, shas } = twelveCommits();
-      const r = await vapOn(emu, dir)(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'HEAD', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
+      const r = await vapOn(
+        emu,
+        dir,
+      )(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'HEAD', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
       expect(r.code, r.stderr).toBe(0);
       const out = JSON.parse(r.stdout);
       expect(out.result).toBe('no regression');
@@ -126,7 +144,10 @@ describe('vap bisect over the git history of an agent', () => {
     try {
       const { dir, shas } = twelveCommits({ badVoiceAt: 6 });
       await emu.control('POST', '/evals/score-shift', { shift: -0.15, instructionsContain: MARKER });
-      const r = await vapOn(emu, dir)(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'HEAD', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
+      const r = await vapOn(
+        emu,
+        dir,
+      )(['bisect', 'front-desk', '--good', shas[0]!, '--bad', 'HEAD', '--max-calls', String(BUDGET), '--min-effect', '0.1', '--json']);
       expect(r.stderr).toContain(`commit ${shas[5]}: skipped, its copy could not be built: no voice named "Nobody" speaking en-US in this profile`);
       expect(['found', 'skipped']).toContain(JSON.parse(r.stdout).result);
       expect(await previewCopies(emu)).toEqual([]);
@@ -155,7 +176,9 @@ describe('vap bisect over the git history of an agent', () => {
       const outside = mkdtempSync(join(tmpdir(), 'vap-no-git-'));
       dirs.push(outside);
       writeFileSync(join(outside, 'vap.yaml'), 'version: 1\n');
-      const r = await runCli(['bisect', 'front-desk', '--good', 'a', '--bad', 'b', '--max-calls', '900', '--dir', outside], { env: cliEnv(emu.url, ORG_A.apiKey) });
+      const r = await runCli(['bisect', 'front-desk', '--good', 'a', '--bad', 'b', '--max-calls', '900', '--dir', outside], {
+        env: cliEnv(emu.url, ORG_A.apiKey),
+      });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/is not in a git repository/);
       expect((await emu.requests()).filter((q) => q.method !== 'GET')).toEqual([]);

@@ -45,7 +45,9 @@ describe('preview within a budget', () => {
     const ok = await staging(['preview', '--label', 'roomy', '--max-calls', '12', '--allow-failed-iterations', '100%']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toMatch(/^Calls: 12 to place \(1 suite, scenarios × iterations\) \(--max-calls 12\)$/m);
-    expect(ok.stderr).toMatch(new RegExp(`^  ${live.slug}/booking: 12 calls \\(3 scenarios × 4 iterations\\); its last run took \\d+\\.\\d simulated call minutes$`, 'm'));
+    expect(ok.stderr).toMatch(
+      new RegExp(`^  ${live.slug}/booking: 12 calls \\(3 scenarios × 4 iterations\\); its last run took \\d+\\.\\d simulated call minutes$`, 'm'),
+    );
   });
 
   it('--until-decided runs the copy again while undecided and stops on a regression, within the budget; the copies are removed', async () => {
@@ -59,7 +61,17 @@ describe('preview within a budget', () => {
     edit(live.slug, (s) => s.replace(/\n---\n/, `\n---\n${marker}\n`));
     const shift = await t.emu.control<{ id: string }>('POST', '/evals/score-shift', { shift: -0.4, instructionsContain: marker });
     try {
-      const r = await staging(['preview', '--label', 'drop', '--fail-on-regression', '--until-decided', '--max-calls', '48', '--allow-failed-iterations', '100%']);
+      const r = await staging([
+        'preview',
+        '--label',
+        'drop',
+        '--fail-on-regression',
+        '--until-decided',
+        '--max-calls',
+        '48',
+        '--allow-failed-iterations',
+        '100%',
+      ]);
       expect(r.code, r.stderr).toBe(3);
       expect(r.stderr).toMatch(/^Calls: 12 to place \(1 suite, scenarios × iterations\); at most 48 with --until-decided within --max-calls 48$/m);
       // Decided at the first look: no second run.
@@ -96,7 +108,19 @@ describe('push --eval and promote --eval within a budget', () => {
   it('push --eval --until-decided: an unchanged score runs again until the budget, and the push stays', async () => {
     const live = await liveAgent(4);
     edit(live.slug, benign);
-    const r = await staging(['push', '--yes', '--eval', '--baseline', 'previous', '--fail-on-regression', '--until-decided', '--max-calls', '24', '--allow-failed-iterations', '100%']);
+    const r = await staging([
+      'push',
+      '--yes',
+      '--eval',
+      '--baseline',
+      'previous',
+      '--fail-on-regression',
+      '--until-decided',
+      '--max-calls',
+      '24',
+      '--allow-failed-iterations',
+      '100%',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^Calls: 12 to place \(1 suite, scenarios × iterations\); at most 24 with --until-decided within --max-calls 24$/m);
     const runs = (await get(`/api/v1/agents/${live.agentId}/evals/${live.suiteId}/runs`)).runs as unknown[];

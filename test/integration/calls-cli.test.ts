@@ -11,7 +11,17 @@ import { callFilters } from '../../src/commands/call-options.js';
 // plus seeded history (POST /_emulator/calls/seed) for paging; every filter is compared
 // with the HTTP listing.
 
-type Call = { id: string; status: string; createdAt: string; duration: number; calleeName: string; phoneNumber: string; campaignId: string; direction: string; [k: string]: unknown };
+type Call = {
+  id: string;
+  status: string;
+  createdAt: string;
+  duration: number;
+  calleeName: string;
+  phoneNumber: string;
+  campaignId: string;
+  direction: string;
+  [k: string]: unknown;
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -27,10 +37,25 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 
 /** An agent, a list of n contacts, and an outbound campaign with them all added (draft). */
 async function setup(e: TestEmulator, n: number, name = 'Reminders'): Promise<{ campaignId: string; contactIds: string[] }> {
-  const a = await e.api('POST', '/api/v1/agents', { name: 'Ava', engine: 'pipeline', instructions: 'You are Ava from Bright Dental. You call patients to remind them about their upcoming appointments.' });
+  const a = await e.api('POST', '/api/v1/agents', {
+    name: 'Ava',
+    engine: 'pipeline',
+    instructions: 'You are Ava from Bright Dental. You call patients to remind them about their upcoming appointments.',
+  });
   expect(a.status).toBe(201);
-  const l = await e.api('POST', '/api/v1/contact-lists', { name: `${name} list`, schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } });
-  const contacts = Array.from({ length: n }, (_, i) => ({ name: `Patient ${String.fromCharCode(65 + (i % 26))}${i}`, phone: `+1415555${String(100 + i).padStart(4, '0')}` }));
+  const l = await e.api('POST', '/api/v1/contact-lists', {
+    name: `${name} list`,
+    schema: {
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'phone', type: 'phone', required: true },
+      ],
+    },
+  });
+  const contacts = Array.from({ length: n }, (_, i) => ({
+    name: `Patient ${String.fromCharCode(65 + (i % 26))}${i}`,
+    phone: `+1415555${String(100 + i).padStart(4, '0')}`,
+  }));
   const job = await e.api('POST', `/api/v1/contact-lists/${l.body.data.id}/contacts`, { contacts });
   await until('the import', async () => (await e.api('GET', `/api/v1/import-jobs/${job.body.jobId}`)).body.status === 'completed');
   const cs = await e.api('GET', `/api/v1/contact-lists/${l.body.data.id}/contacts?limit=100`);
@@ -61,8 +86,14 @@ let campaignCalls: Call[];
 let total: number;
 let dir: string;
 
-const vap = (argv: string[], opts: RunOptions & { key?: string } = {}) => runCli(argv, { ...opts, env: { ...cliEnv(emu.url, opts.key ?? ORG_A.apiKey), ...opts.env } });
-const ndjson = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Call);
+const vap = (argv: string[], opts: RunOptions & { key?: string } = {}) =>
+  runCli(argv, { ...opts, env: { ...cliEnv(emu.url, opts.key ?? ORG_A.apiKey), ...opts.env } });
+const ndjson = (s: string) =>
+  s
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Call);
 
 beforeAll(async () => {
   emu = await startTestEmulator();
@@ -75,7 +106,8 @@ beforeAll(async () => {
     const s = r.body.data.summary;
     if (s.queued !== 0 || s.active !== 0) return false;
     // completed calls are analysed; a failed one never connected and has no analysis
-    for (const c of r.body.data.calls) if (c.status === 'completed' && (await emu.api('GET', `/api/v1/calls/${c.id}`)).body.data.analysis === null) return false;
+    for (const c of r.body.data.calls)
+      if (c.status === 'completed' && (await emu.api('GET', `/api/v1/calls/${c.id}`)).body.data.analysis === null) return false;
     return r.body.data.calls as Call[];
   });
   await emu.control('POST', '/calls/seed', { org: 'acme', count: 250 });
@@ -100,7 +132,9 @@ describe('vap calls list', () => {
     // one page of 50, newest first
     expect(lines.slice(1, 51).map((l) => l.split(/\s+/)[0])).toEqual(calls.slice(0, 50).map((c) => c.id.slice(0, 8)));
     // The footer wraps at word boundaries to the terminal's width.
-    expect(lines.slice(-2).join(' ')).toBe(`${summary.total} calls: ${summary.completed} completed, ${summary.failed} failed, ${summary.active} active, ${summary.queued} queued (showing 1–50; --page 2 or --all for more)`);
+    expect(lines.slice(-2).join(' ')).toBe(
+      `${summary.total} calls: ${summary.completed} completed, ${summary.failed} failed, ${summary.active} active, ${summary.queued} queued (showing 1–50; --page 2 or --all for more)`,
+    );
     expect(summary.total).toBe(total);
     // --absolute-times: the exact ISO 8601 time, the column as wide as one.
     const exact = await vap(['calls', 'list', '--absolute-times', '--limit', '3'], { tty: true });
@@ -117,10 +151,22 @@ describe('vap calls list', () => {
   it('prints TSV when piped and the summary on stderr, so stdout stays data', async () => {
     const r = await vap(['calls', 'list', '--campaign', campaignId]);
     expect(r.code, r.stderr).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.map((f) => f[0])).toEqual(campaignCalls.map((c) => c.id));
     const first = campaignCalls[0]!;
-    expect(rows[0]).toEqual([first.id, first.status, first.direction, first.calleeName, first.phoneNumber, String(first.duration), first.createdAt, campaignId]);
+    expect(rows[0]).toEqual([
+      first.id,
+      first.status,
+      first.direction,
+      first.calleeName,
+      first.phoneNumber,
+      String(first.duration),
+      first.createdAt,
+      campaignId,
+    ]);
     expect(r.stdout).not.toMatch(/calls:/);
     const completed = campaignCalls.filter((c) => c.status === 'completed').length;
     expect(r.stderr).toContain(`${campaignCalls.length} calls: ${completed} completed, ${campaignCalls.length - completed} failed, 0 active, 0 queued`);
@@ -135,7 +181,12 @@ describe('vap calls list', () => {
     expect(new Set(got.map((c) => c.id)).size).toBe(total);
     expect(got[0]).toEqual(calls[0]);
     const tsv = await vap(['calls', 'list', '--all', '-o', 'tsv']);
-    expect(tsv.stdout.trim().split('\n').map((l) => l.split('\t')[0])).toEqual(calls.map((c) => c.id));
+    expect(
+      tsv.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')[0]),
+    ).toEqual(calls.map((c) => c.id));
     const json = await vap(['calls', 'list', '--all', '--json']);
     expect((JSON.parse(json.stdout) as Call[]).map((c) => c.id)).toEqual(calls.map((c) => c.id));
     const q = await vap(['calls', 'list', '--all', '-q', '--page-size', '100']);
@@ -204,7 +255,10 @@ describe('vap calls list', () => {
   it('refuses bad filters locally with one line and exit 2, sending nothing', async () => {
     await emu.clearRequests();
     const bad: Array<[string[], RegExp]> = [
-      [['--status', 'bogus'], /argument 'bogus' is invalid\. --status must be one of: queued, in-progress \(or in_progress\), completed, failed, cancelled; got "bogus"\./],
+      [
+        ['--status', 'bogus'],
+        /argument 'bogus' is invalid\. --status must be one of: queued, in-progress \(or in_progress\), completed, failed, cancelled; got "bogus"\./,
+      ],
       [['--status', 'ringing'], /in-progress lists initiated, ringing and in_progress calls/],
       [['--direction', 'sideways'], /--direction must be outbound or inbound/],
       [['--from', 'yesterday'], /--from takes a date/],
@@ -284,7 +338,11 @@ describe('status synonyms and cancel (a slow emulator, so that calls stay in fli
   it('cancel refuses a call in flight: its status, and that it completes normally (exit 1)', async () => {
     const r = await sv(['calls', 'cancel', active.id]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`call ${active.id} cannot be cancelled: it is (initiated|ringing|in progress); only queued calls can be cancelled, and a call already initiated completes normally`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `call ${active.id} cannot be cancelled: it is (initiated|ringing|in progress); only queued calls can be cancelled, and a call already initiated completes normally`,
+      ),
+    );
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 

@@ -33,9 +33,21 @@ const sent = async () => (await emu.requests()).map((r) => `${r.method} ${r.path
 beforeAll(async () => {
   emu = await startTestEmulator();
   dir = mkdtempSync(join(tmpdir(), 'vap-campaigns-cli-'));
-  const a = await emu.api('POST', '/api/v1/agents', { name: 'Ava', engine: 'realtime', instructions: 'You are Ava from Bright Dental. You remind patients of appointments.' });
+  const a = await emu.api('POST', '/api/v1/agents', {
+    name: 'Ava',
+    engine: 'realtime',
+    instructions: 'You are Ava from Bright Dental. You remind patients of appointments.',
+  });
   agentId = a.body.data.id;
-  const l = await emu.api('POST', '/api/v1/contact-lists', { name: 'Patients', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } });
+  const l = await emu.api('POST', '/api/v1/contact-lists', {
+    name: 'Patients',
+    schema: {
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'phone', type: 'phone', required: true },
+      ],
+    },
+  });
   listId = l.body.data.id;
   const contacts = Array.from({ length: 6 }, (_, i) => ({ name: `Patient ${i}`, phone: `+1415555${String(100 + i).padStart(4, '0')}` }));
   const job = await emu.api('POST', `/api/v1/contact-lists/${listId}/contacts`, { contacts });
@@ -68,7 +80,13 @@ describe('vap campaigns create', () => {
     expect(out.stderr).toContain(`Created outbound campaign Renewals (${c.id}) as a draft`);
 
     expect(phoneNumberId).toMatch(/^pn_/);
-    const inbound = JSON.parse((await vap(['campaigns', 'create', '--name', 'Front desk', '--direction', 'inbound', '--phone-number-id', phoneNumberId, '--json'], { env: { VAP_AGENT: agentId } })).stdout);
+    const inbound = JSON.parse(
+      (
+        await vap(['campaigns', 'create', '--name', 'Front desk', '--direction', 'inbound', '--phone-number-id', phoneNumberId, '--json'], {
+          env: { VAP_AGENT: agentId },
+        })
+      ).stdout,
+    );
     expect(inbound).toMatchObject({ direction: 'inbound', provisionedPhoneNumberId: phoneNumberId, contactListId: null, agentId });
 
     const api = JSON.parse((await vap(['campaigns', 'create', '--name', 'Web', '--agent', agentId, '--type', 'api', '--json'])).stdout);
@@ -118,7 +136,10 @@ describe('list, get, update', () => {
     expect(one.stdout.trim()).toBe(b);
     const page2 = await vap(['campaigns', 'list', '--search', 'list test', '--limit', '1', '--page', '2', '-q']);
     expect(page2.stdout.trim()).toBe(a);
-    const all = (await vap(['campaigns', 'list', '--all', '-o', 'ndjson'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const all = (await vap(['campaigns', 'list', '--all', '-o', 'ndjson'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(all.length).toBeGreaterThanOrEqual(2);
     const inbound = (await vap(['campaigns', 'list', '--direction', 'inbound', '--json'])).stdout;
     expect(JSON.parse(inbound).every((c: { direction: string }) => c.direction === 'inbound')).toBe(true);
@@ -207,7 +228,12 @@ describe('contacts, queue, start, pause, runs, delete', () => {
     expect(two.stderr).toBe('4 calls: 0 completed, 0 failed, 0 active, 4 queued (showing 2; --all for every one)\n');
     expect((await vap(['campaigns', 'calls', 'list', id, '-q'])).stderr).toBe('');
     await emu.clearRequests();
-    for (const argv of [['--from', '2026-13-01'], ['--status', 'ringing'], ['--min-duration', '5m', '--max-duration', '1m'], ['--from', '2026-11-08', '--to', '2026-11-01']]) {
+    for (const argv of [
+      ['--from', '2026-13-01'],
+      ['--status', 'ringing'],
+      ['--min-duration', '5m', '--max-duration', '1m'],
+      ['--from', '2026-11-08', '--to', '2026-11-01'],
+    ]) {
       const r = await vap(['campaigns', 'calls', 'list', id, ...argv]);
       expect(r.code, argv.join(' ')).toBe(2);
     }

@@ -64,7 +64,9 @@ describe('auth and config', () => {
     expect(fromProfile.stdout.trim()).toBe('http://127.0.0.1:9');
     const envWins = await runCli(['config', 'get', 'base_url', '--profile', 'other'], { env: { VAP_CONFIG_DIR: dir, VAP_BASE_URL: 'http://env:1' } });
     expect(envWins.stdout.trim()).toBe('http://env:1');
-    const flagBeatsEnv = await runCli(['config', 'get', 'base_url', '--base-url', 'http://flag:2'], { env: { VAP_CONFIG_DIR: dir, VAP_BASE_URL: 'http://env:1' } });
+    const flagBeatsEnv = await runCli(['config', 'get', 'base_url', '--base-url', 'http://flag:2'], {
+      env: { VAP_CONFIG_DIR: dir, VAP_BASE_URL: 'http://env:1' },
+    });
     expect(flagBeatsEnv.stdout.trim()).toBe('http://flag:2');
 
     const status = await runCli(['auth', 'status', '--json'], { env: { VAP_CONFIG_DIR: dir, VAP_PROFILE: 'b' } });

@@ -16,7 +16,8 @@ afterAll(async () => {
   await emu.close();
 });
 
-const vap = (argv: string[], opts: RunOptions & { key?: string } = {}) => runCli(argv, { ...opts, env: { ...cliEnv(emu.url, opts.key ?? ORG_A.apiKey), ...opts.env } });
+const vap = (argv: string[], opts: RunOptions & { key?: string } = {}) =>
+  runCli(argv, { ...opts, env: { ...cliEnv(emu.url, opts.key ?? ORG_A.apiKey), ...opts.env } });
 const file = (name: string, text: string) => {
   const p = join(dir, name);
   writeFileSync(p, text);
@@ -45,7 +46,19 @@ async function seedContacts(listId: string, contacts: Array<Record<string, unkno
 
 describe('vap contact-lists create', () => {
   it('creates a list from --field flags', async () => {
-    const r = await vap(['contact-lists', 'create', '--name', 'Leads', '--field', 'name:string:required', '--field', 'phone:phone:required', '--field', 'email:email', '--json']);
+    const r = await vap([
+      'contact-lists',
+      'create',
+      '--name',
+      'Leads',
+      '--field',
+      'name:string:required',
+      '--field',
+      'phone:phone:required',
+      '--field',
+      'email:email',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const list = JSON.parse(r.stdout);
     expect(list.id).toMatch(/^cl_/);
@@ -182,7 +195,10 @@ describe('vap contact-lists list and get', () => {
     expect(two.code).toBe(0);
     expect(two.stdout.trim().split('\n')).toHaveLength(2);
     const all = await vap(['contact-lists', 'list', '--all', '-o', 'ndjson']);
-    const rows = all.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     for (const id of ids) expect(rows.map((x) => x.id)).toContain(id);
     const tsv = await vap(['contact-lists', 'list', '--all']);
     const line = tsv.stdout.split('\n').find((l) => l.startsWith(`${ids[0]}\t`));

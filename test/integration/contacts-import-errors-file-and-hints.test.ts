@@ -17,7 +17,12 @@ let dir: string;
 async function createList(): Promise<string> {
   const r = await emu.api<{ data: { id: string } }>('POST', '/api/v1/contact-lists', {
     name: 'leads',
-    schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] },
+    schema: {
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'phone', type: 'phone', required: true },
+      ],
+    },
   });
   return r.body.data.id;
 }
@@ -78,7 +83,9 @@ describe('contacts import: the errors file', () => {
 
     // A second dry run keeps the first one's file, and says it came from a dry run.
     const again = await runCli(['contacts', 'import', listId, file, '--dry-run'], { env });
-    expect(again.stdout).toContain(`Errors file: ${join(dir, 'trial.dry-run.errors-2.csv')} (1 row; fix them and import that file)\n  (${dryFile}, from an earlier dry run, was kept as it was)\n`);
+    expect(again.stdout).toContain(
+      `Errors file: ${join(dir, 'trial.dry-run.errors-2.csv')} (1 row; fix them and import that file)\n  (${dryFile}, from an earlier dry run, was kept as it was)\n`,
+    );
   });
 
   it('--errors-file over an existing file: refused without a terminal (nothing sent), overwritten with --yes', async () => {
@@ -95,7 +102,9 @@ describe('contacts import: the errors file', () => {
     const yes = await runCli(['contacts', 'import', listId, file, '--errors-file', target, '--yes', '--allow-invalid'], { env });
     expect(yes.code, yes.stderr).toBe(0);
     // RFC 4180 lines (CRLF); rows are numbered from the first data row.
-    expect(readFileSync(target, 'utf8')).toBe('name,phone,row,field,error\r\nBob,not-a-phone,2,phone,"""not-a-phone"" is not a phone number (E.164 form: +14155550100)"\r\n');
+    expect(readFileSync(target, 'utf8')).toBe(
+      'name,phone,row,field,error\r\nBob,not-a-phone,2,phone,"""not-a-phone"" is not a phone number (E.164 form: +14155550100)"\r\n',
+    );
   });
 
   it('--errors-file into a missing folder: created when rows are rejected, as --report does; refused under a file or a read-only folder', async () => {

@@ -27,7 +27,13 @@ afterAll(async () => {
 async function createList(): Promise<string> {
   const r = await emu.api<{ data: { id: string } }>('POST', '/api/v1/contact-lists', {
     name: 'Leads',
-    schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }, { name: 'note', type: 'string' }] },
+    schema: {
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'phone', type: 'phone', required: true },
+        { name: 'note', type: 'string' },
+      ],
+    },
   });
   return r.body.data.id;
 }
@@ -48,7 +54,7 @@ describe('the errors file and formulas', () => {
       ['-Negative', 'not-a-phone', '+33 1 23'],
       ['@handle', '', '=HYPERLINK("http://evil.example","click")'],
       ["'quoted", 'bad', '\tindented'],
-      ['=cmd|\' /C calc\'!A0', 'nope', '\r=2'],
+      ["=cmd|' /C calc'!A0", 'nope', '\r=2'],
     ];
     const file = join(dir, 'formulas.csv');
     writeFileSync(file, `name,phone,note\n${rows.map((r) => r.map(csvCell).join(',')).join('\n')}\n`);

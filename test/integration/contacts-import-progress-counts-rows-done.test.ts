@@ -52,7 +52,17 @@ const count = (s: string) => Number(s.replace(/[~,]/g, ''));
 describe('contacts import progress under VAP_ACCESSIBLE', () => {
   it('a 10,000-row import: no line says more than the server has processed, and 100% is said once, at the end', { timeout: 60_000 }, async () => {
     const ROWS = 10_000;
-    const listId = (await emu.api('POST', '/api/v1/contact-lists', { name: 'Leads', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } })).body.data.id as string;
+    const listId = (
+      await emu.api('POST', '/api/v1/contact-lists', {
+        name: 'Leads',
+        schema: {
+          fields: [
+            { name: 'name', type: 'string', required: true },
+            { name: 'phone', type: 'phone', required: true },
+          ],
+        },
+      })
+    ).body.data.id as string;
     const file = join(dir, 'leads-10000.csv');
     writeFileSync(file, `name,phone\n${Array.from({ length: ROWS }, (_, i) => `Person ${i + 1},+1415555${String(i).padStart(4, '0')}`).join('\n')}\n`);
 
@@ -102,7 +112,10 @@ describe('contacts import progress under VAP_ACCESSIBLE', () => {
     const percents = said.map((s) => s.percent);
     expect(percents).toEqual([...percents].sort((a, b) => a - b));
     // Rows were sent well before the server had processed them: the figures are not the same.
-    expect(before.some((s) => s.sent > s.done), stderr).toBe(true);
+    expect(
+      before.some((s) => s.sent > s.done),
+      stderr,
+    ).toBe(true);
     expect(stdout).toMatch(/Imported .*leads-10000\.csv into list cl_\w+:\s+10,000 rows in /);
     expect(stdout).toMatch(/imported +10,000\n/);
   });

@@ -21,7 +21,6 @@ function statePathOf(file: string): string {
   return join(d, 'none.json');
 }
 
-
 // Interrupted imports and their resumption: however the run stopped, the list ends
 // with every valid row exactly once.
 
@@ -34,7 +33,12 @@ const api = <T = any>(method: string, path: string, body?: unknown) => emu.api<T
 async function createList(): Promise<string> {
   const r = await api<{ data: { id: string } }>('POST', '/api/v1/contact-lists', {
     name: 'resume',
-    schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] },
+    schema: {
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'phone', type: 'phone', required: true },
+      ],
+    },
   });
   return r.body.data.id;
 }
@@ -75,10 +79,17 @@ async function until(cond: () => boolean | Promise<boolean>, ms = 20_000): Promi
  * Starts an import whose POSTs the emulator slows down, presses Ctrl-C once `jobs`
  * batches have reached the server, and clears the faults again.
  */
-async function interruptedImport(listId: string, file: string, o: { jobs: number; batchSize: number; concurrency: number; delayMs: number }): Promise<CliResult> {
+async function interruptedImport(
+  listId: string,
+  file: string,
+  o: { jobs: number; batchSize: number; concurrency: number; delayMs: number },
+): Promise<CliResult> {
   await emu.fault({ method: 'POST', path: `/api/v1/contact-lists/${listId}/contacts`, delayMs: o.delayMs, count: 1000 });
   const ac = new AbortController();
-  const running = runCli(['contacts', 'import', listId, file, '--batch-size', String(o.batchSize), '--concurrency', String(o.concurrency)], { env, signal: ac.signal });
+  const running = runCli(['contacts', 'import', listId, file, '--batch-size', String(o.batchSize), '--concurrency', String(o.concurrency)], {
+    env,
+    signal: ac.signal,
+  });
   await until(() => knownJobs(file) >= o.jobs);
   ac.abort();
   const r = await running;
@@ -201,7 +212,10 @@ describe('interrupt and resume', () => {
     s.open.push({ i: next, from: 1000, to: 1000, n: 10, st: 'sending', at: new Date().toISOString() });
     // from/to as recorded would be checked against the file: use the real ones.
     const dataRows = readFileSync(file, 'utf8').trim().split('\n').slice(1);
-    const validRows = dataRows.map((l, i) => [l, i + 1] as const).filter(([l]) => !l.endsWith(',nope')).map(([, n]) => n);
+    const validRows = dataRows
+      .map((l, i) => [l, i + 1] as const)
+      .filter(([l]) => !l.endsWith(',nope'))
+      .map(([, n]) => n);
     s.open[s.open.length - 1] = { ...s.open[s.open.length - 1], from: validRows[next * 10], to: validRows[next * 10 + 9] };
     writeFileSync(statePathOf(file), JSON.stringify(s));
     const r = await runCli(['contacts', 'import', listId, file, '--batch-size', '10', '--resume', '--allow-invalid'], { env });
@@ -280,12 +294,22 @@ describe('interrupt and resume', () => {
     expect((await running).code).toBe(130);
     await fetch(`${emu.url}/_emulator/faults`, { method: 'DELETE' });
     // Let the jobs already sent finish under that schema, then make the field optional again.
-    await until(async () => (await api<{ data: Array<{ status: string }> }>('GET', `/api/v1/import-jobs?contactListId=${listId}`)).body.data.every((j) => ['completed', 'failed', 'cancelled'].includes(j.status)));
+    await until(async () =>
+      (await api<{ data: Array<{ status: string }> }>('GET', `/api/v1/import-jobs?contactListId=${listId}`)).body.data.every((j) =>
+        ['completed', 'failed', 'cancelled'].includes(j.status),
+      ),
+    );
     const rejectedBatches = (await jobsOf(listId)).length;
     expect((await api('PATCH', `/api/v1/contact-lists/${listId}/schema`, { fields: [{ name: 'company', required: false }] })).status).toBe(200);
     const r = await runCli(['contacts', 'import', listId, file, '--batch-size', '10', '--resume', '--json'], { env });
     expect(r.code, r.stderr).toBe(1);
-    expect(JSON.parse(r.stdout)).toMatchObject({ imported: 30 - 10 * rejectedBatches, rejectedByServer: 10 * rejectedBatches, rejectedLocally: 4, jobs: 3, complete: true });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      imported: 30 - 10 * rejectedBatches,
+      rejectedByServer: 10 * rejectedBatches,
+      rejectedLocally: 4,
+      jobs: 3,
+      complete: true,
+    });
     // Row 1 was in the first batch, rejected in the first run: reported again from its job.
     expect(r.stderr).toContain('row 1, field company: is required (server)');
     const lines = readFileSync(join(dir, 'server-resume.errors.csv'), 'utf8').trim().split('\r\n');

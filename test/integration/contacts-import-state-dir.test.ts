@@ -67,26 +67,29 @@ describe('import state location', () => {
   });
 
   // As root (CI containers) a folder's mode does not stop writes, so this case can only run as a user.
-  it.skipIf(process.getuid?.() === 0)('a read-only input folder with rejected rows: the errors file goes to the state folder, named in the summary', async () => {
-    const stateDir = join(root, 'state-ro-errors');
-    const env = { ...cliEnv(a.url, ORG_A.apiKey), VAP_STATE_DIR: stateDir };
-    const inputDir = join(root, 'readonly-errors');
-    mkdirSync(inputDir, { recursive: true });
-    const file = join(inputDir, 'leads.csv');
-    writeFileSync(file, 'name,phone\nAda,+14155550100\nBad,not-a-phone\n');
-    chmodSync(inputDir, 0o555);
-    try {
-      const listId = await createList(a);
-      const r = await runCli(['contacts', 'import', listId, file, '--json'], { env });
-      expect(r.code).toBe(1);
-      const summary = JSON.parse(r.stdout);
-      expect(summary.errorsFile).toBe(join(stateDir, 'errors', 'leads.errors.csv'));
-      expect(readFileSync(summary.errorsFile, 'utf8')).toContain('not-a-phone');
-      expect(readdirSync(inputDir)).toEqual(['leads.csv']);
-    } finally {
-      chmodSync(inputDir, 0o755);
-    }
-  });
+  it.skipIf(process.getuid?.() === 0)(
+    'a read-only input folder with rejected rows: the errors file goes to the state folder, named in the summary',
+    async () => {
+      const stateDir = join(root, 'state-ro-errors');
+      const env = { ...cliEnv(a.url, ORG_A.apiKey), VAP_STATE_DIR: stateDir };
+      const inputDir = join(root, 'readonly-errors');
+      mkdirSync(inputDir, { recursive: true });
+      const file = join(inputDir, 'leads.csv');
+      writeFileSync(file, 'name,phone\nAda,+14155550100\nBad,not-a-phone\n');
+      chmodSync(inputDir, 0o555);
+      try {
+        const listId = await createList(a);
+        const r = await runCli(['contacts', 'import', listId, file, '--json'], { env });
+        expect(r.code).toBe(1);
+        const summary = JSON.parse(r.stdout);
+        expect(summary.errorsFile).toBe(join(stateDir, 'errors', 'leads.errors.csv'));
+        expect(readFileSync(summary.errorsFile, 'utf8')).toContain('not-a-phone');
+        expect(readdirSync(inputDir)).toEqual(['leads.csv']);
+      } finally {
+        chmodSync(inputDir, 0o755);
+      }
+    },
+  );
 
   // Two emulators with the same seed: the same ids, as after a restart of one (on another port).
   it('two emulators with the same seed (same list id): each accepts an import of the same file', async () => {
@@ -122,7 +125,9 @@ describe('import state location', () => {
     expect(again.url).toBe(first.url);
     expect(await createList(again)).toBe(listId);
     const r = await runCli(['contacts', 'import', listId, file, '--json'], { env });
-    expect(r.stderr).toContain(`the server does not know the import jobs recorded in ${JSON.parse(r.stdout).stateFile} (was it reset or restarted?); starting a new import of ${file} into list ${listId}`);
+    expect(r.stderr).toContain(
+      `the server does not know the import jobs recorded in ${JSON.parse(r.stdout).stateFile} (was it reset or restarted?); starting a new import of ${file} into list ${listId}`,
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ imported: 2, complete: true, resumed: false });
   });
@@ -152,7 +157,9 @@ describe('import state location', () => {
     const file = leads(join(root, 'flag'));
     const listId = await createList(a);
     const own = join(root, 'flag', 'my-state.json');
-    const r = await runCli(['contacts', 'import', listId, file, '--state-file', own, '--json'], { env: { ...cliEnv(a.url, ORG_A.apiKey), VAP_STATE_DIR: stateDir } });
+    const r = await runCli(['contacts', 'import', listId, file, '--state-file', own, '--json'], {
+      env: { ...cliEnv(a.url, ORG_A.apiKey), VAP_STATE_DIR: stateDir },
+    });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).stateFile).toBe(own);
     expect(JSON.parse(readFileSync(own, 'utf8'))).toMatchObject({ complete: true });

@@ -24,7 +24,6 @@ function statePathOf(file: string): string {
   return join(d, 'none.json');
 }
 
-
 let emu: TestEmulator;
 let env: Record<string, string>;
 let dir: string;
@@ -44,7 +43,10 @@ async function contactCount(listId: string): Promise<number> {
 async function contacts(listId: string): Promise<Array<Record<string, unknown>>> {
   const out: Array<Record<string, unknown>> = [];
   for (let page = 1; ; page++) {
-    const r = await api<{ data: Array<Record<string, unknown>>; pagination: { totalPages: number } }>('GET', `/api/v1/contact-lists/${listId}/contacts?limit=100&page=${page}`);
+    const r = await api<{ data: Array<Record<string, unknown>>; pagination: { totalPages: number } }>(
+      'GET',
+      `/api/v1/contact-lists/${listId}/contacts?limit=100&page=${page}`,
+    );
     out.push(...r.body.data);
     if (page >= r.body.pagination.totalPages) return out;
   }
@@ -70,7 +72,11 @@ afterAll(async () => {
 describe('vap contacts import (local file)', () => {
   it('imports a clean CSV in batches: exit 0, every contact, values normalised', async () => {
     const listId = await createList();
-    const rows = Array.from({ length: 23 }, (_, i) => `Person ${i},${i % 2 ? phone(i) : `(415) 555-${String(1000 + i)}`},p${i}@example.com,${20 + i},${i % 2 ? 'yes' : 'false'},1990-01-${String((i % 28) + 1).padStart(2, '0')}`);
+    const rows = Array.from(
+      { length: 23 },
+      (_, i) =>
+        `Person ${i},${i % 2 ? phone(i) : `(415) 555-${String(1000 + i)}`},p${i}@example.com,${20 + i},${i % 2 ? 'yes' : 'false'},1990-01-${String((i % 28) + 1).padStart(2, '0')}`,
+    );
     const file = write('clean.csv', `name,phone,email,age,vip,birthday\n${rows.join('\n')}\n`);
     const r = await runCli(['contacts', 'import', listId, file, '--batch-size', '5', '--default-country', 'US', '--json'], { env });
     expect(r.code).toBe(0);
@@ -80,7 +86,13 @@ describe('vap contacts import (local file)', () => {
     expect(summary.normalised.examples[0]).toEqual({ row: 1, field: 'phone', from: '(415) 555-1000', to: '+14155551000' });
     expect(await contactCount(listId)).toBe(23);
     const got = await contacts(listId);
-    expect(got.find((c) => c.name === 'Person 0')).toMatchObject({ phone: '+14155551000', email: 'p0@example.com', age: 20, vip: false, birthday: '1990-01-01' });
+    expect(got.find((c) => c.name === 'Person 0')).toMatchObject({
+      phone: '+14155551000',
+      email: 'p0@example.com',
+      age: 20,
+      vip: false,
+      birthday: '1990-01-01',
+    });
     expect(got.find((c) => c.name === 'Person 1')).toMatchObject({ phone: phone(1), vip: true });
     // The state file is kept, marked complete; no errors file.
     const state = JSON.parse(readFileSync(statePathOf(file), 'utf8'));
@@ -212,7 +224,10 @@ describe('vap contacts import (local file)', () => {
     const file = write('big.csv', `${lines.join('\n')}\n`);
     const errorsFile = join(dir, 'custom-errors.csv');
     const stateFile = join(dir, 'custom-state.json');
-    const r = await runCli(['contacts', 'import', listId, file, '--batch-size', '5000', '--errors-file', errorsFile, '--state-file', stateFile, '--allow-invalid'], { env, tty: true });
+    const r = await runCli(
+      ['contacts', 'import', listId, file, '--batch-size', '5000', '--errors-file', errorsFile, '--state-file', stateFile, '--allow-invalid'],
+      { env, tty: true },
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/\r\x1b\[2K\[[█░]+\] +\d+%  [\d,]+ of ~?[\d,]+ rows  [\d,]+ sent  [\d,]+ rows\/s  (ETA \d+:\d\d|waiting for \d+ jobs?)/);
     // The last frame, left on the screen: every row done (rejected here, or processed by the server).
@@ -284,7 +299,12 @@ describe('vap contacts import (local file)', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ rows: 5, imported: 0, rejectedLocally: 2, rejectedByServer: 3, jobs: 1 });
     for (const row of [1, 3, 5]) expect(r.stderr).toContain(`row ${row}, field company: is required (server)`);
     const errs = parse(readFileSync(join(dir, 'server.errors.csv'), 'utf8')) as string[][];
-    expect(errs.slice(1).map((x) => [x[0], x[2], x[3]]).sort()).toEqual([
+    expect(
+      errs
+        .slice(1)
+        .map((x) => [x[0], x[2], x[3]])
+        .sort(),
+    ).toEqual([
       ['A', '1', 'company'],
       ['B', '2', 'phone'],
       ['C', '3', 'company'],

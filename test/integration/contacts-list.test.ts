@@ -15,13 +15,17 @@ beforeAll(async () => {
     { name: 'Cy Young', phone: '+442071838750', age: 41 },
   ]);
   bigId = await createList('Big', ['name:string']);
-  await seedContacts(bigId, Array.from({ length: 150 }, (_, i) => ({ name: `c${i}` })));
+  await seedContacts(
+    bigId,
+    Array.from({ length: 150 }, (_, i) => ({ name: `c${i}` })),
+  );
 });
 afterAll(async () => {
   await emu.close();
 });
 
-const vap = (argv: string[], opts: RunOptions & { key?: string } = {}) => runCli(argv, { ...opts, env: { ...cliEnv(emu.url, opts.key ?? ORG_A.apiKey), ...opts.env } });
+const vap = (argv: string[], opts: RunOptions & { key?: string } = {}) =>
+  runCli(argv, { ...opts, env: { ...cliEnv(emu.url, opts.key ?? ORG_A.apiKey), ...opts.env } });
 
 async function createList(name: string, fields: string[]): Promise<string> {
   const r = await vap(['contact-lists', 'create', '--name', name, ...fields.flatMap((f) => ['--field', f]), '-q']);
@@ -58,7 +62,10 @@ describe('vap contacts list', () => {
   it('prints TSV with the same columns when piped', async () => {
     const r = await vap(['contacts', 'list', listId]);
     expect(r.code).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows).toHaveLength(3);
     for (const row of rows) expect(row).toHaveLength(4);
     expect(rows.map((x) => x.slice(1))).toContainEqual(['Bob Tab\\there', '+14155550101', '']);
@@ -66,7 +73,10 @@ describe('vap contacts list', () => {
 
   it('prints NDJSON with the same columns, and JSON as the raw objects', async () => {
     const nd = await vap(['contacts', 'list', listId, '-o', 'ndjson']);
-    const objs = nd.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const objs = nd.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(objs).toHaveLength(3);
     for (const o of objs) expect(Object.keys(o)).toEqual(['id', 'name', 'phone', 'age']);
     const json = await vap(['contacts', 'list', listId, '--json']);

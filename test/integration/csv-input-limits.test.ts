@@ -53,14 +53,21 @@ function write(name: string, content: string): string {
 async function createList(): Promise<string> {
   const r = await emu.api<{ data: { id: string } }>('POST', '/api/v1/contact-lists', {
     name: 'leads',
-    schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] },
+    schema: {
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'phone', type: 'phone', required: true },
+      ],
+    },
   });
   expect(r.status).toBe(201);
   return r.body.data.id;
 }
 
-const listCount = async () => (await emu.api<{ pagination: { totalItems?: number; total?: number }; data: unknown[] }>('GET', '/api/v1/contact-lists?limit=100')).body.data.length;
-const contactCount = async (listId: string) => (await emu.api<{ data: { contactCount: number } }>('GET', `/api/v1/contact-lists/${listId}`)).body.data.contactCount;
+const listCount = async () =>
+  (await emu.api<{ pagination: { totalItems?: number; total?: number }; data: unknown[] }>('GET', '/api/v1/contact-lists?limit=100')).body.data.length;
+const contactCount = async (listId: string) =>
+  (await emu.api<{ data: { contactCount: number } }>('GET', `/api/v1/contact-lists/${listId}`)).body.data.contactCount;
 
 /** One error line on stderr, nothing on stdout, and never "an unexpected error". */
 function expectOneLineRefusal(r: { code: number; stdout: string; stderr: string }, pattern: RegExp): void {
@@ -83,12 +90,18 @@ describe('a record past the 4 MiB limit', () => {
     const file = streamed('one-line.csv', '', 0x61, size);
     const lists = await listCount();
     const create = await vap(['contact-lists', 'create', '--name', 'X', '--from-csv', file, '--yes']);
-    expectOneLineRefusal(create, /--from-csv ".*one-line\.csv" \(near line 1\): the header row is longer than 4 MiB, the most vap reads as one CSV row; .*quote never closed .*without line breaks/);
+    expectOneLineRefusal(
+      create,
+      /--from-csv ".*one-line\.csv" \(near line 1\): the header row is longer than 4 MiB, the most vap reads as one CSV row; .*quote never closed .*without line breaks/,
+    );
     expect(await listCount()).toBe(lists);
 
     const listId = await createList();
     const dry = await vap(['contacts', 'import', listId, file, '--dry-run']);
-    expectOneLineRefusal(dry, /cannot read .*one-line\.csv \(near line 1\): the header row is longer than 4 MiB, the most vap reads as one CSV row; .*quote never closed/);
+    expectOneLineRefusal(
+      dry,
+      /cannot read .*one-line\.csv \(near line 1\): the header row is longer than 4 MiB, the most vap reads as one CSV row; .*quote never closed/,
+    );
     // The same limit, said the same way after the file's name.
     expect(create.stderr.slice(create.stderr.indexOf(': the header'))).toBe(dry.stderr.slice(dry.stderr.indexOf(': the header')));
   });
@@ -109,19 +122,26 @@ describe('a record past the 4 MiB limit', () => {
 });
 
 describe('wide headers: 300,000 columns refused, up to 16,384 read', () => {
-  const wide = (n: number, name: string) => write(name, `${Array.from({ length: n }, (_, i) => `c${i}`).join(',')}\n${Array.from({ length: n }, () => 'x').join(',')}\n`);
+  const wide = (n: number, name: string) =>
+    write(name, `${Array.from({ length: n }, (_, i) => `c${i}`).join(',')}\n${Array.from({ length: n }, () => 'x').join(',')}\n`);
 
   it('is refused by both commands with the limit, in constant stack (no "Maximum call stack size exceeded")', async () => {
     const file = wide(300_000, 'wide.csv');
     const lists = await listCount();
     const create = await vap(['contact-lists', 'create', '--name', 'X', '--from-csv', file, '--dry-run']);
-    expectOneLineRefusal(create, /--from-csv ".*wide\.csv": the header has 300,000 columns, more than the 16,384 vap reads; keep only the columns that hold contact fields/);
+    expectOneLineRefusal(
+      create,
+      /--from-csv ".*wide\.csv": the header has 300,000 columns, more than the 16,384 vap reads; keep only the columns that hold contact fields/,
+    );
     expect(create.stderr).not.toContain('call stack');
     expect(await listCount()).toBe(lists);
 
     const listId = await createList();
     const imp = await vap(['contacts', 'import', listId, file, '--dry-run']);
-    expectOneLineRefusal(imp, /cannot read .*wide\.csv: the header has 300,000 columns, more than the 16,384 vap reads; keep only the columns that hold contact fields/);
+    expectOneLineRefusal(
+      imp,
+      /cannot read .*wide\.csv: the header has 300,000 columns, more than the 16,384 vap reads; keep only the columns that hold contact fields/,
+    );
   });
 
   it('a wide header within the limit: contacts import names a few of the columns it ignores and counts the rest', async () => {

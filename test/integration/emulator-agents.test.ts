@@ -386,14 +386,22 @@ describe('persistence', () => {
       const orgs = [ORG_A];
       let e = await startEmulator({ port: 0, orgs, dataDir: dir, seed: 7 });
       const h = { authorization: `Bearer ${ORG_A.apiKey}`, 'content-type': 'application/json' };
-      const c = await fetch(`${e.url}/api/v1/agents`, { method: 'POST', headers: h, body: JSON.stringify({ name: 'Kept', instructions: 'a', engine: 'realtime' }) });
+      const c = await fetch(`${e.url}/api/v1/agents`, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify({ name: 'Kept', instructions: 'a', engine: 'realtime' }),
+      });
       const id = ((await c.json()) as any).data.id;
       await fetch(`${e.url}/api/v1/agents/${id}`, { method: 'PATCH', headers: h, body: JSON.stringify({ instructions: 'b' }) });
       await e.close();
       e = await startEmulator({ port: 0, orgs, dataDir: dir, seed: 7 });
       const v = (await (await fetch(`${e.url}/api/v1/agents/${id}/versions`, { headers: h })).json()) as any;
       expect(v.data.versions.map((x: any) => x.versionNumber)).toEqual([2, 1]);
-      const c2 = await fetch(`${e.url}/api/v1/agents`, { method: 'POST', headers: h, body: JSON.stringify({ name: 'New', instructions: 'a', engine: 'realtime' }) });
+      const c2 = await fetch(`${e.url}/api/v1/agents`, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify({ name: 'New', instructions: 'a', engine: 'realtime' }),
+      });
       expect(((await c2.json()) as any).data.id).not.toBe(id);
       await e.close();
     } finally {

@@ -79,15 +79,35 @@ function expected(calls: any[], det: Map<string, any>) {
         pendingCalls: n((c) => c.status === 'queued' || ACTIVE.has(c.status)),
       },
       successMetrics: {
-        humanContactRate: ratio(a((x) => x.humanContact.reachedHuman === true), analyses.length),
-        objectiveSuccessRate: ratio(a((x) => x.objectives.primary.status === 'True'), analyses.length),
-        callbackRate: ratio(a((x) => x.callback.callbackRequested === true), analyses.length),
+        humanContactRate: ratio(
+          a((x) => x.humanContact.reachedHuman === true),
+          analyses.length,
+        ),
+        objectiveSuccessRate: ratio(
+          a((x) => x.objectives.primary.status === 'True'),
+          analyses.length,
+        ),
+        callbackRate: ratio(
+          a((x) => x.callback.callbackRequested === true),
+          analyses.length,
+        ),
       },
       qualityMetrics: {
-        avgSentimentScore: ratio(analyses.reduce((s, x) => s + score(x.sentiment.overallSentiment), 0), analyses.length),
-        avgCallDuration: ratio(completed.reduce((s, c) => s + c.duration, 0), completed.length),
+        avgSentimentScore: ratio(
+          analyses.reduce((s, x) => s + score(x.sentiment.overallSentiment), 0),
+          analyses.length,
+        ),
+        avgCallDuration: ratio(
+          completed.reduce((s, c) => s + c.duration, 0),
+          completed.length,
+        ),
       },
-      complianceMetrics: { doNotCallRate: ratio(a((x) => x.doNotCall.requested === true), analyses.length) },
+      complianceMetrics: {
+        doNotCallRate: ratio(
+          a((x) => x.doNotCall.requested === true),
+          analyses.length,
+        ),
+      },
       costMetrics: { totalCost, avgCostPerCall: ratio(totalCost, ended.length) },
     },
     // Only completed calls are analysed; a failed call never connected and has no analysis.
@@ -112,7 +132,12 @@ function expectMetrics(got: any, want: ReturnType<typeof expected>['metrics']): 
   near(got.complianceMetrics.doNotCallRate, want.complianceMetrics.doNotCallRate, 4, 'doNotCallRate');
   near(got.costMetrics.totalCost, want.costMetrics.totalCost, 2, 'totalCost');
   near(got.costMetrics.avgCostPerCall, want.costMetrics.avgCostPerCall, 2, 'avgCostPerCall');
-  for (const v of [got.successMetrics.humanContactRate, got.successMetrics.objectiveSuccessRate, got.successMetrics.callbackRate, got.complianceMetrics.doNotCallRate]) {
+  for (const v of [
+    got.successMetrics.humanContactRate,
+    got.successMetrics.objectiveSuccessRate,
+    got.successMetrics.callbackRate,
+    got.complianceMetrics.doNotCallRate,
+  ]) {
     expect(v).toBeGreaterThanOrEqual(0);
     expect(v).toBeLessThanOrEqual(1);
   }
@@ -125,7 +150,8 @@ async function stableAnalytics(path: string, listQuery: string): Promise<{ data:
     const calls = await listing(listQuery);
     const det = await details(calls);
     const after = (await ok('GET', path)).data;
-    const same = JSON.stringify({ ...before, meta: { ...before.meta, calculatedAt: 0 } }) === JSON.stringify({ ...after, meta: { ...after.meta, calculatedAt: 0 } });
+    const same =
+      JSON.stringify({ ...before, meta: { ...before.meta, calculatedAt: 0 } }) === JSON.stringify({ ...after, meta: { ...after.meta, calculatedAt: 0 } });
     if (same) return { data: after, calls, det };
   }
   throw new Error(`${path} kept changing`);
@@ -152,8 +178,24 @@ async function allEndedAndAnalysed(campaignId: string): Promise<boolean> {
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  agentId = (await ok('POST', '/api/v1/agents', { name: 'Ava', engine: 'realtime', instructions: 'You are Ava from Bright Dental. You call patients to remind them about their appointments.' })).data.id;
-  const listId = (await ok('POST', '/api/v1/contact-lists', { name: 'Patients', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } })).data.id;
+  agentId = (
+    await ok('POST', '/api/v1/agents', {
+      name: 'Ava',
+      engine: 'realtime',
+      instructions: 'You are Ava from Bright Dental. You call patients to remind them about their appointments.',
+    })
+  ).data.id;
+  const listId = (
+    await ok('POST', '/api/v1/contact-lists', {
+      name: 'Patients',
+      schema: {
+        fields: [
+          { name: 'name', type: 'string', required: true },
+          { name: 'phone', type: 'phone', required: true },
+        ],
+      },
+    })
+  ).data.id;
   const contacts = Array.from({ length: 12 }, (_, i) => ({ name: `Person ${i}`, phone: `+1415555${String(1000 + i)}` }));
   const job = await ok('POST', `/api/v1/contact-lists/${listId}/contacts`, { contacts });
   await until('the import', async () => (await ok('GET', `/api/v1/import-jobs/${job.jobId}`)).status === 'completed');
@@ -312,7 +354,12 @@ describe('runs', () => {
     const det = await details(calls);
     for (const r of runs) {
       const mine = calls.filter((c) => c.startedAt >= r.startedAt && (r.endedAt === null || c.startedAt <= r.endedAt));
-      expect(mine.map((c) => c.id).sort()).toEqual(calls.filter((c) => det.get(c.id).runId === r.id).map((c) => c.id).sort());
+      expect(mine.map((c) => c.id).sort()).toEqual(
+        calls
+          .filter((c) => det.get(c.id).runId === r.id)
+          .map((c) => c.id)
+          .sort(),
+      );
       expect(r.totalCalls).toBe(mine.length);
       expect(r.completedCalls).toBe(mine.filter((c) => c.status === 'completed').length);
     }
@@ -328,7 +375,10 @@ describe('runs', () => {
       const data = (await ok('GET', `/api/v1/campaigns/${outbound.id}/runs/${r.id}/analytics`)).data;
       expect(data.campaign).toEqual({ id: outbound.id, name: 'Reminders', status: 'completed' });
       expect(data.run).toEqual(r);
-      const want = expected(calls.filter((c) => det.get(c.id).runId === r.id), det);
+      const want = expected(
+        calls.filter((c) => det.get(c.id).runId === r.id),
+        det,
+      );
       expectMetrics(data.metrics, want.metrics);
       expect(data.meta.isStale).toBe(false);
     }
@@ -364,7 +414,15 @@ describe('inbound analytics', () => {
     expect(answered.map((c) => c.id).sort()).toEqual(completed.map((c) => c.id).sort()); // all ended: answered = completed
     expect(data.missedCalls).toBe(calls.filter((c) => c.status === 'failed').length);
     expect(data.missedCalls).toBeGreaterThan(0);
-    near(data.avgHandleTime, ratio(completed.reduce((s, c) => s + c.duration, 0), completed.length), 2, 'avgHandleTime');
+    near(
+      data.avgHandleTime,
+      ratio(
+        completed.reduce((s, c) => s + c.duration, 0),
+        completed.length,
+      ),
+      2,
+      'avgHandleTime',
+    );
     // Wait: ringing → answer, from the details' ringingAt and answeredAt; and bounded by
     // start → answer (the wait plus 1–2 s of dialling).
     const waits = answered.map((c) => {
@@ -373,7 +431,10 @@ describe('inbound analytics', () => {
       return (Date.parse(d.answeredAt) - Date.parse(d.ringingAt)) / 1000;
     });
     near(data.avgWaitTime, waits.reduce((s, w) => s + w, 0) / waits.length, 2, 'avgWaitTime');
-    const startToAnswer = ratio(answered.reduce((s, c) => s + (Date.parse(det.get(c.id).answeredAt) - Date.parse(c.startedAt)) / 1000, 0), answered.length);
+    const startToAnswer = ratio(
+      answered.reduce((s, c) => s + (Date.parse(det.get(c.id).answeredAt) - Date.parse(c.startedAt)) / 1000, 0),
+      answered.length,
+    );
     expect(data.avgWaitTime).toBeLessThanOrEqual(startToAnswer);
     expect(data.avgWaitTime).toBeGreaterThanOrEqual(startToAnswer - 2);
     expect(data.avgWaitTime).toBeGreaterThanOrEqual(3);
@@ -402,7 +463,10 @@ describe('realtime', () => {
       const rt = (await ok('GET', `/api/v1/campaigns/${c.id}/analytics/realtime`)).data;
       const now = rt.meta.calculatedAt as string;
       const windowStart = new Date(Date.parse(now) - 60_000).toISOString();
-      const started = calls.map((x) => x.startedAt).filter((s) => s !== null).sort();
+      const started = calls
+        .map((x) => x.startedAt)
+        .filter((s) => s !== null)
+        .sort();
       expect(rt).toMatchObject({
         activeCalls: 0,
         queuedCalls: 0,
@@ -473,8 +537,18 @@ describe('overview', () => {
     const rated = per.filter((p: any) => p.e.analysed > 0);
     expect(rated.length).toBeGreaterThanOrEqual(3);
     const mean = (f: (p: any) => number) => rated.reduce((s: number, p: any) => s + f(p), 0) / rated.length;
-    near(o.avgHumanContactRate, mean((p) => p.e.metrics.successMetrics.humanContactRate), 4, 'avgHumanContactRate');
-    near(o.avgObjectiveSuccessRate, mean((p) => p.e.metrics.successMetrics.objectiveSuccessRate), 4, 'avgObjectiveSuccessRate');
+    near(
+      o.avgHumanContactRate,
+      mean((p) => p.e.metrics.successMetrics.humanContactRate),
+      4,
+      'avgHumanContactRate',
+    );
+    near(
+      o.avgObjectiveSuccessRate,
+      mean((p) => p.e.metrics.successMetrics.objectiveSuccessRate),
+      4,
+      'avgObjectiveSuccessRate',
+    );
     const best = Math.max(...rated.map((p: any) => p.e.metrics.successMetrics.objectiveSuccessRate));
     const top = rated.filter((p: any) => p.e.metrics.successMetrics.objectiveSuccessRate === best).sort((a: any, b: any) => b.n - a.n)[0];
     expect(o.topPerformingCampaign).toEqual({ id: top.c.id, name: top.c.name, objectiveSuccessRate: expect.any(Number) });
@@ -513,7 +587,15 @@ describe('tenant isolation', () => {
 
   it('the overview counts only the organization’s own campaigns and calls', async () => {
     const empty = (await ok('GET', '/api/v1/analytics/overview', undefined, BKEY)).data;
-    expect(empty).toMatchObject({ totalCampaigns: 0, activeCampaigns: 0, totalCalls: 0, totalCallDuration: 0, avgHumanContactRate: 0, avgObjectiveSuccessRate: 0, topPerformingCampaign: null });
+    expect(empty).toMatchObject({
+      totalCampaigns: 0,
+      activeCampaigns: 0,
+      totalCalls: 0,
+      totalCallDuration: 0,
+      avgHumanContactRate: 0,
+      avgObjectiveSuccessRate: 0,
+      topPerformingCampaign: null,
+    });
     expect(empty.period.from).toBe(empty.period.to);
     const acme = (await ok('GET', '/api/v1/analytics/overview')).data;
     const seededB = await emu.control<any>('POST', '/calls/seed', { org: ORG_B.name, count: 40 });
@@ -546,7 +628,11 @@ describe('restart', () => {
       let one = await startTestEmulator({ dataDir: dir });
       const seededRes = await one.control<any>('POST', '/calls/seed', { org: 'acme', count: 300 });
       await one.control('POST', '/calls/seed', { org: 'acme', campaignId: seededRes.campaignId, count: 10, analysed: false });
-      const paths = [`/api/v1/campaigns/${seededRes.campaignId}/analytics`, `/api/v1/campaigns/${seededRes.campaignId}/analytics/summary`, '/api/v1/analytics/overview'];
+      const paths = [
+        `/api/v1/campaigns/${seededRes.campaignId}/analytics`,
+        `/api/v1/campaigns/${seededRes.campaignId}/analytics/summary`,
+        '/api/v1/analytics/overview',
+      ];
       const before = await Promise.all(paths.map(async (p) => strip((await one.api('GET', p)).body.data)));
       expect(before[0].metrics.callStats.totalCalls).toBe(310);
       expect(before[0].meta.isStale).toBe(true);

@@ -21,7 +21,8 @@ async function send(method: string, path: string, raw: string): Promise<{ status
 
 describe('JSON bodies', () => {
   it('an empty body with content-type: application/json on a body-less POST and DELETE', async () => {
-    const agent = (await emu.api<{ data: { id: string } }>('POST', '/api/v1/agents', { name: 'Bodies', instructions: 'Greet callers.', engine: 'realtime' })).body.data.id;
+    const agent = (await emu.api<{ data: { id: string } }>('POST', '/api/v1/agents', { name: 'Bodies', instructions: 'Greet callers.', engine: 'realtime' }))
+      .body.data.id;
     const suite = (await emu.api<{ data: { id: string } }>('POST', `/api/v1/agents/${agent}/evals`, { name: 'S' })).body.data.id;
     await emu.api('POST', `/api/v1/agents/${agent}/evals/${suite}/scenarios`, { name: 'A', persona: 'p', goal: 'g', category: 'happy_path' });
     const run = await send('POST', `/api/v1/agents/${agent}/evals/${suite}/runs`, '');

@@ -11,7 +11,17 @@ import { ORG_A, ORG_B, startTestEmulator, type TestEmulator } from '../helpers/e
 // rules, the listing's filters/summary/pagination, recordings as real audio, the seed
 // control path, tenant isolation. timeScale 1000 unless a test needs slow calls.
 
-type Call = { id: string; status: string; createdAt: string; duration: number; calleeName: string; phoneNumber: string; campaignId: string; direction: string; [k: string]: unknown };
+type Call = {
+  id: string;
+  status: string;
+  createdAt: string;
+  duration: number;
+  calleeName: string;
+  phoneNumber: string;
+  campaignId: string;
+  direction: string;
+  [k: string]: unknown;
+};
 type Ev = { id: string; type: string; callId: string | null; data: Record<string, any>; streamOnly: boolean };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -28,9 +38,34 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 
 /** An agent, a list of n contacts, and an outbound campaign with them all added (draft). */
 async function setup(e: TestEmulator, n: number, key = ORG_A.apiKey): Promise<{ agentId: string; campaignId: string; contactIds: string[] }> {
-  const a = await e.api('POST', '/api/v1/agents', { name: 'Ava', engine: 'pipeline', instructions: 'You are Ava from Bright Dental. You call patients to remind them about their upcoming appointments. Always confirm the date.' }, key);
-  const l = await e.api('POST', '/api/v1/contact-lists', { name: 'Patients', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } }, key);
-  const contacts = Array.from({ length: n }, (_, i) => ({ name: `Patient ${String.fromCharCode(65 + (i % 26))}${i}`, phone: `+1415555${String(100 + i).padStart(4, '0')}` }));
+  const a = await e.api(
+    'POST',
+    '/api/v1/agents',
+    {
+      name: 'Ava',
+      engine: 'pipeline',
+      instructions: 'You are Ava from Bright Dental. You call patients to remind them about their upcoming appointments. Always confirm the date.',
+    },
+    key,
+  );
+  const l = await e.api(
+    'POST',
+    '/api/v1/contact-lists',
+    {
+      name: 'Patients',
+      schema: {
+        fields: [
+          { name: 'name', type: 'string', required: true },
+          { name: 'phone', type: 'phone', required: true },
+        ],
+      },
+    },
+    key,
+  );
+  const contacts = Array.from({ length: n }, (_, i) => ({
+    name: `Patient ${String.fromCharCode(65 + (i % 26))}${i}`,
+    phone: `+1415555${String(100 + i).padStart(4, '0')}`,
+  }));
   const job = await e.api('POST', `/api/v1/contact-lists/${l.body.data.id}/contacts`, { contacts }, key);
   await until('the import', async () => (await e.api('GET', `/api/v1/import-jobs/${job.body.jobId}`, undefined, key)).body.status === 'completed');
   const cs = await e.api('GET', `/api/v1/contact-lists/${l.body.data.id}/contacts?limit=100`, undefined, key);
@@ -50,7 +85,8 @@ async function runToEnd(e: TestEmulator, campaignId: string, key = ORG_A.apiKey)
     return s.queued === 0 && s.active === 0 && r.body.data.calls;
   });
   await until('every analysis', async () => {
-    for (const c of calls) if (c.status === 'completed' && (await e.api('GET', `/api/v1/calls/${c.id}`, undefined, key)).body.data.analysis === null) return false;
+    for (const c of calls)
+      if (c.status === 'completed' && (await e.api('GET', `/api/v1/calls/${c.id}`, undefined, key)).body.data.analysis === null) return false;
     return true;
   });
   return calls;
@@ -91,7 +127,15 @@ describe('lifecycle and events', () => {
     const statuses = evs.filter((e) => e.type === 'call.status.updated').map((e) => `${e.data.previousStatus}→${e.data.status}`);
     expect(statuses).toEqual(['queued→initiated', 'initiated→ringing', 'ringing→in_progress', 'in_progress→completed']);
     const started = evs.find((e) => e.type === 'call.started')!;
-    expect(started.data).toEqual({ status: 'in_progress', direction: 'outbound', phoneNumber: connected.phoneNumber, calleeName: connected.calleeName, campaignId, agentId: expect.stringMatching(/^ag_/), agentVersion: 1 });
+    expect(started.data).toEqual({
+      status: 'in_progress',
+      direction: 'outbound',
+      phoneNumber: connected.phoneNumber,
+      calleeName: connected.calleeName,
+      campaignId,
+      agentId: expect.stringMatching(/^ag_/),
+      agentVersion: 1,
+    });
     const segments = evs.filter((e) => e.type === 'call.transcript.updated');
     expect(segments.length).toBeGreaterThan(1);
     expect(segments.every((e) => e.streamOnly)).toBe(true);
@@ -109,7 +153,15 @@ describe('lifecycle and events', () => {
     const speaker = evs.find((e) => e.type === 'intelligence.speaker.identified')!;
     expect(Object.keys(speaker.data).sort()).toEqual(['name', 'source', 'status', 'timesSpokenBefore']);
     const analysis = evs.find((e) => e.type === 'call.analysis.completed')!;
-    expect(Object.keys(analysis.data).sort()).toEqual(['callbackRequested', 'crisisDetected', 'doNotCallRequested', 'legalThreatened', 'overallSentiment', 'resolved', 'summary']);
+    expect(Object.keys(analysis.data).sort()).toEqual([
+      'callbackRequested',
+      'crisisDetected',
+      'doNotCallRequested',
+      'legalThreatened',
+      'overallSentiment',
+      'resolved',
+      'summary',
+    ]);
     const detail = (await emu.api('GET', `/api/v1/calls/${connected.id}`)).body.data;
     expect(detail.summary).toBe(analysis.data.summary);
     expect(detail.analysis.doNotCall.requested).toBe(analysis.data.doNotCallRequested);
@@ -123,14 +175,24 @@ describe('lifecycle and events', () => {
     expect(failed).toBeDefined();
     const evs = (await events(emu)).filter((e) => e.callId === failed.id);
     // "once completed, AI analysis": a call with no conversation has nothing to analyse
-    expect(evs.map((e) => (e.type === 'call.status.updated' ? `status:${e.data.status}` : e.type))).toEqual(['status:initiated', 'status:ringing', 'status:failed', 'call.ended']);
+    expect(evs.map((e) => (e.type === 'call.status.updated' ? `status:${e.data.status}` : e.type))).toEqual([
+      'status:initiated',
+      'status:ringing',
+      'status:failed',
+      'call.ended',
+    ]);
     expect(evs.find((e) => e.type === 'call.ended')!.data).toMatchObject({ status: 'failed', durationSeconds: 0 });
     const detail = (await emu.api('GET', `/api/v1/calls/${failed.id}`)).body.data;
     expect(['no_answer', 'busy']).toContain(detail.failureReason);
     expect(detail.analysis).toBeNull();
     expect(detail.summary).toBeNull();
     expect(detail.cost).toBe(0.01);
-    expect((await emu.api('GET', `/api/v1/calls/${failed.id}/transcript`)).body.data).toEqual({ callId: failed.id, messages: [], messageCount: 0, duration: 0 });
+    expect((await emu.api('GET', `/api/v1/calls/${failed.id}/transcript`)).body.data).toEqual({
+      callId: failed.id,
+      messages: [],
+      messageCount: 0,
+      duration: 0,
+    });
     const rec = (await emu.api('GET', `/api/v1/calls/${failed.id}/recording`)).body.data;
     expect(rec).toEqual({ callId: failed.id, recordings: [], recordingCount: 0, audioUrl: `/api/v1/calls/${failed.id}/recording/audio` });
     const a = await audio(emu, failed.id);
@@ -170,7 +232,10 @@ describe('streams', () => {
         text += Buffer.from(value!).toString();
       }
       ac.abort();
-      return text.split('\n').filter((l) => l.startsWith('event: ')).map((l) => l.slice(7));
+      return text
+        .split('\n')
+        .filter((l) => l.startsWith('event: '))
+        .map((l) => l.slice(7));
     };
     const own = await read(`/api/v1/calls/${connected.id}/events?lastEventId=0`);
     expect(own).toContain('call.transcript.updated');
@@ -199,7 +264,7 @@ describe('cancel', () => {
     // the contact of a cancelled call is pending again
     const contacts = (await emu.api('GET', `/api/v1/campaigns/${draft}/contacts`)).body.data.contacts;
     expect(contacts.find((x: { lastCallId: string }) => x.lastCallId === id).status).toBe('pending');
-    expect(((await events(emu)).filter((e) => e.callId === id)).map((e) => e.data.status)).toEqual(['cancelled']);
+    expect((await events(emu)).filter((e) => e.callId === id).map((e) => e.data.status)).toEqual(['cancelled']);
   });
 
   it('a call in flight completes normally (409 naming its status)', async () => {
@@ -233,7 +298,8 @@ describe('deterministic transcripts', () => {
           const { campaignId: cid } = await setup(e, 8);
           const cs = await runToEnd(e, cid);
           const m = new Map<string, unknown>();
-          for (const c of cs) m.set(c.id, { status: c.status, duration: c.duration, messages: (await e.api('GET', `/api/v1/calls/${c.id}/transcript`)).body.data.messages });
+          for (const c of cs)
+            m.set(c.id, { status: c.status, duration: c.duration, messages: (await e.api('GET', `/api/v1/calls/${c.id}/transcript`)).body.data.messages });
           runs.push(m);
         }
         expect([...runs[0]!.keys()].sort()).toEqual([...runs[1]!.keys()].sort());
@@ -261,8 +327,14 @@ describe('analysis', () => {
       for (const id of ids) {
         const d = (await e.api('GET', `/api/v1/calls/${id}`)).body.data;
         const t = (await e.api('GET', `/api/v1/calls/${id}/transcript`)).body.data.messages as Array<{ role: string; text: string }>;
-        const user = t.filter((m) => m.role === 'user').map((m) => m.text).join(' ');
-        const agent = t.filter((m) => m.role === 'agent').map((m) => m.text).join(' ');
+        const user = t
+          .filter((m) => m.role === 'user')
+          .map((m) => m.text)
+          .join(' ');
+        const agent = t
+          .filter((m) => m.role === 'agent')
+          .map((m) => m.text)
+          .join(' ');
         const a = d.analysis;
         const dnc = /do not call|don't call|stop calling|take me off/i.test(user);
         expect(a.doNotCall.requested, id).toBe(dnc);
@@ -279,7 +351,22 @@ describe('analysis', () => {
         expect(a.humanContact).toMatchObject({ reachedVoicemail: voicemail, reachedHuman: !voicemail, leftMessage: voicemail });
         if (/that's confirmed|that's all set|it's confirmed/i.test(agent)) expect(a.objectives.primary.status).toBe('True');
         if (a.informationUpdates.length) expect(user).toContain(a.informationUpdates[0].correctedValue);
-        for (const g of ['analyzedAt', 'sentiment', 'humanContact', 'objectives', 'callback', 'doNotCall', 'legal', 'crisis', 'resolution', 'ivr', 'informationUpdates', 'communicationPromises', 'callerIntent']) expect(a, g).toHaveProperty(g);
+        for (const g of [
+          'analyzedAt',
+          'sentiment',
+          'humanContact',
+          'objectives',
+          'callback',
+          'doNotCall',
+          'legal',
+          'crisis',
+          'resolution',
+          'ivr',
+          'informationUpdates',
+          'communicationPromises',
+          'callerIntent',
+        ])
+          expect(a, g).toHaveProperty(g);
         expect(a.ivr).toEqual({ encountered: false, stuck: false, escaped: false, navigationPath: [] });
         seen.dnc += Number(dnc);
         seen.legal += Number(lawyer);
@@ -316,7 +403,24 @@ describe('listing', () => {
     const all = [...p1.calls, ...p2.calls] as Call[];
     for (let i = 1; i < all.length; i++) expect(all[i - 1]!.createdAt >= all[i]!.createdAt).toBe(true);
     expect(new Set(all.map((c) => c.id)).size).toBe(200);
-    expect(Object.keys(p1.calls[0]).sort()).toEqual(['agentId', 'agentVersion', 'calleeName', 'campaignId', 'contactId', 'createdAt', 'direction', 'duration', 'endedAt', 'failureReason', 'id', 'phoneNumber', 'priority', 'scheduledFor', 'startedAt', 'status']);
+    expect(Object.keys(p1.calls[0]).sort()).toEqual([
+      'agentId',
+      'agentVersion',
+      'calleeName',
+      'campaignId',
+      'contactId',
+      'createdAt',
+      'direction',
+      'duration',
+      'endedAt',
+      'failureReason',
+      'id',
+      'phoneNumber',
+      'priority',
+      'scheduledFor',
+      'startedAt',
+      'status',
+    ]);
     expect((await get('?page=6&pageSize=100')).body.data.calls).toEqual([]);
     expect((await get('')).body.data.pagination.pageSize).toBe(50);
   });
@@ -371,21 +475,36 @@ describe('listing', () => {
     const tz = process.env.TZ;
     process.env.TZ = 'America/New_York';
     try {
-      const r = await emu.api('POST', `/api/v1/campaigns/${campaignId}/calls`, { contactIds: [contactIds[0]], scheduledFor: '2030-01-05T10:00:00' }, ORG_B.apiKey);
+      const r = await emu.api(
+        'POST',
+        `/api/v1/campaigns/${campaignId}/calls`,
+        { contactIds: [contactIds[0]], scheduledFor: '2030-01-05T10:00:00' },
+        ORG_B.apiKey,
+      );
       expect(r.status).toBe(201);
       expect(r.body.data.calls[0].scheduledFor).toBe('2030-01-05T10:00:00.000Z');
     } finally {
       if (tz === undefined) delete process.env.TZ;
       else process.env.TZ = tz;
     }
-    const bad = await emu.api('POST', `/api/v1/campaigns/${campaignId}/calls`, { contactIds: [contactIds[1]], scheduledFor: '2030-02-30T10:00:00Z' }, ORG_B.apiKey);
+    const bad = await emu.api(
+      'POST',
+      `/api/v1/campaigns/${campaignId}/calls`,
+      { contactIds: [contactIds[1]], scheduledFor: '2030-02-30T10:00:00Z' },
+      ORG_B.apiKey,
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/^scheduledFor: is not a valid date/);
   });
 
   it('keeps organizations apart on every call path', async () => {
     const acmeCall = calls[0]!;
-    for (const p of [`/api/v1/calls/${acmeCall.id}`, `/api/v1/calls/${acmeCall.id}/transcript`, `/api/v1/calls/${acmeCall.id}/recording`, `/api/v1/calls/${acmeCall.id}/recording/audio`]) {
+    for (const p of [
+      `/api/v1/calls/${acmeCall.id}`,
+      `/api/v1/calls/${acmeCall.id}/transcript`,
+      `/api/v1/calls/${acmeCall.id}/recording`,
+      `/api/v1/calls/${acmeCall.id}/recording/audio`,
+    ]) {
       const r = await emu.api('GET', p, undefined, ORG_B.apiKey);
       expect(r.status, p).toBe(404);
     }
@@ -493,7 +612,11 @@ describe('seed control path', () => {
       expect(failed.body.data.summary.total).toBe(failed.body.data.pagination.total);
       expect(failed.body.data.summary.failed).toBe(failed.body.data.pagination.total);
       expect(failed.body.data.pagination.total).toBeGreaterThan(100);
-      const bad = await fetch(`${e.url}/_emulator/calls/seed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count: 0 }) });
+      const bad = await fetch(`${e.url}/_emulator/calls/seed`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ count: 0 }),
+      });
       expect(bad.status).toBe(400);
       // the same seed gives the same seeded calls
       const twin = await startTestEmulator();
@@ -505,7 +628,8 @@ describe('seed control path', () => {
         try {
           await again.control('POST', '/calls/seed', { count: 100 });
           // timestamps are relative to each emulator's now; everything else is the same
-          const strip = (cs: Call[]) => cs.map(({ id, calleeName, phoneNumber, status, duration, failureReason }) => ({ id, calleeName, phoneNumber, status, duration, failureReason }));
+          const strip = (cs: Call[]) =>
+            cs.map(({ id, calleeName, phoneNumber, status, duration, failureReason }) => ({ id, calleeName, phoneNumber, status, duration, failureReason }));
           expect(strip((await again.api('GET', '/api/v1/calls?pageSize=5')).body.data.calls)).toEqual(strip(x));
         } finally {
           await again.close();

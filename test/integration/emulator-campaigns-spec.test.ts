@@ -74,10 +74,26 @@ let contactIds: string[];
 beforeAll(async () => {
   emu = await startTestEmulator();
   // Agents are document 1's (Bearer); the test helper speaks that form.
-  agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Ava', engine: 'pipeline', instructions: 'You are Ava from Bright Dental. You remind patients of appointments.' })).body.data.id;
-  const list = await spec('POST', '/api/v1/contact-lists', { name: 'Patients', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } });
+  agentId = (
+    await emu.api('POST', '/api/v1/agents', {
+      name: 'Ava',
+      engine: 'pipeline',
+      instructions: 'You are Ava from Bright Dental. You remind patients of appointments.',
+    })
+  ).body.data.id;
+  const list = await spec('POST', '/api/v1/contact-lists', {
+    name: 'Patients',
+    schema: {
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'phone', type: 'phone', required: true },
+      ],
+    },
+  });
   listId = (list.body.data ?? list.body).id;
-  const job = await spec('POST', `/api/v1/contact-lists/${listId}/contacts`, { contacts: Array.from({ length: 5 }, (_, i) => ({ name: `Patient ${i}`, phone: `+1415555${String(300 + i).padStart(4, '0')}` })) });
+  const job = await spec('POST', `/api/v1/contact-lists/${listId}/contacts`, {
+    contacts: Array.from({ length: 5 }, (_, i) => ({ name: `Patient ${i}`, phone: `+1415555${String(300 + i).padStart(4, '0')}` })),
+  });
   expect(job.status).toBe(202);
   await until('the import', async () => (await spec('GET', `/api/v1/import-jobs/${job.body.jobId}`)).body.status === 'completed');
   contactIds = (await spec('GET', `/api/v1/contact-lists/${listId}/contacts?limit=100`)).body.data.map((c: { id: string }) => c.id);
@@ -88,9 +104,23 @@ afterAll(async () => {
 
 describe('a spec-only client: campaigns, calls and analytics (document 2)', () => {
   it('creates, fills, queues, starts and reads an outbound campaign with the fields of the spec', async () => {
-    const created = await data('POST', '/api/v1/campaigns', { name: 'Spec', description: 'from the spec', direction: 'outbound', contactListId: listId, agentId, agent: { type: 'voice' } });
+    const created = await data('POST', '/api/v1/campaigns', {
+      name: 'Spec',
+      description: 'from the spec',
+      direction: 'outbound',
+      contactListId: listId,
+      agentId,
+      agent: { type: 'voice' },
+    });
     expectCampaign(created);
-    expect(created).toMatchObject({ name: 'Spec', description: 'from the spec', status: 'draft', direction: 'outbound', contactListId: listId, contactListName: 'Patients' });
+    expect(created).toMatchObject({
+      name: 'Spec',
+      description: 'from the spec',
+      status: 'draft',
+      direction: 'outbound',
+      contactListId: listId,
+      contactListName: 'Patients',
+    });
     const id = created.id as string;
 
     const listing = await data('GET', '/api/v1/campaigns');
@@ -107,7 +137,11 @@ describe('a spec-only client: campaigns, calls and analytics (document 2)', () =
     for (const priority of [0, 11]) expect((await spec('POST', `/api/v1/campaigns/${id}/calls`, { queueAllPending: true, priority })).status).toBe(400);
     await data('POST', `/api/v1/campaigns/${id}/calls`, { contactIds: [contactIds[0]], priority: 10 });
     // scheduledFor: an ISO date string, a little after the service's own now (its createdAt)
-    const later = await data('POST', `/api/v1/campaigns/${id}/calls`, { queueAllPending: true, priority: 2, scheduledFor: new Date(Date.parse(created.createdAt) + 600_000).toISOString() });
+    const later = await data('POST', `/api/v1/campaigns/${id}/calls`, {
+      queueAllPending: true,
+      priority: 2,
+      scheduledFor: new Date(Date.parse(created.createdAt) + 600_000).toISOString(),
+    });
     expect(later).toBeTypeOf('object');
     const queued = await data('GET', `/api/v1/campaigns/${id}/calls?status=queued`);
     expect(Object.keys(queued).sort()).toEqual(['calls', 'pagination', 'summary']);
@@ -208,7 +242,13 @@ describe('a spec-only client: campaigns, calls and analytics (document 2)', () =
     expect((await data('GET', `/api/v1/campaigns/${id}/analytics?dateFrom=${today}&dateTo=${today}`)).metrics.callStats.totalCalls).toBeGreaterThanOrEqual(0);
 
     const sum = await data('GET', `/api/v1/campaigns/${id}/analytics/summary`);
-    expect(sum).toMatchObject({ totalCalls: 5, completedCalls: m.callStats.completedCalls, humanContactRate: m.successMetrics.humanContactRate, objectiveSuccessRate: m.successMetrics.objectiveSuccessRate, avgSentimentScore: m.qualityMetrics.avgSentimentScore });
+    expect(sum).toMatchObject({
+      totalCalls: 5,
+      completedCalls: m.callStats.completedCalls,
+      humanContactRate: m.successMetrics.humanContactRate,
+      objectiveSuccessRate: m.successMetrics.objectiveSuccessRate,
+      avgSentimentScore: m.qualityMetrics.avgSentimentScore,
+    });
     const rt = await data('GET', `/api/v1/campaigns/${id}/analytics/realtime`);
     for (const k of ['activeCalls', 'queuedCalls', 'callsCompletedToday']) expect(isInt(rt[k]), k).toBe(true);
     expect(typeof rt.currentCallRate).toBe('number');
@@ -235,7 +275,8 @@ describe('a spec-only client: campaigns, calls and analytics (document 2)', () =
 
   it('inbound needs provisionedPhoneNumberId; API campaigns take no list and are triggered call by call', async () => {
     expect((await spec('POST', '/api/v1/campaigns', { name: 'In', direction: 'inbound', agentId })).status).toBe(400);
-    const pn = (await emu.control<{ orgs: Array<{ org: string; phoneNumbers: Array<{ id: string }> }> }>('GET', '/phone-numbers?org=acme')).orgs[0]!.phoneNumbers[0]!.id;
+    const pn = (await emu.control<{ orgs: Array<{ org: string; phoneNumbers: Array<{ id: string }> }> }>('GET', '/phone-numbers?org=acme')).orgs[0]!
+      .phoneNumbers[0]!.id;
     const inbound = await data('POST', '/api/v1/campaigns', { name: 'In', direction: 'inbound', agentId, provisionedPhoneNumberId: pn });
     expectCampaign(inbound);
     await data('POST', `/api/v1/campaigns/${inbound.id}/start`);
@@ -248,7 +289,9 @@ describe('a spec-only client: campaigns, calls and analytics (document 2)', () =
     expect(ib.peakHour).toMatch(/^\d\d:\d\d$/);
     expect(Object.keys(ib.callsByHour).sort()).toEqual(Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0')));
     expect(Object.values(ib.callsByHour).every(isInt)).toBe(true);
-    expect((await data('GET', `/api/v1/calls?direction=inbound&campaignId=${inbound.id}`)).calls.every((c: { direction: string }) => c.direction === 'inbound')).toBe(true);
+    expect(
+      (await data('GET', `/api/v1/calls?direction=inbound&campaignId=${inbound.id}`)).calls.every((c: { direction: string }) => c.direction === 'inbound'),
+    ).toBe(true);
     await data('POST', `/api/v1/campaigns/${inbound.id}/pause`);
     expect((await spec('DELETE', `/api/v1/campaigns/${inbound.id}`)).status).toBeLessThan(300);
     expect((await spec('GET', `/api/v1/campaigns/${inbound.id}`)).status).toBe(404);

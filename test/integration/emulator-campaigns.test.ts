@@ -23,11 +23,36 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 }
 
 async function setupOrg(e: TestEmulator, n: number, key?: string): Promise<{ agentId: string; listId: string; contactIds: string[] }> {
-  const a = await e.api('POST', '/api/v1/agents', { name: 'Ava', engine: 'realtime', instructions: 'You are Ava from Bright Dental. You call patients to remind them about their upcoming appointments. Always confirm the date.' }, key);
+  const a = await e.api(
+    'POST',
+    '/api/v1/agents',
+    {
+      name: 'Ava',
+      engine: 'realtime',
+      instructions: 'You are Ava from Bright Dental. You call patients to remind them about their upcoming appointments. Always confirm the date.',
+    },
+    key,
+  );
   expect(a.status).toBe(201);
-  const l = await e.api('POST', '/api/v1/contact-lists', { name: 'Patients', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } }, key);
+  const l = await e.api(
+    'POST',
+    '/api/v1/contact-lists',
+    {
+      name: 'Patients',
+      schema: {
+        fields: [
+          { name: 'name', type: 'string', required: true },
+          { name: 'phone', type: 'phone', required: true },
+        ],
+      },
+    },
+    key,
+  );
   expect(l.status).toBe(201);
-  const contacts = Array.from({ length: n }, (_, i) => ({ name: `Patient ${String.fromCharCode(65 + (i % 26))}${i}`, phone: `+1415555${String(100 + i).padStart(4, '0')}` }));
+  const contacts = Array.from({ length: n }, (_, i) => ({
+    name: `Patient ${String.fromCharCode(65 + (i % 26))}${i}`,
+    phone: `+1415555${String(100 + i).padStart(4, '0')}`,
+  }));
   const job = await e.api('POST', `/api/v1/contact-lists/${l.body.data.id}/contacts`, { contacts }, key);
   expect(job.status).toBe(202);
   await until('the import', async () => (await e.api('GET', `/api/v1/import-jobs/${job.body.jobId}`, undefined, key)).body.status === 'completed');
@@ -53,7 +78,22 @@ describe('create, get, list, update', () => {
   it('creates a draft outbound campaign with the full record', async () => {
     const c = await campaign({ description: 'Monthly reminders', agent: { type: 'voice' }, workspaceId: 'ws_1' });
     expect(c.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(c).toMatchObject({ name: 'Reminders', description: 'Monthly reminders', status: 'draft', direction: 'outbound', type: 'standard', contactListId: listId, contactListName: 'Patients', totalContacts: 0, pendingContacts: 0, agentId, agent: { type: 'voice' }, workspaceId: 'ws_1', startedAt: null, completedAt: null });
+    expect(c).toMatchObject({
+      name: 'Reminders',
+      description: 'Monthly reminders',
+      status: 'draft',
+      direction: 'outbound',
+      type: 'standard',
+      contactListId: listId,
+      contactListName: 'Patients',
+      totalContacts: 0,
+      pendingContacts: 0,
+      agentId,
+      agent: { type: 'voice' },
+      workspaceId: 'ws_1',
+      startedAt: null,
+      completedAt: null,
+    });
     const got = await emu.api('GET', `/api/v1/campaigns/${c.id}`);
     expect(got.body.data).toEqual(c);
   });
@@ -129,7 +169,9 @@ describe('state machine', () => {
     expect([pause2.status, pause2.body.error.code]).toEqual([409, 'invalid_transition']);
     expect((await emu.api('POST', `/api/v1/campaigns/${c.id}/start`)).body.data.status).toBe('active');
     await emu.api('POST', `/api/v1/campaigns/${c.id}/pause`);
-    const events = (await emu.control<{ events: Array<{ type: string; data: Record<string, unknown> }> }>('GET', '/events?org=acme&type=campaign.status.updated')).events.filter((e) => e.data.campaignId === c.id);
+    const events = (
+      await emu.control<{ events: Array<{ type: string; data: Record<string, unknown> }> }>('GET', '/events?org=acme&type=campaign.status.updated')
+    ).events.filter((e) => e.data.campaignId === c.id);
     expect(events.map((e) => `${e.data.previousStatus}→${e.data.status}`)).toEqual(['draft→active', 'active→paused', 'paused→active', 'active→paused']);
     const d = await emu.api('DELETE', `/api/v1/campaigns/${c.id}`);
     expect(d.body).toEqual({ data: { id: c.id, deleted: true } });
@@ -216,7 +258,8 @@ describe('queue', () => {
     const ids = contactIds.slice(0, 5);
     await emu.api('POST', `/api/v1/campaigns/${c.id}/contacts`, { contactIds: ids });
     const now = Date.parse((await emu.control<{ now: string }>('GET', '/health')).now);
-    const q = async (contactId: string, extra: Record<string, unknown>) => (await emu.api('POST', `/api/v1/campaigns/${c.id}/calls`, { contactIds: [contactId], ...extra })).body.data.calls[0].id as string;
+    const q = async (contactId: string, extra: Record<string, unknown>) =>
+      (await emu.api('POST', `/api/v1/campaigns/${c.id}/calls`, { contactIds: [contactId], ...extra })).body.data.calls[0].id as string;
     const low1 = await q(ids[0]!, { priority: 1 });
     const low2 = await q(ids[1]!, { priority: 1 });
     const top = await q(ids[2]!, { priority: 10 });
@@ -225,7 +268,9 @@ describe('queue', () => {
     const later = await q(ids[4]!, { priority: 10, scheduledFor });
     await emu.api('POST', `/api/v1/campaigns/${c.id}/start`);
     await until('every call dialled', async () => (await emu.api('GET', `/api/v1/campaigns/${c.id}/calls?status=queued`)).body.data.pagination.total === 0);
-    const events = (await emu.control<{ events: Array<{ type: string; callId: string; data: Record<string, unknown> }> }>('GET', '/events?org=acme&type=call.status.updated')).events;
+    const events = (
+      await emu.control<{ events: Array<{ type: string; callId: string; data: Record<string, unknown> }> }>('GET', '/events?org=acme&type=call.status.updated')
+    ).events;
     const order = events.filter((e) => e.data.status === 'initiated' && [low1, low2, top, mid, later].includes(e.callId)).map((e) => e.callId);
     expect(order).toEqual([top, mid, low1, low2, later]);
     const l = (await emu.api('GET', `/api/v1/calls/${later}`)).body.data;
@@ -237,11 +282,16 @@ describe('queue', () => {
     const ids = contactIds.slice(0, 5);
     await emu.api('POST', `/api/v1/campaigns/${c.id}/contacts`, { contactIds: ids });
     // One request: the calls are made in the same millisecond, so their age ties.
-    const queued = (await emu.api('POST', `/api/v1/campaigns/${c.id}/calls`, { contactIds: ids, priority: 3 })).body.data.calls as Array<{ id: string; contactId: string }>;
+    const queued = (await emu.api('POST', `/api/v1/campaigns/${c.id}/calls`, { contactIds: ids, priority: 3 })).body.data.calls as Array<{
+      id: string;
+      contactId: string;
+    }>;
     expect(queued.map((x) => x.contactId)).toEqual(ids);
     await emu.api('POST', `/api/v1/campaigns/${c.id}/start`);
     await until('every call dialled', async () => (await emu.api('GET', `/api/v1/campaigns/${c.id}/calls?status=queued`)).body.data.pagination.total === 0);
-    const events = (await emu.control<{ events: Array<{ type: string; callId: string; data: Record<string, unknown> }> }>('GET', '/events?org=acme&type=call.status.updated')).events;
+    const events = (
+      await emu.control<{ events: Array<{ type: string; callId: string; data: Record<string, unknown> }> }>('GET', '/events?org=acme&type=call.status.updated')
+    ).events;
     const mine = new Set(queued.map((x) => x.id));
     expect(events.filter((e) => e.data.status === 'initiated' && mine.has(e.callId)).map((e) => e.callId)).toEqual(queued.map((x) => x.id));
   });
@@ -267,7 +317,10 @@ describe('queue', () => {
 
 describe('inbound and API campaigns', () => {
   it('an inbound campaign on a seeded number receives calls while active', async () => {
-    const numbers = await emu.control<{ orgs: Array<{ org: string; phoneNumbers: Array<{ id: string; phoneNumber: string; label: string }> }> }>('GET', '/phone-numbers?org=acme');
+    const numbers = await emu.control<{ orgs: Array<{ org: string; phoneNumbers: Array<{ id: string; phoneNumber: string; label: string }> }> }>(
+      'GET',
+      '/phone-numbers?org=acme',
+    );
     expect(numbers.orgs[0]!.phoneNumbers).toHaveLength(3);
     const pn = numbers.orgs[0]!.phoneNumbers[0]!;
     expect(pn.id).toMatch(/^pn_/);
@@ -285,7 +338,13 @@ describe('inbound and API campaigns', () => {
     expect(calls[0]).toMatchObject({ direction: 'inbound', campaignId: id });
     await emu.api('POST', `/api/v1/campaigns/${id}/pause`);
     // with a contact list, callers are matched against it
-    const listed = await emu.api('POST', '/api/v1/campaigns', { name: 'Patients line', direction: 'inbound', agentId, provisionedPhoneNumberId: numbers.orgs[0]!.phoneNumbers[1]!.id, contactListId: listId });
+    const listed = await emu.api('POST', '/api/v1/campaigns', {
+      name: 'Patients line',
+      direction: 'inbound',
+      agentId,
+      provisionedPhoneNumberId: numbers.orgs[0]!.phoneNumbers[1]!.id,
+      contactListId: listId,
+    });
     expect(listed.body.data.contactListName).toBe('Patients');
     await emu.api('POST', `/api/v1/campaigns/${listed.body.data.id}/start`);
     const known = await until('a caller from the list', async () => {
@@ -297,7 +356,12 @@ describe('inbound and API campaigns', () => {
     await emu.api('POST', `/api/v1/campaigns/${listed.body.data.id}/pause`);
     // globex cannot use acme's numbers
     const b = await setupOrg(emu, 1, ORG_B.apiKey);
-    const other = await emu.api('POST', '/api/v1/campaigns', { name: 'x', direction: 'inbound', agentId: b.agentId, provisionedPhoneNumberId: pn.id }, ORG_B.apiKey);
+    const other = await emu.api(
+      'POST',
+      '/api/v1/campaigns',
+      { name: 'x', direction: 'inbound', agentId: b.agentId, provisionedPhoneNumberId: pn.id },
+      ORG_B.apiKey,
+    );
     expect(other.status).toBe(422);
   });
 
@@ -315,7 +379,9 @@ describe('inbound and API campaigns', () => {
     const t = await emu.api('POST', `/api/v1/campaigns/${id}/trigger`, { phoneNumber: '+14155550999', calleeName: 'Dana Scully' });
     expect(t.status).toBe(201);
     expect(t.body.data).toMatchObject({ status: 'queued', priority: 10, phoneNumber: '+14155550999', calleeName: 'Dana Scully', campaignId: id });
-    await until('the triggered call ends', async () => ['completed', 'failed'].includes((await emu.api('GET', `/api/v1/calls/${t.body.data.id}`)).body.data.status));
+    await until('the triggered call ends', async () =>
+      ['completed', 'failed'].includes((await emu.api('GET', `/api/v1/calls/${t.body.data.id}`)).body.data.status),
+    );
     // API campaigns never complete by themselves, and take no contacts
     expect((await emu.api('GET', `/api/v1/campaigns/${id}`)).body.data.status).toBe('active');
     expect((await emu.api('POST', `/api/v1/campaigns/${id}/contacts`, { contactIds: [contactIds[0]] })).status).toBe(422);

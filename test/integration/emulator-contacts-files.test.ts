@@ -6,8 +6,19 @@ import { call, createList, waitForJob } from './emulator-contacts-helpers.js';
 
 const A = ORG_A.apiKey;
 
-const CSV = '\uFEFFname,phone,age,notes\n' + 'Ann Lee,+14155550100,42,"likes ""quotes"", commas"\n' + '\n' + 'Bob,not-a-phone,7,\n' + ',+14155550102,x,\n' + 'Dee,+14155550103\n';
-const JSON_FILE = JSON.stringify([{ name: 'Ann', phone: '+14155550100', age: 42 }, 'oops', { name: 'Cy', phone: '+14155550103', age: 'old' }, { name: 'Dee', phone: '+442071838750' }]);
+const CSV =
+  '\uFEFFname,phone,age,notes\n' +
+  'Ann Lee,+14155550100,42,"likes ""quotes"", commas"\n' +
+  '\n' +
+  'Bob,not-a-phone,7,\n' +
+  ',+14155550102,x,\n' +
+  'Dee,+14155550103\n';
+const JSON_FILE = JSON.stringify([
+  { name: 'Ann', phone: '+14155550100', age: 42 },
+  'oops',
+  { name: 'Cy', phone: '+14155550103', age: 'old' },
+  { name: 'Dee', phone: '+442071838750' },
+]);
 
 let files: Server;
 let base: string;
@@ -174,7 +185,10 @@ describe('the URL guard at POST time', () => {
       expect(r.status, fileUrl).toBe(400);
       expect(r.body.error.code).toBe('url_not_allowed');
     }
-    const ok = await call(emu, A, 'POST', `/api/v1/contact-lists/${l.id}/contacts`, { fileUrl: `http://localhost:${new URL(base).port}/people.csv`, fileFormat: 'csv' });
+    const ok = await call(emu, A, 'POST', `/api/v1/contact-lists/${l.id}/contacts`, {
+      fileUrl: `http://localhost:${new URL(base).port}/people.csv`,
+      fileFormat: 'csv',
+    });
     expect(ok.status).toBe(202);
     expect((await waitForJob(emu, A, ok.body.jobId)).status).toBe('completed');
   });

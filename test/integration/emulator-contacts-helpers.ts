@@ -7,7 +7,14 @@ export interface Res<T = any> {
 }
 
 /** A raw document-2 request with `x-api-key`. */
-export async function call<T = any>(emu: { url: string }, key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> {
+export async function call<T = any>(
+  emu: { url: string },
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Res<T>> {
   const res = await fetch(`${emu.url}${path}`, {
     method,
     headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },

@@ -14,7 +14,9 @@ let base: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vap-contacts-'));
-  const csv = `name,phone\n${people(2000).map((p) => `${p.name},${p.phone}`).join('\n')}\n`;
+  const csv = `name,phone\n${people(2000)
+    .map((p) => `${p.name},${p.phone}`)
+    .join('\n')}\n`;
   files = createServer((_req, res) => res.end(csv));
   await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;

@@ -54,7 +54,15 @@ describe('contact lists', () => {
   });
 
   it('refuses an unknown type, naming the field and the valid types', async () => {
-    const r = await call(emu, A, 'POST', '/api/v1/contact-lists', { name: 'x', schema: { fields: [{ name: 'a', type: 'string' }, { name: 'age', type: 'integer' }] } });
+    const r = await call(emu, A, 'POST', '/api/v1/contact-lists', {
+      name: 'x',
+      schema: {
+        fields: [
+          { name: 'a', type: 'string' },
+          { name: 'age', type: 'integer' },
+        ],
+      },
+    });
     expect(r.status).toBe(400);
     expect(r.body.error.message).toContain('"age"');
     expect(r.body.error.message).toContain('schema.fields[1].type');
@@ -63,7 +71,15 @@ describe('contact lists', () => {
   });
 
   it('refuses duplicate field names and other bad schemas with 400', async () => {
-    const dup = await call(emu, A, 'POST', '/api/v1/contact-lists', { name: 'x', schema: { fields: [{ name: 'a', type: 'string' }, { name: 'a', type: 'phone' }] } });
+    const dup = await call(emu, A, 'POST', '/api/v1/contact-lists', {
+      name: 'x',
+      schema: {
+        fields: [
+          { name: 'a', type: 'string' },
+          { name: 'a', type: 'phone' },
+        ],
+      },
+    });
     expect(dup.status).toBe(400);
     expect(dup.body.error.message).toMatch(/duplicate field name "a"/);
     const cases: unknown[] = [
@@ -186,7 +202,16 @@ describe('imports from the request', () => {
     const badFormat = await call(emu, A, 'POST', path, { fileUrl: 'http://127.0.0.1:1/x.csv', fileFormat: 'xlsx' });
     expect(badFormat.status).toBe(400);
     expect(badFormat.body.error.message).toMatch(/fileFormat/);
-    for (const b of [{}, { contacts: 'x' }, { contacts: [1] }, { contacts: [null] }, { contacts: people(1), fileUrl: 'http://127.0.0.1/x', fileFormat: 'csv' }, { contacts: people(1), fileFormat: 'csv' }, { fileUrl: 5, fileFormat: 'csv' }, { contactz: [] }]) {
+    for (const b of [
+      {},
+      { contacts: 'x' },
+      { contacts: [1] },
+      { contacts: [null] },
+      { contacts: people(1), fileUrl: 'http://127.0.0.1/x', fileFormat: 'csv' },
+      { contacts: people(1), fileFormat: 'csv' },
+      { fileUrl: 5, fileFormat: 'csv' },
+      { contactz: [] },
+    ]) {
       const r = await call(emu, A, 'POST', path, b);
       expect(r.status, JSON.stringify(b)).toBe(400);
     }
@@ -292,9 +317,19 @@ describe('import jobs listing', () => {
 
 describe('schema changes', () => {
   it('adds and modifies fields and revalidates existing contacts', async () => {
-    const l = await createList(emu, A, 'reval', { fields: [{ name: 'name', type: 'string', required: true }, { name: 'age', type: 'string' }] });
+    const l = await createList(emu, A, 'reval', {
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'age', type: 'string' },
+      ],
+    });
     await waitForJob(emu, A, await importRows(A, l.id, [{ name: 'A', age: '42' }, { name: 'B', age: 'forty' }, { name: 'C' }]));
-    const r = await call(emu, A, 'PATCH', `/api/v1/contact-lists/${l.id}/schema`, { fields: [{ name: 'age', type: 'number' }, { name: 'tier', type: 'string' }] });
+    const r = await call(emu, A, 'PATCH', `/api/v1/contact-lists/${l.id}/schema`, {
+      fields: [
+        { name: 'age', type: 'number' },
+        { name: 'tier', type: 'string' },
+      ],
+    });
     expect(r.status).toBe(200);
     expect(r.body.data.schema.fields).toEqual([
       { name: 'name', type: 'string', required: true },
@@ -313,7 +348,14 @@ describe('schema changes', () => {
     // A new required field makes every contact fail; making it optional again clears them.
     const req = await call(emu, A, 'PATCH', `/api/v1/contact-lists/${l.id}/schema`, { fields: [{ name: 'tier', required: true }] });
     expect(req.body.data.revalidation).toEqual({ checked: 3, valid: 0, invalid: 3, newlyInvalid: 2 });
-    const back = await call(emu, A, 'PATCH', `/api/v1/contact-lists/${l.id}/schema`, { schema: { fields: [{ name: 'tier', required: false }, { name: 'age', type: 'string' }] } });
+    const back = await call(emu, A, 'PATCH', `/api/v1/contact-lists/${l.id}/schema`, {
+      schema: {
+        fields: [
+          { name: 'tier', required: false },
+          { name: 'age', type: 'string' },
+        ],
+      },
+    });
     expect(back.body.data.revalidation).toEqual({ checked: 3, valid: 3, invalid: 0, newlyInvalid: 0 });
     expect((await call(emu, A, 'GET', `/api/v1/contact-lists/${l.id}`)).body.data.invalidContactCount).toBe(0);
 
@@ -335,7 +377,17 @@ describe('schema changes', () => {
     expect(remove.status).toBe(400);
     const removeOnly = await call(emu, A, 'PATCH', path, { removeFields: ['name'] });
     expect(removeOnly.body.error.message).toMatch(/cannot be removed/);
-    for (const b of [{}, { fields: [] }, { fields: [{ name: 'a', type: 'string' }, { name: 'a', type: 'string' }] }, { fields: [{ name: 'createdAt', type: 'date' }] }]) {
+    for (const b of [
+      {},
+      { fields: [] },
+      {
+        fields: [
+          { name: 'a', type: 'string' },
+          { name: 'a', type: 'string' },
+        ],
+      },
+      { fields: [{ name: 'createdAt', type: 'date' }] },
+    ]) {
       expect((await call(emu, A, 'PATCH', path, b)).status, JSON.stringify(b)).toBe(400);
     }
     expect((await call(emu, A, 'GET', `/api/v1/contact-lists/${l.id}`)).body.data.schema.fields).toHaveLength(1);
@@ -360,7 +412,10 @@ describe('cancel and retention', () => {
       const l = await createList(frozen, A, 'pending');
       const r = await call(frozen, A, 'POST', `/api/v1/contact-lists/${l.id}/contacts`, { contacts: people(2) });
       const j = r.body.jobId;
-      expect((await call(frozen, A, 'GET', `/api/v1/import-jobs/${j}`)).body).toMatchObject({ status: 'pending', progress: { total: 2, processed: 0, successful: 0, failed: 0 } });
+      expect((await call(frozen, A, 'GET', `/api/v1/import-jobs/${j}`)).body).toMatchObject({
+        status: 'pending',
+        progress: { total: 2, processed: 0, successful: 0, failed: 0 },
+      });
       const pending = await call(frozen, A, 'GET', '/api/v1/import-jobs?status=pending,processing');
       expect(pending.body.data.map((x: any) => x.id)).toEqual([j]);
       const c = await call(frozen, A, 'POST', `/api/v1/import-jobs/${j}/cancel`);

@@ -7,9 +7,15 @@ import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 // Eval runs across emulators: determinism for a seed, noise, failed iterations,
 // custom criteria, and runs that survive a restart (emulator side of issue 7).
 
-const INSTRUCTIONS = 'You are the billing assistant of Northwind Energy. Always confirm the account holder\'s postcode before discussing a bill. Never promise a refund above 50 pounds. Offer a payment plan when a caller cannot pay.';
+const INSTRUCTIONS =
+  "You are the billing assistant of Northwind Energy. Always confirm the account holder's postcode before discussing a bill. Never promise a refund above 50 pounds. Offer a payment plan when a caller cannot pay.";
 const SCENARIOS = [
-  { name: 'Double charge', persona: 'A frustrated customer who was charged twice this month', goal: 'Get the duplicate charge refunded', category: 'escalation' },
+  {
+    name: 'Double charge',
+    persona: 'A frustrated customer who was charged twice this month',
+    goal: 'Get the duplicate charge refunded',
+    category: 'escalation',
+  },
   { name: 'Payment plan', persona: 'Tom, a polite pensioner on a fixed income', goal: 'Set up a payment plan for the winter bill', category: 'happy_path' },
 ];
 
@@ -164,7 +170,10 @@ describe('criteria', () => {
       expect(ups.reason).toMatch(/^“No upselling” judged over the whole call \(\d+ lines\)/);
       expect(x.overallScore).toBeCloseTo(0.25 * emp.score + 0.75 * ups.score, 2);
     }
-    expect(r.aggregates.criteria.map((c: any) => [c.criterionKey, c.weight])).toEqual([['empathy', 0.25], ['upsell_avoidance', 0.75]]);
+    expect(r.aggregates.criteria.map((c: any) => [c.criterionKey, c.weight])).toEqual([
+      ['empathy', 0.25],
+      ['upsell_avoidance', 0.75],
+    ]);
   });
 
   it('keeps the criteria a run started with when the suite changes later', async () => {
@@ -246,7 +255,13 @@ describe('the simulated tester', () => {
         ...base,
         iterationNumber: i,
         instructions,
-        scenario: { id: 'sc_1', name: 'Move dates', persona: 'Grace, a guest travelling for work. She is calling from the airport.', goal: 'Move her booking to next weekend', category: 'edge_case' },
+        scenario: {
+          id: 'sc_1',
+          name: 'Move dates',
+          persona: 'Grace, a guest travelling for work. She is calling from the airport.',
+          goal: 'Move her booking to next weekend',
+          category: 'edge_case',
+        },
       });
       if (call.error) continue;
       const t = call.transcript;
@@ -266,7 +281,7 @@ describe('the simulated tester', () => {
 
   it('asks the agent for what a "get the agent to" goal wants, and only an adversarial tester breaks a Never rule', async () => {
     const { simulateCall } = await import('../../src/emulator/evals/tester.js');
-    const instructions = 'You are a dental receptionist. Always verify the caller\'s date of birth. Never give medical advice.';
+    const instructions = "You are a dental receptionist. Always verify the caller's date of birth. Never give medical advice.";
     let broke = 0;
     for (let i = 1; i <= 30; i++) {
       for (const category of ['adversarial', 'happy_path'] as const) {

@@ -29,13 +29,29 @@ async function allCalls(): Promise<any[]> {
 
 function summaryOf(calls: any[]) {
   const n = (f: (c: any) => boolean) => calls.filter(f).length;
-  return { total: calls.length, completed: n((c) => c.status === 'completed'), failed: n((c) => c.status === 'failed'), active: n((c) => ['initiated', 'ringing', 'in_progress'].includes(c.status)), queued: n((c) => c.status === 'queued') };
+  return {
+    total: calls.length,
+    completed: n((c) => c.status === 'completed'),
+    failed: n((c) => c.status === 'failed'),
+    active: n((c) => ['initiated', 'ringing', 'in_progress'].includes(c.status)),
+    queued: n((c) => c.status === 'queued'),
+  };
 }
 
 beforeAll(async () => {
   emu = await startTestEmulator({ timeScale: 1000 });
   agent = (await must('POST', '/api/v1/agents', { name: 'Lister', instructions: 'Call people.', engine: 'realtime' })).data.id;
-  list = (await must('POST', '/api/v1/contact-lists', { name: 'L', schema: { fields: [{ name: 'name', type: 'string' }, { name: 'phone', type: 'phone' }] } })).data.id;
+  list = (
+    await must('POST', '/api/v1/contact-lists', {
+      name: 'L',
+      schema: {
+        fields: [
+          { name: 'name', type: 'string' },
+          { name: 'phone', type: 'phone' },
+        ],
+      },
+    })
+  ).data.id;
   const contacts = Array.from({ length: 150 }, (_, i) => ({ name: `Person ${i % 2 ? 'Odd' : 'Even'} ${i}`, phone: `+1415555${String(1000 + i)}` }));
   const job = await must('POST', `/api/v1/contact-lists/${list}/contacts`, { contacts });
   for (;;) {
@@ -81,11 +97,17 @@ async function checkFilters(calls: any[]): Promise<void> {
     const first = (await must('GET', `/api/v1/calls?${q}&pageSize=7&page=1`)).data;
     expect(first.pagination.total, q).toBe(want.length);
     expect(first.summary, q).toEqual(summaryOf(want));
-    expect(first.calls.map((c: any) => c.id), q).toEqual(want.slice(0, 7).map((c) => c.id));
+    expect(
+      first.calls.map((c: any) => c.id),
+      q,
+    ).toEqual(want.slice(0, 7).map((c) => c.id));
     // a page deep in the listing
     const page = Math.max(1, Math.ceil(want.length / 7 / 2));
     const mid = (await must('GET', `/api/v1/calls?${q}&pageSize=7&page=${page}`)).data;
-    expect(mid.calls.map((c: any) => c.id), `${q} page ${page}`).toEqual(want.slice((page - 1) * 7, page * 7).map((c) => c.id));
+    expect(
+      mid.calls.map((c: any) => c.id),
+      `${q} page ${page}`,
+    ).toEqual(want.slice((page - 1) * 7, page * 7).map((c) => c.id));
   }
   const scoped = (await must('GET', `/api/v1/campaigns/${draft}/calls?status=queued&pageSize=100`)).data;
   expect(scoped.summary).toEqual(summaryOf(calls.filter((c) => c.campaignId === draft && c.status === 'queued')));
@@ -131,12 +153,29 @@ describe('the other listings', () => {
       all.push(...d.campaigns);
       if (page >= d.pagination.totalPages) break;
     }
-    for (const q of ['status=active', 'status=draft&direction=outbound', 'workspaceId=ws_a', 'status=active&workspaceId=ws_b', 'search=north', 'search=south&status=draft', 'direction=outbound&workspaceId=ws_a&status=draft']) {
+    for (const q of [
+      'status=active',
+      'status=draft&direction=outbound',
+      'workspaceId=ws_a',
+      'status=active&workspaceId=ws_b',
+      'search=north',
+      'search=south&status=draft',
+      'direction=outbound&workspaceId=ws_a&status=draft',
+    ]) {
       const p = new URLSearchParams(q);
-      const want = all.filter((c) => (!p.get('status') || c.status === p.get('status')) && (!p.get('direction') || c.direction === p.get('direction')) && (!p.get('workspaceId') || c.workspaceId === p.get('workspaceId')) && (!p.get('search') || c.name.toLowerCase().includes(p.get('search')!)));
+      const want = all.filter(
+        (c) =>
+          (!p.get('status') || c.status === p.get('status')) &&
+          (!p.get('direction') || c.direction === p.get('direction')) &&
+          (!p.get('workspaceId') || c.workspaceId === p.get('workspaceId')) &&
+          (!p.get('search') || c.name.toLowerCase().includes(p.get('search')!)),
+      );
       const got = (await must('GET', `/api/v1/campaigns?${q}&pageSize=3&page=2`)).data;
       expect(got.pagination.total, q).toBe(want.length);
-      expect(got.campaigns.map((c: any) => c.id), q).toEqual(want.slice(3, 6).map((c) => c.id));
+      expect(
+        got.campaigns.map((c: any) => c.id),
+        q,
+      ).toEqual(want.slice(3, 6).map((c) => c.id));
     }
     // a status change moves the campaign between the filters' totals
     const before = (await must('GET', '/api/v1/campaigns?status=active')).data.pagination.total;
@@ -147,7 +186,9 @@ describe('the other listings', () => {
   });
 
   it('contacts: a search pages through its matches with an exact total', async () => {
-    const all = (await must('GET', `/api/v1/contact-lists/${list}/contacts?limit=100&page=1`)).data.concat((await must('GET', `/api/v1/contact-lists/${list}/contacts?limit=100&page=2`)).data);
+    const all = (await must('GET', `/api/v1/contact-lists/${list}/contacts?limit=100&page=1`)).data.concat(
+      (await must('GET', `/api/v1/contact-lists/${list}/contacts?limit=100&page=2`)).data,
+    );
     expect(all).toHaveLength(150);
     const odd = all.filter((c: any) => c.name.includes('Odd'));
     const p2 = await must('GET', `/api/v1/contact-lists/${list}/contacts?search=odd&limit=20&page=2`);
@@ -158,20 +199,32 @@ describe('the other listings', () => {
   it('import jobs: status and list filters, newest first, exact totals', async () => {
     const other = (await must('POST', '/api/v1/contact-lists', { name: 'Other', schema: { fields: [{ name: 'name', type: 'string' }] } })).data.id;
     const jobs: string[] = [];
-    for (let i = 0; i < 6; i++) jobs.push((await must('POST', `/api/v1/contact-lists/${i % 2 ? other : list}/contacts`, { contacts: [{ name: `n${i}` }] })).jobId);
+    for (let i = 0; i < 6; i++)
+      jobs.push((await must('POST', `/api/v1/contact-lists/${i % 2 ? other : list}/contacts`, { contacts: [{ name: `n${i}` }] })).jobId);
     for (;;) {
       const active = (await must('GET', '/api/v1/import-jobs?status=pending,processing')).pagination.total;
       if (active === 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     const all = (await must('GET', '/api/v1/import-jobs?limit=100')).data;
-    for (const q of [`contactListId=${other}`, 'status=completed', 'status=failed,completed', `contactListId=${other}&status=completed,cancelled`, `contactListId=${list}&status=completed`]) {
+    for (const q of [
+      `contactListId=${other}`,
+      'status=completed',
+      'status=failed,completed',
+      `contactListId=${other}&status=completed,cancelled`,
+      `contactListId=${list}&status=completed`,
+    ]) {
       const p = new URLSearchParams(q);
       const statuses = p.get('status')?.split(',');
-      const want = all.filter((j: any) => (!p.get('contactListId') || j.contactListId === p.get('contactListId')) && (!statuses || statuses.includes(j.status)));
+      const want = all.filter(
+        (j: any) => (!p.get('contactListId') || j.contactListId === p.get('contactListId')) && (!statuses || statuses.includes(j.status)),
+      );
       const got = await must('GET', `/api/v1/import-jobs?${q}&limit=2&page=2`);
       expect(got.pagination.total, q).toBe(want.length);
-      expect(got.data.map((j: any) => j.id), q).toEqual(want.slice(2, 4).map((j: any) => j.id));
+      expect(
+        got.data.map((j: any) => j.id),
+        q,
+      ).toEqual(want.slice(2, 4).map((j: any) => j.id));
     }
   });
 });

@@ -175,7 +175,11 @@ describe('a journal write that fails (injected)', () => {
     const dir = fresh();
     const emu = await emulatorOn(dir);
     const publish = (e: TestEmulator, marker: string) =>
-      fetch(`${e.url}/_emulator/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'campaign.status.updated', data: { marker } }) });
+      fetch(`${e.url}/_emulator/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'campaign.status.updated', data: { marker } }),
+      });
     try {
       const endpoint = await emu.api('POST', '/api/v1/webhook-endpoints', { name: 'sink', url: hook, events: ['campaign.status.updated'] });
       expect(endpoint.status).toBe(201);
@@ -271,7 +275,11 @@ describe('a journal write that fails (injected)', () => {
     }
     const persisted = await emulatorOn(fresh());
     try {
-      const bad = await fetch(`${persisted.url}/_emulator/faults/journal`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'EPERM' }) });
+      const bad = await fetch(`${persisted.url}/_emulator/faults/journal`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code: 'EPERM' }),
+      });
       expect(bad.status).toBe(400);
       await persisted.control('POST', '/faults/journal', { code: 'EIO' });
       expect((await persisted.control<{ journal: unknown }>('GET', '/faults')).journal).toEqual({ code: 'EIO', during: 'write', torn: false });

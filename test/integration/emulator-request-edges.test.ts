@@ -20,7 +20,17 @@ beforeAll(async () => {
   };
   ids.agent = (await must('POST', '/api/v1/agents', { name: 'Edges', instructions: 'Greet callers.', engine: 'realtime' })).data.id;
   ids.suite = (await must('POST', `/api/v1/agents/${ids.agent}/evals`, { name: 'S' })).data.id;
-  ids.list = (await must('POST', '/api/v1/contact-lists', { name: 'L', schema: { fields: [{ name: 'name', type: 'string' }, { name: 'phone', type: 'phone' }] } })).data.id;
+  ids.list = (
+    await must('POST', '/api/v1/contact-lists', {
+      name: 'L',
+      schema: {
+        fields: [
+          { name: 'name', type: 'string' },
+          { name: 'phone', type: 'phone' },
+        ],
+      },
+    })
+  ).data.id;
   ids.campaign = (await must('POST', '/api/v1/campaigns', { name: 'C', direction: 'outbound', contactListId: ids.list, agentId: ids.agent })).data.id;
   ids.api = (await must('POST', '/api/v1/campaigns', { name: 'API', type: 'api', agentId: ids.agent })).data.id;
   ids.endpoint = (await must('POST', '/api/v1/webhook-endpoints', { name: 'h', url: 'https://93.184.216.34/h', events: ['call.ended'] })).data.id;
@@ -28,8 +38,15 @@ beforeAll(async () => {
   ids.tool = tools.orgs[0]!.tools[0]!.id;
   ids.voice = (await must('GET', '/api/v1/voices')).data.voices[0].id;
   const center = (await must('GET', `/api/v1/agents/${ids.agent}/evals/${ids.suite}/imports/sources`)).data.callCenters[0];
-  const calls = (await must('GET', `/api/v1/agents/${ids.agent}/evals/${ids.suite}/imports/candidates?sourceType=call_center&sourceId=${center.id}&pageSize=3`)).data.calls;
-  ids.import = (await must('POST', `/api/v1/agents/${ids.agent}/evals/${ids.suite}/imports`, { sourceType: 'call_center', sourceId: center.id, callIds: calls.map((c: { id: string }) => c.id) })).data.id;
+  const calls = (await must('GET', `/api/v1/agents/${ids.agent}/evals/${ids.suite}/imports/candidates?sourceType=call_center&sourceId=${center.id}&pageSize=3`))
+    .data.calls;
+  ids.import = (
+    await must('POST', `/api/v1/agents/${ids.agent}/evals/${ids.suite}/imports`, {
+      sourceType: 'call_center',
+      sourceId: center.id,
+      callIds: calls.map((c: { id: string }) => c.id),
+    })
+  ).data.id;
 });
 afterAll(async () => {
   await emu.close();
@@ -115,7 +132,9 @@ describe('errors the framework raises', () => {
   });
 
   it('a JSON content type with parameters is still JSON; a JSON body that does not parse is 400 invalid_body', async () => {
-    expect((await raw('POST', '/api/v1/agents', JSON.stringify({ name: 'p', instructions: 'i', engine: 'realtime' }), 'application/json; charset=utf-8')).status).toBe(201);
+    expect(
+      (await raw('POST', '/api/v1/agents', JSON.stringify({ name: 'p', instructions: 'i', engine: 'realtime' }), 'application/json; charset=utf-8')).status,
+    ).toBe(201);
     const bad = await raw('POST', '/api/v1/agents', '{"name":', 'application/json');
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_body');
@@ -124,7 +143,11 @@ describe('errors the framework raises', () => {
   it('a body larger than the limit: 413 in the envelope', async () => {
     const small = await startTestEmulator({ bodyLimit: 1024 });
     try {
-      const res = await fetch(`${small.url}/api/v1/agents`, { method: 'POST', headers: { authorization: `Bearer ${ORG_A.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(5000) }) });
+      const res = await fetch(`${small.url}/api/v1/agents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ORG_A.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'x'.repeat(5000) }),
+      });
       expect(res.status).toBe(413);
       expect(((await res.json()) as any).error.code).toBe('payload_too_large');
     } finally {

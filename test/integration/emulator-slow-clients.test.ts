@@ -127,7 +127,10 @@ describe('connections per client address', () => {
     const extra = await raw({ local: OTHER, first: postAgentHead('refused-connection', body.length) + body });
     const refused = answer(await extra.closed);
     expect(refused.status).toBe(503);
-    expect(refused.body.error).toEqual({ code: 'too_many_connections', message: `this client already has ${LIMIT} connections open, the most one address may hold; close some (or reuse them with keep-alive) and try again` });
+    expect(refused.body.error).toEqual({
+      code: 'too_many_connections',
+      message: `this client already has ${LIMIT} connections open, the most one address may hold; close some (or reuse them with keep-alive) and try again`,
+    });
     // Another client is served while the slow ones hold their connections.
     const created = await emu.api('POST', '/api/v1/agents', { name: 'served', instructions: 'x', engine: 'realtime' });
     expect(created.status).toBe(201);

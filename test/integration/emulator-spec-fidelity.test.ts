@@ -28,12 +28,34 @@ async function until<T>(what: string, fn: () => Promise<T | false | undefined>, 
   }
 }
 
-const TRAILING = ['+14155550101abc', '+1 415 555 0101 hello', '+14155550101 ext 5', '+14155550101;ext=5', '+1 415 555 0101 x5', 'tel:+14155550101', '+14155550101 / +14155550102'];
+const TRAILING = [
+  '+14155550101abc',
+  '+1 415 555 0101 hello',
+  '+14155550101 ext 5',
+  '+14155550101;ext=5',
+  '+1 415 555 0101 x5',
+  'tel:+14155550101',
+  '+14155550101 / +14155550102',
+];
 
 describe('document 2: "phone | phone number, validated as E.164"', () => {
   it('an import row whose phone carries anything besides the number is a row error, not a stored number', async () => {
-    const list = (await must('POST', '/api/v1/contact-lists', { name: 'Phones', schema: { fields: [{ name: 'name', type: 'string' }, { name: 'phone', type: 'phone', required: true }] } })).data.id;
-    const rows = [...TRAILING.map((phone, i) => ({ name: `bad ${i}`, phone })), { name: 'spaced', phone: '+1 (415) 555-0102' }, { name: 'plain', phone: '+14155550103' }];
+    const list = (
+      await must('POST', '/api/v1/contact-lists', {
+        name: 'Phones',
+        schema: {
+          fields: [
+            { name: 'name', type: 'string' },
+            { name: 'phone', type: 'phone', required: true },
+          ],
+        },
+      })
+    ).data.id;
+    const rows = [
+      ...TRAILING.map((phone, i) => ({ name: `bad ${i}`, phone })),
+      { name: 'spaced', phone: '+1 (415) 555-0102' },
+      { name: 'plain', phone: '+14155550103' },
+    ];
     const job = await must('POST', `/api/v1/contact-lists/${list}/contacts`, { contacts: rows });
     const done = await until('the import', async () => {
       const j = await must('GET', `/api/v1/import-jobs/${job.jobId}`);
@@ -65,7 +87,8 @@ describe('document 1: "Paged listings add meta.pagination = { nextCursor: <curso
     const e = await startTestEmulator();
     try {
       const created: string[] = [];
-      for (let i = 0; i < 7; i++) created.push((await e.api('POST', '/api/v1/agents', { name: `Paged ${i}`, instructions: 'x', engine: 'realtime' })).body.data.id);
+      for (let i = 0; i < 7; i++)
+        created.push((await e.api('POST', '/api/v1/agents', { name: `Paged ${i}`, instructions: 'x', engine: 'realtime' })).body.data.id);
       const seen: string[] = [];
       let cursor: string | null = null;
       for (let pages = 0; pages < 10; pages++) {

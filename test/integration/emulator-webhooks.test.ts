@@ -139,7 +139,14 @@ describe('endpoints', () => {
     // "only the prefix is ever readable": the recognisable prefix, nothing of the secret part
     expect(ep.secretPrefix).toBe('whsec_');
     const got = await emu.api('GET', `/api/v1/webhook-endpoints/${ep.id}`);
-    expect(got.body.data).toMatchObject({ id: ep.id, name: 'hook /crud', events: ['call.ended', 'call.started'], isEnabled: true, consecutiveFailures: 0, lastSuccessAt: null });
+    expect(got.body.data).toMatchObject({
+      id: ep.id,
+      name: 'hook /crud',
+      events: ['call.ended', 'call.started'],
+      isEnabled: true,
+      consecutiveFailures: 0,
+      lastSuccessAt: null,
+    });
     expect(got.body.data.secret).toBeUndefined();
     const list = await emu.api('GET', '/api/v1/webhook-endpoints');
     expect(list.body.data.endpoints.map((e: { id: string }) => e.id)).toContain(ep.id);
@@ -237,11 +244,15 @@ describe('delivery', () => {
       await publish('call.ended', {}, fast);
       const waits = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000, 86_400_000, 86_400_000];
       const seen = new Map<number, Record<string, any>>();
-      await until('dead-lettered', async () => {
-        const d = (await deliveries(ep.id, '', fast))[0];
-        if (d?.status === 'pending' && d.attemptCount >= 1 && d.nextAttemptAt && d.lastAttemptAt) seen.set(d.attemptCount, d);
-        return d?.status === 'dead_lettered';
-      }, 30_000);
+      await until(
+        'dead-lettered',
+        async () => {
+          const d = (await deliveries(ep.id, '', fast))[0];
+          if (d?.status === 'pending' && d.attemptCount >= 1 && d.nextAttemptAt && d.lastAttemptAt) seen.set(d.attemptCount, d);
+          return d?.status === 'dead_lettered';
+        },
+        30_000,
+      );
       expect(seen.size).toBeGreaterThan(0);
       for (const [attempts, d] of seen) {
         const gap = Date.parse(d.nextAttemptAt) - Date.parse(d.lastAttemptAt);
@@ -313,7 +324,9 @@ describe('delivery', () => {
       const on = await e.api('PATCH', `/api/v1/webhook-endpoints/${ep.id}`, { isEnabled: true });
       expect(off.consecutiveFailures).toBeGreaterThan(12);
       expect(on.body.data).toMatchObject({ isEnabled: true, consecutiveFailures: 0 });
-      await until('the queue drains', async () => (await deliveries(ep.id, '?limit=200', e)).every((d) => d.status === 'succeeded' || d.status === 'dead_lettered'));
+      await until('the queue drains', async () =>
+        (await deliveries(ep.id, '?limit=200', e)).every((d) => d.status === 'succeeded' || d.status === 'dead_lettered'),
+      );
       expect((await deliveries(ep.id, '?status=succeeded&limit=200', e)).length).toBeGreaterThanOrEqual(1);
     } finally {
       await e.close();
@@ -378,7 +391,7 @@ describe('delivery', () => {
   });
 });
 
-it('another organization\'s events never reach an endpoint', async () => {
+it("another organization's events never reach an endpoint", async () => {
   const ep = await createEndpoint('/iso');
   await emu.control('POST', '/events', { org: ORG_B.name, type: 'call.ended' });
   const mine = await emu.control<{ firstId: string }>('POST', '/events', { org: ORG_A.name, type: 'call.ended' });

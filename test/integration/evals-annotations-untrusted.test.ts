@@ -28,7 +28,12 @@ async function hostileSuite(): Promise<string> {
   const created = await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: `Suite ${Math.random()}`, iterationsPerScenario: 1 });
   expect(created.status).toBe(201);
   const evalId = created.body.data.id as string;
-  const s = await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, { name: `${HOSTILE}, a: b`, persona: 'A caller', goal: 'Book a slot', category: 'happy_path' });
+  const s = await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, {
+    name: `${HOSTILE}, a: b`,
+    persona: 'A caller',
+    goal: 'Book a slot',
+    category: 'happy_path',
+  });
   expect(s.status).toBe(201);
   return evalId;
 }

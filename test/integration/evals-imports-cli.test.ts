@@ -41,7 +41,12 @@ describe('sources and candidates', () => {
     expect(piped.code).toBe(0);
     const lines = piped.stdout.trim().split('\n');
     expect(lines).toHaveLength(s.callCenters.length + s.outboundCampaigns.length + s.inboundCampaigns.length);
-    expect(lines[0]!.split('\t')).toEqual(['outbound campaign', s.outboundCampaigns[0].id, s.outboundCampaigns[0].name, String(s.outboundCampaigns[0].callCount)]);
+    expect(lines[0]!.split('\t')).toEqual([
+      'outbound campaign',
+      s.outboundCampaigns[0].id,
+      s.outboundCampaigns[0].name,
+      String(s.outboundCampaigns[0].callCount),
+    ]);
     const tty = await vap(['evals', 'imports', 'sources', '--eval', ev, '--agent', agent], { tty: true });
     expect(tty.stdout).toContain('call center');
     expect(tty.stdout).toMatch(/TYPE\s+ID\s+NAME\s+CALLS/);
@@ -53,7 +58,31 @@ describe('sources and candidates', () => {
     const ev = await createSuite();
     const cc = (await sourcesOf(ev)).callCenters[0];
     await emu.clearRequests();
-    const r = await vap(['evals', 'imports', 'candidates', ev, '--agent', agent, '--source', cc.id, '--from', '2020-01-01', '--to', '2100-12-31', '--min-duration', '60', '--direction', 'inbound', '--search', 'the', '--page', '1', '--page-size', '5', '--json']);
+    const r = await vap([
+      'evals',
+      'imports',
+      'candidates',
+      ev,
+      '--agent',
+      agent,
+      '--source',
+      cc.id,
+      '--from',
+      '2020-01-01',
+      '--to',
+      '2100-12-31',
+      '--min-duration',
+      '60',
+      '--direction',
+      'inbound',
+      '--search',
+      'the',
+      '--page',
+      '1',
+      '--page-size',
+      '5',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const calls = JSON.parse(r.stdout);
     expect(calls.length).toBeLessThanOrEqual(5);
@@ -62,12 +91,46 @@ describe('sources and candidates', () => {
       expect(c.durationSeconds).toBeGreaterThanOrEqual(60);
     }
     // The same query over HTTP gives the same calls: every flag reached the API.
-    const direct = await emu.api('GET', `/api/v1/agents/${agent}/evals/${ev}/imports/candidates?sourceType=call_center&sourceId=${cc.id}&from=2020-01-01&to=2100-12-31&minDuration=60&direction=inbound&search=the&page=1&pageSize=5`);
+    const direct = await emu.api(
+      'GET',
+      `/api/v1/agents/${agent}/evals/${ev}/imports/candidates?sourceType=call_center&sourceId=${cc.id}&from=2020-01-01&to=2100-12-31&minDuration=60&direction=inbound&search=the&page=1&pageSize=5`,
+    );
     expect(calls).toEqual(direct.body.data.calls);
-    const later = await vap(['evals', 'imports', 'candidates', ev, '--agent', agent, '--source', cc.id, '--source-type', 'call_center', '--to', '2000-01-01', '--json']);
+    const later = await vap([
+      'evals',
+      'imports',
+      'candidates',
+      ev,
+      '--agent',
+      agent,
+      '--source',
+      cc.id,
+      '--source-type',
+      'call_center',
+      '--to',
+      '2000-01-01',
+      '--json',
+    ]);
     expect(JSON.parse(later.stdout)).toEqual([]);
-    const searched = await vap(['evals', 'imports', 'candidates', ev, '--agent', agent, '--source', cc.id, '--search', 'supervisor', '--page-size', '100', '-q']);
-    const viaHttp = await emu.api('GET', `/api/v1/agents/${agent}/evals/${ev}/imports/candidates?sourceType=call_center&sourceId=${cc.id}&search=supervisor&pageSize=100`);
+    const searched = await vap([
+      'evals',
+      'imports',
+      'candidates',
+      ev,
+      '--agent',
+      agent,
+      '--source',
+      cc.id,
+      '--search',
+      'supervisor',
+      '--page-size',
+      '100',
+      '-q',
+    ]);
+    const viaHttp = await emu.api(
+      'GET',
+      `/api/v1/agents/${agent}/evals/${ev}/imports/candidates?sourceType=call_center&sourceId=${cc.id}&search=supervisor&pageSize=100`,
+    );
     expect(searched.stdout.trim().split('\n').filter(Boolean)).toEqual(viaHttp.body.data.calls.map((c: any) => c.id));
 
     const page1 = await vap(['evals', 'imports', 'candidates', ev, '--agent', agent, '--source', cc.id, '--page-size', '10'], { tty: true });
@@ -182,12 +245,23 @@ describe('triage stopped mid-way and resumed', () => {
       const a = await createAgent(ORG_A.apiKey, slow);
       const ev = await createSuite(a, slow);
       const src = (await sourcesOf(ev, slow, a)).callCenters[0];
-      const ids = (await vap(['evals', 'imports', 'candidates', ev, '--agent', a, '--source', src.id, '-q', '--page-size', '12'], {}, ORG_A.apiKey, slow)).stdout.trim().split('\n');
+      const ids = (
+        await vap(['evals', 'imports', 'candidates', ev, '--agent', a, '--source', src.id, '-q', '--page-size', '12'], {}, ORG_A.apiKey, slow)
+      ).stdout
+        .trim()
+        .split('\n');
       expect(ids).toHaveLength(12);
-      const imp = (await vap(['evals', 'imports', 'create', ev, '--agent', a, '--source', src.id, '--calls', ids.join(','), '-q'], {}, ORG_A.apiKey, slow)).stdout.trim();
+      const imp = (
+        await vap(['evals', 'imports', 'create', ev, '--agent', a, '--source', src.id, '--calls', ids.join(','), '-q'], {}, ORG_A.apiKey, slow)
+      ).stdout.trim();
 
       const ac = new AbortController();
-      const running = vap(['evals', 'imports', 'triage', imp, '--eval', ev, '--agent', a, '--batch-size', '2'], { signal: ac.signal, tty: true }, ORG_A.apiKey, slow);
+      const running = vap(
+        ['evals', 'imports', 'triage', imp, '--eval', ev, '--agent', a, '--batch-size', '2'],
+        { signal: ac.signal, tty: true },
+        ORG_A.apiKey,
+        slow,
+      );
       // Stop once at least one batch is committed.
       for (let i = 0; i < 500; i++) {
         const list = (await slow.api('GET', `/api/v1/agents/${a}/evals/${ev}/imports`)).body.data.imports;

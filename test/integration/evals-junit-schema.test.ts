@@ -26,7 +26,9 @@ const hasXmllint = spawnSync('xmllint', ['--version']).status === 0;
 const hasXsd = existsSync(XSD);
 const canValidate = hasXsd && hasXmllint;
 const inCI = isCI(process.env);
-const missing = [hasXmllint ? '' : 'xmllint (libxml2-utils)', hasXsd ? '' : `the schema ${XSD}${process.env.VAP_JUNIT_XSD ? ' (VAP_JUNIT_XSD)' : ''}`].filter(Boolean).join(' and ');
+const missing = [hasXmllint ? '' : 'xmllint (libxml2-utils)', hasXsd ? '' : `the schema ${XSD}${process.env.VAP_JUNIT_XSD ? ' (VAP_JUNIT_XSD)' : ''}`]
+  .filter(Boolean)
+  .join(' and ');
 if (!canValidate && !inCI) console.warn(`skipped: the junit-10.xsd check needs ${missing}`);
 
 let emu: TestEmulator;
@@ -36,7 +38,8 @@ let agentId: string;
 beforeAll(async () => {
   emu = await startTestEmulator();
   dir = mkdtempSync(join(tmpdir(), 'vap-junit-'));
-  agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Reception', engine: 'realtime', instructions: 'Greet callers. Book appointments.' })).body.data.id;
+  agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Reception', engine: 'realtime', instructions: 'Greet callers. Book appointments.' })).body.data
+    .id;
 });
 afterAll(async () => {
   await emu?.close();
@@ -46,8 +49,14 @@ afterAll(async () => {
 const vap = (argv: string[], env: Record<string, string> = {}) => runCli(argv, { env: { ...cliEnv(emu.url, ORG_A.apiKey), ...env } });
 
 async function suite(noise?: { type: string; level: string }): Promise<string> {
-  const evalId = (await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: `JUnit ${Math.random()}`, iterationsPerScenario: 4, ...(noise ? { noise } : {}) })).body.data.id as string;
-  for (const [name, category] of [['Book <a> & "cleaning"', 'happy_path'], ['Wants a human', 'escalation'], ['Asks for a diagnosis', 'adversarial']] as const) {
+  const evalId = (
+    await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: `JUnit ${Math.random()}`, iterationsPerScenario: 4, ...(noise ? { noise } : {}) })
+  ).body.data.id as string;
+  for (const [name, category] of [
+    ['Book <a> & "cleaning"', 'happy_path'],
+    ['Wants a human', 'escalation'],
+    ['Asks for a diagnosis', 'adversarial'],
+  ] as const) {
     await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, { name, persona: 'A caller', goal: `${name} today`, category });
   }
   return evalId;
@@ -66,8 +75,14 @@ const list = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.i
 function checkStructure(xml: string): { suites: Node[]; errors: Node[] } {
   const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', parseAttributeValue: false }).parse(xml) as { testsuites: Node };
   const root = doc.testsuites;
-  const attrs = (n: Node) => Object.keys(n).filter((k) => k.startsWith('@')).map((k) => k.slice(1));
-  expect(attrs(root).every((a) => ['name', 'time', 'tests', 'failures', 'errors'].includes(a)), `testsuites attributes: ${attrs(root)}`).toBe(true);
+  const attrs = (n: Node) =>
+    Object.keys(n)
+      .filter((k) => k.startsWith('@'))
+      .map((k) => k.slice(1));
+  expect(
+    attrs(root).every((a) => ['name', 'time', 'tests', 'failures', 'errors'].includes(a)),
+    `testsuites attributes: ${attrs(root)}`,
+  ).toBe(true);
   expect(String(root['@time'])).toMatch(SUREFIRE_TIME);
   const suites = list(root.testsuite as Node | Node[]);
   let tests = 0;
@@ -106,10 +121,38 @@ describe('JUnit that strict consumers accept', () => {
     const a = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '0.99', '--report', `junit=${strict}`]);
     expect(a.code).toBe(3);
     const runId = /run #1 \((run_\w+)\)/.exec(a.stderr)![1]!;
-    const b = await vap(['evals', 'runs', 'get', runId, '--eval', evalId, '--agent', agentId, '--allow-failed-iterations', '12', '--baseline', runId.replace(/.$/, 'x'), '--report', `junit=${lenient}`]);
+    const b = await vap([
+      'evals',
+      'runs',
+      'get',
+      runId,
+      '--eval',
+      evalId,
+      '--agent',
+      agentId,
+      '--allow-failed-iterations',
+      '12',
+      '--baseline',
+      runId.replace(/.$/, 'x'),
+      '--report',
+      `junit=${lenient}`,
+    ]);
     expect(b.code).toBe(2); // a baseline that is not a run of the suite: refused before anything is written
     expect(existsSync(lenient)).toBe(false);
-    const c = await vap(['evals', 'runs', 'get', runId, '--eval', evalId, '--agent', agentId, '--allow-failed-iterations', '12', '--report', `junit=${lenient}`]);
+    const c = await vap([
+      'evals',
+      'runs',
+      'get',
+      runId,
+      '--eval',
+      evalId,
+      '--agent',
+      agentId,
+      '--allow-failed-iterations',
+      '12',
+      '--report',
+      `junit=${lenient}`,
+    ]);
     expect(c.code).toBe(0);
     for (const file of [strict, lenient]) {
       const xml = readFileSync(file, 'utf8');
@@ -142,7 +185,7 @@ describe('JUnit that strict consumers accept', () => {
     await emu.control('POST', `/evals/runs/${runId}/release`);
   });
 
-  it('written when the run fails (1): an <error> test case with the run\'s reason', async () => {
+  it("written when the run fails (1): an <error> test case with the run's reason", async () => {
     const evalId = await suite();
     await emu.control('POST', '/evals/next-run', { outcome: 'fail', reason: 'the tester pool is down', evalId });
     const file = join(dir, 'failed.xml');
@@ -159,7 +202,19 @@ describe('JUnit that strict consumers accept', () => {
     // Every read of the run answers 500 (after the start): the wait ends with the API's error.
     await emu.fault({ method: 'GET', path: `/api/v1/agents/${agentId}/evals/${evalId}/runs/*`, status: 500, count: 100 });
     const file = join(dir, 'api-error.xml');
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--poll', '--report', `junit=${file}`, '--report', `json=${join(dir, 'api-error.json')}`]);
+    const r = await vap([
+      'evals',
+      'run',
+      evalId,
+      '--agent',
+      agentId,
+      '--wait',
+      '--poll',
+      '--report',
+      `junit=${file}`,
+      '--report',
+      `json=${join(dir, 'api-error.json')}`,
+    ]);
     await emu.control('DELETE', '/faults').catch(() => undefined);
     expect(r.code).toBe(1);
     const { errors } = checkStructure(readFileSync(file, 'utf8'));

@@ -35,7 +35,18 @@ describe('--report paths are checked before a run is started', () => {
     it(`${kind}: a folder that is a file is refused (exit 2, one line, no request)`, async () => {
       await emu.clearRequests();
       const target = join(dir, 'a-file', 'reports', `out.${kind}`);
-      const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--report', `junit=${join(dir, 'ok', 'fine.xml')}`, '--report', `${kind === 'junit' ? 'junit' : kind}=${target}`]);
+      const r = await vap([
+        'evals',
+        'run',
+        evalId,
+        '--agent',
+        agentId,
+        '--wait',
+        '--report',
+        `junit=${join(dir, 'ok', 'fine.xml')}`,
+        '--report',
+        `${kind === 'junit' ? 'junit' : kind}=${target}`,
+      ]);
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(`error: cannot write --report ${kind}=${target}: ${join(dir, 'a-file')} is not a folder; pass a path in a folder you can write\n`);
       expect(r.stdout).toBe('');

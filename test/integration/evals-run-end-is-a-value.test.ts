@@ -28,9 +28,15 @@ afterAll(async () => {
 });
 
 async function suite(): Promise<{ agentId: string; evalId: string }> {
-  const agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Reception', engine: 'realtime', instructions: 'Greet callers. Book appointments.' })).body.data.id as string;
+  const agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Reception', engine: 'realtime', instructions: 'Greet callers. Book appointments.' })).body
+    .data.id as string;
   const evalId = (await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: 'Booking', iterationsPerScenario: 2 })).body.data.id as string;
-  await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, { name: 'Book a cleaning', persona: 'A caller', goal: 'Book a cleaning today', category: 'happy_path' });
+  await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, {
+    name: 'Book a cleaning',
+    persona: 'A caller',
+    goal: 'Book a cleaning today',
+    category: 'happy_path',
+  });
   return { agentId, evalId };
 }
 
@@ -59,7 +65,11 @@ describe('a followed run is a value', () => {
   it('a run followed to its end gives its outcome, and its gates say how the command ends; progress goes to the reporter', async () => {
     const ref = await suite();
     const r = recorder();
-    const end = await startAndGate({ api: async () => api, signal: new AbortController().signal, env: {}, reporter: r.reporter }, ref, { ...waitFor(60_000), minScore: 0, allowFailedIterations: 2 });
+    const end = await startAndGate({ api: async () => api, signal: new AbortController().signal, env: {}, reporter: r.reporter }, ref, {
+      ...waitFor(60_000),
+      minScore: 0,
+      allowFailedIterations: 2,
+    });
     expect(end.kind).toBe('ended');
     if (end.kind !== 'ended') return;
     expect(end.outcome.detail.run.status).toBe('completed');
@@ -68,26 +78,47 @@ describe('a followed run is a value', () => {
     expect(r.lines[0]).toMatch(/^Calls: 2 calls \(1 scenario × 2 iterations\)/);
     expect(r.started.map((x) => x.id)).toEqual([end.outcome.detail.run.id]);
 
-    const below = await readAndGate({ api: async () => api, signal: new AbortController().signal, env: {}, reporter: recorder().reporter }, { ...ref, runId: end.outcome.detail.run.id }, { timeout: 0, minScore: 1.01 });
+    const below = await readAndGate(
+      { api: async () => api, signal: new AbortController().signal, env: {}, reporter: recorder().reporter },
+      { ...ref, runId: end.outcome.detail.run.id },
+      { timeout: 0, minScore: 1.01 },
+    );
     expect(below.kind === 'ended' && outcomeVerdict(below.outcome).kind).toBe('gates');
   });
 
   it('a wait that runs out is a stop with the command that goes on waiting; the run is not touched', async () => {
     const ref = await suite();
     await emu.control('POST', '/evals/next-run', { outcome: 'hold', evalId: ref.evalId });
-    const end = await startAndGate({ api: async () => api, signal: new AbortController().signal, env: {}, reporter: recorder().reporter }, ref, { ...waitFor(300), minScore: 0.5 });
-    expect(end).toMatchObject({ kind: 'stopped', stop: { kind: 'timeout', runId: expect.stringMatching(/^run_/), message: expect.stringContaining('had not finished'), resume: expect.stringContaining('vap evals runs get') } });
+    const end = await startAndGate({ api: async () => api, signal: new AbortController().signal, env: {}, reporter: recorder().reporter }, ref, {
+      ...waitFor(300),
+      minScore: 0.5,
+    });
+    expect(end).toMatchObject({
+      kind: 'stopped',
+      stop: {
+        kind: 'timeout',
+        runId: expect.stringMatching(/^run_/),
+        message: expect.stringContaining('had not finished'),
+        resume: expect.stringContaining('vap evals runs get'),
+      },
+    });
     if (end.kind === 'stopped') await emu.control('POST', `/evals/runs/${end.stop.runId}/release`);
   });
 
   it('a gated read of a run still going writes its reports only when the caller asks, after showing it', async () => {
     const ref = await suite();
     await emu.control('POST', '/evals/next-run', { outcome: 'hold', evalId: ref.evalId });
-    const started = await startAndGate({ api: async () => api, signal: new AbortController().signal, env: {}, reporter: recorder().reporter }, ref, { timeout: 0 });
+    const started = await startAndGate({ api: async () => api, signal: new AbortController().signal, env: {}, reporter: recorder().reporter }, ref, {
+      timeout: 0,
+    });
     expect(started.kind).toBe('started');
     if (started.kind !== 'started') return;
     const path = join(dir, 'still.json');
-    const end = await readAndGate({ api: async () => api, signal: new AbortController().signal, env: {}, reporter: recorder().reporter }, { ...ref, runId: started.run.id }, { timeout: 0, minScore: 0.5, report: [{ kind: 'json', path }] });
+    const end = await readAndGate(
+      { api: async () => api, signal: new AbortController().signal, env: {}, reporter: recorder().reporter },
+      { ...ref, runId: started.run.id },
+      { timeout: 0, minScore: 0.5, report: [{ kind: 'json', path }] },
+    );
     expect(end.kind).toBe('running');
     expect(existsSync(path)).toBe(false);
     if (end.kind === 'running') await end.writeReports();

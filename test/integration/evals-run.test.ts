@@ -16,7 +16,11 @@ let agentId: string;
 beforeAll(async () => {
   emu = await startTestEmulator();
   dir = mkdtempSync(join(tmpdir(), 'vap-evals-run-'));
-  const agent = await emu.api('POST', '/api/v1/agents', { name: 'Reception', engine: 'realtime', instructions: 'Greet callers. Book appointments. Never give medical advice.' });
+  const agent = await emu.api('POST', '/api/v1/agents', {
+    name: 'Reception',
+    engine: 'realtime',
+    instructions: 'Greet callers. Book appointments. Never give medical advice.',
+  });
   expect(agent.status).toBe(201);
   agentId = agent.body.data.id;
 });
@@ -38,7 +42,11 @@ const SCENARIOS = [
 
 /** A suite with `scenarios` scenarios and `iterations` iterations each (and noise when given). */
 async function suite(opts: { iterations?: number; scenarios?: number; noise?: { type: string; level: string } } = {}): Promise<string> {
-  const created = await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: `Suite ${Math.random()}`, iterationsPerScenario: opts.iterations ?? 2, ...(opts.noise ? { noise: opts.noise } : {}) });
+  const created = await emu.api('POST', `/api/v1/agents/${agentId}/evals`, {
+    name: `Suite ${Math.random()}`,
+    iterationsPerScenario: opts.iterations ?? 2,
+    ...(opts.noise ? { noise: opts.noise } : {}),
+  });
   expect(created.status).toBe(201);
   const evalId = created.body.data.id as string;
   const n = opts.scenarios ?? 3;
@@ -72,7 +80,9 @@ describe('vap evals run', () => {
     const before = await runsPosted();
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--min-score', '0.8', '--report', `junit=${join(dir, 'nowait.xml')}`]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe('error: --min-score, --report need --wait (without it the run is only started, nothing is gated or written); add --wait, or gate later with `vap evals runs get <runId> --eval <evalId> --wait ...`');
+    expect(r.stderr.trim()).toBe(
+      'error: --min-score, --report need --wait (without it the run is only started, nothing is gated or written); add --wait, or gate later with `vap evals runs get <runId> --eval <evalId> --wait ...`',
+    );
     expect(r.stdout).toBe('');
     expect(await runsPosted()).toBe(before);
   });
@@ -86,7 +96,12 @@ describe('vap evals run', () => {
     expect(out.run.status).toBe('completed');
     expect(out.run.agentVersion).toBe(1);
     expect(out.results).toHaveLength(6);
-    expect(out.aggregates.criteria.map((c: { criterionKey: string }) => c.criterionKey)).toEqual(['goal_completion', 'instruction_adherence', 'tone', 'efficiency']);
+    expect(out.aggregates.criteria.map((c: { criterionKey: string }) => c.criterionKey)).toEqual([
+      'goal_completion',
+      'instruction_adherence',
+      'tone',
+      'efficiency',
+    ]);
     expect(out.gates).toEqual([
       expect.objectContaining({ gate: '--min-score 0', passed: true, threshold: 0 }),
       expect.objectContaining({ gate: '--allow-failed-iterations 6', passed: true, threshold: 6 }),
@@ -139,7 +154,10 @@ describe('vap evals run', () => {
       return open;
     }
     expect(await heldRun([], {}, async () => (await openStreams()) > 0)).toBe(1);
-    for (const [extra, env] of [[[], { VAP_WAIT_POLL: '1' }], [['--poll'], {}]] as const) {
+    for (const [extra, env] of [
+      [[], { VAP_WAIT_POLL: '1' }],
+      [['--poll'], {}],
+    ] as const) {
       expect(await heldRun([...extra], { ...env }, async () => polls(await emu.requests()) >= 4)).toBe(0);
     }
   });
@@ -158,7 +176,20 @@ describe('vap evals run', () => {
 
   it('exit 3 below --min-score; a failed gate is printed once (in the summary, or on stderr when stdout is data)', async () => {
     const evalId = await suite();
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '1', '--min-criterion', 'tone=0', '--allow-failed-iterations', '6']);
+    const r = await vap([
+      'evals',
+      'run',
+      evalId,
+      '--agent',
+      agentId,
+      '--wait',
+      '--min-score',
+      '1',
+      '--min-criterion',
+      'tone=0',
+      '--allow-failed-iterations',
+      '6',
+    ]);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/^✗ FAILED --min-score 1: overall score 0\.\d{3} < 1$/m);
     expect(r.stdout).toMatch(/^✓ passed --min-criterion tone=0: tone average/m);
@@ -166,7 +197,21 @@ describe('vap evals run', () => {
     expect(r.stderr).not.toContain('✗');
     expect(r.stderr).toMatch(/error: run #1 \(run_\w+\) completed below a gate\n$/);
     const runId = /run #1 \((run_\w+)\)/.exec(r.stderr)![1]!;
-    const json = await vap(['evals', 'runs', 'get', runId, '--eval', evalId, '--agent', agentId, '--min-score', '1', '--allow-failed-iterations', '6', '--json']);
+    const json = await vap([
+      'evals',
+      'runs',
+      'get',
+      runId,
+      '--eval',
+      evalId,
+      '--agent',
+      agentId,
+      '--min-score',
+      '1',
+      '--allow-failed-iterations',
+      '6',
+      '--json',
+    ]);
     expect(json.code).toBe(3);
     expect(json.stderr.match(/✗ gate --min-score 1 failed: overall score 0\.\d{3} < 1\n/g)).toHaveLength(1);
     expect(json.stdout).not.toContain('✗');
@@ -174,10 +219,27 @@ describe('vap evals run', () => {
 
   it('exit 3 when a criterion averages below --min-criterion', async () => {
     const evalId = await suite();
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-criterion', 'goal_completion=1', '--min-criterion', 'tone=1', '--allow-failed-iterations', '6', '--json']);
+    const r = await vap([
+      'evals',
+      'run',
+      evalId,
+      '--agent',
+      agentId,
+      '--wait',
+      '--min-criterion',
+      'goal_completion=1',
+      '--min-criterion',
+      'tone=1',
+      '--allow-failed-iterations',
+      '6',
+      '--json',
+    ]);
     expect(r.code).toBe(3);
     const out = JSON.parse(r.stdout);
-    expect(out.gates.filter((g: { passed: boolean }) => !g.passed).map((g: { gate: string }) => g.gate)).toEqual(['--min-criterion goal_completion=1', '--min-criterion tone=1']);
+    expect(out.gates.filter((g: { passed: boolean }) => !g.passed).map((g: { gate: string }) => g.gate)).toEqual([
+      '--min-criterion goal_completion=1',
+      '--min-criterion tone=1',
+    ]);
     expect(r.stderr).toContain('✗ gate --min-criterion goal_completion=1 failed: goal_completion average');
   });
 
@@ -191,7 +253,13 @@ describe('vap evals run', () => {
   });
 
   it('bad gate values are usage errors (exit 2), nothing sent', async () => {
-    for (const args of [['--min-score', '1.5'], ['--min-criterion', 'tone'], ['--allow-failed-iterations', '-1'], ['--report', 'xml=a.xml'], ['--timeout', 'soon']]) {
+    for (const args of [
+      ['--min-score', '1.5'],
+      ['--min-criterion', 'tone'],
+      ['--allow-failed-iterations', '-1'],
+      ['--report', 'xml=a.xml'],
+      ['--timeout', 'soon'],
+    ]) {
       const r = await vap(['evals', 'run', 'ev_x', '--agent', agentId, '--wait', ...args]);
       expect(r.code, args.join(' ')).toBe(2);
     }
@@ -234,7 +302,9 @@ describe('vap evals run', () => {
     const evalId = await suite({ scenarios: 0 });
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait']);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe(`error: suite ${evalId} has no enabled scenario to run; add one with \`vap evals scenarios add ${evalId} --agent ${agentId}\` or import real calls with \`vap evals import --agent ${agentId} --eval ${evalId}\``);
+    expect(r.stderr.trim()).toBe(
+      `error: suite ${evalId} has no enabled scenario to run; add one with \`vap evals scenarios add ${evalId} --agent ${agentId}\` or import real calls with \`vap evals import --agent ${agentId} --eval ${evalId}\``,
+    );
     expect(r.stdout).toBe('');
   });
 
@@ -245,7 +315,10 @@ describe('vap evals run', () => {
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--report', `junit=${junit}`]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/error: run #1 \(run_\w+\) failed: the tester pool is down/);
-    const doc = (await parse(readFileSync(junit, 'utf8'))) as { errors?: number; testsuite?: Array<{ name?: string; testcase?: Array<{ name?: string; error?: Array<{ message?: string }> }> }> };
+    const doc = (await parse(readFileSync(junit, 'utf8'))) as {
+      errors?: number;
+      testsuite?: Array<{ name?: string; testcase?: Array<{ name?: string; error?: Array<{ message?: string }> }> }>;
+    };
     expect(doc.errors).toBe(1);
     const gates = doc.testsuite!.find((s) => s.name === 'gates')!;
     expect(gates.testcase![0]!.error![0]!.message).toBe('run failed: the tester pool is down');
@@ -256,7 +329,25 @@ describe('vap evals run', () => {
     await emu.control('POST', '/evals/next-run', { outcome: 'hold', evalId });
     const summary = join(dir, 'timeout-summary.md');
     const env = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary };
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--timeout', '500ms', '--min-score', '0.1', '--min-criterion', 'tone=0.2', '--report', `junit=${join(dir, 'held.xml')}`], { env });
+    const r = await vap(
+      [
+        'evals',
+        'run',
+        evalId,
+        '--agent',
+        agentId,
+        '--wait',
+        '--timeout',
+        '500ms',
+        '--min-score',
+        '0.1',
+        '--min-criterion',
+        'tone=0.2',
+        '--report',
+        `junit=${join(dir, 'held.xml')}`,
+      ],
+      { env },
+    );
     expect(r.code).toBe(124);
     const runId = /run (run_\w+) had not finished after 500ms/.exec(r.stderr)?.[1];
     expect(runId).toBeDefined();
@@ -273,7 +364,10 @@ describe('vap evals run', () => {
     expect(md).toContain(`run ${runId} had not finished after 500ms`);
     expect(md).toContain(`Keep waiting with:\n\n\`\`\`text\n${resume}\n\`\`\`\n`);
     // The JUnit file is written too, with an <error> saying why.
-    const timedOut = (await parse(readFileSync(join(dir, 'held.xml'), 'utf8'))) as { errors?: number; testsuite?: Array<{ name?: string; testcase?: Array<{ name?: string; error?: Array<{ message?: string; type?: string }> }> }> };
+    const timedOut = (await parse(readFileSync(join(dir, 'held.xml'), 'utf8'))) as {
+      errors?: number;
+      testsuite?: Array<{ name?: string; testcase?: Array<{ name?: string; error?: Array<{ message?: string; type?: string }> }> }>;
+    };
     expect(timedOut.errors).toBe(1);
     const runCase = timedOut.testsuite!.find((x) => x.name === 'gates')!.testcase![0]!;
     expect(runCase.error![0]).toMatchObject({ type: 'timeout', message: expect.stringContaining(`run ${runId} had not finished after 500ms`) });
@@ -314,14 +408,33 @@ describe('reports', () => {
     const evalId = await suite({ iterations: 2 });
     const junit = join(dir, 'out', 'evals.xml');
     const json = join(dir, 'out', 'evals.json');
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--min-score', '1', '--allow-failed-iterations', '6', '--report', `junit=${junit}`, '--report', `json=${json}`]);
+    const r = await vap([
+      'evals',
+      'run',
+      evalId,
+      '--agent',
+      agentId,
+      '--wait',
+      '--min-score',
+      '1',
+      '--allow-failed-iterations',
+      '6',
+      '--report',
+      `junit=${junit}`,
+      '--report',
+      `json=${json}`,
+    ]);
     expect(r.code).toBe(3);
     const report = JSON.parse(readFileSync(json, 'utf8'));
     expect(report).toMatchObject({ evalId, agentId, passed: false, run: { status: 'completed' } });
     expect(report.results).toHaveLength(6);
 
     type Case = { name?: string; failure?: Array<{ message?: string }>; skipped?: unknown[]; 'system-out'?: string[] };
-    const doc = (await parse(readFileSync(junit, 'utf8'))) as { tests?: number; failures?: number; testsuite?: Array<{ name?: string; tests?: number; testcase?: Case[] }> };
+    const doc = (await parse(readFileSync(junit, 'utf8'))) as {
+      tests?: number;
+      failures?: number;
+      testsuite?: Array<{ name?: string; tests?: number; testcase?: Case[] }>;
+    };
     const suites = doc.testsuite!;
     expect(suites.map((s) => s.name)).toEqual([...SCENARIOS.map((s) => s.name), 'gates']);
     for (const s of suites.slice(0, 3)) {
@@ -335,14 +448,24 @@ describe('reports', () => {
       }
       for (const out of outs.filter((o) => /: failed,/.test(o))) expect(out).toMatch(/\nerror: \S/);
     }
-    expect(suites.slice(0, 3).flatMap((s) => s.testcase!).some((c) => /: completed,/.test(c['system-out']![0]!))).toBe(true);
+    expect(
+      suites
+        .slice(0, 3)
+        .flatMap((s) => s.testcase!)
+        .some((c) => /: completed,/.test(c['system-out']![0]!)),
+    ).toBe(true);
     const gates = suites[3]!.testcase!;
     expect(gates.map((c) => c.name)).toEqual(['run completed', '--min-score 1', '--allow-failed-iterations 6']);
     expect(gates[1]!.failure![0]!.message).toMatch(/^gate --min-score 1 failed: overall score 0\.\d{3} < 1$/);
     expect(doc.tests).toBe(6 + 3);
     const iterationFailures = report.results.filter((x: { status: string }) => x.status === 'failed').length;
     expect(doc.failures).toBe(1); // allowed failed iterations are skipped, not failures
-    expect(suites.slice(0, 3).flatMap((s) => s.testcase!).filter((c) => c.skipped).length).toBe(iterationFailures);
+    expect(
+      suites
+        .slice(0, 3)
+        .flatMap((s) => s.testcase!)
+        .filter((c) => c.skipped).length,
+    ).toBe(iterationFailures);
   });
 
   it('JUnit stays well-formed XML when a scenario name carries markup and control characters', async () => {
@@ -376,7 +499,10 @@ describe('reports', () => {
     expect(md).toContain('| `--min-score 1` | ❌ failed: overall score');
 
     const runId = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/runs`)).body.data.runs[0].id;
-    const json = await vap(['evals', 'runs', 'get', runId, '--eval', evalId, '--agent', agentId, '--min-score', '1', '--allow-failed-iterations', '3', '--json'], { env });
+    const json = await vap(
+      ['evals', 'runs', 'get', runId, '--eval', evalId, '--agent', agentId, '--min-score', '1', '--allow-failed-iterations', '3', '--json'],
+      { env },
+    );
     expect(json.code).toBe(3);
     expect(json.stdout).not.toContain('::error');
     expect(JSON.parse(json.stdout).gates).toHaveLength(2);
@@ -391,7 +517,10 @@ describe('reports', () => {
       else failing.add(x.scenarioName);
     }
     const below = [...scores].filter(([name, v]) => !failing.has(name) && v.reduce((a, b) => a + b, 0) / v.length < threshold).map(([name]) => name);
-    const green = await vap(['evals', 'runs', 'get', runId, '--eval', evalId, '--agent', agentId, '--min-score', String(threshold), '--allow-failed-iterations', '3'], { env });
+    const green = await vap(
+      ['evals', 'runs', 'get', runId, '--eval', evalId, '--agent', agentId, '--min-score', String(threshold), '--allow-failed-iterations', '3'],
+      { env },
+    );
     expect(green.code).toBe(0);
     expect(green.stdout).not.toMatch(/^::error title=Eval scenario failed%3A [^:]+::mean score/m);
     for (const name of below) expect(green.stdout).toContain(`::warning title=Eval scenario below --min-score%3A ${name}::mean score`);
@@ -429,7 +558,7 @@ describe('vap evals runs get', () => {
 });
 
 describe('vap evals runs diff', () => {
-  it('per scenario and per criterion: A, B and the change, with each run\'s agent version; gates on B', async () => {
+  it("per scenario and per criterion: A, B and the change, with each run's agent version; gates on B", async () => {
     const evalId = await suite({ iterations: 2 });
     const a = JSON.parse((await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '6', '--json'])).stdout).run;
     // A new agent version between the runs.
@@ -473,6 +602,8 @@ describe('vap evals runs diff', () => {
     expect(r.stderr).toContain('--eval');
     const one = await vap(['evals', 'runs', 'diff', 'run_a', '--eval', 'ev_x', '--agent', agentId]);
     expect(one.code).toBe(2);
-    expect(one.stderr.trim()).toBe('error: diff compares two runs; only run_a was given; use `diff <runA> <runB> --eval <evalId>`, or `diff <runB> --baseline previous --eval <evalId>` (see `vap evals runs list <evalId>`)');
+    expect(one.stderr.trim()).toBe(
+      'error: diff compares two runs; only run_a was given; use `diff <runA> <runB> --eval <evalId>`, or `diff <runB> --baseline previous --eval <evalId>` (see `vap evals runs list <evalId>`)',
+    );
   });
 });

@@ -27,7 +27,10 @@ async function startRun(): Promise<string> {
 /** Polls until the run has ended (the test emulator runs at time scale 1000). */
 async function finished(runId: string): Promise<{ id: string; runNumber: number; status: string; overallScore: number | null }> {
   for (let i = 0; i < 600; i++) {
-    const r = await emu.api<{ data: { run: { id: string; runNumber: number; status: string; overallScore: number | null } } }>('GET', `${base()}/runs/${runId}`);
+    const r = await emu.api<{ data: { run: { id: string; runNumber: number; status: string; overallScore: number | null } } }>(
+      'GET',
+      `${base()}/runs/${runId}`,
+    );
     if (r.body.data.run.status === 'completed' || r.body.data.run.status === 'failed') return r.body.data.run;
     await new Promise((res) => setTimeout(res, 50));
   }
@@ -38,12 +41,22 @@ const SPARK = new RegExp(`^SCORE  ([${SPARK_BARS.join('')}]+)  `, 'm');
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const a = await emu.api<{ data: { id: string } }>('POST', '/api/v1/agents', { name: 'Reception', instructions: 'Book and move appointments.', engine: 'realtime', variables: [] });
+  const a = await emu.api<{ data: { id: string } }>('POST', '/api/v1/agents', {
+    name: 'Reception',
+    instructions: 'Book and move appointments.',
+    engine: 'realtime',
+    variables: [],
+  });
   agent = a.body.data.id;
   const s = await emu.api<{ data: { id: string } }>('POST', `/api/v1/agents/${agent}/evals`, { name: 'Booking', iterationsPerScenario: 2 });
   suite = s.body.data.id;
   for (const sc of [
-    { name: 'Reschedule', persona: 'A patient booked for Monday who can only come on Friday afternoon', goal: 'Move the appointment to Friday afternoon', category: 'happy_path' },
+    {
+      name: 'Reschedule',
+      persona: 'A patient booked for Monday who can only come on Friday afternoon',
+      goal: 'Move the appointment to Friday afternoon',
+      category: 'happy_path',
+    },
     { name: 'Wrong number', persona: 'Someone who dialled by mistake', goal: 'Find out who they called and hang up politely', category: 'edge_case' },
   ]) {
     expect((await emu.api('POST', `${base()}/scenarios`, sc)).status).toBe(201);
@@ -65,7 +78,10 @@ describe('vap evals runs list', () => {
     expect(runs.map((r) => r.status)).toEqual(['completed', 'completed', 'completed', 'failed']);
     const r = await vap(['evals', 'runs', 'list', suite, '--agent', agent]);
     expect(r.code).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.map((row) => row[0])).toEqual([...runs].reverse().map((x) => x.id));
     // No score: an empty field piped (a terminal shows `–`).
     expect(rows[0]!.slice(1, 5)).toEqual(['#4', 'failed', '', '0/4']);
@@ -127,12 +143,30 @@ describe('vap evals runs results', () => {
     expect(JSON.parse(r.stdout)).toEqual(api.body.data.results);
     expect(api.body.data.results).toHaveLength(4);
     const other = await vap(['evals', 'runs', 'results', run.id, '--eval', suite, '--agent', agent, '-o', 'ndjson']);
-    expect(other.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual(api.body.data.results);
+    expect(
+      other.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(api.body.data.results);
   });
 
   it('draws each call as a chat wrapped to the terminal width, with the scores and reasons', async () => {
     const run = runs[2]!;
-    const results = (await emu.api<{ data: { results: Array<{ id: string; scenarioName: string; status: string; transcript: Array<{ role: string; text: string }>; criterionScores: Array<{ criterionKey: string; score: number; reason: string }>; error: string | null }> } }>('GET', `${base()}/runs/${run.id}/results`)).body.data.results;
+    const results = (
+      await emu.api<{
+        data: {
+          results: Array<{
+            id: string;
+            scenarioName: string;
+            status: string;
+            transcript: Array<{ role: string; text: string }>;
+            criterionScores: Array<{ criterionKey: string; score: number; reason: string }>;
+            error: string | null;
+          }>;
+        };
+      }>('GET', `${base()}/runs/${run.id}/results`)
+    ).body.data.results;
     const r = await vap(['evals', 'runs', 'results', suite, run.id, '--agent', agent], { tty: true, env: { COLUMNS: '64' } });
     expect(r.code).toBe(0);
     const out = r.stdout;
@@ -164,7 +198,12 @@ describe('vap evals runs results', () => {
 
   it('filters by scenario name or id, and by failed iterations', async () => {
     const run = runs[2]!;
-    const all = (await emu.api<{ data: { results: Array<{ id: string; evalScenarioId: string; scenarioName: string; status: string }> } }>('GET', `${base()}/runs/${run.id}/results`)).body.data.results;
+    const all = (
+      await emu.api<{ data: { results: Array<{ id: string; evalScenarioId: string; scenarioName: string; status: string }> } }>(
+        'GET',
+        `${base()}/runs/${run.id}/results`,
+      )
+    ).body.data.results;
     const byName = await vap(['evals', 'runs', 'results', suite, run.id, '--agent', agent, '--scenario', 'wrong NUMBER', '-q']);
     const expected = all.filter((x) => x.scenarioName === 'Wrong number').map((x) => x.id);
     expect(expected).toHaveLength(2);
@@ -180,7 +219,10 @@ describe('vap evals runs results', () => {
 
   it('piped output is one TSV line per result', async () => {
     const r = await vap(['evals', 'runs', 'results', suite, runs[0]!.id, '--agent', agent]);
-    const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows).toHaveLength(4);
     for (const row of rows) {
       expect(row[0]).toMatch(/^res_/);
@@ -261,12 +303,27 @@ describe('the renderers', () => {
     ]);
     const coloured = renderChat([{ role: 'agent', text: 'hi' }], { width: 40, chalk: new Chalk({ level: 1 }) })[0]!;
     expect(coloured).toContain('\u001b[36m');
-    expect(renderChat([{ role: 'agent', text: 'a-very-long-unbroken-token-indeed' }], { width: 20, minTextWidth: 10, indent: 2 })).toEqual(['  agent  a-very-long', '         -unbroken-t', '         oken-indeed']);
+    expect(renderChat([{ role: 'agent', text: 'a-very-long-unbroken-token-indeed' }], { width: 20, minTextWidth: 10, indent: 2 })).toEqual([
+      '  agent  a-very-long',
+      '         -unbroken-t',
+      '         oken-indeed',
+    ]);
   });
 
   it('a failed iteration shows its error, no score', () => {
     const lines = renderResult(
-      { id: 'res_1', evalScenarioId: 'sc_1', scenarioName: 'Reschedule', iterationNumber: 2, status: 'failed', overallScore: null, durationSeconds: 20, transcript: [], criterionScores: [], error: "the tester's call was not answered: no audio from the agent for 20 s" },
+      {
+        id: 'res_1',
+        evalScenarioId: 'sc_1',
+        scenarioName: 'Reschedule',
+        iterationNumber: 2,
+        status: 'failed',
+        overallScore: null,
+        durationSeconds: 20,
+        transcript: [],
+        criterionScores: [],
+        error: "the tester's call was not answered: no audio from the agent for 20 s",
+      },
       { width: 50, chalk: plain },
     );
     expect(lines[0]).toBe('━━ Reschedule · iteration 2 · failed · 20s  res_1');

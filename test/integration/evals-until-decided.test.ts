@@ -29,7 +29,11 @@ async function agentWithHistory(baselineRuns: number): Promise<{ agentId: string
   const instructions = `Greet callers. Book appointments. Never give medical advice. Case ${Math.random()}.`;
   const agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Reception', engine: 'realtime', instructions })).body.data.id as string;
   const evalId = (await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: 'Booking', iterationsPerScenario: 8 })).body.data.id as string;
-  for (const [name, category] of [['Book a cleaning', 'happy_path'], ['Wants a human', 'escalation'], ['Asks for a diagnosis', 'edge_case']] as const) {
+  for (const [name, category] of [
+    ['Book a cleaning', 'happy_path'],
+    ['Wants a human', 'escalation'],
+    ['Asks for a diagnosis', 'edge_case'],
+  ] as const) {
     await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, { name, persona: 'A caller', goal: `${name} today`, category });
   }
   for (let i = 0; i < baselineRuns; i++) {
@@ -43,7 +47,11 @@ async function agentWithHistory(baselineRuns: number): Promise<{ agentId: string
 describe('the score-shift control', () => {
   it('answers 200 with an id, shifts the runs it selects (clamped to 0..1), and is removed by DELETE', async () => {
     const { agentId, evalId } = await agentWithHistory(0);
-    const up = await emu.control<{ id: string; shift: number; agentId: string; fromVersion: number }>('POST', '/evals/score-shift', { shift: 1, agentId, fromVersion: 2 });
+    const up = await emu.control<{ id: string; shift: number; agentId: string; fromVersion: number }>('POST', '/evals/score-shift', {
+      shift: 1,
+      agentId,
+      fromVersion: 2,
+    });
     expect(up).toMatchObject({ id: expect.stringMatching(/^shift_/), shift: 1, agentId, fromVersion: 2, criterion: null, instructionsContain: null });
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '100%', '--json']);
     const out = JSON.parse(r.stdout);
@@ -72,7 +80,8 @@ describe('the score-shift control', () => {
   });
 
   it('refuses a body without a selector, or a shift outside -1..1, in the one error envelope; an unknown id is 404', async () => {
-    const post = (body: unknown) => fetch(`${emu.url}/_emulator/evals/score-shift`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${emu.url}/_emulator/evals/score-shift`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const none = await post({ shift: -0.1 });
     expect(none.status).toBe(400);
     expect(((await none.json()) as { error: { details: Array<{ field: string }> } }).error.details[0]!.field).toBe('agentId');
@@ -84,7 +93,7 @@ describe('the score-shift control', () => {
 });
 
 describe('budgets', () => {
-  it('prints the calls a run places and the call minutes of the suite\'s recent runs before starting it', async () => {
+  it("prints the calls a run places and the call minutes of the suite's recent runs before starting it", async () => {
     const { agentId, evalId } = await agentWithHistory(1);
     const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '100%', '--max-calls', '30']);
     expect(r.code).toBe(0);
@@ -130,7 +139,9 @@ describe('pooled baselines', () => {
     expect(pooled.comparison.baseline.runNumber).toBe(3);
     expect(await runsPosted()).toBe(0);
     const runs = (await emu.api('GET', `/api/v1/agents/${agentId}/evals/${evalId}/runs`)).body.data.runs as Array<{ id: string; runNumber: number }>;
-    const one = JSON.parse((await vap(['evals', 'runs', 'diff', b, '--eval', evalId, '--agent', agentId, '--baseline', runs.find((r) => r.runNumber === 2)!.id, '--json'])).stdout);
+    const one = JSON.parse(
+      (await vap(['evals', 'runs', 'diff', b, '--eval', evalId, '--agent', agentId, '--baseline', runs.find((r) => r.runNumber === 2)!.id, '--json'])).stdout,
+    );
     expect(one.comparison.pooled.baseline).toMatchObject({ runs: 1, calls: 24, runNumbers: [2] });
   });
 });
@@ -140,26 +151,69 @@ describe('--until-decided', () => {
     const { agentId, evalId } = await agentWithHistory(3);
     const s = await emu.control<{ id: string }>('POST', '/evals/score-shift', { shift: -0.2, agentId, fromVersion: 2 });
     const md = join(dir, 'regressed.md');
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '100%', '--baseline', 'version:1', '--fail-on-regression', '--until-decided', '--max-calls', '96', '--json', '--report', `markdown=${md}`]);
+    const r = await vap([
+      'evals',
+      'run',
+      evalId,
+      '--agent',
+      agentId,
+      '--wait',
+      '--allow-failed-iterations',
+      '100%',
+      '--baseline',
+      'version:1',
+      '--fail-on-regression',
+      '--until-decided',
+      '--max-calls',
+      '96',
+      '--json',
+      '--report',
+      `markdown=${md}`,
+    ]);
     await emu.control('DELETE', `/evals/score-shift/${s.id}`);
     expect(r.code).toBe(3);
     const out = JSON.parse(r.stdout);
-    expect(out.baseline).toMatchObject({ verdict: 'regressed', pooled: { baseline: { runs: 3, calls: 72 } }, method: { alpha: 0.01, family: expect.stringContaining('then Holm over the rows'), sequential: { boundary: "Lan-DeMets Pocock" } } });
+    expect(out.baseline).toMatchObject({
+      verdict: 'regressed',
+      pooled: { baseline: { runs: 3, calls: 72 } },
+      method: { alpha: 0.01, family: expect.stringContaining('then Holm over the rows'), sequential: { boundary: 'Lan-DeMets Pocock' } },
+    });
     expect(out.baseline.overallChange.delta).toBeLessThan(-0.1);
     expect(out.adaptive).toMatchObject({ stop: 'decided', maxCalls: 96 });
     expect(out.adaptive.calls).toBe(24 * out.adaptive.runs.length);
     expect(out.baseline.pooled.current.runs).toBe(out.adaptive.runs.length);
     expect(r.stderr).toMatch(/^Calls: 24 calls \(3 scenarios × 8 iterations\); at most 96 with --until-decided \(4 runs within --max-calls 96\)/m);
-    expect(r.stderr).toMatch(/^Run #4: 24 calls; against run #3 and 2 more \(version 1, 72 calls\): regressed: overall -0\.\d{3} \(98\.4% CI -0\.\d{3} to -0\.\d{3}\)/m);
+    expect(r.stderr).toMatch(
+      /^Run #4: 24 calls; against run #3 and 2 more \(version 1, 72 calls\): regressed: overall -0\.\d{3} \(98\.4% CI -0\.\d{3} to -0\.\d{3}\)/m,
+    );
     const head = readFileSync(md, 'utf8').split('\n')[1]!;
-    expect(head).toMatch(/^### Eval run #\d+ of Booking: ❌ 1 gate failed \(a significant regression\) · ▼ regressed at family-wise error 1%: overall -0\.\d{3} \(98\.4% CI .*\).*, against #3 and 2 more · \d+ calls of at most 96$/);
+    expect(head).toMatch(
+      /^### Eval run #\d+ of Booking: ❌ 1 gate failed \(a significant regression\) · ▼ regressed at family-wise error 1%: overall -0\.\d{3} \(98\.4% CI .*\).*, against #3 and 2 more · \d+ calls of at most 96$/,
+    );
   });
 
   it('pools the completed runs of the same version made before it (no call spent), and names them in --json and the Markdown', async () => {
     const { agentId, evalId } = await agentWithHistory(2);
     expect((await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '100%', '-q'])).code).toBe(0);
     const md = join(dir, 'earlier.md');
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '100%', '--baseline', 'version:1', '--until-decided', '--max-calls', '24', '--json', '--report', `markdown=${md}`]);
+    const r = await vap([
+      'evals',
+      'run',
+      evalId,
+      '--agent',
+      agentId,
+      '--wait',
+      '--allow-failed-iterations',
+      '100%',
+      '--baseline',
+      'version:1',
+      '--until-decided',
+      '--max-calls',
+      '24',
+      '--json',
+      '--report',
+      `markdown=${md}`,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.adaptive).toMatchObject({ calls: 24, maxCalls: 24, earlier: [{ runNumber: 3, calls: 24 }] });
@@ -173,10 +227,33 @@ describe('--until-decided', () => {
   it('identical versions within a budget of two runs: stops when the next run would pass it, undecided, and says what would decide', async () => {
     const { agentId, evalId } = await agentWithHistory(3);
     const md = join(dir, 'undecided.md');
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--allow-failed-iterations', '100%', '--baseline', 'version:1', '--fail-on-regression', '--until-decided', '--max-calls', '48', '--json', '--report', `markdown=${md}`]);
+    const r = await vap([
+      'evals',
+      'run',
+      evalId,
+      '--agent',
+      agentId,
+      '--wait',
+      '--allow-failed-iterations',
+      '100%',
+      '--baseline',
+      'version:1',
+      '--fail-on-regression',
+      '--until-decided',
+      '--max-calls',
+      '48',
+      '--json',
+      '--report',
+      `markdown=${md}`,
+    ]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out.adaptive).toMatchObject({ stop: 'budget', calls: 48, maxCalls: 48, why: 'still undecided after 48 calls: the next run of 24 would pass --max-calls 48' });
+    expect(out.adaptive).toMatchObject({
+      stop: 'budget',
+      calls: 48,
+      maxCalls: 48,
+      why: 'still undecided after 48 calls: the next run of 24 would pass --max-calls 48',
+    });
     expect(out.adaptive.runs).toHaveLength(2);
     expect(out.baseline.verdict).toBe('too few iterations');
     expect(out.baseline.pooled.current).toMatchObject({ runs: 2, calls: 48 });
@@ -184,9 +261,13 @@ describe('--until-decided', () => {
     expect(out.results).toHaveLength(48);
     expect(out.passRates).toMatchObject({ k: 8, rule: 'completed' });
     expect(r.stderr).toMatch(/^Started run #5 \(run_\w+\): 24 more calls, 48 of at most 48$/m);
-    expect(r.stderr).toMatch(/^Run #5: 24 more calls \(48 on version 2\); against run #3 and 2 more \(version 1, 72 calls\): undecided \(overall [-+]?0\.\d{3}, 98\.4% CI /m);
+    expect(r.stderr).toMatch(
+      /^Run #5: 24 more calls \(48 on version 2\); against run #3 and 2 more \(version 1, 72 calls\): undecided \(overall [-+]?0\.\d{3}, 98\.4% CI /m,
+    );
     const text = readFileSync(md, 'utf8');
-    expect(text.split('\n')[1]).toMatch(/· ○ undecided at family-wise error 1%: .*; about \d+ scored iterations per scenario (on each side \(the baseline too\) )?would decide a change of 0\.05 · 48 calls of at most 48$/);
+    expect(text.split('\n')[1]).toMatch(
+      /· ○ undecided at family-wise error 1%: .*; about \d+ scored iterations per scenario (on each side \(the baseline too\) )?would decide a change of 0\.05 · 48 calls of at most 48$/,
+    );
     expect(text).toContain('stopped: still undecided after 48 calls: the next run of 24 would pass --max-calls 48.');
   });
 });

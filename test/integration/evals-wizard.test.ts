@@ -9,7 +9,12 @@ let emu: TestEmulator;
 let agent: string;
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const r = await emu.api<{ data: { id: string } }>('POST', '/api/v1/agents', { name: 'Billing desk', instructions: 'Help callers with their bills.', engine: 'realtime', variables: [] });
+  const r = await emu.api<{ data: { id: string } }>('POST', '/api/v1/agents', {
+    name: 'Billing desk',
+    instructions: 'Help callers with their bills.',
+    engine: 'realtime',
+    variables: [],
+  });
   expect(r.status).toBe(201);
   agent = r.body.data.id;
 });
@@ -20,7 +25,8 @@ beforeEach(async () => {
   await emu.clearRequests();
 });
 
-const vap = (argv: string[], opts: RunOptions = {}) => runCli(['evals', 'import', ...argv], { ...opts, env: { ...cliEnv(emu.url, ORG_A.apiKey), ...opts.env } });
+const vap = (argv: string[], opts: RunOptions = {}) =>
+  runCli(['evals', 'import', ...argv], { ...opts, env: { ...cliEnv(emu.url, ORG_A.apiKey), ...opts.env } });
 
 async function newSuite(name = 'Imported'): Promise<string> {
   const r = await emu.api<{ data: { id: string } }>('POST', `/api/v1/agents/${agent}/evals`, { name, iterationsPerScenario: 1 });
@@ -97,7 +103,10 @@ describe('vap evals import without a terminal', () => {
     await expectUsage([...base, '--from', '2026-11-10', '--to', '2026-11-01'], /--from .* after --to/);
     await expectUsage([...base, '--min-duration', 'long'], /--min-duration long/);
     await expectUsage([...base, '--source-type', 'fax'], /--source-type fax/);
-    await expectUsage(['--agent', agent, '--eval', 'ev_x', '--source', 'x', '--calls', 'a,b', '--create', 'c'], /--create names calls that --calls does not import: c/);
+    await expectUsage(
+      ['--agent', agent, '--eval', 'ev_x', '--source', 'x', '--calls', 'a,b', '--create', 'c'],
+      /--create names calls that --calls does not import: c/,
+    );
     await expectUsage(['--agent', agent, '--eval', 'ev_x', '--import', 'imp_1', '--resume', '--create', 'all'], /--import and --resume/);
   });
 });
@@ -109,11 +118,36 @@ describe('vap evals import from a script', () => {
     const expected = await candidates(evalId, `sourceType=campaign&sourceId=${src.id}&minDuration=60`);
     expect(expected.total).toBeGreaterThan(0);
     await emu.clearRequests();
-    const r = await vap(['--agent', agent, '--eval', evalId, '--source-type', 'inbound', '--source', src.id, '--min-duration', '1m', '--all-candidates', '--batch-size', '4', '--create', 'all', '--json']);
+    const r = await vap([
+      '--agent',
+      agent,
+      '--eval',
+      evalId,
+      '--source-type',
+      'inbound',
+      '--source',
+      src.id,
+      '--min-duration',
+      '1m',
+      '--all-candidates',
+      '--batch-size',
+      '4',
+      '--create',
+      'all',
+      '--json',
+    ]);
     expect(r.stderr).not.toMatch(/error/i);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out).toMatchObject({ agentId: agent, evalId, importId: expect.stringMatching(/^imp_/), importedCalls: expected.total, triagedCalls: expected.total, created: expected.total, skipped: 0 });
+    expect(out).toMatchObject({
+      agentId: agent,
+      evalId,
+      importId: expect.stringMatching(/^imp_/),
+      importedCalls: expected.total,
+      triagedCalls: expected.total,
+      created: expected.total,
+      skipped: 0,
+    });
     expect(out.scenarioIds).toHaveLength(expected.total);
     const made = await scenarios(evalId);
     expect(made.map((s) => s.sourceCallId).sort()).toEqual(expected.calls.map((c) => c.id).sort());
@@ -148,7 +182,22 @@ describe('vap evals import from a script', () => {
   it('--create none creates nothing and says how to come back', async () => {
     const evalId = await newSuite();
     const src = (await sources(evalId)).outboundCampaigns[0]!;
-    const r = await vap(['--agent', agent, '--eval', evalId, '--source-type', 'outbound', '--source', src.id, '--all-candidates', '--direction', 'outbound', '--create', 'none', '-q']);
+    const r = await vap([
+      '--agent',
+      agent,
+      '--eval',
+      evalId,
+      '--source-type',
+      'outbound',
+      '--source',
+      src.id,
+      '--all-candidates',
+      '--direction',
+      'outbound',
+      '--create',
+      'none',
+      '-q',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toBe('');
     expect(await scenarios(evalId)).toEqual([]);
@@ -190,7 +239,26 @@ describe('vap evals import from a script', () => {
     const evalId = await newSuite();
     const src = (await sources(evalId)).outboundCampaigns[1]!;
     const ids = (await candidates(evalId, `sourceType=campaign&sourceId=${src.id}`)).calls.slice(0, 4).map((c) => c.id);
-    const r = await vap(['--agent', agent, '--eval', evalId, '--source-type', 'campaign', '--source', src.id, '--calls', ids.join(','), '--batch-size', '2', '--create', 'all', '--json'], { tty: true });
+    const r = await vap(
+      [
+        '--agent',
+        agent,
+        '--eval',
+        evalId,
+        '--source-type',
+        'campaign',
+        '--source',
+        src.id,
+        '--calls',
+        ids.join(','),
+        '--batch-size',
+        '2',
+        '--create',
+        'all',
+        '--json',
+      ],
+      { tty: true },
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/\r\x1b\[2KTriage .*4\/4 calls/);
     expect(JSON.parse(r.stdout)).toMatchObject({ importedCalls: 4, created: 4, skipped: 0 });

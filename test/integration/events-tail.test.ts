@@ -41,7 +41,11 @@ async function until(what: string, pred: () => boolean | Promise<boolean>, timeo
 /** Tails still running when a test ends (a failed one) are stopped, so that the next test starts clean. */
 const running = new Set<AbortController>();
 
-const jsonLines = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: string; type: string; callId: string | null; data: Record<string, unknown> });
+const jsonLines = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id: string; type: string; callId: string | null; data: Record<string, unknown> });
 
 let emu: TestEmulator;
 let env: Record<string, string>;
@@ -81,17 +85,23 @@ describe('vap events tail', () => {
     await emu.control('POST', '/streams/drop', { everyMs: 25 });
     let published = 0;
     // Publish in small bursts while the streams keep being dropped, until 100 reconnections were reported.
-    await until('100 reconnections', async () => {
-      await publish('call.status.updated', { callId: 'call_drops', data: { status: 'ringing', previousStatus: 'initiated' }, count: 5 });
-      published += 5;
-      await new Promise((r) => setTimeout(r, 15));
-      return (tail.stderr().match(/^reconnected after /gm) ?? []).length >= 100;
-    }, 120_000);
+    await until(
+      '100 reconnections',
+      async () => {
+        await publish('call.status.updated', { callId: 'call_drops', data: { status: 'ringing', previousStatus: 'initiated' }, count: 5 });
+        published += 5;
+        await new Promise((r) => setTimeout(r, 15));
+        return (tail.stderr().match(/^reconnected after /gm) ?? []).length >= 100;
+      },
+      120_000,
+    );
     await emu.control('DELETE', '/streams/drop');
     await publish('eval.run.completed', { data: { runId: 'run_last' } });
     published += 1;
     await until('every event printed', () => jsonLines(tail.stdout()).length >= published, 30_000).catch((err: Error) => {
-      throw new Error(`${err.message}: ${jsonLines(tail.stdout()).length} of ${published} printed; stderr ends with:\n${tail.stderr().split('\n').slice(-8).join('\n')}`);
+      throw new Error(
+        `${err.message}: ${jsonLines(tail.stdout()).length} of ${published} printed; stderr ends with:\n${tail.stderr().split('\n').slice(-8).join('\n')}`,
+      );
     });
     tail.interrupt();
     const res = await tail.done;
@@ -195,7 +205,7 @@ describe('vap events tail', () => {
 });
 
 describe('vap events types and the terminal view', () => {
-  it('events types lists the live catalog with each type\'s delivery', async () => {
+  it("events types lists the live catalog with each type's delivery", async () => {
     const res = await runCli(['events', 'types', '--json'], { env });
     expect(res.code).toBe(0);
     const types = JSON.parse(res.stdout) as Array<{ type: string; delivery: string[] }>;
@@ -206,8 +216,14 @@ describe('vap events types and the terminal view', () => {
   it('on a terminal, one line per event: time, type, call and a summary', async () => {
     const tail = startCli(['events', 'tail', '--exit-on', 'intelligence.speaker.identified'], env, true);
     await streamsOpen();
-    await publish('call.started', { callId: 'call_tty', data: { status: 'in_progress', direction: 'inbound', phoneNumber: '+15550199', calleeName: 'Bo', agentId: 'ag_7', agentVersion: 2 } });
-    await publish('intelligence.speaker.identified', { callId: 'call_tty', data: { status: 'identified', name: 'Bo Lind', timesSpokenBefore: 3, source: 'voice_match' } });
+    await publish('call.started', {
+      callId: 'call_tty',
+      data: { status: 'in_progress', direction: 'inbound', phoneNumber: '+15550199', calleeName: 'Bo', agentId: 'ag_7', agentVersion: 2 },
+    });
+    await publish('intelligence.speaker.identified', {
+      callId: 'call_tty',
+      data: { status: 'identified', name: 'Bo Lind', timesSpokenBefore: 3, source: 'voice_match' },
+    });
     const res = await tail.done;
     expect(res.code).toBe(0);
     // 80 columns (no terminal size in-process): a long summary wraps under itself, the columns aligned.

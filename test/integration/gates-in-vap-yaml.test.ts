@@ -52,13 +52,19 @@ describe('gates in vap.yaml', () => {
   it('push --eval --all runs the gating suites of agents the push did not change, and records what passed', async () => {
     const a = await pulledAgent();
     // Nothing to apply: the file is what the platform holds again.
-    writeFileSync(join(t.dir, 'agents', a.slug, 'agent.md'), readFileSync(join(t.dir, 'agents', a.slug, 'agent.md'), 'utf8').replace('"Hello, you have reached Acme Dental"', '"Hello, Acme Dental"'));
+    writeFileSync(
+      join(t.dir, 'agents', a.slug, 'agent.md'),
+      readFileSync(join(t.dir, 'agents', a.slug, 'agent.md'), 'utf8').replace('"Hello, you have reached Acme Dental"', '"Hello, Acme Dental"'),
+    );
     const plain = await staging(['push', '--yes', '--eval', '--allow-failed-iterations', '10']);
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.stderr).toContain('no gating suite (gate: true) belongs to an agent this push changed');
     const all = await staging(['push', '--yes', '--eval', '--all', '--allow-failed-iterations', '10']);
     expect(all.code, all.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(t.dir, '.vap', 'state.staging.json'), 'utf8')).passed[a.slug]).toMatchObject({ via: 'push', runs: [expect.stringMatching(/^run_/)] });
+    expect(JSON.parse(readFileSync(join(t.dir, '.vap', 'state.staging.json'), 'utf8')).passed[a.slug]).toMatchObject({
+      via: 'push',
+      runs: [expect.stringMatching(/^run_/)],
+    });
     const noEval = await staging(['push', '--yes', '--all']);
     expect(noEval.code).toBe(2);
     expect(noEval.stderr).toContain('--all needs --eval');

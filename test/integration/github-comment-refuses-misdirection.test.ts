@@ -38,7 +38,13 @@ beforeEach(() => {
   writeFileSync(event, JSON.stringify({ number: pr, pull_request: { number: pr }, repository: { full_name: REPO } }));
 });
 
-const env = (extra: Record<string, string> = {}) => ({ GITHUB_API_URL: gh.apiUrl, GITHUB_TOKEN: 'user-token', GITHUB_REPOSITORY: REPO, GITHUB_EVENT_PATH: event, ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  GITHUB_API_URL: gh.apiUrl,
+  GITHUB_TOKEN: 'user-token',
+  GITHUB_REPOSITORY: REPO,
+  GITHUB_EVENT_PATH: event,
+  ...extra,
+});
 const vap = (argv: string[], e: Record<string, string>) => runCli(['github', 'comment', file, ...argv], { env: e });
 /** The stub's origin: a redirect's target outside its API prefix. */
 const origin = () => new URL(gh.apiUrl).origin;
@@ -49,9 +55,21 @@ describe('vap github comment refuses what would send its token elsewhere', () =>
     const cases: Array<[Record<string, string>, string[], string]> = [
       [env(), ['--repo', 'o/..'], 'error: --repo "o/..": the repository name ".." is not a name (a path would resolve it away); pass --repo octo-org/agents\n'],
       [env(), ['--repo', '../r'], 'error: --repo "../r": the owner ".." is not a name (a path would resolve it away); pass --repo octo-org/agents\n'],
-      [env({ GITHUB_REPOSITORY: 'octo/.' }), [], 'error: GITHUB_REPOSITORY "octo/.": the repository name "." is not a name (a path would resolve it away); pass --repo octo-org/agents\n'],
-      [env({ GITHUB_REPOSITORY: 'octo/a%2Fb' }), [], 'error: GITHUB_REPOSITORY "octo/a%2Fb": the repository name "a%2Fb" is not a GitHub name (1 to 100 letters, digits, ., _ and -); pass --repo octo-org/agents\n'],
-      [env({ GITHUB_REPOSITORY: 'octo/agents/issues' }), [], 'error: GITHUB_REPOSITORY "octo/agents/issues" is not a repository as owner/name; pass --repo octo-org/agents\n'],
+      [
+        env({ GITHUB_REPOSITORY: 'octo/.' }),
+        [],
+        'error: GITHUB_REPOSITORY "octo/.": the repository name "." is not a name (a path would resolve it away); pass --repo octo-org/agents\n',
+      ],
+      [
+        env({ GITHUB_REPOSITORY: 'octo/a%2Fb' }),
+        [],
+        'error: GITHUB_REPOSITORY "octo/a%2Fb": the repository name "a%2Fb" is not a GitHub name (1 to 100 letters, digits, ., _ and -); pass --repo octo-org/agents\n',
+      ],
+      [
+        env({ GITHUB_REPOSITORY: 'octo/agents/issues' }),
+        [],
+        'error: GITHUB_REPOSITORY "octo/agents/issues" is not a repository as owner/name; pass --repo octo-org/agents\n',
+      ],
     ];
     for (const [e, argv, stderr] of cases) {
       const r = await vap(argv, e);
@@ -59,11 +77,17 @@ describe('vap github comment refuses what would send its token elsewhere', () =>
     }
     writeFileSync(event, JSON.stringify({ pull_request: { number: pr }, repository: { full_name: '../agents' } }));
     const fromEvent = await vap([], env({ GITHUB_REPOSITORY: '' }));
-    expect([fromEvent.code, fromEvent.stderr]).toEqual([2, 'error: the event "../agents": the owner ".." is not a name (a path would resolve it away); pass --repo octo-org/agents\n']);
+    expect([fromEvent.code, fromEvent.stderr]).toEqual([
+      2,
+      'error: the event "../agents": the owner ".." is not a name (a path would resolve it away); pass --repo octo-org/agents\n',
+    ]);
     expect(gh.requests.slice(asked)).toEqual([]);
     // Names GitHub has (an Enterprise Managed User's underscore, dots) are asked for: the stub knows only octo/agents.
     const r = await vap(['--repo', 'octo_acme/agents.v2'], env());
-    expect([r.code, r.stderr]).toEqual([1, `error: could not list the comments of pull request #${pr} of octo_acme/agents.v2: not found (GitHub answered 404: Not Found); check the repository octo_acme/agents.v2 (--repo, GITHUB_REPOSITORY) and the pull request #${pr} (--pr), and that the token can see them\n`]);
+    expect([r.code, r.stderr]).toEqual([
+      1,
+      `error: could not list the comments of pull request #${pr} of octo_acme/agents.v2: not found (GitHub answered 404: Not Found); check the repository octo_acme/agents.v2 (--repo, GITHUB_REPOSITORY) and the pull request #${pr} (--pr), and that the token can see them\n`,
+    ]);
     expect(gh.requests.at(-1)!.path).toBe(`/api/v3/repos/octo_acme/agents.v2/issues/${pr}/comments?per_page=100`);
   });
 
@@ -93,7 +117,9 @@ describe('vap github comment refuses what would send its token elsewhere', () =>
       const r = await vap(['--json'], env());
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toContain(`error: could not edit comment ${own.id} on pull request #${pr} of ${REPO}: GitHub redirected to ${origin()}/elsewhere${path} (GitHub answered ${status}: `);
+      expect(r.stderr).toContain(
+        `error: could not edit comment ${own.id} on pull request #${pr} of ${REPO}: GitHub redirected to ${origin()}/elsewhere${path} (GitHub answered ${status}: `,
+      );
       expect(gh.requests.filter((q) => q.path.startsWith('/elsewhere'))).toEqual([]);
       expect(own.body).toBe(`${MARKER}\nold report`);
       expect(gh.list(REPO, pr)).toHaveLength(1);
@@ -104,13 +130,16 @@ describe('vap github comment refuses what would send its token elsewhere', () =>
     gh.redirect({ method: 'GET', path: '/user', status: 301, location: `${origin()}/elsewhere/user` });
     const r = await vap([], env());
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: could not read the token's user \(GET \/user\): GitHub redirected to http:\/\/127\.0\.0\.1:\d+\/elsewhere\/user \(GitHub answered 301: Moved Permanently\)/);
+    expect(r.stderr).toMatch(
+      /^error: could not read the token's user \(GET \/user\): GitHub redirected to http:\/\/127\.0\.0\.1:\d+\/elsewhere\/user \(GitHub answered 301: Moved Permanently\)/,
+    );
     expect(gh.list(REPO, pr)).toEqual([]);
   });
 });
 
 describe('the event file (GITHUB_EVENT_PATH) is read only when it is a regular file of at most 25 MiB', () => {
-  const refused = (path: string, why: string) => `error: the event at GITHUB_EVENT_PATH (${path}) ${why}; run this in a GitHub Actions step, or pass --pr <number> and --repo <owner/name>\n`;
+  const refused = (path: string, why: string) =>
+    `error: the event at GITHUB_EVENT_PATH (${path}) ${why}; run this in a GitHub Actions step, or pass --pr <number> and --repo <owner/name>\n`;
 
   it('one byte over the limit is refused, nothing sent; at the limit it is read', async () => {
     const big = join(dir, 'big-event.json');

@@ -33,7 +33,10 @@ beforeEach(() => {
   // Each test has a pull request of its own, named by the workflow's event file.
   pr++;
   event = join(dir, `event-${pr}.json`);
-  writeFileSync(event, JSON.stringify({ action: 'synchronize', number: pr, pull_request: { number: pr, title: 'Friendlier greeting' }, repository: { full_name: REPO } }));
+  writeFileSync(
+    event,
+    JSON.stringify({ action: 'synchronize', number: pr, pull_request: { number: pr, title: 'Friendlier greeting' }, repository: { full_name: REPO } }),
+  );
 });
 
 function report(name: string, text: string): string {
@@ -42,7 +45,13 @@ function report(name: string, text: string): string {
   return file;
 }
 
-const actionsEnv = (extra: Record<string, string> = {}) => ({ GITHUB_API_URL: gh.apiUrl, GITHUB_REPOSITORY: REPO, GITHUB_EVENT_PATH: event, GITHUB_EVENT_NAME: 'pull_request', ...extra });
+const actionsEnv = (extra: Record<string, string> = {}) => ({
+  GITHUB_API_URL: gh.apiUrl,
+  GITHUB_REPOSITORY: REPO,
+  GITHUB_EVENT_PATH: event,
+  GITHUB_EVENT_NAME: 'pull_request',
+  ...extra,
+});
 const vap = (argv: string[], env: Record<string, string>) => runCli(['github', 'comment', ...argv], { env });
 
 describe('vap github comment', () => {
@@ -55,7 +64,10 @@ describe('vap github comment', () => {
     expect(created).toMatchObject({ body: `${MARKER}\n### Eval run #1 of Booking: ✅ 2 gates passed\n`, user: { login: 'vap-ci' } });
     expect(first.stdout).toBe(`${created!.html_url}\n`);
 
-    writeFileSync(file, `${MARKER}\n### Eval run #2 of Booking: ❌ 1 gate failed (2 failed iterations, none allowed) · ▼ regressed on 1 of 6 scenarios against #1\n`);
+    writeFileSync(
+      file,
+      `${MARKER}\n### Eval run #2 of Booking: ❌ 1 gate failed (2 failed iterations, none allowed) · ▼ regressed on 1 of 6 scenarios against #1\n`,
+    );
     const second = await vap([file, '--json'], actionsEnv({ GITHUB_TOKEN: 'user-token' }));
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toEqual({ action: 'updated', id: created!.id, url: created!.html_url });
@@ -108,11 +120,14 @@ describe('vap github comment', () => {
     const alone = gh.add(REPO, pr, 'mallory', `${MARKER}\npasted`);
     const again = await vap([file, '--json'], actionsEnv({ GITHUB_TOKEN: 'user-token' }));
     expect(JSON.parse(again.stdout)).toMatchObject({ action: 'created' });
-    expect(gh.list(REPO, pr).map((c) => [c.user.login, c.body])).toEqual([['mallory', `${MARKER}\npasted`], ['vap-ci', `${MARKER}\nnew report\n`]]);
+    expect(gh.list(REPO, pr).map((c) => [c.user.login, c.body])).toEqual([
+      ['mallory', `${MARKER}\npasted`],
+      ['vap-ci', `${MARKER}\nnew report\n`],
+    ]);
     expect(alone.body).toBe(`${MARKER}\npasted`);
   });
 
-  it('the Actions token (403 on GET /user) edits the comment of github-actions[bot], and no user\'s', async () => {
+  it("the Actions token (403 on GET /user) edits the comment of github-actions[bot], and no user's", async () => {
     const users = gh.add(REPO, pr, 'vap-ci', `${MARKER}\nwritten with a personal token`);
     const bots = gh.add(REPO, pr, 'github-actions[bot]', `${MARKER}\r\nwritten by the workflow`);
     const file = report('evals-4.md', `${MARKER}\nupdated by the workflow\n`);
@@ -158,18 +173,28 @@ describe('vap github comment', () => {
     expect(wrong.stderr).toBe("error: could not read the token's user (GET /user): not found (GitHub answered 404: Not Found); check GITHUB_API_URL\n");
     const closed = await vap([file], actionsEnv({ GITHUB_TOKEN: 'user-token', GITHUB_API_URL: 'http://127.0.0.1:9' }));
     expect(closed.code).toBe(1);
-    expect(closed.stderr).toMatch(/^error: could not read the token's user \(GET \/user\): could not reach GitHub at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\); check GITHUB_API_URL and the network, then run the step again\n$/);
+    expect(closed.stderr).toMatch(
+      /^error: could not read the token's user \(GET \/user\): could not reach GitHub at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\); check GITHUB_API_URL and the network, then run the step again\n$/,
+    );
   });
 
   it('--pr and --repo instead of the event; --marker for a file without one', async () => {
     const plain = report('plan.md', '```diff\n~ agent front-desk: instructions\n```\n');
     const refused = await vap([plain], actionsEnv({ GITHUB_TOKEN: 'user-token' }));
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toBe(`error: ${plain} has no marker on its first line (an HTML comment, as vap's Markdown report starts with <!-- vap-evals suite=… -->); write it with --report markdown=<file>, or pass --marker <name>\n`);
-    const r = await vap([plain, '--marker', 'vap-plan', '--pr', String(pr), '--repo', REPO, '--json'], { GITHUB_API_URL: gh.apiUrl, GITHUB_TOKEN: 'user-token' });
+    expect(refused.stderr).toBe(
+      `error: ${plain} has no marker on its first line (an HTML comment, as vap's Markdown report starts with <!-- vap-evals suite=… -->); write it with --report markdown=<file>, or pass --marker <name>\n`,
+    );
+    const r = await vap([plain, '--marker', 'vap-plan', '--pr', String(pr), '--repo', REPO, '--json'], {
+      GITHUB_API_URL: gh.apiUrl,
+      GITHUB_TOKEN: 'user-token',
+    });
     expect(r.code).toBe(0);
     expect(gh.list(REPO, pr)[0]!.body).toBe('<!-- vap-plan -->\n```diff\n~ agent front-desk: instructions\n```\n');
-    const again = await vap([plain, '--marker', 'vap-plan', '--pr', String(pr), '--repo', REPO, '--json'], { GITHUB_API_URL: gh.apiUrl, GITHUB_TOKEN: 'user-token' });
+    const again = await vap([plain, '--marker', 'vap-plan', '--pr', String(pr), '--repo', REPO, '--json'], {
+      GITHUB_API_URL: gh.apiUrl,
+      GITHUB_TOKEN: 'user-token',
+    });
     expect(JSON.parse(again.stdout)).toMatchObject({ action: 'updated' });
     expect(gh.list(REPO, pr)).toHaveLength(1);
     const bad = await vap([plain, '--marker', 'a -- b'], actionsEnv({ GITHUB_TOKEN: 'user-token' }));
@@ -192,16 +217,28 @@ describe('vap github comment', () => {
   it('errors are one line with the fix: no token, no pull request, a refused token, no permission to write, an unknown repository', async () => {
     const file = report('evals-7.md', `${MARKER}\nx\n`);
     const noToken = await vap([file], actionsEnv());
-    expect([noToken.code, noToken.stderr]).toEqual([4, 'error: no GitHub token: GITHUB_TOKEN is not set; pass the job\'s token to the step: env: { GITHUB_TOKEN: ${{ github.token }} } (with permissions: pull-requests: write)\n']);
+    expect([noToken.code, noToken.stderr]).toEqual([
+      4,
+      "error: no GitHub token: GITHUB_TOKEN is not set; pass the job's token to the step: env: { GITHUB_TOKEN: ${{ github.token }} } (with permissions: pull-requests: write)\n",
+    ]);
 
     writeFileSync(event, JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: REPO } }));
     const push = await vap([file], actionsEnv({ GITHUB_TOKEN: 'user-token', GITHUB_EVENT_NAME: 'push' }));
-    expect([push.code, push.stderr]).toEqual([2, "error: no pull request in this workflow's event (push); run this step on pull_request events (if: github.event_name == 'pull_request'), or pass --pr <number>\n"]);
+    expect([push.code, push.stderr]).toEqual([
+      2,
+      "error: no pull request in this workflow's event (push); run this step on pull_request events (if: github.event_name == 'pull_request'), or pass --pr <number>\n",
+    ]);
     const outside = await vap([file], { GITHUB_TOKEN: 'user-token' });
-    expect([outside.code, outside.stderr]).toEqual([2, 'error: no pull request to comment on: GITHUB_EVENT_PATH is not set; run it in a GitHub Actions job of a pull_request event, or pass --pr <number> and --repo <owner/name>\n']);
+    expect([outside.code, outside.stderr]).toEqual([
+      2,
+      'error: no pull request to comment on: GITHUB_EVENT_PATH is not set; run it in a GitHub Actions job of a pull_request event, or pass --pr <number> and --repo <owner/name>\n',
+    ]);
 
     const refused = await vap([file, '--pr', '900'], actionsEnv({ GITHUB_TOKEN: 'expired-token' }));
-    expect([refused.code, refused.stderr]).toEqual([4, 'error: GitHub refused the token (GitHub answered 401: Bad credentials); check GITHUB_TOKEN: pass ${{ github.token }} or a token that has not expired\n']);
+    expect([refused.code, refused.stderr]).toEqual([
+      4,
+      'error: GitHub refused the token (GitHub answered 401: Bad credentials); check GITHUB_TOKEN: pass ${{ github.token }} or a token that has not expired\n',
+    ]);
 
     const readOnly = await vap([file, '--pr', '900'], actionsEnv({ GITHUB_TOKEN: 'read-only-token' }));
     expect([readOnly.code, readOnly.stderr]).toEqual([

@@ -15,7 +15,18 @@ afterAll(async () => {
   await emu?.close();
 });
 
-const GLOBAL_FLAGS = ['--profile <name>', '--base-url <url>', '-o, --output <format>', '--json', '--query <expr>', '-q, --quiet', '--no-color', '--no-input', '-y, --yes', '--verbose'];
+const GLOBAL_FLAGS = [
+  '--profile <name>',
+  '--base-url <url>',
+  '-o, --output <format>',
+  '--json',
+  '--query <expr>',
+  '-q, --quiet',
+  '--no-color',
+  '--no-input',
+  '-y, --yes',
+  '--verbose',
+];
 
 /** The lines of one help section, from its heading to the next blank line followed by a heading. */
 function section(help: string, heading: string): string {
@@ -27,13 +38,7 @@ function section(help: string, heading: string): string {
 }
 
 describe('a verb’s --help lists the global flags it inherits under their own heading', () => {
-  it.each([
-    ['agents', 'list'],
-    ['evals', 'runs', 'results'],
-    ['contacts', 'import'],
-    ['api'],
-    ['events', 'tail'],
-  ])('vap %s … --help', async (...path) => {
+  it.each([['agents', 'list'], ['evals', 'runs', 'results'], ['contacts', 'import'], ['api'], ['events', 'tail']])('vap %s … --help', async (...path) => {
     const r = await runCli([...path, '--help']);
     expect(r.code).toBe(0);
     const own = section(r.stdout, 'Options:');
@@ -67,7 +72,11 @@ describe('vap help <command>', () => {
   it('a typo in a verb, after the group or after the group’s own help', async () => {
     // A command and its alias are one command: named once.
     const expected = "error: unknown command 'lst'\n(Did you mean list?)\n(run `vap agents --help` for usage)\n";
-    for (const argv of [['help', 'agents', 'lst'], ['agents', 'help', 'lst'], ['--profile', 'x', 'help', 'agents', 'lst']]) {
+    for (const argv of [
+      ['help', 'agents', 'lst'],
+      ['agents', 'help', 'lst'],
+      ['--profile', 'x', 'help', 'agents', 'lst'],
+    ]) {
       const r = await runCli(argv);
       expect(r.code, argv.join(' ')).toBe(2);
       expect(r.stderr, argv.join(' ')).toBe(expected);

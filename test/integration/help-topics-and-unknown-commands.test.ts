@@ -32,7 +32,10 @@ describe('vap help and the topics', () => {
   });
 
   it('a topic named like a command group: vap help emulator is the topic, vap emulator --help the command, each pointing to the other', async () => {
-    for (const [name, title] of [['emulator', 'The emulator'], ['mcp', 'Serving AI assistants: vap mcp']]) {
+    for (const [name, title] of [
+      ['emulator', 'The emulator'],
+      ['mcp', 'Serving AI assistants: vap mcp'],
+    ]) {
       const topic = await runCli(['help', name]);
       expect(topic.code).toBe(0);
       expect(topic.stdout.split('\n')[0]).toBe(title);
@@ -60,7 +63,8 @@ describe('vap help and the topics', () => {
     expect(profiles).toContain('VAP_BASE_URL_<PROFILE>');
     expect(profiles).toMatch(/first vap auth login on a\s+machine makes its profile the default/);
     const ci = await text('ci');
-    for (const word of ['--baseline', 'live', '--report', 'junit', 'GitHub Action', 'vap preview', 'vap push --eval', 'vap promote']) expect(ci, word).toContain(word);
+    for (const word of ['--baseline', 'live', '--report', 'junit', 'GitHub Action', 'vap preview', 'vap push --eval', 'vap promote'])
+      expect(ci, word).toContain(word);
     const asCode = await text('as-code');
     for (const word of ['What vap promises about your files', 'vap pull', 'vap diff', 'vap push', 'vap mv', 'Exit codes']) expect(asCode, word).toContain(word);
     expect(await text('exit-codes')).toMatch(/124 +a --wait/);
@@ -76,8 +80,14 @@ describe('an unknown command, with or without --help', () => {
     [['--help', 'agnts'], ['agnts']],
     [['nosuch', '--help'], ['nosuch']],
     [['--profile', 'x', 'nosuch', '--help'], ['nosuch']],
-    [['agents', 'lst', '--help'], ['agents', 'lst']],
-    [['evals', 'runs', 'lsit', '-h'], ['evals', 'runs', 'lsit']],
+    [
+      ['agents', 'lst', '--help'],
+      ['agents', 'lst'],
+    ],
+    [
+      ['evals', 'runs', 'lsit', '-h'],
+      ['evals', 'runs', 'lsit'],
+    ],
   ])('vap %j says what vap %j says, exit 2', async (withHelp, plain) => {
     const r = await runCli(withHelp);
     const want = await runCli(plain);

@@ -70,7 +70,9 @@ describe('ApiClient against the emulator', () => {
   it('never retries a POST that got a 5xx (it could create a duplicate)', async () => {
     await emu.fault({ method: 'POST', path: '/api/v1/agents', status: 500, count: 3 });
     const api = client();
-    await expect(api.request({ method: 'POST', path: '/api/v1/agents', auth: 'bearer', body: { name: 'X', instructions: 'Hi', engine: 'realtime' } })).rejects.toBeInstanceOf(InternalServerError);
+    await expect(
+      api.request({ method: 'POST', path: '/api/v1/agents', auth: 'bearer', body: { name: 'X', instructions: 'Hi', engine: 'realtime' } }),
+    ).rejects.toBeInstanceOf(InternalServerError);
     expect((await emu.requests()).filter((r) => r.method === 'POST')).toHaveLength(1);
     await api.close();
   });

@@ -110,14 +110,20 @@ describe('a response cut off in the middle of its body', () => {
     expect(proxy.cutDone).toBe(4);
     const r = await runCli(['agents', 'list'], { env: { VAP_BASE_URL: viaProxy(), VAP_API_KEY: ORG_A.apiKey } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: the connection to http:\/\/127\.0\.0\.1:\d+ closed before the answer was complete; it was retried and failed each time; run the command again\n$/);
+    expect(r.stderr).toMatch(
+      /^error: the connection to http:\/\/127\.0\.0\.1:\d+ closed before the answer was complete; it was retried and failed each time; run the command again\n$/,
+    );
   }, 30_000);
 
   it('a POST is not retried: "the connection closed before the answer was complete"', async () => {
     proxy.cuts = 1;
-    const r = await runCli(['agents', 'create', '--name', 'Cut', '--engine', 'realtime', '--instructions', 'Hi.'], { env: { VAP_BASE_URL: viaProxy(), VAP_API_KEY: ORG_A.apiKey } });
+    const r = await runCli(['agents', 'create', '--name', 'Cut', '--engine', 'realtime', '--instructions', 'Hi.'], {
+      env: { VAP_BASE_URL: viaProxy(), VAP_API_KEY: ORG_A.apiKey },
+    });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: the connection to http:\/\/127\.0\.0\.1:\d+ closed before the answer was complete; the POST may have been carried out: check before running it again\n$/);
+    expect(r.stderr).toMatch(
+      /^error: the connection to http:\/\/127\.0\.0\.1:\d+ closed before the answer was complete; the POST may have been carried out: check before running it again\n$/,
+    );
     expect(r.stderr).not.toContain('unexpected');
     expect((await emu.requests()).map((q) => `${q.method} ${q.path}`)).toEqual(['POST /api/v1/agents']);
   });

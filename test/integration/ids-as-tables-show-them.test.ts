@@ -38,12 +38,31 @@ const sent = async () => (await emu.requests()).map((r) => `${r.method} ${r.path
 
 beforeAll(async () => {
   emu = await startTestEmulator();
-  const a = await emu.api('POST', '/api/v1/agents', { name: 'Ava', engine: 'pipeline', instructions: 'You call patients to remind them of their appointments.' });
-  const l = await emu.api('POST', '/api/v1/contact-lists', { name: 'Patients', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } });
-  const job = await emu.api('POST', `/api/v1/contact-lists/${l.body.data.id}/contacts`, { contacts: Array.from({ length: 4 }, (_, i) => ({ name: `Patient ${i}`, phone: `+1415555010${i}` })) });
+  const a = await emu.api('POST', '/api/v1/agents', {
+    name: 'Ava',
+    engine: 'pipeline',
+    instructions: 'You call patients to remind them of their appointments.',
+  });
+  const l = await emu.api('POST', '/api/v1/contact-lists', {
+    name: 'Patients',
+    schema: {
+      fields: [
+        { name: 'name', type: 'string', required: true },
+        { name: 'phone', type: 'phone', required: true },
+      ],
+    },
+  });
+  const job = await emu.api('POST', `/api/v1/contact-lists/${l.body.data.id}/contacts`, {
+    contacts: Array.from({ length: 4 }, (_, i) => ({ name: `Patient ${i}`, phone: `+1415555010${i}` })),
+  });
   await until('the import', async () => (await emu.api('GET', `/api/v1/import-jobs/${job.body.jobId}`)).body.status === 'completed');
   const contactIds = (await emu.api('GET', `/api/v1/contact-lists/${l.body.data.id}/contacts`)).body.data.map((c: { id: string }) => c.id);
-  const c = await emu.api('POST', '/api/v1/campaigns', { name: 'November renewals', direction: 'outbound', contactListId: l.body.data.id, agentId: a.body.data.id });
+  const c = await emu.api('POST', '/api/v1/campaigns', {
+    name: 'November renewals',
+    direction: 'outbound',
+    contactListId: l.body.data.id,
+    agentId: a.body.data.id,
+  });
   campaignId = c.body.data.id;
   await emu.api('POST', `/api/v1/campaigns/${campaignId}/contacts`, { contactIds });
   await emu.api('POST', `/api/v1/campaigns/${campaignId}/calls`, { queueAllPending: true });
@@ -51,7 +70,8 @@ beforeAll(async () => {
   calls = await until('every call ended and analysed', async () => {
     const r = await emu.api('GET', `/api/v1/campaigns/${campaignId}/calls?pageSize=100`);
     if (r.body.data.summary.queued !== 0 || r.body.data.summary.active !== 0) return false;
-    for (const x of r.body.data.calls) if (x.status === 'completed' && (await emu.api('GET', `/api/v1/calls/${x.id}`)).body.data.analysis === null) return false;
+    for (const x of r.body.data.calls)
+      if (x.status === 'completed' && (await emu.api('GET', `/api/v1/calls/${x.id}`)).body.data.analysis === null) return false;
     return r.body.data.calls as Call[];
   });
   await emu.control('POST', '/calls/seed', { org: ORG_A.name, count: 150 });
@@ -89,7 +109,10 @@ describe('a call by the id `vap calls list` shows', () => {
     expect(readFileSync(join(state, 'call.mp3')).length).toBeGreaterThan(0);
     const tail = await vap(['calls', 'tail', short(call.id), '--json']);
     expect(tail.code, tail.stderr).toBe(0);
-    const events = tail.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const events = tail.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events.at(-1).type).toBe('call.analysis.completed');
     expect(events.every((e) => e.callId === call.id)).toBe(true);
     // The id went into each path whole; the prefix was looked for in one listing of the newest calls.
@@ -116,7 +139,9 @@ describe('a call by the id `vap calls list` shows', () => {
     await emu.clearRequests();
     const r = await vap(['calls', 'cancel', digit]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`^error: ${digit} is the start of \\d+ call ids: [0-9a-f-]{36} \\([a-z]+, [^)]+\\), [0-9a-f-]{36} \\(.*; give more of the id\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^error: ${digit} is the start of \\d+ call ids: [0-9a-f-]{36} \\([a-z]+, [^)]+\\), [0-9a-f-]{36} \\(.*; give more of the id\\n$`),
+    );
     expect(await sent()).toEqual(['GET /api/v1/calls']);
   });
 
@@ -205,7 +230,7 @@ describe('a campaign by the id `vap campaigns list` shows, or by its name', () =
     expect(JSON.parse(analytics.stdout).totalCalls).toBe(calls.length);
   });
 
-  it("a run by the first digits `vap campaigns runs` shows", async () => {
+  it('a run by the first digits `vap campaigns runs` shows', async () => {
     const runs = (await emu.api('GET', `/api/v1/campaigns/${campaignId}/runs`)).body.data.runs as Array<{ id: string }>;
     const table = await vap(['campaigns', 'runs', short(campaignId)], { tty: true });
     expect(table.stdout).toContain(short(runs[0]!.id));

@@ -89,7 +89,12 @@ describe('vap import-jobs get', () => {
     expect(r.stdout).toMatch(/row 2, field phone: .*not a valid phone number|row 2, field phone: .*E\.164/);
     expect(r.stdout).toContain('row 3, field name: is required');
     const json = await vap(fast, ['import-jobs', 'get', job, '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ id: job, contactListId: list, status: 'completed', progress: { total: 3, processed: 3, successful: 1, failed: 2 } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      id: job,
+      contactListId: list,
+      status: 'completed',
+      progress: { total: 3, processed: 3, successful: 1, failed: 2 },
+    });
   });
 
   it("does not show another tenant's job", async () => {

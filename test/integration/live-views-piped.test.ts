@@ -11,7 +11,8 @@ import { cliEnv, runCli } from '../helpers/run-cli.js';
 let emu: TestEmulator;
 let env: Record<string, string>;
 
-const LONG = 'Margaret Hamilton asked not to be called again and said her lawyer would hear about the repeated calls; the agent confirmed the number was removed from the calling list.';
+const LONG =
+  'Margaret Hamilton asked not to be called again and said her lawyer would hear about the repeated calls; the agent confirmed the number was removed from the calling list.';
 const TEXT = "Hi, is this Margaret? This is Maya from Acme Dental, I'm calling about your appointment next Tuesday at half past three.";
 
 interface Logged {
@@ -40,10 +41,25 @@ async function oneCall(): Promise<{ callId: string; campaignId: string }> {
   const callId = randomUUID();
   const campaignId = randomUUID();
   const publish = (type: string, data: Record<string, unknown>) => emu.control('POST', '/events', { type, callId, data });
-  await publish('call.started', { status: 'in_progress', direction: 'outbound', phoneNumber: '+14155550108', calleeName: 'Margaret Hamilton', agentId: 'ag_1', agentVersion: 3, campaignId });
+  await publish('call.started', {
+    status: 'in_progress',
+    direction: 'outbound',
+    phoneNumber: '+14155550108',
+    calleeName: 'Margaret Hamilton',
+    agentId: 'ag_1',
+    agentVersion: 3,
+    campaignId,
+  });
   await publish('call.transcript.updated', { role: 'user', text: TEXT, ordinal: 0, offsetSeconds: 0.4 });
   await publish('call.ended', { status: 'completed', durationSeconds: 113, engine: 'realtime' });
-  await publish('call.analysis.completed', { summary: LONG, overallSentiment: 'negative', resolved: false, doNotCallRequested: true, legalThreatened: true, crisisDetected: false });
+  await publish('call.analysis.completed', {
+    summary: LONG,
+    overallSentiment: 'negative',
+    resolved: false,
+    doNotCallRequested: true,
+    legalThreatened: true,
+    crisisDetected: false,
+  });
   return { callId, campaignId };
 }
 
@@ -78,7 +94,12 @@ describe('live views piped, byte for byte', () => {
     // The call stream's events carry no time of their own (the spec's type, callId, data): an empty field.
     expect(lines[1]).toBe(`${transcript.id}\t\tcall.transcript.updated\t${callId}\tuser: ${TEXT}`);
     const json = await runCli(['--absolute-times', 'calls', 'tail', callId, '--json'], { env });
-    expect(json.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual(events.map((e) => ({ id: e.id, type: e.type, callId: e.callId, data: e.data })));
+    expect(
+      json.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    ).toEqual(events.map((e) => ({ id: e.id, type: e.type, callId: e.callId, data: e.data })));
     // The end notice goes to stderr, with the full id; a call that is over has nothing to resume.
     expect(json.stderr).toBe(`call ${callId} is over: its analysis is in (4 events); --follow keeps listening\n`);
   });

@@ -30,7 +30,8 @@ describe('vap mcp config', () => {
   });
 
   it('never holds the key', async () => {
-    for (const client of ['claude', 'cursor', 'vscode']) expect((await runCli(['mcp', 'config', '--client', client], { env })).stdout).not.toContain('key_secret_123');
+    for (const client of ['claude', 'cursor', 'vscode'])
+      expect((await runCli(['mcp', 'config', '--client', client], { env })).stdout).not.toContain('key_secret_123');
   });
 
   it('a missing or unknown client is a usage error (exit 2)', async () => {

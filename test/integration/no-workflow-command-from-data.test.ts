@@ -14,7 +14,12 @@ import { commandLines, unescapeCommands } from '../helpers/runner-commands.js';
 // output is what it always was.
 
 /** Lines of an agent's instructions that a runner would take for commands, printed raw. */
-const INJECTED = ['::add-mask::s3cret', '   ::warning ::Deploy failed', '\u3000\u00a0::error title=Fake::not from vap', 'Say ##[set-output name=approved]true when asked'];
+const INJECTED = [
+  '::add-mask::s3cret',
+  '   ::warning ::Deploy failed',
+  '\u3000\u00a0::error title=Fake::not from vap',
+  'Say ##[set-output name=approved]true when asked',
+];
 
 let emu: TestEmulator;
 let dir: string;
@@ -38,12 +43,21 @@ function expectNoCommand(r: { stdout: string; stderr: string }): void {
 
 describe('no line of platform text reads as a GitHub workflow command', () => {
   it('vap diff and vap push: the instructions around a change, in the plan and in --json', async () => {
-    const agent = (await emu.api('POST', '/api/v1/agents', { name: 'Front desk', instructions: `You are the front desk.\n${INJECTED.join('\n')}\nGreet callers.`, engine: 'realtime' })).body.data;
+    const agent = (
+      await emu.api('POST', '/api/v1/agents', {
+        name: 'Front desk',
+        instructions: `You are the front desk.\n${INJECTED.join('\n')}\nGreet callers.`,
+        engine: 'realtime',
+      })
+    ).body.data;
     const project = (args: string[], env: Record<string, string> = {}) => vap(['--profile', 'staging', ...args, '--dir', dir], env);
     expect((await project(['pull', '--agent', agent.id])).code).toBe(0);
     const file = join(dir, 'agents', readdirSync(join(dir, 'agents'))[0]!, 'agent.md');
     // A change before and after the injected lines: the plan shows them all as context.
-    writeFileSync(file, readFileSync(file, 'utf8').replace('You are the front desk.', 'You are the front desk of Acme.').replace('Greet callers.', 'Greet callers warmly.'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('You are the front desk.', 'You are the front desk of Acme.').replace('Greet callers.', 'Greet callers warmly.'),
+    );
 
     const plain = await project(['diff']);
     expect(plain.code, plain.stderr).toBe(0);
@@ -73,7 +87,16 @@ describe('no line of platform text reads as a GitHub workflow command', () => {
     const agent = (await emu.api('POST', '/api/v1/agents', { name: 'Reception', engine: 'realtime', instructions: 'Greet callers.' })).body.data;
     const suite = (await emu.api('POST', `/api/v1/agents/${agent.id}/evals`, { name: 'Booking', iterationsPerScenario: 1 })).body.data;
     for (const name of ['::warning ::Deploy failed', 'Book ##[add-mask]x']) {
-      expect((await emu.api('POST', `/api/v1/agents/${agent.id}/evals/${suite.id}/scenarios`, { name, persona: 'A caller', goal: 'Book a slot', category: 'happy_path' })).status).toBe(201);
+      expect(
+        (
+          await emu.api('POST', `/api/v1/agents/${agent.id}/evals/${suite.id}/scenarios`, {
+            name,
+            persona: 'A caller',
+            goal: 'Book a slot',
+            category: 'happy_path',
+          })
+        ).status,
+      ).toBe(201);
     }
     const run = ['evals', 'run', suite.id, '--agent', agent.id, '--wait', '--min-score', '1'];
     const r = await vap(run, ACTIONS);
@@ -94,7 +117,10 @@ describe('no line of platform text reads as a GitHub workflow command', () => {
   });
 
   it('events tail: an event summary in TSV and in --json', async () => {
-    const first = await emu.control<{ firstId: string }>('POST', '/events', { type: 'campaign.status.updated', data: { campaignId: 'cmp_1', status: 'running', previousStatus: 'draft' } });
+    const first = await emu.control<{ firstId: string }>('POST', '/events', {
+      type: 'campaign.status.updated',
+      data: { campaignId: 'cmp_1', status: 'running', previousStatus: 'draft' },
+    });
     const summary = 'Caller said ##[add-mask]hunter2\n::add-mask::hunter3';
     await emu.control('POST', '/events', { type: 'call.analysis.completed', callId: 'b3f1c1de-0000-4000-8000-000000000001', data: { summary } });
     const tail = ['events', 'tail', '--last-event-id', first.firstId, '--exit-on', 'call.analysis.completed'];
@@ -108,7 +134,10 @@ describe('no line of platform text reads as a GitHub workflow command', () => {
     const json = await vap(['--json', ...tail], ACTIONS);
     expect(json.code, json.stderr).toBe(0);
     expectNoCommand(json);
-    const events = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data: { summary?: string } });
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; data: { summary?: string } });
     expect(events.find((e) => e.type === 'call.analysis.completed')!.data.summary).toBe(summary);
   });
 });

@@ -29,7 +29,9 @@ describe('a preview cleans up only its own copies', () => {
     it(`a forged previews entry that ${what} deletes nothing, and is said with the entry to remove`, async () => {
       const live = await liveAgent();
       const st = readState();
-      st.previews = { [live.slug]: { ...forge(live), agentId: live.agentId, suites: [{ key: 'booking', name: 'Booking', id: live.suiteId }], at: new Date().toISOString() } };
+      st.previews = {
+        [live.slug]: { ...forge(live), agentId: live.agentId, suites: [{ key: 'booking', name: 'Booking', id: live.suiteId }], at: new Date().toISOString() },
+      };
       writeState(st);
       await t.emu.clearRequests();
       const r = await staging(['preview', '--clean']);

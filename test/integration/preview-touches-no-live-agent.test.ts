@@ -19,7 +19,12 @@ const get = async (path: string) => (await t.emu.api('GET', path, undefined, STA
 
 /** A live agent with a tool, a voice, a gating suite (4 iterations of 3 scenarios) and a completed run, pulled. */
 async function liveAgent(): Promise<Seeded & { slug: string }> {
-  const s = await seedAgent(t.emu, STAGING, { name: `Front Desk ${++n}`, tools: ['Calendar booking'], voice: { name: 'Marcus', language: 'en-US' }, suite: { name: 'Booking', iterations: 4 } });
+  const s = await seedAgent(t.emu, STAGING, {
+    name: `Front Desk ${++n}`,
+    tools: ['Calendar booking'],
+    voice: { name: 'Marcus', language: 'en-US' },
+    suite: { name: 'Booking', iterations: 4 },
+  });
   const r = await vap(['pull', '--agent', s.agentId]);
   expect(r.code, r.stderr).toBe(0);
   return { ...s, slug: `front-desk-${n}` };
@@ -92,7 +97,9 @@ describe('vap preview', () => {
     expect(copy.engine).toBe(original.engine);
     expect((await get(`/api/v1/agents/${left[0]!.id}/tools`)).tools.map((t: { name: string }) => t.name)).toEqual(['Calendar booking']);
     const suites = (await get(`/api/v1/agents/${left[0]!.id}/evals`)).evals;
-    expect(suites.map((x: { name: string; status: string; iterationsPerScenario: number }) => [x.name, x.status, x.iterationsPerScenario])).toEqual([['Booking', 'ready', 4]]);
+    expect(suites.map((x: { name: string; status: string; iterationsPerScenario: number }) => [x.name, x.status, x.iterationsPerScenario])).toEqual([
+      ['Booking', 'ready', 4],
+    ]);
     expect(state().previews[live.slug]).toMatchObject({ label: 'keep-me', agentId: left[0]!.id });
 
     const c = await vap(['preview', '--clean']);
@@ -107,7 +114,18 @@ describe('vap preview', () => {
     edit(live.slug, degrade);
     const before = await liveSnapshot(live);
     const report = join(t.dir, 'evals.md');
-    const r = await vap(['preview', '--label', 'worse', '--baseline', 'live', '--fail-on-regression', '--allow-failed-iterations', '12', '--report', `markdown=${report}`]);
+    const r = await vap([
+      'preview',
+      '--label',
+      'worse',
+      '--baseline',
+      'live',
+      '--fail-on-regression',
+      '--allow-failed-iterations',
+      '12',
+      '--report',
+      `markdown=${report}`,
+    ]);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(3);
     expect(r.stdout).toMatch(/instruction_adherence .*▼ regressed/);
     expect(r.stdout).toMatch(/✗ FAILED --fail-on-regression: a significant regression against run #1 \(family-wise error 1%\)/);
@@ -144,8 +162,12 @@ describe('vap preview', () => {
     await t.emu.clearRequests();
     const ctrlC = new AbortController();
     try {
-      const running = runCli(['--profile', 'staging', 'preview', '--label', 'interrupted', '--dir', t.dir], { env: twoOrgEnv(t.emu.url, join(t.dir, '.config')), signal: ctrlC.signal });
-      for (let i = 0; i < 300 && !(await t.emu.requests()).some((q) => q.method === 'POST' && q.path.endsWith('/runs')); i++) await new Promise((res) => setTimeout(res, 20));
+      const running = runCli(['--profile', 'staging', 'preview', '--label', 'interrupted', '--dir', t.dir], {
+        env: twoOrgEnv(t.emu.url, join(t.dir, '.config')),
+        signal: ctrlC.signal,
+      });
+      for (let i = 0; i < 300 && !(await t.emu.requests()).some((q) => q.method === 'POST' && q.path.endsWith('/runs')); i++)
+        await new Promise((res) => setTimeout(res, 20));
       await new Promise((res) => setTimeout(res, 100));
       ctrlC.abort();
       const r = await running;
@@ -180,7 +202,7 @@ describe('vap preview', () => {
 
   // The Markdown report's hidden marker names the live suite, not the preview's fresh copy,
   // so the Action (`vap github comment`) edits one pull-request comment from run to run.
-  it('two previews of the same suite write the pull-request comment with the same marker (the live suite\'s)', async () => {
+  it("two previews of the same suite write the pull-request comment with the same marker (the live suite's)", async () => {
     const live = await liveAgent();
     edit(live.slug, benign);
     const first = join(t.dir, 'first.md');
@@ -214,7 +236,10 @@ describe('vap preview', () => {
     const r = await vap(['preview']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('Nothing to preview: no agent with a gating suite differs from profile "staging"');
-    writeFileSync(join(t.dir, 'agents', live.slug, 'evals', 'booking.yaml'), readFileSync(join(t.dir, 'agents', live.slug, 'evals', 'booking.yaml'), 'utf8').replace('gate: true', 'gate: false'));
+    writeFileSync(
+      join(t.dir, 'agents', live.slug, 'evals', 'booking.yaml'),
+      readFileSync(join(t.dir, 'agents', live.slug, 'evals', 'booking.yaml'), 'utf8').replace('gate: true', 'gate: false'),
+    );
     edit(live.slug, benign);
     const u = await vap(['preview']);
     expect(u.code, u.stderr).toBe(0);

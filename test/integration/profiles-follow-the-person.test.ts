@@ -19,7 +19,8 @@ afterAll(async () => {
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'vap-profiles-'));
 const config = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
-const login = (dir: string, key: string, ...argv: string[]) => runCli(['auth', 'login', '--with-key', ...argv], { env: { VAP_CONFIG_DIR: dir, VAP_BASE_URL: emu.url }, stdin: key });
+const login = (dir: string, key: string, ...argv: string[]) =>
+  runCli(['auth', 'login', '--with-key', ...argv], { env: { VAP_CONFIG_DIR: dir, VAP_BASE_URL: emu.url }, stdin: key });
 
 describe('the first login makes its profile the default', () => {
   it('auth login --profile staging on a fresh machine: staging is the default, and it says so', async () => {
@@ -96,7 +97,9 @@ describe('a missing key names the profile in use and the profiles that have keys
     const r = await runCli(['calls', 'list', '--profile', 'dev'], { env: { VAP_CONFIG_DIR: dir, VAP_BASE_URL: emu.url } });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('no API key found for profile "dev" (profiles with a key: prod, staging)');
-    expect(r.stderr).toContain('pass --profile <name>, make one the default with `vap config set default_profile <name>`, or store a key for "dev" with `vap auth login --profile dev`');
+    expect(r.stderr).toContain(
+      'pass --profile <name>, make one the default with `vap config set default_profile <name>`, or store a key for "dev" with `vap auth login --profile dev`',
+    );
   });
 
   it('after logout, auth status names the profile and the others that have keys', async () => {

@@ -13,7 +13,12 @@ const vap = (args: string[], env: Record<string, string | undefined> = {}) => t.
 
 /** A staging agent with a gating suite (one iteration a scenario), pulled into the project; its slug. */
 async function stagingAgent(label: string, o: { suite?: boolean } = {}): Promise<{ slug: string; agentId: string }> {
-  const s = await seedAgent(t.emu, STAGING, { name: `${label} ${++n}`, tools: ['Calendar booking'], suite: o.suite === false ? null : { name: 'Booking', iterations: 1 }, run: false });
+  const s = await seedAgent(t.emu, STAGING, {
+    name: `${label} ${++n}`,
+    tools: ['Calendar booking'],
+    suite: o.suite === false ? null : { name: 'Booking', iterations: 1 },
+    run: false,
+  });
   const r = await vap(['--profile', 'staging', 'pull', '--agent', s.agentId]);
   expect(r.code, r.stderr).toBe(0);
   return { slug: `${label.toLowerCase().replace(/ /g, '-')}-${n}`, agentId: s.agentId };
@@ -81,16 +86,24 @@ describe('vap promote', () => {
 
   for (const [what, make, why] of [
     ['never passed', async (a: { slug: string }) => edit(a.slug, benign), 'its files have no record of passing their gating suites in profile "staging"'],
-    ['edited since it passed', async (a: { slug: string }) => {
-      edit(a.slug, benign);
-      await gatedPush();
-      edit(a.slug, (s) => s.replace('Never share', 'Never ever share'));
-    }, 'its files were edited since they passed in profile "staging"'],
-    ['drifted in staging since it passed', async (a: { slug: string; agentId: string }) => {
-      edit(a.slug, benign);
-      await gatedPush();
-      await t.emu.api('PATCH', `/api/v1/agents/${a.agentId}`, { name: 'Renamed in the product' }, STAGING.apiKey);
-    }, 'it drifted in profile "staging" since it passed there'],
+    [
+      'edited since it passed',
+      async (a: { slug: string }) => {
+        edit(a.slug, benign);
+        await gatedPush();
+        edit(a.slug, (s) => s.replace('Never share', 'Never ever share'));
+      },
+      'its files were edited since they passed in profile "staging"',
+    ],
+    [
+      'drifted in staging since it passed',
+      async (a: { slug: string; agentId: string }) => {
+        edit(a.slug, benign);
+        await gatedPush();
+        await t.emu.api('PATCH', `/api/v1/agents/${a.agentId}`, { name: 'Renamed in the product' }, STAGING.apiKey);
+      },
+      'it drifted in profile "staging" since it passed there',
+    ],
   ] as const) {
     it(`alone, an agent that ${what} is refused: exit 3, named, nothing sent`, async () => {
       const a = await stagingAgent('Alone');
@@ -114,7 +127,18 @@ describe('vap promote', () => {
     expect(preview.code, preview.stderr).toBe(0);
     const state = () => JSON.parse(readFileSync(join(t.dir, '.vap', 'state.staging.json'), 'utf8'));
     expect(state().passed[slug]).toMatchObject({ via: 'preview' });
-    const push = await vap(['--profile', 'staging', 'push', '--yes', '--eval', '--baseline', 'previous', '--fail-on-regression', '--allow-failed-iterations', '12']);
+    const push = await vap([
+      '--profile',
+      'staging',
+      'push',
+      '--yes',
+      '--eval',
+      '--baseline',
+      'previous',
+      '--fail-on-regression',
+      '--allow-failed-iterations',
+      '12',
+    ]);
     expect(push.code, push.stderr).toBe(3);
     expect(push.stderr).toContain(`No longer recorded as passed in profile "staging": ${slug} (their files failed this gate)`);
     expect(push.stderr).toContain(`↩ rolled back agent ${slug}`);
@@ -180,7 +204,12 @@ describe('vap promote', () => {
     const dj = JSON.parse(done.stdout);
     expect(dj.promoteId).toMatch(/^\d{8}T\d{6}Z-[0-9a-f]{4}$/);
     expect(dj.profile).toBe('prod');
-    expect(dj.applied).toEqual(expect.arrayContaining([{ kind: 'agent', key: a.slug, action: 'create' }, { kind: 'suite', key: `${a.slug}/booking`, action: 'create' }]));
+    expect(dj.applied).toEqual(
+      expect.arrayContaining([
+        { kind: 'agent', key: a.slug, action: 'create' },
+        { kind: 'suite', key: `${a.slug}/booking`, action: 'create' },
+      ]),
+    );
   });
 
   it('--eval gates in the target as push --eval does: a failed gate rolls production back, the reason naming the promotion', async () => {

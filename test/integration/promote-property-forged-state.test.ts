@@ -86,7 +86,12 @@ describe('promote with a state edited at random', () => {
       strictGate: fc.boolean(),
     });
     const runId = (r: string) => (r === 'invented' ? 'run_doesnotexist' : ids[r]!);
-    const asRecord = (r: { files: string; runs: readonly string[]; via: string }) => ({ files: r.files === 'junk' ? '0123456789abcdef' : hashes[r.files], runs: r.runs.map(runId), via: r.via, at: '2026-12-01T00:00:00.000Z' });
+    const asRecord = (r: { files: string; runs: readonly string[]; via: string }) => ({
+      files: r.files === 'junk' ? '0123456789abcdef' : hashes[r.files],
+      runs: r.runs.map(runId),
+      via: r.via,
+      at: '2026-12-01T00:00:00.000Z',
+    });
     await fc.assert(
       fc.asyncProperty(edits, async (e) => {
         const dir = mkdtempSync(join(tmpdir(), 'vap-promote-prop-run-'));
@@ -105,7 +110,14 @@ describe('promote with a state edited at random', () => {
           const r = await vapIn(dir, ['promote', '--from', 'staging', '--to', 'prod', '--dry-run', '--allow-failed-iterations', '10']);
           const carried = r.stdout.includes(`✓ agent ${slug}:`);
           // Carried only: the content that passed, whose passing run of the current version on the real agent is named, under gates it meets.
-          const mayCarry = e.content === 'c1' && e.record?.via === 'push' && e.record.runs.includes('passed') && e.record.runs.every((x) => x === 'passed') && e.agentId === 'agent' && e.suiteId === 'suite' && !e.strictGate;
+          const mayCarry =
+            e.content === 'c1' &&
+            e.record?.via === 'push' &&
+            e.record.runs.includes('passed') &&
+            e.record.runs.every((x) => x === 'passed') &&
+            e.agentId === 'agent' &&
+            e.suiteId === 'suite' &&
+            !e.strictGate;
           if (carried) expect(mayCarry, `${JSON.stringify(e)}\n${r.stdout}\n${r.stderr}`).toBe(true);
           else expect(r.code === 3 || r.code === 2, `${JSON.stringify(e)}\n${r.stdout}\n${r.stderr}`).toBe(true);
         } finally {

@@ -80,7 +80,10 @@ describe('a promotion trusts the source platform, not the committed state', () =
     const slug = `journal-${n}`;
     expect((await staging(['pull', '--agent', s.agentId])).code).toBe(0);
     // The files are the platform's, and the suite has a completed run on that version: only a record is missing.
-    appendFileSync(join(t.dir, '.vap', 'state.staging.journal'), journalLine([['passed', slug, { files: await filesHash(slug), runs: [s.runId], via: 'push', at: new Date().toISOString() }]]));
+    appendFileSync(
+      join(t.dir, '.vap', 'state.staging.journal'),
+      journalLine([['passed', slug, { files: await filesHash(slug), runs: [s.runId], via: 'push', at: new Date().toISOString() }]]),
+    );
     await expectRefused(slug, 'its files have no record of passing their gating suites in profile "staging"');
   });
 
@@ -126,7 +129,7 @@ describe('a promotion trusts the source platform, not the committed state', () =
     await expectRefused(a.slug, new RegExp(`run ${a.runs[0]} was made on version ${version - 1}; the agent is at version ${version} on profile "staging" now`));
   });
 
-  it("a run below the gates of vap.yaml is refused, whatever gate the push that recorded it used", async () => {
+  it('a run below the gates of vap.yaml is refused, whatever gate the push that recorded it used', async () => {
     const a = await passedAgent();
     writeFileSync(join(t.dir, 'vap.yaml'), `${readFileSync(join(t.dir, 'vap.yaml'), 'utf8')}gates:\n  min-score: 0.999\n`);
     await expectRefused(a.slug, new RegExp(`run ${a.runs[0]} does not pass --min-score 0\\.999: overall score \\d\\.\\d+ < 0\\.999`));
@@ -140,7 +143,8 @@ describe('a promotion trusts the source platform, not the committed state', () =
     // A run of the gating suite on the current version that the platform failed.
     await t.emu.control('POST', '/evals/next-run', { outcome: 'fail', evalId: a.suiteId, reason: 'the telephony provider was down' });
     const run = await api('POST', `/api/v1/agents/${a.agentId}/evals/${a.suiteId}/runs`);
-    for (let i = 0; i < 400 && (await api('GET', `/api/v1/agents/${a.agentId}/evals/${a.suiteId}/runs/${run.id}`)).run.status !== 'failed'; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 400 && (await api('GET', `/api/v1/agents/${a.agentId}/evals/${a.suiteId}/runs/${run.id}`)).run.status !== 'failed'; i++)
+      await new Promise((r) => setTimeout(r, 25));
     const st = readState();
     st.passed[a.slug].runs = [run.id];
     writeState(st);

@@ -28,8 +28,14 @@ function writeProject(dir: string): void {
   writeFileSync(join(dir, 'vap.yaml'), 'version: 1\nprofiles:\n  staging: {}\n');
   for (const a of ['desk', 'lobby']) {
     mkdirSync(join(dir, 'agents', a, 'evals'), { recursive: true });
-    writeFileSync(join(dir, 'agents', a, 'agent.md'), `---\nname: Announced ${a}\nengine: realtime\nvoice: { name: Marcus, language: en-US }\n---\nYou are the ${a}.\n`);
-    writeFileSync(join(dir, 'agents', a, 'evals', 'smoke.yaml'), `name: Smoke ${a}\nstatus: draft\niterations: 1\ncriteria:\n  - { key: tone, name: Tone, weight: 1 }\nscenarios:\n  - { name: Hello, category: happy_path, persona: "Ana, polite", goal: Get a greeting }\n`);
+    writeFileSync(
+      join(dir, 'agents', a, 'agent.md'),
+      `---\nname: Announced ${a}\nengine: realtime\nvoice: { name: Marcus, language: en-US }\n---\nYou are the ${a}.\n`,
+    );
+    writeFileSync(
+      join(dir, 'agents', a, 'evals', 'smoke.yaml'),
+      `name: Smoke ${a}\nstatus: draft\niterations: 1\ncriteria:\n  - { key: tone, name: Tone, weight: 1 }\nscenarios:\n  - { name: Hello, category: happy_path, persona: "Ana, polite", goal: Get a greeting }\n`,
+    );
   }
 }
 
@@ -40,7 +46,15 @@ async function killedAfterAnnouncing(dir: string, keys: Array<['agent' | 'suite'
   const journal = new StateJournal(fs, state);
   for (const [kind, key] of keys) {
     const e = (kind === 'agent' ? state.agents : state.suites)[key]!;
-    state.intents[intentKey(kind, key)] = { kind, op: 'update', name: key, id: e.id, target: e.fields, push: '20261127T000000Z-dead', at: new Date().toISOString() };
+    state.intents[intentKey(kind, key)] = {
+      kind,
+      op: 'update',
+      name: key,
+      id: e.id,
+      target: e.fields,
+      push: '20261127T000000Z-dead',
+      at: new Date().toISOString(),
+    };
     journal.note(['intents', intentKey(kind, key)]);
   }
   await journal.durable();
@@ -56,7 +70,11 @@ describe('a push after a push killed ahead of the resources it announced', () =>
     expect(first.code, first.stderr).toBe(0);
     const before = JSON.parse(readFileSync(join(dir, stateFile('staging')), 'utf8'));
 
-    await killedAfterAnnouncing(dir, [['agent', 'desk'], ['suite', 'desk/smoke'], ['suite', 'lobby/smoke']]);
+    await killedAfterAnnouncing(dir, [
+      ['agent', 'desk'],
+      ['suite', 'desk/smoke'],
+      ['suite', 'lobby/smoke'],
+    ]);
     expect((await loadState(new ProjectFs(dir), 'staging')).intents).not.toEqual({});
 
     const r = await vap(dir, ['push', '--yes']);
@@ -76,7 +94,10 @@ describe('a push after a push killed ahead of the resources it announced', () =>
     const first = await vap(dir, ['push', '--yes']);
     expect(first.code, first.stderr).toBe(0);
     // The killed push had applied an edit and recorded it in its journal only.
-    writeFileSync(join(dir, 'agents', 'lobby', 'agent.md'), readFileSync(join(dir, 'agents', 'lobby', 'agent.md'), 'utf8').replace('You are the lobby.', 'You are the lobby. Be brief.'));
+    writeFileSync(
+      join(dir, 'agents', 'lobby', 'agent.md'),
+      readFileSync(join(dir, 'agents', 'lobby', 'agent.md'), 'utf8').replace('You are the lobby.', 'You are the lobby. Be brief.'),
+    );
     const edited = await vap(dir, ['push', '--yes']);
     expect(edited.code, edited.stderr).toBe(0);
     const recorded = readFileSync(join(dir, stateFile('staging')), 'utf8');

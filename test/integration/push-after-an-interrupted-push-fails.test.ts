@@ -43,7 +43,20 @@ describe('a push after two interrupted pushes of the same agent', () => {
     expect((await vap(dir, ['push', '--yes'])).code).toBe(0);
     const after = JSON.parse(readFileSync(statePath, 'utf8'));
     const id = after.agents.desk.id as string;
-    const interrupted = { ...synced, intents: { 'agent:desk': { kind: 'agent', op: 'update', name: 'Twice interrupted', id, target: after.agents.desk.fields, push: '20261202T000000Z-dead', at: new Date().toISOString() } } };
+    const interrupted = {
+      ...synced,
+      intents: {
+        'agent:desk': {
+          kind: 'agent',
+          op: 'update',
+          name: 'Twice interrupted',
+          id,
+          target: after.agents.desk.fields,
+          push: '20261202T000000Z-dead',
+          at: new Date().toISOString(),
+        },
+      },
+    };
     writeFileSync(statePath, JSON.stringify(interrupted));
 
     // The second: the files changed again; it announces its intent, and its update is refused.

@@ -45,14 +45,36 @@ describe('vap push --eval --fail-on-regression', () => {
     expect(v.versions.some((x: { changeType: string }) => x.changeType === 'rollback')).toBe(false);
 
     // The two runs: the baseline (the instructions before) and the push's (one greeting changed).
-    const runs = (await get(`/api/v1/agents/${live.agentId}/evals/${live.suiteId}/runs`)).runs as Array<{ id: string; runNumber: number; overallScore: number }>;
+    const runs = (await get(`/api/v1/agents/${live.agentId}/evals/${live.suiteId}/runs`)).runs as Array<{
+      id: string;
+      runNumber: number;
+      overallScore: number;
+    }>;
     const first = runs.find((x) => x.runNumber === 1)!;
     const second = runs.find((x) => x.runNumber === 2)!;
     expect(second.overallScore).toBeLessThan(first.overallScore);
     // An absolute gate at the level the agent scored before: it passes the old run and fails the new one.
     const level = String(first.overallScore);
     const env = twoOrgEnv(t.emu.url, join(t.dir, '.config'));
-    const gate = (runId: string) => runCli(['--profile', 'staging', 'evals', 'runs', 'get', live.suiteId!, runId, '--agent', live.agentId, '--min-score', level, '--allow-failed-iterations', '30'], { env });
+    const gate = (runId: string) =>
+      runCli(
+        [
+          '--profile',
+          'staging',
+          'evals',
+          'runs',
+          'get',
+          live.suiteId!,
+          runId,
+          '--agent',
+          live.agentId,
+          '--min-score',
+          level,
+          '--allow-failed-iterations',
+          '30',
+        ],
+        { env },
+      );
     expect((await gate(first.id)).code).toBe(0);
     const flipped = await gate(second.id);
     expect(flipped.code).toBe(3);
@@ -70,12 +92,16 @@ describe('vap push --eval --fail-on-regression', () => {
     expect(r.stderr).toContain(`↩ rolled back agent ${live.slug}`);
     const v = await get(`/api/v1/agents/${live.agentId}/versions?limit=200`);
     expect(v.versions[0]).toMatchObject({ changeType: 'rollback', rolledBackTo: from });
-    expect(v.versions[0].reason).toMatch(/^vap push \S+: eval gate failed on gate-desk-\d+\/booking \(--fail-on-regression: a significant regression against run #1 .*instruction_adherence -0\.\d+/);
+    expect(v.versions[0].reason).toMatch(
+      /^vap push \S+: eval gate failed on gate-desk-\d+\/booking \(--fail-on-regression: a significant regression against run #1 .*instruction_adherence -0\.\d+/,
+    );
     const agent = await get(`/api/v1/agents/${live.agentId}`);
     expect(agent.instructions).toContain('Never give medical advice.');
     const listed = await runCli(['--profile', 'staging', 'agents', 'versions', live.agentId], { env: twoOrgEnv(t.emu.url, join(t.dir, '.config')) });
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toMatch(new RegExp(`rollback\\t.*to version ${from}: vap push \\S+: eval gate failed on gate-desk-\\d+/booking \\(--fail-on-regression`));
+    expect(listed.stdout).toMatch(
+      new RegExp(`rollback\\t.*to version ${from}: vap push \\S+: eval gate failed on gate-desk-\\d+/booking \\(--fail-on-regression`),
+    );
     // Nothing is recorded as passed: the files are not what staging now runs.
     const state = JSON.parse(readFileSync(join(t.dir, '.vap', 'state.staging.json'), 'utf8'));
     expect(state.passed?.[live.slug]).toBeUndefined();

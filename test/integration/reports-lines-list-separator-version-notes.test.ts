@@ -28,9 +28,27 @@ const vap = (argv: string[], opts: RunOptions = {}) => runCli(argv, { ...opts, e
 describe('evals run --report says where each report went', () => {
   it('one line per report written, on stderr, in the order given; -q leaves them out', async () => {
     const evalId = (await emu.api('POST', `/api/v1/agents/${agentId}/evals`, { name: 'Reports', iterationsPerScenario: 1 })).body.data.id;
-    await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, { name: 'Book', persona: 'A caller', goal: 'Book a visit', category: 'happy_path' });
+    await emu.api('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, {
+      name: 'Book',
+      persona: 'A caller',
+      goal: 'Book a visit',
+      category: 'happy_path',
+    });
     const [xml, md, html] = [join(dir, 'reports', 'evals.xml'), join(dir, 'reports', 'evals.md'), join(dir, 'evals.html')];
-    const r = await vap(['evals', 'run', evalId, '--agent', agentId, '--wait', '--report', `junit=${xml}`, '--report', `markdown=${md}`, '--report', `html=${html}`]);
+    const r = await vap([
+      'evals',
+      'run',
+      evalId,
+      '--agent',
+      agentId,
+      '--wait',
+      '--report',
+      `junit=${xml}`,
+      '--report',
+      `markdown=${md}`,
+      '--report',
+      `html=${html}`,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stderr.split('\n').filter((l) => l.startsWith('Wrote '));
     expect(lines).toEqual([`Wrote ${xml} (JUnit)`, `Wrote ${md} (Markdown)`, `Wrote ${html} (HTML)`]);
@@ -49,17 +67,27 @@ describe('lists in pipes are comma-separated, as `webhooks list` does', () => {
     await emu.control('POST', '/webhooks/allow-loopback', { allow: true });
     const created = await vap(['webhooks', 'create', '--name', 'CRM', '--url', 'http://127.0.0.1:9/hook', '--events', 'call.ended,call.analysis.completed']);
     expect(created.code, created.stderr).toBe(0);
-    const fields = Object.fromEntries(created.stdout.trim().split('\n').map((l) => l.split('\t') as [string, string]));
+    const fields = Object.fromEntries(
+      created.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t') as [string, string]),
+    );
     expect(fields.events).toBe('call.ended,call.analysis.completed');
     const get = await vap(['webhooks', 'get', fields.id!]);
     expect(get.stdout).toContain('events\tcall.ended,call.analysis.completed\n');
     const list = await vap(['webhooks', 'list']);
-    expect(list.stdout.split('\n').find((l) => l.startsWith(fields.id!))!.split('\t')[3]).toBe('call.ended,call.analysis.completed');
+    expect(
+      list.stdout
+        .split('\n')
+        .find((l) => l.startsWith(fields.id!))!
+        .split('\t')[3],
+    ).toBe('call.ended,call.analysis.completed');
     const tty = await vap(['webhooks', 'get', fields.id!], { tty: true });
     expect(tty.stdout).toMatch(/^events +call\.ended, call\.analysis\.completed$/m);
   });
 
-  it('an agent\'s tools and the event types\' delivery too', async () => {
+  it("an agent's tools and the event types' delivery too", async () => {
     const tools = (await emu.control<{ orgs: Array<{ tools: Array<{ id: string; name: string }> }> }>('GET', `/tools?org=${ORG_A.name}`)).orgs[0]!.tools;
     await vap(['agents', 'tools', agentId, '--set', `${tools[0]!.id},${tools[1]!.id}`]);
     const get = await vap(['agents', 'get', agentId]);
@@ -69,8 +97,8 @@ describe('lists in pipes are comma-separated, as `webhooks list` does', () => {
   });
 });
 
-describe('agents versions: NOTE in a person\'s words', () => {
-  it('a table says tools and voice where the API says toolIds; piped, the API\'s words stay', async () => {
+describe("agents versions: NOTE in a person's words", () => {
+  it("a table says tools and voice where the API says toolIds; piped, the API's words stay", async () => {
     const id = (await vap(['agents', 'create', '--name', 'Noted', '--engine', 'realtime', '--instructions', 'Hi.', '-q'])).stdout.trim();
     const tools = (await emu.control<{ orgs: Array<{ tools: Array<{ id: string }> }> }>('GET', `/tools?org=${ORG_A.name}`)).orgs[0]!.tools;
     expect((await vap(['agents', 'tools', id, '--set', tools[0]!.id])).code).toBe(0);

@@ -97,8 +97,23 @@ describe('relative times on a terminal, against the server clock', () => {
 
   it('a call scheduled ahead by the server clock reads "in …"; one queued now reads as past', async () => {
     const agent = (await emu.api('POST', '/api/v1/agents', { name: 'Dialer', engine: 'realtime', instructions: 'Call.' })).body.data.id as string;
-    const list = (await emu.api('POST', '/api/v1/contact-lists', { name: 'People', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } })).body.data.id as string;
-    const job = await emu.api('POST', `/api/v1/contact-lists/${list}/contacts`, { contacts: [{ name: 'A', phone: '+14155550101' }, { name: 'B', phone: '+14155550102' }] });
+    const list = (
+      await emu.api('POST', '/api/v1/contact-lists', {
+        name: 'People',
+        schema: {
+          fields: [
+            { name: 'name', type: 'string', required: true },
+            { name: 'phone', type: 'phone', required: true },
+          ],
+        },
+      })
+    ).body.data.id as string;
+    const job = await emu.api('POST', `/api/v1/contact-lists/${list}/contacts`, {
+      contacts: [
+        { name: 'A', phone: '+14155550101' },
+        { name: 'B', phone: '+14155550102' },
+      ],
+    });
     for (let i = 0; (await emu.api('GET', `/api/v1/import-jobs/${job.body.jobId}`)).body.status !== 'completed'; i++) {
       if (i > 400) throw new Error('the import did not finish');
       await sleep(25);

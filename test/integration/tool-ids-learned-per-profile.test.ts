@@ -27,7 +27,7 @@ async function prodTools(name: string): Promise<Array<{ id: string; name: string
 }
 
 describe('tool ids per profile', () => {
-  it('a push to a profile vap.yaml does not list adds it and learns the ids from the tools of its organization\'s agents', async () => {
+  it("a push to a profile vap.yaml does not list adds it and learns the ids from the tools of its organization's agents", async () => {
     await pulledFromStaging('Learning Desk', ['Calendar booking', 'CRM lookup']);
     expect(readFileSync(join(t.dir, 'vap.yaml'), 'utf8')).not.toMatch(/^ {2}prod:/m);
     const r = await vap(['--profile', 'prod', 'push', '--yes']);
@@ -45,7 +45,9 @@ describe('tool ids per profile', () => {
     // Added with an empty `tools:` (block style), where the lines of a fix paste as they are printed.
     expect(parse(readFileSync(join(t.dir, 'vap.yaml'), 'utf8')).profiles.prod.tools).toBeNull();
     expect(readFileSync(join(t.dir, 'vap.yaml'), 'utf8')).toContain('\n  prod:\n    vars:\n    tools:\n');
-    expect(JSON.parse(readFileSync(join(t.dir, '.vap', 'state.staging.json'), 'utf8')).tools['Calendar booking']).toBe(await toolId(t.emu, STAGING, 'Calendar booking'));
+    expect(JSON.parse(readFileSync(join(t.dir, '.vap', 'state.staging.json'), 'utf8')).tools['Calendar booking']).toBe(
+      await toolId(t.emu, STAGING, 'Calendar booking'),
+    );
     expect((await vap(['--profile', 'prod', 'diff', '--exit-code'])).code).toBe(0);
   });
 
@@ -67,8 +69,13 @@ describe('tool ids per profile', () => {
     expect(snippet).toEqual(["      Knowledge base search: <the tool's id in profile prod>", "      Send SMS: <the tool's id in profile prod>"]);
 
     // Pasted as printed, right under prod's `tools:`, with the ids filled in.
-    const ids: Record<string, string> = { 'Send SMS': await toolId(t.emu, PROD, 'Send SMS'), 'Knowledge base search': await toolId(t.emu, PROD, 'Knowledge base search') };
-    const toolLines = snippet.map((l) => l.replace(/^(\s+)(.+): <the tool's id in profile prod>$/, (_m, sp: string, name: string) => `${sp}${name}: ${ids[name]}`));
+    const ids: Record<string, string> = {
+      'Send SMS': await toolId(t.emu, PROD, 'Send SMS'),
+      'Knowledge base search': await toolId(t.emu, PROD, 'Knowledge base search'),
+    };
+    const toolLines = snippet.map((l) =>
+      l.replace(/^(\s+)(.+): <the tool's id in profile prod>$/, (_m, sp: string, name: string) => `${sp}${name}: ${ids[name]}`),
+    );
     const yamlFile = join(t.dir, 'vap.yaml');
     const text = readFileSync(yamlFile, 'utf8');
     const pasted = text.replace(/(\n {2}prod:\n(?: {4}.*\n)*? {4}tools:\n)/, `$1${toolLines.join('\n')}\n`);

@@ -10,7 +10,11 @@ const FRESH = { name: 'fresh', apiKey: 'key_fresh_test' };
 const BUSY = { name: 'busy', apiKey: 'key_busy_test' };
 
 let emu: TestEmulator;
-const toolsOf = async (org: string) => (await emu.control<{ orgs: Array<{ tools: Array<{ id: string; name: string }> }> }>('GET', `/tools?org=${org}`)).orgs[0]!.tools.map(({ id, name }) => ({ id, name }));
+const toolsOf = async (org: string) =>
+  (await emu.control<{ orgs: Array<{ tools: Array<{ id: string; name: string }> }> }>('GET', `/tools?org=${org}`)).orgs[0]!.tools.map(({ id, name }) => ({
+    id,
+    name,
+  }));
 
 beforeAll(async () => {
   emu = await startTestEmulator({ orgs: [FRESH, BUSY] });
@@ -22,7 +26,8 @@ beforeEach(async () => {
   await emu.clearRequests();
 });
 
-const vap = (org: { apiKey: string }, argv: string[], opts: RunOptions = {}) => runCli(argv, { ...opts, env: { ...cliEnv(emu.url, org.apiKey), COLUMNS: '80', ...opts.env } });
+const vap = (org: { apiKey: string }, argv: string[], opts: RunOptions = {}) =>
+  runCli(argv, { ...opts, env: { ...cliEnv(emu.url, org.apiKey), COLUMNS: '80', ...opts.env } });
 const changes = async () => (await emu.requests()).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
 
 describe('a new organization: no agent, so no tool is seen', () => {
@@ -31,12 +36,25 @@ describe('a new organization: no agent, so no tool is seen', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     // (Wrapped between words at the terminal's 80 columns.)
-    expect(r.stderr.replace(/\n(?!$)/g, ' ')).toBe(`No tools seen: this key can read no agent yet (the API lists tools only through agents). Give a tool by its id, from the product's tool page (on vap's emulator: \`curl ${emu.url}/_emulator/tools\`).\n`);
+    expect(r.stderr.replace(/\n(?!$)/g, ' ')).toBe(
+      `No tools seen: this key can read no agent yet (the API lists tools only through agents). Give a tool by its id, from the product's tool page (on vap's emulator: \`curl ${emu.url}/_emulator/tools\`).\n`,
+    );
     expect(JSON.parse((await vap(FRESH, ['tools', 'list', '--json'])).stdout)).toEqual([]);
   });
 
   it('agents create --tool "Calendar booking" exits 2 saying exactly what to do, and creates nothing', async () => {
-    const r = await vap(FRESH, ['agents', 'create', '--name', 'Front desk', '--engine', 'realtime', '--instructions', 'Greet callers.', '--tool', 'Calendar booking']);
+    const r = await vap(FRESH, [
+      'agents',
+      'create',
+      '--name',
+      'Front desk',
+      '--engine',
+      'realtime',
+      '--instructions',
+      'Greet callers.',
+      '--tool',
+      'Calendar booking',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       `error: --tool: no tool named "Calendar booking" among the tools of the agents this key can read (the API has no tool listing); no agent this key can read has a tool yet, so no name is known: give the tool's id, from the product's tool page (on vap's emulator: \`curl ${emu.url}/_emulator/tools\`); once an agent has tools, \`vap tools list\` shows their names and ids\n`,
@@ -46,11 +64,35 @@ describe('a new organization: no agent, so no tool is seen', () => {
 
   it('the way out works: the first agent by tool id, then tools list shows it, and names work', async () => {
     const calendar = (await toolsOf(FRESH.name)).find((t) => t.name === 'Calendar booking')!;
-    const first = await vap(FRESH, ['agents', 'create', '--name', 'Front desk', '--engine', 'realtime', '--instructions', 'Greet callers.', '--tool', calendar.id, '-q']);
+    const first = await vap(FRESH, [
+      'agents',
+      'create',
+      '--name',
+      'Front desk',
+      '--engine',
+      'realtime',
+      '--instructions',
+      'Greet callers.',
+      '--tool',
+      calendar.id,
+      '-q',
+    ]);
     expect(first.code, first.stderr).toBe(0);
     const list = await vap(FRESH, ['tools', 'list'], { tty: true });
     expect(list.stdout).toBe(`ID${' '.repeat(calendar.id.length)}NAME              AGENTS\n${calendar.id}  Calendar booking  1\n`);
-    const second = await vap(FRESH, ['agents', 'create', '--name', 'Back office', '--engine', 'realtime', '--instructions', 'Answer.', '--tool', 'Calendar booking', '--json']);
+    const second = await vap(FRESH, [
+      'agents',
+      'create',
+      '--name',
+      'Back office',
+      '--engine',
+      'realtime',
+      '--instructions',
+      'Answer.',
+      '--tool',
+      'Calendar booking',
+      '--json',
+    ]);
     expect(second.code, second.stderr).toBe(0);
     expect((await vap(FRESH, ['tools', 'list'])).stdout).toBe(`${calendar.id}\tCalendar booking\t2\n`);
   });
@@ -60,8 +102,22 @@ describe('tools list: the tools of the agents the key can read', () => {
   it('every output format, sorted by name; a tool several agents have is listed once', async () => {
     const tools = await toolsOf(BUSY.name);
     const byName = (n: string) => tools.find((t) => t.name === n)!;
-    for (const [name, set] of [['A', ['CRM lookup', 'Send SMS']], ['B', ['CRM lookup']], ['C', []]] as const) {
-      const r = await vap(BUSY, ['agents', 'create', '--name', name, '--engine', 'realtime', '--instructions', 'Hi.', ...set.flatMap((t) => ['--tool', byName(t).id])]);
+    for (const [name, set] of [
+      ['A', ['CRM lookup', 'Send SMS']],
+      ['B', ['CRM lookup']],
+      ['C', []],
+    ] as const) {
+      const r = await vap(BUSY, [
+        'agents',
+        'create',
+        '--name',
+        name,
+        '--engine',
+        'realtime',
+        '--instructions',
+        'Hi.',
+        ...set.flatMap((t) => ['--tool', byName(t).id]),
+      ]);
       expect(r.code, r.stderr).toBe(0);
     }
     await emu.clearRequests();
@@ -71,7 +127,12 @@ describe('tools list: the tools of the agents the key can read', () => {
       { ...byName('Send SMS'), agentCount: 1 },
     ]);
     expect((await vap(BUSY, ['tools', 'list', '-q'])).stdout).toBe(`${byName('CRM lookup').id}\n${byName('Send SMS').id}\n`);
-    expect((await vap(BUSY, ['tools', 'ls', '-o', 'ndjson'])).stdout.trim().split('\n').map((l) => JSON.parse(l).name)).toEqual(['CRM lookup', 'Send SMS']);
+    expect(
+      (await vap(BUSY, ['tools', 'ls', '-o', 'ndjson'])).stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).name),
+    ).toEqual(['CRM lookup', 'Send SMS']);
     // Read-only: nothing but reads.
     expect(await changes()).toEqual([]);
   });

@@ -76,7 +76,9 @@ describe('hostile text on a terminal (in-process, colour on)', () => {
     expect(transcript).toContain('EVIL\\e]0;pwned');
     const results = await onTerminal('evals runs results', ['evals', 'runs', 'results', d.evalId, d.runId, '--agent', d.agentId]);
     expect(results).toContain('EVIL\\e]0;pwned');
-    expect(await onTerminal('evals runs get --wait', ['evals', 'runs', 'get', d.runId, '--eval', d.evalId, '--agent', d.agentId, '--wait'])).toContain('EVIL\\e]0;pwned');
+    expect(await onTerminal('evals runs get --wait', ['evals', 'runs', 'get', d.runId, '--eval', d.evalId, '--agent', d.agentId, '--wait'])).toContain(
+      'EVIL\\e]0;pwned',
+    );
     await onTerminal('evals runs diff', ['evals', 'runs', 'diff', d.runId, d.runId, '--eval', d.evalId, '--agent', d.agentId]);
   }, 60_000);
 
@@ -94,7 +96,12 @@ describe('hostile text on a terminal (in-process, colour on)', () => {
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), 1500);
     try {
-      await onTerminal('webhooks listen', ['webhooks', 'listen', '--forward-to', 'http://127.0.0.1:9/hook', '--last-event-id', '0', '--max-attempts', '1'], 130, { signal: stop.signal });
+      await onTerminal(
+        'webhooks listen',
+        ['webhooks', 'listen', '--forward-to', 'http://127.0.0.1:9/hook', '--last-event-id', '0', '--max-attempts', '1'],
+        130,
+        { signal: stop.signal },
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -102,11 +109,19 @@ describe('hostile text on a terminal (in-process, colour on)', () => {
 
   it('success, warning and error lines, prompts refused, progress and rejected rows', async () => {
     expect(await onTerminal('agents update', ['agents', 'update', d.agentId, '--name', HOSTILE])).toContain(`Updated agent ${d.agentId}`);
-    expect(await onTerminal('an API error echoing the input', ['evals', 'imports', 'candidates', d.evalId, '--agent', d.agentId, '--source', HOSTILE_SHORT], 1)).toContain('E\\e]0;pwned');
-    expect(await onTerminal('an id refused', ['campaigns', 'contacts', 'remove', d.campaignId, HOSTILE_SHORT, '--yes'], 2)).toMatch(/<contactId\.\.\.> "E\\e\]0;pwned/);
+    expect(
+      await onTerminal('an API error echoing the input', ['evals', 'imports', 'candidates', d.evalId, '--agent', d.agentId, '--source', HOSTILE_SHORT], 1),
+    ).toContain('E\\e]0;pwned');
+    expect(await onTerminal('an id refused', ['campaigns', 'contacts', 'remove', d.campaignId, HOSTILE_SHORT, '--yes'], 2)).toMatch(
+      /<contactId\.\.\.> "E\\e\]0;pwned/,
+    );
     const file = join(dir, 'hostile.csv');
     writeFileSync(file, hostileCsv());
-    const imported = await onTerminal('contacts import', ['contacts', 'import', d.listId, file, '--dry-run', '--errors-file', join(dir, 'hostile.errors.csv')], 1);
+    const imported = await onTerminal(
+      'contacts import',
+      ['contacts', 'import', d.listId, file, '--dry-run', '--errors-file', join(dir, 'hostile.errors.csv')],
+      1,
+    );
     expect(imported).toContain('row 2, field phone: "EVIL\\e]0;pwned');
   }, 60_000);
 });

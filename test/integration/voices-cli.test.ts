@@ -33,7 +33,10 @@ describe('vap voices list', () => {
     const table = await vap(['voices', 'list'], { tty: true });
     expect(table.stdout).toMatch(/^ID +NAME +LANGUAGE +DESCRIPTION\n/);
     const tsv = await vap(['voices', 'list', '--language', 'es']);
-    const rows = tsv.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = tsv.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.map((r) => r[2]).sort()).toEqual(['es-ES', 'es-MX', 'es-US']);
     expect(rows.every((r) => r.length === 4 && r[0]!.startsWith('voice_'))).toBe(true);
     expect((await voices('en-gb')).map((v) => v.language)).toEqual(['en-GB', 'en-GB']);

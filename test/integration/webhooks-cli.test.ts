@@ -55,7 +55,11 @@ async function sent(): Promise<string[]> {
   return (await emu.requests()).map((r) => `${r.method} ${r.path}`);
 }
 
-async function publish(type: string, count = 1, data: Record<string, unknown> = { status: 'completed', durationSeconds: 61, engine: 'realtime' }): Promise<void> {
+async function publish(
+  type: string,
+  count = 1,
+  data: Record<string, unknown> = { status: 'completed', durationSeconds: 61, engine: 'realtime' },
+): Promise<void> {
   await emu.control('POST', '/events', { org: ORG_A.name, type, data, count });
 }
 
@@ -68,7 +72,9 @@ async function until<T>(what: string, fn: () => Promise<T | undefined> | T | und
   throw new Error(`timed out waiting for ${what}`);
 }
 
-async function endpoint(id: string): Promise<{ isEnabled: boolean; consecutiveFailures: number; secretPrefix: string; events: string[]; url: string; name: string }> {
+async function endpoint(
+  id: string,
+): Promise<{ isEnabled: boolean; consecutiveFailures: number; secretPrefix: string; events: string[]; url: string; name: string }> {
   return (await emu.api('GET', `/api/v1/webhook-endpoints/${id}`)).body.data;
 }
 
@@ -84,9 +90,25 @@ async function create(path: string, events = 'call.ended'): Promise<{ id: string
 
 describe('vap webhooks create', () => {
   it('shows the secret once, with a warning; get and list never show it', async () => {
-    const r = await vap(['webhooks', 'create', '--name', 'CRM', '--url', `${hookUrl}/crm`, '--events', 'call.ended,call.analysis.completed', '--events', 'call.ended']);
+    const r = await vap([
+      'webhooks',
+      'create',
+      '--name',
+      'CRM',
+      '--url',
+      `${hookUrl}/crm`,
+      '--events',
+      'call.ended,call.analysis.completed',
+      '--events',
+      'call.ended',
+    ]);
     expect(r.code).toBe(0);
-    const fields = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('\t') as [string, string]));
+    const fields = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t') as [string, string]),
+    );
     expect(fields.id).toMatch(/^we_/);
     expect(fields.secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
     expect(fields.events).toBe('call.ended,call.analysis.completed');
@@ -110,7 +132,19 @@ describe('vap webhooks create', () => {
 
   it('with --secret-file, writes the secret there (0600) and prints it nowhere; it verifies a real delivery', async () => {
     const secretFile = join(dir, 'crm-secret');
-    const r = await vap(['webhooks', 'create', '--name', 'Filed', '--url', `${hookUrl}/filed`, '--events', 'call.ended', '--secret-file', secretFile, '--json']);
+    const r = await vap([
+      'webhooks',
+      'create',
+      '--name',
+      'Filed',
+      '--url',
+      `${hookUrl}/filed`,
+      '--events',
+      'call.ended',
+      '--secret-file',
+      secretFile,
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const secret = readFileSync(secretFile, 'utf8').trim();
     expect(secret).toMatch(/^whsec_/);
@@ -134,7 +168,18 @@ describe('vap webhooks create', () => {
     const q = await vap(['webhooks', 'create', '--name', 'Q', '--url', `${hookUrl}/q`, '--events', 'call.ended', '-q']);
     expect(q.code).toBe(2);
     expect(q.stderr).toMatch(/-q prints only the id.*--secret-file/);
-    const bad = await vap(['webhooks', 'create', '--name', 'Q', '--url', `${hookUrl}/q`, '--events', 'call.ended', '--secret-file', join(dir, 'no', 'such', 'dir', 's')]);
+    const bad = await vap([
+      'webhooks',
+      'create',
+      '--name',
+      'Q',
+      '--url',
+      `${hookUrl}/q`,
+      '--events',
+      'call.ended',
+      '--secret-file',
+      join(dir, 'no', 'such', 'dir', 's'),
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/cannot write --secret-file .*: no such directory/);
     expect(await sent()).toEqual([]);
@@ -144,7 +189,9 @@ describe('vap webhooks create', () => {
     const base = ['webhooks', 'create', '--name', 'T', '--url', `${hookUrl}/t`];
     const streamOnly = await vap([...base, '--events', 'call.ended,call.transcript.updated']);
     expect(streamOnly.code).toBe(2);
-    expect(streamOnly.stderr).toMatch(/"call.transcript.updated" is delivered on the call stream only, never to a webhook; follow it live with `vap calls tail <callId>/);
+    expect(streamOnly.stderr).toMatch(
+      /"call.transcript.updated" is delivered on the call stream only, never to a webhook; follow it live with `vap calls tail <callId>/,
+    );
     expect(streamOnly.stderr).toContain('eval.run.completed');
     expect(streamOnly.stderr).not.toMatch(/subscribe to: .*call\.voice\.updated/);
     const unknown = await vap([...base, '--events', 'call.exploded']);
@@ -155,7 +202,11 @@ describe('vap webhooks create', () => {
 
   it('refuses a URL that is not http(s) locally, and reports the service refusing a private address', async () => {
     const base = ['webhooks', 'create', '--name', 'U', '--events', 'call.ended'];
-    for (const [url, err] of [['ftp://example.com/x', /must be http or https, not ftp/], ['not a url', /is not a URL/], ['https://u:p@example.com/', /user name or password/]] as const) {
+    for (const [url, err] of [
+      ['ftp://example.com/x', /must be http or https, not ftp/],
+      ['not a url', /is not a URL/],
+      ['https://u:p@example.com/', /user name or password/],
+    ] as const) {
       const r = await vap([...base, '--url', url]);
       expect(r.code, url).toBe(2);
       expect(r.stderr, url).toMatch(err);
@@ -235,7 +286,12 @@ describe('vap webhooks rotate-secret', () => {
 
     const shown = await vap(['webhooks', 'rotate-secret', id, '--yes']);
     expect(shown.code).toBe(0);
-    const fields = Object.fromEntries(shown.stdout.trim().split('\n').map((l) => l.split('\t') as [string, string]));
+    const fields = Object.fromEntries(
+      shown.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t') as [string, string]),
+    );
     expect(fields).toMatchObject({ id, secret: expect.stringMatching(/^whsec_/) });
     expect(fields.secret).not.toBe(old);
     expect(shown.stderr).toContain('Save the secret now');
@@ -270,7 +326,10 @@ describe('vap webhooks deliveries', () => {
     });
     const tsv = await vap(['webhooks', 'deliveries', id, '--status', 'succeeded']);
     expect(tsv.code).toBe(0);
-    const rows = tsv.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = tsv.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows).toHaveLength(5);
     for (const row of rows) {
       expect(row[0]).toMatch(/^whd_/);

@@ -104,7 +104,10 @@ describe('vap webhooks listen', () => {
 
   it('forwards each event as a signed delivery the receiver can verify', async () => {
     const secret = await secretOf();
-    const rx = await receiver(() => secret, () => 200);
+    const rx = await receiver(
+      () => secret,
+      () => 200,
+    );
     try {
       const listen = startCli(['webhooks', 'listen', '--forward-to', rx.url, '--json'], env);
       await streamsOpen();
@@ -122,7 +125,10 @@ describe('vap webhooks listen', () => {
       expect(bodies[1].organizationId).toEqual(expect.any(String));
       expect(rx.got.map((r) => r.headers['x-service-event-id'])).toEqual(bodies.map((b) => b.id));
       expect(rx.got[0]!.headers['content-type']).toBe('application/json');
-      const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = res.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.map((l) => [l.type, l.eventId, l.status, l.outcome])).toEqual([
         ['call.started', bodies[0].id, 200, 'delivered'],
         ['call.ended', bodies[1].id, 200, 'delivered'],
@@ -136,7 +142,10 @@ describe('vap webhooks listen', () => {
   it('retries a failing receiver with the same event id, and does not retry a refusal', async () => {
     const secret = await secretOf();
     // The first delivery fails twice (503, 500), then succeeds; the second is refused (400).
-    const rx = await receiver(() => secret, (n) => (n === 1 ? 503 : n === 2 ? 500 : n === 3 ? 200 : 400));
+    const rx = await receiver(
+      () => secret,
+      (n) => (n === 1 ? 503 : n === 2 ? 500 : n === 3 ? 200 : 400),
+    );
     try {
       const listen = startCli(['webhooks', 'listen', '--forward-to', rx.url, '--types', 'call.ended,eval.run.completed', '--json'], env);
       await streamsOpen();
@@ -153,7 +162,10 @@ describe('vap webhooks listen', () => {
       expect(ids[3]).not.toBe(ids[0]);
       expect(new Set(rx.got.slice(0, 3).map((r) => r.body)).size).toBe(1);
       expect(rx.got.every((r) => r.validSignature)).toBe(true);
-      const lines = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const lines = res.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.map((l) => [l.status, l.outcome, l.attempt])).toEqual([
         [503, 'retry', 1],
         [500, 'retry', 2],

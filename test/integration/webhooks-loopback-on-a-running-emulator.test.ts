@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 
 const vap = (argv: string[]) => runCli(argv, { env: cliEnv(emu.url, ORG_A.apiKey) });
-const create = (url: string, n: number) => vap(['webhooks', 'create', '--name', `Local ${n}`, '--url', url, '--events', 'eval.run.completed', '--secret-file', join(dir, `secret-${n}`), '-q']);
+const create = (url: string, n: number) =>
+  vap(['webhooks', 'create', '--name', `Local ${n}`, '--url', url, '--events', 'eval.run.completed', '--secret-file', join(dir, `secret-${n}`), '-q']);
 
 describe('webhooks create with a loopback URL', () => {
   it('is refused by default, naming the switch of a running emulator; allowed after it, with the state kept', async () => {
@@ -29,7 +30,9 @@ describe('webhooks create with a loopback URL', () => {
     expect(agent.code).toBe(0);
     const refused = await create('http://127.0.0.1:3000/hook', 1);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/url refused: host 127\.0\.0\.1 is a loopback address \(start the emulator with --allow-loopback-urls to allow loopback\); a running emulator allows it at once after POST \/_emulator\/webhooks\/allow-loopback \{"allow": true\}/);
+    expect(refused.stderr).toMatch(
+      /url refused: host 127\.0\.0\.1 is a loopback address \(start the emulator with --allow-loopback-urls to allow loopback\); a running emulator allows it at once after POST \/_emulator\/webhooks\/allow-loopback \{"allow": true\}/,
+    );
     expect(await emu.control('POST', '/webhooks/allow-loopback', { allow: true })).toEqual({ allowLoopbackUrls: true });
     const allowed = await create('http://127.0.0.1:3000/hook', 2);
     expect([allowed.code, allowed.stderr]).toEqual([0, '']);

@@ -15,7 +15,8 @@ let campaignId: string;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Whether tmux shows the pane's cursor (DECTCEM). */
-const cursorVisible = (tty: TmuxSession) => execFileSync('tmux', ['display-message', '-p', '-t', tty.name, '#{cursor_flag}'], { encoding: 'utf8' }).trim() === '1';
+const cursorVisible = (tty: TmuxSession) =>
+  execFileSync('tmux', ['display-message', '-p', '-t', tty.name, '#{cursor_flag}'], { encoding: 'utf8' }).trim() === '1';
 const count = (text: string, s: string) => text.split(s).length - 1;
 
 async function waitUntil<T>(fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
@@ -32,8 +33,20 @@ describe.skipIf(!hasTmux())('campaigns analytics --realtime --watch in a real te
   beforeAll(async () => {
     assertBuilt();
     emu = await startTestEmulator({ timeScale: 20 });
-    const agentId = (await emu.api('POST', '/api/v1/agents', { name: 'Ava', engine: 'realtime', instructions: 'You are Ava. You remind patients of appointments.' })).body.data.id;
-    const listId = (await emu.api('POST', '/api/v1/contact-lists', { name: 'P', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } })).body.data.id;
+    const agentId = (
+      await emu.api('POST', '/api/v1/agents', { name: 'Ava', engine: 'realtime', instructions: 'You are Ava. You remind patients of appointments.' })
+    ).body.data.id;
+    const listId = (
+      await emu.api('POST', '/api/v1/contact-lists', {
+        name: 'P',
+        schema: {
+          fields: [
+            { name: 'name', type: 'string', required: true },
+            { name: 'phone', type: 'phone', required: true },
+          ],
+        },
+      })
+    ).body.data.id;
     const contacts = Array.from({ length: 8 }, (_, i) => ({ name: `Patient ${i}`, phone: `+1415555${String(200 + i).padStart(4, '0')}` }));
     const job = await emu.api('POST', `/api/v1/contact-lists/${listId}/contacts`, { contacts });
     for (let i = 0; i < 200; i++) {
@@ -110,7 +123,14 @@ describe.skipIf(!hasTmux())('campaigns analytics --realtime --watch in a real te
       width: 160,
       height: 30,
     });
-    const lines = (screen: string) => screen.split('\n').filter((l) => /^\d\d:\d\d:\d\d UTC {2}Active calls \d+ · Queued calls \d+ · Completed today \d+ · Call rate [\d.]+ \/ min · Last call at (—|just now|(in )?\d+ \w+( ago)?)/.test(l));
+    const lines = (screen: string) =>
+      screen
+        .split('\n')
+        .filter((l) =>
+          /^\d\d:\d\d:\d\d UTC {2}Active calls \d+ · Queued calls \d+ · Completed today \d+ · Call rate [\d.]+ \/ min · Last call at (—|just now|(in )?\d+ \w+( ago)?)/.test(
+            l,
+          ),
+        );
     try {
       const first = await tty.waitFor(/UTC {2}Active calls/);
       expect(first).toMatch(/^Campaign Live \(.+\) · realtime; a line when a figure changes, every 5 s; Ctrl-C to stop$/m);
@@ -146,7 +166,14 @@ describe.skipIf(!hasTmux())('campaigns analytics --realtime --watch in a real te
     if (!hasScript) return;
     const cmd = `stty rows 0 cols 0; exec node ${shellQuote(BIN)} campaigns analytics ${campaignId} --realtime --watch --interval 5`;
     const child = spawn('script', ['-qfec', cmd, '/dev/null'], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, NO_COLOR: '1', TERM: 'xterm-256color' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        VAP_BASE_URL: emu.url,
+        VAP_API_KEY: ORG_A.apiKey,
+        NO_COLOR: '1',
+        TERM: 'xterm-256color',
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';

@@ -25,7 +25,14 @@ describe.skipIf(!hasTmux())('calls tail in a real terminal (tmux)', () => {
     try {
       await tty.waitFor(/initiated → ringing/);
       expect(tty.capture()).toMatch(/Following call call_tmux_1; Ctrl-C to stop/);
-      await publish('call.started', callId, { status: 'in_progress', direction: 'outbound', phoneNumber: '+15550123', calleeName: 'Ana Ruiz', agentId: 'ag_1', agentVersion: 3 });
+      await publish('call.started', callId, {
+        status: 'in_progress',
+        direction: 'outbound',
+        phoneNumber: '+15550123',
+        calleeName: 'Ana Ruiz',
+        agentId: 'ag_1',
+        agentVersion: 3,
+      });
       await publish('call.voice.updated', callId, { speaking: 'agent' });
       await publish('call.transcript.updated', callId, { role: 'agent', text: 'Hello, this is Maya from Acme Dental.', ordinal: 1, offsetSeconds: 0.5 });
       await publish('call.transcript.updated', callId, { role: 'user', text: 'Hi Maya, I wanted to move my appointment.', ordinal: 2, offsetSeconds: 3.1 });

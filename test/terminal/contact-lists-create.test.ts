@@ -57,7 +57,9 @@ describe.skipIf(!hasTmux())('contact-lists create --from-csv in a terminal', () 
       tty.sendKeys('n', 'Enter');
       expect(await tty.exitCode(20_000)).toBe(0);
       expect(tty.capture()).toContain('nothing created: contact list "Declined" was not made');
-      const lists = (await (await fetch(`${emu.url}/api/v1/contact-lists`, { headers: { 'x-api-key': ORG_A.apiKey } })).json()) as { data: Array<{ name: string }> };
+      const lists = (await (await fetch(`${emu.url}/api/v1/contact-lists`, { headers: { 'x-api-key': ORG_A.apiKey } })).json()) as {
+        data: Array<{ name: string }>;
+      };
       expect(lists.data.map((l) => l.name)).not.toContain('Declined');
     } finally {
       tty.kill();

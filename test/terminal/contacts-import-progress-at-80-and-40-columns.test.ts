@@ -21,7 +21,10 @@ beforeAll(async () => {
   emu = await startTestEmulator({ timeScale: 4 });
   dir = mkdtempSync(join(tmpdir(), 'vap-import-tty-'));
   file = join(dir, 'leads-20000.csv');
-  const rows = Array.from({ length: 20_000 }, (_, i) => `Lead ${i + 1},(415) ${String(200 + Math.floor(i / 10_000)).padStart(3, '0')}-${String(i % 10_000).padStart(4, '0')}`);
+  const rows = Array.from(
+    { length: 20_000 },
+    (_, i) => `Lead ${i + 1},(415) ${String(200 + Math.floor(i / 10_000)).padStart(3, '0')}-${String(i % 10_000).padStart(4, '0')}`,
+  );
   writeFileSync(file, `name,phone\n${rows.join('\n')}\n`);
 });
 afterAll(async () => {
@@ -31,8 +34,20 @@ afterAll(async () => {
 
 describe.skipIf(!hasTmux())('contacts import progress in a terminal', () => {
   for (const width of [80, 40]) {
-    it(`at ${width} columns: frames of rows done out of the file's rows, within the pane; 100% with every row once all are processed`, { timeout: 60_000 }, async () => {
-      const listId = (await emu.api('POST', '/api/v1/contact-lists', { name: `Leads ${width}`, schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } })).body.data.id as string;
+    it(`at ${width} columns: frames of rows done out of the file's rows, within the pane; 100% with every row once all are processed`, {
+      timeout: 60_000,
+    }, async () => {
+      const listId = (
+        await emu.api('POST', '/api/v1/contact-lists', {
+          name: `Leads ${width}`,
+          schema: {
+            fields: [
+              { name: 'name', type: 'string', required: true },
+              { name: 'phone', type: 'phone', required: true },
+            ],
+          },
+        })
+      ).body.data.id as string;
       const tty = new TmuxSession(`node ${shellQuote(BIN)} contacts import ${listId} ${shellQuote(file)} --default-country US`, {
         env: { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_STATE_DIR: join(dir, `state-${width}`), NO_COLOR: '1', TERM: 'xterm-256color' },
         width,
@@ -50,7 +65,10 @@ describe.skipIf(!hasTmux())('contacts import progress in a terminal', () => {
         const last = lines.findIndex((l) => /100%/.test(l));
         expect(lines[last], screen).toMatch(width >= 80 ? /^\[█+\] 100% {2}20,000 of 20,000 rows {2}20,000 sent/ : /^100% {2}20,000 of 20,000 rows$/);
         expect(lines.slice(last + 1).join('\n'), screen).toMatch(/^Imported /m);
-        expect(lines.filter((l) => /\d%/.test(l)), screen).toHaveLength(1);
+        expect(
+          lines.filter((l) => /\d%/.test(l)),
+          screen,
+        ).toHaveLength(1);
       } finally {
         tty.kill();
       }

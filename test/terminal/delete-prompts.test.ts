@@ -63,15 +63,28 @@ describe.skipIf(!hasTmux())('delete prompts in a real terminal (tmux)', () => {
 
   it('evals delete and evals runs delete name the suite and the run', async () => {
     const suite = (await post<{ id: string }>(`/api/v1/agents/${agent}/evals`, { name: 'Booking flows', iterationsPerScenario: 1 })).id;
-    await post(`/api/v1/agents/${agent}/evals/${suite}/scenarios`, { name: 'Reschedule', persona: 'A patient', goal: 'Move to Friday', category: 'happy_path' });
+    await post(`/api/v1/agents/${agent}/evals/${suite}/scenarios`, {
+      name: 'Reschedule',
+      persona: 'A patient',
+      goal: 'Move to Friday',
+      category: 'happy_path',
+    });
     const runId = (await post<{ id: string }>(`/api/v1/agents/${agent}/evals/${suite}/runs`, {})).id;
 
-    const run = await answer(`evals runs delete ${suite} ${runId} --agent ${agent}`, /Delete run #1 \(run_\w+, \w+\) of suite Booking flows \(ev_\w+\) with its results\?/, 'n');
+    const run = await answer(
+      `evals runs delete ${suite} ${runId} --agent ${agent}`,
+      /Delete run #1 \(run_\w+, \w+\) of suite Booking flows \(ev_\w+\) with its results\?/,
+      'n',
+    );
     expect(run.code).toBe(0);
     expect(run.screen).toMatch(/nothing deleted: run #1 \(run_\w+, \w+\) of suite Booking flows \(ev_\w+\) was kept/);
     expect(await status(`/api/v1/agents/${agent}/evals/${suite}/runs/${runId}`)).toBe(200);
 
-    const kept = await answer(`evals delete ${suite} --agent ${agent}`, /Delete eval suite Booking flows \(ev_\w+\) with its scenarios, runs and results\?/, 'n');
+    const kept = await answer(
+      `evals delete ${suite} --agent ${agent}`,
+      /Delete eval suite Booking flows \(ev_\w+\) with its scenarios, runs and results\?/,
+      'n',
+    );
     expect(kept.code).toBe(0);
     expect(kept.screen).toContain(`nothing deleted: eval suite Booking flows (${suite}) was kept`);
     const gone = await answer(`evals delete ${suite} --agent ${agent}`, /Delete eval suite Booking flows/, 'y');
@@ -101,7 +114,11 @@ describe.skipIf(!hasTmux())('delete prompts in a real terminal (tmux)', () => {
   it('without a terminal the prompt is a usage error naming --yes, and nothing is sent', async () => {
     await emu.clearRequests();
     const { execa } = await import('execa');
-    const r = await execa('node', [BIN, 'agents', 'delete', agent], { env: { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, NO_COLOR: '1' }, reject: false, stdin: 'ignore' });
+    const r = await execa('node', [BIN, 'agents', 'delete', agent], {
+      env: { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, NO_COLOR: '1' },
+      reject: false,
+      stdin: 'ignore',
+    });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('pass --yes');
     expect(await emu.requests()).toEqual([]);

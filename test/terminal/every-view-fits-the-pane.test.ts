@@ -56,7 +56,8 @@ const LISTINGS: Record<string, Line> = {
   'campaigns calls queue': (s) => `campaigns calls queue ${s.draftId} --all-pending`,
   'campaigns runs': (s) => `campaigns runs ${s.campaignId}`,
   'contact-lists list': () => 'contact-lists list',
-  'contact-lists create': () => 'contact-lists create --name "Patients of the north-east practice, spring recall" --field name:string:required --field phone:phone:required --field preferred_contact_time:string --dry-run',
+  'contact-lists create': () =>
+    'contact-lists create --name "Patients of the north-east practice, spring recall" --field name:string:required --field phone:phone:required --field preferred_contact_time:string --dry-run',
   'contacts list': (s) => `contacts list ${s.listId}`,
   'import-jobs list': () => 'import-jobs list',
 };
@@ -112,7 +113,21 @@ const DETAILS: Record<string, Line> = {
 const WITHOUT_IDS = new Set(['config list', 'events types', 'contact-lists create', 'calls transcript']);
 
 /** Every live view: drawn while it runs (progress bars, watches, streams). Each has its own test below. */
-const LIVE_VIEWS = ['events tail', 'calls tail', 'evals run', 'evals runs get', 'push', 'preview', 'promote', 'import-jobs watch', 'campaigns analytics', 'contacts import', 'evals imports triage', 'webhooks listen', 'calls audio'];
+const LIVE_VIEWS = [
+  'events tail',
+  'calls tail',
+  'evals run',
+  'evals runs get',
+  'push',
+  'preview',
+  'promote',
+  'import-jobs watch',
+  'campaigns analytics',
+  'contacts import',
+  'evals imports triage',
+  'webhooks listen',
+  'calls audio',
+];
 
 /** The other verbs, and why they are neither: they print a record, a prompt, a file or a message. */
 const NEITHER: Record<string, string> = {
@@ -187,7 +202,11 @@ async function commandTree(): Promise<Map<string, string[]>> {
   const walk = (cmd: Command, path: string[]) => {
     // Help topics are hidden commands (`vap help accessibility`): pages of text, not verbs.
     const subs = cmd.commands.filter((c) => c.name() !== 'help' && !(c as Command & { _hidden?: boolean })._hidden);
-    if (subs.length === 0 && path.length > 0) out.set(path.join(' '), cmd.options.map((o) => o.long ?? ''));
+    if (subs.length === 0 && path.length > 0)
+      out.set(
+        path.join(' '),
+        cmd.options.map((o) => o.long ?? ''),
+      );
     for (const c of subs) walk(c, [...path, c.name()]);
   };
   walk(program, []);
@@ -225,10 +244,20 @@ let receiver: HookSink | undefined;
 let receiverUrl: string;
 let configDir: string;
 
-const env = () => ({ VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_API_KEY_STAGING: ORG_A.apiKey, VAP_CONFIG_DIR: configDir, VAP_STATE_DIR: testStateDir(), NO_COLOR: '1', TERM: 'xterm-256color' });
+const env = () => ({
+  VAP_BASE_URL: emu.url,
+  VAP_API_KEY: ORG_A.apiKey,
+  VAP_API_KEY_STAGING: ORG_A.apiKey,
+  VAP_CONFIG_DIR: configDir,
+  VAP_STATE_DIR: testStateDir(),
+  NO_COLOR: '1',
+  TERM: 'xterm-256color',
+});
 
-const LONG_DESCRIPTION = 'Calls patients of the north-east practice two days before their appointment to confirm, move or cancel it, and books a cleaning when one is due';
-const LONG_SUMMARY = 'Margaret Hamilton asked not to be called again and said her lawyer would hear about the repeated calls; the agent confirmed the number was removed from the calling list.';
+const LONG_DESCRIPTION =
+  'Calls patients of the north-east practice two days before their appointment to confirm, move or cancel it, and books a cleaning when one is due';
+const LONG_SUMMARY =
+  'Margaret Hamilton asked not to be called again and said her lawyer would hear about the repeated calls; the agent confirmed the number was removed from the calling list.';
 
 async function seed(): Promise<Seeded> {
   const must = async (method: string, path: string, body?: unknown) => {
@@ -238,49 +267,120 @@ async function seed(): Promise<Seeded> {
   };
   const tools = (await emu.control<{ orgs: Array<{ tools: Array<{ id: string }> }> }>('GET', '/tools?org=acme')).orgs[0]!.tools;
   const voices = (await must('GET', '/api/v1/voices')).data.voices as Array<{ id: string }>;
-  const agentId = (await must('POST', '/api/v1/agents', { name: 'North-east practice appointment reminders and rebooking', engine: 'realtime', description: LONG_DESCRIPTION, instructions: 'You are Ava from Bright Dental. You call patients to remind them about their appointments. Always confirm the date of birth.' })).data.id as string;
+  const agentId = (
+    await must('POST', '/api/v1/agents', {
+      name: 'North-east practice appointment reminders and rebooking',
+      engine: 'realtime',
+      description: LONG_DESCRIPTION,
+      instructions: 'You are Ava from Bright Dental. You call patients to remind them about their appointments. Always confirm the date of birth.',
+    })
+  ).data.id as string;
   await must('PUT', `/api/v1/agents/${agentId}/tools`, { toolIds: tools.map((t) => t.id) });
   await must('PUT', `/api/v1/agents/${agentId}/voice`, { voiceId: voices[1]!.id });
-  await must('PATCH', `/api/v1/agents/${agentId}`, { instructions: 'You are Ava from Bright Dental. You call patients to remind them about their appointments and rebook them. Always confirm the date of birth.' });
+  await must('PATCH', `/api/v1/agents/${agentId}`, {
+    instructions:
+      'You are Ava from Bright Dental. You call patients to remind them about their appointments and rebook them. Always confirm the date of birth.',
+  });
 
-  const listId = (await must('POST', '/api/v1/contact-lists', { name: 'Patients of the north-east practice due for a recall this spring', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }, { name: 'preferred_contact_time', type: 'string' }] } })).data.id as string;
-  const job = await must('POST', `/api/v1/contact-lists/${listId}/contacts`, { contacts: rows('Patient with a rather long name', 30, 5).map((r) => ({ ...r, preferred_contact_time: 'weekday mornings before the school run, never on Fridays' })) });
+  const listId = (
+    await must('POST', '/api/v1/contact-lists', {
+      name: 'Patients of the north-east practice due for a recall this spring',
+      schema: {
+        fields: [
+          { name: 'name', type: 'string', required: true },
+          { name: 'phone', type: 'phone', required: true },
+          { name: 'preferred_contact_time', type: 'string' },
+        ],
+      },
+    })
+  ).data.id as string;
+  const job = await must('POST', `/api/v1/contact-lists/${listId}/contacts`, {
+    contacts: rows('Patient with a rather long name', 30, 5).map((r) => ({
+      ...r,
+      preferred_contact_time: 'weekday mornings before the school run, never on Fridays',
+    })),
+  });
   await waitFor(async () => (await must('GET', `/api/v1/import-jobs/${job.jobId}`)).status === 'completed');
   const jobId = job.jobId as string;
   const contactIds = ((await must('GET', `/api/v1/contact-lists/${listId}/contacts?limit=100`)).data as Array<{ id: string }>).map((c) => c.id);
 
-  const endpointId = (await must('POST', '/api/v1/webhook-endpoints', { name: 'CRM sync for the north-east practice', url: receiverUrl, events: ['call.ended', 'call.started', 'campaign.status.updated', 'eval.run.completed'] })).data.id as string;
+  const endpointId = (
+    await must('POST', '/api/v1/webhook-endpoints', {
+      name: 'CRM sync for the north-east practice',
+      url: receiverUrl,
+      events: ['call.ended', 'call.started', 'campaign.status.updated', 'eval.run.completed'],
+    })
+  ).data.id as string;
 
-  const campaignId = (await must('POST', '/api/v1/campaigns', { name: 'Spring recall for the north-east practice, first wave', description: LONG_DESCRIPTION, direction: 'outbound', contactListId: listId, agentId })).data.id as string;
+  const campaignId = (
+    await must('POST', '/api/v1/campaigns', {
+      name: 'Spring recall for the north-east practice, first wave',
+      description: LONG_DESCRIPTION,
+      direction: 'outbound',
+      contactListId: listId,
+      agentId,
+    })
+  ).data.id as string;
   await must('POST', `/api/v1/campaigns/${campaignId}/contacts`, { contactIds: contactIds.slice(0, 10) });
   await must('POST', `/api/v1/campaigns/${campaignId}/calls`, { queueAllPending: true, priority: 7 });
   await must('POST', `/api/v1/campaigns/${campaignId}/start`);
-  const draftId = (await must('POST', '/api/v1/campaigns', { name: 'Spring recall, second wave (draft)', direction: 'outbound', contactListId: listId, agentId })).data.id as string;
+  const draftId = (
+    await must('POST', '/api/v1/campaigns', { name: 'Spring recall, second wave (draft)', direction: 'outbound', contactListId: listId, agentId })
+  ).data.id as string;
   await must('POST', `/api/v1/campaigns/${draftId}/contacts`, { contactIds: contactIds.slice(10, 20) });
   await emu.control('POST', '/calls/seed', { org: 'acme', count: 40 });
   await waitFor(async () => (await must('GET', `/api/v1/campaigns/${campaignId}`)).data.status === 'completed', 30_000);
   const calls = (await must('GET', `/api/v1/calls?campaignId=${campaignId}&status=completed`)).data.calls as Array<{ id: string }>;
 
-  const evalId = (await must('POST', `/api/v1/agents/${agentId}/evals`, { name: 'Appointment reminders: booking, moving and cancelling', iterationsPerScenario: 2 })).data.id as string;
-  for (const [name, category] of [['Books a cleaning for next week after a reminder call', 'happy_path'], ['Wants a human and will not talk to a machine', 'escalation']] as const) {
-    await must('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, { name, persona: 'A caller in a hurry who talks over the agent', goal: `${name} today`, category });
+  const evalId = (
+    await must('POST', `/api/v1/agents/${agentId}/evals`, { name: 'Appointment reminders: booking, moving and cancelling', iterationsPerScenario: 2 })
+  ).data.id as string;
+  for (const [name, category] of [
+    ['Books a cleaning for next week after a reminder call', 'happy_path'],
+    ['Wants a human and will not talk to a machine', 'escalation'],
+  ] as const) {
+    await must('POST', `/api/v1/agents/${agentId}/evals/${evalId}/scenarios`, {
+      name,
+      persona: 'A caller in a hurry who talks over the agent',
+      goal: `${name} today`,
+      category,
+    });
   }
   await must('PATCH', `/api/v1/agents/${agentId}/evals/${evalId}`, { status: 'ready' });
   const runId = (await must('POST', `/api/v1/agents/${agentId}/evals/${evalId}/runs`)).data.id as string;
   await waitFor(async () => (await must('GET', `/api/v1/agents/${agentId}/evals/${evalId}/runs/${runId}`)).data.run.status === 'completed', 30_000);
   const sources = (await must('GET', `/api/v1/agents/${agentId}/evals/${evalId}/imports/sources`)).data;
   const sourceId = sources.callCenters[0].id as string;
-  const cands = (await must('GET', `/api/v1/agents/${agentId}/evals/${evalId}/imports/candidates?sourceType=call_center&sourceId=${sourceId}&pageSize=12`)).data.calls as Array<{ id: string }>;
-  const importId = (await must('POST', `/api/v1/agents/${agentId}/evals/${evalId}/imports`, { sourceType: 'call_center', sourceId, callIds: cands.slice(0, 4).map((c) => c.id) })).data.id as string;
+  const cands = (await must('GET', `/api/v1/agents/${agentId}/evals/${evalId}/imports/candidates?sourceType=call_center&sourceId=${sourceId}&pageSize=12`)).data
+    .calls as Array<{ id: string }>;
+  const importId = (
+    await must('POST', `/api/v1/agents/${agentId}/evals/${evalId}/imports`, {
+      sourceType: 'call_center',
+      sourceId,
+      callIds: cands.slice(0, 4).map((c) => c.id),
+    })
+  ).data.id as string;
   await must('POST', `/api/v1/agents/${agentId}/evals/${evalId}/imports/${importId}/triage`, { batchSize: 4 });
-  const untriagedImportId = (await must('POST', `/api/v1/agents/${agentId}/evals/${evalId}/imports`, { sourceType: 'call_center', sourceId, callIds: cands.slice(4, 12).map((c) => c.id) })).data.id as string;
+  const untriagedImportId = (
+    await must('POST', `/api/v1/agents/${agentId}/evals/${evalId}/imports`, {
+      sourceType: 'call_center',
+      sourceId,
+      callIds: cands.slice(4, 12).map((c) => c.id),
+    })
+  ).data.id as string;
 
   // An as-code project with a gating suite: its first push creates the agent and runs the gate.
   const dir = mkdtempSync(join(tmpdir(), 'vap-fit-ascode-'));
   writeFileSync(join(dir, 'vap.yaml'), 'version: 1\nprofiles:\n  default: {}\n');
   mkdirSync(join(dir, 'agents', 'reception', 'evals'), { recursive: true });
-  writeFileSync(join(dir, 'agents', 'reception', 'agent.md'), '---\nname: Reception of the north-east practice\nengine: realtime\nvoice: { name: Ava, language: en-US }\n---\nYou are the receptionist.\nGreet callers with "Hello".\n');
-  writeFileSync(join(dir, 'agents', 'reception', 'evals', 'smoke.yaml'), 'name: Smoke test of the greeting and the booking flow\nstatus: ready\ngate: true\niterations: 3\ncriteria:\n  - { key: goal_completion, name: Goal, weight: 2 }\n  - { key: tone, name: Tone, weight: 2 }\nscenarios:\n  - { name: Greeting, category: happy_path, persona: "Ana, polite", goal: Get a greeting }\n  - { name: Booking, category: happy_path, persona: "Tom, in a hurry", goal: Book a cleaning }\n');
+  writeFileSync(
+    join(dir, 'agents', 'reception', 'agent.md'),
+    '---\nname: Reception of the north-east practice\nengine: realtime\nvoice: { name: Ava, language: en-US }\n---\nYou are the receptionist.\nGreet callers with "Hello".\n',
+  );
+  writeFileSync(
+    join(dir, 'agents', 'reception', 'evals', 'smoke.yaml'),
+    'name: Smoke test of the greeting and the booking flow\nstatus: ready\ngate: true\niterations: 3\ncriteria:\n  - { key: goal_completion, name: Goal, weight: 2 }\n  - { key: tone, name: Tone, weight: 2 }\nscenarios:\n  - { name: Greeting, category: happy_path, persona: "Ana, polite", goal: Get a greeting }\n  - { name: Booking, category: happy_path, persona: "Tom, in a hurry", goal: Book a cleaning }\n',
+  );
   return { agentId, evalId, runId, sourceId, importId, untriagedImportId, endpointId, callId: calls[0]!.id, campaignId, draftId, listId, jobId, dir };
 }
 
@@ -341,9 +441,18 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
   it('covers the whole command surface: every verb is a listing, a live view or neither, each listing is run here, and each with ids takes --wide', async () => {
     const tree = await commandTree();
     const classified = new Set([...Object.keys(LISTINGS), ...Object.keys(DETAILS), ...LIVE_VIEWS, ...Object.keys(NEITHER)]);
-    expect([...tree.keys()].filter((v) => !classified.has(v)), 'verbs not classified here: add each to LISTINGS, LIVE_VIEWS or NEITHER').toEqual([]);
-    expect([...classified].filter((v) => !tree.has(v)), 'classified verbs the tree does not have').toEqual([]);
-    expect(listingVerbsInSource().filter((v) => !(v in LISTINGS)), 'verbs that list records but are not run by this test').toEqual([]);
+    expect(
+      [...tree.keys()].filter((v) => !classified.has(v)),
+      'verbs not classified here: add each to LISTINGS, LIVE_VIEWS or NEITHER',
+    ).toEqual([]);
+    expect(
+      [...classified].filter((v) => !tree.has(v)),
+      'classified verbs the tree does not have',
+    ).toEqual([]);
+    expect(
+      listingVerbsInSource().filter((v) => !(v in LISTINGS)),
+      'verbs that list records but are not run by this test',
+    ).toEqual([]);
     const undeclared = Object.keys(LISTINGS).filter((v) => v !== 'evals imports create-scenarios' && !NOT_A_TABLE.has(v) && !(v in KEPT));
     expect(undeclared, 'listings whose kept columns this test does not check: add each to KEPT').toEqual([]);
     for (const verb of Object.keys(LISTINGS)) expect(tree.get(verb)!.includes('--wide'), `${verb} --wide`).toBe(!WITHOUT_IDS.has(verb));
@@ -414,18 +523,41 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
       const callId = randomUUID();
       const publish = (type: string, data: Record<string, unknown>) => emu.control<{ lastId: string }>('POST', '/events', { type, callId, data });
       const first = (await publish('call.status.updated', { status: 'ringing', previousStatus: 'initiated' })).lastId;
-      await publish('call.started', { status: 'in_progress', direction: 'outbound', phoneNumber: '+14155550108', calleeName: 'Margaret Hamilton', agentId: seeded.agentId, agentVersion: 2, campaignId: seeded.campaignId });
-      await publish('call.transcript.updated', { role: 'agent', text: "Hi, is this Margaret? This is Ava from Bright Dental, I'm calling about your appointment next Tuesday at half past three.", ordinal: 0, offsetSeconds: 0.4 });
+      await publish('call.started', {
+        status: 'in_progress',
+        direction: 'outbound',
+        phoneNumber: '+14155550108',
+        calleeName: 'Margaret Hamilton',
+        agentId: seeded.agentId,
+        agentVersion: 2,
+        campaignId: seeded.campaignId,
+      });
+      await publish('call.transcript.updated', {
+        role: 'agent',
+        text: "Hi, is this Margaret? This is Ava from Bright Dental, I'm calling about your appointment next Tuesday at half past three.",
+        ordinal: 0,
+        offsetSeconds: 0.4,
+      });
       await publish('intelligence.speaker.identified', { speaker: 'Margaret Hamilton', confidence: 0.93 });
       await publish('call.ended', { status: 'completed', durationSeconds: 113, engine: 'realtime' });
-      await publish('call.analysis.completed', { summary: LONG_SUMMARY, overallSentiment: 'negative', resolved: false, doNotCallRequested: true, legalThreatened: true, crisisDetected: false });
+      await publish('call.analysis.completed', {
+        summary: LONG_SUMMARY,
+        overallSentiment: 'negative',
+        resolved: false,
+        doNotCallRequested: true,
+        legalThreatened: true,
+        crisisDetected: false,
+      });
       const events = await runAt(`events tail --last-event-id ${Number(first) - 1} --exit-on call.analysis.completed`, width);
       expect(events.code).toBe(0);
       expect(events.screen).toContain('call.analysis.completed');
       const call = await runAt(`calls tail ${callId}`, width);
       expect(call.code).toBe(0);
       // The notice and the hint break between words; the command stays copyable whole.
-      const text = call.screen.split('\n').map((l) => l.trim()).join(' ');
+      const text = call.screen
+        .split('\n')
+        .map((l) => l.trim())
+        .join(' ');
       expect(text).toContain(`call ${callId} is over: its analysis is in (6 events); --follow keeps listening`);
       expect(text).not.toContain('resume with');
     });
@@ -437,7 +569,10 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
         await watchWhile(tty, width, 'evals run --wait (held)', (s) => /run #\d+ (pending|running)/.test(s.replace(/\n/g, ' ')));
         // A few more redraws while it is held, then let it finish.
         await new Promise((r) => setTimeout(r, 1500));
-        const runs = (await emu.api('GET', `/api/v1/agents/${seeded.agentId}/evals/${seeded.evalId}/runs`)).body.data.runs as Array<{ id: string; status: string }>;
+        const runs = (await emu.api('GET', `/api/v1/agents/${seeded.agentId}/evals/${seeded.evalId}/runs`)).body.data.runs as Array<{
+          id: string;
+          status: string;
+        }>;
         for (const r of runs.filter((x) => x.status === 'pending' || x.status === 'running')) await emu.control('POST', `/evals/runs/${r.id}/release`);
         const end = await watchWhile(tty, width, 'evals run --wait', exited);
         expect(exitOf(end)).toBe(0);
@@ -455,7 +590,11 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
       const headers = run.screen.split('\n').filter((l) => /^(SCENARIO|CRITERION)\b/.test(l));
       expect(headers, run.screen).toHaveLength(2);
       for (const h of headers) expect(h.trim().split(/\s{2,}/), `${width} columns:\n${run.screen}`).toEqual(expect.arrayContaining(['DELTA', 'VERDICT']));
-      const runs = (await emu.api('GET', `/api/v1/agents/${seeded.agentId}/evals/${seeded.evalId}/runs`)).body.data.runs as Array<{ id: string; status: string; runNumber: number }>;
+      const runs = (await emu.api('GET', `/api/v1/agents/${seeded.agentId}/evals/${seeded.evalId}/runs`)).body.data.runs as Array<{
+        id: string;
+        status: string;
+        runNumber: number;
+      }>;
       const [b, a] = runs.filter((r) => r.status === 'completed').sort((x, y) => y.runNumber - x.runNumber);
       const diff = await runAt(`evals runs diff ${b!.id} --eval ${seeded.evalId} --agent ${seeded.agentId} --baseline ${a!.id}`, width);
       expect(diff.code, diff.screen).toBe(0);
@@ -488,7 +627,10 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
       }
       // The branch changes the agent: preview runs copies of its gating suite, promote carries what passed to another profile.
       const md = join(dir, 'agents', 'reception', 'agent.md');
-      writeFileSync(md, readFileSync(md, 'utf8').replace('Greet callers with "Hello".', 'Greet callers with "Good morning, north-east practice, how can we help you today?".'));
+      writeFileSync(
+        md,
+        readFileSync(md, 'utf8').replace('Greet callers with "Hello".', 'Greet callers with "Good morning, north-east practice, how can we help you today?".'),
+      );
       for (const [label, command] of [
         ['preview', `preview --label fit-${width} --allow-failed-iterations 9 --dir ${shellQuote(dir)}`],
         ['push --eval (the change)', `push --yes --eval --allow-failed-iterations 9 --dir ${shellQuote(dir)}`],
@@ -509,7 +651,12 @@ describe.skipIf(!hasTmux())('every listing and live view fits the pane (tmux at 
       const watch = await runAt(`import-jobs watch ${job.jobId}`, width);
       expect(watch.code).toBe(0);
       const file = join(mkdtempSync(join(tmpdir(), 'vap-fit-csv-')), 'patients-of-the-north-east-practice.csv');
-      writeFileSync(file, `name,phone,preferred_contact_time\n${rows(`csv ${width}`, 4000, 3).map((r) => `${r.name},${r.phone},weekday mornings`).join('\n')}\n`);
+      writeFileSync(
+        file,
+        `name,phone,preferred_contact_time\n${rows(`csv ${width}`, 4000, 3)
+          .map((r) => `${r.name},${r.phone},weekday mornings`)
+          .join('\n')}\n`,
+      );
       const imported = await runAt(`contacts import ${seeded.listId} ${shellQuote(file)} --batch-size 500`, width);
       // Exit 1: three rows are rejected on purpose (a summary with an errors file).
       expect(imported.code).toBe(1);

@@ -13,7 +13,10 @@ async function run(args: string, width: number): Promise<{ lines: string[]; code
   const tty = new TmuxSession(`node ${shellQuote(BIN)} ${args}`, { env: { NO_COLOR: '1', TERM: 'xterm-256color' }, width, height: 200 });
   try {
     const code = await tty.exitCode(20_000);
-    const lines = tty.capture().split('\n').map((l) => l.trimEnd());
+    const lines = tty
+      .capture()
+      .split('\n')
+      .map((l) => l.trimEnd());
     const end = lines.findIndex((l) => /^\[exit \d+\]$/.test(l));
     return { lines: lines.slice(0, end), code };
   } finally {
@@ -42,7 +45,10 @@ describe.skipIf(!hasTmux())('help in a terminal at 80 and 40 columns', () => {
       expect(code).toBe(0);
       const list = listLines(lines);
       expect(list.length).toBeGreaterThan(10);
-      expect(list.filter((l) => stringWidth(l) > width), lines.join('\n')).toEqual([]);
+      expect(
+        list.filter((l) => stringWidth(l) > width),
+        lines.join('\n'),
+      ).toEqual([]);
       // The words of a description, read line after line, are whole: `newest first`, never `new`/`est first`.
       expect(list.map((l) => l.trim()).join(' ')).toContain("List a suite's runs, newest first; on a terminal a sparkline of the overall score ends the table");
       expect(lines.every((l) => stringWidth(l) <= width)).toBe(true);
@@ -58,7 +64,10 @@ describe.skipIf(!hasTmux())('help in a terminal at 80 and 40 columns', () => {
   }
 
   it('vap help emulator and vap help mcp print the topics; vap emulator --help and vap mcp --help the commands; each points to the other', async () => {
-    for (const [name, title] of [['emulator', 'The emulator'], ['mcp', 'Serving AI assistants: vap mcp']] as const) {
+    for (const [name, title] of [
+      ['emulator', 'The emulator'],
+      ['mcp', 'Serving AI assistants: vap mcp'],
+    ] as const) {
       const topic = await run(`help ${name}`, 80);
       expect(topic.code).toBe(0);
       expect(topic.lines[0]).toBe(title);

@@ -25,16 +25,38 @@ beforeAll(async () => {
   // Each seeded call's own stream: its events, up to the analysis (the last after-call event).
   const calls = (await emu.api('GET', '/api/v1/calls?pageSize=100')).body.data.calls as Array<{ id: string }>;
   for (const { id } of calls) {
-    await emu.control('POST', '/events', { org: ORG_A.name, type: 'call.started', callId: id, data: { status: 'in_progress', direction: 'outbound', calleeName: 'Ana Ruiz', phoneNumber: '+15550123' } });
-    await emu.control('POST', '/events', { org: ORG_A.name, type: 'call.ended', callId: id, data: { status: 'completed', durationSeconds: 61, engine: 'realtime' } });
-    await emu.control('POST', '/events', { org: ORG_A.name, type: 'call.analysis.completed', callId: id, data: { summary: 'Confirmed the appointment.', overallSentiment: 'positive', resolved: true } });
+    await emu.control('POST', '/events', {
+      org: ORG_A.name,
+      type: 'call.started',
+      callId: id,
+      data: { status: 'in_progress', direction: 'outbound', calleeName: 'Ana Ruiz', phoneNumber: '+15550123' },
+    });
+    await emu.control('POST', '/events', {
+      org: ORG_A.name,
+      type: 'call.ended',
+      callId: id,
+      data: { status: 'completed', durationSeconds: 61, engine: 'realtime' },
+    });
+    await emu.control('POST', '/events', {
+      org: ORG_A.name,
+      type: 'call.analysis.completed',
+      callId: id,
+      data: { summary: 'Confirmed the appointment.', overallSentiment: 'positive', resolved: true },
+    });
   }
 });
 afterAll(async () => {
   await emu?.close();
 });
 
-const env = (key = ORG_A.apiKey) => ({ VAP_BASE_URL: emu.url, VAP_API_KEY: key, VAP_CONFIG_DIR: join(state, 'config'), VAP_STATE_DIR: state, NO_COLOR: '1', TERM: 'xterm-256color' });
+const env = (key = ORG_A.apiKey) => ({
+  VAP_BASE_URL: emu.url,
+  VAP_API_KEY: key,
+  VAP_CONFIG_DIR: join(state, 'config'),
+  VAP_STATE_DIR: state,
+  NO_COLOR: '1',
+  TERM: 'xterm-256color',
+});
 
 async function typed(command: string, width: number, key?: string): Promise<{ screen: string; code: number }> {
   const tty = new TmuxSession(`node ${shellQuote(BIN)} ${command}`, { env: env(key), width, height: 60 });
@@ -48,7 +70,12 @@ async function typed(command: string, width: number, key?: string): Promise<{ sc
 
 const tooWide = (text: string, width: number) => text.split('\n').filter((l) => stringWidth(l.trimEnd()) > width);
 /** The screen's lines joined, as the terminal wrapped them between words. */
-const joined = (screen: string) => screen.split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
+const joined = (screen: string) =>
+  screen
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
 /** The text without white space: a word longer than a narrow pane (a URL) is cut where it must be. */
 const squeezed = (text: string) => text.replace(/\s+/g, '');
 
@@ -86,14 +113,26 @@ describe.skipIf(!hasTmux())('ids and tools as a newcomer types them, in a real t
     it(`at ${width} columns: with no agent, tools list and agents create --tool by name say where a tool's id is`, async () => {
       const tools = await typed('tools list', width, FRESH.apiKey);
       expect(tools.code).toBe(0);
-      expect(squeezed(tools.screen)).toContain(squeezed(`No tools seen: this key can read no agent yet (the API lists tools only through agents). Give a tool by its id, from the product's tool page (on vap's emulator: \`curl ${emu.url}/_emulator/tools\`).`));
+      expect(squeezed(tools.screen)).toContain(
+        squeezed(
+          `No tools seen: this key can read no agent yet (the API lists tools only through agents). Give a tool by its id, from the product's tool page (on vap's emulator: \`curl ${emu.url}/_emulator/tools\`).`,
+        ),
+      );
       expect(tooWide(tools.screen, width)).toEqual([]);
 
-      const create = await typed('agents create --name "Front desk" --engine realtime --instructions "Greet callers." --tool "Calendar booking"', width, FRESH.apiKey);
+      const create = await typed(
+        'agents create --name "Front desk" --engine realtime --instructions "Greet callers." --tool "Calendar booking"',
+        width,
+        FRESH.apiKey,
+      );
       expect(create.code).toBe(2);
       const text = squeezed(create.screen);
       expect(text).toContain(squeezed('no tool named "Calendar booking" among the tools of the agents this key can read'));
-      expect(text).toContain(squeezed(`give the tool's id, from the product's tool page (on vap's emulator: \`curl ${emu.url}/_emulator/tools\`); once an agent has tools, \`vap tools list\` shows their names and ids`));
+      expect(text).toContain(
+        squeezed(
+          `give the tool's id, from the product's tool page (on vap's emulator: \`curl ${emu.url}/_emulator/tools\`); once an agent has tools, \`vap tools list\` shows their names and ids`,
+        ),
+      );
       expect(tooWide(create.screen, width)).toEqual([]);
     });
   }

@@ -18,17 +18,33 @@ const LONG_AGENT =
   "Hi, is this Margaret? This is Maya from Acme Dental, I'm calling about your appointment next Tuesday at half past three, and I wanted to check whether that time still works for you or whether you would rather move it.";
 const LONG_CALLER = 'Please take me off your list. Do not call me again, I have asked three times already and I am talking to my lawyer about it.';
 
-const publish = (type: string, callId: string | null, data: Record<string, unknown>) => emu.control<{ lastId: string }>('POST', '/events', { type, ...(callId ? { callId } : {}), data });
+const publish = (type: string, callId: string | null, data: Record<string, unknown>) =>
+  emu.control<{ lastId: string }>('POST', '/events', { type, ...(callId ? { callId } : {}), data });
 
 /** Publishes one whole call (status, start, a long chat, end, a long analysis with two alerts) on a new UUID. */
 async function oneCall(campaignId: string): Promise<string> {
   const callId = randomUUID();
   await publish('call.status.updated', callId, { status: 'ringing', previousStatus: 'initiated' });
-  await publish('call.started', callId, { status: 'in_progress', direction: 'outbound', phoneNumber: '+14155550108', calleeName: 'Margaret Hamilton', agentId: 'ag_dh6e446kz0ju4xck', agentVersion: 3, campaignId });
+  await publish('call.started', callId, {
+    status: 'in_progress',
+    direction: 'outbound',
+    phoneNumber: '+14155550108',
+    calleeName: 'Margaret Hamilton',
+    agentId: 'ag_dh6e446kz0ju4xck',
+    agentVersion: 3,
+    campaignId,
+  });
   await publish('call.transcript.updated', callId, { role: 'agent', text: LONG_AGENT, ordinal: 0, offsetSeconds: 0.4 });
   await publish('call.transcript.updated', callId, { role: 'user', text: LONG_CALLER, ordinal: 1, offsetSeconds: 14.2 });
   await publish('call.ended', callId, { status: 'completed', durationSeconds: 113, engine: 'realtime' });
-  await publish('call.analysis.completed', callId, { summary: LONG_SUMMARY, overallSentiment: 'negative', resolved: false, doNotCallRequested: true, legalThreatened: true, crisisDetected: false });
+  await publish('call.analysis.completed', callId, {
+    summary: LONG_SUMMARY,
+    overallSentiment: 'negative',
+    resolved: false,
+    doNotCallRequested: true,
+    legalThreatened: true,
+    crisisDetected: false,
+  });
   return callId;
 }
 
@@ -67,7 +83,13 @@ describe.skipIf(!hasTmux())('live views at 80 and 160 columns (tmux, real UUIDs,
         const short = callId.slice(0, 8);
         // The call column: eight hex digits, the full id nowhere but in the resume hint.
         const rows = lines.filter((l) => /^\d\d:\d\d:\d\d  /.test(l));
-        expect(rows.map((l) => l.slice(10).split(/\s+/)[0])).toEqual(['campaign.status.updated', 'call.status.updated', 'call.started', 'call.ended', 'call.analysis.completed']);
+        expect(rows.map((l) => l.slice(10).split(/\s+/)[0])).toEqual([
+          'campaign.status.updated',
+          'call.status.updated',
+          'call.started',
+          'call.ended',
+          'call.analysis.completed',
+        ]);
         for (const r of rows.slice(1)) expect(r.slice(10 + 32, 10 + 32 + 9)).toBe(`${short} `);
         expect(rows[0]!.slice(10 + 32, 10 + 32 + 9)).toBe('—        ');
         expect(lines.filter((l) => l.includes(callId)).every((l) => l.includes('resume with:'))).toBe(true);
@@ -92,11 +114,14 @@ describe.skipIf(!hasTmux())('live views at 80 and 160 columns (tmux, real UUIDs,
     it.skipIf(width < 160)(`events tail --wide --absolute-times at ${width} columns: the whole id and the exact time, the columns widened to fit`, async () => {
       const from = (await publish('campaign.status.updated', null, { campaignId, status: 'paused', previousStatus: 'active' })).lastId;
       const callId = await oneCall(campaignId);
-      const tty = new TmuxSession(`node ${shellQuote(BIN)} events tail --wide --absolute-times --last-event-id ${Number(from) - 1} --exit-on call.analysis.completed`, {
-        env: { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, NO_COLOR: '1', TERM: 'xterm-256color' },
-        width,
-        height: 80,
-      });
+      const tty = new TmuxSession(
+        `node ${shellQuote(BIN)} events tail --wide --absolute-times --last-event-id ${Number(from) - 1} --exit-on call.analysis.completed`,
+        {
+          env: { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, NO_COLOR: '1', TERM: 'xterm-256color' },
+          width,
+          height: 80,
+        },
+      );
       try {
         expect(await tty.exitCode()).toBe(0);
         const lines = checkWidth(tty.capture(), width);
@@ -108,7 +133,10 @@ describe.skipIf(!hasTmux())('live views at 80 and 160 columns (tmux, real UUIDs,
         const cont = lines.slice(at + 1).filter((l) => /^ {95}[^\s!]/.test(l));
         expect(textFrom([lines[at]!, ...cont], 95)).toBe(`negative — ${LONG_SUMMARY}`);
         const started = lines.findIndex((l) => / call\.started /.test(l));
-        const startedText = textFrom([lines[started]!, ...lines.slice(started + 1).filter((_l, i, all) => all.slice(0, i + 1).every((x) => /^ {95}\S/.test(x)))], 95);
+        const startedText = textFrom(
+          [lines[started]!, ...lines.slice(started + 1).filter((_l, i, all) => all.slice(0, i + 1).every((x) => /^ {95}\S/.test(x)))],
+          95,
+        );
         expect(startedText).toBe(`outbound to Margaret Hamilton +14155550108 · agent ag_dh6e446kz0ju4xck v3 · campaign ${campaignId}`);
         expect(tty.capture()).toMatch(/resume with: vap --absolute-times events tail --wide --last-event-id \d+/);
       } finally {

@@ -13,9 +13,15 @@ import { hasTmux, shellQuote, TmuxSession } from '../helpers/tmux.js';
 let emu: TestEmulator;
 
 async function seed(name: string): Promise<string> {
-  const a = (await emu.api('POST', '/api/v1/agents', { name, instructions: 'You are the front desk.\nGreet callers with "Hello".', engine: 'realtime' })).body.data;
+  const a = (await emu.api('POST', '/api/v1/agents', { name, instructions: 'You are the front desk.\nGreet callers with "Hello".', engine: 'realtime' })).body
+    .data;
   const s = (await emu.api('POST', `/api/v1/agents/${a.id}/evals`, { name: 'Booking', iterationsPerScenario: 1 })).body.data;
-  await emu.api('POST', `/api/v1/agents/${a.id}/evals/${s.id}/scenarios`, { name: 'Book', persona: 'Ann, polite', goal: 'Book a visit', category: 'happy_path' });
+  await emu.api('POST', `/api/v1/agents/${a.id}/evals/${s.id}/scenarios`, {
+    name: 'Book',
+    persona: 'Ann, polite',
+    goal: 'Book a visit',
+    category: 'happy_path',
+  });
   return a.id as string;
 }
 
@@ -95,14 +101,19 @@ describe.skipIf(!hasTmux())('vap push in a real terminal (tmux)', () => {
   it('a base URL the state was never synced with is said and asked once; the push records it, so the next diff does not say it', async () => {
     const { dir } = await project();
     // The same server under another name (what a moved or renamed API host looks like).
-    const tty = new TmuxSession(`cd ${shellQuote(dir)} && node ${shellQuote(BIN)} diff --profile staging; node ${shellQuote(BIN)} push --yes --profile staging; node ${shellQuote(BIN)} diff --profile staging`, {
-      env: { VAP_BASE_URL: emu.url.replace('127.0.0.1', 'localhost'), VAP_API_KEY: ORG_A.apiKey, TERM: 'xterm-256color' },
-      width: 140,
-    });
+    const tty = new TmuxSession(
+      `cd ${shellQuote(dir)} && node ${shellQuote(BIN)} diff --profile staging; node ${shellQuote(BIN)} push --yes --profile staging; node ${shellQuote(BIN)} diff --profile staging`,
+      {
+        env: { VAP_BASE_URL: emu.url.replace('127.0.0.1', 'localhost'), VAP_API_KEY: ORG_A.apiKey, TERM: 'xterm-256color' },
+        width: 140,
+      },
+    );
     try {
       const screen = await tty.waitFor(/Use it for profile "staging"\?/);
       // The warning wraps at word boundaries to the pane's width.
-      expect(screen.replace(/\s+/g, ' ')).toContain(`.vap/state.staging.json was synced with another server: this run uses the base URL ${emu.url.replace('127.0.0.1', 'localhost')} (it was synced with ${emu.url})`);
+      expect(screen.replace(/\s+/g, ' ')).toContain(
+        `.vap/state.staging.json was synced with another server: this run uses the base URL ${emu.url.replace('127.0.0.1', 'localhost')} (it was synced with ${emu.url})`,
+      );
       tty.sendKeys('y', 'Enter');
       await tty.waitFor(/Plan for profile "staging"/);
       expect(await tty.exitCode()).toBe(0);

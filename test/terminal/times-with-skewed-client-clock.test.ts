@@ -43,8 +43,23 @@ describe.skipIf(!hasTmux())('relative times with a client clock that is off (tmu
     emu = await startTestEmulator({ timeScale: 1 });
     agent = (await data<{ id: string }>('POST', '/api/v1/agents', { name: 'Skewed', engine: 'realtime', instructions: 'v1' })).id;
     await data('PATCH', `/api/v1/agents/${agent}`, { instructions: 'v2' });
-    const list = (await data<{ id: string }>('POST', '/api/v1/contact-lists', { name: 'People', schema: { fields: [{ name: 'name', type: 'string', required: true }, { name: 'phone', type: 'phone', required: true }] } })).id;
-    const job = await emu.api<{ jobId: string }>('POST', `/api/v1/contact-lists/${list}/contacts`, { contacts: [{ name: 'A', phone: '+14155550101' }, { name: 'B', phone: '+14155550102' }] });
+    const list = (
+      await data<{ id: string }>('POST', '/api/v1/contact-lists', {
+        name: 'People',
+        schema: {
+          fields: [
+            { name: 'name', type: 'string', required: true },
+            { name: 'phone', type: 'phone', required: true },
+          ],
+        },
+      })
+    ).id;
+    const job = await emu.api<{ jobId: string }>('POST', `/api/v1/contact-lists/${list}/contacts`, {
+      contacts: [
+        { name: 'A', phone: '+14155550101' },
+        { name: 'B', phone: '+14155550102' },
+      ],
+    });
     for (let i = 0; (await emu.api<{ status: string }>('GET', `/api/v1/import-jobs/${job.body.jobId}`)).body.status !== 'completed'; i++) {
       if (i > 400) throw new Error('the import did not finish');
       await sleep(25);

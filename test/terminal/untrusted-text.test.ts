@@ -37,7 +37,16 @@ describe.skipIf(!hasTmux())('hostile text in a real terminal (tmux)', () => {
   const session = (script: string, height = 60) =>
     new TmuxSession(script, {
       // Colour on: vap's own codes are on screen, beside the data's escaped ones.
-      env: { VAP_BASE_URL: emu.url, VAP_API_KEY: ORG_A.apiKey, VAP_CONFIG_DIR: join(dir, 'config'), VAP_STATE_DIR: testStateDir(), TERM: 'xterm-256color', FORCE_COLOR: '1', H: HOSTILE, HS: HOSTILE_SHORT },
+      env: {
+        VAP_BASE_URL: emu.url,
+        VAP_API_KEY: ORG_A.apiKey,
+        VAP_CONFIG_DIR: join(dir, 'config'),
+        VAP_STATE_DIR: testStateDir(),
+        TERM: 'xterm-256color',
+        FORCE_COLOR: '1',
+        H: HOSTILE,
+        HS: HOSTILE_SHORT,
+      },
       width: 160,
       height,
     });

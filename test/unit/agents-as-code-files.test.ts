@@ -58,7 +58,9 @@ describe('agent.md', () => {
       '---\nname: Front Desk\nengine: realtime\nvoice:\n  name: Ava\n  language: en-US\ntools:\n  - CRM lookup\n  - Calendar booking\nvariables:\n  - name: patient\n    description: who calls\n---\n' +
         `${agent.instructions}\n`,
     );
-    const edited = fresh.replace('engine: realtime', 'engine: realtime # the managed tier').replace('name: Front Desk\n', '# owned by the support team\nname: Front Desk\n');
+    const edited = fresh
+      .replace('engine: realtime', 'engine: realtime # the managed tier')
+      .replace('name: Front Desk\n', '# owned by the support team\nname: Front Desk\n');
     const renamed = agentMarkdown({ ...agent, name: 'Reception' }, edited, {});
     expect(renamed).toContain('# owned by the support team\nname: Reception\nengine: realtime # the managed tier\n');
     expect(agentMarkdown(agent, edited, {})).toBe(edited);
@@ -73,9 +75,13 @@ describe('suite and webhook files', () => {
   });
 
   it('a webhook URL that is a profile variable is written as ${vars.NAME}, and kept as such', () => {
-    const text = webhookYaml({ name: 'CRM', url: 'https://staging.example.com/hook', events: ['call.ended'] }, undefined, { HOOK: 'https://staging.example.com/hook' });
+    const text = webhookYaml({ name: 'CRM', url: 'https://staging.example.com/hook', events: ['call.ended'] }, undefined, {
+      HOOK: 'https://staging.example.com/hook',
+    });
     expect(text).toBe('name: CRM\nurl: ${vars.HOOK}\nevents:\n  - call.ended\n');
-    expect(webhookYaml({ name: 'CRM', url: 'https://staging.example.com/hook', events: ['call.ended'] }, text, { HOOK: 'https://staging.example.com/hook' })).toBe(text);
+    expect(
+      webhookYaml({ name: 'CRM', url: 'https://staging.example.com/hook', events: ['call.ended'] }, text, { HOOK: 'https://staging.example.com/hook' }),
+    ).toBe(text);
   });
 });
 
@@ -83,12 +89,18 @@ describe('comparisons', () => {
   it('ignore the order of tools, events and scenarios, the scale of weights and the case of a language tag', () => {
     const same: AgentModel = { ...agent, tools: [...agent.tools].reverse(), voice: { name: 'Ava', language: 'en-us' } };
     expect(changedFields('agent', fieldHashes('agent', agent), fieldHashes('agent', same))).toEqual([]);
-    const scaled: SuiteModel = { ...suite, criteria: suite.criteria.map((c) => ({ ...c, weight: c.weight * 4 })).reverse(), scenarios: [...suite.scenarios].reverse() };
+    const scaled: SuiteModel = {
+      ...suite,
+      criteria: suite.criteria.map((c) => ({ ...c, weight: c.weight * 4 })).reverse(),
+      scenarios: [...suite.scenarios].reverse(),
+    };
     expect(changedFields('suite', fieldHashes('suite', suite), fieldHashes('suite', scaled))).toEqual([]);
   });
 
   it('see every change of the instructions, a single space included', () => {
-    expect(changedFields('agent', fieldHashes('agent', agent), fieldHashes('agent', { ...agent, instructions: `${agent.instructions} ` }))).toEqual(['instructions']);
+    expect(changedFields('agent', fieldHashes('agent', agent), fieldHashes('agent', { ...agent, instructions: `${agent.instructions} ` }))).toEqual([
+      'instructions',
+    ]);
   });
 });
 

@@ -67,7 +67,12 @@ describe('catalog', () => {
 
   it('filters voices by full tag or bare language code', () => {
     const c = new Catalog(1);
-    expect(c.voicesFor('es').map((v) => v.language).sort()).toEqual(['es-ES', 'es-MX', 'es-US']);
+    expect(
+      c
+        .voicesFor('es')
+        .map((v) => v.language)
+        .sort(),
+    ).toEqual(['es-ES', 'es-MX', 'es-US']);
     expect(c.voicesFor('EN-gb').map((v) => v.language)).toEqual(['en-GB', 'en-GB']);
     expect(c.voicesFor('e')).toEqual([]);
     expect(c.voicesFor(undefined)).toHaveLength(c.voices.length);
@@ -75,7 +80,12 @@ describe('catalog', () => {
 
   it('gives every voice a different preview', () => {
     const c = new Catalog(1);
-    const previews = c.voices.map((v) => c.preview(v.id)!.subarray(id3Length(c.preview(v.id)!)).toString('hex'));
+    const previews = c.voices.map((v) =>
+      c
+        .preview(v.id)!
+        .subarray(id3Length(c.preview(v.id)!))
+        .toString('hex'),
+    );
     expect(new Set(previews).size).toBe(c.voices.length);
     expect(c.preview('voice_nope')).toBeUndefined();
   });

@@ -3,7 +3,12 @@ import { unwrapEnvelope } from '../../src/api/envelope.js';
 
 describe('unwrapEnvelope', () => {
   it('document 1: { data, meta: { requestId, pagination } }', () => {
-    const r = unwrapEnvelope({ data: { agents: [{ id: 'a' }] }, meta: { requestId: 'req_1', pagination: { nextCursor: '2', limit: 50 } } }, 'auto', 200, 'req_h');
+    const r = unwrapEnvelope(
+      { data: { agents: [{ id: 'a' }] }, meta: { requestId: 'req_1', pagination: { nextCursor: '2', limit: 50 } } },
+      'auto',
+      200,
+      'req_h',
+    );
     expect(r.data).toEqual({ agents: [{ id: 'a' }] });
     expect(r.requestId).toBe('req_1');
     expect(r.pagination).toEqual({ nextCursor: '2', limit: 50 });
@@ -28,6 +33,9 @@ describe('unwrapEnvelope', () => {
   });
 
   it('nextCursor null means no next page', () => {
-    expect(unwrapEnvelope({ data: {}, meta: { requestId: 'r', pagination: { nextCursor: null, limit: 5 } } }, 'meta', 200).pagination).toEqual({ nextCursor: null, limit: 5 });
+    expect(unwrapEnvelope({ data: {}, meta: { requestId: 'r', pagination: { nextCursor: null, limit: 5 } } }, 'meta', 200).pagination).toEqual({
+      nextCursor: null,
+      limit: 5,
+    });
   });
 });

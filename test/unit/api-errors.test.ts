@@ -23,7 +23,11 @@ describe('ApiError.fromResponse', () => {
   });
 
   it('reads the emulator envelope: message, code and request id from the body', () => {
-    const e = ApiError.fromResponse(404, JSON.stringify({ error: { code: 'not_found', message: 'agent ag_1 not found' }, meta: { requestId: 'req_body' } }), h('req_header'));
+    const e = ApiError.fromResponse(
+      404,
+      JSON.stringify({ error: { code: 'not_found', message: 'agent ag_1 not found' }, meta: { requestId: 'req_body' } }),
+      h('req_header'),
+    );
     expect(e.message).toBe('agent ag_1 not found');
     expect(e.code).toBe('not_found');
     expect(e.requestId).toBe('req_body');
@@ -48,7 +52,9 @@ describe('ApiError.fromResponse', () => {
 
   it('takes the first line of a text body, and the title of an HTML page', () => {
     expect(ApiError.fromResponse(502, '\n  upstream timed out\nmore detail', {}).message).toBe('upstream timed out');
-    expect(ApiError.fromResponse(503, '<html><head><title>503 Service Unavailable</title></head><body>x</body></html>', {}).message).toBe('503 Service Unavailable');
+    expect(ApiError.fromResponse(503, '<html><head><title>503 Service Unavailable</title></head><body>x</body></html>', {}).message).toBe(
+      '503 Service Unavailable',
+    );
   });
 
   it('names the status when the body is empty', () => {

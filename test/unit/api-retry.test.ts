@@ -61,7 +61,10 @@ describe('paths', () => {
       }
     };
     const idChars = fc.constantFrom(...'ab_-.Z09/\\?#% é\n\u202e'.split(''));
-    fc.assert(fc.property(fc.oneof(fc.string(), fc.string({ unit: idChars }), fc.stringMatching(/^[A-Za-z0-9_-]{0,30}$/)), (id) => fast(id) === slow(id)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: idChars }), fc.stringMatching(/^[A-Za-z0-9_-]{0,30}$/)), (id) => fast(id) === slow(id)),
+      { numRuns: 2000 },
+    );
   });
 
   it('refuses, as a usage error, an id that could not stay one segment', () => {
@@ -85,13 +88,30 @@ describe('paths', () => {
   });
 
   it("gives a request's origin, path and URL as a parsed URL does, for any base and path", () => {
-    const bases = ['http://127.0.0.1:4010', 'http://127.0.0.1:4010/', 'https://api.example.com', 'http://h:8080/prefix', 'http://h:8080/prefix/', 'http://user:pw@h', 'HTTP://H.example', 'http://h:80', 'http://h/p?x=1', 'http://h/a%2e%2e', 'http://h/a b'];
-    const segment = fc.oneof(fc.constantFrom('agents', 'ag_1', '.', '..', '%2e%2E', '%2E', 'a b', 'ü', 'a\\b', 'a?b', 'a#b', '%', '%zz', '%41', "!$&'()*+,;=:@", '~-._', ''), fc.string());
+    const bases = [
+      'http://127.0.0.1:4010',
+      'http://127.0.0.1:4010/',
+      'https://api.example.com',
+      'http://h:8080/prefix',
+      'http://h:8080/prefix/',
+      'http://user:pw@h',
+      'HTTP://H.example',
+      'http://h:80',
+      'http://h/p?x=1',
+      'http://h/a%2e%2e',
+      'http://h/a b',
+    ];
+    const segment = fc.oneof(
+      fc.constantFrom('agents', 'ag_1', '.', '..', '%2e%2E', '%2E', 'a b', 'ü', 'a\\b', 'a?b', 'a#b', '%', '%zz', '%41', "!$&'()*+,;=:@", '~-._', ''),
+      fc.string(),
+    );
     const path = fc.oneof(
       fc.array(segment, { minLength: 1, maxLength: 5 }).map((s) => `/${s.join('/')}`),
       fc.string().map((id) => (idProblem(id) ? '/api/v1/agents' : apiPath`/api/v1/agents/${id}/tools`)),
     );
-    const query = fc.option(fc.dictionary(fc.constantFrom('page', 'search', 'q'), fc.oneof(fc.string(), fc.integer(), fc.constant(undefined))), { nil: undefined });
+    const query = fc.option(fc.dictionary(fc.constantFrom('page', 'search', 'q'), fc.oneof(fc.string(), fc.integer(), fc.constant(undefined))), {
+      nil: undefined,
+    });
     fc.assert(
       fc.property(fc.constantFrom(...bases), path, query, (base, p, q) => {
         let url: URL;
@@ -107,4 +127,3 @@ describe('paths', () => {
     );
   });
 });
-

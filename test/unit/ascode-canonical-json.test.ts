@@ -35,7 +35,13 @@ describe('canonical JSON', () => {
   });
 
   it('writes the shapes of a suite as before', () => {
-    const suite = { name: 'Smoke', criteria: [{ weight: 0.4, key: 'goal', name: 'Goal' }], noise: null, scenarios: [undefined, { goal: 'g', name: 'n' }], extra: undefined };
+    const suite = {
+      name: 'Smoke',
+      criteria: [{ weight: 0.4, key: 'goal', name: 'Goal' }],
+      noise: null,
+      scenarios: [undefined, { goal: 'g', name: 'n' }],
+      extra: undefined,
+    };
     expect(canonicalJson(suite)).toBe(reference(suite));
   });
 
@@ -61,11 +67,19 @@ describe('canonical JSON', () => {
       scenarios: fc.array(fc.record({ name: text, persona: text, goal: text, category: text }), { maxLength: 4 }),
     });
     const webhook = fc.record({ name: text, url: text, events: fc.array(text, { maxLength: 4 }) });
-    const reference = (kind: Kind, model: AnyModel) => Object.fromEntries(FIELDS[kind].map((f) => [f, shortHash(canonicalJson(comparable(kind, f, (model as unknown as Record<string, unknown>)[f])))]));
+    const reference = (kind: Kind, model: AnyModel) =>
+      Object.fromEntries(FIELDS[kind].map((f) => [f, shortHash(canonicalJson(comparable(kind, f, (model as unknown as Record<string, unknown>)[f])))]));
     fc.assert(
-      fc.property(fc.oneof(agent.map((m) => ['agent', m] as const), suite.map((m) => ['suite', m] as const), webhook.map((m) => ['webhook', m] as const)), ([kind, model]) => {
-        expect(fieldHashes(kind, model as AnyModel)).toEqual(reference(kind, model as AnyModel));
-      }),
+      fc.property(
+        fc.oneof(
+          agent.map((m) => ['agent', m] as const),
+          suite.map((m) => ['suite', m] as const),
+          webhook.map((m) => ['webhook', m] as const),
+        ),
+        ([kind, model]) => {
+          expect(fieldHashes(kind, model as AnyModel)).toEqual(reference(kind, model as AnyModel));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -79,13 +93,23 @@ describe('a state entry as the state file holds it', () => {
       {
         id: fc.oneof(fc.string(), fc.integer()),
         hash: fc.oneof(hash, fc.constant('')),
-        fields: fc.oneof(fc.dictionary(fc.constantFrom('name', 'engine', 'voice', 'tools', 'instructions', 'scenarios', '__proto__', 'a"b', 'é'), fc.oneof(hash, fc.constant(undefined), fc.integer())), fc.constant(null), fc.array(hash)),
+        fields: fc.oneof(
+          fc.dictionary(
+            fc.constantFrom('name', 'engine', 'voice', 'tools', 'instructions', 'scenarios', '__proto__', 'a"b', 'é'),
+            fc.oneof(hash, fc.constant(undefined), fc.integer()),
+          ),
+          fc.constant(null),
+          fc.array(hash),
+        ),
         version: fc.oneof(fc.nat(), fc.constant(undefined), fc.double(), fc.string()),
         file: fc.oneof(hash, fc.constant(undefined), fc.integer()),
         extra: fc.oneof(fc.string(), fc.constant(undefined)),
       },
       { requiredKeys: ['id', 'hash', 'fields'] },
     );
-    fc.assert(fc.property(fc.oneof(entry, value), (e) => entryJson(e) === canonicalJson(e)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(fc.oneof(entry, value), (e) => entryJson(e) === canonicalJson(e)),
+      { numRuns: 3000 },
+    );
   });
 });

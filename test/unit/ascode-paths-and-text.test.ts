@@ -40,9 +40,22 @@ describe('slugs', () => {
   it('accept exactly what the rules accept, whatever the string (the common slug answered first included)', () => {
     // The rules as written above, one by one.
     const rules = (s: string) =>
-      s !== '' && s.length <= 100 && s !== '.' && s !== '..' && !/[/\\\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(s) && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(s) && !s.endsWith('.') && !/^(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i.test(s);
+      s !== '' &&
+      s.length <= 100 &&
+      s !== '.' &&
+      s !== '..' &&
+      !/[/\\\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(s) &&
+      /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(s) &&
+      !s.endsWith('.') &&
+      !/^(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i.test(s);
     const chars = fc.constantFrom(...'aZ09_-.c o n u l p t x1²/\\'.split(''));
-    fc.assert(fc.property(fc.oneof(fc.string(), fc.string({ unit: chars, maxLength: 8 }), fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_-]{0,110}$/)), (s) => (slugProblem(s) === undefined) === rules(s)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string(), fc.string({ unit: chars, maxLength: 8 }), fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_-]{0,110}$/)),
+        (s) => (slugProblem(s) === undefined) === rules(s),
+      ),
+      { numRuns: 3000 },
+    );
   });
 });
 
@@ -119,10 +132,14 @@ describe('text forms', () => {
 describe('variables in fields that take them', () => {
   it('any platform text, escaped, reads back as itself whatever the vars', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('$', '{', '}', 'vars.', 'X', 'a', '$${') }), fc.dictionary(fc.constantFrom('X', 'Y'), fc.string()), (text, vars) => {
-        expect(expandVars(escapeVars(text), vars)).toBe(text);
-        expect(expandVars(templateFor(text, vars), vars)).toBe(text);
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom('$', '{', '}', 'vars.', 'X', 'a', '$${') }),
+        fc.dictionary(fc.constantFrom('X', 'Y'), fc.string()),
+        (text, vars) => {
+          expect(expandVars(escapeVars(text), vars)).toBe(text);
+          expect(expandVars(templateFor(text, vars), vars)).toBe(text);
+        },
+      ),
     );
     expect(escapeVars('https://x/${vars.TOKEN}')).toBe('https://x/$${vars.TOKEN}');
     expect(expandVars('${vars.HOOK}/a', { HOOK: 'https://h' })).toBe('https://h/a');
@@ -130,7 +147,11 @@ describe('variables in fields that take them', () => {
   });
 
   it('agent text is never expanded: a ${vars.X} in a name is written as it is', () => {
-    const md = agentMarkdown({ name: 'Desk ${vars.X}', engine: 'speech-to-speech', voice: null, tools: [], variables: [], description: '', tags: [], instructions: 'Say ${vars.X}' }, undefined, { X: 'secret' });
+    const md = agentMarkdown(
+      { name: 'Desk ${vars.X}', engine: 'speech-to-speech', voice: null, tools: [], variables: [], description: '', tags: [], instructions: 'Say ${vars.X}' },
+      undefined,
+      { X: 'secret' },
+    );
     expect(md).toContain('name: Desk ${vars.X}\n');
     expect(md).not.toContain('secret');
   });
@@ -138,9 +159,14 @@ describe('variables in fields that take them', () => {
 
 describe('YAML 1.1 look-alikes', () => {
   it('are recognised, and written quoted so a YAML 1.1 reader keeps them strings', () => {
-    for (const s of ['yes', 'No', 'ON', 'off', 'y', '~', 'null', '2001-01-01', '2001-1-1 10:00:00', '0777', '1_000', '1:20', '.inf', '<<', '=']) expect(yaml11Ambiguous(s), s).toBe(true);
+    for (const s of ['yes', 'No', 'ON', 'off', 'y', '~', 'null', '2001-01-01', '2001-1-1 10:00:00', '0777', '1_000', '1:20', '.inf', '<<', '='])
+      expect(yaml11Ambiguous(s), s).toBe(true);
     for (const s of ['front desk', 'yesterday', 'Lucía', '2001-01-01x', 'v1']) expect(yaml11Ambiguous(s), s).toBe(false);
-    const md = agentMarkdown({ name: 'off', engine: 'speech-to-speech', voice: null, tools: ['yes'], variables: [], description: '', tags: ['2001-01-01'], instructions: 'x' }, undefined, {});
+    const md = agentMarkdown(
+      { name: 'off', engine: 'speech-to-speech', voice: null, tools: ['yes'], variables: [], description: '', tags: ['2001-01-01'], instructions: 'x' },
+      undefined,
+      {},
+    );
     const front = md.split('---\n')[1]!;
     expect(front).toContain('name: "off"');
     expect(front).toContain('- "yes"');

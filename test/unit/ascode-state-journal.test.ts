@@ -75,7 +75,7 @@ describe('the state journal', () => {
     await expect(loadState(fs, 'staging')).rejects.toThrow('.vap/state.staging.journal:1: a record fails its checksum');
   });
 
-  it("cuts a torn last line off before the next push appends: its lines are never glued to the torn one", async () => {
+  it('cuts a torn last line off before the next push appends: its lines are never glued to the torn one', async () => {
     const { root, fs, state } = project();
     const first = new StateJournal(fs, state);
     state.agents.desk = entry('ag_desk');
@@ -127,7 +127,14 @@ describe("the state's hand check of its bulk", () => {
     const hash = fc.constantFrom('0123456789abcdef', 'abcdef0123456789', '', '0123', 'ABCDEF0123456789', 7, null);
     const key = fc.constantFrom('desk', 'front-desk', 'a/b', '..', 'con', '', 'x'.repeat(101), '__proto__', 'desk/evals', 'a/b/c', '.x', 'ok.');
     const entry = fc.record(
-      { id: fc.constantFrom('ag_1', '../x', '', 'a/b', 'x'.repeat(201), 3), hash, fields: fc.oneof(fc.dictionary(fc.constantFrom('name', 'x'.repeat(41)), hash), fc.constant(null), fc.constant([])), version: fc.oneof(fc.constant(1), fc.constant(-1), fc.constant(1.5), fc.constant('1')), file: hash, extra: fc.constant(1) },
+      {
+        id: fc.constantFrom('ag_1', '../x', '', 'a/b', 'x'.repeat(201), 3),
+        hash,
+        fields: fc.oneof(fc.dictionary(fc.constantFrom('name', 'x'.repeat(41)), hash), fc.constant(null), fc.constant([])),
+        version: fc.oneof(fc.constant(1), fc.constant(-1), fc.constant(1.5), fc.constant('1')),
+        file: hash,
+        extra: fc.constant(1),
+      },
       { requiredKeys: ['id', 'hash', 'fields'] },
     );
     let accepted = 0;

@@ -26,7 +26,14 @@ describe('temporary names', () => {
     expect(tempOwner(name, 'evals.xml')).toBe(process.pid);
     expect(tempOwner(name, 'other.xml')).toBeUndefined();
     expect(tempOwner('.state.prod.json.0123456789ab3f.tmp')).toBeNull();
-    for (const other of ['.notes.tmp', 'evals.xml.12-0123456789ab0.tmp', '.evals.xml.12-0123456789ab0.tmp.bak', '.evals.xml.0-0123456789ab0.tmp', '.evals.xml.12-0123456789a.tmp', '.evals.xml.99999999999-0123456789ab0.tmp']) {
+    for (const other of [
+      '.notes.tmp',
+      'evals.xml.12-0123456789ab0.tmp',
+      '.evals.xml.12-0123456789ab0.tmp.bak',
+      '.evals.xml.0-0123456789ab0.tmp',
+      '.evals.xml.12-0123456789a.tmp',
+      '.evals.xml.99999999999-0123456789ab0.tmp',
+    ]) {
       expect(tempOwner(other), other).toBeUndefined();
     }
   });

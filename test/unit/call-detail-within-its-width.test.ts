@@ -37,7 +37,10 @@ describe('calls get within its width', () => {
   for (const width of [80, 40]) {
     it(`at ${width} columns: no line wider, the id whole, the trailer one sentence`, () => {
       const lines = renderCallDetail(call, plain, width, p).split('\n');
-      expect(lines.filter((l) => stringWidth(l) > width), lines.join('\n')).toEqual([]);
+      expect(
+        lines.filter((l) => stringWidth(l) > width),
+        lines.join('\n'),
+      ).toEqual([]);
       expect(lines.some((l) => l.includes(id))).toBe(true);
       const start = lines.findIndex((l) => l.startsWith('Analysed '));
       expect(lines.slice(start).join(' ')).toBe(`Analysed 2026-11-05T15:19:47.907Z · vap calls get ${id} --json for every field`);

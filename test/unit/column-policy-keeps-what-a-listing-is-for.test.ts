@@ -10,7 +10,11 @@ import { renderTable } from '../../src/ui/table.js';
 
 const plain = new Chalk({ level: 0 });
 const widest = (text: string) => Math.max(...text.split('\n').map((l) => stringWidth(l)));
-const headers = (table: string) => table.split('\n')[0]!.trim().split(/\s{2,}/);
+const headers = (table: string) =>
+  table
+    .split('\n')[0]!
+    .trim()
+    .split(/\s{2,}/);
 
 describe('the column policy', () => {
   it('never leaves out a column the listing keeps: the right-most that are not kept go instead', () => {
@@ -35,7 +39,11 @@ describe('the column policy', () => {
   });
 
   it('cuts kept free text below its minimum, then other columns, before it cuts an id', () => {
-    const cols = [{ natural: 20, id: true, keep: true }, { natural: 30, flex: true, keep: true }, { natural: 9, keep: true }];
+    const cols = [
+      { natural: 20, id: true, keep: true },
+      { natural: 30, flex: true, keep: true },
+      { natural: 9, keep: true },
+    ];
     const w = fitColumns(cols, 40);
     expect(w[0]).toBe(20);
     expect(w[2]).toBe(9);

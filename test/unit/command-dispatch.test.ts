@@ -32,7 +32,10 @@ describe('the tables of verbs', () => {
   it('name each verb, its aliases and its place as its module builds it', async () => {
     const full = await tree([], true);
     const check = async (parent: Command, entries: readonly CommandEntry[], where: string) => {
-      expect(parent.commands.map((c) => c.name()), where).toEqual(entries.map((e) => e.name));
+      expect(
+        parent.commands.map((c) => c.name()),
+        where,
+      ).toEqual(entries.map((e) => e.name));
       for (const e of entries) {
         const cmd = parent.commands.find((c) => c.name() === e.name)!;
         if (isSubgroup(e)) {
@@ -49,7 +52,11 @@ describe('the tables of verbs', () => {
       const group = full.commands.find((c) => c.name() === g.name)!;
       if (g.verbs) await check(group, g.verbs, g.name);
       // A group that is itself a verb has no verbs, or those its table names (`vap mcp config`).
-      else expect(group.commands.map((c) => c.name()), g.name).toEqual(g.subcommands ?? []);
+      else
+        expect(
+          group.commands.map((c) => c.name()),
+          g.name,
+        ).toEqual(g.subcommands ?? []);
     }
   });
 

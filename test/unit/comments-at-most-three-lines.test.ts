@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAX_LINES = 3;
 
-
 /** Lines that steer a tool rather than explain the code; they do not count. */
 const DIRECTIVE = /^\/\/\/?\s*(biome-ignore|@ts-|eslint-|istanbul |c8 |v8 |prettier-ignore|<reference|#region|#endregion)/;
 

@@ -25,16 +25,28 @@ const has = (cmd: string) => {
 const SHELLS: Record<string, { available: boolean; complete: (lines: string[][]) => string[][] }> = {
   bash: {
     available: has('bash'),
-    complete: (lines) => run('bash', ['--norc', '-c', `source ${JSON.stringify(file('vap.bash'))}\n${lines.map((l) => `COMP_WORDS=(vap ${l.map(sh).join(' ')}); COMP_CWORD=${l.length}; COMPREPLY=(); _vap; printf '%s\\n' "\${COMPREPLY[@]}"; echo ---`).join('\n')}`]),
+    complete: (lines) =>
+      run('bash', [
+        '--norc',
+        '-c',
+        `source ${JSON.stringify(file('vap.bash'))}\n${lines.map((l) => `COMP_WORDS=(vap ${l.map(sh).join(' ')}); COMP_CWORD=${l.length}; COMPREPLY=(); _vap; printf '%s\\n' "\${COMPREPLY[@]}"; echo ---`).join('\n')}`,
+      ]),
   },
   zsh: {
     available: has('zsh'),
     complete: (lines) =>
-      run('zsh', ['-fc', `source ${JSON.stringify(file('_vap'))}\ncompadd() { shift; print -l -- "$@"; }\n_files() { }\n${lines.map((l) => `words=(vap ${l.map(sh).join(' ')}); CURRENT=${l.length + 1}; _vap; echo ---`).join('\n')}`]),
+      run('zsh', [
+        '-fc',
+        `source ${JSON.stringify(file('_vap'))}\ncompadd() { shift; print -l -- "$@"; }\n_files() { }\n${lines.map((l) => `words=(vap ${l.map(sh).join(' ')}); CURRENT=${l.length + 1}; _vap; echo ---`).join('\n')}`,
+      ]),
   },
   fish: {
     available: has('fish'),
-    complete: (lines) => run('fish', ['-c', `source ${JSON.stringify(file('vap.fish'))}\n${lines.map((l) => `complete -C ${sh(['vap', ...l].join(' '))} | string replace -r '\\t.*' ''; echo ---`).join('\n')}`]),
+    complete: (lines) =>
+      run('fish', [
+        '-c',
+        `source ${JSON.stringify(file('vap.fish'))}\n${lines.map((l) => `complete -C ${sh(['vap', ...l].join(' '))} | string replace -r '\\t.*' ''; echo ---`).join('\n')}`,
+      ]),
   },
 };
 
@@ -71,7 +83,11 @@ describe.each(Object.keys(SHELLS))('%s completion', (name) => {
   });
 
   it.skipIf(!shell.available)('an alias goes on as its command: vap plan offers diff’s flags, vap agents ls those of list', () => {
-    const [plan, ls, runsLs] = shell.complete([['plan', '--'], ['agents', 'ls', '--'], ['evals', 'runs', 'ls', '--']]);
+    const [plan, ls, runsLs] = shell.complete([
+      ['plan', '--'],
+      ['agents', 'ls', '--'],
+      ['evals', 'runs', 'ls', '--'],
+    ]);
     expect(plan).toContain('--exit-code');
     expect(ls).toContain('--search');
     expect(runsLs).toContain('--agent');
@@ -89,7 +105,12 @@ describe.each(Object.keys(SHELLS))('%s completion', (name) => {
     expect(offered.length).toBe(lines.length);
     // An argument's choices are not verbs, whatever their names (`vap api get …`).
     const choices = new Set(tree.nodes.flatMap((n) => n.argumentChoices ?? []));
-    offered.forEach((words, i) => expect(words.filter((w) => all.has(w) && !choices.has(w)), lines[i]!.join(' ')).toEqual([]));
+    offered.forEach((words, i) =>
+      expect(
+        words.filter((w) => all.has(w) && !choices.has(w)),
+        lines[i]!.join(' '),
+      ).toEqual([]),
+    );
     // A flag's value is not a command: `--profile agents` leaves the path at the root.
     const [root] = shell.complete([['--profile', 'agents', '']]);
     if (name === 'fish') expect(root).toContain('auth');

@@ -42,7 +42,15 @@ const SHELL: Record<keyof typeof FILES, { available: boolean; complete: (line: s
     available: has('bash'),
     complete: (line) => {
       const words = line.split(' ');
-      const out = execFileSync('bash', ['--norc', '-c', `source ${sh(script('bash'))}; COMP_WORDS=(${words.map(sh).join(' ')}); COMP_CWORD=${words.length - 1}; _vap; printf '%s\\n' "\${COMPREPLY[@]}"`], { cwd, encoding: 'utf8' });
+      const out = execFileSync(
+        'bash',
+        [
+          '--norc',
+          '-c',
+          `source ${sh(script('bash'))}; COMP_WORDS=(${words.map(sh).join(' ')}); COMP_CWORD=${words.length - 1}; _vap; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        { cwd, encoding: 'utf8' },
+      );
       return out.split('\n').filter(Boolean);
     },
   },
@@ -52,14 +60,24 @@ const SHELL: Record<keyof typeof FILES, { available: boolean; complete: (line: s
       const helper = fileURLToPath(new URL('../helpers/zsh-complete.zsh', import.meta.url));
       const out = execFileSync('zsh', ['-f', helper, fileURLToPath(dir), line], { cwd, encoding: 'utf8', timeout: 30_000 });
       // zsh's file completion adds a directory in more than one call: each name once.
-      return [...new Set(out.split('\n').filter(Boolean).map((w) => w.replace(/\/$/, '')))];
+      return [
+        ...new Set(
+          out
+            .split('\n')
+            .filter(Boolean)
+            .map((w) => w.replace(/\/$/, '')),
+        ),
+      ];
     },
   },
   fish: {
     available: has('fish'),
     complete: (line) => {
       const out = execFileSync('fish', ['--no-config', '-c', `source ${sh(script('fish'))}; complete -C ${sh(line)}`], { cwd, encoding: 'utf8' });
-      return out.split('\n').filter(Boolean).map((l) => l.replace(/\t.*/, '').replace(/\/$/, ''));
+      return out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.replace(/\t.*/, '').replace(/\/$/, ''));
     },
   },
 };

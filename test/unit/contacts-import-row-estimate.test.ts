@@ -45,14 +45,23 @@ describe('the estimate of the rows in the file', () => {
 
   it('CSV: within 1% from the first read on when rows are alike in length', async () => {
     const path = join(dir, 'alike.csv');
-    writeFileSync(path, `name,phone\n${Array.from({ length: ROWS }, (_, i) => `Lead ${String(i).padStart(5, '0')},+1415555${String(i % 10_000).padStart(4, '0')}`).join('\n')}\n`);
+    writeFileSync(
+      path,
+      `name,phone\n${Array.from({ length: ROWS }, (_, i) => `Lead ${String(i).padStart(5, '0')},+1415555${String(i % 10_000).padStart(4, '0')}`).join('\n')}\n`,
+    );
     const seen = await estimates(await openCsv(path), path);
     for (const e of seen) expect(Math.abs(e - ROWS) / ROWS).toBeLessThanOrEqual(0.01);
   });
 
   it('CSV in another encoding: the bytes are the file’s, not the decoded ones', async () => {
     const path = join(dir, 'latin1.csv');
-    writeFileSync(path, Buffer.from(`name,phone\n${Array.from({ length: ROWS }, (_, i) => `Jos\xe9 Garc\xeda ${i},+1415555${String(i % 10_000).padStart(4, '0')}`).join('\n')}\n`, 'latin1'));
+    writeFileSync(
+      path,
+      Buffer.from(
+        `name,phone\n${Array.from({ length: ROWS }, (_, i) => `Jos\xe9 Garc\xeda ${i},+1415555${String(i % 10_000).padStart(4, '0')}`).join('\n')}\n`,
+        'latin1',
+      ),
+    );
     const seen = await estimates(await openCsv(path, ',', 'latin1'), path);
     // Each row holds two characters of two UTF-8 bytes and one latin1 byte each: counted in
     // decoded bytes, the estimate would be 7% short. The rows grow longer, so it starts above.
@@ -63,7 +72,10 @@ describe('the estimate of the rows in the file', () => {
 
   it('JSON: the bytes handed to the parser run up to two reads (2 × 64 KiB) ahead of its items; the percentage runs ahead by no more than that share of the file', async () => {
     const path = join(dir, 'leads.json');
-    writeFileSync(path, JSON.stringify(Array.from({ length: ROWS }, (_, i) => ({ name: `Lead ${i + 1}`, phone: `+1415555${String(i % 10_000).padStart(4, '0')}` }))));
+    writeFileSync(
+      path,
+      JSON.stringify(Array.from({ length: ROWS }, (_, i) => ({ name: `Lead ${i + 1}`, phone: `+1415555${String(i % 10_000).padStart(4, '0')}` }))),
+    );
     const seen = await estimates(await openJson(path), path);
     const slack = (100 * 2 * 65_536) / statSync(path).size;
     for (const points of ahead(seen)) expect(points).toBeLessThanOrEqual(slack);

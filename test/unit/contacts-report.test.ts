@@ -149,7 +149,9 @@ describe('resume command', () => {
 
   it('repeats the options that decide the batches, quoted for a shell', () => {
     expect(resumeCommand(req(), opts())).toBe("vap contacts import cl_1 'my leads.csv' --resume");
-    expect(resumeCommand(req({ delimiter: '\t', defaultCountry: 'US', batchSize: 500 }), opts({ delimiter: 'tab', map: ["Bob's=name"], stateFile: '/tmp/s.json' }))).toBe(
+    expect(
+      resumeCommand(req({ delimiter: '\t', defaultCountry: 'US', batchSize: 500 }), opts({ delimiter: 'tab', map: ["Bob's=name"], stateFile: '/tmp/s.json' })),
+    ).toBe(
       "vap contacts import cl_1 'my leads.csv' --resume --delimiter '\\t' --map 'Bob'\\''s=name' --default-country US --batch-size 500 --state-file /tmp/s.json",
     );
   });
@@ -167,9 +169,12 @@ describe('resume command', () => {
 describe('formatCount', () => {
   it('groups digits as toLocaleString("en-US") does (but never prints -0)', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ min: -1e12, max: 1e12 }), fc.double({ min: -1e15, max: 1e15, noNaN: true }), fc.constantFrom(0, -0, 0.5, -0.5, 999.5, -1000.4)), (n) => {
-        expect(formatCount(n)).toBe((Math.round(n) || 0).toLocaleString('en-US'));
-      }),
+      fc.property(
+        fc.oneof(fc.integer({ min: -1e12, max: 1e12 }), fc.double({ min: -1e15, max: 1e15, noNaN: true }), fc.constantFrom(0, -0, 0.5, -0.5, 999.5, -1000.4)),
+        (n) => {
+          expect(formatCount(n)).toBe((Math.round(n) || 0).toLocaleString('en-US'));
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -21,9 +21,17 @@ describe('row reporter: a cause shared by nearly every rejected row', () => {
   it('every row the same: one line naming field and cause, the fix, three examples, and the count of the rest', () => {
     const rows = Array.from({ length: 60 }, (_, i) => [i + 1, 'phone', E164(`(415) 555-${String(i).padStart(4, '0')}`)] as [number, string, string]);
     const lines = run(rows, (d) => suggestFix(d, { listId: 'cl_1', type: 'phone', column: 'Mobile' }));
-    expect(lines[0]).toBe('60 of 60 rejected rows (100%) fail the same way: field phone: "…" is not in E.164 form (+14155550100); pass --default-country to convert national numbers');
+    expect(lines[0]).toBe(
+      '60 of 60 rejected rows (100%) fail the same way: field phone: "…" is not in E.164 form (+14155550100); pass --default-country to convert national numbers',
+    );
     expect(lines[1]).toMatch(/^likely fix: column "Mobile" holds national numbers without a country code: pass --default-country .*--map column=phone/);
-    expect(lines.slice(2)).toEqual(['for example:', `row 1, field phone: ${E164('(415) 555-0000')}`, `row 2, field phone: ${E164('(415) 555-0001')}`, `row 3, field phone: ${E164('(415) 555-0002')}`, '… and 57 more, see leads.errors.csv']);
+    expect(lines.slice(2)).toEqual([
+      'for example:',
+      `row 1, field phone: ${E164('(415) 555-0000')}`,
+      `row 2, field phone: ${E164('(415) 555-0001')}`,
+      `row 3, field phone: ${E164('(415) 555-0002')}`,
+      '… and 57 more, see leads.errors.csv',
+    ]);
   });
 
   it('at the threshold: 9 of 10 rows share the cause (90%)', () => {
@@ -31,7 +39,9 @@ describe('row reporter: a cause shared by nearly every rejected row', () => {
     rows.push([10, 'email', '"nope" is not a valid e-mail address']);
     const lines = run(rows, (d) => suggestFix(d, { listId: 'cl_9', type: 'number', column: 'Age' }));
     expect(lines[0]).toBe('9 of 10 rejected rows (90%) fail the same way: field age: "…" is not a number');
-    expect(lines[1]).toBe('likely fix: check that column "Age" is the one meant for field age (--map column=age); if the data is right and the field\'s type (number) is not, change the field with `vap contact-lists update-schema cl_9`');
+    expect(lines[1]).toBe(
+      'likely fix: check that column "Age" is the one meant for field age (--map column=age); if the data is right and the field\'s type (number) is not, change the field with `vap contact-lists update-schema cl_9`',
+    );
   });
 
   it('below the threshold (8 of 10, or fewer than 10 rows): the row lines as before', () => {

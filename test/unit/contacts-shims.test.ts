@@ -13,7 +13,14 @@ import { dependencyShims, rewriteCsvParse, rewriteLibphonenumber, rewriteValidat
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 type PlainCheck = (s: string, c?: string) => { valid: boolean; number: string } | null | undefined;
-type Lib = { csv(s: string, delimiter: string): unknown; phone(s: string, c?: string): string | null; email(s: string): boolean; byteLength(s: string, max: number): boolean; checkPlainNumber?: PlainCheck; full(s: string, c?: string): { valid: boolean; number: string } | null };
+type Lib = {
+  csv(s: string, delimiter: string): unknown;
+  phone(s: string, c?: string): string | null;
+  email(s: string): boolean;
+  byteLength(s: string, max: number): boolean;
+  checkPlainNumber?: PlainCheck;
+  full(s: string, c?: string): { valid: boolean; number: string } | null;
+};
 let plain: Lib;
 let shimmed: Lib;
 
@@ -66,17 +73,33 @@ describe('dependency shims', () => {
   it('apply to the installed versions', () => {
     const lib = (p: string) => join(root, 'node_modules', p);
     const read = (p: string) => readFileSync(lib(p), 'utf8');
-    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/helpers/matchesEntirely.js'), read('libphonenumber-js/es6/helpers/matchesEntirely.js')).applied).toEqual(['matchesEntirely']);
-    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/parsePhoneNumberWithError_.js'), read('libphonenumber-js/es6/parsePhoneNumberWithError_.js')).applied).toEqual(['_objectSpread']);
-    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/metadata.js'), read('libphonenumber-js/es6/metadata.js')).applied).toEqual(['_classCallCheck', 'sharedNumberingPlan', 'setVersion']);
-    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/parse.js'), read('libphonenumber-js/es6/parse.js')).applied).toContain('extractFormattedPhoneNumber');
-    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/helpers/isViablePhoneNumber.js'), read('libphonenumber-js/es6/helpers/isViablePhoneNumber.js')).applied).toEqual(['isViablePhoneNumber']);
+    expect(
+      rewriteLibphonenumber(lib('libphonenumber-js/es6/helpers/matchesEntirely.js'), read('libphonenumber-js/es6/helpers/matchesEntirely.js')).applied,
+    ).toEqual(['matchesEntirely']);
+    expect(
+      rewriteLibphonenumber(lib('libphonenumber-js/es6/parsePhoneNumberWithError_.js'), read('libphonenumber-js/es6/parsePhoneNumberWithError_.js')).applied,
+    ).toEqual(['_objectSpread']);
+    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/metadata.js'), read('libphonenumber-js/es6/metadata.js')).applied).toEqual([
+      '_classCallCheck',
+      'sharedNumberingPlan',
+      'setVersion',
+    ]);
+    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/parse.js'), read('libphonenumber-js/es6/parse.js')).applied).toContain(
+      'extractFormattedPhoneNumber',
+    );
+    expect(
+      rewriteLibphonenumber(lib('libphonenumber-js/es6/helpers/isViablePhoneNumber.js'), read('libphonenumber-js/es6/helpers/isViablePhoneNumber.js')).applied,
+    ).toEqual(['isViablePhoneNumber']);
     const ext = 'libphonenumber-js/es6/helpers/extension/extractExtension.js';
     expect(rewriteLibphonenumber(lib(ext), read(ext)).applied).toEqual(['extractExtension']);
-    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/helpers/getNumberType.js'), read('libphonenumber-js/es6/helpers/getNumberType.js')).applied).toContain('getNumberType');
+    expect(
+      rewriteLibphonenumber(lib('libphonenumber-js/es6/helpers/getNumberType.js'), read('libphonenumber-js/es6/helpers/getNumberType.js')).applied,
+    ).toContain('getNumberType');
     const prefix = 'libphonenumber-js/es6/helpers/extractNationalNumberFromPossiblyIncompleteNumber.js';
     expect(rewriteLibphonenumber(lib(prefix), read(prefix)).applied).toEqual(['nationalPrefixPattern']);
-    expect(rewriteLibphonenumber(lib('libphonenumber-js/es6/parseIncompletePhoneNumber.js'), read('libphonenumber-js/es6/parseIncompletePhoneNumber.js')).applied).toEqual(['parseIncompletePhoneNumber']);
+    expect(
+      rewriteLibphonenumber(lib('libphonenumber-js/es6/parseIncompletePhoneNumber.js'), read('libphonenumber-js/es6/parseIncompletePhoneNumber.js')).applied,
+    ).toEqual(['parseIncompletePhoneNumber']);
     expect(rewriteValidator(lib('validator/lib/isByteLength.js'), read('validator/lib/isByteLength.js')).applied).toEqual(['isByteLength']);
     expect(rewriteCsvParse(lib('csv-parse/lib/utils/ResizeableBuffer.js'), read('csv-parse/lib/utils/ResizeableBuffer.js')).applied).toEqual(['fieldToString']);
   });
@@ -91,7 +114,11 @@ describe('dependency shims', () => {
     const original = readFileSync(path, 'utf8');
     const rewritten = rewriteLibphonenumber(path, original).text;
     // The helpers of each version, as a function (the file's imports and exports cut off).
-    const helpers = (text: string) => text.split('\n').filter((l) => /^function /.test(l) && !/^function parsePhoneNumberWithError/.test(l)).join('\n');
+    const helpers = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => /^function /.test(l) && !/^function parsePhoneNumberWithError/.test(l))
+        .join('\n');
     const make = (text: string) => new Function(`${helpers(text)}\nreturn _objectSpread;`)() as (...a: unknown[]) => Record<PropertyKey, unknown>;
     const babel = make(original);
     const fast = make(rewritten);
@@ -110,10 +137,19 @@ describe('dependency shims', () => {
       // Fresh targets (they are written to); sources are only read.
       const a = babel({ ...(args[0] as object) }, ...args.slice(1));
       const b = fast({ ...(args[0] as object) }, ...args.slice(1));
-      const view = (o: Record<PropertyKey, unknown>) => [Object.getPrototypeOf(o) === Object.prototype, Reflect.ownKeys(o).map(String), Reflect.ownKeys(o).map((k) => o[k])];
+      const view = (o: Record<PropertyKey, unknown>) => [
+        Object.getPrototypeOf(o) === Object.prototype,
+        Reflect.ownKeys(o).map(String),
+        Reflect.ownKeys(o).map((k) => o[k]),
+      ];
       expect(view(b)).toEqual(view(a));
     }
-    expect(Object.getOwnPropertyDescriptor(fast({}, withProto), '__proto__')).toEqual({ value: { x: 1 }, enumerable: true, configurable: true, writable: true });
+    expect(Object.getOwnPropertyDescriptor(fast({}, withProto), '__proto__')).toEqual({
+      value: { x: 1 },
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
   });
 
   const phoneChars = fc.string({ unit: fc.constantFrom(...'+0123456789 ()-.'.split(''), '٣', '０', 'x', 'ext. ', ';ext=', '+'), maxLength: 22 });
@@ -137,13 +173,19 @@ describe('dependency shims', () => {
     const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'.split('')), minLength: min, maxLength: max });
     const plus = fc.oneof(
       fc.tuple(fc.integer({ min: 1, max: 999 }), digits(0, 16)).map(([cc, n]) => `+${cc}${n}`),
-      fc.tuple(fc.constantFrom('1', '44', '33', '49', '91', '55', '7', '61', '81', '86', '39', '34', '1268', '1684'), digits(4, 12)).map(([cc, n]) => `+${cc}${n}`),
-      fc.tuple(fc.constantFrom('212', '415', '617', '702', '917', '604', '416', '787', '876'), fc.integer({ min: 2000000, max: 9999999 })).map(([a, n]) => `+1${a}${n}`),
+      fc
+        .tuple(fc.constantFrom('1', '44', '33', '49', '91', '55', '7', '61', '81', '86', '39', '34', '1268', '1684'), digits(4, 12))
+        .map(([cc, n]) => `+${cc}${n}`),
+      fc
+        .tuple(fc.constantFrom('212', '415', '617', '702', '917', '604', '416', '787', '876'), fc.integer({ min: 2000000, max: 9999999 }))
+        .map(([a, n]) => `+1${a}${n}`),
       digits(0, 20).map((d) => `+${d}`),
       fc.string({ unit: fc.constantFrom('+', '0', '1', '5', ' ', 'x'), maxLength: 14 }),
       // National numbers, written with separators.
       fc.tuple(digits(3, 3), digits(3, 3), digits(4, 4)).map(([a, b, c]) => `(${a}) ${b}-${c}`),
-      fc.tuple(digits(1, 6), fc.array(fc.tuple(fc.constantFrom(' ', '-', '.', '(', ')', ' (', ') ', '--'), digits(1, 5)), { maxLength: 4 })).map(([h, t]) => h + t.map(([sep, d]) => sep + d).join('')),
+      fc
+        .tuple(digits(1, 6), fc.array(fc.tuple(fc.constantFrom(' ', '-', '.', '(', ')', ' (', ') ', '--'), digits(1, 5)), { maxLength: 4 }))
+        .map(([h, t]) => h + t.map(([sep, d]) => sep + d).join('')),
       fc.string({ unit: fc.constantFrom('0', '1', '2', '4', '7', '9', ' ', '(', ')', '-', '.'), minLength: 1, maxLength: 24 }),
     );
     let used = 0;
@@ -176,7 +218,11 @@ describe('dependency shims', () => {
   });
 
   it('check e-mails and byte lengths exactly as the library does', () => {
-    const text = fc.oneof(fc.emailAddress(), fc.string({ unit: 'binary', maxLength: 70 }), fc.string({ unit: fc.constantFrom('a', '.', '@', '%', '\n', 'é', '😀', '-', ' '), maxLength: 70 }));
+    const text = fc.oneof(
+      fc.emailAddress(),
+      fc.string({ unit: 'binary', maxLength: 70 }),
+      fc.string({ unit: fc.constantFrom('a', '.', '@', '%', '\n', 'é', '😀', '-', ' '), maxLength: 70 }),
+    );
     fc.assert(
       fc.property(text, fc.integer({ min: 0, max: 80 }), (s, max) => {
         expect(shimmed.email(s)).toBe(plain.email(s));

@@ -33,7 +33,12 @@ describe('CSV reader', () => {
   it('reads the header, then rows in chunks', async () => {
     const src = await openCsv(file('a,b\n1,2\n3,4\n5,6\n7,8\n'));
     expect(src.columns).toEqual(['a', 'b']);
-    expect(await all(src)).toEqual([['1', '2'], ['3', '4'], ['5', '6'], ['7', '8']]);
+    expect(await all(src)).toEqual([
+      ['1', '2'],
+      ['3', '4'],
+      ['5', '6'],
+      ['7', '8'],
+    ]);
   });
 
   it('handles a BOM, CRLF line ends, quoted commas, quotes and newlines', async () => {
@@ -76,15 +81,18 @@ describe('CSV reader', () => {
   it('round-trips any table written with the errors-file writer (property)', async () => {
     const cell = fc.string({ unit: fc.constantFrom('a', 'b', ',', '"', '\n', '\r\n', ' ', 'é', '😀', ';'), maxLength: 6 });
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 4 }).chain((w) => fc.array(fc.array(cell, { minLength: w, maxLength: w }), { minLength: 1, maxLength: 6 })), async (rows) => {
-        const header = rows[0]!.map((_, i) => `c${i}`);
-        const p = file([header, ...rows].map((r) => csvLine(r)).join(''));
-        const src = await openCsv(p);
-        const got = (await all(src)) as string[][];
-        // Rows whose every cell is empty are blank lines only when there is one column.
-        const want = rows.filter((r) => !(r.length === 1 && r[0] === ''));
-        expect(got).toEqual(want.map((r) => r.map(escapeFormula)));
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 4 }).chain((w) => fc.array(fc.array(cell, { minLength: w, maxLength: w }), { minLength: 1, maxLength: 6 })),
+        async (rows) => {
+          const header = rows[0]!.map((_, i) => `c${i}`);
+          const p = file([header, ...rows].map((r) => csvLine(r)).join(''));
+          const src = await openCsv(p);
+          const got = (await all(src)) as string[][];
+          // Rows whose every cell is empty are blank lines only when there is one column.
+          const want = rows.filter((r) => !(r.length === 1 && r[0] === ''));
+          expect(got).toEqual(want.map((r) => r.map(escapeFormula)));
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -121,13 +129,17 @@ describe('JSON reader', () => {
 
   it('a top-level object is refused', async () => {
     const p = file('{"a":1}', 'json');
-    const err = await openJson(p).then(all).catch((e: unknown) => e);
+    const err = await openJson(p)
+      .then(all)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as Error).message).toMatch(/not a JSON array/);
   });
 
   it('invalid JSON is an InputError', async () => {
-    const err = await openJson(file('[{"a":1},{"a":', 'json')).then(all).catch((e: unknown) => e);
+    const err = await openJson(file('[{"a":1},{"a":', 'json'))
+      .then(all)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
   });
 });

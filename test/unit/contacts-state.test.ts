@@ -21,7 +21,13 @@ describe('import state file', () => {
     expect(p).toMatch(/^\/s\/imports\/cl_1-[0-9a-f]{24}\.json$/);
     expect(p).not.toContain('key_secret_1');
     expect(defaultStatePath(env, { ...key, baseUrl: 'http://127.0.0.1:4010/' })).toBe(p);
-    for (const other of [{ baseUrl: 'http://127.0.0.1:4011' }, { apiKey: 'key_secret_2' }, { listId: 'cl_2' }, { input: { size: 11, head: 'abc' } }, { input: { size: 10, head: 'abd' } }]) {
+    for (const other of [
+      { baseUrl: 'http://127.0.0.1:4011' },
+      { apiKey: 'key_secret_2' },
+      { listId: 'cl_2' },
+      { input: { size: 11, head: 'abc' } },
+      { input: { size: 10, head: 'abd' } },
+    ]) {
       expect(defaultStatePath(env, { ...key, ...other })).not.toBe(p);
     }
     expect(defaultStatePath({ XDG_STATE_HOME: '/x' }, key)).toMatch(/\/vap\/imports\/cl_1-[0-9a-f]{24}\.json$/);
@@ -41,7 +47,11 @@ describe('import state file', () => {
 
   it('folds finished batches at the front into the prefix, keeping job ids and batches with rejected rows', () => {
     const s = fresh(mkdtempSync(join(tmpdir(), 'vap-state-')));
-    for (const [i, from] of [[0, 1], [1, 3], [2, 6]] as const) {
+    for (const [i, from] of [
+      [0, 1],
+      [1, 3],
+      [2, 6],
+    ] as const) {
       s.beginSend({ i, from, to: from + 1, n: 2 });
       s.sent(i, `job_${i}`);
     }
@@ -87,7 +97,7 @@ describe('import state file', () => {
     expect(ImportState.runningOwner(s.data)).toBeUndefined();
   });
 
-  it("identifies the input by size, mtime and a hash of its first bytes", async () => {
+  it('identifies the input by size, mtime and a hash of its first bytes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vap-state-'));
     const p = join(dir, 'x.csv');
     writeFileSync(p, 'a,b\n1,2\n');

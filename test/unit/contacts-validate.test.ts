@@ -129,7 +129,17 @@ describe('isBlank and validateRecord', () => {
 // Property-based: arbitrary input never throws, answers are well formed, and
 // valid values round-trip (checking the normalised value again gives itself).
 describe('validators: properties', () => {
-  const anyValue = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.array(fc.integer()), fc.object());
+  const anyValue = fc.oneof(
+    fc.string(),
+    fc.string({ unit: 'binary' }),
+    fc.double(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.array(fc.integer()),
+    fc.object(),
+  );
 
   it('never throw, always answer ok+value or a non-empty reason', () => {
     fc.assert(
@@ -167,15 +177,21 @@ describe('validators: properties', () => {
 
   it('generated valid values are accepted: numbers, booleans, dates, e-mails, E.164 phones', () => {
     // String(-0) is "0": compare with the number the text stands for.
-    fc.assert(fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (n) => {
-      expect(checkValue('number', String(n))).toEqual({ ok: true, value: Number(String(n)) });
-    }));
-    fc.assert(fc.property(fc.integer({ min: -1e9, max: 1e9 }), (n) => {
-      expect(checkValue('number', ` ${n} `)).toEqual({ ok: true, value: n });
-    }));
-    fc.assert(fc.property(fc.boolean(), (b) => {
-      expect(checkValue('boolean', String(b))).toEqual({ ok: true, value: b });
-    }));
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (n) => {
+        expect(checkValue('number', String(n))).toEqual({ ok: true, value: Number(String(n)) });
+      }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: -1e9, max: 1e9 }), (n) => {
+        expect(checkValue('number', ` ${n} `)).toEqual({ ok: true, value: n });
+      }),
+    );
+    fc.assert(
+      fc.property(fc.boolean(), (b) => {
+        expect(checkValue('boolean', String(b))).toEqual({ ok: true, value: b });
+      }),
+    );
     fc.assert(
       fc.property(fc.date({ min: new Date('1900-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }), (d) => {
         const iso = d.toISOString();
@@ -183,9 +199,12 @@ describe('validators: properties', () => {
         expect(checkValue('date', iso)).toEqual({ ok: true, value: iso });
       }),
     );
-    fc.assert(fc.property(fc.emailAddress(), (e) => {
-      expect(checkValue('email', e)).toEqual({ ok: true, value: e });
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.emailAddress(), (e) => {
+        expect(checkValue('email', e)).toEqual({ ok: true, value: e });
+      }),
+      { numRuns: 500 },
+    );
     // US numbers: NPA and NXX start with 2-9; 555-01xx is a fictional but valid range.
     const usLine = fc.tuple(fc.constantFrom('212', '415', '617', '702', '917'), fc.integer({ min: 200, max: 999 }), fc.integer({ min: 0, max: 9999 }));
     fc.assert(
@@ -202,7 +221,12 @@ describe('validators: properties', () => {
     // Addresses near the edges: every character class, dots, hyphens, long labels, long local parts.
     const char = fc.constantFrom('a', 'Z', '0', '.', '-', '_', '+', '@', '"', ' ', 'é', '\uff01', '!', '~', '`', '|', '1');
     const label = fc.string({ unit: fc.constantFrom('a', 'b', '0', '-'), minLength: 0, maxLength: 70 });
-    const near = fc.tuple(fc.string({ unit: char, maxLength: 70 }), fc.array(label, { minLength: 1, maxLength: 4 }), fc.string({ unit: fc.constantFrom('c', 'o', 'm', '1', '-', 'x', 'n'), maxLength: 66 }))
+    const near = fc
+      .tuple(
+        fc.string({ unit: char, maxLength: 70 }),
+        fc.array(label, { minLength: 1, maxLength: 4 }),
+        fc.string({ unit: fc.constantFrom('c', 'o', 'm', '1', '-', 'x', 'n'), maxLength: 66 }),
+      )
       .map(([local, labels, tld]) => `${local}@${[...labels, tld].join('.')}`);
     const text = fc.oneof(fc.emailAddress(), near, fc.string({ unit: char, maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 80 }));
     let plain = 0;
@@ -218,7 +242,15 @@ describe('validators: properties', () => {
     expect(plain).toBeGreaterThan(500);
     // Edges named: 64-character local part, 63-character label, 254 in all.
     const l63 = 'a'.repeat(63);
-    for (const s of [`${'a'.repeat(64)}@example.com`, `${'a'.repeat(65)}@example.com`, `x@${l63}.com`, `x@${l63}a.com`, `a@b.${'c'.repeat(63)}`, `a@b.${'c'.repeat(64)}`, `${'a'.repeat(64)}@${[l63, l63, 'a'.repeat(56)].join('.')}.io`]) {
+    for (const s of [
+      `${'a'.repeat(64)}@example.com`,
+      `${'a'.repeat(65)}@example.com`,
+      `x@${l63}.com`,
+      `x@${l63}a.com`,
+      `a@b.${'c'.repeat(63)}`,
+      `a@b.${'c'.repeat(64)}`,
+      `${'a'.repeat(64)}@${[l63, l63, 'a'.repeat(56)].join('.')}.io`,
+    ]) {
       expect({ s, plain: isPlainEmail(s) && isEmail(s) }).toEqual({ s, plain: isPlainEmail(s) });
       expect(checkValue('email', s).ok).toBe(isEmail(s));
     }
@@ -226,10 +258,14 @@ describe('validators: properties', () => {
 
   it('valueChecker (cached) answers exactly as checkValue', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...FIELD_TYPES), fc.array(fc.oneof(fc.string(), fc.constantFrom('2024-01-01', 'yes', '+14155550100', '(415) 555-0100')), { maxLength: 30 }), (type, values) => {
-        const check = valueChecker(type, { defaultCountry: 'US' });
-        for (const v of [...values, ...values]) expect(check(v)).toEqual(checkValue(type, v, { defaultCountry: 'US' }));
-      }),
+      fc.property(
+        fc.constantFrom(...FIELD_TYPES),
+        fc.array(fc.oneof(fc.string(), fc.constantFrom('2024-01-01', 'yes', '+14155550100', '(415) 555-0100')), { maxLength: 30 }),
+        (type, values) => {
+          const check = valueChecker(type, { defaultCountry: 'US' });
+          for (const v of [...values, ...values]) expect(check(v)).toEqual(checkValue(type, v, { defaultCountry: 'US' }));
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -31,7 +31,13 @@ const ENDINGS = ['\r\n', '\n', '\r'] as const;
 describe('mixed line endings', () => {
   it('every row is read by the importer and by --from-csv, whichever ending comes first', async () => {
     for (const first of ENDINGS) {
-      const rows = [['Ada', '1'], ['Grace', '2'], ['Alan', '3'], ['Edsger', '4'], ['Barbara', '5']];
+      const rows = [
+        ['Ada', '1'],
+        ['Grace', '2'],
+        ['Alan', '3'],
+        ['Edsger', '4'],
+        ['Barbara', '5'],
+      ];
       const text = `name,n${first}${rows.map((r, i) => r.join(',') + ENDINGS[i % 3]).join('')}`;
       const p = file(text);
       const src = await openCsv(p);
@@ -53,14 +59,18 @@ describe('mixed line endings', () => {
     const cell = fc.stringMatching(/^[a-z0-9 ]{0,40}$/);
     const row = fc.tuple(cell, cell, cell);
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(row, fc.constantFrom(...ENDINGS)), { minLength: 1, maxLength: 60 }), fc.integer({ min: 58_000, max: 65_600 }), async (rows, pad) => {
-        // A padding row moves the later line endings across the read boundary.
-        const all3 = [['pad', 'x'.repeat(pad), ''] as [string, string, string], ...rows.map(([r]) => r)];
-        const endings = ['\n', ...rows.map(([, e]) => e)];
-        const text = `a,b,c\r\n${all3.map((r, i) => `${r.join(',')}${endings[i]}`).join('')}`;
-        const got = await all(await openCsv(file(text)));
-        expect(got).toEqual(all3);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(row, fc.constantFrom(...ENDINGS)), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 58_000, max: 65_600 }),
+        async (rows, pad) => {
+          // A padding row moves the later line endings across the read boundary.
+          const all3 = [['pad', 'x'.repeat(pad), ''] as [string, string, string], ...rows.map(([r]) => r)];
+          const endings = ['\n', ...rows.map(([, e]) => e)];
+          const text = `a,b,c\r\n${all3.map((r, i) => `${r.join(',')}${endings[i]}`).join('')}`;
+          const got = await all(await openCsv(file(text)));
+          expect(got).toEqual(all3);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -88,30 +98,35 @@ describe('mixed line endings', () => {
     expect(await checkUtf8(file(`${'x'.repeat(1024 * 1024 - 1)}\r\ny\n`))).toBe('mixed');
   });
 
-  it('when the scan says one kind, csv-parse\'s own discovery reads exactly what all three endings read (property)', () => {
+  it("when the scan says one kind, csv-parse's own discovery reads exactly what all three endings read (property)", () => {
     const piece = fc.oneof(fc.constantFrom('\r\n', '\n', '\r', ',', '"', '""', ' '), fc.stringMatching(/^[a-z]{1,5}$/));
     fc.assert(
-      fc.property(fc.constantFrom(...ENDINGS), fc.array(piece, { maxLength: 40 }), fc.array(fc.integer({ min: 1, max: 16 }), { minLength: 1, maxLength: 8 }), (first, pieces, cuts) => {
-        const bytes = Buffer.from(`h1,h2${first}${pieces.join('')}`);
-        const scan = new LineEndingScan();
-        // Fed in chunks of random sizes, as the file is read.
-        for (let at = 0, k = 0; at < bytes.length; k++) {
-          const len = cuts[k % cuts.length]!;
-          scan.add(bytes.subarray(at, at + len));
-          at += len;
-        }
-        const kinds = new Set(bytes.toString('latin1').match(/\r\n|\n|\r/g) ?? []);
-        expect(scan.result).toBe(kinds.size > 1 ? 'mixed' : 'one');
-        if (scan.result !== 'one') return;
-        const read = (o: object) => {
-          try {
-            return parse(bytes, o);
-          } catch (err) {
-            return (err as { code?: string }).code;
+      fc.property(
+        fc.constantFrom(...ENDINGS),
+        fc.array(piece, { maxLength: 40 }),
+        fc.array(fc.integer({ min: 1, max: 16 }), { minLength: 1, maxLength: 8 }),
+        (first, pieces, cuts) => {
+          const bytes = Buffer.from(`h1,h2${first}${pieces.join('')}`);
+          const scan = new LineEndingScan();
+          // Fed in chunks of random sizes, as the file is read.
+          for (let at = 0, k = 0; at < bytes.length; k++) {
+            const len = cuts[k % cuts.length]!;
+            scan.add(bytes.subarray(at, at + len));
+            at += len;
           }
-        };
-        expect(read(csvParseOptions(',', 'one'))).toEqual(read(csvParseOptions(',', 'mixed')));
-      }),
+          const kinds = new Set(bytes.toString('latin1').match(/\r\n|\n|\r/g) ?? []);
+          expect(scan.result).toBe(kinds.size > 1 ? 'mixed' : 'one');
+          if (scan.result !== 'one') return;
+          const read = (o: object) => {
+            try {
+              return parse(bytes, o);
+            } catch (err) {
+              return (err as { code?: string }).code;
+            }
+          };
+          expect(read(csvParseOptions(',', 'one'))).toEqual(read(csvParseOptions(',', 'mixed')));
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -47,7 +47,11 @@ describe('docs/', () => {
 
   it('a topic page is the topic’s Markdown, and a group page holds every verb’s help with its examples', () => {
     const topic = listTopics()[0]!;
-    expect(pages.get(`${topic.name}.md`)).toContain(readFileSync(join(ROOT, 'src/help/topics', `${topic.name}.md`), 'utf8').split('\n---\n')[1]!.trim());
+    expect(pages.get(`${topic.name}.md`)).toContain(
+      readFileSync(join(ROOT, 'src/help/topics', `${topic.name}.md`), 'utf8')
+        .split('\n---\n')[1]!
+        .trim(),
+    );
     const agents = pages.get('commands/agents.md')!;
     for (const verb of ['list', 'create', 'rollback', 'voice']) expect(agents).toContain(`## vap agents ${verb}\n\n\`\`\`text\nUsage: vap agents ${verb}`);
     expect(agents).toContain('  $ vap agents list');

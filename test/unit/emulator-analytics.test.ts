@@ -40,8 +40,18 @@ function call(p: Partial<CallFacts> & Pick<CallFacts, 'status'>): CallFacts {
 // analysis, as state files of earlier versions have them: it is not counted), 1 cancelled,
 // 1 queued, 1 ringing.
 const CALLS: CallFacts[] = [
-  call({ status: 'completed', duration: 61, endedAt: '2026-11-20T10:02:00.000Z', analysis: analysis({ human: true, objective: 'True', sentiment: 'positive' }) }),
-  call({ status: 'completed', duration: 120, endedAt: '2026-11-20T10:03:00.000Z', analysis: analysis({ human: true, objective: 'False', callback: true, sentiment: 'negative' }) }),
+  call({
+    status: 'completed',
+    duration: 61,
+    endedAt: '2026-11-20T10:02:00.000Z',
+    analysis: analysis({ human: true, objective: 'True', sentiment: 'positive' }),
+  }),
+  call({
+    status: 'completed',
+    duration: 120,
+    endedAt: '2026-11-20T10:03:00.000Z',
+    analysis: analysis({ human: true, objective: 'False', callback: true, sentiment: 'negative' }),
+  }),
   call({ status: 'completed', duration: 30, endedAt: '2026-11-20T10:04:00.000Z', analysis: null }),
   call({ status: 'failed', endedAt: '2026-11-20T10:05:00.000Z', analysis: analysis({ dnc: true }) }),
   call({ status: 'failed', endedAt: '2026-11-20T10:06:00.000Z', analysis: analysis() }),
@@ -145,21 +155,53 @@ describe('realtime', () => {
       call({ status: 'completed', startedAt: '2026-11-19T23:50:00.000Z', endedAt: '2026-11-19T23:58:00.000Z' }),
       call({ status: 'failed', startedAt: '2026-11-20T11:00:00.000Z', endedAt: '2026-11-20T11:01:00.000Z' }),
     ];
-    expect(realtimeOf(calls, now)).toEqual({ activeCalls: 3, queuedCalls: 2, callsCompletedToday: 1, currentCallRate: 2, lastCallAt: '2026-11-20T11:59:59.000Z' });
+    expect(realtimeOf(calls, now)).toEqual({
+      activeCalls: 3,
+      queuedCalls: 2,
+      callsCompletedToday: 1,
+      currentCallRate: 2,
+      lastCallAt: '2026-11-20T11:59:59.000Z',
+    });
   });
 
   it('has no last call before any call started', () => {
-    expect(realtimeOf([call({ status: 'queued' })], now)).toEqual({ activeCalls: 0, queuedCalls: 1, callsCompletedToday: 0, currentCallRate: 0, lastCallAt: null });
+    expect(realtimeOf([call({ status: 'queued' })], now)).toEqual({
+      activeCalls: 0,
+      queuedCalls: 1,
+      callsCompletedToday: 0,
+      currentCallRate: 0,
+      lastCallAt: null,
+    });
   });
 });
 
 describe('inbound', () => {
   it('gives 24 hours that sum to the total, the earliest busiest hour, waits from ringing to answer', () => {
     const calls = [
-      call({ direction: 'inbound', status: 'completed', createdAt: '2026-11-20T09:10:00.000Z', ringingAt: '2026-11-20T09:10:01.000Z', answeredAt: '2026-11-20T09:10:05.000Z', duration: 100 }),
-      call({ direction: 'inbound', status: 'completed', createdAt: '2026-11-20T09:40:00.000Z', ringingAt: '2026-11-20T09:40:01.000Z', answeredAt: '2026-11-20T09:40:11.000Z', duration: 50 }),
+      call({
+        direction: 'inbound',
+        status: 'completed',
+        createdAt: '2026-11-20T09:10:00.000Z',
+        ringingAt: '2026-11-20T09:10:01.000Z',
+        answeredAt: '2026-11-20T09:10:05.000Z',
+        duration: 100,
+      }),
+      call({
+        direction: 'inbound',
+        status: 'completed',
+        createdAt: '2026-11-20T09:40:00.000Z',
+        ringingAt: '2026-11-20T09:40:01.000Z',
+        answeredAt: '2026-11-20T09:40:11.000Z',
+        duration: 50,
+      }),
       call({ direction: 'inbound', status: 'failed', createdAt: '2026-11-20T14:00:00.000Z', ringingAt: '2026-11-20T14:00:01.000Z' }),
-      call({ direction: 'inbound', status: 'in_progress', createdAt: '2026-11-20T14:30:00.000Z', ringingAt: '2026-11-20T14:30:02.000Z', answeredAt: '2026-11-20T14:30:05.000Z' }),
+      call({
+        direction: 'inbound',
+        status: 'in_progress',
+        createdAt: '2026-11-20T14:30:00.000Z',
+        ringingAt: '2026-11-20T14:30:02.000Z',
+        answeredAt: '2026-11-20T14:30:05.000Z',
+      }),
       call({ direction: 'inbound', status: 'ringing', createdAt: '2026-11-20T23:59:00.000Z', ringingAt: '2026-11-20T23:59:01.000Z' }),
     ];
     const r = inboundOf(calls);
@@ -167,7 +209,14 @@ describe('inbound', () => {
     expect(Object.keys(r.callsByHour).sort()).toEqual(Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0')));
     expect(Object.values(r.callsByHour).reduce((a, b) => a + b, 0)).toBe(5);
     expect(r.callsByHour).toMatchObject({ '09': 2, '14': 2, '23': 1, '00': 0 });
-    expect(r).toMatchObject({ totalInboundCalls: 5, answeredCalls: 3, missedCalls: 1, avgWaitTime: round((4 + 10 + 3) / 3, 2), avgHandleTime: 75, peakHour: '09:00' });
+    expect(r).toMatchObject({
+      totalInboundCalls: 5,
+      answeredCalls: 3,
+      missedCalls: 1,
+      avgWaitTime: round((4 + 10 + 3) / 3, 2),
+      avgHandleTime: 75,
+      peakHour: '09:00',
+    });
   });
 
   it('has no peak hour without calls', () => {
@@ -242,7 +291,7 @@ describe('per-campaign call index', () => {
 describe('incremental tracker', () => {
   it('gives the same tally and realtime figures as a full scan, step after step of a simulated campaign', () => {
     let seed = 12345;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const iso = (ms: number) => new Date(ms).toISOString();
     let now = Date.parse('2026-11-20T23:50:00.000Z'); // crosses midnight: "today" changes
     const calls: CallFacts[] = [];
@@ -261,7 +310,14 @@ describe('incremental tracker', () => {
         else if (c.status === 'ringing' && r < 0.7) Object.assign(c, { status: 'in_progress', answeredAt: iso(now) });
         else if (c.status === 'in_progress' && r < 0.3) Object.assign(c, { status: 'completed', endedAt: iso(now), duration: 1 + Math.floor(rnd() * 300) });
         if ((c.status === 'completed' || c.status === 'failed') && !analyseAt.has(c)) analyseAt.set(c, now + (rnd() < 0.1 ? Infinity : 120_000));
-        if (!c.analysis && (analyseAt.get(c) ?? Infinity) <= now) c.analysis = analysis({ human: rnd() < 0.7, objective: rnd() < 0.4 ? 'True' : 'False', callback: rnd() < 0.1, dnc: rnd() < 0.05, sentiment: rnd() < 0.5 ? 'positive' : 'negative' });
+        if (!c.analysis && (analyseAt.get(c) ?? Infinity) <= now)
+          c.analysis = analysis({
+            human: rnd() < 0.7,
+            objective: rnd() < 0.4 ? 'True' : 'False',
+            callback: rnd() < 0.1,
+            dnc: rnd() < 0.05,
+            sentiment: rnd() < 0.5 ? 'positive' : 'negative',
+          });
       }
       if (rnd() < 0.5) {
         expect(tracker.realtime(now)).toEqual(realtimeOf(calls, now));

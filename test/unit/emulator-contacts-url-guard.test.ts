@@ -58,9 +58,12 @@ describe('refusalFor with and without the loopback flag', () => {
     expect(refusalFor('::1', true)).toBeUndefined();
     expect(refusalFor('::ffff:127.0.0.1', true)).toBeUndefined();
   });
-  it.each(['10.0.0.1', '169.254.169.254', '192.168.1.1', '100.64.0.1', '0.0.0.0', 'fe80::1', 'fc00::1', '224.0.0.1'])('keeps %s refused with the flag', (addr) => {
-    expect(refusalFor(addr, true)).toBeDefined();
-  });
+  it.each(['10.0.0.1', '169.254.169.254', '192.168.1.1', '100.64.0.1', '0.0.0.0', 'fe80::1', 'fc00::1', '224.0.0.1'])(
+    'keeps %s refused with the flag',
+    (addr) => {
+      expect(refusalFor(addr, true)).toBeDefined();
+    },
+  );
 });
 
 describe('checkUrl', () => {

@@ -1,5 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -95,7 +107,9 @@ describe('a complete record that fails its checksum', () => {
     const r = await opened(dir, true);
     expect(r.state).toEqual(keys(4));
     expect(r.warned).toHaveLength(1);
-    expect(r.warned[0]).toContain(`${file}: --repair kept the 4 records before byte ${last} and moved the ${dropped.length} bytes from there (1 record) to state.set-aside.`);
+    expect(r.warned[0]).toContain(
+      `${file}: --repair kept the 4 records before byte ${last} and moved the ${dropped.length} bytes from there (1 record) to state.set-aside.`,
+    );
     // what was dropped is kept aside, byte for byte
     const aside = readdirSync(dir).filter((f) => f.startsWith('state.set-aside.'));
     expect(aside).toHaveLength(1);
@@ -112,7 +126,7 @@ describe('a complete record that fails its checksum', () => {
   it.each([
     ['in the CRC of a middle record', 2, 3],
     ['in the body of the first record', 1, 30],
-    ['that turns a record\'s newline into another byte (two records read as one)', 3, -1],
+    ["that turns a record's newline into another byte (two records read as one)", 3, -1],
   ])('stops the start for a flipped bit %s', async (_what, line, at) => {
     const dir = await written(5);
     const file = join(dir, J1);
@@ -162,7 +176,9 @@ describe('a last record cut short by a crash (written, never acknowledged)', () 
     writeFileSync(file, Buffer.concat([readFileSync(file), Buffer.from(cut)]));
     const r = await opened(dir);
     expect(r.state).toEqual(keys(4));
-    expect(r.warned).toEqual([`${file}: dropped an incomplete last record (${cut.length} bytes, cut short by a crash while it was written, so never acknowledged); everything before it is kept`]);
+    expect(r.warned).toEqual([
+      `${file}: dropped an incomplete last record (${cut.length} bytes, cut short by a crash while it was written, so never acknowledged); everything before it is kept`,
+    ]);
     expect(statSync(file).size).toBe(size);
   });
 
@@ -236,7 +252,11 @@ describe('journal generations', () => {
     copyFileSync(join(keep, 'snapshot'), join(dir, 'state.snapshot.jsonl'));
     const restore = () => copyFileSync(join(keep, 'journal'), join(dir, journal(gen)));
     restore();
-    expect(readdirSync(dir).filter((f) => f.startsWith('state.journal.')).sort()).toEqual([journal(gen), journal(gen + 1)]);
+    expect(
+      readdirSync(dir)
+        .filter((f) => f.startsWith('state.journal.'))
+        .sort(),
+    ).toEqual([journal(gen), journal(gen + 1)]);
     expect(await opened(dir)).toEqual({ state: memory, warned: [] });
     // the start replaced the old snapshot by nothing: the layout is the same again
     copyFileSync(join(keep, 'snapshot'), join(dir, 'state.snapshot.jsonl'));
@@ -252,7 +272,9 @@ describe('journal generations', () => {
     const size = statSync(join(dir, journal(gen))).size;
     truncateSync(join(dir, journal(gen)), starts.at(-1)!);
     const err = await refused(dir);
-    expect(err.message).toContain(`${join(dir, journal(gen))} is damaged at byte ${starts.at(-1)} (it ends at byte ${starts.at(-1)}, but ${journal(gen + 1)} says it ended at byte ${size}: its last records were cut off)`);
+    expect(err.message).toContain(
+      `${join(dir, journal(gen))} is damaged at byte ${starts.at(-1)} (it ends at byte ${starts.at(-1)}, but ${journal(gen + 1)} says it ended at byte ${size}: its last records were cut off)`,
+    );
   });
 
   it('stops the start when the first journal continues another snapshot', async () => {
@@ -262,7 +284,9 @@ describe('journal generations', () => {
     const header = JSON.parse(lines[0]!.slice(9)) as { snapshot: string };
     const mine = header.snapshot;
     header.snapshot = '0123456789abcdef';
-    lines[0] = `${crc32(Buffer.from(JSON.stringify(header))).toString(16).padStart(8, '0')} ${JSON.stringify(header)}`;
+    lines[0] = `${crc32(Buffer.from(JSON.stringify(header)))
+      .toString(16)
+      .padStart(8, '0')} ${JSON.stringify(header)}`;
     writeFileSync(file, lines.join('\n'));
     const err = await refused(dir);
     expect(err.message).toContain(`${file} is damaged at byte 0 (it continues snapshot 0123456789abcdef, but state.snapshot.jsonl is snapshot ${mine})`);
@@ -323,7 +347,7 @@ describe('an empty journal', () => {
     expect(await opened(dir)).toEqual({ state: {}, warned: [] });
   });
 
-  it('a folder never compacted: its only journal deleted stops the start (the new folder\'s snapshot names it); its empty snapshot deleted loses nothing', async () => {
+  it("a folder never compacted: its only journal deleted stops the start (the new folder's snapshot names it); its empty snapshot deleted loses nothing", async () => {
     const dir = await written(30);
     unlinkSync(join(dir, J1));
     const err = await refused(dir);
@@ -346,9 +370,24 @@ describe('folders written before journal headers (snapshot version 2, headerless
   it('are read whole (an empty old journal included) and rewritten in the current format', async () => {
     const dir = fresh();
     mkdirSync(dir, { mode: 0o700 });
-    writeFileSync(join(dir, 'state.snapshot.jsonl'), snapshotV2(3, [['org/c', 'a', 1], ['org/c', 'b', 2]]));
+    writeFileSync(
+      join(dir, 'state.snapshot.jsonl'),
+      snapshotV2(3, [
+        ['org/c', 'a', 1],
+        ['org/c', 'b', 2],
+      ]),
+    );
     writeFileSync(join(dir, journal(3)), '');
-    writeFileSync(join(dir, journal(4)), batch([['s', 'org/c', 'c', 3], ['d', 'org/c', 'a']], { ag: 3 }) + batch([['s', 'org/c', 'd', 4]], { ag: 4 }));
+    writeFileSync(
+      join(dir, journal(4)),
+      batch(
+        [
+          ['s', 'org/c', 'c', 3],
+          ['d', 'org/c', 'a'],
+        ],
+        { ag: 3 },
+      ) + batch([['s', 'org/c', 'd', 4]], { ag: 4 }),
+    );
     const warned: string[] = [];
     const s = await Store.open({ dataDir: dir, warn: (l) => warned.push(l) });
     expect(dump(s)).toEqual({ 'org/c b': 2, 'org/c c': 3, 'org/c d': 4 });
@@ -385,7 +424,9 @@ describe('the lock of a data directory', () => {
     expect(JSON.parse(lock)).toMatchObject({ pid: process.pid, host: hostname() });
     const err = await Store.open({ dataDir: dir }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StateFileError);
-    expect((err as Error).message).toMatch(new RegExp(`${dir} is in use by another emulator \\(pid ${process.pid}, started [^)]+\\); stop that emulator first`));
+    expect((err as Error).message).toMatch(
+      new RegExp(`${dir} is in use by another emulator \\(pid ${process.pid}, started [^)]+\\); stop that emulator first`),
+    );
     // the refused start left the lock alone
     expect(readFileSync(join(dir, 'state.lock'), 'utf8')).toBe(lock);
     await first.close();
@@ -402,7 +443,10 @@ describe('the lock of a data directory', () => {
     writeFileSync(join(dir, 'state.lock'), JSON.stringify({ pid: deadPid, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z', token: 'dead' }));
     expect((await opened(dir)).state).toEqual(keys(1));
     // pid 1 is alive on every machine, but this lock was written before the last boot
-    writeFileSync(join(dir, 'state.lock'), JSON.stringify({ pid: 1, host: hostname(), boot: 'an-earlier-boot', startedAt: '2026-01-01T00:00:00.000Z', token: 'old' }));
+    writeFileSync(
+      join(dir, 'state.lock'),
+      JSON.stringify({ pid: 1, host: hostname(), boot: 'an-earlier-boot', startedAt: '2026-01-01T00:00:00.000Z', token: 'old' }),
+    );
     if (existsSync('/proc/sys/kernel/random/boot_id')) expect((await opened(dir)).state).toEqual(keys(1));
     expect(existsSync(join(dir, 'state.lock'))).toBe(false);
   });
@@ -419,7 +463,7 @@ describe('the lock of a data directory', () => {
     }
   });
 
-  it('never takes over a live process\'s lock, nor one written on another host', async () => {
+  it("never takes over a live process's lock, nor one written on another host", async () => {
     const dir = await written(1);
     writeFileSync(join(dir, 'state.lock'), JSON.stringify({ pid: 1, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z', token: 'init' }));
     expect((await refused(dir)).message).toContain('is in use by another emulator (pid 1,');

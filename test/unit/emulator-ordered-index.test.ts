@@ -24,11 +24,28 @@ type Op =
   | { t: 'insert'; key: number; status: string; dir: string; text: string }
   | { t: 'update'; at: number; status: string }
   | { t: 'remove'; at: number }
-  | { t: 'query'; facet: 'status' | 'dirStatus' | undefined; values: string[]; dir: string; lo: number; hi: number; offset: number; limit: number; newest: boolean; scan: string };
+  | {
+      t: 'query';
+      facet: 'status' | 'dirStatus' | undefined;
+      values: string[];
+      dir: string;
+      lo: number;
+      hi: number;
+      offset: number;
+      limit: number;
+      newest: boolean;
+      scan: string;
+    };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ t: fc.constant('append' as const), status: fc.constantFrom(...STATUSES), dir: fc.constantFrom(...DIRS), text: fc.constantFrom('x', 'y', 'xy') }),
-  fc.record({ t: fc.constant('insert' as const), key: fc.integer({ min: 0, max: 60 }), status: fc.constantFrom(...STATUSES), dir: fc.constantFrom(...DIRS), text: fc.constantFrom('x', 'y', 'xy') }),
+  fc.record({
+    t: fc.constant('insert' as const),
+    key: fc.integer({ min: 0, max: 60 }),
+    status: fc.constantFrom(...STATUSES),
+    dir: fc.constantFrom(...DIRS),
+    text: fc.constantFrom('x', 'y', 'xy'),
+  }),
   fc.record({ t: fc.constant('update' as const), at: fc.nat(), status: fc.constantFrom(...STATUSES) }),
   fc.record({ t: fc.constant('remove' as const), at: fc.nat() }),
   fc.record({
@@ -75,9 +92,13 @@ describe('OrderedIndex', () => {
           } else {
             const lo = Math.min(op.lo, items.length);
             const hi = Math.max(lo, Math.min(op.hi, items.length));
-            const inFacet = (r: Rec) => (op.facet === undefined ? true : op.facet === 'status' ? op.values.includes(r.status) : r.dir === op.dir && op.values.includes(r.status));
+            const inFacet = (r: Rec) =>
+              op.facet === undefined ? true : op.facet === 'status' ? op.values.includes(r.status) : r.dir === op.dir && op.values.includes(r.status);
             const want = items.slice(lo, hi).filter(inFacet);
-            const sel = op.facet === undefined ? { lo, hi } : { facet: op.facet, values: op.facet === 'status' ? op.values : op.values.map((v) => `${op.dir}|${v}`), lo, hi };
+            const sel =
+              op.facet === undefined
+                ? { lo, hi }
+                : { facet: op.facet, values: op.facet === 'status' ? op.values : op.values.map((v) => `${op.dir}|${v}`), lo, hi };
             expect(idx.all()).toEqual(items);
             expect(idx.count(sel)).toBe(want.length);
             const ordered = op.newest ? [...want].reverse() : want;

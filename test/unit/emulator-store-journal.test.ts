@@ -170,12 +170,16 @@ describe('at start', () => {
     await s.close();
     // a journal older than the snapshot (left by a compaction that stopped before its clean-up) goes
     writeFileSync(join(dir, 'state.journal.000001.jsonl'), '');
-    const journals = readdirSync(dir).filter((f) => f.startsWith('state.journal.')).sort();
+    const journals = readdirSync(dir)
+      .filter((f) => f.startsWith('state.journal.'))
+      .sort();
     const reread = await Store.open({ dataDir: dir });
     expect(existsSync(join(dir, 'state.journal.000001.jsonl'))).toBe(false);
     await reread.close();
     // a missing generation after the snapshot's is a damaged state
-    const gens = readdirSync(dir).filter((f) => f.startsWith('state.journal.')).sort();
+    const gens = readdirSync(dir)
+      .filter((f) => f.startsWith('state.journal.'))
+      .sort();
     appendFileSync(join(dir, `state.journal.${String(Number(gens.at(-1)!.slice(14, 20)) + 2).padStart(6, '0')}.jsonl`), '');
     const err = await Store.open({ dataDir: dir }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StateFileError);

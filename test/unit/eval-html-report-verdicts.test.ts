@@ -37,8 +37,12 @@ describe('the HTML report', () => {
   it('says that the averages of a run cut short are partial, and of no other', () => {
     const failed = page('run-failed');
     expect(failed).toContain('<dt>Overall score</dt><dd><strong>0.714</strong> (partial)</dd>');
-    expect(failed).toContain('<p class="note" role="status"><strong>Partial averages</strong>: the run failed after 6 of 14 iterations; every score and average here covers those 6 only.</p>');
-    expect(page('timeout')).toContain('<strong>Partial averages</strong>: the wait ended after 3 of 28 iterations (the run goes on); every score and average here covers those 3 only.');
+    expect(failed).toContain(
+      '<p class="note" role="status"><strong>Partial averages</strong>: the run failed after 6 of 14 iterations; every score and average here covers those 6 only.</p>',
+    );
+    expect(page('timeout')).toContain(
+      '<strong>Partial averages</strong>: the wait ended after 3 of 28 iterations (the run goes on); every score and average here covers those 3 only.',
+    );
     for (const name of ['with-baseline', 'plain', 'allowed-no-baseline', 'interrupted']) expect(page(name)).not.toContain('partial');
   });
 });

@@ -14,12 +14,32 @@ const EVIL = 'Pipe | <img src=x onerror=alert(1)> `tick` **bold** @octocat \x1b[
 
 function detail(id: string, runNumber: number, overallScore: number): RunDetail {
   return {
-    run: { id, runNumber, status: 'completed', totalIterations: 15, completedIterations: 14, failedIterations: runNumber === 5 ? 1 : 0, overallScore, agentVersion: runNumber },
-    aggregates: { criteria: [{ criterionKey: 'tone', averageScore: 0.8, maxScore: 0.9, name: 'Tone and empathy', weight: 0.5 }, { criterionKey: 'goal', averageScore: 0.8, maxScore: 0.9, name: 'Goal', weight: 0.5 }] },
+    run: {
+      id,
+      runNumber,
+      status: 'completed',
+      totalIterations: 15,
+      completedIterations: 14,
+      failedIterations: runNumber === 5 ? 1 : 0,
+      overallScore,
+      agentVersion: runNumber,
+    },
+    aggregates: {
+      criteria: [
+        { criterionKey: 'tone', averageScore: 0.8, maxScore: 0.9, name: 'Tone and empathy', weight: 0.5 },
+        { criterionKey: 'goal', averageScore: 0.8, maxScore: 0.9, name: 'Goal', weight: 0.5 },
+      ],
+    },
   };
 }
 
-function result(scenario: string, name: string, i: number, score: number | null, opts: { transcript?: number; text?: string; reason?: string } = {}): RunResult {
+function result(
+  scenario: string,
+  name: string,
+  i: number,
+  score: number | null,
+  opts: { transcript?: number; text?: string; reason?: string } = {},
+): RunResult {
   return {
     id: `res_${scenario}_${i}`,
     evalScenarioId: scenario,
@@ -29,41 +49,72 @@ function result(scenario: string, name: string, i: number, score: number | null,
     overallScore: score,
     durationSeconds: 75,
     error: score === null ? 'the call dropped' : null,
-    criterionScores: score === null ? [] : [{ criterionKey: 'tone', score, reason: opts.reason ?? `Tone reason ${i}` }, { criterionKey: 'goal', score: 0.8, reason: 'Goal reached' }],
-    transcript: Array.from({ length: opts.transcript ?? 4 }, (_, k) => ({ role: k % 2 ? 'user' : 'agent', text: opts.text ?? `Line ${k} of ${name}`, ordinal: k })),
+    criterionScores:
+      score === null
+        ? []
+        : [
+            { criterionKey: 'tone', score, reason: opts.reason ?? `Tone reason ${i}` },
+            { criterionKey: 'goal', score: 0.8, reason: 'Goal reached' },
+          ],
+    transcript: Array.from({ length: opts.transcript ?? 4 }, (_, k) => ({
+      role: k % 2 ? 'user' : 'agent',
+      text: opts.text ?? `Line ${k} of ${name}`,
+      ordinal: k,
+    })),
   };
 }
 
 /** Baseline: three steady scenarios. Current: one steady, one clearly worse, one with a failed iteration. */
-function outcome(opts: { transcript?: number; text?: string; scenarios?: number; failing?: boolean; improve?: boolean; allowFailed?: number } = {}): RunOutcome {
+function outcome(
+  opts: { transcript?: number; text?: string; scenarios?: number; failing?: boolean; improve?: boolean; allowFailed?: number } = {},
+): RunOutcome {
   const steady = [0.8, 0.81, 0.79, 0.8, 0.8];
   const base: RunResult[] = [];
   const cur: RunResult[] = [];
   const extra = opts.scenarios ?? 0;
-  for (const [id, name] of [['s1', 'Steady'], ['s2', EVIL], ['s3', 'Flaky'], ...Array.from({ length: extra }, (_, k) => [`x${k}`, `Extra scenario ${k}`])] as Array<[string, string]>) {
+  for (const [id, name] of [
+    ['s1', 'Steady'],
+    ['s2', EVIL],
+    ['s3', 'Flaky'],
+    ...Array.from({ length: extra }, (_, k) => [`x${k}`, `Extra scenario ${k}`]),
+  ] as Array<[string, string]>) {
     steady.forEach((v, i) => base.push(result(id, name, i + 1, v, opts)));
   }
   steady.forEach((v, i) => cur.push(result('s1', 'Steady', i + 1, v, opts)));
-  (opts.improve ? [0.95, 0.96, 0.94, 0.95, 0.95] : [0.5, 0.52, 0.49, 0.51, 0.5]).forEach((v, i) => cur.push(result('s2', EVIL, i + 1, v, { ...opts, reason: `Curt | <b>rude</b> ${'`'}x${'`'}` })));
+  (opts.improve ? [0.95, 0.96, 0.94, 0.95, 0.95] : [0.5, 0.52, 0.49, 0.51, 0.5]).forEach((v, i) =>
+    cur.push(result('s2', EVIL, i + 1, v, { ...opts, reason: `Curt | <b>rude</b> ${'`'}x${'`'}` })),
+  );
   [0.8, null, 0.81, 0.79, 0.8].forEach((v, i) => cur.push(result('s3', 'Flaky', i + 1, v, opts)));
   for (let k = 0; k < extra; k++) steady.forEach((v, i) => cur.push(result(`x${k}`, `Extra scenario ${k}`, i + 1, opts.failing && i === 0 ? null : v, opts)));
   const A = { detail: detail('run_a', 4, 0.8), results: base };
   const B = { detail: detail('run_b', 5, 0.7), results: cur };
   const comparison = compareRuns(B, A);
-  const gates = evaluateGates({ minCriteria: [], allowFailedIterations: opts.allowFailed ?? 0, failOnRegression: true, minScore: 0.6 }, B.detail, undefined, { comparison });
-  return { agentId: 'ag_1', evalId: 'ev_1', detail: B.detail, results: cur, gates, baseline: { spec: 'previous', comparison, side: A }, suite: { name: 'Booking | flows' } };
+  const gates = evaluateGates({ minCriteria: [], allowFailedIterations: opts.allowFailed ?? 0, failOnRegression: true, minScore: 0.6 }, B.detail, undefined, {
+    comparison,
+  });
+  return {
+    agentId: 'ag_1',
+    evalId: 'ev_1',
+    detail: B.detail,
+    results: cur,
+    gates,
+    baseline: { spec: 'previous', comparison, side: A },
+    suite: { name: 'Booking | flows' },
+  };
 }
 
 const tables = (md: string) => marked.lexer(md).filter((t): t is Tokens.Table => t.type === 'table');
 const cells = (t: Tokens.Table) => t.rows.map((r) => r.map((c) => c.text));
 
 describe('the Markdown report', () => {
-  it('starts with the hidden marker and one line with the run, the gates\' result and the baseline verdict, two facts apart', () => {
+  it("starts with the hidden marker and one line with the run, the gates' result and the baseline verdict, two facts apart", () => {
     const md = markdownReport(outcome());
     const lines = md.split('\n');
     expect(lines[0]).toBe('<!-- vap-evals suite=ev_1 -->');
     // The gates' result, the verdict with its family-wise level, the calls spent and the budget.
-    expect(lines[1]).toBe('### Eval run #5 of Booking \\| flows: ❌ 2 gates failed (1 failed iteration, none allowed; a significant regression) · ▼ regressed at family-wise error 1%: overall -0.099 (98.4% CI -0.107 to -0.091), 1 of 3 scenarios and 1 of 2 criteria, against #4 · 15 calls (no --max-calls budget)');
+    expect(lines[1]).toBe(
+      '### Eval run #5 of Booking \\| flows: ❌ 2 gates failed (1 failed iteration, none allowed; a significant regression) · ▼ regressed at family-wise error 1%: overall -0.099 (98.4% CI -0.107 to -0.091), 1 of 3 scenarios and 1 of 2 criteria, against #4 · 15 calls (no --max-calls budget)',
+    );
     const heading = marked.lexer(md).find((t) => t.type === 'heading') as Tokens.Heading;
     const [gates, verdict, calls] = heading.text.split(' · ');
     expect(gates).toMatch(/: ❌ 2 gates failed \(/);
@@ -77,11 +128,15 @@ describe('the Markdown report', () => {
     // A failed gate (a failed iteration, none allowed) beside an improvement: two facts, the ❌ on the gate's only.
     const failing = markdownReport(outcome({ improve: true }));
     const headline = failing.split('\n')[1]!;
-    expect(headline).toBe('### Eval run #5 of Booking \\| flows: ❌ 1 gate failed (1 failed iteration, none allowed) · ▲ improved at family-wise error 1%: overall +0.050 (98.4% CI +0.043 to +0.057), 1 of 3 scenarios and 1 of 2 criteria, against #4 · 15 calls (no --max-calls budget)');
+    expect(headline).toBe(
+      '### Eval run #5 of Booking \\| flows: ❌ 1 gate failed (1 failed iteration, none allowed) · ▲ improved at family-wise error 1%: overall +0.050 (98.4% CI +0.043 to +0.057), 1 of 3 scenarios and 1 of 2 criteria, against #4 · 15 calls (no --max-calls budget)',
+    );
     expect(headline.split(' · ')[1]).not.toMatch(RED);
     // Every gate passed and the run improved: nothing red anywhere but the failed iteration's own details.
     const green = markdownReport(outcome({ improve: true, allowFailed: 1 }));
-    expect(green.split('\n')[1]).toBe('### Eval run #5 of Booking \\| flows: ✅ 3 gates passed · ▲ improved at family-wise error 1%: overall +0.050 (98.4% CI +0.043 to +0.057), 1 of 3 scenarios and 1 of 2 criteria, against #4 · 15 calls (no --max-calls budget)');
+    expect(green.split('\n')[1]).toBe(
+      '### Eval run #5 of Booking \\| flows: ✅ 3 gates passed · ▲ improved at family-wise error 1%: overall +0.050 (98.4% CI +0.043 to +0.057), 1 of 3 scenarios and 1 of 2 criteria, against #4 · 15 calls (no --max-calls budget)',
+    );
     expect(green).toContain('**▲ improved**: rose 0.050 (98.4% CI +0.043 to +0.057); rows: 2 improved, 3 no significant change');
     const [scenarios, criteria] = tables(green);
     const improved = [...cells(scenarios!), ...cells(criteria!)].filter((r) => r[6]!.includes('improved'));
@@ -93,24 +148,47 @@ describe('the Markdown report', () => {
 
   it('a run cut short says that its averages are partial: in the headline, beside the overall score, and in a line of its own', () => {
     const o = outcome();
-    const failedRun = { ...o, detail: { ...o.detail, run: { ...o.detail.run, status: 'failed', error: 'the tester pool is down', completedIterations: 9, failedIterations: 1 } }, gates: [] };
+    const failedRun = {
+      ...o,
+      detail: { ...o.detail, run: { ...o.detail.run, status: 'failed', error: 'the tester pool is down', completedIterations: 9, failedIterations: 1 } },
+      gates: [],
+    };
     const md = markdownReport(failedRun);
     const lines = md.split('\n');
-    expect(lines[1]).toBe('### Eval run #5 of Booking \\| flows: ❌ failed after 10 of 15 iterations; the averages are partial · ▼ regressed at family-wise error 1%: overall -0.099 (98.4% CI -0.107 to -0.091), 1 of 3 scenarios and 1 of 2 criteria, against #4 · 15 calls (no --max-calls budget)');
+    expect(lines[1]).toBe(
+      '### Eval run #5 of Booking \\| flows: ❌ failed after 10 of 15 iterations; the averages are partial · ▼ regressed at family-wise error 1%: overall -0.099 (98.4% CI -0.107 to -0.091), 1 of 3 scenarios and 1 of 2 criteria, against #4 · 15 calls (no --max-calls budget)',
+    );
     expect(lines[3]).toContain('overall **0.700** (partial) (run #4: 0.800, -0.100) · 9 completed, 1 failed of 15 iterations');
     expect(md).toContain('\n**Partial averages**: the run failed after 10 of 15 iterations; every score and average here covers those 10 only.\n');
     // Every iteration done (a run that completed): nothing is said.
     expect(markdownReport(o)).not.toContain('partial');
     // A wait that ended early: the run goes on.
-    const waited = markdownReport({ ...o, gates: [], stopped: { kind: 'timeout', message: 'run run_b had not finished after 20m; it goes on' }, detail: { ...o.detail, run: { ...o.detail.run, status: 'running', completedIterations: 6, failedIterations: 0 } } });
+    const waited = markdownReport({
+      ...o,
+      gates: [],
+      stopped: { kind: 'timeout', message: 'run run_b had not finished after 20m; it goes on' },
+      detail: { ...o.detail, run: { ...o.detail.run, status: 'running', completedIterations: 6, failedIterations: 0 } },
+    });
     expect(waited.split('\n')[1]).toMatch(/: ⏱ timed out after 6 of 15 iterations; the averages are partial/);
-    expect(waited).toContain('**Partial averages**: the wait ended after 6 of 15 iterations (the run goes on); every score and average here covers those 6 only.');
+    expect(waited).toContain(
+      '**Partial averages**: the wait ended after 6 of 15 iterations (the run goes on); every score and average here covers those 6 only.',
+    );
   });
 
   it('a table of scenarios: score, baseline, delta, interval and verdict, regressions first', () => {
     const [scenarios] = tables(markdownReport(outcome()));
     // Rows: Bonferroni's intervals over 5 rows at all of α (the overall change regressed): 1 − 2·1%/5.
-    expect(scenarios!.header.map((h) => h.text)).toEqual(['Scenario', 'Iterations', 'Score', 'Baseline', 'Δ', '99.6% CI', 'Verdict', 'Passed (completed)', 'pass^5']);
+    expect(scenarios!.header.map((h) => h.text)).toEqual([
+      'Scenario',
+      'Iterations',
+      'Score',
+      'Baseline',
+      'Δ',
+      '99.6% CI',
+      'Verdict',
+      'Passed (completed)',
+      'pass^5',
+    ]);
     const rows = cells(scenarios!);
     expect(rows.map((r) => r[6])).toEqual(['▼ regressed', '= no significant change', '= no significant change']);
     // The regression first, then the scenario with a failed iteration, then the rest.
@@ -127,10 +205,11 @@ describe('the Markdown report', () => {
     expect(scenarios!.rows.every((r) => r.length === 9)).toBe(true);
     // The cell's tokens: text only (no html, codespan or strong token from the name).
     const kinds = new Set<string>();
-    const walk = (ts: Tokens.Generic[] | undefined) => ts?.forEach((t) => {
-      kinds.add(t.type);
-      walk(t.tokens as Tokens.Generic[] | undefined);
-    });
+    const walk = (ts: Tokens.Generic[] | undefined) =>
+      ts?.forEach((t) => {
+        kinds.add(t.type);
+        walk(t.tokens as Tokens.Generic[] | undefined);
+      });
     walk(name.tokens as Tokens.Generic[]);
     expect([...kinds].filter((k) => k !== 'text' && k !== 'escape')).toEqual([]);
     // Outside code blocks (where nothing is read as markup), no tag from the data.
@@ -153,22 +232,37 @@ describe('the Markdown report', () => {
     expect(cells(gates!)).toEqual([
       ['`--min-score 0.6`', '✅ passed: overall score 0.700 ≥ 0.6'],
       ['`--allow-failed-iterations 0`', '❌ failed: 1 failed iteration of 15 (none allowed)'],
-      ['`--fail-on-regression`', expect.stringMatching(/^❌ failed: a significant regression against run \\#4 \(family-wise error 1%\): overall -0\.099 \(98\.4% CI -0\.107 to -0\.091\); .+ -0\.296, tone -0\.\d{3}$/)],
+      [
+        '`--fail-on-regression`',
+        expect.stringMatching(
+          /^❌ failed: a significant regression against run \\#4 \(family-wise error 1%\): overall -0\.099 \(98\.4% CI -0\.107 to -0\.091\); .+ -0\.296, tone -0\.\d{3}$/,
+        ),
+      ],
     ]);
   });
 
   it('a collapsed <details> per regressed or failed scenario: the worst iteration, its reasons and transcript', () => {
     const md = markdownReport(outcome());
-    const blocks = md.split('<details>').slice(1).map((b) => b.slice(0, b.indexOf('</details>')));
+    const blocks = md
+      .split('<details>')
+      .slice(1)
+      .map((b) => b.slice(0, b.indexOf('</details>')));
     expect(blocks).toHaveLength(2);
-    expect(blocks[0]).toMatch(/^<summary><b>Pipe \| &lt;img src=x onerror=alert\(1\)&gt; `tick` \*\*bold\*\* @\u200boctocat \\e\[31m<\/b>: ▼ regressed, 0\.504 against 0\.800 \(-0\.296\)<\/summary>/);
+    expect(blocks[0]).toMatch(
+      /^<summary><b>Pipe \| &lt;img src=x onerror=alert\(1\)&gt; `tick` \*\*bold\*\* @\u200boctocat \\e\[31m<\/b>: ▼ regressed, 0\.504 against 0\.800 \(-0\.296\)<\/summary>/,
+    );
     expect(blocks[0]).toContain('Worst iteration: **#3** `res_s2_3` · score 0.490');
     const inner = marked.lexer(blocks[0]!.slice(blocks[0]!.indexOf('</summary>') + 10));
     const reasons = inner.find((t): t is Tokens.Table => t.type === 'table')!;
     expect(cells(reasons)[0]!.slice(0, 2)).toEqual(['`tone`', '0.490']);
     expect(marked.parseInline(cells(reasons)[0]![2]!)).toBe('Curt | &lt;b&gt;rude&lt;/b&gt; `x`');
     const code = inner.find((t): t is Tokens.Code => t.type === 'code')!;
-    expect(code.text.split('\n')).toEqual([`agent: Line 0 of ${EVIL.replace('\x1b', '\\e')}`, `caller: Line 1 of ${EVIL.replace('\x1b', '\\e')}`, `agent: Line 2 of ${EVIL.replace('\x1b', '\\e')}`, `caller: Line 3 of ${EVIL.replace('\x1b', '\\e')}`]);
+    expect(code.text.split('\n')).toEqual([
+      `agent: Line 0 of ${EVIL.replace('\x1b', '\\e')}`,
+      `caller: Line 1 of ${EVIL.replace('\x1b', '\\e')}`,
+      `agent: Line 2 of ${EVIL.replace('\x1b', '\\e')}`,
+      `caller: Line 3 of ${EVIL.replace('\x1b', '\\e')}`,
+    ]);
     expect(blocks[1]).toContain('<summary><b>Flaky</b>: 1 of 5 iterations failed</summary>');
     expect(blocks[1]).toContain('❌ failed');
     expect(blocks[1]).toContain('Error: the call dropped');
@@ -188,7 +282,9 @@ describe('the Markdown report', () => {
     const big = outcome({ transcript: 400, text: 'x'.repeat(900), scenarios: 30, failing: true });
     const md = markdownReport(big);
     expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
-    expect(md).toMatch(/_Transcripts were (shortened|left out) to keep this comment within GitHub's 65,536-character limit; the HTML report has them whole\._\n$/);
+    expect(md).toMatch(
+      /_Transcripts were (shortened|left out) to keep this comment within GitHub's 65,536-character limit; the HTML report has them whole\._\n$/,
+    );
     // The tables are whole, and transcripts are still there, shortened.
     expect(cells(tables(md)[0]!)).toHaveLength(33);
     expect(md).toContain('<details>');
@@ -215,7 +311,18 @@ describe('the Markdown report', () => {
 
   it('a wait that timed out: what was seen, why, and the command that keeps waiting', () => {
     const o = outcome();
-    const md = markdownReport({ ...o, detail: { ...o.detail, run: { ...o.detail.run, status: 'running', overallScore: null } }, results: [], gates: [], baseline: undefined, stopped: { kind: 'timeout', message: 'run run_b had not finished after 20m; it goes on', resume: 'vap evals runs get run_b --eval ev_1 --agent ag_1 --wait' } });
+    const md = markdownReport({
+      ...o,
+      detail: { ...o.detail, run: { ...o.detail.run, status: 'running', overallScore: null } },
+      results: [],
+      gates: [],
+      baseline: undefined,
+      stopped: {
+        kind: 'timeout',
+        message: 'run run_b had not finished after 20m; it goes on',
+        resume: 'vap evals runs get run_b --eval ev_1 --agent ag_1 --wait',
+      },
+    });
     expect(md.split('\n')[1]).toBe('### Eval run #5 of Booking \\| flows: ⏱ timed out · 15 calls (no --max-calls budget)');
     expect(md).toContain('Keep waiting with:\n\n```text\nvap evals runs get run_b --eval ev_1 --agent ag_1 --wait\n```');
     expect(md).toContain('Gates: not evaluated: the run did not complete.');

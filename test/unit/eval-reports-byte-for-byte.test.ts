@@ -22,7 +22,7 @@ describe('the eval reports of fixed runs are written byte for byte as before', (
     }
   }
 
-  it('a run cut to fit GitHub\'s comment limit: markdown', async () => {
+  it("a run cut to fit GitHub's comment limit: markdown", async () => {
     const md = markdownReport(longMarkdownOutcome());
     expect(md).toContain('to keep this comment within GitHub');
     await expect(written(md)).toMatchFileSnapshot('__snapshots__/eval-reports/long-cut.md');

@@ -50,7 +50,7 @@ describe('the stratified difference', () => {
 });
 
 describe('critical values and the decision', () => {
-  it('the t critical value has the normal boundary\'s tail: t(0.99, 10) = 2.7638 (R: qt(0.99, 10))', () => {
+  it("the t critical value has the normal boundary's tail: t(0.99, 10) = 2.7638 (R: qt(0.99, 10))", () => {
     expect(tCritical(normalQuantile(0.99), 10)).toBeCloseTo(2.763769, 5);
     expect(tCritical(2.326348, Infinity)).toBe(2.326348);
     // And back: the t statistic 2.7638 on 10 df is the normal deviate 2.3263.
@@ -72,7 +72,7 @@ describe('the group-sequential boundary (Lan-DeMets spending)', () => {
     expect(groupSequentialBoundaries([1], 0.025)[0]).toBeCloseTo(1.959964, 5);
   });
 
-  it('five equally spaced looks at 2.5% a side give gsDesign\'s bounds 4.8769, 3.3569, 2.6803, 2.2898, 2.0310', () => {
+  it("five equally spaced looks at 2.5% a side give gsDesign's bounds 4.8769, 3.3569, 2.6803, 2.2898, 2.0310", () => {
     // gsDesign(k = 5, test.type = 2, alpha = 0.025, sfu = sfLDOF)$upper$bound
     const b = groupSequentialBoundaries([0.2, 0.4, 0.6, 0.8, 1], 0.025, obrienFlemingSpent);
     const expected = [4.8769, 3.3569, 2.6803, 2.2898, 2.031];
@@ -103,7 +103,7 @@ describe('the group-sequential boundary (Lan-DeMets spending)', () => {
     const S = 5;
     const n0 = 60;
     const alpha = 0.01;
-    const fractions = [1, 2, 3, 4, 5, 6].map((k) => (1 / (1 / (10 * k) + 1 / n0)) / (1 / (1 / 60 + 1 / n0)));
+    const fractions = [1, 2, 3, 4, 5, 6].map((k) => 1 / (1 / (10 * k) + 1 / n0) / (1 / (1 / 60 + 1 / n0)));
     const boundaries = groupSequentialBoundaries(fractions, alpha);
     const fixed = normalQuantile(1 - alpha);
     const trials = 3000;
@@ -135,7 +135,11 @@ describe('the group-sequential boundary (Lan-DeMets spending)', () => {
 describe("Holm's step-down method", () => {
   it('p = 0.01, 0.04, 0.03, 0.005 at 5%: 0.005 ≤ 0.0125 and 0.01 ≤ 0.0167 are rejected; 0.03 > 0.025 stops', () => {
     const p = [0.01, 0.04, 0.03, 0.005];
-    const rejected = holm(p.map((x) => -x), 0.05, (i, level) => p[i]! <= level);
+    const rejected = holm(
+      p.map((x) => -x),
+      0.05,
+      (i, level) => p[i]! <= level,
+    );
     expect([...rejected].sort()).toEqual([0, 3]);
   });
 

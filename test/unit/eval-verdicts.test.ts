@@ -71,7 +71,12 @@ describe('compareScores (one row on its own, α = 1%)', () => {
 describe('compareRuns', () => {
   const detail = (id: string, runNumber: number, overallScore: number): RunDetail => ({
     run: { id, runNumber, status: 'completed', totalIterations: 0, overallScore, agentVersion: runNumber },
-    aggregates: { criteria: [{ criterionKey: 'tone', averageScore: 0, maxScore: 0, name: 'Tone' }, { criterionKey: 'goal', averageScore: 0, maxScore: 0 }] },
+    aggregates: {
+      criteria: [
+        { criterionKey: 'tone', averageScore: 0, maxScore: 0, name: 'Tone' },
+        { criterionKey: 'goal', averageScore: 0, maxScore: 0 },
+      ],
+    },
   });
   const result = (scenario: string, i: number, score: number | null, tone = score ?? 0, goal = 0.8): RunResult => ({
     id: `res_${scenario}_${i}`,
@@ -81,14 +86,28 @@ describe('compareRuns', () => {
     status: score === null ? 'failed' : 'completed',
     overallScore: score,
     durationSeconds: 60,
-    criterionScores: score === null ? [] : [{ criterionKey: 'tone', score: tone, reason: '' }, { criterionKey: 'goal', score: goal + i * 0.001, reason: '' }],
+    criterionScores:
+      score === null
+        ? []
+        : [
+            { criterionKey: 'tone', score: tone, reason: '' },
+            { criterionKey: 'goal', score: goal + i * 0.001, reason: '' },
+          ],
   });
 
   it('per scenario and per criterion; failed iterations are left out; a new scenario has no baseline', () => {
-    const base = { detail: detail('run_a', 1, 0.9), results: [0.9, 0.92, 0.91].map((s, i) => result('s1', i + 1, s)).concat([0.5, 0.52].map((s, i) => result('s2', i + 1, s))) };
+    const base = {
+      detail: detail('run_a', 1, 0.9),
+      results: [0.9, 0.92, 0.91].map((s, i) => result('s1', i + 1, s)).concat([0.5, 0.52].map((s, i) => result('s2', i + 1, s))),
+    };
     const cur = {
       detail: detail('run_b', 2, 0.7),
-      results: [0.7, 0.71, null, 0.69].map((s, i) => result('s1', i + 1, s)).concat([0.5, 0.51].map((s, i) => result('s2', i + 1, s)), [result('s3', 1, 0.8), result('s3', 2, 0.82)]),
+      results: [0.7, 0.71, null, 0.69]
+        .map((s, i) => result('s1', i + 1, s))
+        .concat(
+          [0.5, 0.51].map((s, i) => result('s2', i + 1, s)),
+          [result('s3', 1, 0.8), result('s3', 2, 0.82)],
+        ),
     };
     const c = compareRuns(cur, base);
     expect(c.scenarios.map((s) => [s.name, s.current.n, s.baseline.n])).toEqual([
@@ -104,8 +123,12 @@ describe('compareRuns', () => {
     expect(c.failures.current).toBe(0.125);
   });
 
-  const plain = (id: string, runNumber: number): RunDetail => ({ run: { id, runNumber, status: 'completed', totalIterations: 0, overallScore: null, agentVersion: runNumber }, aggregates: { criteria: [] } });
-  const scores = (scenario: string, xs: number[], from = 1) => xs.map((s, i) => result(scenario, from + i, s, s, 0.8)).map((r) => ({ ...r, criterionScores: [] }));
+  const plain = (id: string, runNumber: number): RunDetail => ({
+    run: { id, runNumber, status: 'completed', totalIterations: 0, overallScore: null, agentVersion: runNumber },
+    aggregates: { criteria: [] },
+  });
+  const scores = (scenario: string, xs: number[], from = 1) =>
+    xs.map((s, i) => result(scenario, from + i, s, s, 0.8)).map((r) => ({ ...r, criterionScores: [] }));
 
   it('the overall change regressed at 0.8α: Holm then tests the scenarios at all of α (α/2, then α); the 99.5% Bonferroni intervals are shown', () => {
     // A: Δ = −0.3, SE = 0.0081650, df = 10; B: Δ = 0, SE = 0.0036515, df = 10.
@@ -137,7 +160,13 @@ describe('compareRuns', () => {
     expect(c.overallChange.delta).toBeCloseTo(-0.02, 9);
     expect(c.overallChange.verdict).toBe('no significant change');
     expect(c.method.rowConfidence).toBeCloseTo(1 - (2 * 0.002) / 5, 9);
-    expect(c.scenarios.map((s) => s.verdict)).toEqual(['regressed', 'no significant change', 'no significant change', 'no significant change', 'no significant change']);
+    expect(c.scenarios.map((s) => s.verdict)).toEqual([
+      'regressed',
+      'no significant change',
+      'no significant change',
+      'no significant change',
+      'no significant change',
+    ]);
     expect(c.verdict).toBe('regressed');
     expect(c.toDecide).toBeUndefined();
   });

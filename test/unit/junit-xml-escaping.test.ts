@@ -20,7 +20,15 @@ const anyText = fc.oneof(
 );
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', processEntities: true, suppressEmptyNode: true });
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', parseTagValue: false, parseAttributeValue: false, trimValues: false, processEntities: true, htmlEntities: false });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  processEntities: true,
+  htmlEntities: false,
+});
 
 describe('JUnit escaping', () => {
   it('is what fast-xml-parser’s builder writes, for text and attributes', () => {
@@ -28,7 +36,9 @@ describe('JUnit escaping', () => {
       fc.property(anyText, (s) => {
         const text = carried(s);
         const attr = text.replace(/\s*[\r\n]+\s*/g, ' ');
-        expect(`<t a="${xmlAttr(s)}">${xmlText(s)}</t>`).toBe(builder.build({ t: { '@_a': attr, '#text': text } }).replace(/<t a="([^"]*)"\/>/, '<t a="$1"></t>'));
+        expect(`<t a="${xmlAttr(s)}">${xmlText(s)}</t>`).toBe(
+          builder.build({ t: { '@_a': attr, '#text': text } }).replace(/<t a="([^"]*)"\/>/, '<t a="$1"></t>'),
+        );
       }),
       { numRuns: 2000 },
     );
@@ -54,11 +64,14 @@ describe('JUnit escaping', () => {
 describe('a report built in UTF-8 chunks', () => {
   it('is exactly the UTF-8 of the whole text, a surrogate pair never split at a chunk’s end', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constant('😀'.repeat(20000)), fc.constant('a'.repeat(65535))), { maxLength: 30 }), (pieces) => {
-        const chunks = new Utf8Chunks();
-        for (const p of pieces) chunks.add(p);
-        expect(chunks.bytes().equals(Buffer.from(pieces.join(''), 'utf8'))).toBe(true);
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constant('😀'.repeat(20000)), fc.constant('a'.repeat(65535))), { maxLength: 30 }),
+        (pieces) => {
+          const chunks = new Utf8Chunks();
+          for (const p of pieces) chunks.add(p);
+          expect(chunks.bytes().equals(Buffer.from(pieces.join(''), 'utf8'))).toBe(true);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -22,8 +22,10 @@ function importsOf(file: string, source = readFileSync(file, 'utf8')): string[] 
   const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
   const specs: string[] = [];
   const visit = (n: ts.Node): void => {
-    if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) specs.push(n.moduleSpecifier.text);
-    else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteralLike(n.arguments[0])) specs.push(n.arguments[0].text);
+    if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier))
+      specs.push(n.moduleSpecifier.text);
+    else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteralLike(n.arguments[0]))
+      specs.push(n.arguments[0].text);
     else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) specs.push(n.argument.literal.text);
     ts.forEachChild(n, visit);
   };
@@ -33,13 +35,18 @@ function importsOf(file: string, source = readFileSync(file, 'utf8')): string[] 
 
 /** `file → import` for each import of src/mcp that reaches into src/commands/. */
 function intoCommands(files: Array<{ file: string; source?: string }>): string[] {
-  return files.flatMap(({ file, source }) => importsOf(file, source).filter((t) => t.startsWith('commands/')).map((t) => `${relative(SRC, file)} → ${t}`));
+  return files.flatMap(({ file, source }) =>
+    importsOf(file, source)
+      .filter((t) => t.startsWith('commands/'))
+      .map((t) => `${relative(SRC, file)} → ${t}`),
+  );
 }
 
 describe('MCP calls the domain', () => {
   it('sees a static, a type-only and a dynamic import of a verb', () => {
     const file = join(SRC, 'mcp/tools/x.ts');
-    const source = "import { a } from '../../evals/follow.js';\nimport type { B } from '../../commands/evals/run.js';\nconst c = () => import('../../commands/webhooks/rotate-secret.js');";
+    const source =
+      "import { a } from '../../evals/follow.js';\nimport type { B } from '../../commands/evals/run.js';\nconst c = () => import('../../commands/webhooks/rotate-secret.js');";
     expect(intoCommands([{ file, source }])).toEqual(['mcp/tools/x.ts → commands/evals/run.ts', 'mcp/tools/x.ts → commands/webhooks/rotate-secret.ts']);
   });
 

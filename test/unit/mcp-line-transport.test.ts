@@ -22,7 +22,11 @@ async function open() {
   await transport.start();
   let text = '';
   output.on('data', (c: Buffer) => (text += c.toString()));
-  const answers = () => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string; data?: unknown } });
+  const answers = () =>
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: unknown; error?: { code: number; message: string; data?: unknown } });
   /** Writes the chunks, then lets the transport's handlers run. */
   const send = async (...chunks: Array<string | Buffer>) => {
     for (const c of chunks) input.write(c);
@@ -59,7 +63,17 @@ describe('the stdio transport', () => {
 
   it('answers JSON that is not a JSON-RPC message with -32600: null unless it is a request whose id can be read', async () => {
     const t = await open();
-    await t.send('[1,2]\n', '[]\n', '42\n', '"ping"\n', 'null\n', '{"jsonrpc":"1.0","id":7,"method":"ping"}\n', '{"jsonrpc":"2.0","id":8}\n', '{"id":{"x":1},"method":"ping"}\n', `${PING(9)}\n`);
+    await t.send(
+      '[1,2]\n',
+      '[]\n',
+      '42\n',
+      '"ping"\n',
+      'null\n',
+      '{"jsonrpc":"1.0","id":7,"method":"ping"}\n',
+      '{"jsonrpc":"2.0","id":8}\n',
+      '{"id":{"x":1},"method":"ping"}\n',
+      `${PING(9)}\n`,
+    );
     const answers = t.answers();
     expect(answers.map((a) => a.error?.code)).toEqual(Array(8).fill(-32600));
     expect(answers.map((a) => a.id)).toEqual([null, null, null, null, null, 7, null, null]);
@@ -84,7 +98,11 @@ describe('the stdio transport', () => {
       {
         jsonrpc: '2.0',
         id: 'req-1',
-        error: { code: -32600, message: `Invalid Request: the message is ${big.length} bytes, over vap mcp's limit of ${LIMIT} bytes for one message; it was skipped`, data: { size: big.length, limit: LIMIT } },
+        error: {
+          code: -32600,
+          message: `Invalid Request: the message is ${big.length} bytes, over vap mcp's limit of ${LIMIT} bytes for one message; it was skipped`,
+          data: { size: big.length, limit: LIMIT },
+        },
       },
     ]);
     expect(t.received).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
@@ -92,7 +110,12 @@ describe('the stdio transport', () => {
 
   it('reads the id of an oversized request from its end, where the SDK’s client writes it; id null for garbage', async () => {
     const t = await open();
-    const sdkOrder = JSON.stringify({ method: 'tools/call', params: { name: 'x', arguments: { id: 'not-this', blob: 'b'.repeat(5000) } }, jsonrpc: '2.0', id: 12 });
+    const sdkOrder = JSON.stringify({
+      method: 'tools/call',
+      params: { name: 'x', arguments: { id: 'not-this', blob: 'b'.repeat(5000) } },
+      jsonrpc: '2.0',
+      id: 12,
+    });
     await t.send(`${sdkOrder}\n`, `${'#'.repeat(3000)}\n`, Buffer.alloc(4000, 0xff), '\n', `${PING(3)}\n`);
     expect(t.answers().map((a) => [a.id, a.error?.code])).toEqual([
       [12, -32600],

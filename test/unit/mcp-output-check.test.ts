@@ -23,7 +23,10 @@ async function callTool(server: McpServer, args: Record<string, unknown>) {
 
 async function call(sync: boolean, structured: Record<string, unknown>) {
   const server = new McpServer({ name: 't', version: '1' });
-  server.registerTool('t', { description: 't', inputSchema: {}, outputSchema: z.object({ data: z.object({ n: z.number() }) }) }, async () => ({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured }));
+  server.registerTool('t', { description: 't', inputSchema: {}, outputSchema: z.object({ data: z.object({ n: z.number() }) }) }, async () => ({
+    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    structuredContent: structured,
+  }));
   if (sync) checkOutputSynchronously(server);
   return callTool(server, {});
 }
@@ -37,13 +40,23 @@ describe('the output check, made synchronously', () => {
     const ours = await call(true, { data: { n: 'one' } });
     const sdk = await call(false, { data: { n: 'one' } });
     expect(ours).toEqual(sdk);
-    expect(ours).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('Output validation error: Invalid structured content for tool t: ') }] });
+    expect(ours).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringContaining('Output validation error: Invalid structured content for tool t: ') }],
+    });
   });
 });
 
 async function callWith(sync: boolean, args: Record<string, unknown>) {
   const server = new McpServer({ name: 't', version: '1' });
-  server.registerTool('t', { description: 't', inputSchema: { limit: z.number().int().min(1).max(100).optional(), search: z.string().optional(), name: z.string().transform((v) => v.trim()) } }, async (a) => ({ content: [{ type: 'text', text: JSON.stringify(a) }] }));
+  server.registerTool(
+    't',
+    {
+      description: 't',
+      inputSchema: { limit: z.number().int().min(1).max(100).optional(), search: z.string().optional(), name: z.string().transform((v) => v.trim()) },
+    },
+    async (a) => ({ content: [{ type: 'text', text: JSON.stringify(a) }] }),
+  );
   if (sync) checkInputSynchronously(server);
   return callTool(server, args);
 }

@@ -25,8 +25,16 @@ describe('the tools and the mcp help topic', () => {
     const tools = section('Tools (vap_<group>_<verb>)').join(' ');
     const [reads, writes] = tools.split(/\bwrite\b/);
     const named = (s: string) => [...s.matchAll(/vap_[a-z_]+\*?/g)].map((m) => m[0]);
-    expect(named(reads!).sort()).toEqual(TOOLS.filter((t) => !t.write).map((t) => t.name).sort());
-    expect(named(writes!).sort()).toEqual(TOOLS.filter((t) => t.write).map((t) => `${t.name}${t.write!.destructive ? '*' : ''}`).sort());
+    expect(named(reads!).sort()).toEqual(
+      TOOLS.filter((t) => !t.write)
+        .map((t) => t.name)
+        .sort(),
+    );
+    expect(named(writes!).sort()).toEqual(
+      TOOLS.filter((t) => t.write)
+        .map((t) => `${t.name}${t.write!.destructive ? '*' : ''}`)
+        .sort(),
+    );
   });
 
   it('gives the safety model in five lines, and how to connect the three clients', () => {

@@ -71,7 +71,13 @@ describe('Output.list', () => {
   it('ndjson is one object per line', async () => {
     const t = make({ format: 'ndjson', stdoutIsTTY: true });
     await t.o.list(slowly(rows), { columns });
-    expect(t.out().trim().split('\n').map((l) => JSON.parse(l))).toEqual(rows);
+    expect(
+      t
+        .out()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(rows);
   });
 
   it('-q prints ids only', async () => {
@@ -135,10 +141,13 @@ describe('a slow table listing', () => {
 
   it('starts no spinner when the rows come quickly', async () => {
     const events: string[] = [];
-    const t = make({ stdoutIsTTY: true, spinner: async () => {
-      events.push('start');
-      return { text() {}, stop() {}, succeed() {}, fail() {} };
-    } });
+    const t = make({
+      stdoutIsTTY: true,
+      spinner: async () => {
+        events.push('start');
+        return { text() {}, stop() {}, succeed() {}, fail() {} };
+      },
+    });
     await t.o.list(rows, { columns });
     await new Promise((r) => setTimeout(r, 350));
     expect(events).toEqual([]);

@@ -9,12 +9,23 @@ import { renderPreview } from '../../src/commands/agents/rollback.js';
 
 const chalk = new Chalk({ level: 0 });
 const agent: Agent = { id: 'ag_1', name: 'Desk', instructions: 'Greet.\nBook.', currentVersion: 3, voice: { name: 'Lucía', language: 'es-ES' } };
-const entry = (extra: Partial<AgentVersion>): AgentVersion => ({ versionNumber: 1, changeType: 'created', changedByName: 'x', changedAt: '2026-01-01T00:00:00Z', isCurrent: false, ...extra });
+const entry = (extra: Partial<AgentVersion>): AgentVersion => ({
+  versionNumber: 1,
+  changeType: 'created',
+  changedByName: 'x',
+  changedAt: '2026-01-01T00:00:00Z',
+  isCurrent: false,
+  ...extra,
+});
 
 describe('the rollback preview', () => {
   it('shows the instructions as a diff, the voice and the tools', () => {
     const text = renderPreview(
-      { agent, tools: [{ id: 't1', name: 'Calendar' }], target: entry({ instructions: 'Greet.', voice: { voiceId: 'v', name: 'Ava', language: 'en-US' }, tools: [{ id: 't2', name: 'CRM' }] }) },
+      {
+        agent,
+        tools: [{ id: 't1', name: 'Calendar' }],
+        target: entry({ instructions: 'Greet.', voice: { voiceId: 'v', name: 'Ava', language: 'en-US' }, tools: [{ id: 't2', name: 'CRM' }] }),
+      },
       1,
       chalk,
     );
@@ -33,24 +44,45 @@ describe('the rollback preview', () => {
   });
 
   it('names the tools that stay', () => {
-    const text = renderPreview({ agent, tools: [{ id: 't1', name: 'Calendar' }, { id: 't2', name: 'CRM' }], target: entry({ instructions: agent.instructions, voice: null, tools: [{ id: 't1', name: 'Calendar' }] }) }, 1, chalk);
+    const text = renderPreview(
+      {
+        agent,
+        tools: [
+          { id: 't1', name: 'Calendar' },
+          { id: 't2', name: 'CRM' },
+        ],
+        target: entry({ instructions: agent.instructions, voice: null, tools: [{ id: 't1', name: 'Calendar' }] }),
+      },
+      1,
+      chalk,
+    );
     expect(text).toContain('  voice: Lucía (es-ES) → none\n  tools: - CRM  (kept: Calendar)\n');
   });
 
   it('says so when nothing of the three changes', () => {
-    const text = renderPreview({ agent, tools: [], target: entry({ instructions: agent.instructions, voice: { voiceId: 'v', name: 'Lucía', language: 'es-es' }, tools: [] }) }, 1, chalk);
+    const text = renderPreview(
+      { agent, tools: [], target: entry({ instructions: agent.instructions, voice: { voiceId: 'v', name: 'Lucía', language: 'es-es' }, tools: [] }) },
+      1,
+      chalk,
+    );
     expect(text).toContain('  nothing in its instructions, voice or tools: they are the same at version 1');
   });
 
   it('names what the server does not say about the earlier version (a server without the extras)', () => {
     const text = renderPreview({ agent, tools: [{ id: 't1', name: 'Calendar' }], target: entry({}) }, 1, chalk);
-    expect(text).toContain("! the server does not say what version 1's instructions, voice and tools were; the rollback restores them too (now: 2 lines of instructions; voice Lucía (es-ES); tools Calendar)");
+    expect(text).toContain(
+      "! the server does not say what version 1's instructions, voice and tools were; the rollback restores them too (now: 2 lines of instructions; voice Lucía (es-ES); tools Calendar)",
+    );
   });
 
   it('shows hostile names, instructions and tools safe', () => {
     const evil = 'EVIL\x1b]0;pwned\x07\x1b[2J\u202e';
     const text = renderPreview(
-      { agent: { ...agent, name: evil, instructions: `x${evil}` }, tools: [{ id: 't', name: evil }], target: entry({ instructions: 'y', voice: { voiceId: 'v', name: evil, language: 'en' }, tools: [] }) },
+      {
+        agent: { ...agent, name: evil, instructions: `x${evil}` },
+        tools: [{ id: 't', name: evil }],
+        target: entry({ instructions: 'y', voice: { voiceId: 'v', name: evil, language: 'en' }, tools: [] }),
+      },
       1,
       chalk,
     );

@@ -38,8 +38,18 @@ describe('inferType', () => {
 
 describe('inferSchema', () => {
   it('infers each column, never required, with fill counts', () => {
-    const s = inferSchema(['name', 'phone', 'age'], [['Ada', '+14155550100', '36'], ['Bob', '+14155550101', '']]);
-    expect(s.fields).toEqual([{ name: 'name', type: 'string' }, { name: 'phone', type: 'phone' }, { name: 'age', type: 'number' }]);
+    const s = inferSchema(
+      ['name', 'phone', 'age'],
+      [
+        ['Ada', '+14155550100', '36'],
+        ['Bob', '+14155550101', ''],
+      ],
+    );
+    expect(s.fields).toEqual([
+      { name: 'name', type: 'string' },
+      { name: 'phone', type: 'phone' },
+      { name: 'age', type: 'number' },
+    ]);
     expect(s.columns.find((c) => c.name === 'age')).toMatchObject({ filled: 1, sampled: 2, example: '36' });
   });
 
@@ -66,7 +76,14 @@ describe('readCsvSample', () => {
     const file = join(dir, 'small.csv');
     writeFileSync(file, 'a,b\n1,2\n\n3,4\n');
     const s = await readCsvSample(file, 10);
-    expect(s).toEqual({ header: ['a', 'b'], rows: [['1', '2'], ['3', '4']], truncated: false });
+    expect(s).toEqual({
+      header: ['a', 'b'],
+      rows: [
+        ['1', '2'],
+        ['3', '4'],
+      ],
+      truncated: false,
+    });
   });
 
   it('refuses a file that is not UTF-8 (naming the byte), reads it with an encoding, and restores an errors file', async () => {

@@ -49,7 +49,10 @@ describe('parseFieldSpec (--field name:type[:required])', () => {
 
 describe('schema files', () => {
   it('accepts {fields: [...]} and a bare array', () => {
-    const fields = [{ name: 'a', type: 'string', required: true }, { name: 'b', type: 'phone' }];
+    const fields = [
+      { name: 'a', type: 'string', required: true },
+      { name: 'b', type: 'phone' },
+    ];
     expect(parseSchemaJson(JSON.stringify({ fields }), 'f')).toEqual(fields);
     expect(parseSchemaJson(JSON.stringify(fields), 'f')).toEqual(fields);
   });
@@ -76,15 +79,34 @@ describe('schema files', () => {
 describe('merging and formatting', () => {
   it('overrides by name, keeps required when the override says nothing, appends new fields', () => {
     const merged = mergeFields(
-      [{ name: 'a', type: 'string', required: true }, { name: 'b', type: 'string' }],
-      [{ name: 'a', type: 'email' }, { name: 'b', type: 'number', required: true }, { name: 'c', type: 'date' }],
+      [
+        { name: 'a', type: 'string', required: true },
+        { name: 'b', type: 'string' },
+      ],
+      [
+        { name: 'a', type: 'email' },
+        { name: 'b', type: 'number', required: true },
+        { name: 'c', type: 'date' },
+      ],
     );
-    expect(merged).toEqual([{ name: 'a', type: 'email', required: true }, { name: 'b', type: 'number', required: true }, { name: 'c', type: 'date' }]);
+    expect(merged).toEqual([
+      { name: 'a', type: 'email', required: true },
+      { name: 'b', type: 'number', required: true },
+      { name: 'c', type: 'date' },
+    ]);
   });
 
   it('builds a schema with required only where true', () => {
-    expect(toSchema([{ name: 'a', type: 'string', required: false }, { name: 'b', type: 'phone', required: true }])).toEqual({
-      fields: [{ name: 'a', type: 'string' }, { name: 'b', type: 'phone', required: true }],
+    expect(
+      toSchema([
+        { name: 'a', type: 'string', required: false },
+        { name: 'b', type: 'phone', required: true },
+      ]),
+    ).toEqual({
+      fields: [
+        { name: 'a', type: 'string' },
+        { name: 'b', type: 'phone', required: true },
+      ],
     });
     expect(formatField({ name: 'b', type: 'phone', required: true })).toBe('b:phone:required');
   });

@@ -28,7 +28,7 @@ describe('ServerClock', () => {
     expect(c.now()).toBe(T - 600_000 + 500 + 5_000);
   });
 
-  it('takes an offset within the header\'s one-second resolution as none', () => {
+  it("takes an offset within the header's one-second resolution as none", () => {
     const local = { ms: T + 700 };
     const c = clockAt(local);
     c.learn({ serverMs: T, receivedAtMs: T + 700 }); // the same clock, 0.7 s into the second

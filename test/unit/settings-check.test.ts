@@ -5,19 +5,31 @@ import { UsageError } from '../../src/errors.js';
 
 describe('base URL check', () => {
   it('accepts http(s) URLs with a host and an optional path prefix', () => {
-    for (const ok of ['http://127.0.0.1:4010', 'https://api.example.com', 'https://api.example.com/', 'https://gw.example.com/vap', 'http://user:pw@h:1', 'http://[::1]:4010']) {
+    for (const ok of [
+      'http://127.0.0.1:4010',
+      'https://api.example.com',
+      'https://api.example.com/',
+      'https://gw.example.com/vap',
+      'http://user:pw@h:1',
+      'http://[::1]:4010',
+    ]) {
       expect(baseUrlProblem(ok), ok).toBeUndefined();
     }
   });
 
   it('names what is wrong, with the fix', () => {
-    expect(baseUrlProblem('127.0.0.1:4010')?.problem).toBe('has no scheme: a base URL starts with http:// or https:// (did you mean http://127.0.0.1:4010 or https://127.0.0.1:4010?)');
+    expect(baseUrlProblem('127.0.0.1:4010')?.problem).toBe(
+      'has no scheme: a base URL starts with http:// or https:// (did you mean http://127.0.0.1:4010 or https://127.0.0.1:4010?)',
+    );
     expect(baseUrlProblem('localhost:4010')?.problem).toMatch(/^has no scheme/);
     expect(baseUrlProblem('ftp://h')?.problem).toBe('has the scheme ftp: only http and https are supported');
     expect(baseUrlProblem('http://')?.problem).toBe('is not a valid URL');
     expect(baseUrlProblem('http://h/?a=1')?.problem).toMatch(/query or a fragment/);
     expect(baseUrlProblem('http://h\n.example')?.problem).toMatch(/white space or a control character/);
-    expect(baseUrlProblem('https://api.example.com/api/v1')).toEqual({ problem: 'ends in /api/v1, which vap adds to every path itself', hint: 'drop it: https://api.example.com' });
+    expect(baseUrlProblem('https://api.example.com/api/v1')).toEqual({
+      problem: 'ends in /api/v1, which vap adds to every path itself',
+      hint: 'drop it: https://api.example.com',
+    });
     expect(baseUrlProblem('https://api.example.com/gw/api/v1/')?.hint).toBe('drop it: https://api.example.com/gw');
     expect(baseUrlProblem('')?.problem).toBe('is empty');
   });
@@ -31,7 +43,9 @@ describe('base URL check', () => {
       }
     })()!;
     expect(err).toBeInstanceOf(UsageError);
-    expect(err.message).toBe('the base URL "h:1" from base_url of profile "prod" in /home/u/.config/vap/config.json has no scheme: a base URL starts with http:// or https:// (did you mean http://h:1 or https://h:1?)');
+    expect(err.message).toBe(
+      'the base URL "h:1" from base_url of profile "prod" in /home/u/.config/vap/config.json has no scheme: a base URL starts with http:// or https:// (did you mean http://h:1 or https://h:1?)',
+    );
   });
 });
 

@@ -11,7 +11,9 @@ import { PATCHES } from '../../src/build/unused-parts.mjs';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : [],
+  );
 }
 
 describe('the unused-parts build patch', () => {

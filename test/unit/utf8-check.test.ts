@@ -25,7 +25,14 @@ const valid = (b: Uint8Array) => {
 
 describe('the first byte that is not UTF-8', () => {
   it('agrees with a strict decoder: all valid, or valid up to it and not past it (property)', () => {
-    const bytes = fc.array(fc.oneof(fc.integer({ min: 0, max: 0x7f }), fc.integer({ min: 0x80, max: 0xff }), fc.constantFrom(0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0xed, 0xa0, 0xc0, 0xf4, 0x90)), { maxLength: 24 });
+    const bytes = fc.array(
+      fc.oneof(
+        fc.integer({ min: 0, max: 0x7f }),
+        fc.integer({ min: 0x80, max: 0xff }),
+        fc.constantFrom(0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80, 0xed, 0xa0, 0xc0, 0xf4, 0x90),
+      ),
+      { maxLength: 24 },
+    );
     fc.assert(
       fc.property(bytes, (arr) => {
         const b = Uint8Array.from(arr);

@@ -35,7 +35,17 @@ describe('the value standard (src/ui/values.ts)', () => {
 
   it('durations: humanized from milliseconds and from the API’s seconds', () => {
     expect([0, 250, 1500, 9_999, 10_000, 45_000, 60_000, 113_000, 3_600_000, 3_900_000, 90_000_000].map(formatDuration)).toEqual([
-      '0s', '250ms', '1.5s', '10s', '10s', '45s', '1m', '1m 53s', '1h', '1h 5m', '1d 1h',
+      '0s',
+      '250ms',
+      '1.5s',
+      '10s',
+      '10s',
+      '45s',
+      '1m',
+      '1m 53s',
+      '1h',
+      '1h 5m',
+      '1d 1h',
     ]);
     expect([0, 46, 113, 151.2, 3725].map(formatSeconds)).toEqual(['0s', '46s', '1m 53s', '2m 31s', '1h 2m']);
     expect(formatDuration(-1)).toBe('?');

@@ -34,15 +34,16 @@ function importsOf(file: string, source = readFileSync(file, 'utf8')): Import[] 
   const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
   const found: Array<{ spec: string; dynamic: boolean }> = [];
   const visit = (n: ts.Node): void => {
-    if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) found.push({ spec: n.moduleSpecifier.text, dynamic: false });
-    else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteralLike(n.arguments[0])) found.push({ spec: n.arguments[0].text, dynamic: true });
-    else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal)) found.push({ spec: n.argument.literal.text, dynamic: false });
+    if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier))
+      found.push({ spec: n.moduleSpecifier.text, dynamic: false });
+    else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteralLike(n.arguments[0]))
+      found.push({ spec: n.arguments[0].text, dynamic: true });
+    else if (ts.isImportTypeNode(n) && ts.isLiteralTypeNode(n.argument) && ts.isStringLiteral(n.argument.literal))
+      found.push({ spec: n.argument.literal.text, dynamic: false });
     ts.forEachChild(n, visit);
   };
   visit(sf);
-  return found
-    .filter((i) => i.spec.startsWith('.'))
-    .map((i) => ({ ...i, target: relative(SRC, resolve(dirname(file), i.spec)).replace(/\.js$/, '.ts') }));
+  return found.filter((i) => i.spec.startsWith('.')).map((i) => ({ ...i, target: relative(SRC, resolve(dirname(file), i.spec)).replace(/\.js$/, '.ts') }));
 }
 
 /** src/commands/ as relative path → source. */
@@ -133,7 +134,10 @@ describe('verbs import downhill', () => {
 
   it('names the file and the import that breaks the rule', () => {
     const fake: Tree = new Map([
-      ['commands/zz/index.ts', "export const verbs = [{ name: 'get', load: async () => (await import('./get.js')).g }, { name: 'list', load: async () => (await import('./list.js')).l }];"],
+      [
+        'commands/zz/index.ts',
+        "export const verbs = [{ name: 'get', load: async () => (await import('./get.js')).g }, { name: 'list', load: async () => (await import('./list.js')).l }];",
+      ],
       ['commands/zz/get.ts', "import { rows } from './list.js';\nimport { shared } from './shared.js';"],
       ['commands/zz/list.ts', "const o = () => import('../yy/options.js');"],
       ['commands/zz/shared.ts', "import { collect } from '../collect.js';"],

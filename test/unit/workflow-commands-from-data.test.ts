@@ -112,7 +112,11 @@ describe('guardStreams', () => {
       stdout,
       stderr,
       stdinIsTTY: false,
-      stdoutText: { write: (t: string, cb?: (e?: Error | null) => void) => stdout.write(t, cb), once: (e: 'drain', l: () => void) => stdout.once(e, l), off: (e: 'drain', l: () => void) => stdout.off(e, l) },
+      stdoutText: {
+        write: (t: string, cb?: (e?: Error | null) => void) => stdout.write(t, cb),
+        once: (e: 'drain', l: () => void) => stdout.once(e, l),
+        off: (e: 'drain', l: () => void) => stdout.off(e, l),
+      },
       writeOut: (t: string) => void direct.push(t),
     });
     expect(io.stdinIsTTY).toBe(false);

@@ -16,10 +16,10 @@ export interface BisectOptions extends SearchOptions {
 export function bisectCommand(makeContext: ContextFactory): Command {
   return addSearchOptions(
     new Command('bisect')
-    .description('Find the version that made an agent worse, on preview copies, at the fewest calls; the live agent is untouched')
-    .argument('<agentId>', 'the agent id')
-    .option('--suite <evalId>', 'the eval suite to judge each version by (copied with each preview)')
-    .option('--good <version>', 'the last version known good', positiveInt('--good'))
+      .description('Find the version that made an agent worse, on preview copies, at the fewest calls; the live agent is untouched')
+      .argument('<agentId>', 'the agent id')
+      .option('--suite <evalId>', 'the eval suite to judge each version by (copied with each preview)')
+      .option('--good <version>', 'the last version known good', positiveInt('--good'))
       .option('--bad <version>', 'a later version known bad', positiveInt('--bad')),
   )
     .option('--clean', 'only remove the preview copies an earlier, killed bisect left')
@@ -62,7 +62,11 @@ export async function run(agentId: string, opts: BisectOptions, ctx: Context): P
   ]);
   const report = opts.report === undefined ? undefined : bisectReportOption(opts.report);
   if (!opts.clean) {
-    for (const [flag, v] of [['--suite', opts.suite], ['--good', opts.good], ['--bad', opts.bad]] as const) {
+    for (const [flag, v] of [
+      ['--suite', opts.suite],
+      ['--good', opts.good],
+      ['--bad', opts.bad],
+    ] as const) {
       if (v === undefined) throw new UsageError(`bisect needs ${flag}`, 'give --suite <evalId> --good <version> --bad <version> (or --clean alone)');
     }
   }
@@ -78,7 +82,16 @@ export async function run(agentId: string, opts: BisectOptions, ctx: Context): P
     ctx,
     api,
     store,
-    { agentId, evalId: opts.suite!, agentName: agent.name, versions, maxCalls: maxCalls!, verdict: stepVerdict(opts), keyPrefix: 'bisect-', liveGoodVersion: opts.good },
+    {
+      agentId,
+      evalId: opts.suite!,
+      agentName: agent.name,
+      versions,
+      maxCalls: maxCalls!,
+      verdict: stepVerdict(opts),
+      keyPrefix: 'bisect-',
+      liveGoodVersion: opts.good,
+    },
     {
       json: Boolean(ctx.globals.json),
       report,

@@ -32,7 +32,7 @@ export function createCommand(makeContext: ContextFactory): Command {
     .option('--variable <name=description>', 'a variable the instructions use (repeatable)', collectVariable)
     .option('--description <text>', 'a description (matched by `agents list --search`)')
     .option('--tag <tag>', 'a tag (repeatable; matched by `agents list --search`)', collect)
-    .option('--voice <voice>', 'its voice, by id or by name (not for speech-to-speech; default: the service\'s)')
+    .option('--voice <voice>', "its voice, by id or by name (not for speech-to-speech; default: the service's)")
     .option('--language <bcp47>', 'the language the voice speaks (with --voice; picks among voices of the same name)')
     .option('--tool <tool>', 'a tool, by id or by name (repeatable)', collect)
     .addHelpText(
@@ -67,7 +67,10 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
   const toolRefs = opts.tool?.map((t) => nonBlank('--tool', t)!);
   if (language !== undefined && voiceRef === undefined) throw new UsageError('--language only goes with --voice', 'pass --voice <voice> --language <bcp47>');
   if (voiceRef !== undefined && opts.engine === 'speech-to-speech') {
-    throw new UsageError('--voice does not go with --engine speech-to-speech', "a speech-to-speech agent speaks with its model's own voice; leave --voice out, or choose --engine realtime or pipeline");
+    throw new UsageError(
+      '--voice does not go with --engine speech-to-speech',
+      "a speech-to-speech agent speaks with its model's own voice; leave --voice out, or choose --engine realtime or pipeline",
+    );
   }
   const instructions = (await readInstructions(opts, ctx, true))!;
   const api = await ctx.api();
@@ -89,7 +92,11 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
   let setTools: Tool[] | undefined;
   // Each step after the first names the agent made and the command that finishes the job.
   const unfinished = (what: string, err: unknown, fix: string) =>
-    new CliError(`created agent ${created.name} (${created.id}) at version ${version}, but ${what} failed: ${(err as Error).message}`, ExitCode.FAILURE, `finish with \`${fix}\``);
+    new CliError(
+      `created agent ${created.name} (${created.id}) at version ${version}, but ${what} failed: ${(err as Error).message}`,
+      ExitCode.FAILURE,
+      `finish with \`${fix}\``,
+    );
   if (voice) {
     try {
       setVoice = await setAgentVoice(api, created.id, { voiceId: voice.id, ...(language ? { language } : {}) });
@@ -106,7 +113,12 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
       throw unfinished('setting its tools', err, `vap agents tools ${created.id} --set ${tools.ids.join(',')}`);
     }
   }
-  const result = { ...created, currentVersion: version, ...(setVoice ? { voice: { name: setVoice.name, language: setVoice.language } } : {}), ...(setTools ? { tools: setTools } : {}) };
+  const result = {
+    ...created,
+    currentVersion: version,
+    ...(setVoice ? { voice: { name: setVoice.name, language: setVoice.language } } : {}),
+    ...(setTools ? { tools: setTools } : {}),
+  };
   await ctx.out.item(result, {
     fields: [
       { header: 'id', value: (a) => a.id },

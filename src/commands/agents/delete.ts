@@ -31,7 +31,15 @@ export async function run(agentId: string, ctx: Context): Promise<void> {
   const res = await deleteAgent(api, agentId);
   const g = ctx.globals;
   if (g.json || g.output || g.query || g.quiet) {
-    await ctx.out.item({ id: agentId, deleted: res?.deleted ?? true }, { fields: [{ header: 'id', value: (r) => r.id }, { header: 'deleted', value: (r) => r.deleted }] });
+    await ctx.out.item(
+      { id: agentId, deleted: res?.deleted ?? true },
+      {
+        fields: [
+          { header: 'id', value: (r) => r.id },
+          { header: 'deleted', value: (r) => r.deleted },
+        ],
+      },
+    );
   }
   await ctx.success(`Deleted agent ${agentId}`);
 }

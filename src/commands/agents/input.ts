@@ -42,7 +42,14 @@ export async function readInstructions(opts: InstructionsOptions, ctx: Context, 
         text = await readFile(file, 'utf8');
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : ((err as Error).message ?? String(err));
+        const why =
+          code === 'ENOENT'
+            ? 'no such file'
+            : code === 'EISDIR'
+              ? 'it is a directory'
+              : code === 'EACCES'
+                ? 'permission denied'
+                : ((err as Error).message ?? String(err));
         throw new UsageError(`cannot read --instructions-file ${file}: ${why}`);
       }
     }
@@ -52,7 +59,11 @@ export async function readInstructions(opts: InstructionsOptions, ctx: Context, 
     return undefined;
   }
   if (text.trim() === '') {
-    throw new UsageError(opts.instructionsFile !== undefined ? `the instructions in ${opts.instructionsFile === '-' ? 'stdin' : opts.instructionsFile} are empty` : 'the instructions are empty');
+    throw new UsageError(
+      opts.instructionsFile !== undefined
+        ? `the instructions in ${opts.instructionsFile === '-' ? 'stdin' : opts.instructionsFile} are empty`
+        : 'the instructions are empty',
+    );
   }
   return text.replace(/\r\n/g, '\n').replace(/\n+$/, '');
 }

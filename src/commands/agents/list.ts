@@ -24,12 +24,7 @@ export const AGENT_COLUMNS: Column<Agent>[] = withPolicy<Agent>(
 );
 
 export function listCommand(makeContext: ContextFactory): Command {
-  return addListingOptions(
-    new Command('list')
-      .alias('ls')
-      .description('List agents')
-      .option('--search <text>', 'match name, description or tag'),
-  )
+  return addListingOptions(new Command('list').alias('ls').description('List agents').option('--search <text>', 'match name, description or tag'))
     .addHelpText(
       'after',
       `
@@ -45,5 +40,8 @@ Examples:
 export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const items = paginate((req) => listAgentsPage(api, { ...req, search: opts.search }, ctx.signal), paginateOptions(opts, AGENTS_MAX_PAGE_SIZE));
-  await ctx.out.list(items, { columns: AGENT_COLUMNS, empty: opts.search ? `No agents match "${opts.search}".` : 'No agents yet. Create one with `vap agents create`.' });
+  await ctx.out.list(items, {
+    columns: AGENT_COLUMNS,
+    empty: opts.search ? `No agents match "${opts.search}".` : 'No agents yet. Create one with `vap agents create`.',
+  });
 }

@@ -72,7 +72,10 @@ export function pickVoice(voices: readonly Voice[], ref: string, language: strin
   if (named.length === 1) return named[0]!;
   const list = named.map((v) => `${v.language} (${v.id})`).join(', ');
   if (language === undefined) {
-    throw new UsageError(`${named.length} voices are named ${named[0]!.name}: ${list}`, `pass --language ${named.map((v) => v.language).join(' or ')}, or the voice's id`);
+    throw new UsageError(
+      `${named.length} voices are named ${named[0]!.name}: ${list}`,
+      `pass --language ${named.map((v) => v.language).join(' or ')}, or the voice's id`,
+    );
   }
   const exact = named.filter((v) => v.language.toLowerCase() === language.toLowerCase());
   const chosen = exact.length ? exact : named.filter((v) => speaks(v, language));
@@ -127,7 +130,10 @@ class ToolNames {
     const named = this.byName.get(ref) ?? this.byLower.get(ref.toLowerCase());
     if (!named) return undefined;
     if (named.length > 1) {
-      throw new UsageError(`${named.length} tools are named ${named[0]!.name}: ${named.map((t) => t.id).join(', ')}`, `give the id of the one you mean in ${flag}`);
+      throw new UsageError(
+        `${named.length} tools are named ${named[0]!.name}: ${named.map((t) => t.id).join(', ')}`,
+        `give the id of the one you mean in ${flag}`,
+      );
     }
     return named[0]!.id;
   }
@@ -152,7 +158,11 @@ class ToolNames {
  * The ids of tools given by id or by name (see the module comment for how names are found).
  * `agentId`: the agent whose tools are read first. Nothing is changed here, only read.
  */
-export async function resolveTools(api: ApiClient, refs: readonly string[], opts: { agentId?: string; flag: string; signal?: AbortSignal }): Promise<ResolvedTools> {
+export async function resolveTools(
+  api: ApiClient,
+  refs: readonly string[],
+  opts: { agentId?: string; flag: string; signal?: AbortSignal },
+): Promise<ResolvedTools> {
   const names = new ToolNames();
   // Values still unknown that could be names (an id-shaped value is sent as an id).
   const pending = () => refs.filter((r) => names.find(r, opts.flag) === undefined && !names.idShaped(r));

@@ -80,8 +80,13 @@ async function readPreview(ctx: Context, agentId: string, version: number): Prom
   const api = await ctx.api();
   const [agent, tools] = await Promise.all([getAgent(api, agentId, ctx.signal), getAgentTools(api, agentId, ctx.signal)]);
   const current = agent.currentVersion;
-  if (current !== undefined && version === current) throw new UsageError(`version ${version} is already the current version of agent ${agentId}`, 'roll back to an earlier one (`vap agents versions` lists them)');
-  if (current !== undefined && version > current) throw new UsageError(`agent ${agentId} has no version ${version}; its versions are 1 to ${current}`, '`vap agents versions` lists them');
+  if (current !== undefined && version === current)
+    throw new UsageError(
+      `version ${version} is already the current version of agent ${agentId}`,
+      'roll back to an earlier one (`vap agents versions` lists them)',
+    );
+  if (current !== undefined && version > current)
+    throw new UsageError(`agent ${agentId} has no version ${version}; its versions are 1 to ${current}`, '`vap agents versions` lists them');
   const target = await findVersion(ctx, agentId, version, current);
   if (!target) throw new UsageError(`agent ${agentId} has no version ${version} in its history`, '`vap agents versions` lists them');
   return { agent, tools, target };
@@ -147,13 +152,22 @@ export function renderPreview(p: Preview, version: number, chalk: ChalkInstance)
 
   if (changes === 0 && unknown.length === 0) lines.push(`  nothing in its instructions, voice or tools: they are the same at version ${version}`);
   const named = unknown.length > 1 ? `${unknown.slice(0, -1).join(', ')} and ${unknown.at(-1)}` : unknown[0];
-  if (unknown.length) lines.push(`  ${chalk.yellow('!')} the server does not say what version ${version}'s ${named} ${unknown.length === 1 ? 'was' : 'were'}; the rollback restores ${unknown.length === 1 ? 'it' : 'them'} too (now: ${unknownNow(unknown, agent, tools)})`);
+  if (unknown.length)
+    lines.push(
+      `  ${chalk.yellow('!')} the server does not say what version ${version}'s ${named} ${unknown.length === 1 ? 'was' : 'were'}; the rollback restores ${unknown.length === 1 ? 'it' : 'them'} too (now: ${unknownNow(unknown, agent, tools)})`,
+    );
   lines.push(chalk.dim(`  name, engine, description, tags and variables: version ${version}'s too`));
   return lines.join('\n');
 }
 
 function unknownNow(unknown: string[], agent: Agent, tools: Tool[]): string {
   return unknown
-    .map((u) => (u === 'voice' ? `voice ${safeText(voiceText(agent.voice))}` : u === 'tools' ? `tools ${safeText(toolsText(tools))}` : `${(agent.instructions ?? '').split('\n').length} lines of instructions`))
+    .map((u) =>
+      u === 'voice'
+        ? `voice ${safeText(voiceText(agent.voice))}`
+        : u === 'tools'
+          ? `tools ${safeText(toolsText(tools))}`
+          : `${(agent.instructions ?? '').split('\n').length} lines of instructions`,
+    )
     .join('; ');
 }

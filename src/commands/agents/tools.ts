@@ -55,7 +55,8 @@ Examples:
 }
 
 export async function run(agentId: string, opts: ToolsOptions, ctx: Context): Promise<void> {
-  if (opts.clear && opts.set !== undefined) throw new UsageError('--set and --clear disagree', 'give --set id,… to replace the tools, or --clear to remove them all');
+  if (opts.clear && opts.set !== undefined)
+    throw new UsageError('--set and --clear disagree', 'give --set id,… to replace the tools, or --clear to remove them all');
   // An empty --set (an unset shell variable, a stray comma) would silently strip every tool: clearing is asked for by name.
   if (opts.set !== undefined && parseToolIds(opts.set).length === 0) {
     throw new UsageError(`--set "${opts.set}" names no tool`, 'give the tool ids or names (--set tool_a,tool_b), or pass --clear to remove every tool');
@@ -67,6 +68,8 @@ export async function run(agentId: string, opts: ToolsOptions, ctx: Context): Pr
   const tools = ids === undefined ? await getAgentTools(api, agentId, ctx.signal) : await setAgentTools(api, agentId, ids);
   await ctx.out.list(tools, { columns: TOOL_COLUMNS, empty: `Agent ${agentId} has no tools.` });
   if (ids !== undefined) {
-    await ctx.success(tools.length === 0 ? `Removed every tool from agent ${agentId}` : `Agent ${agentId} now has ${tools.length} tool${tools.length === 1 ? '' : 's'}`);
+    await ctx.success(
+      tools.length === 0 ? `Removed every tool from agent ${agentId}` : `Agent ${agentId} now has ${tools.length} tool${tools.length === 1 ? '' : 's'}`,
+    );
   }
 }

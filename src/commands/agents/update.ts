@@ -56,7 +56,10 @@ export async function run(agentId: string, opts: UpdateOptions, ctx: Context): P
   if (opts.description !== undefined) change.description = opts.description;
   if (opts.tag || opts.clearTags) change.tags = (opts.tag ?? []).map((t) => nonBlank('--tag', t)!);
   if (Object.keys(change).length === 0) {
-    throw new UsageError('nothing to update', 'pass at least one of --name, --instructions, --instructions-file, --variable, --clear-variables, --description, --tag, --clear-tags, --engine');
+    throw new UsageError(
+      'nothing to update',
+      'pass at least one of --name, --instructions, --instructions-file, --variable, --clear-variables, --description, --tag, --clear-tags, --engine',
+    );
   }
   const api = await ctx.api();
   const res = await updateAgent(api, agentId, change);

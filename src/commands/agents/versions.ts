@@ -11,14 +11,17 @@ import { time } from '../../ui/values.js';
 
 /** VERSION, CHANGE, BY, AT, CURRENT (`*` in a table, true/false when piped), NOTE (the fields changed, in a person's words on a terminal; where a rollback went, and why). */
 export function versionColumns(human: boolean): Column<AgentVersion>[] {
-  return withPolicy<AgentVersion>([
-    { header: 'version', value: (v) => v.versionNumber },
-    { header: 'change', value: (v) => v.changeType },
-    { header: 'by', value: (v) => v.changedByName },
-    { header: 'at', value: (v) => time(v.changedAt) },
-    { header: 'current', value: (v) => (human ? (v.isCurrent ? '*' : '') : v.isCurrent) },
-    { header: 'note', value: (v) => note(v, human) },
-  ], { keep: ['version', 'change', 'current'], dropFirst: ['by'] });
+  return withPolicy<AgentVersion>(
+    [
+      { header: 'version', value: (v) => v.versionNumber },
+      { header: 'change', value: (v) => v.changeType },
+      { header: 'by', value: (v) => v.changedByName },
+      { header: 'at', value: (v) => time(v.changedAt) },
+      { header: 'current', value: (v) => (human ? (v.isCurrent ? '*' : '') : v.isCurrent) },
+      { header: 'note', value: (v) => note(v, human) },
+    ],
+    { keep: ['version', 'change', 'current'], dropFirst: ['by'] },
+  );
 }
 
 /** The words a person reads for the API's field names of an agent (piped, the API's own stay). */
@@ -38,9 +41,7 @@ function note(v: AgentVersion, human: boolean): string {
 }
 
 export function versionsCommand(makeContext: ContextFactory): Command {
-  return addListingOptions(
-    new Command('versions').description('List the versions of an agent, newest first').argument('<agentId>', 'the agent id'),
-  )
+  return addListingOptions(new Command('versions').description('List the versions of an agent, newest first').argument('<agentId>', 'the agent id'))
     .addHelpText(
       'after',
       `

@@ -25,8 +25,20 @@ export async function run(ctx: Context): Promise<void> {
   const o = await getAnalyticsOverview(api, ctx.signal);
   const top = o.topPerformingCampaign;
   const groups: Group[] = [
-    { title: 'Campaigns', rows: [['Total', formatCount(o.totalCampaigns)], ['Active', formatCount(o.activeCampaigns)]] },
-    { title: 'Calls', rows: [['Total', formatCount(o.totalCalls)], ['Total duration', seconds(o.totalCallDuration)]] },
+    {
+      title: 'Campaigns',
+      rows: [
+        ['Total', formatCount(o.totalCampaigns)],
+        ['Active', formatCount(o.activeCampaigns)],
+      ],
+    },
+    {
+      title: 'Calls',
+      rows: [
+        ['Total', formatCount(o.totalCalls)],
+        ['Total duration', seconds(o.totalCallDuration)],
+      ],
+    },
     {
       title: 'Success',
       rows: [

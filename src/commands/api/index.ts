@@ -25,7 +25,7 @@ export const register: RegisterGroup = (group, makeContext) => {
     .argument('<path>', 'path below the base URL, e.g. /api/v1/agents?search=desk')
     .option('-d, --data <json>', 'request body: JSON text, @file to read a file, or @- for stdin')
     .option('--paginate', 'follow every page of a listing (page numbers or nextCursor) and print every item, as they arrive')
-    .option('-i, --include', 'print the status line and the response headers (and a listing\'s pagination) on stderr')
+    .option('-i, --include', "print the status line and the response headers (and a listing's pagination) on stderr")
     .addHelpText(
       'after',
       `
@@ -61,7 +61,10 @@ async function readBody(data: string, ctx: Context): Promise<unknown> {
     try {
       text = await readFile(data.slice(1), 'utf8');
     } catch (err) {
-      throw new UsageError(`cannot read ${data.slice(1)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'check the path given to --data @file');
+      throw new UsageError(
+        `cannot read ${data.slice(1)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        'check the path given to --data @file',
+      );
     }
   }
   try {
@@ -73,14 +76,22 @@ async function readBody(data: string, ctx: Context): Promise<unknown> {
 
 export async function run(method: Method, path: string, opts: ApiOptions, ctx: Context): Promise<void> {
   if (!path.startsWith('/')) throw new UsageError(`the path must start with "/" (got "${path}")`, 'for example /api/v1/agents');
-  if (opts.paginate && method !== 'GET') throw new UsageError(`--paginate follows the pages of a listing, which is read with GET (not ${method})`, 'drop --paginate, or use GET');
+  if (opts.paginate && method !== 'GET')
+    throw new UsageError(`--paginate follows the pages of a listing, which is read with GET (not ${method})`, 'drop --paginate, or use GET');
   const body = opts.data === undefined ? undefined : await readBody(opts.data, ctx);
   const [{ authSchemeFor }, { ApiError }] = await Promise.all([import('../../spec/groups.js'), import('../../api/errors.js')]);
   const url = new URL(path, 'http://placeholder');
   const api = await ctx.api();
   const send = async (query: URLSearchParams): Promise<ApiResponse<unknown>> => {
     try {
-      const res = await api.request<unknown>({ method, path: url.pathname, query: Object.fromEntries(query), auth: authSchemeFor(url.pathname), body, signal: ctx.signal });
+      const res = await api.request<unknown>({
+        method,
+        path: url.pathname,
+        query: Object.fromEntries(query),
+        auth: authSchemeFor(url.pathname),
+        body,
+        signal: ctx.signal,
+      });
       if (opts.include) printHead(ctx, res.status, res.headers, res.pagination);
       return res;
     } catch (err) {
@@ -93,7 +104,8 @@ export async function run(method: Method, path: string, opts: ApiOptions, ctx: C
     const res = await send(url.searchParams);
     await ctx.out.data(res.data);
     const next = nextPageQuery(res.pagination, url.searchParams, pageItems(res.data)?.length);
-    if (next) ctx.info(safeText(`more: the next page is \`${command(ctx.globals, method, pathWithQuery(url.pathname, next))}\`; --paginate follows every page`));
+    if (next)
+      ctx.info(safeText(`more: the next page is \`${command(ctx.globals, method, pathWithQuery(url.pathname, next))}\`; --paginate follows every page`));
     return;
   }
 
@@ -121,7 +133,11 @@ export async function run(method: Method, path: string, opts: ApiOptions, ctx: C
       if (query) {
         // A server that hands back the same cursor (or page) again would be followed forever.
         const key = query.toString();
-        if (seen.has(key)) throw new UsageError(`the server sent the same next page twice (${pathWithQuery(url.pathname, query)}); stopped following it`, 'follow the pages by hand, with ?page= or ?cursor=');
+        if (seen.has(key))
+          throw new UsageError(
+            `the server sent the same next page twice (${pathWithQuery(url.pathname, query)}); stopped following it`,
+            'follow the pages by hand, with ?page= or ?cursor=',
+          );
         seen.add(key);
       }
     }
@@ -145,7 +161,12 @@ function command(g: GlobalOptions, method: Method, path: string): string {
 }
 
 /** `--include`: the status line and the headers on stderr (they are the server's text: shown safe), then a listing's pagination. */
-function printHead(ctx: Context, status: number, headers: Record<string, string | string[] | undefined> | undefined, pagination: ApiResponse<unknown>['pagination']): void {
+function printHead(
+  ctx: Context,
+  status: number,
+  headers: Record<string, string | string[] | undefined> | undefined,
+  pagination: ApiResponse<unknown>['pagination'],
+): void {
   const lines = [`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd()];
   for (const [name, value] of Object.entries(headers ?? {})) {
     for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) lines.push(`${name}: ${v}`);
@@ -156,9 +177,24 @@ function printHead(ctx: Context, status: number, headers: Record<string, string 
 
 /** Reason phrases of the statuses this API answers with. */
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
-  405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 /**

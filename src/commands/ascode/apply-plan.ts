@@ -40,10 +40,16 @@ export function addApplyOptions(cmd: Command, verb: 'push' | 'promote'): Command
     .option('--dry-run', 'print the plan and stop (nothing is changed)')
     .option('--prune', 'also delete what the state tracks but the files no longer have')
     .option('--force', 'apply over drift and conflicts (the files win over changes made on the platform)')
-    .option('--replace-suite', 'replace a suite whose scenarios were edited or removed (a new suite from the file; the old one is deleted with its run history)')
+    .option(
+      '--replace-suite',
+      'replace a suite whose scenarios were edited or removed (a new suite from the file; the old one is deleted with its run history)',
+    )
     .option('--reason <text>', `why: kept on each agent version the ${verb} makes (default: "vap ${verb} <id>")`)
     .option('--secret-file <path>', 'write the secret of a new webhook endpoint to this file (mode 0600); with several, put {slug} in the path')
-    .option('--rotate-adopted-secrets', 'rotate the secret of a webhook endpoint an interrupted push created before its secret was shown (shown once, or written to --secret-file)')
+    .option(
+      '--rotate-adopted-secrets',
+      'rotate the secret of a webhook endpoint an interrupted push created before its secret was shown (shown once, or written to --secret-file)',
+    )
     .option('--exit-code', 'exit 3 when anything in the plan was left unapplied (deletions without --prune included), so CI notices')
     .option('--eval', 'after applying, run every gating suite (gate: true) of every agent that changed; roll back when a gate fails');
   return addFollowOptions(addBudgetOptions(addBaselineOptions(addGateOptions(cmd), 'each run (with --eval)')), {
@@ -57,11 +63,15 @@ export function checkEvalFlags(opts: ApplyOptions): void {
   if (opts.eval) return;
   if (opts.all) throw new UsageError('--all needs --eval', 'add --eval to run the gating suites of every agent');
   const needEval = [...gateFlagsGiven(opts), ...(opts.maxCalls !== undefined ? ['--max-calls'] : [])];
-  if (needEval.length) throw new UsageError(`${needEval.join(', ')} ${needEval.length === 1 ? 'needs' : 'need'} --eval`, 'add --eval to run the gating suites after applying');
+  if (needEval.length)
+    throw new UsageError(`${needEval.join(', ')} ${needEval.length === 1 ? 'needs' : 'need'} --eval`, 'add --eval to run the gating suites after applying');
 }
 
 export function newApplyId(): string {
-  const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const t = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${t}-${randomBytes(2).toString('hex')}`;
 }
 
@@ -79,7 +89,10 @@ async function prepareSecrets(opts: ApplyOptions, creates: PlanItem[]): Promise<
   const files = new Map<string, SecretFile>();
   if (!opts.secretFile) return files;
   if (creates.length > 1 && !opts.secretFile.includes('{slug}')) {
-    throw new UsageError(`this push creates ${creates.length} webhook endpoints and --secret-file names one file`, 'put {slug} in the path, e.g. --secret-file secrets/{slug}.secret');
+    throw new UsageError(
+      `this push creates ${creates.length} webhook endpoints and --secret-file names one file`,
+      'put {slug} in the path, e.g. --secret-file secrets/{slug}.secret',
+    );
   }
   const { SecretFile } = await import('../../webhooks/secret-file.js');
   try {
@@ -142,7 +155,11 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
   }
   const { refused, prunes } = summarise(ctx, result, false, project.profile);
   if (refused) {
-    throw new CliError(`${refused} change${refused === 1 ? ' was' : 's were'} not applied`, ExitCode.FAILURE, `each line above names the command that resolves it; then ${verb} again: it continues where this one stopped`);
+    throw new CliError(
+      `${refused} change${refused === 1 ? ' was' : 's were'} not applied`,
+      ExitCode.FAILURE,
+      `each line above names the command that resolves it; then ${verb} again: it continues where this one stopped`,
+    );
   }
 
   if (opts.eval) {
@@ -168,8 +185,18 @@ export async function applyPlan(ctx: Context, flow: ApplyFlow): Promise<void> {
 /** Asks before a plan is applied, saying what it creates, updates, replaces and deletes. */
 async function confirmPlan(ctx: Context, flow: ApplyFlow, toApply: PlanItem[], c: { create: number; update: number; replace: number }): Promise<void> {
   const deletes = toApply.filter((i) => i.action === 'delete').length;
-  const what = [c.create && `${c.create} to create`, c.update && `${c.update} to update`, c.replace && `${c.replace} to replace`, deletes && `${deletes} to delete`].filter(Boolean).join(', ');
-  const ok = await ctx.prompter.confirm(`Apply this plan (${what}) to profile "${safeText(flow.project.profile)}"?${safeText(destructiveNote(flow.plan))}`, { flag: '--yes', default: false });
+  const what = [
+    c.create && `${c.create} to create`,
+    c.update && `${c.update} to update`,
+    c.replace && `${c.replace} to replace`,
+    deletes && `${deletes} to delete`,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const ok = await ctx.prompter.confirm(`Apply this plan (${what}) to profile "${safeText(flow.project.profile)}"?${safeText(destructiveNote(flow.plan))}`, {
+    flag: '--yes',
+    default: false,
+  });
   if (!ok) throw new CliError(`${flow.verb} cancelled; nothing was sent`, ExitCode.FAILURE);
 }
 
@@ -187,14 +214,18 @@ function applyReporter(ctx: Context, opts: ApplyOptions, api: ApiClient, secrets
         await ctx.success(safe`The secret of webhook ${item.key} (${endpointId}) is in ${file.path} (mode 0600); it is not shown again`);
         return;
       }
-      ctx.io.stdout.write(`${machine ? JSON.stringify({ webhook: item.key, id: endpointId, secret }) : safe`secret of webhook ${item.key} (${endpointId}): ${secret}`}\n`);
+      ctx.io.stdout.write(
+        `${machine ? JSON.stringify({ webhook: item.key, id: endpointId, secret }) : safe`secret of webhook ${item.key} (${endpointId}): ${secret}`}\n`,
+      );
       await ctx.warn('Save the secret now: it is not shown again (`vap webhooks rotate-secret` makes a new one)');
     },
     adoptedSecret: async (item, endpointId) => {
       if (opts.rotateAdoptedSecrets) {
         const { rotateWebhookSecret } = await import('../../api/webhooks.js');
         const r = await rotateWebhookSecret(api, endpointId);
-        await ctx.warn(safe`webhook ${item.key} (${endpointId}) was created by an interrupted push before its secret was shown: rotated (--rotate-adopted-secrets)`);
+        await ctx.warn(
+          safe`webhook ${item.key} (${endpointId}) was created by an interrupted push before its secret was shown: rotated (--rotate-adopted-secrets)`,
+        );
         await reporter.secret(item, endpointId, r.secret);
         return;
       }
@@ -226,7 +257,18 @@ async function applyJournalled(ctx: Context, flow: ApplyFlow, run: JournalledRun
   Object.assign(project.state.tools, plan.learnedTools);
   const { StateJournal } = await import('../../ascode/state-journal.js');
   const journal = new StateJournal(project.fs, project.state);
-  const applier = new Applier({ api, fs: project.fs, journal, plan, state: project.state, files: project.files, pushId: id, reason, report: reporter, signal: ctx.signal });
+  const applier = new Applier({
+    api,
+    fs: project.fs,
+    journal,
+    plan,
+    state: project.state,
+    files: project.files,
+    pushId: id,
+    reason,
+    report: reporter,
+    signal: ctx.signal,
+  });
   let result: ApplyResult;
   try {
     result = await applier.run();
@@ -248,7 +290,10 @@ async function applyJournalled(ctx: Context, flow: ApplyFlow, run: JournalledRun
  */
 async function evalBudget(ctx: Context, flow: ApplyFlow): Promise<GateBudget> {
   const { opts, project, plan, api, verb } = flow;
-  const [{ budgetFrom, checkUntilDecided }, { budgetLines, plannedGatingSuites }] = await Promise.all([import('../../evals/adaptive.js'), import('../../ascode/eval-gate.js')]);
+  const [{ budgetFrom, checkUntilDecided }, { budgetLines, plannedGatingSuites }] = await Promise.all([
+    import('../../evals/adaptive.js'),
+    import('../../ascode/eval-gate.js'),
+  ]);
   const budget = { maxCalls: budgetFrom(opts.maxCalls, ctx.env), untilDecided: Boolean(opts.untilDecided) };
   checkUntilDecided(budget.untilDecided, budget.maxCalls, Boolean(followSettings({ ...opts, wait: true, timeout: 1 }).gates.baseline));
   const suites = plannedGatingSuites(plan, project.files, Boolean(opts.all));
@@ -277,7 +322,9 @@ function summarise(ctx: Context, r: ApplyResult, interrupted: boolean, profile: 
   for (const f of r.failed) lines.push(`  failed: ${safeText(f.item.kind)} ${safeText(f.item.key)}: ${safeText(f.message)}`);
   if (prunes) {
     const names = r.skipped.filter((s) => s.item.action === 'delete' && s.item.needsPrune).map((s) => `${s.item.kind} ${s.item.key}`);
-    lines.push(`${prunes} deletion${prunes === 1 ? '' : 's'} not applied (${safeText(names.slice(0, 5).join(', '))}${names.length > 5 ? ', …' : ''}): their files were removed; \`vap push --prune${profile === 'default' ? '' : ` --profile ${profile}`}\` deletes ${prunes === 1 ? 'it' : 'them'} on the platform`);
+    lines.push(
+      `${prunes} deletion${prunes === 1 ? '' : 's'} not applied (${safeText(names.slice(0, 5).join(', '))}${names.length > 5 ? ', …' : ''}): their files were removed; \`vap push --prune${profile === 'default' ? '' : ` --profile ${profile}`}\` deletes ${prunes === 1 ? 'it' : 'them'} on the platform`,
+    );
   }
   // Each line wraps at word boundaries on a terminal, under its own indentation.
   for (const line of lines) ctx.note(line);

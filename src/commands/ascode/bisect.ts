@@ -16,11 +16,11 @@ interface BisectOptions extends DirOptions, SearchOptions {
 export const register: RegisterGroup = (cmd, makeContext) => {
   addSearchOptions(
     addDirOption(cmd)
-    .description("Find the commit that made an agent worse, over the git history of its files, on preview copies; no live agent is touched")
-    .argument('[agent-slug]', 'the agent: its folder agents/<agent-slug>/')
-    .option('--good <rev>', 'the last commit known good (a commit, branch or tag)')
-    .option('--bad <rev>', 'a later commit known bad (e.g. HEAD)')
-    .option('--suite <suite>', 'the suite to judge each commit by, agents/<agent-slug>/evals/<suite>.yaml (default: its one gating suite)'),
+      .description('Find the commit that made an agent worse, over the git history of its files, on preview copies; no live agent is touched')
+      .argument('[agent-slug]', 'the agent: its folder agents/<agent-slug>/')
+      .option('--good <rev>', 'the last commit known good (a commit, branch or tag)')
+      .option('--bad <rev>', 'a later commit known bad (e.g. HEAD)')
+      .option('--suite <suite>', 'the suite to judge each commit by, agents/<agent-slug>/evals/<suite>.yaml (default: its one gating suite)'),
   )
     .option('--clean', 'only remove the preview copies an earlier, killed bisect of this profile left')
     .addHelpText(
@@ -67,9 +67,17 @@ export async function run(slug: string | undefined, opts: BisectOptions & Global
   const report = opts.report === undefined ? undefined : bisectReportOption(opts.report);
   const maxCalls = budgetFrom(opts.maxCalls, ctx.env);
   if (!opts.clean) {
-    if (!slug) throw new UsageError('bisect needs the agent: vap bisect <agent-slug> --good <rev> --bad <rev>', 'give the agent\'s folder name under agents/ (or --clean alone)');
+    if (!slug)
+      throw new UsageError(
+        'bisect needs the agent: vap bisect <agent-slug> --good <rev> --bad <rev>',
+        "give the agent's folder name under agents/ (or --clean alone)",
+      );
     if (!isSlug(slug)) throw new UsageError(`"${slug}" is not an agent slug`, SLUG_HINT);
-    for (const [flag, v] of [['--good', opts.good], ['--bad', opts.bad]] as const) if (v === undefined) throw new UsageError(`bisect needs ${flag}`, 'give --good <rev> --bad <rev>, e.g. --good v1.4 --bad HEAD');
+    for (const [flag, v] of [
+      ['--good', opts.good],
+      ['--bad', opts.bad],
+    ] as const)
+      if (v === undefined) throw new UsageError(`bisect needs ${flag}`, 'give --good <rev> --bad <rev>, e.g. --good v1.4 --bad HEAD');
     if (maxCalls === undefined) throw noBudgetError();
   }
   const profile = await currentProfile(ctx);
@@ -79,7 +87,11 @@ export async function run(slug: string | undefined, opts: BisectOptions & Global
 
   const { gitHistory, versionsOf } = await import('../../bisect/git-versions.js');
   const h = await gitHistory(fs.root, slug!, { good: opts.good!, bad: opts.bad!, suite: opts.suite, profile }, ctx.signal);
-  ctx.info(safeText(`${h.commits.length - 1} commit${h.commits.length === 2 ? '' : 's'} after ${h.commits[0]!.short} touched agents/${slug}/; judged by suite ${h.suite}`));
+  ctx.info(
+    safeText(
+      `${h.commits.length - 1} commit${h.commits.length === 2 ? '' : 's'} after ${h.commits[0]!.short} touched agents/${slug}/; judged by suite ${h.suite}`,
+    ),
+  );
   const api = await ctx.api();
   const { profileNames } = await import('../../bisect/names.js');
   const versions = await versionsOf(h.snaps, h.suite, await profileNames(fs, profile, api, ctx.signal));
@@ -88,7 +100,16 @@ export async function run(slug: string | undefined, opts: BisectOptions & Global
     ctx,
     api,
     store,
-    { agentId: '', evalId: '', agentName: h.agentName, versions, maxCalls: maxCalls!, verdict: stepVerdict(opts), keyPrefix: `${slug}.bisect-`, word: 'commit' },
+    {
+      agentId: '',
+      evalId: '',
+      agentName: h.agentName,
+      versions,
+      maxCalls: maxCalls!,
+      verdict: stepVerdict(opts),
+      keyPrefix: `${slug}.bisect-`,
+      word: 'commit',
+    },
     {
       json: Boolean(ctx.globals.json),
       report,

@@ -38,7 +38,8 @@ export function parseConfigGates(gates: ConfigGates): GateOptions {
     const opt = cmd.options.find((o) => o.long === `--${key}`);
     if (!opt) throw new UsageError(`${where}: not a gate`, `the gates are: ${names.join(', ')}`);
     const argv = argvOf(`--${key}`, value, opt.required || opt.optional);
-    if (typeof argv === 'string') throw new UsageError(`${where}: ${argv}`, `write it as on the command line, e.g. ${example(key, opt.required || opt.optional)}`);
+    if (typeof argv === 'string')
+      throw new UsageError(`${where}: ${argv}`, `write it as on the command line, e.g. ${example(key, opt.required || opt.optional)}`);
     try {
       cmd.parse(argv, { from: 'user' });
     } catch (err) {

@@ -23,12 +23,18 @@ Examples:
 };
 
 export async function run(from: string, to: string, opts: DirOptions & GlobalOptions, ctx: Context): Promise<void> {
-  const [{ findRoot, noProjectError }, { ProjectFs, checkLayout }, { move }] = await Promise.all([import('../../ascode/project.js'), import('../../ascode/paths.js'), import('../../ascode/mv.js')]);
+  const [{ findRoot, noProjectError }, { ProjectFs, checkLayout }, { move }] = await Promise.all([
+    import('../../ascode/project.js'),
+    import('../../ascode/paths.js'),
+    import('../../ascode/mv.js'),
+  ]);
   const start = opts.dir ?? '.';
   const root = findRoot(start);
   if (!root) throw noProjectError(start);
   const fs = new ProjectFs(root);
   checkLayout(fs);
   const r = await move(fs, from, to);
-  await ctx.success(`Renamed ${safeText(r.from)} → ${safeText(r.to)}${r.profiles.length ? ` (state of ${r.profiles.map((p) => safeText(p)).join(', ')} updated)` : ''}`);
+  await ctx.success(
+    `Renamed ${safeText(r.from)} → ${safeText(r.to)}${r.profiles.length ? ` (state of ${r.profiles.map((p) => safeText(p)).join(', ')} updated)` : ''}`,
+  );
 }

@@ -27,7 +27,8 @@ export const register: RegisterGroup = (cmd, makeContext) => {
     timeout: 'give up waiting after this long with exit 124',
     report: 'write a report of each run, as `evals run --report` does (repeatable); with several runs each file name gets .<agent>.<suite>',
     poll: "learn of a run's end by polling only",
-  }).addHelpText(
+  })
+    .addHelpText(
       'after',
       `
 For each agent whose files differ from the platform (its agent.md, or one of its
@@ -164,8 +165,17 @@ async function settingsAndBudget(opts: PreviewOptions, ctx: Context, api: Api, p
   const suites = subjects.reduce((n, s) => n + s.suites.length, 0);
   const budget = { maxCalls: budgetFrom(opts.maxCalls, ctx.env), untilDecided: Boolean(opts.untilDecided) };
   checkUntilDecided(budget.untilDecided, budget.maxCalls, true);
-  const estimate = await budgetLines(api, project.state, subjects.flatMap((s) => s.suites), budget, `preview "${label}"`, ctx.signal);
-  ctx.info(`Preview "${safeText(label)}" of ${subjects.length} agent${subjects.length === 1 ? '' : 's'} (${safeText(subjects.map((s) => s.slug).join(', '))}): ${suites} suite${suites === 1 ? '' : 's'}, ${calls} call${calls === 1 ? '' : 's'} to place (scenarios × iterations)`);
+  const estimate = await budgetLines(
+    api,
+    project.state,
+    subjects.flatMap((s) => s.suites),
+    budget,
+    `preview "${label}"`,
+    ctx.signal,
+  );
+  ctx.info(
+    `Preview "${safeText(label)}" of ${subjects.length} agent${subjects.length === 1 ? '' : 's'} (${safeText(subjects.map((s) => s.slug).join(', '))}): ${suites} suite${suites === 1 ? '' : 's'}, ${calls} call${calls === 1 ? '' : 's'} to place (scenarios × iterations)`,
+  );
   for (const line of estimate) ctx.info(safeText(line));
   return { settings, budget };
 }
@@ -173,7 +183,14 @@ async function settingsAndBudget(opts: PreviewOptions, ctx: Context, api: Api, p
 type RoundSettings = Awaited<ReturnType<typeof settingsAndBudget>>;
 
 /** Makes the copies, runs their gating suites and records the passes; returns the failure to throw, if any. */
-async function previewAndGate(ctx: Context, api: Api, project: Project, round: PreviewRound, { settings, budget }: RoundSettings, preview: PreviewModule): Promise<unknown> {
+async function previewAndGate(
+  ctx: Context,
+  api: Api,
+  project: Project,
+  round: PreviewRound,
+  { settings, budget }: RoundSettings,
+  preview: PreviewModule,
+): Promise<unknown> {
   const { plan, subjects, label, profile } = round;
   const [{ runGatingSuites, passedAgents }, { saveState }] = await Promise.all([import('../../ascode/eval-gate.js'), import('../../ascode/state.js')]);
   const { targets } = await preview.makePreviews(ctx, api, project, plan, subjects, label);
@@ -188,7 +205,9 @@ async function previewAndGate(ctx: Context, api: Api, project: Project, round: P
   for (const o of bad) ctx.note(safe`✗ ${o.target.suiteKey}: ${o.why}`);
   if (bad.some((o) => o.status === 'failed')) return new CliError(`a run of preview "${label}" failed`, ExitCode.FAILURE);
   if (bad.length) return new GateError(`preview "${label}" failed ${bad.length === 1 ? 'a gate' : `${bad.length} gates`}; no live agent was changed`);
-  await ctx.success(`preview "${safeText(label)}" passed: ${safeText(passed.join(', '))} recorded as passed in profile "${safeText(profile)}"; no live agent was changed`);
+  await ctx.success(
+    `preview "${safeText(label)}" passed: ${safeText(passed.join(', '))} recorded as passed in profile "${safeText(profile)}"; no live agent was changed`,
+  );
   return undefined;
 }
 
@@ -203,5 +222,6 @@ async function keepOrRemove(opts: PreviewOptions, ctx: Context, api: Api, projec
     void ctx.warn(`could not remove the previews (${safeText(err.message)}); \`vap preview --clean\` tries again`);
     return undefined;
   });
-  if (c?.agents) ctx.info(`Removed the preview${c.agents === 1 ? '' : 's'}: ${c.agents} agent${c.agents === 1 ? '' : 's'}, ${c.suites} suite${c.suites === 1 ? '' : 's'}`);
+  if (c?.agents)
+    ctx.info(`Removed the preview${c.agents === 1 ? '' : 's'}: ${c.agents} agent${c.agents === 1 ? '' : 's'}, ${c.suites} suite${c.suites === 1 ? '' : 's'}`);
 }

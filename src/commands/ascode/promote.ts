@@ -15,7 +15,9 @@ interface PromoteOptions extends ApplyOptions {
 export const register: RegisterGroup = (cmd, makeContext) => {
   addApplyOptions(
     addDirOption(cmd)
-      .description('Apply to one profile exactly what passed its evals in another, verified on the source platform: the agent and its gating suites there hold the files, and their runs passed the gates')
+      .description(
+        'Apply to one profile exactly what passed its evals in another, verified on the source platform: the agent and its gating suites there hold the files, and their runs passed the gates',
+      )
       .requiredOption('--from <profile>', 'the profile where the agents passed (a gated push there recorded the runs; each is checked there)')
       .requiredOption('--to <profile>', 'the profile to apply them to (added to vap.yaml when missing)')
       .option('--allow-unevaluated', 'also carry agents with no gating suite, and webhook endpoints (nothing evaluates them)'),
@@ -65,20 +67,24 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
   await growYoungGenerationFast();
   // The gate flags are the promotion's gates (checked in the source, and with --eval in the target).
   if (!opts.eval) {
-    const needEval = [opts.report?.length && '--report', opts.untilDecided && '--until-decided', opts.maxCalls !== undefined && '--max-calls'].filter((x): x is string => typeof x === 'string');
-    if (needEval.length) throw new UsageError(`${needEval.join(', ')} ${needEval.length === 1 ? 'needs' : 'need'} --eval`, 'add --eval to run the gating suites in the target');
+    const needEval = [opts.report?.length && '--report', opts.untilDecided && '--until-decided', opts.maxCalls !== undefined && '--max-calls'].filter(
+      (x): x is string => typeof x === 'string',
+    );
+    if (needEval.length)
+      throw new UsageError(`${needEval.join(', ')} ${needEval.length === 1 ? 'needs' : 'need'} --eval`, 'add --eval to run the gating suites in the target');
   }
   const from = checkProfileName(opts.from ?? '', '--from');
   const to = checkProfileName(opts.to ?? '', '--to');
   if (from === to) throw new UsageError(`--from and --to are both "${from}"`, 'promote carries what passed in one profile to another');
-  const [{ openProject, planFor }, { loadState, stateFile }, { checkPromotion, SourceEvidence }, { readGatesAhead }, { withConfigGates }, { gateSpec }] = await Promise.all([
-    import('../../ascode/open.js'),
-    import('../../ascode/state.js'),
-    import('../../ascode/promote.js'),
-    import('../../ascode/passed.js'),
-    import('./gates.js'),
-    import('../../evals/settings.js'),
-  ]);
+  const [{ openProject, planFor }, { loadState, stateFile }, { checkPromotion, SourceEvidence }, { readGatesAhead }, { withConfigGates }, { gateSpec }] =
+    await Promise.all([
+      import('../../ascode/open.js'),
+      import('../../ascode/state.js'),
+      import('../../ascode/promote.js'),
+      import('../../ascode/passed.js'),
+      import('./gates.js'),
+      import('../../evals/settings.js'),
+    ]);
   // The target is read while the files are parsed, as diff reads it (a file problem stops
   // the reads at once); nothing is written before the files, the plan and the check pass.
   const port = projectPort(ctx);
@@ -86,7 +92,10 @@ export async function run(opts: PromoteOptions & GlobalOptions, ctx: Context): P
   const gated = withConfigGates(opts, project.config.gates);
   const source = await loadState(project.fs, from);
   if (Object.keys(source.agents).length === 0 && Object.keys(source.passed).length === 0) {
-    throw new UsageError(`profile "${from}" has no state in this project (${stateFile(from)}): nothing has passed there`, `push to it with \`vap push --profile ${from} --eval\` first`);
+    throw new UsageError(
+      `profile "${from}" has no state in this project (${stateFile(from)}): nothing has passed there`,
+      `push to it with \`vap push --profile ${from} --eval\` first`,
+    );
   }
   const [api, sourceApi] = await Promise.all([ctx.apiFor(to), ctx.apiFor(from)]);
   // While the plan waits for the target platform, the check's reads of the source platform

@@ -14,7 +14,13 @@ interface PullOptions extends DirOptions {
   force?: boolean;
 }
 
-const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
+const collect = (v: string, prev: string[] = []) => [
+  ...prev,
+  ...v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+];
 
 export const register: RegisterGroup = (cmd, makeContext) => {
   addDirOption(cmd)
@@ -49,7 +55,15 @@ Examples:
 export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Promise<void> {
   await growYoungGenerationFast();
   if (opts.all && opts.agent?.length) throw new UsageError('--all and --agent choose differently', 'pass one of them');
-  const [{ findRoot, readConfig }, { ProblemList }, { loadState, recordOrigin }, { configWithProfile, newConfig }, { ProjectFs, checkLayout }, { normalise, inForm }, { confirmMissing, confirmOrigin }] = await Promise.all([
+  const [
+    { findRoot, readConfig },
+    { ProblemList },
+    { loadState, recordOrigin },
+    { configWithProfile, newConfig },
+    { ProjectFs, checkLayout },
+    { normalise, inForm },
+    { confirmMissing, confirmOrigin },
+  ] = await Promise.all([
     import('../../ascode/project.js'),
     import('../../ascode/problems.js'),
     import('../../ascode/state.js'),
@@ -64,7 +78,10 @@ export async function run(opts: PullOptions & GlobalOptions, ctx: Context): Prom
   const created = !root;
   if (!root) {
     if (!opts.all && !opts.agent?.length && !opts.webhooks) {
-      throw new UsageError(`no vap.yaml in ${start} or any folder above it, and nothing to pull`, 'start a project here with `vap pull --all` (or --agent <id>, --webhooks)');
+      throw new UsageError(
+        `no vap.yaml in ${start} or any folder above it, and nothing to pull`,
+        'start a project here with `vap pull --all` (or --agent <id>, --webhooks)',
+      );
     }
     if (!existsSync(start)) throw new UsageError(`${start} does not exist`, 'create the folder first, or pass another --dir');
     root = start;
@@ -127,7 +144,11 @@ async function reportPull(ctx: Context, result: import('../../ascode/pull.js').P
 }
 
 /** The states of the other profiles of the project (one that cannot be read is left out: it is not this pull's). */
-async function otherProfiles(fs: import('../../ascode/paths.js').ProjectFs, profile: string, config: import('../../ascode/project.js').ProjectConfig | undefined): Promise<import('../../ascode/pull.js').OtherProfile[]> {
+async function otherProfiles(
+  fs: import('../../ascode/paths.js').ProjectFs,
+  profile: string,
+  config: import('../../ascode/project.js').ProjectConfig | undefined,
+): Promise<import('../../ascode/pull.js').OtherProfile[]> {
   const { readdir } = await import('node:fs/promises');
   const { loadState } = await import('../../ascode/state.js');
   let names: string[];

@@ -5,7 +5,12 @@ import { addApplyOptions, applyPlan, checkEvalFlags, type ApplyOptions } from '.
 import { addDirOption, currentProfile, PROJECT_HELP, growYoungGenerationFast, projectPort } from './common.js';
 
 export const register: RegisterGroup = (cmd, makeContext) => {
-  addApplyOptions(addDirOption(cmd).description("Apply the files to the profile's organization: create, update, and (with --prune) delete; with --eval, run the gating suites and roll back on failure"), 'push')
+  addApplyOptions(
+    addDirOption(cmd).description(
+      "Apply the files to the profile's organization: create, update, and (with --prune) delete; with --eval, run the gating suites and roll back on failure",
+    ),
+    'push',
+  )
     .option('--all', 'with --eval: also run the gating suites of the agents the push did not change (to record what passes before a first promotion)')
     .addHelpText(
       'after',

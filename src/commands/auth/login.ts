@@ -43,7 +43,8 @@ async function readStdin(ctx: Context): Promise<string> {
 export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   let key: string;
   if (opts.withKey) {
-    if (ctx.io.stdinIsTTY) throw new UsageError('--with-key reads the key from standard input, but stdin is a terminal', 'pipe the key in: echo "$KEY" | vap auth login --with-key');
+    if (ctx.io.stdinIsTTY)
+      throw new UsageError('--with-key reads the key from standard input, but stdin is a terminal', 'pipe the key in: echo "$KEY" | vap auth login --with-key');
     key = (await readStdin(ctx)).trim();
   } else {
     if (!ctx.prompter.canPrompt) {
@@ -69,7 +70,13 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     const { checkKey } = await import('../../api/identity.js');
     const { AuthenticationError, PermissionDeniedError } = await import('../../api/errors.js');
     const { version } = await import('../../version.js');
-    const api = new ApiClient({ baseUrl, apiKey: key, userAgent: `vap/${version()}`, timeoutMs: numericSetting(ctx.env, 'VAP_TIMEOUT_MS'), log: ctx.globals.verbose ? (l) => ctx.io.stderr.write(`${safeText(l)}\n`) : undefined });
+    const api = new ApiClient({
+      baseUrl,
+      apiKey: key,
+      userAgent: `vap/${version()}`,
+      timeoutMs: numericSetting(ctx.env, 'VAP_TIMEOUT_MS'),
+      log: ctx.globals.verbose ? (l) => ctx.io.stderr.write(`${safeText(l)}\n`) : undefined,
+    });
     try {
       await checkKey(api, 'bearer', ctx.signal);
     } catch (err) {
@@ -89,7 +96,9 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   if (first && creds.profile !== 'default') store.setDefaultProfile(creds.profile);
   await ctx.success(`Logged in to ${shownUrl} as profile "${creds.profile}" (key ${keyPrefix(key)})`);
   if (first && creds.profile !== 'default') {
-    ctx.info(`Profile "${creds.profile}" is now the default (the first login on this machine); commands without --profile use it. Change it with \`vap config set default_profile <name>\`.`);
+    ctx.info(
+      `Profile "${creds.profile}" is now the default (the first login on this machine); commands without --profile use it. Change it with \`vap config set default_profile <name>\`.`,
+    );
   }
   if (ctx.env.VAP_API_KEY && ctx.env.VAP_API_KEY !== key) {
     await ctx.warn('VAP_API_KEY is set in the environment and takes precedence over the stored key');

@@ -6,10 +6,13 @@ import type { ContextFactory } from '../types.js';
 export function logoutCommand(makeContext: ContextFactory): Command {
   return new Command('logout')
     .description('Remove the stored API key from the active profile')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ vap auth logout
-  $ vap auth logout --profile staging`)
+  $ vap auth logout --profile staging`,
+    )
     .action(action(makeContext, (_args, _opts, ctx) => run(ctx)));
 }
 

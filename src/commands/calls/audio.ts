@@ -35,7 +35,9 @@ export function audioCommand(makeContext: ContextFactory): Command {
   return new Command('audio')
     .description("Download a call's recording (MP3 or WAV) to a file, or stream it to a player through a pipe")
     .argument('<callId>', 'the call id, or its start as a table shows it')
-    .addOption(completes(new Option('--format <fmt>', 'mp3 (default) or wav; taken from the -O file name (.wav) when not given').argParser(parseFormat), AUDIO_FORMATS))
+    .addOption(
+      completes(new Option('--format <fmt>', 'mp3 (default) or wav; taken from the -O file name (.wav) when not given').argParser(parseFormat), AUDIO_FORMATS),
+    )
     .option('--recording <sid>', 'which recording (default: the first; sids from `vap calls recording`)', nonEmpty('--recording'))
     .option('-O, --output-file <file>', "write the audio to this file (written whole or not at all); '-' for stdout")
     .addHelpText(
@@ -62,7 +64,10 @@ export async function run(ref: string, opts: AudioOptions, ctx: Context): Promis
   }
   const fromName = file ? extname(file).slice(1).toLowerCase() : '';
   if (opts.format && (fromName === 'mp3' || fromName === 'wav') && fromName !== opts.format) {
-    throw new UsageError(`-O ${file} names a ${fromName.toUpperCase()} file but --format is ${opts.format}`, `drop --format (the file name decides), or name the file ${file!.slice(0, -fromName.length)}${opts.format}`);
+    throw new UsageError(
+      `-O ${file} names a ${fromName.toUpperCase()} file but --format is ${opts.format}`,
+      `drop --format (the file name decides), or name the file ${file!.slice(0, -fromName.length)}${opts.format}`,
+    );
   }
   const format: AudioFormat = opts.format ?? (fromName === 'wav' ? 'wav' : 'mp3');
   if (file !== undefined) await checkWritable(file);
@@ -74,7 +79,11 @@ export async function run(ref: string, opts: AudioOptions, ctx: Context): Promis
     res = await streamCallAudio(api, callId, { format, recordingSid: opts.recording }, ctx.signal);
   } catch (err) {
     // The API's message names its own path; say which vap command lists the recordings.
-    if (err instanceof NotFoundError && opts.recording !== undefined && (err.code === 'recording_not_found' || (err.code !== 'no_recording' && err.message.includes(opts.recording)))) {
+    if (
+      err instanceof NotFoundError &&
+      opts.recording !== undefined &&
+      (err.code === 'recording_not_found' || (err.code !== 'no_recording' && err.message.includes(opts.recording)))
+    ) {
       throw new CliError(`call ${callId} has no recording ${opts.recording}`, undefined, `list its recordings with \`vap calls recording ${callId}\``);
     }
     throw err;
@@ -83,7 +92,9 @@ export async function run(ref: string, opts: AudioOptions, ctx: Context): Promis
   // Audio, or bytes without a more precise type (a server may send application/octet-stream).
   if (!type?.startsWith('audio/') && type !== 'application/octet-stream') {
     res.body.resume?.();
-    throw new CliError(`expected audio (${format === 'wav' ? 'audio/wav' : 'audio/mpeg'}) for call ${callId}, got ${type ?? 'no content type'}${res.requestId ? ` (request id ${res.requestId})` : ''}`);
+    throw new CliError(
+      `expected audio (${format === 'wav' ? 'audio/wav' : 'audio/mpeg'}) for call ${callId}, got ${type ?? 'no content type'}${res.requestId ? ` (request id ${res.requestId})` : ''}`,
+    );
   }
   const total = res.contentLength;
   // Large downloads show their progress; without a content-length, once a large amount has arrived.

@@ -31,7 +31,11 @@ const ACTIVE = new Set(['initiated', 'ringing', 'in_progress']);
 export async function run(ref: string, ctx: Context): Promise<void> {
   const callId = await resolveCallId(ctx, ref);
   const api = await ctx.api();
-  const statusNow = () => getCall(api, callId, ctx.signal).then((c) => c, () => undefined);
+  const statusNow = () =>
+    getCall(api, callId, ctx.signal).then(
+      (c) => c,
+      () => undefined,
+    );
   let call: Call | undefined;
   try {
     call = await cancelCall(api, callId, ctx.signal);

@@ -9,7 +9,7 @@ import type { ContextFactory } from '../types.js';
 
 export function getCommand(makeContext: ContextFactory): Command {
   return new Command('get')
-    .description("Show a call: its facts, then its analysis with anything that needs attention first")
+    .description('Show a call: its facts, then its analysis with anything that needs attention first')
     .argument('<callId>', 'the call id, or its start as `vap calls list` shows it')
     .addHelpText(
       'after',

@@ -22,11 +22,13 @@ export interface CallListOptions extends CallFilterOptions {
 }
 
 export function listCommand(makeContext: ContextFactory): Command {
-  return addCallFilterOptions(
-    new Command('list').alias('ls').description('List calls, newest first, with filters; the counts by status follow the table'),
-  )
+  return addCallFilterOptions(new Command('list').alias('ls').description('List calls, newest first, with filters; the counts by status follow the table'))
     .option('--page <n>', 'start at this page', positiveInt('--page'))
-    .option('--page-size <n>', `calls per page, at most ${CALLS_MAX_PAGE_SIZE} (default ${CALLS_DEFAULT_PAGE_SIZE}; ${CALLS_MAX_PAGE_SIZE} with --all or --limit)`, pageSizeOption(CALLS_MAX_PAGE_SIZE))
+    .option(
+      '--page-size <n>',
+      `calls per page, at most ${CALLS_MAX_PAGE_SIZE} (default ${CALLS_DEFAULT_PAGE_SIZE}; ${CALLS_MAX_PAGE_SIZE} with --all or --limit)`,
+      pageSizeOption(CALLS_MAX_PAGE_SIZE),
+    )
     .option('--limit <n>', 'how many calls in all, following pages as needed (default: one page)', positiveInt('--limit'))
     .option('--all', 'follow every page, printing each as it arrives (memory stays flat)')
     .addOption(wideOption())
@@ -53,7 +55,8 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
   if (opts.all && opts.limit !== undefined) throw new UsageError('--all and --limit disagree', 'give one: --all for every call, --limit n for the first n');
   const filters = callFilters(opts);
   if (filters.campaignId !== undefined) filters.campaignId = await resolveCampaignId(ctx, filters.campaignId);
-  const pageSize = opts.pageSize ?? (opts.all ? CALLS_MAX_PAGE_SIZE : opts.limit !== undefined ? Math.min(CALLS_MAX_PAGE_SIZE, opts.limit) : CALLS_DEFAULT_PAGE_SIZE);
+  const pageSize =
+    opts.pageSize ?? (opts.all ? CALLS_MAX_PAGE_SIZE : opts.limit !== undefined ? Math.min(CALLS_MAX_PAGE_SIZE, opts.limit) : CALLS_DEFAULT_PAGE_SIZE);
   const wanted = opts.all ? Infinity : (opts.limit ?? pageSize);
   if (wanted > STEADY_ROWS) keepYoungGenerationSmall();
   const api = await ctx.api();
@@ -90,7 +93,11 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
   const empty = emptyMessage(opts);
   if (ctx.out.human && !ctx.globals.query) {
     // The table and what fits it to the terminal, loaded for a terminal only.
-    const [chalk, { callTableHeader, callTableLayout, callTableRow }, { messageText }] = await Promise.all([ctx.stdoutStyle(), import('../../calls/table.js'), import('../../ui/fit.js')]);
+    const [chalk, { callTableHeader, callTableLayout, callTableRow }, { messageText }] = await Promise.all([
+      ctx.stdoutStyle(),
+      import('../../calls/table.js'),
+      import('../../ui/fit.js'),
+    ]);
     const layout = callTableLayout(ctx.present, ctx.tableFit());
     // Rows in blocks, as they arrive (src/ui/block-writer.ts), waiting when the terminal is slow.
     const out = new BlockWriter(ctx.io.stdoutText ?? ctx.io.stdout, { signal: ctx.signal });
@@ -105,7 +112,8 @@ export async function run(opts: CallListOptions, ctx: Context): Promise<void> {
       await out.end();
     }
     if (count === 0) ctx.io.stderr.write(`${safeText(empty)}\n`);
-    if (summary && (count > 0 || summary.total > 0)) await write(ctx, `\n${chalk.dim(messageText(safeText(footer(summary, first, shown, more, opts)), ctx.tableFit().width))}\n`);
+    if (summary && (count > 0 || summary.total > 0))
+      await write(ctx, `\n${chalk.dim(messageText(safeText(footer(summary, first, shown, more, opts)), ctx.tableFit().width))}\n`);
     return;
   }
   await ctx.out.list(rows(), { columns: CALL_TSV_COLUMNS, empty });

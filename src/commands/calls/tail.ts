@@ -22,9 +22,16 @@ export interface CallTailOptions {
 
 export function tailCommand(makeContext: ContextFactory): Command {
   return new Command('tail')
-    .description("Follow one call live: its status, the transcript as it is spoken, and the after-call insights")
+    .description('Follow one call live: its status, the transcript as it is spoken, and the after-call insights')
     .argument('<callId>', 'the call id, or its start as a table shows it')
-    .addOption(completes(new Option('--types <a,b>', 'only these event types (checked against the catalog: `vap events types`)').argParser((v: string, prev?: string[]) => parseTypeList(v, prev)), EVENT_TYPE_NAMES))
+    .addOption(
+      completes(
+        new Option('--types <a,b>', 'only these event types (checked against the catalog: `vap events types`)').argParser((v: string, prev?: string[]) =>
+          parseTypeList(v, prev),
+        ),
+        EVENT_TYPE_NAMES,
+      ),
+    )
     .option('--last-event-id <id>', 'resume after this event', parseLastEventId)
     .option('--no-history', "only what happens from now on (by default the call's events so far come first)")
     .option('--follow', `keep listening after the call's final event (${FINAL_CALL_EVENT})`)
@@ -61,7 +68,14 @@ export async function run(ref: string, opts: CallTailOptions & GlobalOptions, ct
   const callId = await resolveCallId(ctx, ref, { lenient: true });
   const api = await ctx.api();
   const asked = opts.types?.length ? [...opts.types] : undefined;
-  await checkTypes(api, [{ flag: '--types', types: asked ?? [] }, { flag: '--exit-on', types: opts.exitOn ? [opts.exitOn] : [] }], { stream: 'call', signal: ctx.signal });
+  await checkTypes(
+    api,
+    [
+      { flag: '--types', types: asked ?? [] },
+      { flag: '--exit-on', types: opts.exitOn ? [opts.exitOn] : [] },
+    ],
+    { stream: 'call', signal: ctx.signal },
+  );
   const endAfterAnalysis = !opts.follow;
   // The server filters; what the tail needs to know when to end is asked for too, and
   // shown only if it was asked for.
@@ -91,11 +105,16 @@ export async function run(ref: string, opts: CallTailOptions & GlobalOptions, ct
     flush: print.flush,
     resumeCommand: (lastId) =>
       commandLine([
-        'vap', ...globalFlags(opts), 'calls', 'tail', callId,
+        'vap',
+        ...globalFlags(opts),
+        'calls',
+        'tail',
+        callId,
         ...(opts.types?.length ? ['--types', opts.types.join(',')] : []),
         ...(opts.follow ? ['--follow'] : []),
         ...(opts.wide ? ['--wide'] : []),
-        '--last-event-id', lastId,
+        '--last-event-id',
+        lastId,
       ]),
   });
 }

@@ -46,7 +46,12 @@ export async function run(ref: string, ctx: Context): Promise<void> {
     }
     const [chalk, { messageText }] = await Promise.all([ctx.stdoutStyle(), import('../../ui/fit.js')]);
     const width = Math.min(100, terminalWidth(ctx.io.stdout, ctx.env));
-    const head = chalk.dim(messageText(safeText(`Call ${t.callId} · ${t.messageCount} message${t.messageCount === 1 ? '' : 's'}${t.duration ? ` · ${formatCallDuration(t.duration)}` : ''}`), width));
+    const head = chalk.dim(
+      messageText(
+        safeText(`Call ${t.callId} · ${t.messageCount} message${t.messageCount === 1 ? '' : 's'}${t.duration ? ` · ${formatCallDuration(t.duration)}` : ''}`),
+        width,
+      ),
+    );
     ctx.io.stdout.write(`${head}\n\n${renderChat(t.messages, { width, chalk }).join('\n')}\n`);
     return;
   }

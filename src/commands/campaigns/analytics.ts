@@ -40,7 +40,9 @@ function intervalSeconds(v: string): number {
   const m = /^(\d+)s?$/.exec(v.trim());
   const n = m ? Number(m[1]) : NaN;
   if (!Number.isInteger(n) || n < MIN_INTERVAL || n > MAX_INTERVAL) {
-    throw new InvalidArgumentError(`--interval must be ${MIN_INTERVAL} to ${MAX_INTERVAL} seconds (realtime analytics are meant to be polled that often) (got "${v}").`);
+    throw new InvalidArgumentError(
+      `--interval must be ${MIN_INTERVAL} to ${MAX_INTERVAL} seconds (realtime analytics are meant to be polled that often) (got "${v}").`,
+    );
   }
   return n;
 }
@@ -121,7 +123,10 @@ export async function run(ref: string, opts: AnalyticsOptions, ctx: Context): Pr
   }
   const data = await getCampaignAnalytics(api, id, range, ctx.signal);
   const span = range.dateFrom || range.dateTo ? ` (${range.dateFrom ?? '…'} to ${range.dateTo ?? '…'})` : '';
-  return printAnalytics(data, ctx, { title: `Campaign ${data.campaign?.name ?? id} (${data.campaign?.status ?? ''})${span}`, groups: metricGroups(data.metrics) });
+  return printAnalytics(data, ctx, {
+    title: `Campaign ${data.campaign?.name ?? id} (${data.campaign?.status ?? ''})${span}`,
+    groups: metricGroups(data.metrics),
+  });
 }
 
 /**
@@ -146,7 +151,16 @@ async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
     const [{ createLogUpdate }, { fitLine }] = await Promise.all([import('log-update'), import('../../ui/fit.js')]);
     const logUpdate = createLogUpdate(sizedView(ctx.io.stdout as NodeJS.WriteStream), { showCursor: false });
     // Each line of the screen cut to the terminal's width as it is now: log-update would wrap a longer one.
-    draw = Object.assign((text: string) => logUpdate(text.split('\n').map((l) => fitLine(l, columnsOf(ctx))).join('\n')), { done: () => logUpdate.done() });
+    draw = Object.assign(
+      (text: string) =>
+        logUpdate(
+          text
+            .split('\n')
+            .map((l) => fitLine(l, columnsOf(ctx)))
+            .join('\n'),
+        ),
+      { done: () => logUpdate.done() },
+    );
   } else {
     draw = Object.assign((text: string) => void ctx.io.stdout.write(`${text}\n`), { done: () => undefined });
   }
@@ -160,7 +174,9 @@ async function watch(id: string, seconds: number, ctx: Context): Promise<void> {
       if (plain) {
         // A line when a figure changed; "Last call at" is compared as the API gave it (its relative form changes at every poll).
         const key = JSON.stringify([r.activeCalls, r.queuedCalls, r.callsCompletedToday, r.currentCallRate, r.lastCallAt]);
-        const figures = realtimeGroups(r, ctx.present)[0]!.rows.map(([label, value]) => `${label} ${value}`).join(' · ');
+        const figures = realtimeGroups(r, ctx.present)[0]!
+          .rows.map(([label, value]) => `${label} ${value}`)
+          .join(' · ');
         const since = trend.perInterval.length ? ` · ${trend.perInterval.at(-1)} completed in the last ${seconds} s` : '';
         if (key !== lastFigures) draw(safeText(`${at.toISOString().slice(11, 19)} UTC  ${figures}${since}`));
         lastFigures = key;

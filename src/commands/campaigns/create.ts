@@ -68,7 +68,8 @@ export function buildBody(opts: CreateOptions, ctx: Context): CreateCampaignBody
 
   if (type === 'api') {
     if (direction !== 'outbound') throw new UsageError('an API campaign is outbound', 'drop --direction inbound, or drop --type api for an inbound campaign');
-    if (opts.contactList) throw new UsageError('an API campaign has no contact list', 'drop --contact-list: each call comes from `vap campaigns trigger --phone +1…`');
+    if (opts.contactList)
+      throw new UsageError('an API campaign has no contact list', 'drop --contact-list: each call comes from `vap campaigns trigger --phone +1…`');
     if (opts.phoneNumberId) throw new UsageError('--phone-number-id is for inbound campaigns only', 'drop --phone-number-id');
     return { ...body, type: 'api', direction: 'outbound' };
   }
@@ -83,7 +84,10 @@ export function buildBody(opts: CreateOptions, ctx: Context): CreateCampaignBody
   }
   if (opts.phoneNumberId) throw new UsageError('--phone-number-id is for inbound campaigns only', 'add --direction inbound, or drop --phone-number-id');
   if (!opts.contactList) {
-    throw new UsageError('an outbound campaign needs --contact-list <listId>', 'pass the list to call (see `vap contact-lists list`), or --type api for triggered calls');
+    throw new UsageError(
+      'an outbound campaign needs --contact-list <listId>',
+      'pass the list to call (see `vap contact-lists list`), or --type api for triggered calls',
+    );
   }
   body.direction = 'outbound';
   body.contactListId = opts.contactList;
@@ -95,5 +99,7 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const campaign = await createCampaign(api, body, ctx.signal);
   await ctx.out.item(campaign, { fields: CAMPAIGN_FIELDS });
-  await ctx.success(`Created ${campaign.type === 'api' ? 'API' : campaign.direction} campaign ${campaign.name} (${campaign.id}) as a draft; start it with \`vap campaigns start ${campaign.id}\``);
+  await ctx.success(
+    `Created ${campaign.type === 'api' ? 'API' : campaign.direction} campaign ${campaign.name} (${campaign.id}) as a draft; start it with \`vap campaigns start ${campaign.id}\``,
+  );
 }

@@ -51,17 +51,40 @@ export async function run(ref: string, opts: DeleteOptions, ctx: Context): Promi
   if (campaign.status === 'active') {
     if (opts.pause) {
       pauseFirst = true;
-      if (!yes && !(await confirmOrKeep(ctx, safe`Campaign ${campaign.name} (${id}) is active. Pause it and delete it? This cannot be undone.`, safe`nothing deleted: campaign ${campaign.name} (${id}) was kept (still active)`))) return;
+      if (
+        !yes &&
+        !(await confirmOrKeep(
+          ctx,
+          safe`Campaign ${campaign.name} (${id}) is active. Pause it and delete it? This cannot be undone.`,
+          safe`nothing deleted: campaign ${campaign.name} (${id}) was kept (still active)`,
+        ))
+      )
+        return;
     } else if (ctx.prompter.canPrompt && !yes) {
       ctx.info(safe`Campaign ${campaign.name} (${id}) is active: it must be paused before it is deleted.`);
-      if (!(await confirmOrKeep(ctx, 'Pause it now and delete it? This cannot be undone.', safe`nothing deleted: campaign ${campaign.name} (${id}) was kept (still active)`, '--pause --yes'))) return;
+      if (
+        !(await confirmOrKeep(
+          ctx,
+          'Pause it now and delete it? This cannot be undone.',
+          safe`nothing deleted: campaign ${campaign.name} (${id}) was kept (still active)`,
+          '--pause --yes',
+        ))
+      )
+        return;
       pauseFirst = true;
     } else {
       throw activeError(campaign);
     }
   } else if (!yes) {
     // Without a terminal this is a usage error naming --yes; nothing is deleted.
-    if (!(await confirmOrKeep(ctx, safe`Delete campaign ${campaign.name} (${id})? This cannot be undone.`, safe`nothing deleted: campaign ${campaign.name} (${id}) was kept`))) return;
+    if (
+      !(await confirmOrKeep(
+        ctx,
+        safe`Delete campaign ${campaign.name} (${id})? This cannot be undone.`,
+        safe`nothing deleted: campaign ${campaign.name} (${id}) was kept`,
+      ))
+    )
+      return;
   }
   if (pauseFirst) {
     await pauseCampaign(api, id, ctx.signal);
@@ -76,7 +99,15 @@ export async function run(ref: string, opts: DeleteOptions, ctx: Context): Promi
     throw err;
   }
   if (machine(ctx)) {
-    await ctx.out.item({ id, deleted: res?.deleted ?? true }, { fields: [{ header: 'id', value: (r) => r.id }, { header: 'deleted', value: (r) => r.deleted }] });
+    await ctx.out.item(
+      { id, deleted: res?.deleted ?? true },
+      {
+        fields: [
+          { header: 'id', value: (r) => r.id },
+          { header: 'deleted', value: (r) => r.deleted },
+        ],
+      },
+    );
   }
   await ctx.success(`Deleted campaign ${campaign.name} (${id})`);
 }

@@ -43,5 +43,8 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const filters: CampaignFilters = { status: opts.status, direction: opts.direction, search: opts.search, workspaceId: opts.workspace };
   const items = paginate((req) => listCampaignsPage(api, { ...req, ...filters }, ctx.signal), paginateOptions(opts, CAMPAIGNS_MAX_PAGE_SIZE));
   const filtered = Boolean(opts.status || opts.direction || opts.search || opts.workspace);
-  await ctx.out.list(rememberShown(ctx, 'campaign', items, (c) => [c.id]), { columns: CAMPAIGN_COLUMNS, empty: filtered ? 'No campaigns match.' : 'No campaigns yet. Create one with `vap campaigns create`.' });
+  await ctx.out.list(
+    rememberShown(ctx, 'campaign', items, (c) => [c.id]),
+    { columns: CAMPAIGN_COLUMNS, empty: filtered ? 'No campaigns match.' : 'No campaigns yet. Create one with `vap campaigns create`.' },
+  );
 }

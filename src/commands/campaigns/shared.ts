@@ -8,16 +8,19 @@ import { withPolicy } from '../../ui/columns.js';
 import type { Column } from '../../ui/format.js';
 import { count, duration, shown, time } from '../../ui/values.js';
 
-export const CAMPAIGN_COLUMNS: Column<Campaign>[] = withPolicy<Campaign>([
-  { header: 'id', value: (c) => c.id },
-  { header: 'name', value: (c) => c.name },
-  { header: 'status', value: (c) => c.status },
-  { header: 'direction', value: (c) => c.direction },
-  { header: 'type', value: (c) => c.type },
-  { header: 'contacts', value: (c) => count(c.totalContacts) },
-  { header: 'pending', value: (c) => count(c.pendingContacts) },
-  { header: 'created', value: (c) => time(c.createdAt) },
-], { keep: ['id', 'name', 'status'], dropFirst: ['type', 'direction', 'created'] });
+export const CAMPAIGN_COLUMNS: Column<Campaign>[] = withPolicy<Campaign>(
+  [
+    { header: 'id', value: (c) => c.id },
+    { header: 'name', value: (c) => c.name },
+    { header: 'status', value: (c) => c.status },
+    { header: 'direction', value: (c) => c.direction },
+    { header: 'type', value: (c) => c.type },
+    { header: 'contacts', value: (c) => count(c.totalContacts) },
+    { header: 'pending', value: (c) => count(c.pendingContacts) },
+    { header: 'created', value: (c) => time(c.createdAt) },
+  ],
+  { keep: ['id', 'name', 'status'], dropFirst: ['type', 'direction', 'created'] },
+);
 
 export const CAMPAIGN_FIELDS: Column<Campaign>[] = [
   { header: 'id', value: (c) => c.id },
@@ -38,36 +41,45 @@ export const CAMPAIGN_FIELDS: Column<Campaign>[] = [
   { header: 'completed', value: (c) => time(c.completedAt) },
 ];
 
-export const CONTACT_COLUMNS: Column<CampaignContact>[] = withPolicy<CampaignContact>([
-  { header: 'contact', value: (c) => c.contactId },
-  { header: 'name', value: (c) => c.name },
-  { header: 'phone', value: (c) => c.phoneNumber },
-  { header: 'status', value: (c) => c.status },
-  { header: 'added', value: (c) => time(c.addedAt) },
-  { header: 'last call', value: (c) => c.lastCallId },
-], { keep: ['contact', 'name', 'status'], dropFirst: ['added', 'phone'] });
+export const CONTACT_COLUMNS: Column<CampaignContact>[] = withPolicy<CampaignContact>(
+  [
+    { header: 'contact', value: (c) => c.contactId },
+    { header: 'name', value: (c) => c.name },
+    { header: 'phone', value: (c) => c.phoneNumber },
+    { header: 'status', value: (c) => c.status },
+    { header: 'added', value: (c) => time(c.addedAt) },
+    { header: 'last call', value: (c) => c.lastCallId },
+  ],
+  { keep: ['contact', 'name', 'status'], dropFirst: ['added', 'phone'] },
+);
 
-export const CALL_COLUMNS: Column<CampaignCall>[] = withPolicy<CampaignCall>([
-  { header: 'id', value: (c) => c.id },
-  { header: 'status', value: (c) => c.status },
-  { header: 'phone', value: (c) => c.phoneNumber },
-  { header: 'name', value: (c) => c.calleeName },
-  // A call still going has no duration yet: `—` on a terminal (as in `calls list`), its 0 piped.
-  { header: 'duration', value: (c) => (c.endedAt || c.duration ? duration(c.duration) : shown(String(c.duration ?? ''), '—')) },
-  { header: 'priority', value: (c) => c.priority },
-  { header: 'scheduled', value: (c) => time(c.scheduledFor) },
-  { header: 'created', value: (c) => time(c.createdAt) },
-], { keep: ['id', 'status', 'name'], dropFirst: ['created', 'scheduled', 'priority'] });
+export const CALL_COLUMNS: Column<CampaignCall>[] = withPolicy<CampaignCall>(
+  [
+    { header: 'id', value: (c) => c.id },
+    { header: 'status', value: (c) => c.status },
+    { header: 'phone', value: (c) => c.phoneNumber },
+    { header: 'name', value: (c) => c.calleeName },
+    // A call still going has no duration yet: `—` on a terminal (as in `calls list`), its 0 piped.
+    { header: 'duration', value: (c) => (c.endedAt || c.duration ? duration(c.duration) : shown(String(c.duration ?? ''), '—')) },
+    { header: 'priority', value: (c) => c.priority },
+    { header: 'scheduled', value: (c) => time(c.scheduledFor) },
+    { header: 'created', value: (c) => time(c.createdAt) },
+  ],
+  { keep: ['id', 'status', 'name'], dropFirst: ['created', 'scheduled', 'priority'] },
+);
 
 /** Runs as rows; a run still open reads "(running)" in a table, and an empty field in TSV. */
 export function runColumns(human: boolean): Column<Run>[] {
-  return withPolicy<Run>([
-    { header: 'id', value: (r) => r.id },
-    { header: 'started', value: (r) => time(r.startedAt) },
-    { header: 'ended', value: (r) => (r.endedAt ? time(r.endedAt) : human ? '(running)' : null) },
-    { header: 'calls', value: (r) => count(r.totalCalls) },
-    { header: 'completed', value: (r) => count(r.completedCalls) },
-  ], { keep: ['id', 'started', 'calls', 'completed'] });
+  return withPolicy<Run>(
+    [
+      { header: 'id', value: (r) => r.id },
+      { header: 'started', value: (r) => time(r.startedAt) },
+      { header: 'ended', value: (r) => (r.endedAt ? time(r.endedAt) : human ? '(running)' : null) },
+      { header: 'calls', value: (r) => count(r.totalCalls) },
+      { header: 'completed', value: (r) => count(r.completedCalls) },
+    ],
+    { keep: ['id', 'started', 'calls', 'completed'] },
+  );
 }
 
 /** The agent from --agent or $VAP_AGENT. */
@@ -111,7 +123,8 @@ export function isoDay(flag: string) {
 export function intRange(flag: string, min: number, max: number) {
   return (v: string): number => {
     const n = Number(v);
-    if (!/^\d+$/.test(v.trim()) || !Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max} (got "${v}").`);
+    if (!/^\d+$/.test(v.trim()) || !Number.isInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max} (got "${v}").`);
     return n;
   };
 }
@@ -162,9 +175,24 @@ export function machine(ctx: Context): boolean {
  */
 export function campaignRefusal(err: unknown, id: string): unknown {
   if (err instanceof UnprocessableEntityError) {
-    if (err.code === 'api_campaign') return new CliError(`campaign ${id} is an API campaign: it has no contacts and queues no calls`, undefined, `place each call with \`vap campaigns trigger ${id} --phone +1…\``);
-    if (err.code === 'not_api_campaign') return new CliError(`campaign ${id} is not an API campaign (type api)`, undefined, `queue its calls with \`vap campaigns calls queue ${id} --contacts ct_…\` or --all-pending`);
-    if (err.code === 'contacts_not_in_campaign') return new CliError(`${err.message.replace(/ \(add them with [^)]*\)/, '')}`, undefined, `add them first with \`vap campaigns contacts add ${id} --contacts …\``);
+    if (err.code === 'api_campaign')
+      return new CliError(
+        `campaign ${id} is an API campaign: it has no contacts and queues no calls`,
+        undefined,
+        `place each call with \`vap campaigns trigger ${id} --phone +1…\``,
+      );
+    if (err.code === 'not_api_campaign')
+      return new CliError(
+        `campaign ${id} is not an API campaign (type api)`,
+        undefined,
+        `queue its calls with \`vap campaigns calls queue ${id} --contacts ct_…\` or --all-pending`,
+      );
+    if (err.code === 'contacts_not_in_campaign')
+      return new CliError(
+        `${err.message.replace(/ \(add them with [^)]*\)/, '')}`,
+        undefined,
+        `add them first with \`vap campaigns contacts add ${id} --contacts …\``,
+      );
   }
   if (err instanceof ConflictError && err.code === 'campaign_not_active') {
     return new CliError(`campaign ${id} is not active`, undefined, `start it with \`vap campaigns start ${id}\`, then trigger the call`);

@@ -16,7 +16,11 @@ Examples:
     )
     .action(
       action(makeContext, async (args, _opts, ctx) => {
-        const [{ completionTree }, { completionScript }, { listTopics }] = await Promise.all([import('../../completion/tree.js'), import('../../completion/scripts.js'), import('../../help/topics.js')]);
+        const [{ completionTree }, { completionScript }, { listTopics }] = await Promise.all([
+          import('../../completion/tree.js'),
+          import('../../completion/scripts.js'),
+          import('../../help/topics.js'),
+        ]);
         if (!host) throw new Error('vap completion is registered without the program that holds the command tree');
         const full = await host.fullTree();
         ctx.io.stdout.write(completionScript(args[0] as Shell, completionTree(full, listTopics())));

@@ -11,10 +11,13 @@ export function getCommand(makeContext: ContextFactory): Command {
   return new Command('get')
     .description('Print one setting of the active profile')
     .argument('<key>', `one of: ${Object.keys(CONFIG_KEYS).join(', ')}`)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ vap config get base_url
-  $ vap config get base_url --profile staging`)
+  $ vap config get base_url --profile staging`,
+    )
     .action(action(makeContext, (args, _opts, ctx) => run(args[0]!, ctx)));
 }
 

@@ -9,10 +9,13 @@ export function listCommand(makeContext: ContextFactory): Command {
   return new Command('list')
     .alias('ls')
     .description('Show the settings in effect, and where each comes from')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ vap config list
-  $ vap config list --profile staging --json`)
+  $ vap config list --profile staging --json`,
+    )
     .action(action(makeContext, (_args, _opts, ctx) => run(ctx)));
 }
 

@@ -58,14 +58,18 @@ export async function run(opts: CreateOptions & GlobalOptions, ctx: Context): Pr
   if (!name) throw new UsageError('--name is empty', 'give the list a name');
   const overrides = input.parseFieldSpecs(opts.field);
 
-  if (opts.encoding !== undefined && !opts.fromCsv) throw new UsageError('--encoding goes with --from-csv', 'it says how to read the CSV file the schema is inferred from');
+  if (opts.encoding !== undefined && !opts.fromCsv)
+    throw new UsageError('--encoding goes with --from-csv', 'it says how to read the CSV file the schema is inferred from');
   let base: FieldInput[] = [];
   let stats: ColumnStats[] | undefined;
   // The inferred schema is shown unless -q, and always when it is about to be confirmed.
   const showInferred = !opts.quiet || (!opts.dryRun && !opts.yes);
   if (opts.schemaFile) base = await input.readSchemaFile(opts.schemaFile);
   if (opts.fromCsv) {
-    const [{ readCsvSample, inferSchema }, { parseEncoding }] = await Promise.all([import('../../contacts/schema-infer.js'), import('../../contacts/encoding.js')]);
+    const [{ readCsvSample, inferSchema }, { parseEncoding }] = await Promise.all([
+      import('../../contacts/schema-infer.js'),
+      import('../../contacts/encoding.js'),
+    ]);
     const sample = await readCsvSample(opts.fromCsv, opts.sample ?? 100, '--from-csv', opts.encoding !== undefined ? parseEncoding(opts.encoding) : 'utf-8');
     const inferred = inferSchema(sample.header, sample.rows, { truncated: sample.truncated, source: `--from-csv "${opts.fromCsv}"` });
     base = inferred.fields;
@@ -97,7 +101,10 @@ export async function run(opts: CreateOptions & GlobalOptions, ctx: Context): Pr
 
   if (stats && !opts.yes) {
     if (!ctx.prompter.canPrompt) {
-      throw new UsageError('the schema inferred from --from-csv needs confirmation and there is no terminal to ask on', 'check it with --dry-run, then pass --yes');
+      throw new UsageError(
+        'the schema inferred from --from-csv needs confirmation and there is no terminal to ask on',
+        'check it with --dry-run, then pass --yes',
+      );
     }
     const ok = await ctx.prompter.confirm(`Create contact list "${name}" with this schema?`, { flag: '--yes', default: true });
     if (!ok) return ctx.info(safe`nothing created: contact list "${name}" was not made`);

@@ -34,7 +34,11 @@ export function updateSchemaCommand(makeContext: ContextFactory): Command {
   return new Command('update-schema')
     .description('Add fields to a contact list schema or change existing ones')
     .argument('<listId>', 'contact list id')
-    .option('--field <name:type[:required|optional]>', 'a field to add or change (repeatable); without :required or :optional an existing field keeps its flag', collect)
+    .option(
+      '--field <name:type[:required|optional]>',
+      'a field to add or change (repeatable); without :required or :optional an existing field keeps its flag',
+      collect,
+    )
     .option('--schema-file <file>', 'JSON: {"fields": [...]} or a bare array; fields to add or change')
     .option('--sample <n>', 'existing contacts to check against a risky change', positiveInt('--sample'), 500)
     .option('--dry-run', 'show the changes and their effect on existing contacts, and send nothing')
@@ -101,7 +105,9 @@ export async function run(id: string, opts: UpdateSchemaOptions & GlobalOptions,
   const needsConfirmation = risky.length > 0 && list.contactCount > 0;
   if (!opts.quiet || (needsConfirmation && !opts.yes && !opts.dryRun)) {
     // The list's name and field names are data: each line shown safe.
-    ctx.io.stderr.write(`${[`Changes to the schema of ${list.id} ("${list.name}"):`, ...changes.map((c) => `  ${describeChange(c)}`)].map(safeText).join('\n')}\n`);
+    ctx.io.stderr.write(
+      `${[`Changes to the schema of ${list.id} ("${list.name}"):`, ...changes.map((c) => `  ${describeChange(c)}`)].map(safeText).join('\n')}\n`,
+    );
   }
 
   if (needsConfirmation) {
@@ -117,7 +123,10 @@ export async function run(id: string, opts: UpdateSchemaOptions & GlobalOptions,
 
   if (needsConfirmation && !opts.yes) {
     if (!ctx.prompter.canPrompt) {
-      throw new UsageError('this schema change can make existing contacts fail validation, and there is no terminal to confirm on', 'pass --yes to apply it anyway');
+      throw new UsageError(
+        'this schema change can make existing contacts fail validation, and there is no terminal to confirm on',
+        'pass --yes to apply it anyway',
+      );
     }
     const ok = await ctx.prompter.confirm(`Apply ${changes.length === 1 ? 'this change' : 'these changes'} to ${list.id}?`, { flag: '--yes', default: false });
     if (!ok) return ctx.info('nothing changed: the schema was not updated');
@@ -157,7 +166,10 @@ async function sampleImpact(list: ContactList, risky: FieldChange[], sampleSize:
       : `this change can make existing contacts fail validation (a type change or a newly required field); none of ${of} contacts checked would fail`;
   const lines = risky.map((c) => {
     const n = perField.get(c.field.name) ?? 0;
-    const why = c.kind === 'add' ? 'new required field' : [c.typeChanged ? `${c.before!.type} → ${c.field.type}` : '', c.becomesRequired ? 'now required' : ''].filter(Boolean).join(', ');
+    const why =
+      c.kind === 'add'
+        ? 'new required field'
+        : [c.typeChanged ? `${c.before!.type} → ${c.field.type}` : '', c.becomesRequired ? 'now required' : ''].filter(Boolean).join(', ');
     return `${c.field.name} (${why}): ${n} would fail`;
   });
   return { headline, lines };

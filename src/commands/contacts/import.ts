@@ -14,11 +14,13 @@ export type { ImportOptions };
 /** The server's limit on contacts per request (the emulator's; the spec does not state one). */
 export const MAX_BATCH_SIZE = 10_000;
 
-const intIn = (flag: string, min: number, max: number) => (v: string): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}.`);
-  return n;
-};
+const intIn =
+  (flag: string, min: number, max: number) =>
+  (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}.`);
+    return n;
+  };
 
 export function importCommand(makeContext: ContextFactory): Command {
   return new Command('import')
@@ -27,15 +29,28 @@ export function importCommand(makeContext: ContextFactory): Command {
     .argument('[file]', 'a .csv or .json file (a JSON array of objects)')
     .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'json']))
     .option('--delimiter <char>', 'CSV field delimiter, e.g. ";" or "\\t" (default ",")')
-    .option('--encoding <name>', "the file's text encoding when it is not UTF-8, e.g. latin1, windows-1252, utf-16le (any encoding Node's TextDecoder reads); without it a file that is not valid UTF-8 is refused, naming the first bad byte")
-    .option('--map <column=field>', 'read this column into this schema field (repeatable; an empty field ignores the column); columns are otherwise matched to fields by name', collect)
+    .option(
+      '--encoding <name>',
+      "the file's text encoding when it is not UTF-8, e.g. latin1, windows-1252, utf-16le (any encoding Node's TextDecoder reads); without it a file that is not valid UTF-8 is refused, naming the first bad byte",
+    )
+    .option(
+      '--map <column=field>',
+      'read this column into this schema field (repeatable; an empty field ignores the column); columns are otherwise matched to fields by name',
+      collect,
+    )
     .option('--default-country <CC>', 'ISO country for national phone numbers: with US, (415) 555-0100 becomes +14155550100')
     .option('--dry-run', 'check the file against the schema and report; send nothing')
-    .option('--errors-file <path>', 'where to write rejected rows as CSV (default: beside the input, leads.csv → leads.errors.csv, with --dry-run leads.dry-run.errors.csv, or in vap\'s state folder when the input\'s folder is read-only; only when rows are rejected)')
+    .option(
+      '--errors-file <path>',
+      "where to write rejected rows as CSV (default: beside the input, leads.csv → leads.errors.csv, with --dry-run leads.dry-run.errors.csv, or in vap's state folder when the input's folder is read-only; only when rows are rejected)",
+    )
     .option('--batch-size <n>', `contacts per import job (1 to ${MAX_BATCH_SIZE})`, intIn('--batch-size', 1, MAX_BATCH_SIZE), 1000)
     .option('--concurrency <n>', 'import jobs that may be unfinished at once (1 to 32)', intIn('--concurrency', 1, 32), 4)
     .option('--resume', 'continue an interrupted import of this file from its state file; nothing is imported twice')
-    .option('--state-file <path>', 'where to keep the resume state (default: in vap\'s state directory, ~/.local/state/vap/imports on Linux or $VAP_STATE_DIR, one file per server, organization, list and file content)')
+    .option(
+      '--state-file <path>',
+      "where to keep the resume state (default: in vap's state directory, ~/.local/state/vap/imports on Linux or $VAP_STATE_DIR, one file per server, organization, list and file content)",
+    )
     .option('--force', 'start over although the state file shows this file was already (partly) imported into this list')
     .option('--allow-invalid', 'exit 0 even when some rows were rejected')
     .option('--no-progress', 'no progress bar (it is only drawn when stderr is a terminal anyway)')

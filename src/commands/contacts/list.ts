@@ -41,13 +41,21 @@ export async function run(listId: string, opts: ListOptions, ctx: Context): Prom
   const list = await getContactList(api, listId, ctx.signal);
   const names = (list.schema?.fields ?? []).map((f) => f.name).filter((n) => n !== 'id');
   // A narrow terminal keeps the id and the schema's first field (a name, as a rule).
-  const columns: Column<Contact>[] = withPolicy<Contact>([{ header: 'id', value: (c) => c.id }, ...names.map((n) => ({ header: n, value: (c: Contact) => c[n] }))], { keep: ['id', ...names.slice(0, 1)] });
-  const raw = paginate((req) => listContactsPage(api, list.id, { ...req, search: opts.search }, ctx.signal), paginateOptions(opts, CONTACTS_MAX_PAGE_SIZE, DEFAULT_LIMIT));
+  const columns: Column<Contact>[] = withPolicy<Contact>(
+    [{ header: 'id', value: (c) => c.id }, ...names.map((n) => ({ header: n, value: (c: Contact) => c[n] }))],
+    { keep: ['id', ...names.slice(0, 1)] },
+  );
+  const raw = paginate(
+    (req) => listContactsPage(api, list.id, { ...req, search: opts.search }, ctx.signal),
+    paginateOptions(opts, CONTACTS_MAX_PAGE_SIZE, DEFAULT_LIMIT),
+  );
   // NDJSON carries the same columns as the table and TSV; JSON (and --query) the raw objects.
   const items = ctx.out.format === 'ndjson' && !ctx.globals.query ? project(raw, ['id', ...names]) : raw;
   await ctx.out.list(items, {
     columns,
-    empty: opts.search ? `No contacts in ${list.id} match "${opts.search}".` : `No contacts in ${list.id} yet. Import some with \`vap contacts import ${list.id} contacts.csv\`.`,
+    empty: opts.search
+      ? `No contacts in ${list.id} match "${opts.search}".`
+      : `No contacts in ${list.id} yet. Import some with \`vap contacts import ${list.id} contacts.csv\`.`,
   });
 }
 

@@ -18,7 +18,8 @@ const DEFAULT_BATCH_SIZE = 1000;
 /** `\t`, `tab` and a literal tab all mean a tab; otherwise the text itself. */
 export function parseDelimiter(v: string): string {
   if (v === '\\t' || v.toLowerCase() === 'tab') return '\t';
-  if (v === '' || /["\r\n]/.test(v)) throw new UsageError(`invalid --delimiter ${JSON.stringify(v)}`, 'use one character such as ";" or "\\t" (not a quote or a line break)');
+  if (v === '' || /["\r\n]/.test(v))
+    throw new UsageError(`invalid --delimiter ${JSON.stringify(v)}`, 'use one character such as ";" or "\\t" (not a quote or a line break)');
   return v;
 }
 
@@ -47,14 +48,20 @@ async function checkCountry(code: string | undefined): Promise<string | undefine
   // The library's own list (what its isSupportedCountry reads), without loading the library here.
   const { default: metadata } = await import('libphonenumber-js/min/metadata');
   if (!/^[A-Z]{2}$/.test(cc) || !Object.hasOwn(metadata.countries, cc)) {
-    throw new UsageError(`--default-country ${JSON.stringify(code)} is not a country code phone numbers are known for`, 'use an ISO 3166 two-letter code such as US, GB or FR');
+    throw new UsageError(
+      `--default-country ${JSON.stringify(code)} is not a country code phone numbers are known for`,
+      'use an ISO 3166 two-letter code such as US, GB or FR',
+    );
   }
   return cc;
 }
 
 export async function runImportCommand(listId: string, file: string | undefined, opts: ImportOptions & GlobalOptions, ctx: Context): Promise<void> {
   if (opts.fileUrl !== undefined) return runUrlImport(listId, file, opts, ctx);
-  for (const [flag, set] of [['--file-format', opts.fileFormat !== undefined], ['--wait', opts.wait]] as const) {
+  for (const [flag, set] of [
+    ['--file-format', opts.fileFormat !== undefined],
+    ['--wait', opts.wait],
+  ] as const) {
     if (set) throw new UsageError(`${flag} goes with --file-url`, 'a local file is always followed until its jobs end');
   }
   if (!file) throw new UsageError('missing the file to import', 'pass a .csv or .json file, or --file-url URL --file-format csv|json');
@@ -64,7 +71,8 @@ export async function runImportCommand(listId: string, file: string | undefined,
   if (format === 'json' && opts.delimiter !== undefined) throw new UsageError('--delimiter is for CSV files');
   const delimiter = opts.delimiter !== undefined ? parseDelimiter(opts.delimiter) : (byExt?.delimiter ?? ',');
   if (opts.resume && opts.force) throw new UsageError('--resume and --force contradict each other', '--resume continues the import; --force starts it over');
-  if (opts.dryRun && (opts.resume || opts.force)) throw new UsageError(`--dry-run sends nothing, so ${opts.resume ? '--resume' : '--force'} has no meaning with it`);
+  if (opts.dryRun && (opts.resume || opts.force))
+    throw new UsageError(`--dry-run sends nothing, so ${opts.resume ? '--resume' : '--force'} has no meaning with it`);
   const req: ImportRequest = {
     listId,
     file,
@@ -157,7 +165,8 @@ async function runUrlImport(listId: string, file: string | undefined, opts: Impo
     }
   } catch (err) {
     spinner.stop();
-    if (ctx.signal.aborted) throw new InterruptedError(`stopped waiting; import job ${accepted.jobId} goes on (cancel it with \`vap import-jobs cancel ${accepted.jobId}\`)`);
+    if (ctx.signal.aborted)
+      throw new InterruptedError(`stopped waiting; import job ${accepted.jobId} goes on (cancel it with \`vap import-jobs cancel ${accepted.jobId}\`)`);
     throw err;
   }
   spinner.stop();
@@ -167,13 +176,14 @@ async function runUrlImport(listId: string, file: string | undefined, opts: Impo
   if (ctx.out.format === 'json' || ctx.out.format === 'ndjson' || ctx.globals.query) await ctx.out.data(job);
   else {
     const p = job.progress;
-    ctx.io.stdout.write(safeLines(
-      `Import job ${job.id} ${job.status}: ${formatCount(p.total)} rows, ${formatCount(p.successful)} imported, ${formatCount(p.failed)} rejected${
-        typeof (job as { message?: unknown }).message === 'string' && job.status === 'failed' ? ` (${(job as { message?: string }).message})` : ''
-      }\n`,
-    ));
+    ctx.io.stdout.write(
+      safeLines(
+        `Import job ${job.id} ${job.status}: ${formatCount(p.total)} rows, ${formatCount(p.successful)} imported, ${formatCount(p.failed)} rejected${
+          typeof (job as { message?: unknown }).message === 'string' && job.status === 'failed' ? ` (${(job as { message?: string }).message})` : ''
+        }\n`,
+      ),
+    );
   }
   if (job.status !== 'completed') throw new CliError(`import job ${job.id} ${job.status}`);
   if (job.progress.failed > 0 && !opts.allowInvalid) throw new SilentExit(ExitCode.FAILURE);
 }
-

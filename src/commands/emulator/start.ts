@@ -68,7 +68,8 @@ Examples:
 }
 
 export async function run(opts: StartOptions, ctx: Context): Promise<void> {
-  if (opts.repair && opts.dataDir === undefined) throw new UsageError('--repair needs --data-dir', 'name the data directory to repair: --data-dir <dir> --repair');
+  if (opts.repair && opts.dataDir === undefined)
+    throw new UsageError('--repair needs --data-dir', 'name the data directory to repair: --data-dir <dir> --repair');
   const { startEmulator, StateFileError } = await import('../../emulator/server.js');
   // Undocumented tuning for tests: compact the journal once it holds this many bytes.
   const compact = ctx.env.VAP_EMULATOR_COMPACT_BYTES;

@@ -53,5 +53,7 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
     ...(noise ? { noise } : {}),
   });
   await ctx.out.item(created, { fields: SUITE_FIELDS });
-  await ctx.success(`Created suite ${created.name} (${created.id}), ${created.status}; add scenarios with \`vap evals scenarios add ${created.id} --agent ${agentId}\``);
+  await ctx.success(
+    `Created suite ${created.name} (${created.id}), ${created.status}; add scenarios with \`vap evals scenarios add ${created.id} --agent ${agentId}\``,
+  );
 }

@@ -34,14 +34,25 @@ export async function run(arg: string | undefined, opts: DeleteOptions, ctx: Con
   const evalId = resolveEvalId(arg, opts);
   if (!ctx.globals.yes) {
     // The prompt names the suite (read first); without a terminal it is a usage error naming --yes, and nothing is sent.
-    const label = ctx.prompter.canPrompt ? safe`eval suite ${(await getSuite(await ctx.api(), agentId, evalId, ctx.signal)).name} (${evalId})` : `eval suite ${evalId}`;
-    if (!(await confirmOrKeep(ctx, `Delete ${label} with its scenarios, runs and results? This cannot be undone.`, `nothing deleted: ${label} was kept`))) return;
+    const label = ctx.prompter.canPrompt
+      ? safe`eval suite ${(await getSuite(await ctx.api(), agentId, evalId, ctx.signal)).name} (${evalId})`
+      : `eval suite ${evalId}`;
+    if (!(await confirmOrKeep(ctx, `Delete ${label} with its scenarios, runs and results? This cannot be undone.`, `nothing deleted: ${label} was kept`)))
+      return;
   }
   const api = await ctx.api();
   const res = await deleteSuite(api, agentId, evalId);
   const g = ctx.globals;
   if (g.json || g.output || g.query || g.quiet) {
-    await ctx.out.item({ id: evalId, deleted: res?.deleted ?? true }, { fields: [{ header: 'id', value: (r) => r.id }, { header: 'deleted', value: (r) => r.deleted }] });
+    await ctx.out.item(
+      { id: evalId, deleted: res?.deleted ?? true },
+      {
+        fields: [
+          { header: 'id', value: (r) => r.id },
+          { header: 'deleted', value: (r) => r.deleted },
+        ],
+      },
+    );
   }
   await ctx.success(`Deleted eval suite ${evalId}`);
 }

@@ -13,7 +13,15 @@ export function importCommand(makeContext: ContextFactory): Command {
     .addOption(new Option('--eval <evalId>', 'the eval suite to import into (asked, or created, on a terminal)'))
     .addOption(new Option('--import <importId>', 'resume this import (triage what is left, then scenarios)'))
     .option('--resume', "resume the suite's newest import that was not triaged to the end")
-    .addOption(completes(new Option('--source-type <type>', 'where the calls come from: outbound, inbound, call-center (or the API names campaign, call_center)'), ['outbound', 'inbound', 'call-center', 'campaign', 'call_center']))
+    .addOption(
+      completes(new Option('--source-type <type>', 'where the calls come from: outbound, inbound, call-center (or the API names campaign, call_center)'), [
+        'outbound',
+        'inbound',
+        'call-center',
+        'campaign',
+        'call_center',
+      ]),
+    )
     .addOption(new Option('--source <sourceId>', 'the campaign or call center (see `vap evals imports sources`)'))
     .option('--from <date>', 'candidate calls started on or after this date (YYYY-MM-DD or ISO timestamp)')
     .option('--to <date>', 'candidate calls started on or before this date (a date includes the whole day)')

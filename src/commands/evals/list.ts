@@ -49,5 +49,8 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const agentId = resolveAgent(opts, ctx);
   const api = await ctx.api();
   const suites = await listSuites(api, agentId, ctx.signal);
-  await ctx.out.list(suites, { columns: SUITE_COLUMNS, empty: `No eval suites for agent ${agentId} yet. Create one with \`vap evals create --agent ${agentId} --name <name>\`.` });
+  await ctx.out.list(suites, {
+    columns: SUITE_COLUMNS,
+    empty: `No eval suites for agent ${agentId} yet. Create one with \`vap evals create --agent ${agentId} --name <name>\`.`,
+  });
 }

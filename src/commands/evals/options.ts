@@ -28,7 +28,10 @@ export function resolveRunIds(args: (string | undefined)[], opts: { eval?: strin
   if (given.length === 2) {
     const [evalId, runId] = given as [string, string];
     if (opts.eval && opts.eval !== evalId) {
-      throw new UsageError(`--eval ${opts.eval} disagrees with the suite argument ${evalId}`, 'give the suite once: `<evalId> <runId>` or `<runId> --eval <evalId>`');
+      throw new UsageError(
+        `--eval ${opts.eval} disagrees with the suite argument ${evalId}`,
+        'give the suite once: `<evalId> <runId>` or `<runId> --eval <evalId>`',
+      );
     }
     return { evalId, runId };
   }

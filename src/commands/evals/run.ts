@@ -47,9 +47,17 @@ export async function run(evalId: string, opts: WaitOptions & { agent?: string }
   if (!opts.wait) {
     // Without --wait nothing is gated or reported: a CI job would pass without its gate.
     const needWait = gateFlagsGiven(opts).filter((f) => f !== '--min-effect' && f !== '--alpha');
-    if (needWait.length) throw new UsageError(`${needWait.join(', ')} ${needWait.length === 1 ? 'needs' : 'need'} --wait (without it the run is only started, nothing is gated or written)`, 'add --wait, or gate later with `vap evals runs get <runId> --eval <evalId> --wait ...`');
+    if (needWait.length)
+      throw new UsageError(
+        `${needWait.join(', ')} ${needWait.length === 1 ? 'needs' : 'need'} --wait (without it the run is only started, nothing is gated or written)`,
+        'add --wait, or gate later with `vap evals runs get <runId> --eval <evalId> --wait ...`',
+      );
   }
-  const end = await startAndGate({ api: () => ctx.api(), signal: ctx.signal, env: ctx.env, reporter: cliReporter(ctx, { quietIds: true }) }, { agentId, evalId }, opts);
+  const end = await startAndGate(
+    { api: () => ctx.api(), signal: ctx.signal, env: ctx.env, reporter: cliReporter(ctx, { quietIds: true }) },
+    { agentId, evalId },
+    opts,
+  );
   await renderRunEnd(ctx, end, { started: (r) => printStarted(r, ctx) }, { idPrinted: Boolean(ctx.globals.quiet) });
 }
 

@@ -7,11 +7,15 @@ const CRITERION_KEY = /^[a-z][a-z0-9_]{0,39}$/;
 
 /** `--noise type:level`, checked here so that nothing is sent when it is wrong. */
 export function parseNoise(value: string): Noise {
-  const [type = '', level = '', ...rest] = value.trim().split(':').map((s) => s.trim());
+  const [type = '', level = '', ...rest] = value
+    .trim()
+    .split(':')
+    .map((s) => s.trim());
   const fix = `use --noise <type>:<level> with a type of ${NOISE_TYPES.join(', ')} and a level of ${NOISE_LEVELS.join(', ')} (e.g. --noise cafe:medium)`;
   if (rest.length > 0 || !type || !level) throw new UsageError(`--noise "${value}" is not of the form type:level`, fix);
   if (!(NOISE_TYPES as readonly string[]).includes(type)) throw new UsageError(`--noise: unknown noise type "${type}"`, `use one of ${NOISE_TYPES.join(', ')}`);
-  if (!(NOISE_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--noise: unknown noise level "${level}"`, `use one of ${NOISE_LEVELS.join(', ')}`);
+  if (!(NOISE_LEVELS as readonly string[]).includes(level))
+    throw new UsageError(`--noise: unknown noise level "${level}"`, `use one of ${NOISE_LEVELS.join(', ')}`);
   return { type, level };
 }
 

@@ -62,7 +62,8 @@ Examples:
 export async function run(arg: string | undefined, opts: UpdateOptions, ctx: Context): Promise<void> {
   const agentId = resolveAgent(opts, ctx);
   const evalId = resolveEvalId(arg, opts);
-  if (opts.noiseConflict) throw new UsageError('--noise and --no-noise contradict each other', 'pass --noise type:level to set the noise, or --no-noise to switch it off');
+  if (opts.noiseConflict)
+    throw new UsageError('--noise and --no-noise contradict each other', 'pass --noise type:level to set the noise, or --no-noise to switch it off');
   const change: SuiteChange = {};
   if (opts.status !== undefined) {
     const status = opts.status.trim();

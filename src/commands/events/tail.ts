@@ -20,7 +20,14 @@ export interface TailOptions {
 export function tailCommand(makeContext: ContextFactory): Command {
   return new Command('tail')
     .description("Follow the organization's events live (every type that is not stream-only)")
-    .addOption(completes(new Option('--types <a,b>', 'only these event types (checked against the catalog: `vap events types`)').argParser((v: string, prev?: string[]) => parseTypeList(v, prev)), EVENT_TYPE_NAMES))
+    .addOption(
+      completes(
+        new Option('--types <a,b>', 'only these event types (checked against the catalog: `vap events types`)').argParser((v: string, prev?: string[]) =>
+          parseTypeList(v, prev),
+        ),
+        EVENT_TYPE_NAMES,
+      ),
+    )
     .option('--last-event-id <id>', 'resume after this event: the missed events are replayed first', parseLastEventId)
     .addOption(completes(new Option('--exit-on <type>', 'stop (exit 0) after the first event of this type'), EVENT_TYPE_NAMES))
     .option('--timeout <duration>', 'stop with exit 124 after this long (30s, 10m, 1h)', durationOption('--timeout', { min: 1 }))
@@ -56,7 +63,14 @@ Examples:
 export async function run(opts: TailOptions & GlobalOptions, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const types = opts.types?.length ? [...opts.types] : undefined;
-  await checkTypes(api, [{ flag: '--types', types: types ?? [] }, { flag: '--exit-on', types: opts.exitOn ? [opts.exitOn] : [] }], { stream: 'organization', signal: ctx.signal });
+  await checkTypes(
+    api,
+    [
+      { flag: '--types', types: types ?? [] },
+      { flag: '--exit-on', types: opts.exitOn ? [opts.exitOn] : [] },
+    ],
+    { stream: 'organization', signal: ctx.signal },
+  );
   // An --exit-on type outside --types would never arrive: it is asked for too.
   if (types && opts.exitOn && !types.includes(opts.exitOn)) types.push(opts.exitOn);
   const print = await createPrinter(ctx, 'organization', undefined, { wide: opts.wide });
@@ -71,6 +85,15 @@ export async function run(opts: TailOptions & GlobalOptions, ctx: Context): Prom
     handle: print,
     flush: print.flush,
     resumeCommand: (lastId) =>
-      commandLine(['vap', ...globalFlags(opts), 'events', 'tail', ...(opts.types?.length ? ['--types', opts.types.join(',')] : []), ...(opts.wide ? ['--wide'] : []), '--last-event-id', lastId]),
+      commandLine([
+        'vap',
+        ...globalFlags(opts),
+        'events',
+        'tail',
+        ...(opts.types?.length ? ['--types', opts.types.join(',')] : []),
+        ...(opts.wide ? ['--wide'] : []),
+        '--last-event-id',
+        lastId,
+      ]),
   });
 }

@@ -17,11 +17,11 @@ interface CommentOptions {
 export function commentCommand(makeContext: ContextFactory): Command {
   return new Command('comment')
     .description("Create or update this suite's pull-request comment by its hidden marker (GitHub REST API)")
-    .argument('<file.md>', 'the comment: a Markdown file whose first line is its marker (vap\'s Markdown report starts with <!-- vap-evals suite=… -->)')
-    .option('--pr <number>', 'the pull request (default: the one of the workflow\'s event, from GITHUB_EVENT_PATH)')
+    .argument('<file.md>', "the comment: a Markdown file whose first line is its marker (vap's Markdown report starts with <!-- vap-evals suite=… -->)")
+    .option('--pr <number>', "the pull request (default: the one of the workflow's event, from GITHUB_EVENT_PATH)")
     .option('--repo <owner/name>', 'the repository (default: GITHUB_REPOSITORY)')
     .option('--marker <name>', 'identify the comment by <!-- name -->, added as the first line when the file lacks it (for a file with no marker)')
-    .option('--author <login>', 'the login the token writes comments as (default: GET /user\'s, or github-actions[bot] when the token cannot read it)')
+    .option('--author <login>', "the login the token writes comments as (default: GET /user's, or github-actions[bot] when the token cannot read it)")
     .addHelpText(
       'after',
       `
@@ -56,17 +56,18 @@ Examples:
 }
 
 export async function run(file: string, opts: CommentOptions, ctx: Context): Promise<void> {
-  const [{ GitHubClient }, { commentBody, markerLine, markerOf, tokenAuthor, upsertComment }, { githubApiUrl, githubToken, pullRequestTarget }] = await Promise.all([
-    import('../../github/client.js'),
-    import('../../github/comment.js'),
-    import('../../github/target.js'),
-  ]);
+  const [{ GitHubClient }, { commentBody, markerLine, markerOf, tokenAuthor, upsertComment }, { githubApiUrl, githubToken, pullRequestTarget }] =
+    await Promise.all([import('../../github/client.js'), import('../../github/comment.js'), import('../../github/target.js')]);
   const text = await readText(file);
   const marker = opts.marker !== undefined ? markerLine(opts.marker) : markerOf(text);
   if (!marker) {
-    throw new UsageError(`${file} has no marker on its first line (an HTML comment, as vap's Markdown report starts with <!-- vap-evals suite=… -->)`, 'write it with --report markdown=<file>, or pass --marker <name>');
+    throw new UsageError(
+      `${file} has no marker on its first line (an HTML comment, as vap's Markdown report starts with <!-- vap-evals suite=… -->)`,
+      'write it with --report markdown=<file>, or pass --marker <name>',
+    );
   }
-  if (opts.author !== undefined && !/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/.test(opts.author.trim())) throw new UsageError(`--author "${opts.author}" is not a GitHub login`, 'pass --author github-actions[bot], or a user\'s login');
+  if (opts.author !== undefined && !/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/.test(opts.author.trim()))
+    throw new UsageError(`--author "${opts.author}" is not a GitHub login`, "pass --author github-actions[bot], or a user's login");
   const target = await pullRequestTarget(opts, ctx.env);
   const token = githubToken(ctx.env);
   const { body, cut } = commentBody(text, marker);
@@ -84,10 +85,19 @@ export async function run(file: string, opts: CommentOptions, ctx: Context): Pro
     const result = await upsertComment(gh, target, marker, body, author, (m) => void ctx.warn(m));
     const g = ctx.globals;
     if (g.json || g.output || g.query) {
-      await ctx.out.item(result, { fields: [{ header: 'action', value: (r) => r.action }, { header: 'id', value: (r) => r.id }, { header: 'url', value: (r) => r.url }], id: (r) => r.url });
+      await ctx.out.item(result, {
+        fields: [
+          { header: 'action', value: (r) => r.action },
+          { header: 'id', value: (r) => r.id },
+          { header: 'url', value: (r) => r.url },
+        ],
+        id: (r) => r.url,
+      });
     } else {
       ctx.io.stdout.write(`${safeText(result.url)}\n`);
-      await ctx.success(`${result.action === 'created' ? 'Created' : 'Updated'} the comment on pull request #${target.number} of ${target.owner}/${target.repo}`);
+      await ctx.success(
+        `${result.action === 'created' ? 'Created' : 'Updated'} the comment on pull request #${target.number} of ${target.owner}/${target.repo}`,
+      );
     }
   } finally {
     await gh.close().catch(() => undefined);
@@ -99,7 +109,14 @@ async function readText(file: string): Promise<string> {
     return await readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : ((err as Error).message ?? String(err));
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : ((err as Error).message ?? String(err));
     throw new UsageError(`cannot read ${file}: ${why}`);
   }
 }

@@ -30,7 +30,13 @@ export async function run(id: string, ctx: Context): Promise<void> {
     // The server refuses once the job has finished; say which way it finished
     // (from the error's details when the server gives the status, otherwise from the job).
     const given = (err.details as { status?: unknown } | undefined)?.status;
-    const status = typeof given === 'string' ? given : await getImportJob(api, id, ctx.signal).then((j) => j.status, () => undefined);
+    const status =
+      typeof given === 'string'
+        ? given
+        : await getImportJob(api, id, ctx.signal).then(
+            (j) => j.status,
+            () => undefined,
+          );
     const done = status === 'completed' ? 'completed' : status === 'failed' ? 'failed' : status === 'cancelled' ? 'been cancelled' : 'finished';
     throw new CliError(`job ${id} has already ${done}; only pending or processing jobs can be cancelled`);
   }

@@ -8,7 +8,7 @@ import { printJob } from './shared.js';
 export function getCommand(makeContext: ContextFactory): Command {
   return new Command('get')
     .alias('show')
-    .description("Show an import job: status, progress and the rows that failed")
+    .description('Show an import job: status, progress and the rows that failed')
     .argument('<jobId>', 'import job id')
     .addHelpText(
       'after',

@@ -32,7 +32,9 @@ export async function printJob(job: ImportJob, ctx: Context): Promise<void> {
       { header: 'list', value: (j) => j.contactListId },
       { header: 'status', value: (j) => j.status },
       { header: 'progress', value: (j) => shown(progressText(j, false), progressText(j)) },
-      ...(typeof (job as { message?: unknown }).message === 'string' ? [{ header: 'message', value: (j: ImportJob) => (j as { message?: string }).message }] : []),
+      ...(typeof (job as { message?: unknown }).message === 'string'
+        ? [{ header: 'message', value: (j: ImportJob) => (j as { message?: string }).message }]
+        : []),
       { header: 'created', value: (j) => time(j.createdAt) },
       { header: 'updated', value: (j) => time(j.updatedAt) },
       { header: 'errors', value: () => (errors.length ? errors.join('\n') : human ? 'none' : '') },

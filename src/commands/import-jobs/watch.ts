@@ -66,7 +66,9 @@ export async function run(id: string, opts: WatchOptions & GlobalOptions, ctx: C
     if (deadline.signal.aborted) {
       progress?.stop();
       const last = job ? ` (last seen ${job.status}, ${progressText(job)})` : '';
-      throw new WaitTimeoutError(`import job ${id} had not finished after ${formatDuration(opts.timeout)}${last}; it goes on, watch it again or raise --timeout`);
+      throw new WaitTimeoutError(
+        `import job ${id} had not finished after ${formatDuration(opts.timeout)}${last}; it goes on, watch it again or raise --timeout`,
+      );
     }
     throw err;
   } finally {
@@ -93,14 +95,22 @@ interface Renderer {
 /** A live bar redrawn in place on a terminal's stderr. */
 class BarRenderer implements Renderer {
   private readonly line: LiveLine;
-  constructor(ctx: Context, private readonly started: number) {
+  constructor(
+    ctx: Context,
+    private readonly started: number,
+  ) {
     this.line = new LiveLine(ctx.io.stderr);
   }
 
   update(job: ImportJob): void {
     const p = job.progress ?? { total: 0, processed: 0, successful: 0, failed: 0 };
     const ratio = p.total > 0 ? Math.min(1, p.processed / p.total) : FINISHED_STATUSES.has(job.status) ? 1 : 0;
-    this.line.drawBar(ratio, safeText(`${formatCount(p.processed)}/${formatCount(p.total)}  ${formatCount(p.successful)} ok, ${formatCount(p.failed)} failed  ${job.status}  ${formatDuration(Date.now() - this.started)}`));
+    this.line.drawBar(
+      ratio,
+      safeText(
+        `${formatCount(p.processed)}/${formatCount(p.total)}  ${formatCount(p.successful)} ok, ${formatCount(p.failed)} failed  ${job.status}  ${formatDuration(Date.now() - this.started)}`,
+      ),
+    );
   }
 
   stop(): void {

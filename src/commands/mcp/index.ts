@@ -20,7 +20,11 @@ function port(v: string): number {
 export const register: RegisterGroup = (group, makeContext) => {
   group
     .option('--allow-writes', 'allow the tools that change the platform (each destructive one also needs confirm = the id it changes)')
-    .addOption(new Option('--http <port>', 'serve Streamable HTTP on 127.0.0.1:<port> (0: a free port) instead of stdio; a bearer token is printed once').argParser(port))
+    .addOption(
+      new Option('--http <port>', 'serve Streamable HTTP on 127.0.0.1:<port> (0: a free port) instead of stdio; a bearer token is printed once').argParser(
+        port,
+      ),
+    )
     .option('--max-result <chars>', 'cut results larger than this many characters, saying how to read the rest (default 40000)', positiveInt('--max-result'))
     .addHelpText(
       'after',

@@ -23,6 +23,8 @@ export async function run(opts: ServeOptions & GlobalOptions, ctx: Context): Pro
   }
   const { serveStdio } = await import('../../mcp/server.js');
   const creds = await ctx.credentials();
-  ctx.io.stderr.write(`vap mcp: serving the Model Context Protocol on stdin and stdout (profile ${creds.profile}, ${server.allowWrites ? 'writes allowed' : 'read-only'}).\n`);
+  ctx.io.stderr.write(
+    `vap mcp: serving the Model Context Protocol on stdin and stdout (profile ${creds.profile}, ${server.allowWrites ? 'writes allowed' : 'read-only'}).\n`,
+  );
   await serveStdio(server);
 }

@@ -56,7 +56,9 @@ export async function run(voiceId: string, opts: PreviewOptions, ctx: Context): 
   const type = res.contentType?.split(';')[0]?.trim().toLowerCase();
   if (!type?.startsWith('audio/')) {
     res.body.resume?.();
-    throw new CliError(`expected audio (audio/mpeg) for the preview of voice ${voiceId}, got ${type ?? 'no content type'}${res.requestId ? ` (request id ${res.requestId})` : ''}`);
+    throw new CliError(
+      `expected audio (audio/mpeg) for the preview of voice ${voiceId}, got ${type ?? 'no content type'}${res.requestId ? ` (request id ${res.requestId})` : ''}`,
+    );
   }
 
   // Streamed, never held whole: to stdout, or through a temporary file renamed once every announced byte arrived.

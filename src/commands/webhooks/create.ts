@@ -21,7 +21,12 @@ export function createCommand(makeContext: ContextFactory): Command {
     .description('Create a webhook endpoint; its signing secret is shown once (or written to --secret-file)')
     .requiredOption('--name <name>', 'a name for the endpoint')
     .requiredOption('--url <url>', 'where deliveries are POSTed: a public http(s) URL')
-    .addOption(completes(new Option('--events <types>', 'event types to deliver, comma-separated (repeatable); see `vap events types`').argParser(collectEvents), WEBHOOK_EVENT_TYPE_NAMES))
+    .addOption(
+      completes(
+        new Option('--events <types>', 'event types to deliver, comma-separated (repeatable); see `vap events types`').argParser(collectEvents),
+        WEBHOOK_EVENT_TYPE_NAMES,
+      ),
+    )
     .option('--secret-file <file>', 'write the secret to this file (mode 0600) instead of printing it')
     .addHelpText(
       'after',

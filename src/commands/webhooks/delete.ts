@@ -35,7 +35,15 @@ export async function run(id: string, ctx: Context): Promise<void> {
   const res = await deleteWebhookEndpoint(api, id);
   const g = ctx.globals;
   if (g.json || g.output || g.query || g.quiet) {
-    await ctx.out.item({ id, deleted: res?.deleted ?? true }, { fields: [{ header: 'id', value: (r) => r.id }, { header: 'deleted', value: (r) => r.deleted }] });
+    await ctx.out.item(
+      { id, deleted: res?.deleted ?? true },
+      {
+        fields: [
+          { header: 'id', value: (r) => r.id },
+          { header: 'deleted', value: (r) => r.deleted },
+        ],
+      },
+    );
   }
   await ctx.success(`Deleted webhook endpoint ${id}; its queued deliveries were abandoned`);
 }

@@ -12,19 +12,22 @@ import type { ContextFactory } from '../types.js';
 import { count, time } from '../../ui/values.js';
 import { DELIVERY_STATUSES } from '../../spec/webhooks.js';
 
-export const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = withPolicy<WebhookDelivery>([
-  { header: 'id', value: (d) => d.id },
-  // An event type is a name (`vap events types`), read whole: cut only when nothing else can give way.
-  { header: 'event', value: (d) => d.eventType, flex: false },
-  { header: 'event id', value: (d) => d.eventId },
-  { header: 'status', value: (d) => d.status },
-  { header: 'attempts', value: (d) => count(d.attemptCount) },
-  { header: 'response', value: (d) => d.responseStatus ?? '' },
-  { header: 'created', value: (d) => time(d.createdAt) },
-  { header: 'last attempt', value: (d) => time(d.lastAttemptAt) },
-  { header: 'next attempt', value: (d) => time(d.nextAttemptAt) },
-  { header: 'error', value: (d) => d.error ?? '' },
-], { keep: ['id', 'event', 'status'] });
+export const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = withPolicy<WebhookDelivery>(
+  [
+    { header: 'id', value: (d) => d.id },
+    // An event type is a name (`vap events types`), read whole: cut only when nothing else can give way.
+    { header: 'event', value: (d) => d.eventType, flex: false },
+    { header: 'event id', value: (d) => d.eventId },
+    { header: 'status', value: (d) => d.status },
+    { header: 'attempts', value: (d) => count(d.attemptCount) },
+    { header: 'response', value: (d) => d.responseStatus ?? '' },
+    { header: 'created', value: (d) => time(d.createdAt) },
+    { header: 'last attempt', value: (d) => time(d.lastAttemptAt) },
+    { header: 'next attempt', value: (d) => time(d.nextAttemptAt) },
+    { header: 'error', value: (d) => d.error ?? '' },
+  ],
+  { keep: ['id', 'event', 'status'] },
+);
 
 const DEFAULT_LIMIT = 30;
 

@@ -24,5 +24,8 @@ Examples:
 export async function run(ctx: Context): Promise<void> {
   const api = await ctx.api();
   const endpoints = await listWebhookEndpoints(api, ctx.signal);
-  await ctx.out.list(endpoints, { columns: ENDPOINT_COLUMNS, empty: 'No webhook endpoints yet. Create one with `vap webhooks create --name n --url https://… --events call.ended`.' });
+  await ctx.out.list(endpoints, {
+    columns: ENDPOINT_COLUMNS,
+    empty: 'No webhook endpoints yet. Create one with `vap webhooks create --name n --url https://… --events call.ended`.',
+  });
 }

@@ -26,7 +26,12 @@ export function listenCommand(makeContext: ContextFactory): Command {
   return new Command('listen')
     .description("Forward the organization's events to a local URL, signed as webhook deliveries are")
     .option('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/hook')
-    .addOption(completes(new Option('--types <a,b>', 'only these event types (checked against the catalog)').argParser((v: string, prev?: string[]) => parseTypeList(v, prev)), EVENT_TYPE_NAMES))
+    .addOption(
+      completes(
+        new Option('--types <a,b>', 'only these event types (checked against the catalog)').argParser((v: string, prev?: string[]) => parseTypeList(v, prev)),
+        EVENT_TYPE_NAMES,
+      ),
+    )
     .option('--print-secret', 'print the local signing secret and exit')
     .option('--last-event-id <id>', 'resume after this event: the missed events are forwarded first', parseLastEventId)
     .option('--max-attempts <n>', 'attempts per event before giving up on it', positiveInt, 8)
@@ -64,7 +69,8 @@ function checkUrl(value: string | undefined): string {
   } catch {
     throw new UsageError(`--forward-to "${value}" is not a URL`, 'give an http(s) URL such as http://localhost:3000/hook');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--forward-to "${value}" is not an http(s) URL`, 'give an http(s) URL such as http://localhost:3000/hook');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--forward-to "${value}" is not an http(s) URL`, 'give an http(s) URL such as http://localhost:3000/hook');
   return url.toString();
 }
 
@@ -81,7 +87,9 @@ export async function run(opts: ListenOptions & GlobalOptions, ctx: Context): Pr
   const url = checkUrl(opts.forwardTo);
   const api = await ctx.api();
   await checkTypes(api, [{ flag: '--types', types: opts.types ?? [] }], { stream: 'organization', signal: ctx.signal });
-  ctx.info(`Forwarding the organization's events to ${url}, signed with ${secret.slice(0, 10)}… (\`vap webhooks listen --print-secret\` prints the secret); Ctrl-C to stop`);
+  ctx.info(
+    `Forwarding the organization's events to ${url}, signed with ${secret.slice(0, 10)}… (\`vap webhooks listen --print-secret\` prints the secret); Ctrl-C to stop`,
+  );
   const { print, flush } = await attemptPrinter(ctx);
   const userAgent = `vap-webhooks-listen/${version()}`;
   await followEvents(ctx, api, {
@@ -95,7 +103,17 @@ export async function run(opts: ListenOptions & GlobalOptions, ctx: Context): Pr
     },
     flush,
     resumeCommand: (lastId) =>
-      commandLine(['vap', ...globalFlags(opts), 'webhooks', 'listen', '--forward-to', url, ...(opts.types?.length ? ['--types', opts.types.join(',')] : []), '--last-event-id', lastId]),
+      commandLine([
+        'vap',
+        ...globalFlags(opts),
+        'webhooks',
+        'listen',
+        '--forward-to',
+        url,
+        ...(opts.types?.length ? ['--types', opts.types.join(',')] : []),
+        '--last-event-id',
+        lastId,
+      ]),
   });
 }
 
@@ -110,7 +128,8 @@ async function attemptLine(ctx: Context, write: (text: string) => Promise<void> 
   if (ctx.globals.quiet) return async (a) => (a.outcome === 'retry' ? undefined : write(`${safeText(a.eventId)}\n`));
   if (format === 'json' || format === 'ndjson') return async (a) => write(`${JSON.stringify(a)}\n`);
   if (format === 'tsv') {
-    return async (a) => write(`${[new Date().toISOString(), a.type, a.eventId, a.status ?? '', a.ms, a.outcome, a.attempt, a.error ?? ''].map(tsvField).join('\t')}\n`);
+    return async (a) =>
+      write(`${[new Date().toISOString(), a.type, a.eventId, a.status ?? '', a.ms, a.outcome, a.attempt, a.error ?? ''].map(tsvField).join('\t')}\n`);
   }
   const [chalk, fit] = await Promise.all([ctx.stdoutStyle(), import('../../ui/fit.js')]);
   const width = ctx.tableFit().width;
@@ -118,16 +137,20 @@ async function attemptLine(ctx: Context, write: (text: string) => Promise<void> 
     const status = a.status !== undefined ? String(a.status) : 'no answer';
     const colour = a.outcome === 'delivered' ? chalk.green : a.outcome === 'retry' ? chalk.yellow : chalk.red;
     const next =
-      a.outcome === 'retry' ? `retrying in ${formatDuration(a.retryInMs ?? 0)} (attempt ${a.attempt + 1})`
-      : a.outcome === 'refused' ? 'refused: not retried'
-      : a.outcome === 'gave_up' ? `gave up after ${a.attempt} attempts`
-      : '';
+      a.outcome === 'retry'
+        ? `retrying in ${formatDuration(a.retryInMs ?? 0)} (attempt ${a.attempt + 1})`
+        : a.outcome === 'refused'
+          ? 'refused: not retried'
+          : a.outcome === 'gave_up'
+            ? `gave up after ${a.attempt} attempts`
+            : '';
     // The type, event id and a network error's words came from elsewhere: shown safe.
     const stamp = stampTime(undefined, ctx.present);
     const rest = `${chalk.dim(safeText(a.eventId).padStart(6))}  → ${colour(status)} ${chalk.dim(`${a.ms}ms`)}${a.error ? ` ${safeText(a.error)}` : ''}${next ? `  ${next}` : ''}`;
     let line = `${chalk.dim(stamp)}  ${safeText(a.type).padEnd(31)} ${rest}`;
     // On a terminal too narrow for the type's column: the type unpadded, the rest wrapped under it.
-    if (width !== undefined && fit.displayWidth(line) > width) line = fit.messageText(`${safeText(a.type)} ${rest.trimStart()}`, width, `${chalk.dim(stamp)}  `);
+    if (width !== undefined && fit.displayWidth(line) > width)
+      line = fit.messageText(`${safeText(a.type)} ${rest.trimStart()}`, width, `${chalk.dim(stamp)}  `);
     await write(`${line}\n`);
   };
 }

@@ -15,7 +15,9 @@ interface RotateOptions {
 
 export function rotateSecretCommand(makeContext: ContextFactory): Command {
   return new Command('rotate-secret')
-    .description('Give an endpoint a new signing secret, effective at once (the old one stops working immediately); asks first on a terminal, needs --yes otherwise')
+    .description(
+      'Give an endpoint a new signing secret, effective at once (the old one stops working immediately); asks first on a terminal, needs --yes otherwise',
+    )
     .argument('<endpointId>', 'the endpoint id')
     .option('--secret-file <file>', 'write the new secret to this file (mode 0600) instead of printing it')
     .addHelpText(
@@ -41,7 +43,8 @@ export async function run(id: string, opts: RotateOptions, ctx: Context): Promis
       const ep = await getWebhookEndpoint(await ctx.api(), id, ctx.signal);
       label = safe`${ep.name} (${id})`;
     }
-    if (!(await confirmOrKeep(ctx, `Rotate the secret of ${label}? The old secret stops working at once.`, `nothing rotated: ${label} keeps its secret`))) return;
+    if (!(await confirmOrKeep(ctx, `Rotate the secret of ${label}? The old secret stops working at once.`, `nothing rotated: ${label} keeps its secret`)))
+      return;
   }
   const { endpoint, secretFile } = await rotateSecret(() => ctx.api(), id, { secretFile: opts.secretFile });
   await printSecretOnce(ctx, endpoint, secretFile);

@@ -44,7 +44,13 @@ export const ENDPOINT_FIELDS: Column<EndpointLike>[] = [
 
 /** Repeatable `--events a,b` (also `--events a --events b`). */
 export function collectEvents(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
 }
 
 export const MAX_EVENTS = 50;
@@ -68,7 +74,10 @@ export async function checkWebhookEventTypes(api: ApiClient, types: readonly str
     const entry = catalog.find((e) => e.type === t);
     if (!entry) {
       const near = nearest(t, deliverable);
-      throw new UsageError(`unknown event type "${t}"`, `${near.length ? `did you mean ${near.join(' or ')}? ` : ''}webhooks can subscribe to: ${deliverable.join(', ')}`);
+      throw new UsageError(
+        `unknown event type "${t}"`,
+        `${near.length ? `did you mean ${near.join(' or ')}? ` : ''}webhooks can subscribe to: ${deliverable.join(', ')}`,
+      );
     }
     if (isStreamOnly(entry)) {
       throw new UsageError(
@@ -87,8 +96,10 @@ export function checkUrl(value: string, flag = '--url'): string {
   } catch {
     throw new UsageError(`${flag} "${value}" is not a URL`, `pass ${flag} https://example.com/hooks/vap`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${flag} must be http or https, not ${url.protocol.replace(/:$/, '')}`, `pass ${flag} https://…`);
-  if (url.username || url.password) throw new UsageError(`${flag} must not carry a user name or password`, 'authenticate the deliveries by their signature instead (`vap webhooks verify`)');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UsageError(`${flag} must be http or https, not ${url.protocol.replace(/:$/, '')}`, `pass ${flag} https://…`);
+  if (url.username || url.password)
+    throw new UsageError(`${flag} must not carry a user name or password`, 'authenticate the deliveries by their signature instead (`vap webhooks verify`)');
   return value.trim();
 }
 

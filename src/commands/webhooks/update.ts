@@ -20,7 +20,12 @@ export function updateCommand(makeContext: ContextFactory): Command {
     .argument('<endpointId>', 'the endpoint id')
     .option('--name <name>', 'a new name')
     .option('--url <url>', 'a new public http(s) URL')
-    .addOption(completes(new Option('--events <types>', 'the event types, replacing the current ones: comma-separated (repeatable)').argParser(collectEvents), WEBHOOK_EVENT_TYPE_NAMES))
+    .addOption(
+      completes(
+        new Option('--events <types>', 'the event types, replacing the current ones: comma-separated (repeatable)').argParser(collectEvents),
+        WEBHOOK_EVENT_TYPE_NAMES,
+      ),
+    )
     .addHelpText(
       'after',
       `

@@ -46,9 +46,12 @@ Examples:
 }
 
 export async function run(opts: VerifyOptions, ctx: Context): Promise<void> {
-  if (opts.secret !== undefined && opts.secretFile !== undefined) throw new UsageError('--secret and --secret-file cannot be used together', 'pass one of them');
-  if (opts.secret === undefined && opts.secretFile === undefined) throw new UsageError('the secret is missing', 'pass --secret-file <file> (or --secret whsec_…)');
-  if (opts.header === undefined || opts.header.trim() === '') throw new UsageError('the signature header is missing', `pass --header "t=…,v1=…" (the ${SIGNATURE_HEADER} header of the delivery)`);
+  if (opts.secret !== undefined && opts.secretFile !== undefined)
+    throw new UsageError('--secret and --secret-file cannot be used together', 'pass one of them');
+  if (opts.secret === undefined && opts.secretFile === undefined)
+    throw new UsageError('the secret is missing', 'pass --secret-file <file> (or --secret whsec_…)');
+  if (opts.header === undefined || opts.header.trim() === '')
+    throw new UsageError('the signature header is missing', `pass --header "t=…,v1=…" (the ${SIGNATURE_HEADER} header of the delivery)`);
   let tolerance = DEFAULT_TOLERANCE_SECONDS;
   if (opts.tolerance !== undefined) {
     if (!/^\d+$/.test(opts.tolerance.trim())) throw new UsageError(`--tolerance "${opts.tolerance}" is not a whole number of seconds`, 'pass --tolerance 300');
@@ -74,7 +77,14 @@ export async function run(opts: VerifyOptions, ctx: Context): Promise<void> {
   if (result.valid) {
     await ctx.out.item(
       { valid: true, signedAt, ageSeconds },
-      { fields: [{ header: 'valid', value: (r) => r.valid }, { header: 'signed at', value: (r) => r.signedAt }, { header: 'age (s)', value: (r) => r.ageSeconds }], id: (r) => r.valid },
+      {
+        fields: [
+          { header: 'valid', value: (r) => r.valid },
+          { header: 'signed at', value: (r) => r.signedAt },
+          { header: 'age (s)', value: (r) => r.ageSeconds },
+        ],
+        id: (r) => r.valid,
+      },
     );
     await ctx.success(`Valid signature: signed ${ageSeconds} s ago, within the tolerance of ${tolerance} s`);
     return;
@@ -82,7 +92,13 @@ export async function run(opts: VerifyOptions, ctx: Context): Promise<void> {
   if (g.json || g.output || g.query) {
     await ctx.out.item(
       { valid: false, reason: result.reason, message: result.message, signedAt, ageSeconds },
-      { fields: [{ header: 'valid', value: (r) => r.valid }, { header: 'reason', value: (r) => r.reason }, { header: 'message', value: (r) => r.message }] },
+      {
+        fields: [
+          { header: 'valid', value: (r) => r.valid },
+          { header: 'reason', value: (r) => r.reason },
+          { header: 'message', value: (r) => r.message },
+        ],
+      },
     );
   }
   throw new CliError(`invalid signature (${REASONS[result.reason] ?? result.reason}): ${result.message}`);
@@ -93,7 +109,14 @@ async function readInput(flag: string, file: string): Promise<Buffer> {
     return await readFile(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : ((err as Error).message ?? String(err));
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : ((err as Error).message ?? String(err));
     throw new UsageError(`cannot read ${flag} ${file}: ${why}`);
   }
 }

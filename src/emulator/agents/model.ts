@@ -182,7 +182,14 @@ export class AgentModel {
       config,
     };
     this.agents(org.id).set(agent.id, agent);
-    this.versions(org.id).set(`${agent.id}:1`, { versionNumber: 1, changeType: 'created', changedByName: changedBy(org), changedAt: now, changedFields: [], snapshot: clone(config) });
+    this.versions(org.id).set(`${agent.id}:1`, {
+      versionNumber: 1,
+      changeType: 'created',
+      changedByName: changedBy(org),
+      changedAt: now,
+      changedFields: [],
+      snapshot: clone(config),
+    });
     return agent;
   }
 
@@ -222,7 +229,8 @@ export class AgentModel {
       next.engine = engine;
     }
     const changed = diff(agent.config, next);
-    if (changed.length > 0) this.commit(org, agent, next, changed.includes('instructions') ? 'prompt_updated' : 'settings_updated', changed, reason ? { reason } : {});
+    if (changed.length > 0)
+      this.commit(org, agent, next, changed.includes('instructions') ? 'prompt_updated' : 'settings_updated', changed, reason ? { reason } : {});
     return agent;
   }
 
@@ -252,7 +260,9 @@ export class AgentModel {
       const list = unknown.map((id) => `"${id}"`).join(', ');
       throw unprocessable(
         'tool_not_found',
-        unknown.length === 1 ? `tool ${list} does not exist or is not available to this organization` : `tools ${list} do not exist or are not available to this organization`,
+        unknown.length === 1
+          ? `tool ${list} does not exist or is not available to this organization`
+          : `tools ${list} do not exist or are not available to this organization`,
         unknown.map((id) => ({ field: `toolIds[${ids.indexOf(id)}]`, message: `tool ${id} is not available to this organization` })),
       );
     }
@@ -287,7 +297,10 @@ export class AgentModel {
     const language = v.text(body, 'language', { max: 35 });
     if (language !== undefined && !v.BCP47.test(language)) v.fail('language', `"${language}" is not a BCP 47 language tag (for example en-US or es)`);
     const voice = this.catalog.voice(voiceId);
-    if (!voice) throw unprocessable('voice_not_found', `voice "${voiceId}" is not in the voice listing (GET /api/v1/voices)`, [{ field: 'voiceId', message: 'unknown voice' }]);
+    if (!voice)
+      throw unprocessable('voice_not_found', `voice "${voiceId}" is not in the voice listing (GET /api/v1/voices)`, [
+        { field: 'voiceId', message: 'unknown voice' },
+      ]);
     const lang = language === undefined ? voice.language : speaks(voice, language);
     if (!lang) {
       throw unprocessable('language_not_supported', `voice ${voice.name} (${voice.id}) speaks ${voice.language}, not ${language}`, [
@@ -444,4 +457,3 @@ function diff(a: AgentConfig, b: AgentConfig): string[] {
 function clone<T>(x: T): T {
   return JSON.parse(JSON.stringify(x)) as T;
 }
-

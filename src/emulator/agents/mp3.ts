@@ -174,9 +174,15 @@ export function chimeMp3(opts: ChimeOptions): Buffer {
 }
 
 /** Parses an MPEG audio frame header at `offset` (MPEG-1/2/2.5, layers I-III); undefined when there is none. */
-export function parseFrameHeader(buf: Uint8Array, offset: number): { version: 1 | 2 | 2.5; layer: 1 | 2 | 3; bitrate: number; sampleRate: number; channels: 1 | 2; length: number } | undefined {
+export function parseFrameHeader(
+  buf: Uint8Array,
+  offset: number,
+): { version: 1 | 2 | 2.5; layer: 1 | 2 | 3; bitrate: number; sampleRate: number; channels: 1 | 2; length: number } | undefined {
   if (offset + 4 > buf.length) return undefined;
-  const b0 = buf[offset]!, b1 = buf[offset + 1]!, b2 = buf[offset + 2]!, b3 = buf[offset + 3]!;
+  const b0 = buf[offset]!,
+    b1 = buf[offset + 1]!,
+    b2 = buf[offset + 2]!,
+    b3 = buf[offset + 3]!;
   if (b0 !== 0xff || (b1 & 0xe0) !== 0xe0) return undefined;
   const versionBits = (b1 >> 3) & 3;
   const layerBits = (b1 >> 1) & 3;
@@ -197,7 +203,7 @@ export function parseFrameHeader(buf: Uint8Array, offset: number): { version: 1 
   const key = `${version === 1 ? 1 : 2}-${version === 1 ? layer : layer === 1 ? 1 : 2}`;
   const bitrate = BITRATES[key]![bitrateIndex]! * 1000;
   const sampleRate = [44_100, 48_000, 32_000][srIndex]! / (version === 1 ? 1 : version === 2 ? 2 : 4);
-  const channels = (b3 >> 6) === 3 ? 1 : 2;
+  const channels = b3 >> 6 === 3 ? 1 : 2;
   let length: number;
   if (layer === 1) length = (Math.floor((12 * bitrate) / sampleRate) + padding) * 4;
   else if (layer === 3 && version !== 1) length = Math.floor((72 * bitrate) / sampleRate) + padding;

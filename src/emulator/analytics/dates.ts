@@ -17,10 +17,12 @@ export function parseDay(value: unknown, name: string): string | null {
   if (value === undefined || value === '') return null;
   if (typeof value !== 'string') throw badRequest(`${name}: give it once, as a date YYYY-MM-DD`, [{ field: name, message: 'must be a date YYYY-MM-DD' }]);
   const m = DAY.exec(value);
-  const ok = m !== null && (() => {
-    const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-    return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
-  })();
+  const ok =
+    m !== null &&
+    (() => {
+      const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+      return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+    })();
   if (!ok) throw badRequest(`${name}: must be a date YYYY-MM-DD (got ${JSON.stringify(value)})`, [{ field: name, message: 'must be a date YYYY-MM-DD' }]);
   return value;
 }

@@ -117,7 +117,13 @@ export function metricsOf(t: Tally): Metrics {
 }
 
 /** GET …/analytics/summary: the five headline figures of the same computation. */
-export function summaryOf(t: Tally): { totalCalls: number; completedCalls: number; humanContactRate: number; objectiveSuccessRate: number; avgSentimentScore: number } {
+export function summaryOf(t: Tally): {
+  totalCalls: number;
+  completedCalls: number;
+  humanContactRate: number;
+  objectiveSuccessRate: number;
+  avgSentimentScore: number;
+} {
   const m = metricsOf(t);
   return {
     totalCalls: t.total,

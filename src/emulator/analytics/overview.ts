@@ -15,7 +15,13 @@ export interface CampaignRef {
 }
 
 /** `campaigns` in creation order; `oldestCreatedAt` of every call (null without calls). */
-export function overviewOf(campaigns: readonly CampaignRef[], tallyOf: (campaignId: string) => Tally, org: Tally, oldestCreatedAt: string | null, nowMs: number): AnalyticsOverview {
+export function overviewOf(
+  campaigns: readonly CampaignRef[],
+  tallyOf: (campaignId: string) => Tally,
+  org: Tally,
+  oldestCreatedAt: string | null,
+  nowMs: number,
+): AnalyticsOverview {
   let rated = 0;
   let humanSum = 0;
   let objectiveSum = 0;

@@ -114,16 +114,30 @@ export class FileFetcher {
           relax_column_count: true,
           max_record_size: 1024 * 1024,
         });
-        await pipeline(body, limiter, parser, collect((r) => r));
+        await pipeline(
+          body,
+          limiter,
+          parser,
+          collect((r) => r),
+        );
       } else {
-        await pipeline(body, limiter, StreamArray.withParser(), collect((item) => (item as { value: unknown }).value));
+        await pipeline(
+          body,
+          limiter,
+          StreamArray.withParser(),
+          collect((item) => (item as { value: unknown }).value),
+        );
       }
     } catch (err) {
       if (err instanceof FileImportError) throw err;
       const e = err as Error & { code?: string };
       if (e.name === 'AbortError' || e.code === 'UND_ERR_ABORTED') throw err;
       if (format === 'json') {
-        throw new FileImportError(/Top-level object should be an array/.test(e.message) ? 'the JSON file is not an array of contact objects' : `the file is not valid JSON: ${e.message}`);
+        throw new FileImportError(
+          /Top-level object should be an array/.test(e.message)
+            ? 'the JSON file is not an array of contact objects'
+            : `the file is not valid JSON: ${e.message}`,
+        );
       }
       if (typeof e.code === 'string' && e.code.startsWith('CSV_')) throw new FileImportError(`the file is not valid CSV: ${e.message}`);
       throw err;

@@ -89,7 +89,12 @@ export class ImportJobRunner {
   cancel(orgId: string, job: StoredJob): void {
     this.stop(orgId, job.id);
     const p = job.progress;
-    this.finish(orgId, job, 'cancelled', `cancelled by the user after ${p.processed} of ${p.total} rows (${p.successful} contacts imported, which stay in the list)`);
+    this.finish(
+      orgId,
+      job,
+      'cancelled',
+      `cancelled by the user after ${p.processed} of ${p.total} rows (${p.successful} contacts imported, which stay in the list)`,
+    );
   }
 
   /** Deletes finished jobs past their retention (30 days of simulated time after they finished). */
@@ -242,7 +247,11 @@ export class ImportJobRunner {
       const row = rows[i];
       const rowNo = i + 1;
       if (!isPlainObject(row)) {
-        addError({ row: rowNo, field: '(row)', message: `expected an object of field values, got ${row === null ? 'null' : Array.isArray(row) ? 'an array' : typeof row}` });
+        addError({
+          row: rowNo,
+          field: '(row)',
+          message: `expected an object of field values, got ${row === null ? 'null' : Array.isArray(row) ? 'an array' : typeof row}`,
+        });
         p.failed++;
         continue;
       }

@@ -189,7 +189,8 @@ export function parseFields(raw: unknown, where: string, typeRequired: (name: st
 export function parseSchema(raw: unknown): StoredList['schema'] {
   if (!isPlainObject(raw)) throw badRequest('schema must be an object { fields: [...] }', [{ field: 'schema', message: 'is required' }]);
   const extra = Object.keys(raw).find((k) => k !== 'fields');
-  if (extra !== undefined) throw badRequest(`schema.${extra}: unknown property (a schema has only fields)`, [{ field: `schema.${extra}`, message: 'unknown property' }]);
+  if (extra !== undefined)
+    throw badRequest(`schema.${extra}: unknown property (a schema has only fields)`, [{ field: `schema.${extra}`, message: 'unknown property' }]);
   const fields = parseFields(raw.fields, 'schema.fields', () => true);
   return { fields: fields.map((f) => ({ name: f.name, type: f.type!, required: f.required ?? false })) };
 }
@@ -207,7 +208,9 @@ export function mergeSchema(current: StoredList['schema'], changes: FieldInput[]
     }
   }
   if (fields.length > LIMITS.fieldsPerSchema) {
-    throw badRequest(`the schema would hold ${fields.length} fields; at most ${LIMITS.fieldsPerSchema} are allowed`, [{ field: 'fields', message: 'too many fields' }]);
+    throw badRequest(`the schema would hold ${fields.length} fields; at most ${LIMITS.fieldsPerSchema} are allowed`, [
+      { field: 'fields', message: 'too many fields' },
+    ]);
   }
   return { fields };
 }

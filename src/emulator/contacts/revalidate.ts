@@ -21,11 +21,7 @@ const CHUNK = 2_000;
  * contact gets its values normalised, another keeps its data and carries `validationErrors`.
  * In chunks, yielding between them, so a large list does not block.
  */
-export async function revalidateContacts(
-  list: StoredList,
-  contacts: Collection<StoredContact>,
-  now: () => string,
-): Promise<RevalidationReport> {
+export async function revalidateContacts(list: StoredList, contacts: Collection<StoredContact>, now: () => string): Promise<RevalidationReport> {
   const report: RevalidationReport = { checked: 0, valid: 0, invalid: 0, newlyInvalid: 0 };
   // The Map's own iterator (no copy): contacts an import adds meanwhile are visited too.
   let i = 0;

@@ -32,7 +32,14 @@ function list(family: 'ipv4' | 'ipv6', ranges: Array<[string, number]>): BlockLi
 const V4: Array<[Exclude<AddressClass, 'public'>, BlockList]> = [
   ['unspecified', list('ipv4', [['0.0.0.0', 8]])],
   ['loopback', list('ipv4', [['127.0.0.0', 8]])],
-  ['private', list('ipv4', [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16]])],
+  [
+    'private',
+    list('ipv4', [
+      ['10.0.0.0', 8],
+      ['172.16.0.0', 12],
+      ['192.168.0.0', 16],
+    ]),
+  ],
   ['link-local', list('ipv4', [['169.254.0.0', 16]])],
   ['cgnat', list('ipv4', [['100.64.0.0', 10]])],
   ['multicast', list('ipv4', [['224.0.0.0', 4]])],
@@ -53,7 +60,13 @@ const V4: Array<[Exclude<AddressClass, 'public'>, BlockList]> = [
 // IPv6: only global unicast (2000::/3) can be public, minus its special blocks.
 const V6_GLOBAL = list('ipv6', [['2000::', 3]]);
 const V6: Array<[Exclude<AddressClass, 'public'>, BlockList]> = [
-  ['private', list('ipv6', [['fc00::', 7], ['fec0::', 10]])], // unique local; deprecated site-local
+  [
+    'private',
+    list('ipv6', [
+      ['fc00::', 7],
+      ['fec0::', 10],
+    ]),
+  ], // unique local; deprecated site-local
   ['link-local', list('ipv6', [['fe80::', 10]])],
   ['multicast', list('ipv6', [['ff00::', 8]])],
   [
@@ -136,7 +149,10 @@ export async function checkUrl(raw: string, opts: GuardOptions): Promise<URL> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UrlRefused(`scheme "${url.protocol.replace(/:$/, '')}" is not allowed; use http or https`);
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (!host) throw new UrlRefused('the URL has no host');
   if (isIP(host.split('%')[0]!)) {
     const why = refusalFor(host, opts.allowLoopback);
@@ -180,7 +196,9 @@ export function guardedLookup(allowLoopback: boolean) {
       const bad = list.find((a) => refusalFor(a.address, allowLoopback));
       if (bad || list.length === 0) {
         const e: NodeJS.ErrnoException = new Error(
-          bad ? `refused to connect to ${hostname}: it resolves to ${bad.address}, a ${refusalFor(bad.address, allowLoopback)}` : `${hostname} does not resolve`,
+          bad
+            ? `refused to connect to ${hostname}: it resolves to ${bad.address}, a ${refusalFor(bad.address, allowLoopback)}`
+            : `${hostname} does not resolve`,
         );
         e.code = 'ERR_URL_NOT_ALLOWED';
         return callback(e, []);

@@ -3,17 +3,7 @@ import { conflict, notFound } from '../errors.js';
 import type { OrderedIndex } from '../ordered-index.js';
 import type { Collection } from '../store.js';
 import type { ModuleEnv } from '../types.js';
-import {
-  DEFAULT_CRITERIA,
-  RESULTS,
-  RUNS,
-  SCENARIOS,
-  SUITES,
-  type ResultRecord,
-  type RunRecord,
-  type ScenarioRecord,
-  type SuiteRecord,
-} from './types.js';
+import { DEFAULT_CRITERIA, RESULTS, RUNS, SCENARIOS, SUITES, type ResultRecord, type RunRecord, type ScenarioRecord, type SuiteRecord } from './types.js';
 import * as v from './validate.js';
 import type { ScenarioCategory, ScenarioInput } from '../../spec/evals.js';
 

@@ -30,7 +30,10 @@ const runners = new WeakMap<ModuleEnv, EvalRunner>();
 function shifted(scored: { criterionScores: ScoreRecord[]; overallScore: number }, run: RunRecord): { criterionScores: ScoreRecord[]; overallScore: number } {
   const s = run.scoreShift;
   if (!s) return scored;
-  const criterionScores = scored.criterionScores.map((c) => ({ ...c, score: round3(Math.min(1, Math.max(0, c.score + s.all + (s.byCriterion[c.criterionKey] ?? 0)))) }));
+  const criterionScores = scored.criterionScores.map((c) => ({
+    ...c,
+    score: round3(Math.min(1, Math.max(0, c.score + s.all + (s.byCriterion[c.criterionKey] ?? 0)))),
+  }));
   const total = run.criteria.reduce((n, c) => n + c.weight, 0) || 1;
   const overallScore = round3(run.criteria.reduce((n, c, i) => n + c.weight * criterionScores[i]!.score, 0) / total);
   return { criterionScores, overallScore };
@@ -70,7 +73,10 @@ export class EvalRunner {
     if (!agent) throw notFound('agent', suite.agentId);
     const scenarios = this.model.scenariosOf(orgId, suite.id).filter((s) => s.isEnabled);
     if (scenarios.length === 0) {
-      throw unprocessable('no_enabled_scenarios', `eval suite ${suite.id} has no enabled scenario to run; add an enabled one (POST .../scenarios; the API has no call that enables a scenario later)`);
+      throw unprocessable(
+        'no_enabled_scenarios',
+        `eval suite ${suite.id} has no enabled scenario to run; add an enabled one (POST .../scenarios; the API has no call that enables a scenario later)`,
+      );
     }
     const plan = [];
     for (const s of scenarios) for (let i = 1; i <= suite.iterationsPerScenario; i++) plan.push({ scenarioId: s.id, iterationNumber: i, index: plan.length });
@@ -303,7 +309,9 @@ export class EvalRunner {
     const scenario = run.scenarios.find((s) => s.id === p.scenarioId)!;
     const endMs = run.inFlight[index]!;
     delete run.inFlight[index];
-    const scored = call.error ? null : shifted(scoreCall(rngFor(this.env.options.seed, run.evalId, run.runNumber, p.scenarioId, p.iterationNumber, 'score'), call, run.criteria), run);
+    const scored = call.error
+      ? null
+      : shifted(scoreCall(rngFor(this.env.options.seed, run.evalId, run.runNumber, p.scenarioId, p.iterationNumber, 'score'), call, run.criteria), run);
     const result: ResultRecord = {
       id: this.env.ids.next('res'),
       runId: run.id,
@@ -333,7 +341,12 @@ export class EvalRunner {
     const done = this.resultsOf(orgId, run.id).filter((r) => r.status === 'completed');
     if (done.length === 0) {
       const first = this.resultsOf(orgId, run.id).find((r) => r.error)?.error;
-      return this.finish(orgId, run, 'failed', `every iteration failed (${run.failedIterations} of ${run.totalIterations})${first ? `; the first: ${first}` : ''}`);
+      return this.finish(
+        orgId,
+        run,
+        'failed',
+        `every iteration failed (${run.failedIterations} of ${run.totalIterations})${first ? `; the first: ${first}` : ''}`,
+      );
     }
     run.overallScore = round3(done.reduce((s, r) => s + (r.overallScore ?? 0), 0) / done.length);
     this.finish(orgId, run, 'completed', null);

@@ -34,9 +34,17 @@ interface Judged {
 function goal(rng: Rng, c: SimulatedCall): Judged {
   const f = c.facts;
   const g = `“${clip(f.goal, 60)}”`;
-  if (f.outcome === 'reached') return { score: between(rng, 0.85, 1), reason: `The goal ${g} was reached: the agent settled it at ${quote(c.transcript, f.outcomeLine)}.` };
-  if (f.outcome === 'partial') return { score: between(rng, 0.4, 0.6), reason: `The goal ${g} was only partly reached: the agent logged a follow-up instead of finishing it (${quote(c.transcript, f.outcomeLine)}).` };
-  return { score: between(rng, 0.05, 0.25), reason: `The goal ${g} was not reached: the agent answered ${quote(c.transcript, f.outcomeLine)}, and the tester hung up unsatisfied.` };
+  if (f.outcome === 'reached')
+    return { score: between(rng, 0.85, 1), reason: `The goal ${g} was reached: the agent settled it at ${quote(c.transcript, f.outcomeLine)}.` };
+  if (f.outcome === 'partial')
+    return {
+      score: between(rng, 0.4, 0.6),
+      reason: `The goal ${g} was only partly reached: the agent logged a follow-up instead of finishing it (${quote(c.transcript, f.outcomeLine)}).`,
+    };
+  return {
+    score: between(rng, 0.05, 0.25),
+    reason: `The goal ${g} was not reached: the agent answered ${quote(c.transcript, f.outcomeLine)}, and the tester hung up unsatisfied.`,
+  };
 }
 
 function adherence(rng: Rng, c: SimulatedCall): Judged {
@@ -51,7 +59,8 @@ function adherence(rng: Rng, c: SimulatedCall): Judged {
     const agentTurns = t.filter((l) => l.role === 'agent').length;
     return { score: between(rng, 0.75, 0.9), reason: `The instructions state no explicit rule; the agent kept to its role in all ${agentTurns} of its turns.` };
   }
-  if (followed.length === 0) return { score: between(rng, 0.65, 0.8), reason: `The agent did not contradict its instructions, but never applied “${clip(f.rules[0]!, 70)}”.` };
+  if (followed.length === 0)
+    return { score: between(rng, 0.65, 0.8), reason: `The agent did not contradict its instructions, but never applied “${clip(f.rules[0]!, 70)}”.` };
   const missed = f.rules.length - f.followed.length;
   return {
     score: between(rng, missed > 2 ? 0.8 : 0.86, 1),
@@ -78,8 +87,17 @@ function efficiency(rng: Rng, c: SimulatedCall): Judged {
 function generic(rng: Rng, c: SimulatedCall, criterion: Criterion, parts: Record<Exclude<Judge, 'generic'>, Judged>): Judged {
   const f: CallFacts = c.facts;
   const score = 0.45 * parts.goal.score + 0.3 * parts.adherence.score + 0.15 * parts.tone.score + 0.1 * parts.efficiency.score + between(rng, -0.06, 0.06);
-  const goalPart = f.outcome === 'reached' ? `the goal was reached at line ${f.outcomeLine}` : f.outcome === 'partial' ? `the goal was only partly reached (line ${f.outcomeLine})` : `the goal was not reached (line ${f.outcomeLine})`;
-  const rulePart = f.slipped ? `the agent broke “${clip(f.slipped.rule, 50)}” at line ${f.slipped.line}` : f.followed.length ? `the agent followed ${f.followed.length} of its rules` : 'no rule of the instructions was at stake';
+  const goalPart =
+    f.outcome === 'reached'
+      ? `the goal was reached at line ${f.outcomeLine}`
+      : f.outcome === 'partial'
+        ? `the goal was only partly reached (line ${f.outcomeLine})`
+        : `the goal was not reached (line ${f.outcomeLine})`;
+  const rulePart = f.slipped
+    ? `the agent broke “${clip(f.slipped.rule, 50)}” at line ${f.slipped.line}`
+    : f.followed.length
+      ? `the agent followed ${f.followed.length} of its rules`
+      : 'no rule of the instructions was at stake';
   return { score, reason: `“${criterion.name}” judged over the whole call (${c.transcript.length} lines): ${goalPart}; ${rulePart}; the tone was ${f.tone}.` };
 }
 

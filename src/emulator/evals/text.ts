@@ -20,7 +20,13 @@ export const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 export function sentences(text: string): string[] {
   return text
     .split(/(?<=[.!?;])\s+|\n+/)
-    .map((s) => s.trim().replace(/^(?:[-*•·]|\d+[.)])\s+/, '').replace(/[.!?;:]+$/, '').trim())
+    .map((s) =>
+      s
+        .trim()
+        .replace(/^(?:[-*•·]|\d+[.)])\s+/, '')
+        .replace(/[.!?;:]+$/, '')
+        .trim(),
+    )
     .filter((s) => s.length > 2);
 }
 
@@ -42,7 +48,10 @@ export function toAgentVoice(instruction: string): string {
   let s = instruction.trim();
   s = s.replace(new RegExp(`\\bthe ${PEOPLE}'s\\b`, 'gi'), 'your');
   s = s.replace(new RegExp(`\\b(?:the|a) ${PEOPLE}s?\\b`, 'gi'), 'you');
-  s = s.replace(/\btheir\b/gi, 'your').replace(/\bthey\b/gi, 'you').replace(/\bthem\b/gi, 'you');
+  s = s
+    .replace(/\btheir\b/gi, 'your')
+    .replace(/\bthey\b/gi, 'you')
+    .replace(/\bthem\b/gi, 'you');
   s = s.replace(/\byourself\b/gi, 'myself');
   return s;
 }
@@ -52,7 +61,10 @@ export function ruleAsAction(rule: string): string {
   let s = rule.trim();
   const neg = /^(?:never|do not|don't|you must not|you should not|avoid)\s+/i;
   if (neg.test(s)) {
-    s = s.replace(neg, '').replace(/\byour\b/gi, 'my').replace(/\byou\b/gi, 'I');
+    s = s
+      .replace(neg, '')
+      .replace(/\byour\b/gi, 'my')
+      .replace(/\byou\b/gi, 'I');
     return `I'm not able to ${lowerFirst(toAgentVoice(s))}`;
   }
   s = s.replace(/^(?:always|please|make sure (?:to|that you)|be sure to|you must|you should|remember to|you need to|you will|you)\s+/i, '');
@@ -85,7 +97,12 @@ export function firstPerson(text: string): string {
 export function goalPhrase(goal: string): string {
   let s = sentences(goal)[0] ?? goal.trim();
   s = s.replace(/^(?:to|the goal is to|goal:|tries to|wants to|try to)\s+/i, '');
-  s = s.replace(/\b(?:the tester|the caller)'s\b/gi, 'my').replace(/\b(?:the tester|the caller)\b/gi, 'me').replace(/\btheir\b/gi, 'my').replace(/\bthey\b/gi, 'I').replace(/\bthem\b/gi, 'me');
+  s = s
+    .replace(/\b(?:the tester|the caller)'s\b/gi, 'my')
+    .replace(/\b(?:the tester|the caller)\b/gi, 'me')
+    .replace(/\btheir\b/gi, 'my')
+    .replace(/\bthey\b/gi, 'I')
+    .replace(/\bthem\b/gi, 'me');
   return lowerFirst(firstPerson(s));
 }
 

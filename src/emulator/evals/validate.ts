@@ -25,7 +25,8 @@ export function bool(body: Body, field: string): boolean | undefined {
 
 export function category(value: unknown, field = 'category'): ScenarioCategory {
   if (value === undefined) fail(field, `is required (one of: ${SCENARIO_CATEGORIES.join(', ')})`);
-  if (typeof value !== 'string' || !(SCENARIO_CATEGORIES as readonly string[]).includes(value)) fail(field, `must be one of: ${SCENARIO_CATEGORIES.join(', ')}`);
+  if (typeof value !== 'string' || !(SCENARIO_CATEGORIES as readonly string[]).includes(value))
+    fail(field, `must be one of: ${SCENARIO_CATEGORIES.join(', ')}`);
   return value as ScenarioCategory;
 }
 
@@ -34,11 +35,13 @@ export function noise(body: Body, field = 'noise'): CheckedNoise | null | undefi
   const x = body[field];
   if (x === undefined) return undefined;
   if (x === null) return null;
-  if (typeof x !== 'object' || Array.isArray(x)) fail(field, `must be an object { type, level } or null (type one of: ${NOISE_TYPES.join(', ')}; level one of: ${NOISE_LEVELS.join(', ')})`);
+  if (typeof x !== 'object' || Array.isArray(x))
+    fail(field, `must be an object { type, level } or null (type one of: ${NOISE_TYPES.join(', ')}; level one of: ${NOISE_LEVELS.join(', ')})`);
   const o = x as Body;
   for (const k of Object.keys(o)) if (k !== 'type' && k !== 'level') fail(`${field}.${k}`, 'is not a noise field (type, level)');
   if (typeof o.type !== 'string' || !(NOISE_TYPES as readonly string[]).includes(o.type)) fail(`${field}.type`, `must be one of: ${NOISE_TYPES.join(', ')}`);
-  if (typeof o.level !== 'string' || !(NOISE_LEVELS as readonly string[]).includes(o.level)) fail(`${field}.level`, `must be one of: ${NOISE_LEVELS.join(', ')}`);
+  if (typeof o.level !== 'string' || !(NOISE_LEVELS as readonly string[]).includes(o.level))
+    fail(`${field}.level`, `must be one of: ${NOISE_LEVELS.join(', ')}`);
   return { type: o.type, level: o.level } as CheckedNoise;
 }
 
@@ -71,12 +74,14 @@ export function scoreShift(raw: unknown): Omit<ScoreShift, 'id'> {
   const body = bodyOf(raw);
   only(body, ['shift', 'criterion', 'agentId', 'fromVersion', 'instructionsContain']);
   const shift = body.shift;
-  if (typeof shift !== 'number' || !Number.isFinite(shift) || shift < -1 || shift > 1) fail('shift', 'must be a number from -1 to 1 (added to every selected score, then clamped to 0..1)');
+  if (typeof shift !== 'number' || !Number.isFinite(shift) || shift < -1 || shift > 1)
+    fail('shift', 'must be a number from -1 to 1 (added to every selected score, then clamped to 0..1)');
   const criterion = textOf(body, 'criterion', { max: 40 }) ?? null;
   if (criterion !== null && !CRITERION_KEY.test(criterion)) fail('criterion', 'must be a criterion key: a letter, then lowercase letters, digits or _');
   const agentId = textOf(body, 'agentId', { max: 200 }) ?? null;
   const fromVersion = body.fromVersion;
-  if (fromVersion !== undefined && (typeof fromVersion !== 'number' || !Number.isInteger(fromVersion) || fromVersion < 1)) fail('fromVersion', 'must be an agent version, a whole number ≥ 1');
+  if (fromVersion !== undefined && (typeof fromVersion !== 'number' || !Number.isInteger(fromVersion) || fromVersion < 1))
+    fail('fromVersion', 'must be an agent version, a whole number ≥ 1');
   if (fromVersion !== undefined && agentId === null) fail('fromVersion', 'needs agentId (the version of which agent)');
   const instructionsContain = textOf(body, 'instructionsContain', { max: 2000 }) ?? null;
   if (agentId === null && instructionsContain === null) fail('agentId', 'or instructionsContain is required: which runs to shift');

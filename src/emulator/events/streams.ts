@@ -224,18 +224,26 @@ export function streamHubFor(env: ModuleEnv): StreamHub {
 /** Parses `types` (comma-separated, blanks ignored): unknown → 400; stream-only on the org stream → 400. */
 export function parseTypes(raw: string | undefined, orgStream: boolean): Set<string> | undefined {
   if (raw === undefined) return undefined;
-  const names = raw.split(',').map((t) => t.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (names.length === 0) return undefined;
   const known = EVENT_TYPES.map((t) => t.type);
   for (const n of names) {
     const info = eventTypeInfo(n);
     if (!info) {
-      throw new HttpError(400, 'unknown_event_type', `types: unknown event type "${n}" (known: ${known.join(', ')})`, [{ field: 'types', message: `unknown event type ${n}` }]);
+      throw new HttpError(400, 'unknown_event_type', `types: unknown event type "${n}" (known: ${known.join(', ')})`, [
+        { field: 'types', message: `unknown event type ${n}` },
+      ]);
     }
     if (orgStream && info.streamOnly) {
-      throw new HttpError(400, 'stream_only_type', `types: "${n}" is carried by the call stream only (GET /api/v1/calls/{callId}/events), not the organization stream`, [
-        { field: 'types', message: `${n} is stream-only` },
-      ]);
+      throw new HttpError(
+        400,
+        'stream_only_type',
+        `types: "${n}" is carried by the call stream only (GET /api/v1/calls/{callId}/events), not the organization stream`,
+        [{ field: 'types', message: `${n} is stream-only` }],
+      );
     }
   }
   return new Set(names);
@@ -250,7 +258,9 @@ export function parseResume(query: string | undefined, header: string | string[]
   let ok = s.length > 0 && s.length <= 16;
   for (const ch of s) if (ch < '0' || ch > '9') ok = false;
   if (!ok) {
-    throw new HttpError(400, 'validation_error', `lastEventId: "${raw}" is not an event id (a decimal integer of at least 0)`, [{ field: 'lastEventId', message: 'not a decimal integer' }]);
+    throw new HttpError(400, 'validation_error', `lastEventId: "${raw}" is not an event id (a decimal integer of at least 0)`, [
+      { field: 'lastEventId', message: 'not a decimal integer' },
+    ]);
   }
   return Number(s);
 }

@@ -1,4 +1,21 @@
-import { accessSync, chmodSync, closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmdirSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { link, open, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -213,7 +230,9 @@ async function load(path: string, opts: OpenOptions, target: (key: string) => Lo
   if (torn) {
     truncateSync(torn.file, torn.at);
     fsyncFile(torn.file);
-    opts.warn(`${torn.file}: dropped an incomplete last record (${torn.size - torn.at} bytes, cut short by a crash while it was written, so never acknowledged); everything before it is kept`);
+    opts.warn(
+      `${torn.file}: dropped an incomplete last record (${torn.size - torn.at} bytes, cut short by a crash while it was written, so never acknowledged); everything before it is kept`,
+    );
   }
   if (unterminated) {
     const { file, how, size } = unterminated;
@@ -224,7 +243,9 @@ async function load(path: string, opts: OpenOptions, target: (key: string) => Lo
     } finally {
       closeSync(fd);
     }
-    opts.warn(`${file}: its last record is whole and checks out, but its newline was ${how === 'append' ? 'missing' : 'damaged'}; the record is kept and the newline written`);
+    opts.warn(
+      `${file}: its last record is whole and checks out, but its newline was ${how === 'append' ? 'missing' : 'damaged'}; the record is kept and the newline written`,
+    );
   }
 
   // The journal to append to: the last one read, when it is of the current format; else a new generation.
@@ -253,7 +274,9 @@ async function load(path: string, opts: OpenOptions, target: (key: string) => Lo
 
 /** The snapshot of a new folder: no records, naming journal 1. */
 async function writeInitialSnapshot(dir: string, id: string): Promise<number> {
-  const head = Buffer.from(`${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, id, journal: 1, init: true, savedAt: new Date().toISOString() })}\n`);
+  const head = Buffer.from(
+    `${JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, id, journal: 1, init: true, savedAt: new Date().toISOString() })}\n`,
+  );
   const text = Buffer.concat([head, Buffer.from(`${JSON.stringify({ end: true, records: 0, crc32: crc32(head), meta: { simNowMs: 0, idCounters: {} } })}\n`)]);
   const tmp = join(dir, `${SNAPSHOT}.${process.pid}.tmp`);
   try {
@@ -283,10 +306,18 @@ function refusal(path: string, p: Problem, replay: JournalFile[]): StateFileErro
   const later = replay.filter((j) => j.gen > (p.kind === 'damaged' ? p.j.gen : p.gen)).length;
   const aside = later > 0 ? ` and the ${later} later journal${later === 1 ? '' : 's'}` : '';
   if (p.kind === 'missing') {
-    return new StateFileError(join(path, journalName(p.gen)), `is missing (${p.reason})`, `restore it from a backup, or start with --repair to keep only what comes before it (the snapshot and earlier journals; any later journal is moved aside to state.set-aside.* files)`);
+    return new StateFileError(
+      join(path, journalName(p.gen)),
+      `is missing (${p.reason})`,
+      `restore it from a backup, or start with --repair to keep only what comes before it (the snapshot and earlier journals; any later journal is moved aside to state.set-aside.* files)`,
+    );
   }
   const keep = p.offset === 0 ? 'none of its records' : `the ${p.records} record${p.records === 1 ? '' : 's'} before it`;
-  return new StateFileError(p.j.file, `is damaged at byte ${p.offset} (${p.reason})`, `restore it from a backup, or start with --repair to keep ${keep} (the ${p.size - p.offset} bytes from there${aside} are moved aside to state.set-aside.* files, not deleted)`);
+  return new StateFileError(
+    p.j.file,
+    `is damaged at byte ${p.offset} (${p.reason})`,
+    `restore it from a backup, or start with --repair to keep ${keep} (the ${p.size - p.offset} bytes from there${aside} are moved aside to state.set-aside.* files, not deleted)`,
+  );
 }
 
 /** --repair: keeps what comes before the problem, moves the rest aside, and says what it did in one line. */
@@ -362,7 +393,8 @@ function prepareDir(path: string): string | undefined {
     throw new StateFileError(path, `cannot be written (${(err as NodeJS.ErrnoException).code})`, 'pass a --data-dir you can write to, or fix its permissions');
   }
   if (created !== undefined) return created;
-  const ours = (n: string) => n === SNAPSHOT || n === LEGACY || n === LOCK || n === LOCK_TAKEOVER || JOURNAL_RE.test(n) || TEMP_RE.test(n) || SET_ASIDE_RE.test(n);
+  const ours = (n: string) =>
+    n === SNAPSHOT || n === LEGACY || n === LOCK || n === LOCK_TAKEOVER || JOURNAL_RE.test(n) || TEMP_RE.test(n) || SET_ASIDE_RE.test(n);
   if ((st.mode & 0o077) !== 0 && readdirSync(path).every(ours)) {
     try {
       chmodSync(path, DIR_MODE);
@@ -400,7 +432,10 @@ export function applyOp(op: unknown, target: (key: string) => LoadTarget): boole
   return true;
 }
 
-function readSnapshot(file: string, target: (key: string) => LoadTarget): { meta: Meta; gen: number; bytes: number; version: number; id: string | undefined; init: boolean } {
+function readSnapshot(
+  file: string,
+  target: (key: string) => LoadTarget,
+): { meta: Meta; gen: number; bytes: number; version: number; id: string | undefined; init: boolean } {
   let buf: Buffer;
   try {
     buf = readFileSync(file);
@@ -430,7 +465,14 @@ function readSnapshot(file: string, target: (key: string) => LoadTarget): { meta
     if (!Array.isArray(rec) || rec.length !== 3 || typeof rec[0] !== 'string' || typeof rec[1] !== 'string') bad(`line ${i + 1} is not a record`);
     target((rec as string[])[0]!).load((rec as string[])[1]!, (rec as unknown[])[2]);
   }
-  return { meta: trailer!.meta as Meta, gen: header!.journal as number, bytes: buf.length, version: version as number, id: version === SNAPSHOT_VERSION ? (header!.id as string) : undefined, init: header!.init === true && n === 0 };
+  return {
+    meta: trailer!.meta as Meta,
+    gen: header!.journal as number,
+    bytes: buf.length,
+    version: version as number,
+    id: version === SNAPSHOT_VERSION ? (header!.id as string) : undefined,
+    init: header!.init === true && n === 0,
+  };
 }
 
 function readLegacy(file: string, target: (key: string) => LoadTarget): Meta {
@@ -502,7 +544,14 @@ function replayJournal(j: JournalFile, o: ReplayOptions): ReplayResult {
   let version = 2;
   let records = 0;
   let meta: Meta | undefined;
-  const result = (problem?: { offset: number; reason: string }, extra: Partial<ReplayResult> = {}): ReplayResult => ({ version, meta, records, size, problem, ...extra });
+  const result = (problem?: { offset: number; reason: string }, extra: Partial<ReplayResult> = {}): ReplayResult => ({
+    version,
+    meta,
+    records,
+    size,
+    problem,
+    ...extra,
+  });
   if (size === 0) {
     if (o.emptyAllowed) return { version: 0, records: 0, size: 0 };
     version = JOURNAL_VERSION;
@@ -515,14 +564,22 @@ function replayJournal(j: JournalFile, o: ReplayOptions): ReplayResult {
   if (looksLikeHeader || !o.oldAllowed) {
     version = JOURNAL_VERSION;
     const header = nl < 0 ? undefined : parseChecked(buf, 0, nl);
-    if (!isHeader(header)) return result({ offset: 0, reason: looksLikeHeader ? 'its header fails its checksum or is cut short' : 'it does not begin with a journal header (damaged or missing)' });
-    if (header.version !== JOURNAL_VERSION) return result({ offset: 0, reason: `its header is version ${String(header.version)}; this vap reads version ${JOURNAL_VERSION}` });
+    if (!isHeader(header))
+      return result({
+        offset: 0,
+        reason: looksLikeHeader ? 'its header fails its checksum or is cut short' : 'it does not begin with a journal header (damaged or missing)',
+      });
+    if (header.version !== JOURNAL_VERSION)
+      return result({ offset: 0, reason: `its header is version ${String(header.version)}; this vap reads version ${JOURNAL_VERSION}` });
     if (header.gen !== j.gen) return result({ offset: 0, reason: `its header says it is generation ${header.gen}` });
     if (o.follows !== undefined && header.snapshot !== o.follows) {
       return result({ offset: 0, reason: `it continues snapshot ${String(header.snapshot)}, but ${SNAPSHOT} is snapshot ${String(o.follows)}` });
     }
     if (o.prev && (header.prev?.gen !== o.prev.gen || header.prev.bytes !== o.prev.bytes)) {
-      return result({ offset: 0, reason: `its header says generation ${o.prev.gen} ended at byte ${String(header.prev?.bytes)}, but that file holds ${o.prev.bytes} bytes` });
+      return result({
+        offset: 0,
+        reason: `its header says generation ${o.prev.gen} ended at byte ${String(header.prev?.bytes)}, but that file holds ${o.prev.bytes} bytes`,
+      });
     }
     pos = nl + 1;
   }
@@ -532,8 +589,13 @@ function replayJournal(j: JournalFile, o: ReplayOptions): ReplayResult {
   for (let end = buf.indexOf(10, line); end >= 0 && end < limit; end = buf.indexOf(10, line)) {
     const batch = parseBatch(buf, line, end);
     const k = records + 1;
-    if (!batch) return result({ offset: line, reason: line === 0 ? 'its first line fails its checksum (a damaged header, or a damaged record of an older format)' : `record ${k} fails its checksum` });
-    if (version === JOURNAL_VERSION && batch.n !== k) return result({ offset: line, reason: `record ${k} is numbered ${String(batch.n)}: a record is missing or out of place` });
+    if (!batch)
+      return result({
+        offset: line,
+        reason: line === 0 ? 'its first line fails its checksum (a damaged header, or a damaged record of an older format)' : `record ${k} fails its checksum`,
+      });
+    if (version === JOURNAL_VERSION && batch.n !== k)
+      return result({ offset: line, reason: `record ${k} is numbered ${String(batch.n)}: a record is missing or out of place` });
     for (const op of batch.o) if (!applyOp(op, o.target)) return result({ offset: line, reason: `record ${k} holds an unknown operation` });
     meta = mergeMeta(meta, { simNowMs: batch.t, idCounters: batch.ids });
     records = k;
@@ -541,7 +603,10 @@ function replayJournal(j: JournalFile, o: ReplayOptions): ReplayResult {
   }
   if (limit < size) return result({ offset: line, reason: `it runs past byte ${limit}, where ${o.nextName} says it ended` });
   if (o.expectedSize !== undefined && o.expectedSize > size) {
-    return result({ offset: line, reason: `it ends at byte ${size}, but ${o.nextName} says it ended at byte ${o.expectedSize}: its last records were cut off` });
+    return result({
+      offset: line,
+      reason: `it ends at byte ${size}, but ${o.nextName} says it ended at byte ${o.expectedSize}: its last records were cut off`,
+    });
   }
   if (line === size) return result();
   // Bytes after the last newline.
@@ -566,7 +631,14 @@ function replayJournal(j: JournalFile, o: ReplayOptions): ReplayResult {
 
 function isHeader(v: unknown): v is JournalHeader {
   const h = v as JournalHeader;
-  return typeof h === 'object' && h !== null && h.format === JOURNAL_FORMAT && Number.isInteger(h.gen) && (h.snapshot === null || typeof h.snapshot === 'string') && (h.prev === null || (typeof h.prev === 'object' && Number.isInteger(h.prev.gen) && Number.isInteger(h.prev.bytes)));
+  return (
+    typeof h === 'object' &&
+    h !== null &&
+    h.format === JOURNAL_FORMAT &&
+    Number.isInteger(h.gen) &&
+    (h.snapshot === null || typeof h.snapshot === 'string') &&
+    (h.prev === null || (typeof h.prev === 'object' && Number.isInteger(h.prev.gen) && Number.isInteger(h.prev.bytes)))
+  );
 }
 
 /** The header of a journal, read from its first line; undefined when it has none. */
@@ -629,7 +701,14 @@ const NEWLINE = Buffer.from('\n');
  * under its own name always has its header. Returns its size.
  */
 export async function createJournal(dir: string, gen: number, h: { snapshot: string | null; prev: { gen: number; bytes: number } | null }): Promise<number> {
-  const header: JournalHeader = { format: JOURNAL_FORMAT, version: JOURNAL_VERSION, gen, snapshot: h.snapshot, prev: h.prev, createdAt: new Date().toISOString() };
+  const header: JournalHeader = {
+    format: JOURNAL_FORMAT,
+    version: JOURNAL_VERSION,
+    gen,
+    snapshot: h.snapshot,
+    prev: h.prev,
+    createdAt: new Date().toISOString(),
+  };
   const line = checkedLine(JSON.stringify(header));
   const file = join(dir, journalName(gen));
   const tmp = `${file}.${process.pid}.tmp`;

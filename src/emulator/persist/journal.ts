@@ -5,7 +5,19 @@ import { join } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
-import { createJournal, FILE_MODE, journalName, LEGACY, SNAPSHOT, SNAPSHOT_FORMAT, SNAPSHOT_VERSION, syncDir, type DataDir, type JournalOp, type Meta } from './files.js';
+import {
+  createJournal,
+  FILE_MODE,
+  journalName,
+  LEGACY,
+  SNAPSHOT,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  syncDir,
+  type DataDir,
+  type JournalOp,
+  type Meta,
+} from './files.js';
 
 export type { JournalOp } from './files.js';
 
@@ -134,7 +146,9 @@ export class Journal {
     this.failed = new Error(`could not write the journal in ${this.dir.path} (${cause.message})`);
     // Batches already queued stay queued: the group write that takes them refuses them.
     this.callbacks.length = 0;
-    this.opts.warn(`${this.failed.message}: the changes not yet saved were refused, and every request is answered 503 persistence_failed from now on; free space on that disk (or choose another --data-dir) and restart the emulator, which serves everything acknowledged`);
+    this.opts.warn(
+      `${this.failed.message}: the changes not yet saved were refused, and every request is answered 503 persistence_failed from now on; free space on that disk (or choose another --data-dir) and restart the emulator, which serves everything acknowledged`,
+    );
     this.opts.failed(this.failed);
   }
 
@@ -148,7 +162,9 @@ export class Journal {
     if (!this.failed && !this.closed) {
       try {
         const m = this.opts.meta();
-        const body = Buffer.from(`{"n":${this.records + 1},"t":${m.simNowMs},"ids":${JSON.stringify(m.idCounters)},"o":[${pieces.filter((p) => p !== '').join(',')}]}`);
+        const body = Buffer.from(
+          `{"n":${this.records + 1},"t":${m.simNowMs},"ids":${JSON.stringify(m.idCounters)},"o":[${pieces.filter((p) => p !== '').join(',')}]}`,
+        );
         const head = Buffer.from(`${crc32(body).toString(16).padStart(8, '0')} `);
         const line = [head, body, NEWLINE];
         const total = head.length + body.length + 1;
@@ -170,7 +186,12 @@ export class Journal {
       }
     }
     this.settle(upTo, refused);
-    if (!this.failed && !this.closed && !this.compacting && this.bytes >= Math.max(this.opts.compactMinBytes, this.snapshotBytes * this.opts.compactRatio, this.retryAfterBytes)) {
+    if (
+      !this.failed &&
+      !this.closed &&
+      !this.compacting &&
+      this.bytes >= Math.max(this.opts.compactMinBytes, this.snapshotBytes * this.opts.compactRatio, this.retryAfterBytes)
+    ) {
       void this.compact();
     }
   }
@@ -185,7 +206,9 @@ export class Journal {
       await ftruncateAsync(this.fd, this.bytes);
       await fdatasyncAsync(this.fd);
     } catch (err) {
-      this.opts.warn(`could not cut the refused record back out of ${join(this.dir.path, journalName(this.gen))} (${(err as Error).message}): a restart may show changes that were answered 503`);
+      this.opts.warn(
+        `could not cut the refused record back out of ${join(this.dir.path, journalName(this.gen))} (${(err as Error).message}): a restart may show changes that were answered 503`,
+      );
     }
   }
 

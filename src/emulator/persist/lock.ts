@@ -51,11 +51,19 @@ export function acquireLock(dir: string): DataDirLock {
       }
     } else if (alive(held)) {
       const where = held.host === mine.host ? '' : ` on ${held.host}`;
-      throw new StateFileError(dir, `is in use by another emulator (pid ${held.pid}${where}, started ${held.startedAt})`, `stop that emulator first, or pass another --data-dir; if no emulator uses it, delete ${file}`);
+      throw new StateFileError(
+        dir,
+        `is in use by another emulator (pid ${held.pid}${where}, started ${held.startedAt})`,
+        `stop that emulator first, or pass another --data-dir; if no emulator uses it, delete ${file}`,
+      );
     }
     takeOver(dir, file, held, mine);
   }
-  throw new StateFileError(dir, 'could not be locked (its lock file keeps changing)', `make sure no other emulator is starting on it, then try again; if none is, delete ${file}`);
+  throw new StateFileError(
+    dir,
+    'could not be locked (its lock file keeps changing)',
+    `make sure no other emulator is starting on it, then try again; if none is, delete ${file}`,
+  );
 }
 
 /** Replaces a stale lock, under the takeover lock so that only one emulator replaces it. */

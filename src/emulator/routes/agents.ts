@@ -27,7 +27,9 @@ function cursorOr(cursor: string | undefined, name: 'page' | 'offset', explicit:
   const value = pageParam(explicit, name, def, Number.MAX_SAFE_INTEGER, min);
   if (cursor === undefined || cursor === '') return value;
   if (!/^\d{1,15}$/.test(cursor) || Number(cursor) < min) {
-    throw badRequest(`cursor: ${JSON.stringify(cursor.slice(0, 100))} is not a cursor this server gave (pass meta.pagination.nextCursor as it is)`, [{ field: 'cursor', message: 'not a cursor of this listing' }]);
+    throw badRequest(`cursor: ${JSON.stringify(cursor.slice(0, 100))} is not a cursor this server gave (pass meta.pagination.nextCursor as it is)`, [
+      { field: 'cursor', message: 'not a cursor of this listing' },
+    ]);
   }
   const at = Number(cursor);
   if (explicit !== undefined && explicit !== '' && value !== at) {
@@ -50,7 +52,9 @@ export const agentsModule: EmulatorModule = {
       const { agents, total } = model.list(req.org, req.query.search, start, pageSize);
       const more = start + pageSize < total;
       // Each agent's JSON is rendered once per version; the page joins them.
-      return sendDataJson(req, reply, `{"agents":[${agents.map((a) => model.viewJson(a)).join(',')}]}`, { pagination: { nextCursor: more ? String(page + 1) : null, limit: pageSize, page, total } });
+      return sendDataJson(req, reply, `{"agents":[${agents.map((a) => model.viewJson(a)).join(',')}]}`, {
+        pagination: { nextCursor: more ? String(page + 1) : null, limit: pageSize, page, total },
+      });
     });
 
     app.post('/api/v1/agents', async (req, reply) => {
@@ -58,7 +62,9 @@ export const agentsModule: EmulatorModule = {
       return sendData(req, reply, { id: a.id, name: a.config.name, engine: a.config.engine, currentVersion: a.currentVersion }, { status: 201 });
     });
 
-    app.get<{ Params: Params }>('/api/v1/agents/:agentId', async (req, reply) => sendDataJson(req, reply, model.viewJson(model.get(req.org, req.params.agentId))));
+    app.get<{ Params: Params }>('/api/v1/agents/:agentId', async (req, reply) =>
+      sendDataJson(req, reply, model.viewJson(model.get(req.org, req.params.agentId))),
+    );
 
     app.patch<{ Params: Params }>('/api/v1/agents/:agentId', async (req, reply) => {
       const a = model.update(req.org, req.params.agentId, req.body);
@@ -105,7 +111,10 @@ export const agentsModule: EmulatorModule = {
 
     app.get<{ Querystring: Query }>('/api/v1/voices', async (req, reply) => {
       const language = req.query.language?.trim();
-      if (language && !BCP47.test(language)) throw badRequest(`language: "${language}" is not a BCP 47 tag or language code (for example es or es-MX)`, [{ field: 'language', message: 'not a BCP 47 tag' }]);
+      if (language && !BCP47.test(language))
+        throw badRequest(`language: "${language}" is not a BCP 47 tag or language code (for example es or es-MX)`, [
+          { field: 'language', message: 'not a BCP 47 tag' },
+        ]);
       return sendData(req, reply, { voices: catalog.voicesFor(language) });
     });
 

@@ -51,7 +51,11 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
   app.get('/api/v1/campaigns/:id/analytics/inbound', async (req, reply) => {
     const c = campaignOf(req);
     if (c.direction !== 'inbound') {
-      throw new HttpError(422, 'not_inbound', `campaign ${c.id} is an ${c.direction} campaign; inbound analytics exist for inbound campaigns only (use /analytics)`);
+      throw new HttpError(
+        422,
+        'not_inbound',
+        `campaign ${c.id} is an ${c.direction} campaign; inbound analytics exist for inbound campaigns only (use /analytics)`,
+      );
     }
     const calls = index.ofCampaign(req.org.id, c.id);
     const t = trackerOf(calls).tally();

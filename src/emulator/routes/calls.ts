@@ -61,11 +61,18 @@ export const callsModule: EmulatorModule = {
       const call = callOf(req);
       const q = req.query as Q;
       const format = q.format === undefined || q.format === '' ? 'mp3' : q.format;
-      if (format !== 'mp3' && format !== 'wav') throw badRequest(`format: must be mp3 or wav (got ${JSON.stringify(format)})`, [{ field: 'format', message: 'must be mp3 or wav' }]);
+      if (format !== 'mp3' && format !== 'wav')
+        throw badRequest(`format: must be mp3 or wav (got ${JSON.stringify(format)})`, [{ field: 'format', message: 'must be mp3 or wav' }]);
       const recs = recordingsOf(seed, call);
-      if (recs.length === 0) throw new HttpError(404, 'no_recording', `call ${call.id} has no recording (${call.status === 'completed' ? 'it never connected' : `it is ${call.status}; connected calls get a recording when they end`})`);
+      if (recs.length === 0)
+        throw new HttpError(
+          404,
+          'no_recording',
+          `call ${call.id} has no recording (${call.status === 'completed' ? 'it never connected' : `it is ${call.status}; connected calls get a recording when they end`})`,
+        );
       const sid = typeof q.recordingSid === 'string' && q.recordingSid !== '' ? q.recordingSid : recs[0]!.sid;
-      if (!recs.some((r) => r.sid === sid)) throw new HttpError(404, 'recording_not_found', `call ${call.id} has no recording ${sid} (GET /api/v1/calls/${call.id}/recording lists them)`);
+      if (!recs.some((r) => r.sid === sid))
+        throw new HttpError(404, 'recording_not_found', `call ${call.id} has no recording ${sid} (GET /api/v1/calls/${call.id}/recording lists them)`);
       const segments = sim.segmentsOf(call);
       const audio = format === 'wav' ? wavAudio(call.duration, segments) : mp3Audio(call.duration, segments, `Call ${call.id}`);
       return reply
@@ -109,7 +116,6 @@ export const callsModule: EmulatorModule = {
       if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body must be a JSON object { org?, campaignId?, count, analysed? }');
       return reply.code(201).send(seedCalls(env, orgFor(body.org), body));
     });
-
   },
 };
 
@@ -120,7 +126,15 @@ function recordingsOf(seed: number, call: CallRecord): Array<{ sid: string; dura
 }
 
 function detail(env: ModuleEnv, sim: ReturnType<typeof simulatorFor>, call: CallRecord): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...renderCall(call), ringingAt: call.ringingAt, answeredAt: call.answeredAt, cost: call.cost, runId: call.runId, summary: null, analysis: null };
+  const out: Record<string, unknown> = {
+    ...renderCall(call),
+    ringingAt: call.ringingAt,
+    answeredAt: call.answeredAt,
+    cost: call.cost,
+    runId: call.runId,
+    summary: null,
+    analysis: null,
+  };
   // Only a call that connected has a conversation to analyse (a failed call has none).
   if (call.analyzedAt && call.status === 'completed') {
     const facts = callFacts(env.options.seed, call);

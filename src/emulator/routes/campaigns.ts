@@ -26,7 +26,8 @@ export const campaignsModule: EmulatorModule = {
     const model = telephonyFor(env);
     const svc = campaignService(env);
     const id = (req: FastifyRequest) => (req.params as P).id;
-    const view = (req: FastifyRequest, c: CampaignRecord) => renderCampaign(c, model.contactsOf(req.org.id, c.id).size, model.pendingContacts(req.org.id, c.id));
+    const view = (req: FastifyRequest, c: CampaignRecord) =>
+      renderCampaign(c, model.contactsOf(req.org.id, c.id).size, model.pendingContacts(req.org.id, c.id));
 
     app.get('/api/v1/campaigns', async (req) => {
       const q = req.query as Q;
@@ -72,7 +73,9 @@ export const campaignsModule: EmulatorModule = {
       const page = int(q.page, 'page', 1, Number.MAX_SAFE_INTEGER) ?? 1;
       const pageSize = int(q.pageSize, 'pageSize', 1, CONTACTS_PAGE.max) ?? CONTACTS_PAGE.def;
       const idx = model.contactIndex(req.org.id, c.id);
-      return { data: { contacts: idx.page({}, (page - 1) * pageSize, pageSize, false).map(renderCampaignContact), pagination: pagination(page, pageSize, idx.size) } };
+      return {
+        data: { contacts: idx.page({}, (page - 1) * pageSize, pageSize, false).map(renderCampaignContact), pagination: pagination(page, pageSize, idx.size) },
+      };
     });
     app.post('/api/v1/campaigns/:id/contacts', async (req) => ({ data: svc.addContacts(req.org, id(req), req.body) }));
     app.delete('/api/v1/campaigns/:id/contacts/:contactId', async (req) => {

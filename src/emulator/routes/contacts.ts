@@ -78,15 +78,20 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
   app.post('/api/v1/contact-lists', async (req, reply) => {
     const b = body(req);
     const extra = Object.keys(b).find((k) => k !== 'name' && k !== 'schema');
-    if (extra !== undefined) throw badRequest(`${extra}: unknown property (a contact list takes name and schema)`, [{ field: extra, message: 'unknown property' }]);
+    if (extra !== undefined)
+      throw badRequest(`${extra}: unknown property (a contact list takes name and schema)`, [{ field: extra, message: 'unknown property' }]);
     if (typeof b.name !== 'string' || b.name.trim() === '') throw badRequest('name: must be a non-empty string', [{ field: 'name', message: 'is required' }]);
     const name = b.name.trim();
-    if (name.length > LIMITS.listNameLength) throw badRequest(`name: is longer than ${LIMITS.listNameLength} characters`, [{ field: 'name', message: 'too long' }]);
+    if (name.length > LIMITS.listNameLength)
+      throw badRequest(`name: is longer than ${LIMITS.listNameLength} characters`, [{ field: 'name', message: 'too long' }]);
     const schema = parseSchema(b.schema);
     const now = clock.iso();
     const list: StoredList = { id: ids.next('cl'), name, schema, invalidContactCount: 0, createdAt: now, updatedAt: now };
     lists(req).set(list.id, list);
-    return reply.code(201).header('location', `/api/v1/contact-lists/${list.id}`).send({ data: listOut(req, list) });
+    return reply
+      .code(201)
+      .header('location', `/api/v1/contact-lists/${list.id}`)
+      .send({ data: listOut(req, list) });
   });
 
   app.get('/api/v1/contact-lists/:id', async (req) => ({ data: listOut(req, getList(req, paramId(req))) }));
@@ -148,32 +153,44 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
     const list = getList(req, paramId(req));
     const b = body(req);
     const extra = Object.keys(b).find((k) => !['contacts', 'fileUrl', 'fileFormat'].includes(k));
-    if (extra !== undefined) throw badRequest(`${extra}: unknown property (give contacts, or fileUrl with fileFormat)`, [{ field: extra, message: 'unknown property' }]);
+    if (extra !== undefined)
+      throw badRequest(`${extra}: unknown property (give contacts, or fileUrl with fileFormat)`, [{ field: extra, message: 'unknown property' }]);
     const hasContacts = b.contacts !== undefined;
     const hasUrl = b.fileUrl !== undefined;
     if (hasContacts && hasUrl) throw badRequest('give either contacts or fileUrl, not both', [{ field: 'contacts', message: 'not with fileUrl' }]);
-    if (!hasContacts && !hasUrl) throw badRequest('give either contacts (an array of objects) or fileUrl with fileFormat', [{ field: 'contacts', message: 'is required' }]);
+    if (!hasContacts && !hasUrl)
+      throw badRequest('give either contacts (an array of objects) or fileUrl with fileFormat', [{ field: 'contacts', message: 'is required' }]);
     let job: StoredJob;
     if (hasContacts) {
-      if (b.fileFormat !== undefined) throw badRequest('fileFormat: goes with fileUrl, not with contacts', [{ field: 'fileFormat', message: 'only with fileUrl' }]);
+      if (b.fileFormat !== undefined)
+        throw badRequest('fileFormat: goes with fileUrl, not with contacts', [{ field: 'fileFormat', message: 'only with fileUrl' }]);
       const rows = b.contacts;
       if (!Array.isArray(rows)) throw badRequest('contacts: must be an array of objects', [{ field: 'contacts', message: 'must be an array' }]);
       if (rows.length === 0) throw badRequest('contacts: must not be empty', [{ field: 'contacts', message: 'must not be empty' }]);
       if (rows.length > LIMITS.contactsPerRequest) {
-        throw new HttpError(413, 'too_many_contacts', `contacts: ${rows.length} contacts in one request; at most ${LIMITS.contactsPerRequest} are accepted (split the import)`, [
-          { field: 'contacts', message: `at most ${LIMITS.contactsPerRequest}` },
-        ]);
+        throw new HttpError(
+          413,
+          'too_many_contacts',
+          `contacts: ${rows.length} contacts in one request; at most ${LIMITS.contactsPerRequest} are accepted (split the import)`,
+          [{ field: 'contacts', message: `at most ${LIMITS.contactsPerRequest}` }],
+        );
       }
       const bad = rows.findIndex((r) => !isPlainObject(r));
       if (bad >= 0) throw badRequest(`contacts[${bad}]: must be an object of field values`, [{ field: `contacts[${bad}]`, message: 'must be an object' }]);
       // The rows are kept until the job ends: nesting that could not be written out again is refused.
       const deep = rows.findIndex((r) => nestingDepth(r, MAX_NESTING) > MAX_NESTING);
-      if (deep >= 0) throw badRequest(`contacts[${deep}]: nested more than ${MAX_NESTING} levels deep`, [{ field: `contacts[${deep}]`, message: `nested more than ${MAX_NESTING} levels` }]);
+      if (deep >= 0)
+        throw badRequest(`contacts[${deep}]: nested more than ${MAX_NESTING} levels deep`, [
+          { field: `contacts[${deep}]`, message: `nested more than ${MAX_NESTING} levels` },
+        ]);
       job = runner.create(req.org.id, list.id, { type: 'contacts' }, rows);
     } else {
-      if (typeof b.fileUrl !== 'string' || b.fileUrl.trim() === '') throw badRequest('fileUrl: must be a non-empty string', [{ field: 'fileUrl', message: 'must be a string' }]);
-      if (b.fileUrl.length > LIMITS.fileUrlLength) throw badRequest(`fileUrl: is longer than ${LIMITS.fileUrlLength} characters`, [{ field: 'fileUrl', message: 'too long' }]);
-      if (b.fileFormat === undefined) throw badRequest('fileFormat: is required with fileUrl (csv or json)', [{ field: 'fileFormat', message: 'is required with fileUrl' }]);
+      if (typeof b.fileUrl !== 'string' || b.fileUrl.trim() === '')
+        throw badRequest('fileUrl: must be a non-empty string', [{ field: 'fileUrl', message: 'must be a string' }]);
+      if (b.fileUrl.length > LIMITS.fileUrlLength)
+        throw badRequest(`fileUrl: is longer than ${LIMITS.fileUrlLength} characters`, [{ field: 'fileUrl', message: 'too long' }]);
+      if (b.fileFormat === undefined)
+        throw badRequest('fileFormat: is required with fileUrl (csv or json)', [{ field: 'fileFormat', message: 'is required with fileUrl' }]);
       if (b.fileFormat !== 'csv' && b.fileFormat !== 'json') {
         throw badRequest(`fileFormat: ${JSON.stringify(b.fileFormat)} is not csv or json`, [{ field: 'fileFormat', message: 'must be csv or json' }]);
       }
@@ -202,9 +219,13 @@ function register(app: FastifyInstance, env: ModuleEnv): void {
     let statuses: Set<string> | undefined;
     if (q.status !== undefined && q.status !== '') {
       if (typeof q.status !== 'string') throw badRequest('status: give it once (several as a comma-separated list)');
-      const wanted = q.status.split(',').map((s) => s.trim()).filter(Boolean);
+      const wanted = q.status
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const unknown = wanted.find((s) => !(JOB_STATUSES as readonly string[]).includes(s));
-      if (unknown !== undefined) throw badRequest(`status: "${unknown}" is not one of ${JOB_STATUSES.join(', ')}`, [{ field: 'status', message: 'unknown status' }]);
+      if (unknown !== undefined)
+        throw badRequest(`status: "${unknown}" is not one of ${JOB_STATUSES.join(', ')}`, [{ field: 'status', message: 'unknown status' }]);
       statuses = new Set(wanted);
     }
     if (q.contactListId !== undefined && typeof q.contactListId !== 'string') throw badRequest('contactListId: give it once');

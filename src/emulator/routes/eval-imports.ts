@@ -31,7 +31,11 @@ export const evalImportsModule: EmulatorModule = {
       model.suite(req.org.id, req.params.agentId, req.params.evalId);
       const sources = model.sources(req.org.id);
       const view = (kind: string) => sources.filter((s) => s.kind === kind).map((s) => ({ id: s.id, name: s.name, callCount: s.calls.length }));
-      return sendData(req, reply, { outboundCampaigns: view('outbound_campaign'), inboundCampaigns: view('inbound_campaign'), callCenters: view('call_center') });
+      return sendData(req, reply, {
+        outboundCampaigns: view('outbound_campaign'),
+        inboundCampaigns: view('inbound_campaign'),
+        callCenters: view('call_center'),
+      });
     });
 
     app.get<{ Params: PE; Querystring: Query }>(`${BASE}/candidates`, async (req, reply) => {
@@ -44,25 +48,33 @@ export const evalImportsModule: EmulatorModule = {
       const query: CandidateQuery = { sourceType: q.sourceType, sourceId: q.sourceId, fromMs: parseWhen(q.from, 'from'), toMs: parseWhen(q.to, 'to') };
       if (q.minDuration !== undefined && q.minDuration !== '') {
         const n = Number(q.minDuration);
-        if (!/^\d+$/.test(q.minDuration) || !Number.isSafeInteger(n)) throw badRequest('minDuration must be a whole number of seconds (0 or more)', [{ field: 'minDuration', message: 'must be an integer ≥ 0' }]);
+        if (!/^\d+$/.test(q.minDuration) || !Number.isSafeInteger(n))
+          throw badRequest('minDuration must be a whole number of seconds (0 or more)', [{ field: 'minDuration', message: 'must be an integer ≥ 0' }]);
         query.minDuration = n;
       }
       if (q.direction !== undefined && q.direction !== '') {
-        if (q.direction !== 'inbound' && q.direction !== 'outbound') throw badRequest('direction must be inbound or outbound', [{ field: 'direction', message: 'must be one of: inbound, outbound' }]);
+        if (q.direction !== 'inbound' && q.direction !== 'outbound')
+          throw badRequest('direction must be inbound or outbound', [{ field: 'direction', message: 'must be one of: inbound, outbound' }]);
         query.direction = q.direction;
       }
       if (q.search) query.search = q.search;
       // `meta.pagination.nextCursor` is the next page number; a client that follows the
       // cursor generically (`?cursor=<nextCursor>`) gets that page, not page 1 again.
-      if (q.page && q.cursor && q.page !== q.cursor) throw badRequest('page and cursor disagree; pass one of them', [{ field: 'cursor', message: 'disagrees with page' }]);
+      if (q.page && q.cursor && q.page !== q.cursor)
+        throw badRequest('page and cursor disagree; pass one of them', [{ field: 'cursor', message: 'disagrees with page' }]);
       const page = paging(q.page || q.cursor, q.page ? 'page' : 'cursor', 1, Number.MAX_SAFE_INTEGER);
       const pageSize = paging(q.pageSize, 'pageSize', 25, 100);
       const all = model.candidates(req.org.id, suite.id, query);
       const slice = all.slice((page - 1) * pageSize, page * pageSize);
       const more = page * pageSize < all.length;
-      return sendData(req, reply, { calls: slice.map(candidateView), total: all.length }, {
-        pagination: { nextCursor: more ? String(page + 1) : null, limit: pageSize, page, total: all.length },
-      });
+      return sendData(
+        req,
+        reply,
+        { calls: slice.map(candidateView), total: all.length },
+        {
+          pagination: { nextCursor: more ? String(page + 1) : null, limit: pageSize, page, total: all.length },
+        },
+      );
     });
 
     app.get<{ Params: PE }>(BASE, async (req, reply) => {

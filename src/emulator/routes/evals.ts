@@ -134,10 +134,20 @@ export const evalsModule: EmulatorModule = {
       let orgId: string | undefined;
       if (which) {
         const org = env.orgs.find((o) => o.name === which || o.id === which);
-        if (!org) throw badRequest(`org: no organization named "${which}" (known: ${env.orgs.map((o) => o.name).join(', ')})`, [{ field: 'org', message: 'unknown organization' }]);
+        if (!org)
+          throw badRequest(`org: no organization named "${which}" (known: ${env.orgs.map((o) => o.name).join(', ')})`, [
+            { field: 'org', message: 'unknown organization' },
+          ]);
         orgId = org.id;
       }
-      const types = req.query.type ? new Set(req.query.type.split(',').map((t) => t.trim()).filter(Boolean)) : null;
+      const types = req.query.type
+        ? new Set(
+            req.query.type
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean),
+          )
+        : null;
       const orgName = new Map(env.orgs.map((o) => [o.id, o.name]));
       const events = eventLogFor(env)
         .all(orgId)

@@ -64,17 +64,26 @@ export const eventsModule: EmulatorModule = {
       const body = (req.body ?? {}) as { org?: unknown; type?: unknown; callId?: unknown; data?: unknown; count?: unknown; stamps?: unknown };
       const org = orgOf(env, body.org);
       if (typeof body.type !== 'string' || !eventTypeInfo(body.type)) {
-        throw new HttpError(400, 'unknown_event_type', `type: "${String(body.type)}" is not in the catalog (known: ${EVENT_TYPES.map((t) => t.type).join(', ')})`);
+        throw new HttpError(
+          400,
+          'unknown_event_type',
+          `type: "${String(body.type)}" is not in the catalog (known: ${EVENT_TYPES.map((t) => t.type).join(', ')})`,
+        );
       }
       const info = eventTypeInfo(body.type)!;
       if (body.callId !== undefined && body.callId !== null && typeof body.callId !== 'string') throw badRequest('callId must be a string');
-      if (body.data !== undefined && (typeof body.data !== 'object' || body.data === null || Array.isArray(body.data))) throw badRequest('data must be an object');
+      if (body.data !== undefined && (typeof body.data !== 'object' || body.data === null || Array.isArray(body.data)))
+        throw badRequest('data must be an object');
       const count = body.count === undefined ? undefined : Number(body.count);
-      if (count !== undefined && (!Number.isInteger(count) || count < 1 || count > MAX_BURST)) throw badRequest(`count must be an integer from 1 to ${MAX_BURST}`);
+      if (count !== undefined && (!Number.isInteger(count) || count < 1 || count > MAX_BURST))
+        throw badRequest(`count must be an integer from 1 to ${MAX_BURST}`);
       const log = eventLogFor(env);
       const data = (body.data ?? {}) as Record<string, unknown>;
       // Data nested deeper than any event needs could not be written out again (replays, webhooks, the journal).
-      if (nestingDepth(data, MAX_NESTING) > MAX_NESTING) throw badRequest(`data: nested more than ${MAX_NESTING} levels deep (objects and arrays within each other)`, [{ field: 'data', message: `nested more than ${MAX_NESTING} levels` }]);
+      if (nestingDepth(data, MAX_NESTING) > MAX_NESTING)
+        throw badRequest(`data: nested more than ${MAX_NESTING} levels deep (objects and arrays within each other)`, [
+          { field: 'data', message: `nested more than ${MAX_NESTING} levels` },
+        ]);
       const ids: string[] = [];
       // stamps: true returns each event's real append time (ms), for latency measurements.
       const stamps: number[] | undefined = body.stamps === true ? [] : undefined;

@@ -36,7 +36,9 @@ export const webhooksModule: EmulatorModule = {
       return sendData(req, reply, { ...endpointView(e), secret: e.secret }, { status: 201 });
     });
 
-    app.get<{ Params: Params }>('/api/v1/webhook-endpoints/:endpointId', async (req, reply) => sendData(req, reply, endpointView(svc.get(req.org, req.params.endpointId))));
+    app.get<{ Params: Params }>('/api/v1/webhook-endpoints/:endpointId', async (req, reply) =>
+      sendData(req, reply, endpointView(svc.get(req.org, req.params.endpointId))),
+    );
 
     app.patch<{ Params: Params }>('/api/v1/webhook-endpoints/:endpointId', async (req, reply) => {
       const e = await svc.update(req.org, req.params.endpointId, req.body);

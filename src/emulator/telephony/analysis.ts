@@ -43,7 +43,8 @@ export function analysisCore(f: Facts | null): AnalysisCore {
 export function summaryOf(call: CallRecord, f: Facts | null): string {
   const who = call.calleeName || call.phoneNumber;
   if (call.status === 'failed') {
-    const why = call.failureReason === 'busy' ? 'the line was busy' : call.failureReason === 'missed' ? 'the call was not answered by the agent' : 'nobody answered';
+    const why =
+      call.failureReason === 'busy' ? 'the line was busy' : call.failureReason === 'missed' ? 'the call was not answered by the agent' : 'nobody answered';
     return `The ${call.direction} call ${call.direction === 'outbound' ? 'to' : 'from'} ${who} did not connect: ${why}.`;
   }
   if (!f) return `The call with ${who} has no conversation to summarise.`;
@@ -63,7 +64,9 @@ export function summaryOf(call: CallRecord, f: Facts | null): string {
       parts.push(`${who} could not talk and asked for a callback; the agent scheduled one.`);
       break;
     case 'angry':
-      parts.push(`${who} was frustrated about repeated calls and unresolved problems${f.humanTransfer ? ' and asked for a supervisor; the call was transferred' : '; the agent logged a complaint'}.`);
+      parts.push(
+        `${who} was frustrated about repeated calls and unresolved problems${f.humanTransfer ? ' and asked for a supervisor; the call was transferred' : '; the agent logged a complaint'}.`,
+      );
       break;
     default:
       parts.push(f.objective === 'True' ? `${who} agreed and the agent confirmed the request.` : `${who} did not commit during the call.`);
@@ -81,12 +84,21 @@ export function fullAnalysis(seed: number, call: CallRecord, f: Facts | null, se
   const summary = summaryOf(call, f);
   const connected = Boolean(f && !f.voicemail);
   const sentiment = core.sentiment.overallSentiment;
-  const userText = segments.filter((s) => s.role === 'user').map((s) => s.text).join(' ');
+  const userText = segments
+    .filter((s) => s.role === 'user')
+    .map((s) => s.text)
+    .join(' ');
   const email = userText.match(/[\w.+-]+@[\w.-]+\.[a-z]+/i)?.[0] ?? null;
-  const timeframe = f?.callback ? (segments.find((s) => s.role === 'agent' && /scheduled a callback for (.+?)\./.test(s.text))?.text.match(/scheduled a callback for (.+?)\./)?.[1] ?? null) : null;
+  const timeframe = f?.callback
+    ? (segments.find((s) => s.role === 'agent' && /scheduled a callback for (.+?)\./.test(s.text))?.text.match(/scheduled a callback for (.+?)\./)?.[1] ?? null)
+    : null;
   const tone = sentiment === 'positive' ? 'friendly' : sentiment === 'negative' ? (f?.crisis ? 'distressed' : 'frustrated') : connected ? 'calm' : 'none';
   const keyMoments = segments
-    .filter((s) => s.role === 'user' && (f?.dnc || f?.legal || f?.crisis || f?.callback || f?.humanTransfer ? /call|lawyer|attorney|go on|point|manager|back/i.test(s.text) : s.ordinal <= 3))
+    .filter(
+      (s) =>
+        s.role === 'user' &&
+        (f?.dnc || f?.legal || f?.crisis || f?.callback || f?.humanTransfer ? /call|lawyer|attorney|go on|point|manager|back/i.test(s.text) : s.ordinal <= 3),
+    )
     .slice(0, 3)
     .map((s) => ({ ordinal: s.ordinal, offsetSeconds: s.offsetSeconds, description: s.text }));
   const objectives: Record<string, unknown> = {
@@ -102,7 +114,11 @@ export function fullAnalysis(seed: number, call: CallRecord, f: Facts | null, se
               ? 'The conversation did not reach a decision on the objective.'
               : 'No conversation took place.',
       subObjectives: {
-        identity_confirmed: { status: connected ? 'True' : 'Unknown', confidence: conf(0.7), reasoning: connected ? 'The contact confirmed who they were at the start of the call.' : 'Nobody was reached.' },
+        identity_confirmed: {
+          status: connected ? 'True' : 'Unknown',
+          confidence: conf(0.7),
+          reasoning: connected ? 'The contact confirmed who they were at the start of the call.' : 'Nobody was reached.',
+        },
       },
     },
   };
@@ -113,9 +129,21 @@ export function fullAnalysis(seed: number, call: CallRecord, f: Facts | null, se
       confidence: conf(0.7),
       summary: summary,
       emotionalTone: { caller: tone, recipient: connected ? 'professional' : 'none' },
-      communicationQuality: { clarity: connected ? conf(0.75) : 0, effectiveness: core.resolution.resolved ? conf(0.75) : connected ? round2(0.4 + rng() * 0.3) : 0, rapport: sentiment === 'positive' ? conf(0.75) : connected ? round2(0.3 + rng() * 0.4) : 0 },
+      communicationQuality: {
+        clarity: connected ? conf(0.75) : 0,
+        effectiveness: core.resolution.resolved ? conf(0.75) : connected ? round2(0.4 + rng() * 0.3) : 0,
+        rapport: sentiment === 'positive' ? conf(0.75) : connected ? round2(0.3 + rng() * 0.4) : 0,
+      },
       keyMoments,
-      recommendations: f?.dnc ? ['Keep the number on the do-not-call list.'] : f?.legal ? ['Route further contact through the compliance team.'] : f?.crisis ? ['Follow up on the welfare referral.'] : sentiment === 'negative' ? ['Review the complaint before the next contact.'] : [],
+      recommendations: f?.dnc
+        ? ['Keep the number on the do-not-call list.']
+        : f?.legal
+          ? ['Route further contact through the compliance team.']
+          : f?.crisis
+            ? ['Follow up on the welfare referral.']
+            : sentiment === 'negative'
+              ? ['Review the complaint before the next contact.']
+              : [],
     },
     humanContact: { ...core.humanContact, confidence: conf(0.8) },
     objectives,
@@ -129,16 +157,35 @@ export function fullAnalysis(seed: number, call: CallRecord, f: Facts | null, se
       timeframe,
       reason: f?.callback ? 'The contact was busy at the time of the call.' : null,
     },
-    doNotCall: { requested: core.doNotCall.requested, confidence: conf(core.doNotCall.requested ? 0.85 : 0.7), requestType: core.doNotCall.requested ? 'explicit' : 'none' },
-    legal: { threatened: core.legal.threatened, confidence: conf(0.75), threatType: core.legal.threatened ? 'lawyer' : 'none', severity: core.legal.threatened ? 'medium' : null },
-    crisis: { detected: core.crisis.detected, confidence: conf(0.75), severity: core.crisis.detected ? 'high' : null, indicatorType: core.crisis.detected ? 'hopelessness' : 'none', recommendedAction: core.crisis.detected ? 'Transfer to a trained colleague and share the 988 crisis line.' : null },
+    doNotCall: {
+      requested: core.doNotCall.requested,
+      confidence: conf(core.doNotCall.requested ? 0.85 : 0.7),
+      requestType: core.doNotCall.requested ? 'explicit' : 'none',
+    },
+    legal: {
+      threatened: core.legal.threatened,
+      confidence: conf(0.75),
+      threatType: core.legal.threatened ? 'lawyer' : 'none',
+      severity: core.legal.threatened ? 'medium' : null,
+    },
+    crisis: {
+      detected: core.crisis.detected,
+      confidence: conf(0.75),
+      severity: core.crisis.detected ? 'high' : null,
+      indicatorType: core.crisis.detected ? 'hopelessness' : 'none',
+      recommendedAction: core.crisis.detected ? 'Transfer to a trained colleague and share the 988 crisis line.' : null,
+    },
     resolution: {
       resolved: core.resolution.resolved,
       resolutionType: core.resolution.resolved ? 'full' : core.objectives.primary.status === 'Unknown' && connected ? 'partial' : 'unresolved',
       escalated: Boolean(f?.humanTransfer || f?.legal),
       followUpRequired: Boolean(f?.callback || f?.legal || f?.crisis || f?.promise || (connected && !core.resolution.resolved)),
       confidence: conf(0.7),
-      summary: core.resolution.resolved ? 'The purpose of the call was met.' : connected ? 'The purpose of the call was not met on this call.' : 'No conversation took place.',
+      summary: core.resolution.resolved
+        ? 'The purpose of the call was met.'
+        : connected
+          ? 'The purpose of the call was not met on this call.'
+          : 'No conversation took place.',
     },
     ivr: { encountered: false, stuck: false, escaped: false, navigationPath: [] },
     informationUpdates: f?.infoUpdate && email ? [{ field: 'email', originalValue: null, correctedValue: email }] : [],
@@ -146,7 +193,17 @@ export function fullAnalysis(seed: number, call: CallRecord, f: Facts | null, se
     callerIntent:
       call.direction === 'inbound' && f
         ? {
-            primaryIntent: f.dnc ? 'opt_out' : f.legal ? 'complaint' : f.crisis ? 'support' : f.callback ? 'callback_request' : f.persona === 'angry' ? 'complaint' : 'inquiry',
+            primaryIntent: f.dnc
+              ? 'opt_out'
+              : f.legal
+                ? 'complaint'
+                : f.crisis
+                  ? 'support'
+                  : f.callback
+                    ? 'callback_request'
+                    : f.persona === 'angry'
+                      ? 'complaint'
+                      : 'inquiry',
             urgency: f.crisis ? 'high' : f.persona === 'angry' || f.legal ? 'medium' : 'low',
             keywords: keywordsOf(userText),
             summary,
@@ -155,7 +212,26 @@ export function fullAnalysis(seed: number, call: CallRecord, f: Facts | null, se
   };
 }
 
-const STOP = new Set(['about', 'again', 'their', 'there', 'these', 'thing', 'think', 'would', 'could', 'right', 'still', 'thank', 'thanks', 'that’s', "that's", 'please', 'really', 'going']);
+const STOP = new Set([
+  'about',
+  'again',
+  'their',
+  'there',
+  'these',
+  'thing',
+  'think',
+  'would',
+  'could',
+  'right',
+  'still',
+  'thank',
+  'thanks',
+  'that’s',
+  "that's",
+  'please',
+  'really',
+  'going',
+]);
 
 function keywordsOf(text: string): string[] {
   const words = text.toLowerCase().match(/[a-z']{5,}/g) ?? [];

@@ -38,7 +38,10 @@ export function campaignService(env: ModuleEnv) {
   };
 
   const checkAgent = (org: Org, agentId: string) => {
-    if (!agents.find(org.id, agentId)) throw unprocessable('agent_not_found', `agent ${agentId} does not exist in this organization (GET /api/v1/agents lists them)`, [{ field: 'agentId', message: 'unknown agent' }]);
+    if (!agents.find(org.id, agentId))
+      throw unprocessable('agent_not_found', `agent ${agentId} does not exist in this organization (GET /api/v1/agents lists them)`, [
+        { field: 'agentId', message: 'unknown agent' },
+      ]);
   };
 
   const list = (org: Org, id: string): StoredList | undefined => env.store.collection<StoredList>(org.id, LISTS).get(id);
@@ -50,7 +53,9 @@ export function campaignService(env: ModuleEnv) {
       const name = str(body, 'name', { required: true, max: LIMITS.name })!.trim();
       const description = str(body, 'description', { max: LIMITS.description }) ?? '';
       const type = oneOf(body.type, 'type', ['api', 'standard'] as const) ?? 'standard';
-      const direction: Direction = oneOf(body.direction, 'direction', ['outbound', 'inbound'] as const) ?? (type === 'api' ? 'outbound' : fail('direction', 'is required (outbound or inbound), unless type is api'));
+      const direction: Direction =
+        oneOf(body.direction, 'direction', ['outbound', 'inbound'] as const) ??
+        (type === 'api' ? 'outbound' : fail('direction', 'is required (outbound or inbound), unless type is api'));
       const agentId = str(body, 'agentId', { required: true, max: 200 })!;
       const agent = agentField(body) ?? null;
       const workspaceId = str(body, 'workspaceId', { max: 200 }) ?? null;
@@ -62,18 +67,25 @@ export function campaignService(env: ModuleEnv) {
       }
       if (direction === 'outbound' && pnId !== undefined) fail('provisionedPhoneNumberId', 'is for inbound campaigns only');
       if (type === 'standard' && direction === 'outbound' && contactListId === undefined) fail('contactListId', 'is required for an outbound campaign');
-      if (direction === 'inbound' && pnId === undefined) fail('provisionedPhoneNumberId', 'is required for an inbound campaign (GET /_emulator/phone-numbers lists the seeded numbers)');
+      if (direction === 'inbound' && pnId === undefined)
+        fail('provisionedPhoneNumberId', 'is required for an inbound campaign (GET /_emulator/phone-numbers lists the seeded numbers)');
       checkAgent(org, agentId);
       let listName: string | null = null;
       if (contactListId !== undefined) {
         const l = list(org, contactListId);
-        if (!l) throw unprocessable('contact_list_not_found', `contact list ${contactListId} does not exist in this organization`, [{ field: 'contactListId', message: 'unknown contact list' }]);
+        if (!l)
+          throw unprocessable('contact_list_not_found', `contact list ${contactListId} does not exist in this organization`, [
+            { field: 'contactListId', message: 'unknown contact list' },
+          ]);
         listName = l.name;
       }
       let phoneNumber: string | null = null;
       if (pnId !== undefined) {
         const pn = phoneNumbersFor(env.options.seed, org.id).find((p) => p.id === pnId);
-        if (!pn) throw unprocessable('phone_number_not_found', `phone number ${pnId} is not provisioned for this organization`, [{ field: 'provisionedPhoneNumberId', message: 'unknown phone number' }]);
+        if (!pn)
+          throw unprocessable('phone_number_not_found', `phone number ${pnId} is not provisioned for this organization`, [
+            { field: 'provisionedPhoneNumberId', message: 'unknown phone number' },
+          ]);
         phoneNumber = pn.phoneNumber;
       }
       const at = now();
@@ -137,7 +149,8 @@ export function campaignService(env: ModuleEnv) {
 
     delete(org: Org, id: string): void {
       const c = model.campaign(org.id, id);
-      if (c.status === 'active') throw conflict('campaign_active', `campaign ${c.id} is active; pause it first (POST /api/v1/campaigns/${c.id}/pause), then delete it`);
+      if (c.status === 'active')
+        throw conflict('campaign_active', `campaign ${c.id} is active; pause it first (POST /api/v1/campaigns/${c.id}/pause), then delete it`);
       for (const call of sim.queuedOf(c.id)) sim.cancel(org.id, call);
       model.dropCampaignState(org.id, c.id);
     },
@@ -145,7 +158,10 @@ export function campaignService(env: ModuleEnv) {
     start(org: Org, id: string): CampaignRecord {
       const c = model.campaign(org.id, id);
       if (c.status !== 'draft' && c.status !== 'paused') {
-        throw conflict('invalid_transition', `campaign ${c.id} is ${c.status}; only a draft or paused campaign can be started${c.status === 'completed' ? ' (completed is final)' : ''}`);
+        throw conflict(
+          'invalid_transition',
+          `campaign ${c.id} is ${c.status}; only a draft or paused campaign can be started${c.status === 'completed' ? ' (completed is final)' : ''}`,
+        );
       }
       const prev = c.status;
       const at = now();
@@ -185,14 +201,19 @@ export function campaignService(env: ModuleEnv) {
       const body = objectBody(raw);
       onlyFields(body, ['contactIds']);
       const ids = contactIdsOf(body);
-      if (c.type === 'api') throw unprocessable('api_campaign', `campaign ${c.id} is an API campaign: it has no contacts (POST /api/v1/campaigns/${c.id}/trigger places calls)`);
+      if (c.type === 'api')
+        throw unprocessable('api_campaign', `campaign ${c.id} is an API campaign: it has no contacts (POST /api/v1/campaigns/${c.id}/trigger places calls)`);
       if (c.status === 'completed') throw conflict('campaign_completed', `campaign ${c.id} is completed; contacts can no longer be added`);
       if (!c.contactListId) throw unprocessable('no_contact_list', `campaign ${c.id} has no contact list to take contacts from`);
       const l = list(org, c.contactListId);
       const stored = env.store.collection<StoredContact>(org.id, contactsCollection(c.contactListId));
       const missing = l ? ids.filter((x) => !stored.has(x)) : ids;
       if (missing.length > 0) {
-        throw unprocessable('contacts_not_in_list', `${missing.length === 1 ? 'contact' : 'contacts'} ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ` and ${missing.length - 20} more` : ''} ${missing.length === 1 ? 'is' : 'are'} not in the campaign's contact list ${c.contactListId}; nothing was added`, missing.map((m) => ({ field: `contactIds[${ids.indexOf(m)}]`, message: 'not in the contact list' })));
+        throw unprocessable(
+          'contacts_not_in_list',
+          `${missing.length === 1 ? 'contact' : 'contacts'} ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ` and ${missing.length - 20} more` : ''} ${missing.length === 1 ? 'is' : 'are'} not in the campaign's contact list ${c.contactListId}; nothing was added`,
+          missing.map((m) => ({ field: `contactIds[${ids.indexOf(m)}]`, message: 'not in the contact list' })),
+        );
       }
       const contacts = model.contactsOf(org.id, c.id);
       let added = 0;
@@ -233,17 +254,24 @@ export function campaignService(env: ModuleEnv) {
       const ids = hasIds ? contactIdsOf(body) : [];
       const priority = int(body.priority, 'priority', 1, 10) ?? 5;
       const scheduledFor = scheduled(body.scheduledFor, env.clock.nowMs());
-      if (c.type === 'api') throw unprocessable('api_campaign', `campaign ${c.id} is an API campaign; place its calls with POST /api/v1/campaigns/${c.id}/trigger`);
+      if (c.type === 'api')
+        throw unprocessable('api_campaign', `campaign ${c.id} is an API campaign; place its calls with POST /api/v1/campaigns/${c.id}/trigger`);
       if (c.direction === 'inbound') throw unprocessable('inbound_campaign', `campaign ${c.id} is inbound; it receives calls and cannot queue any`);
       if (c.status === 'completed') throw conflict('campaign_completed', `campaign ${c.id} is completed; no more calls can be queued`);
       const contacts = model.contactsOf(org.id, c.id);
       if (hasIds) {
         const missing = ids.filter((x) => !contacts.has(x));
         if (missing.length > 0) {
-          throw unprocessable('contacts_not_in_campaign', `${missing.length === 1 ? 'contact' : 'contacts'} ${missing.slice(0, 20).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in campaign ${c.id} (add them with POST /api/v1/campaigns/${c.id}/contacts); nothing was queued`, missing.map((m) => ({ field: `contactIds[${ids.indexOf(m)}]`, message: 'not a contact of the campaign' })));
+          throw unprocessable(
+            'contacts_not_in_campaign',
+            `${missing.length === 1 ? 'contact' : 'contacts'} ${missing.slice(0, 20).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in campaign ${c.id} (add them with POST /api/v1/campaigns/${c.id}/contacts); nothing was queued`,
+            missing.map((m) => ({ field: `contactIds[${ids.indexOf(m)}]`, message: 'not a contact of the campaign' })),
+          );
         }
       }
-      const targets = hasIds ? ids.map((x) => contacts.get(x)!) : model.contactIndex(org.id, c.id).page({ facet: 'status', values: ['pending'] }, 0, Number.MAX_SAFE_INTEGER, false);
+      const targets = hasIds
+        ? ids.map((x) => contacts.get(x)!)
+        : model.contactIndex(org.id, c.id).page({ facet: 'status', values: ['pending'] }, 0, Number.MAX_SAFE_INTEGER, false);
       const out: CallRecord[] = [];
       for (const t of targets) {
         if (t.status === 'queued') continue;
@@ -268,8 +296,13 @@ export function campaignService(env: ModuleEnv) {
       const phone = String(checked.value);
       const calleeName = str(body, 'calleeName', { max: 200 }) ?? '';
       const scheduledFor = scheduled(body.scheduledFor, env.clock.nowMs());
-      if (c.type !== 'api') throw unprocessable('not_api_campaign', `campaign ${c.id} is not an API campaign (type api); queue its calls with POST /api/v1/campaigns/${c.id}/calls`);
-      if (c.status !== 'active') throw conflict('campaign_not_active', `campaign ${c.id} is ${c.status}; start it (POST /api/v1/campaigns/${c.id}/start) before triggering calls`);
+      if (c.type !== 'api')
+        throw unprocessable(
+          'not_api_campaign',
+          `campaign ${c.id} is not an API campaign (type api); queue its calls with POST /api/v1/campaigns/${c.id}/calls`,
+        );
+      if (c.status !== 'active')
+        throw conflict('campaign_not_active', `campaign ${c.id} is ${c.status}; start it (POST /api/v1/campaigns/${c.id}/start) before triggering calls`);
       const call = sim.newCall(org.id, c, { phoneNumber: phone, calleeName: calleeName.trim(), contactId: null, priority: 10, scheduledFor });
       sim.queue(org.id, call);
       return call;

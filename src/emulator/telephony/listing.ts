@@ -27,7 +27,11 @@ export function parseCallQuery(q: Record<string, unknown>, campaignId?: string):
   const page = int(q.page, 'page', 1, Number.MAX_SAFE_INTEGER) ?? 1;
   const size = pageSize(q.pageSize, CALLS_PAGE.def, CALLS_PAGE.max);
   const status = oneOf(q.status, 'status', STATUS_VALUES);
-  const statuses: CallStatus[] | null = !status ? null : status === 'in-progress' || status === 'in_progress' ? ['initiated', 'ringing', 'in_progress'] : [status as CallStatus];
+  const statuses: CallStatus[] | null = !status
+    ? null
+    : status === 'in-progress' || status === 'in_progress'
+      ? ['initiated', 'ringing', 'in_progress']
+      : [status as CallStatus];
   const direction = oneOf(q.direction, 'direction', ['outbound', 'inbound'] as const);
   const cid = campaignId ?? (typeof q.campaignId === 'string' && q.campaignId !== '' ? q.campaignId : undefined);
   if (q.campaignId !== undefined && typeof q.campaignId !== 'string') fail('campaignId', 'must be a string');

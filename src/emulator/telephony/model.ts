@@ -227,7 +227,13 @@ export class TelephonyModel {
   private generate(orgId: string, batch: SeedBatch): CallRecord[] {
     const stored = this.callMap(orgId);
     const seeded = this.seededMap(orgId);
-    const calls = generateBatch(this.env.options.seed, orgId, batch, (a) => this.intern(a), (id) => stored.has(id) || seeded.has(id));
+    const calls = generateBatch(
+      this.env.options.seed,
+      orgId,
+      batch,
+      (a) => this.intern(a),
+      (id) => stored.has(id) || seeded.has(id),
+    );
     for (const c of calls) seeded.set(c.id, c);
     return calls;
   }

@@ -16,7 +16,10 @@ export function randomPerson(rng: () => number): { name: string; phoneNumber: st
 /** Name and phone of a list contact, from the list's schema: the string fields named like "name" (joined), the first phone field. */
 export function personOf(l: StoredList, c: StoredContact): { name: string; phoneNumber: string } {
   const fields = l.schema.fields;
-  const names = fields.filter((f) => f.type === 'string' && /name/i.test(f.name)).map((f) => c.data[f.name]).filter((v): v is string => typeof v === 'string' && v.trim() !== '');
+  const names = fields
+    .filter((f) => f.type === 'string' && /name/i.test(f.name))
+    .map((f) => c.data[f.name])
+    .filter((v): v is string => typeof v === 'string' && v.trim() !== '');
   const phoneField = fields.find((f) => f.type === 'phone') ?? fields.find((f) => /phone|mobile|tel/i.test(f.name));
   const phone = phoneField ? c.data[phoneField.name] : undefined;
   return { name: names.join(' ').trim(), phoneNumber: phone === undefined || phone === null ? '' : String(phone) };

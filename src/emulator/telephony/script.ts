@@ -65,12 +65,32 @@ export interface Facts {
 /** The conversation's facts for a connected call (answered or voicemail). */
 export function factsFor(seed: number, callId: string, persona: Persona, outcome: Outcome): Facts {
   const rng = fastRngFor(seed, callId, 'facts');
-  const base: Facts = { persona, voicemail: false, objective: 'Unknown', sentiment: 'neutral', resolved: false, callback: false, humanTransfer: false, dnc: false, legal: false, crisis: false, infoUpdate: false, promise: false };
+  const base: Facts = {
+    persona,
+    voicemail: false,
+    objective: 'Unknown',
+    sentiment: 'neutral',
+    resolved: false,
+    callback: false,
+    humanTransfer: false,
+    dnc: false,
+    legal: false,
+    crisis: false,
+    infoUpdate: false,
+    promise: false,
+  };
   if (outcome === 'voicemail') return { ...base, voicemail: true };
   const r = rng();
   switch (persona) {
     case 'cooperative':
-      return { ...base, objective: r < 0.8 ? 'True' : 'Unknown', sentiment: r < 0.8 ? 'positive' : 'neutral', resolved: r < 0.8, promise: rng() < 0.4, infoUpdate: rng() < 0.15 };
+      return {
+        ...base,
+        objective: r < 0.8 ? 'True' : 'Unknown',
+        sentiment: r < 0.8 ? 'positive' : 'neutral',
+        resolved: r < 0.8,
+        promise: rng() < 0.4,
+        infoUpdate: rng() < 0.15,
+      };
     case 'busy':
       return { ...base, objective: r < 0.5 ? 'True' : 'False', sentiment: 'neutral', resolved: r < 0.5 };
     case 'confused':
@@ -141,20 +161,40 @@ export function scriptFor(input: ScriptInput): { segments: Segment[]; facts: Fac
 
   switch (facts.persona) {
     case 'dnc':
-      u(pick(rng, ['Please take me off your list. Do not call me again.', "I've told you people before: stop calling me. Put me on your do not call list.", "I'm not interested. Please don't call this number again."]));
+      u(
+        pick(rng, [
+          'Please take me off your list. Do not call me again.',
+          "I've told you people before: stop calling me. Put me on your do not call list.",
+          "I'm not interested. Please don't call this number again.",
+        ]),
+      );
       a(`I understand, ${first}. I've removed your number from our calling list, and you won't receive further calls from us. Sorry for the interruption.`);
       u('Thank you. Goodbye.');
       a('Goodbye.');
       break;
     case 'legal':
-      u(pick(rng, ["I've already spoken to my lawyer about you people. If this doesn't stop, you'll hear from my attorney.", "This is harassment. My lawyer will be in touch, I'm keeping a record of every call."]));
-      a(`I'm sorry to hear that, ${first}. I've noted your concern, and I'll pass it to our compliance team; someone from that team will contact you in writing.`);
+      u(
+        pick(rng, [
+          "I've already spoken to my lawyer about you people. If this doesn't stop, you'll hear from my attorney.",
+          "This is harassment. My lawyer will be in touch, I'm keeping a record of every call.",
+        ]),
+      );
+      a(
+        `I'm sorry to hear that, ${first}. I've noted your concern, and I'll pass it to our compliance team; someone from that team will contact you in writing.`,
+      );
       u("Fine. I'll wait to hear from them in writing.");
       a('Understood. Thank you for your time.');
       break;
     case 'crisis':
-      u(pick(rng, ["Honestly I can't deal with this right now. I don't see the point of anything anymore.", "I'm not okay. I feel like I can't go on, everything is falling apart."]));
-      a(`I'm really sorry you're feeling this way, ${first}, and I'm glad you told me. You don't have to go through this alone: you can call or text 988 right now to talk to someone. Would you like me to connect you with a person on our team?`);
+      u(
+        pick(rng, [
+          "Honestly I can't deal with this right now. I don't see the point of anything anymore.",
+          "I'm not okay. I feel like I can't go on, everything is falling apart.",
+        ]),
+      );
+      a(
+        `I'm really sorry you're feeling this way, ${first}, and I'm glad you told me. You don't have to go through this alone: you can call or text 988 right now to talk to someone. Would you like me to connect you with a person on our team?`,
+      );
       u('Maybe. I just need someone to talk to.');
       a("I'm transferring you to a colleague now. Please stay on the line, and if you are in immediate danger, call 911.");
       break;
@@ -165,9 +205,14 @@ export function scriptFor(input: ScriptInput): { segments: Segment[]; facts: Fac
       a(`Great, we'll call you ${timeframe}. Have a good day, ${first}.`);
       break;
     case 'angry':
-      u(pick(rng, ["Why do you keep calling me? This is the third time this week and nothing ever gets fixed.", "I'm really fed up. Last time I was promised a fix and nothing happened."]));
+      u(
+        pick(rng, [
+          'Why do you keep calling me? This is the third time this week and nothing ever gets fixed.',
+          "I'm really fed up. Last time I was promised a fix and nothing happened.",
+        ]),
+      );
       a(`I'm sorry about the trouble, ${first}. Let me see what I can do about it right now.`);
-      u(facts.humanTransfer ? "No, I want to talk to a manager. A real person." : "You always say that. I don't believe it.");
+      u(facts.humanTransfer ? 'No, I want to talk to a manager. A real person.' : "You always say that. I don't believe it.");
       if (facts.humanTransfer) a("I understand. I'm transferring you to a supervisor now.");
       else {
         a("I hear you. I can't resolve this on this call, but I've logged your complaint so it gets reviewed.");
@@ -182,30 +227,48 @@ export function scriptFor(input: ScriptInput): { segments: Segment[]; facts: Fac
         a(`That's all, it's confirmed. Thanks, ${first}!`);
       } else {
         a(`No problem, I'll be quick. ${topicQuestion(topic)}`);
-        u("No, not right now. I have to go.");
+        u('No, not right now. I have to go.');
         a('Understood. Thanks for your time.');
       }
       break;
     case 'confused':
-      u(input.direction === 'outbound' ? "Sorry, who is this? I'm not sure I understand what this is about." : "Hello? Sorry, I'm not sure I'm calling the right place.");
-      a(`No problem at all. This is ${agent}, and it's ${topic.replace(/^to /, 'about how to ').replace(/^about /, 'about ')}. Let me go through it step by step.`);
+      u(
+        input.direction === 'outbound'
+          ? "Sorry, who is this? I'm not sure I understand what this is about."
+          : "Hello? Sorry, I'm not sure I'm calling the right place.",
+      );
+      a(
+        `No problem at all. This is ${agent}, and it's ${topic.replace(/^to /, 'about how to ').replace(/^about /, 'about ')}. Let me go through it step by step.`,
+      );
       if (facts.infoUpdate) {
         u(`Oh, and you may have my old e-mail. It's ${email} now.`);
         a(`Thank you, I've updated your e-mail address to ${email}.`);
       }
       u(facts.objective === 'True' ? 'Okay, I think I follow now. Yes, please go ahead.' : "I'm still not sure. I'll need to think about it.");
-      a(facts.objective === 'True' ? `Perfect, that's all set for you.${facts.promise ? ` I'll send the details to your e-mail as well.` : ''}` : `That's fine, take your time.${facts.promise ? ` I'll e-mail you a summary so you can read it at your own pace.` : ''}`);
+      a(
+        facts.objective === 'True'
+          ? `Perfect, that's all set for you.${facts.promise ? ` I'll send the details to your e-mail as well.` : ''}`
+          : `That's fine, take your time.${facts.promise ? ` I'll e-mail you a summary so you can read it at your own pace.` : ''}`,
+      );
       u('Thank you, bye.');
       break;
     default: {
-      u(input.direction === 'outbound' ? `Yes, this is ${first}. Sure, go ahead.` : `Hi, this is ${input.calleeName}. I'm calling ${topic.replace(/^to /, 'about how to ')}.`);
+      u(
+        input.direction === 'outbound'
+          ? `Yes, this is ${first}. Sure, go ahead.`
+          : `Hi, this is ${input.calleeName}. I'm calling ${topic.replace(/^to /, 'about how to ')}.`,
+      );
       a(topicQuestion(topic));
       if (facts.infoUpdate) {
         u(`Yes. By the way, my e-mail changed, it's ${email} now.`);
         a(`Thanks, I've updated your e-mail address to ${email}.`);
       }
       u(facts.objective === 'True' ? 'Yes, that works for me.' : "I'm not sure yet, let me check and get back to you.");
-      a(facts.objective === 'True' ? `Wonderful, that's confirmed.${facts.promise ? " I'll send you a confirmation by e-mail." : ''} Is there anything else I can help with?` : `No problem.${facts.promise ? " I'll e-mail you the details so you have them." : ''} Is there anything else I can help with?`);
+      a(
+        facts.objective === 'True'
+          ? `Wonderful, that's confirmed.${facts.promise ? " I'll send you a confirmation by e-mail." : ''} Is there anything else I can help with?`
+          : `No problem.${facts.promise ? " I'll e-mail you the details so you have them." : ''} Is there anything else I can help with?`,
+      );
       u("No, that's everything. Thanks!");
       a(`Thank you, ${first}. Have a great day!`);
     }
@@ -242,9 +305,12 @@ export function topicFrom(instructions: string): string {
     .split(/(?<=[.!?;])\s+|\n+/)
     .map((s) => s.trim().replace(/[.!?;:]+$/, ''))
     .filter((s) => s.length > 3 && !/^(?:never|do not|don't|avoid)\b/i.test(s));
-  const verbs = /\b(remind|confirm|schedule|book|collect|follow up|help|offer|survey|renew|verify|check|qualify|inform|update|invite|discuss|resolve|answer)\b/i;
+  const verbs =
+    /\b(remind|confirm|schedule|book|collect|follow up|help|offer|survey|renew|verify|check|qualify|inform|update|invite|discuss|resolve|answer)\b/i;
   for (const s of sentences) {
-    const to = s.match(/\bto ((?:remind|confirm|schedule|book|collect|follow up|help|offer|survey|renew|verify|check|qualify|inform|update|invite|discuss|resolve|answer)\b.+)$/i);
+    const to = s.match(
+      /\bto ((?:remind|confirm|schedule|book|collect|follow up|help|offer|survey|renew|verify|check|qualify|inform|update|invite|discuss|resolve|answer)\b.+)$/i,
+    );
     if (to) return clip(`to ${voice(to[1]!)}`);
     const about = s.match(/\b(?:about|regarding|with) (.+)$/i);
     if (verbs.test(s) && about) return clip(`about ${voice(about[1]!)}`);

@@ -28,7 +28,13 @@ export interface SeedBatch {
 
 export const SPAN_MS = 30 * 86_400_000;
 
-export function generateBatch(seed: number, orgId: string, b: SeedBatch, intern: (a: AnalysisCore) => AnalysisCore, taken: (id: string) => boolean): CallRecord[] {
+export function generateBatch(
+  seed: number,
+  orgId: string,
+  b: SeedBatch,
+  intern: (a: AnalysisCore) => AnalysisCore,
+  taken: (id: string) => boolean,
+): CallRecord[] {
   const rng = rngFor(seed, orgId, b.campaignId, 'seed', b.streamKey);
   const iso = (ms: number) => new Date(ms).toISOString();
   const calls: CallRecord[] = new Array(b.count);

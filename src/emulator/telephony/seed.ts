@@ -44,7 +44,8 @@ export function seedCalls(env: ModuleEnv, org: Org, raw: Record<string, unknown>
 }
 function seededCampaign(env: ModuleEnv, org: Org): CampaignRecord {
   const model = telephonyFor(env);
-  for (const c of model.campaignMap(org.id).values()) if (c.name === 'Seeded history' && c.status === 'completed' && c.contactListId === null && c.type === 'standard') return c;
+  for (const c of model.campaignMap(org.id).values())
+    if (c.name === 'Seeded history' && c.status === 'completed' && c.contactListId === null && c.type === 'standard') return c;
   const at = env.clock.iso();
   const firstAgent = agentModelFor(env).first(org.id);
   const c: CampaignRecord = {

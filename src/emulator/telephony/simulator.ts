@@ -55,7 +55,12 @@ export class Simulator {
       for (const call of this.model.calls(org.id)) {
         if (call.seeded) continue;
         if (call.status === 'queued') this.enqueue(org.id, call);
-        else if (call.status === 'initiated' || call.status === 'ringing' || call.status === 'in_progress' || (call.status === 'completed' && (!call.analyzedAt || (call.answeredAt && !call.speakerSent)))) {
+        else if (
+          call.status === 'initiated' ||
+          call.status === 'ringing' ||
+          call.status === 'in_progress' ||
+          (call.status === 'completed' && (!call.analyzedAt || (call.answeredAt && !call.speakerSent)))
+        ) {
           this.live.set(call.id, { orgId: org.id, call });
         }
       }
@@ -73,7 +78,11 @@ export class Simulator {
   // ---- calls ----
 
   /** A new queued call (not yet in the store). */
-  newCall(_orgId: string, campaign: CampaignRecord, p: { phoneNumber: string; calleeName: string; contactId: string | null; priority: number; scheduledFor: string | null; direction?: Direction }): CallRecord {
+  newCall(
+    _orgId: string,
+    campaign: CampaignRecord,
+    p: { phoneNumber: string; calleeName: string; contactId: string | null; priority: number; scheduledFor: string | null; direction?: Direction },
+  ): CallRecord {
     const id = this.env.ids.uuid('call');
     const seed = this.env.options.seed;
     const direction = p.direction ?? campaign.direction;
@@ -243,7 +252,11 @@ export class Simulator {
     campaign.completedAt = now;
     campaign.updatedAt = now;
     this.model.campaignMap(orgId).touch(campaign.id);
-    eventLogFor(this.env).append(orgId, { type: 'campaign.status.updated', callId: null, data: { campaignId: campaign.id, status: 'completed', previousStatus: 'active' } });
+    eventLogFor(this.env).append(orgId, {
+      type: 'campaign.status.updated',
+      callId: null,
+      data: { campaignId: campaign.id, status: 'completed', previousStatus: 'active' },
+    });
     return true;
   }
 
@@ -302,7 +315,14 @@ export class Simulator {
           }
         }
       }
-      const call = this.newCall(orgId, campaign, { phoneNumber: person.phoneNumber, calleeName: person.name, contactId, priority: 5, scheduledFor: null, direction: 'inbound' });
+      const call = this.newCall(orgId, campaign, {
+        phoneNumber: person.phoneNumber,
+        calleeName: person.name,
+        contactId,
+        priority: 5,
+        scheduledFor: null,
+        direction: 'inbound',
+      });
       call.status = 'initiated'; // inbound calls are never queued: the first status update has previousStatus null
       this.model.addCall(orgId, call);
       this.dial(orgId, campaign, call, now);
@@ -428,7 +448,8 @@ export class Simulator {
 
   private speaker(orgId: string, call: CallRecord): Record<string, unknown> {
     let before = 0;
-    for (const c of this.model.calls(orgId)) if (c.phoneNumber === call.phoneNumber && c.answeredAt && c.id !== call.id && c.createdAt <= call.createdAt) before++;
+    for (const c of this.model.calls(orgId))
+      if (c.phoneNumber === call.phoneNumber && c.answeredAt && c.id !== call.id && c.createdAt <= call.createdAt) before++;
     if (call.outcome === 'voicemail') return { status: 'unknown', name: '', timesSpokenBefore: before, source: 'voice_match' };
     if (call.contactId) return { status: 'identified', name: call.calleeName, timesSpokenBefore: before, source: 'contact_list' };
     if (call.direction === 'inbound') return { status: 'identified', name: call.calleeName, timesSpokenBefore: before, source: 'self_introduction' };

@@ -34,7 +34,8 @@ export function str(body: Record<string, unknown>, field: string, opts: { requir
 
 export function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) fail(field, `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value))
+    fail(field, `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
   return value as T;
 }
 
@@ -50,7 +51,6 @@ export function int(value: unknown, field: string, min: number, max: number): nu
 export function pageSize(value: unknown, def: number, max: number): number {
   return int(value, 'pageSize', 1, max) ?? def;
 }
-
 
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 

@@ -34,7 +34,6 @@ const MAX_EVENTS_PER_ENDPOINT = 50;
 const ENDPOINTS = 'webhook-endpoints';
 const DELIVERIES = 'webhook-deliveries';
 
-
 export interface EndpointRecord {
   id: string;
   name: string;
@@ -179,7 +178,10 @@ export class WebhookService {
     const b = asObject(body);
     const known = ['name', 'url', 'events'];
     const unknown = Object.keys(b).filter((k) => !known.includes(k));
-    if (unknown.length) throw badRequest(`unknown field ${unknown[0]} (accepted: ${known.join(', ')}; isEnabled is set with PATCH)`, [{ field: unknown[0], message: 'unknown field' }]);
+    if (unknown.length)
+      throw badRequest(`unknown field ${unknown[0]} (accepted: ${known.join(', ')}; isEnabled is set with PATCH)`, [
+        { field: unknown[0], message: 'unknown field' },
+      ]);
     for (const k of known) if (!Object.hasOwn(b, k) || b[k] === undefined) throw badRequest(`${k} is required`, [{ field: k, message: 'required' }]);
     const name = checkName(b.name);
     const url = await this.checkEndpointUrl(b.url);
@@ -214,7 +216,8 @@ export class WebhookService {
     const name = b.name === undefined ? undefined : checkName(b.name);
     const url = b.url === undefined ? undefined : await this.checkEndpointUrl(b.url);
     const events = b.events === undefined ? undefined : checkEvents(b.events);
-    if (b.isEnabled !== undefined && typeof b.isEnabled !== 'boolean') throw badRequest('isEnabled must be true or false', [{ field: 'isEnabled', message: 'not a boolean' }]);
+    if (b.isEnabled !== undefined && typeof b.isEnabled !== 'boolean')
+      throw badRequest('isEnabled must be true or false', [{ field: 'isEnabled', message: 'not a boolean' }]);
     const current = this.endpoints(org.id).get(id);
     if (!current) throw notFound('webhook endpoint', id); // deleted while the URL was checked
     if (name !== undefined) rec.name = name;
@@ -274,7 +277,11 @@ export class WebhookService {
     }
     // Positions are creation order (n ascending): the cursor is a position bound, each filter a facet.
     const idx = this.deliveryIndex(org.id);
-    const sel = { facet: opts.status ? 'endpointStatus' : 'endpoint', values: [opts.status ? `${id}|${opts.status}` : id], hi: idx.boundary((d) => d.n >= before) };
+    const sel = {
+      facet: opts.status ? 'endpointStatus' : 'endpoint',
+      values: [opts.status ? `${id}|${opts.status}` : id],
+      hi: idx.boundary((d) => d.n >= before),
+    };
     const page = idx.page(sel, 0, opts.limit + 1, true);
     const more = page.length > opts.limit;
     if (more) page.pop();
@@ -290,12 +297,16 @@ export class WebhookService {
     } catch (err) {
       if (err instanceof UrlRefused) {
         // Allowed without a restart (which would lose an emulator's state): the control path's switch.
-        const running = !this.allowLoopback && /\bloopback\b/.test(err.message) ? '; a running emulator allows it at once after POST /_emulator/webhooks/allow-loopback {"allow": true}' : '';
+        const running =
+          !this.allowLoopback && /\bloopback\b/.test(err.message)
+            ? '; a running emulator allows it at once after POST /_emulator/webhooks/allow-loopback {"allow": true}'
+            : '';
         throw unprocessable('url_refused', `url refused: ${err.message}${running}`, [{ field: 'url', message: err.message }]);
       }
       throw err;
     }
-    if (url.username || url.password) throw unprocessable('url_refused', 'url refused: credentials in the URL (user:password@) are not allowed', [{ field: 'url', message: 'userinfo' }]);
+    if (url.username || url.password)
+      throw unprocessable('url_refused', 'url refused: credentials in the URL (user:password@) are not allowed', [{ field: 'url', message: 'userinfo' }]);
     return url.toString();
   }
 
@@ -365,15 +376,21 @@ export class WebhookService {
     try {
       await checkUrl(ep.url, { allowLoopback: this.allowLoopback });
       const body = this.decrypt(d.payload);
-      const status = await post(ep.url, body, {
-        'content-type': 'application/json',
-        'user-agent': 'vap-emulator-webhooks/1',
-        [EVENT_ID_HEADER]: d.eventId,
-        // Real unix seconds: the receiver checks it against its own clock.
-        [SIGNATURE_HEADER]: signatureHeader(ep.secret, body, Math.floor(Date.now() / 1000)),
-      }, this.allowLoopback);
+      const status = await post(
+        ep.url,
+        body,
+        {
+          'content-type': 'application/json',
+          'user-agent': 'vap-emulator-webhooks/1',
+          [EVENT_ID_HEADER]: d.eventId,
+          // Real unix seconds: the receiver checks it against its own clock.
+          [SIGNATURE_HEADER]: signatureHeader(ep.secret, body, Math.floor(Date.now() / 1000)),
+        },
+        this.allowLoopback,
+      );
       if (status >= 200 && status < 300) outcome = { ok: true, retry: false, status, error: null };
-      else if (status >= 400 && status < 500 && status !== 408 && status !== 429) outcome = { ok: false, retry: false, status, error: `refused: HTTP ${status}` };
+      else if (status >= 400 && status < 500 && status !== 408 && status !== 429)
+        outcome = { ok: false, retry: false, status, error: `refused: HTTP ${status}` };
       else outcome = { ok: false, retry: true, status, error: `HTTP ${status}` };
     } catch (err) {
       if (err instanceof UrlRefused) outcome = { ok: false, retry: false, status: null, error: `url refused: ${err.message}` };
@@ -473,7 +490,8 @@ function asObject(body: unknown): Record<string, unknown> {
 }
 
 function checkName(v: unknown): string {
-  if (typeof v !== 'string' || v.trim().length < 1 || v.length > 200) throw badRequest('name must be a string of 1 to 200 characters', [{ field: 'name', message: '1..200 characters' }]);
+  if (typeof v !== 'string' || v.trim().length < 1 || v.length > 200)
+    throw badRequest('name must be a string of 1 to 200 characters', [{ field: 'name', message: '1..200 characters' }]);
   return v.trim();
 }
 
@@ -486,14 +504,21 @@ function checkEvents(v: unknown): string[] {
     const t = raw.trim();
     const info = eventTypeInfo(t);
     if (!info) {
-      throw new HttpError(400, 'unknown_event_type', `events: unknown event type "${t}" (known: ${EVENT_TYPES.filter((x) => x.delivery.includes('webhook')).map((x) => x.type).join(', ')})`, [
-        { field: 'events', message: `unknown event type ${t}` },
-      ]);
+      throw new HttpError(
+        400,
+        'unknown_event_type',
+        `events: unknown event type "${t}" (known: ${EVENT_TYPES.filter((x) => x.delivery.includes('webhook'))
+          .map((x) => x.type)
+          .join(', ')})`,
+        [{ field: 'events', message: `unknown event type ${t}` }],
+      );
     }
     if (!info.delivery.includes('webhook')) {
-      throw unprocessable('event_not_deliverable', `events: "${t}" is delivered on the call stream only (GET /api/v1/calls/{callId}/events), never to a webhook`, [
-        { field: 'events', message: `${t} is stream-only` },
-      ]);
+      throw unprocessable(
+        'event_not_deliverable',
+        `events: "${t}" is delivered on the call stream only (GET /api/v1/calls/{callId}/events), never to a webhook`,
+        [{ field: 'events', message: `${t} is stream-only` }],
+      );
     }
     if (!out.includes(t)) out.push(t);
   }

@@ -59,7 +59,12 @@ export function machineOutput(ctx: Context): boolean {
  * Shows how a run ended and ends as the command must: `show.started` shows a run not waited
  * for, `show.run` one read without gates or still going; `idPrinted`: -q printed the id.
  */
-export async function renderRunEnd(ctx: Context, end: RunEnd, show: { started?(run: Run): Promise<void>; run?(detail: RunDetail): Promise<void> }, opts: { idPrinted?: boolean } = {}): Promise<void> {
+export async function renderRunEnd(
+  ctx: Context,
+  end: RunEnd,
+  show: { started?(run: Run): Promise<void>; run?(detail: RunDetail): Promise<void> },
+  opts: { idPrinted?: boolean } = {},
+): Promise<void> {
   switch (end.kind) {
     case 'started':
       await show.started?.(end.run);

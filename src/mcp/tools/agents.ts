@@ -33,17 +33,32 @@ export const agentTools = [
   defineTool({
     name: 'vap_agents_list',
     title: 'List agents',
-    description: "The organization's voice agents, with the fields of `vap agents list`: id, name, engine, current version, voice, last change (vap_agents_get gives the whole agent). search matches the name, description or a tag.",
+    description:
+      "The organization's voice agents, with the fields of `vap agents list`: id, name, engine, current version, voice, last change (vap_agents_get gives the whole agent). search matches the name, description or a tag.",
     input: { search: z.string().optional().describe('Text to match in the name, description or tags.'), ...listInput },
-    output: z.object({ agents: z.array(S.agent.pick({ id: true, name: true, engine: true, currentVersion: true, voice: true, updatedAt: true })), total: S.num }),
+    output: z.object({
+      agents: z.array(S.agent.pick({ id: true, name: true, engine: true, currentVersion: true, voice: true, updatedAt: true })),
+      total: S.num,
+    }),
     idempotent: true,
     openWorld: false,
     async run(a, env) {
       const { pos, filters } = openCursor(env.tool, a.cursor, { search: a.search });
       const offset = pos.o ?? 0;
       const limit = limitOf(a.limit);
-      const r = await readRange((page, size) => listAgentsPage(env.api, { page, pageSize: size, search: filters.search as string | undefined }, env.signal), offset, limit, pageSize(limit, AGENTS_MAX_PAGE_SIZE));
-      return listOutput({ tool: env.tool, key: 'agents', filters, fields: ['id', 'name', 'engine', 'currentVersion', 'voice', 'updatedAt'] }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
+      const r = await readRange(
+        (page, size) => listAgentsPage(env.api, { page, pageSize: size, search: filters.search as string | undefined }, env.signal),
+        offset,
+        limit,
+        pageSize(limit, AGENTS_MAX_PAGE_SIZE),
+      );
+      return listOutput(
+        { tool: env.tool, key: 'agents', filters, fields: ['id', 'name', 'engine', 'currentVersion', 'voice', 'updatedAt'] },
+        r.items,
+        r.more,
+        (n) => ({ o: offset + n }),
+        r.total,
+      );
     },
   }),
 
@@ -64,7 +79,8 @@ export const agentTools = [
   defineTool({
     name: 'vap_agents_versions',
     title: "List an agent's versions",
-    description: "An agent's version history, newest first: number, what changed, who, when, which is current, and for a rollback the version restored and the reason given.",
+    description:
+      "An agent's version history, newest first: number, what changed, who, when, which is current, and for a rollback the version restored and the reason given.",
     input: { agentId, ...listInput },
     output: z.object({ agentId: z.string(), currentVersion: S.num, versions: z.array(S.version), total: S.num }),
     idempotent: true,
@@ -84,7 +100,13 @@ export const agentTools = [
         limit,
         pageSize(limit, VERSIONS_MAX_PAGE_SIZE),
       );
-      return listOutput({ tool: env.tool, key: 'versions', filters, extra: { agentId: filters.agentId, currentVersion: current ?? null } }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
+      return listOutput(
+        { tool: env.tool, key: 'versions', filters, extra: { agentId: filters.agentId, currentVersion: current ?? null } },
+        r.items,
+        r.more,
+        (n) => ({ o: offset + n }),
+        r.total,
+      );
     },
   }),
 
@@ -103,9 +125,20 @@ export const agentTools = [
     output: z.object({ agent: z.looseObject({ id: z.string(), name: S.str, engine: S.str, currentVersion: S.num }) }),
     idempotent: false,
     openWorld: false,
-    write: { changes: 'creates a new agent (version 1)', undo: 'delete the agent with `vap agents delete <id>` in a terminal (no tool deletes)', destructive: false },
+    write: {
+      changes: 'creates a new agent (version 1)',
+      undo: 'delete the agent with `vap agents delete <id>` in a terminal (no tool deletes)',
+      destructive: false,
+    },
     async run(a, env) {
-      const agent = await createAgent(env.api, { name: a.name, instructions: a.instructions, engine: a.engine as (typeof ENGINES)[number], variables: a.variables ?? [], description: a.description, tags: a.tags });
+      const agent = await createAgent(env.api, {
+        name: a.name,
+        instructions: a.instructions,
+        engine: a.engine as (typeof ENGINES)[number],
+        variables: a.variables ?? [],
+        description: a.description,
+        tags: a.tags,
+      });
       return { data: { agent }, undo: 'created the agent whose id is data.agent.id; to undo, delete it with `vap agents delete <that id>` in a terminal' };
     },
   }),
@@ -113,7 +146,8 @@ export const agentTools = [
   defineTool({
     name: 'vap_agents_update',
     title: 'Change an agent',
-    description: "Changes an agent's name, instructions, engine, variables, description or tags (only the fields given). A change to the instructions records a new version.",
+    description:
+      "Changes an agent's name, instructions, engine, variables, description or tags (only the fields given). A change to the instructions records a new version.",
     input: {
       agentId,
       name: z.string().min(1).optional(),
@@ -125,7 +159,12 @@ export const agentTools = [
       reason: z.string().optional().describe('Why (kept with the version the change makes).'),
       confirm,
     },
-    output: z.object({ agentId: z.string(), previousVersion: S.num, currentVersion: S.num, previous: z.looseObject({}).describe('The changed fields as they were before the call.') }),
+    output: z.object({
+      agentId: z.string(),
+      previousVersion: S.num,
+      currentVersion: S.num,
+      previous: z.looseObject({}).describe('The changed fields as they were before the call.'),
+    }),
     idempotent: true,
     openWorld: false,
     write: {
@@ -136,9 +175,11 @@ export const agentTools = [
     },
     async run(a, env) {
       const change: AgentChange = {};
-      for (const k of ['name', 'instructions', 'engine', 'variables', 'description', 'tags', 'reason'] as const) if (a[k] !== undefined) (change as Record<string, unknown>)[k] = a[k];
+      for (const k of ['name', 'instructions', 'engine', 'variables', 'description', 'tags', 'reason'] as const)
+        if (a[k] !== undefined) (change as Record<string, unknown>)[k] = a[k];
       const fields = Object.keys(change).filter((k) => k !== 'reason');
-      if (fields.length === 0) throw new Refusal('vap_agents_update: no field to change was given (name, instructions, engine, variables, description or tags). Nothing was changed.');
+      if (fields.length === 0)
+        throw new Refusal('vap_agents_update: no field to change was given (name, instructions, engine, variables, description or tags). Nothing was changed.');
       const before = await getAgent(env.api, a.agentId, env.signal);
       const res = await updateAgent(env.api, a.agentId, change);
       const previous = Object.fromEntries(fields.map((k) => [k, before[k] ?? null]));
@@ -219,26 +260,54 @@ export const agentTools = [
       const quiet = { planned: () => undefined, baseline: () => undefined, step: () => undefined };
       const r = await bisect(
         { api: env.api, signal: env.signal, store, reporter: quiet },
-        { agentId: a.agentId, evalId: a.suite, agentName: agent.name, versions, maxCalls: a.maxCalls, verdict: { alpha: a.alpha ?? DEFAULT_ALPHA, minEffect: a.minEffect ?? DEFAULT_MIN_EFFECT }, keyPrefix: 'bisect-', liveGoodVersion: a.good },
+        {
+          agentId: a.agentId,
+          evalId: a.suite,
+          agentName: agent.name,
+          versions,
+          maxCalls: a.maxCalls,
+          verdict: { alpha: a.alpha ?? DEFAULT_ALPHA, minEffect: a.minEffect ?? DEFAULT_MIN_EFFECT },
+          keyPrefix: 'bisect-',
+          liveGoodVersion: a.good,
+        },
       );
-      const undo = r.kind === 'found' ? `vap agents rollback ${a.agentId} --version ${r.lastGood.version} --reason "bisect: version ${r.first.version} regressed"` : undefined;
-      return { data: resultJson(r, { agentId: a.agentId, evalId: a.suite, ...(undo ? { undo } : {}) }), undo: 'the live agent was not changed; the preview copies were removed' };
+      const undo =
+        r.kind === 'found'
+          ? `vap agents rollback ${a.agentId} --version ${r.lastGood.version} --reason "bisect: version ${r.first.version} regressed"`
+          : undefined;
+      return {
+        data: resultJson(r, { agentId: a.agentId, evalId: a.suite, ...(undo ? { undo } : {}) }),
+        undo: 'the live agent was not changed; the preview copies were removed',
+      };
     },
   }),
 
   defineTool({
     name: 'vap_agents_voice',
     title: "Set an agent's voice",
-    description: "Sets the voice (from vap_voices_list) and language an agent speaks with. Refused by the platform for speech-to-speech agents.",
-    input: { agentId, voiceId: z.string().min(1).describe('The voice id (from vap_voices_list).'), language: z.string().optional().describe('A BCP 47 language tag, e.g. es-MX.'), confirm },
+    description: 'Sets the voice (from vap_voices_list) and language an agent speaks with. Refused by the platform for speech-to-speech agents.',
+    input: {
+      agentId,
+      voiceId: z.string().min(1).describe('The voice id (from vap_voices_list).'),
+      language: z.string().optional().describe('A BCP 47 language tag, e.g. es-MX.'),
+      confirm,
+    },
     output: z.object({ agentId: z.string(), previous: S.agentVoice.nullish(), voice: S.agentVoice }),
     idempotent: true,
     openWorld: false,
-    write: { changes: "replaces the agent's voice", undo: 'set the previous voice again (the result gives it as data.previous)', destructive: true, confirm: (a) => ({ id: a.agentId, what: 'agent' }) },
+    write: {
+      changes: "replaces the agent's voice",
+      undo: 'set the previous voice again (the result gives it as data.previous)',
+      destructive: true,
+      confirm: (a) => ({ id: a.agentId, what: 'agent' }),
+    },
     async run(a, env) {
       const previous = await getAgentVoice(env.api, a.agentId, env.signal).catch(() => null);
       const voice = await setAgentVoice(env.api, a.agentId, { voiceId: a.voiceId, language: a.language });
-      return { data: { agentId: a.agentId, previous, voice }, undo: `to undo, call vap_agents_voice with agentId ${a.agentId}, confirm ${a.agentId} and the voiceId and language of data.previous` };
+      return {
+        data: { agentId: a.agentId, previous, voice },
+        undo: `to undo, call vap_agents_voice with agentId ${a.agentId}, confirm ${a.agentId} and the voiceId and language of data.previous`,
+      };
     },
   }),
 
@@ -250,11 +319,19 @@ export const agentTools = [
     output: z.object({ agentId: z.string(), previous: z.array(S.tool), tools: z.array(S.tool) }),
     idempotent: true,
     openWorld: false,
-    write: { changes: "replaces the agent's tool list", undo: 'set the previous list again (the result gives it as data.previous)', destructive: true, confirm: (a) => ({ id: a.agentId, what: 'agent' }) },
+    write: {
+      changes: "replaces the agent's tool list",
+      undo: 'set the previous list again (the result gives it as data.previous)',
+      destructive: true,
+      confirm: (a) => ({ id: a.agentId, what: 'agent' }),
+    },
     async run(a, env) {
       const previous = await getAgentTools(env.api, a.agentId, env.signal);
       const tools = await setAgentTools(env.api, a.agentId, a.toolIds);
-      return { data: { agentId: a.agentId, previous, tools }, undo: `to undo, call vap_agents_tools with agentId ${a.agentId}, confirm ${a.agentId} and toolIds the ids of data.previous` };
+      return {
+        data: { agentId: a.agentId, previous, tools },
+        undo: `to undo, call vap_agents_tools with agentId ${a.agentId}, confirm ${a.agentId} and toolIds the ids of data.previous`,
+      };
     },
   }),
 ];

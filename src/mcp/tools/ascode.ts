@@ -11,7 +11,13 @@ export const ascodeTools = [
       "What `vap diff` shows for an agents-as-code folder (vap.yaml, agents/<slug>/agent.md, suites and webhooks as YAML): each agent, eval suite and webhook endpoint compared three ways (the files, the last sync in .vap/state.<profile>.json, the platform now) as unchanged, create, update (field by field, platform and files), delete, drift, conflict or blocked, for the server's profile. Reads the files and the platform; changes nothing.",
     input: { dir: z.string().min(1).describe('The project folder, or a folder inside it (vap.yaml is found by walking up).') },
     output: z.object({
-      plan: z.looseObject({ profile: z.string().nullish(), changes: z.boolean().nullish(), summary: z.looseObject({}).nullish(), resources: z.array(z.looseObject({})).nullish(), untracked: z.array(z.looseObject({})).nullish() }),
+      plan: z.looseObject({
+        profile: z.string().nullish(),
+        changes: z.boolean().nullish(),
+        summary: z.looseObject({}).nullish(),
+        resources: z.array(z.looseObject({})).nullish(),
+        untracked: z.array(z.looseObject({})).nullish(),
+      }),
       log: z.array(z.string()),
     }),
     idempotent: true,

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { CALL_DIRECTIONS, CALL_STATUS_FILTERS, CALLS_MAX_PAGE_SIZE, getCall, getTranscript, listCalls, type CallFilters, type CallsSummary } from '../../api/calls.js';
+import {
+  CALL_DIRECTIONS,
+  CALL_STATUS_FILTERS,
+  CALLS_MAX_PAGE_SIZE,
+  getCall,
+  getTranscript,
+  listCalls,
+  type CallFilters,
+  type CallsSummary,
+} from '../../api/calls.js';
 import { limitOf, listInput, listOutput, openCursor, readRange } from '../paging.js';
 import { fitItems, jsonSize } from '../result.js';
 import { DATA_NOTICE, neutralise } from '../safety.js';
@@ -53,7 +62,15 @@ export const callTools = [
     title: 'Get a call with its transcript and analysis',
     description:
       "One call: its facts (status, direction, duration, failure reason), the summary, the after-call analysis (sentiment, human contact, objectives, callback, do-not-call, legal, crisis, resolution), the flags that need someone's attention first (crisis, legal threat, do-not-call request, as `vap calls get` shows them), and the transcript. A long transcript is cut: transcriptFrom reads on from a message.",
-    input: { callId, transcriptFrom: z.number().int().min(0).optional().describe('The first transcript message to give (its ordinal; default 0), to read the rest of a cut transcript.') },
+    input: {
+      callId,
+      transcriptFrom: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe('The first transcript message to give (its ordinal; default 0), to read the rest of a cut transcript.'),
+    },
     output: z.object({
       call: S.callDetail,
       attention: z.array(z.looseObject({ kind: z.string(), text: z.string(), action: S.str })),
@@ -62,12 +79,21 @@ export const callTools = [
     idempotent: true,
     openWorld: false,
     async run(a, env) {
-      const [call, transcript, { analysisFlags }] = await Promise.all([getCall(env.api, a.callId, env.signal), getTranscript(env.api, a.callId, env.signal), import('../../calls/detail.js')]);
+      const [call, transcript, { analysisFlags }] = await Promise.all([
+        getCall(env.api, a.callId, env.signal),
+        getTranscript(env.api, a.callId, env.signal),
+        import('../../calls/detail.js'),
+      ]);
       const from = a.transcriptFrom ?? 0;
       const rest = transcript.messages.slice(from).map(neutralise);
       const head = { call, attention: analysisFlags(call.analysis), transcript: { messageCount: transcript.messageCount, from, messages: [] as unknown[] } };
-      const restNote = (shown: number) => `call vap_calls_get again with transcriptFrom ${from + shown} for the rest of the transcript (or read the resource vap://calls/${a.callId}/transcript)`;
-      const overhead = jsonSize({ dataNotice: DATA_NOTICE, data: neutralise(head), cut: { limitChars: env.maxChars, shown: rest.length, of: rest.length, rest: restNote(rest.length) } });
+      const restNote = (shown: number) =>
+        `call vap_calls_get again with transcriptFrom ${from + shown} for the rest of the transcript (or read the resource vap://calls/${a.callId}/transcript)`;
+      const overhead = jsonSize({
+        dataNotice: DATA_NOTICE,
+        data: neutralise(head),
+        cut: { limitChars: env.maxChars, shown: rest.length, of: rest.length, rest: restNote(rest.length) },
+      });
       // The call and its analysis come first; the transcript takes what room is left (at least one message).
       const shown = fitItems(rest, env.maxChars - overhead);
       const data = { ...head, transcript: { ...head.transcript, messages: rest.slice(0, shown) } };

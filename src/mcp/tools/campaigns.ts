@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { getAnalyticsOverview, getAnalyticsSummary, getCampaignAnalytics, getInboundAnalytics, getRealtimeAnalytics, getRunAnalytics } from '../../api/analytics.js';
+import {
+  getAnalyticsOverview,
+  getAnalyticsSummary,
+  getCampaignAnalytics,
+  getInboundAnalytics,
+  getRealtimeAnalytics,
+  getRunAnalytics,
+} from '../../api/analytics.js';
 import { CAMPAIGN_DIRECTIONS, CAMPAIGNS_MAX_PAGE_SIZE, getCampaign, listCampaignsPage, listRuns, pauseCampaign, startCampaign } from '../../api/campaigns.js';
 import { limitOf, listInput, listOutput, openCursor, readRange } from '../paging.js';
 import * as S from '../schemas.js';
@@ -14,7 +21,8 @@ export const campaignTools = [
   defineTool({
     name: 'vap_campaigns_list',
     title: 'List campaigns',
-    description: 'Outbound, inbound and API campaigns: name, status (draft, active, paused, completed), direction, contact list and contact count. search matches the name.',
+    description:
+      'Outbound, inbound and API campaigns: name, status (draft, active, paused, completed), direction, contact list and contact count. search matches the name.',
     input: {
       status: z.enum(CAMPAIGN_STATUSES as [string, ...string[]]).optional(),
       direction: z.enum(CAMPAIGN_DIRECTIONS as [string, ...string[]]).optional(),
@@ -28,7 +36,12 @@ export const campaignTools = [
       const { pos, filters } = openCursor(env.tool, a.cursor, { status: a.status, direction: a.direction, search: a.search });
       const offset = pos.o ?? 0;
       const limit = limitOf(a.limit);
-      const r = await readRange((page, pageSize) => listCampaignsPage(env.api, { page, pageSize, ...(filters as object) }, env.signal), offset, limit, Math.min(limit, CAMPAIGNS_MAX_PAGE_SIZE));
+      const r = await readRange(
+        (page, pageSize) => listCampaignsPage(env.api, { page, pageSize, ...(filters as object) }, env.signal),
+        offset,
+        limit,
+        Math.min(limit, CAMPAIGNS_MAX_PAGE_SIZE),
+      );
       return listOutput({ tool: env.tool, key: 'campaigns', filters }, r.items, r.more, (n) => ({ o: offset + n }), r.total);
     },
   }),
@@ -82,7 +95,8 @@ export const campaignTools = [
   defineTool({
     name: 'vap_analytics_overview',
     title: 'The workspace at a glance',
-    description: 'Workspace-wide figures: campaigns (all, active), calls and their total duration, average human contact and objective success rates, and the best campaign.',
+    description:
+      'Workspace-wide figures: campaigns (all, active), calls and their total duration, average human contact and objective success rates, and the best campaign.',
     input: {},
     output: z.object({ overview: z.looseObject({}) }),
     idempotent: true,
@@ -108,7 +122,10 @@ export const campaignTools = [
     },
     async run(a, env) {
       const campaign = await startCampaign(env.api, a.campaignId, env.signal);
-      return { data: { campaign }, undo: `campaign ${a.campaignId} is active; to stop it, call vap_campaigns_pause with campaignId ${a.campaignId} and confirm ${a.campaignId}` };
+      return {
+        data: { campaign },
+        undo: `campaign ${a.campaignId} is active; to stop it, call vap_campaigns_pause with campaignId ${a.campaignId} and confirm ${a.campaignId}`,
+      };
     },
   }),
 
@@ -128,7 +145,10 @@ export const campaignTools = [
     },
     async run(a, env) {
       const campaign = await pauseCampaign(env.api, a.campaignId, env.signal);
-      return { data: { campaign }, undo: `campaign ${a.campaignId} is paused; to resume it, call vap_campaigns_start with campaignId ${a.campaignId} and confirm ${a.campaignId}` };
+      return {
+        data: { campaign },
+        undo: `campaign ${a.campaignId} is paused; to resume it, call vap_campaigns_start with campaignId ${a.campaignId} and confirm ${a.campaignId}`,
+      };
     },
   }),
 ];

@@ -19,21 +19,70 @@ const runId = z.string().min(1).describe('The run id (from vap_evals_runs_list).
 /** The gates and baseline of `vap evals run`, as arguments. */
 const gateInput = {
   minScore: z.number().min(0).max(1).optional().describe('Gate: the overall score must be at least this (0..1).'),
-  minCriteria: z.array(z.object({ key: z.string().min(1), score: z.number().min(0).max(1) })).optional().describe('Gates: each criterion, by key, must average at least its score.'),
-  minPassRate: z.number().min(0).max(1).optional().describe("Gate: each scenario's share of iterations that passed the score gate, and across pooled runs the estimate that all k of k calls pass (pass^k), must be at least this."),
-  allowFailedIterations: z.number().int().min(0).optional().describe('Failed iterations that do not fail the gates. Default: fewer than 20% of the calls, and with a baseline not significantly more than its share.'),
-  baseline: z.string().optional().describe('Compare with: previous or version:<n> (every completed run of that version, pooled: no call spent) or a run id (that run alone); a verdict overall, per scenario and per criterion, family-wise at alpha.'),
+  minCriteria: z
+    .array(z.object({ key: z.string().min(1), score: z.number().min(0).max(1) }))
+    .optional()
+    .describe('Gates: each criterion, by key, must average at least its score.'),
+  minPassRate: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe(
+      "Gate: each scenario's share of iterations that passed the score gate, and across pooled runs the estimate that all k of k calls pass (pass^k), must be at least this.",
+    ),
+  allowFailedIterations: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('Failed iterations that do not fail the gates. Default: fewer than 20% of the calls, and with a baseline not significantly more than its share.'),
+  baseline: z
+    .string()
+    .optional()
+    .describe(
+      'Compare with: previous or version:<n> (every completed run of that version, pooled: no call spent) or a run id (that run alone); a verdict overall, per scenario and per criterion, family-wise at alpha.',
+    ),
   failOnRegression: z.boolean().optional().describe('Gate: no significant regression against the baseline (default baseline: previous).'),
-  minEffect: z.number().min(0).max(1).optional().describe('The smallest change a verdict counts, and the equivalence margin of "no significant change" (default 0.05).'),
+  minEffect: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe('The smallest change a verdict counts, and the equivalence margin of "no significant change" (default 0.05).'),
   alpha: z.number().gt(0).lt(0.5).optional().describe('The family-wise rate of a false "regressed" over every row the gate tests (default 0.01).'),
 };
 
-type GateArgs = { minScore?: number; minCriteria?: Array<{ key: string; score: number }>; minPassRate?: number; allowFailedIterations?: number; baseline?: string; failOnRegression?: boolean; minEffect?: number; alpha?: number };
+type GateArgs = {
+  minScore?: number;
+  minCriteria?: Array<{ key: string; score: number }>;
+  minPassRate?: number;
+  allowFailedIterations?: number;
+  baseline?: string;
+  failOnRegression?: boolean;
+  minEffect?: number;
+  alpha?: number;
+};
 
-const gated = (a: GateArgs) => a.minScore !== undefined || Boolean(a.minCriteria?.length) || a.minPassRate !== undefined || a.allowFailedIterations !== undefined || a.baseline !== undefined || Boolean(a.failOnRegression);
+const gated = (a: GateArgs) =>
+  a.minScore !== undefined ||
+  Boolean(a.minCriteria?.length) ||
+  a.minPassRate !== undefined ||
+  a.allowFailedIterations !== undefined ||
+  a.baseline !== undefined ||
+  Boolean(a.failOnRegression);
 
 /** The arguments as the verbs' options (the CLI's --min-score, --min-criterion, …), the baseline read by the CLI's own parser. */
-async function gateOptions(a: GateArgs): Promise<{ minScore?: number; minCriterion?: Array<{ key: string; min: number }>; minPassRate?: number; allowFailedIterations?: number; baseline?: BaselineSpec; failOnRegression?: boolean; minEffect?: number; alpha?: number }> {
+async function gateOptions(a: GateArgs): Promise<{
+  minScore?: number;
+  minCriterion?: Array<{ key: string; min: number }>;
+  minPassRate?: number;
+  allowFailedIterations?: number;
+  baseline?: BaselineSpec;
+  failOnRegression?: boolean;
+  minEffect?: number;
+  alpha?: number;
+}> {
   let baseline: BaselineSpec | undefined;
   if (a.baseline !== undefined) {
     const { baselineOption } = await import('../../evals/baseline.js');
@@ -43,7 +92,16 @@ async function gateOptions(a: GateArgs): Promise<{ minScore?: number; minCriteri
       throw new Refusal(`baseline: ${(err as Error).message.replace(/--baseline/g, 'baseline')}`);
     }
   }
-  return { minScore: a.minScore, minCriterion: a.minCriteria?.map((c) => ({ key: c.key, min: c.score })), minPassRate: a.minPassRate, allowFailedIterations: a.allowFailedIterations, baseline, failOnRegression: a.failOnRegression, minEffect: a.minEffect, alpha: a.alpha };
+  return {
+    minScore: a.minScore,
+    minCriterion: a.minCriteria?.map((c) => ({ key: c.key, min: c.score })),
+    minPassRate: a.minPassRate,
+    allowFailedIterations: a.allowFailedIterations,
+    baseline,
+    failOnRegression: a.failOnRegression,
+    minEffect: a.minEffect,
+    alpha: a.alpha,
+  };
 }
 
 const outcome = z.looseObject({
@@ -55,10 +113,12 @@ const outcome = z.looseObject({
 });
 
 const gatedOutput = z.object({
-  outcome: outcome.nullish().describe("The run, its aggregates, its results (without transcripts: vap_evals_runs_results has them), the gates and the baseline's verdicts"),
+  outcome: outcome
+    .nullish()
+    .describe("The run, its aggregates, its results (without transcripts: vap_evals_runs_results has them), the gates and the baseline's verdicts"),
   started: S.run.nullish(),
   verdict: S.verdict.optional(),
-  log: z.array(z.string()).describe("What the command said on its way (progress, warnings)"),
+  log: z.array(z.string()).describe('What the command said on its way (progress, warnings)'),
 });
 
 /** Results without their transcripts (a run's can be large): vap_evals_runs_results gives them. */
@@ -135,7 +195,8 @@ export const evalTools = [
   defineTool({
     name: 'vap_evals_list',
     title: "List an agent's eval suites",
-    description: "The eval suites of an agent: name, status (draft or ready), iterations per scenario, scoring criteria, number of runs and the latest run's score.",
+    description:
+      "The eval suites of an agent: name, status (draft or ready), iterations per scenario, scoring criteria, number of runs and the latest run's score.",
     input: { agentId, ...listInput },
     output: z.object({ suites: z.array(S.suite), total: S.num }),
     idempotent: true,
@@ -158,7 +219,10 @@ export const evalTools = [
     idempotent: true,
     openWorld: false,
     async run(a, env) {
-      const [suite, scenarios] = await Promise.all([getSuite(env.api, a.agentId, a.evalId, env.signal), listScenarios(env.api, a.agentId, a.evalId, env.signal)]);
+      const [suite, scenarios] = await Promise.all([
+        getSuite(env.api, a.agentId, a.evalId, env.signal),
+        listScenarios(env.api, a.agentId, a.evalId, env.signal),
+      ]);
       return { data: { suite, scenarios } };
     },
   }),
@@ -206,7 +270,8 @@ export const evalTools = [
   defineTool({
     name: 'vap_evals_runs_results',
     title: 'Read the results of a run',
-    description: 'The results of an eval run, one per scenario and iteration: status, overall score, the score and reason for each criterion, and the transcript of the call.',
+    description:
+      'The results of an eval run, one per scenario and iteration: status, overall score, the score and reason for each criterion, and the transcript of the call.',
     input: { agentId, evalId, runId, ...listInput },
     output: z.object({ results: z.array(S.runResult), total: S.num }),
     idempotent: true,
@@ -224,25 +289,51 @@ export const evalTools = [
     name: 'vap_evals_runs_diff',
     title: 'Compare two runs',
     description:
-      "Compares run B of a suite with run A (runA), or with a baseline (previous, version:<n>, a run id): per scenario and criterion, A, B, the change and a verdict (regressed, improved, no significant change, too few iterations; Welch t-test, 95%), and the gates of `vap evals runs diff` on run B (minScore, minCriteria, maxDrop, failOnRegression). Both runs must have ended.",
-    input: { agentId, evalId, runB: runId.describe('Run B, the candidate.'), runA: z.string().min(1).optional().describe('Run A, the base (or give baseline instead).'), ...gateInput, maxDrop: z.number().min(0).max(1).optional().describe("Gate: B's overall score and each criterion may be lower than A's by at most this.") },
+      'Compares run B of a suite with run A (runA), or with a baseline (previous, version:<n>, a run id): per scenario and criterion, A, B, the change and a verdict (regressed, improved, no significant change, too few iterations; Welch t-test, 95%), and the gates of `vap evals runs diff` on run B (minScore, minCriteria, maxDrop, failOnRegression). Both runs must have ended.',
+    input: {
+      agentId,
+      evalId,
+      runB: runId.describe('Run B, the candidate.'),
+      runA: z.string().min(1).optional().describe('Run A, the base (or give baseline instead).'),
+      ...gateInput,
+      maxDrop: z.number().min(0).max(1).optional().describe("Gate: B's overall score and each criterion may be lower than A's by at most this."),
+    },
     output: z.object({
-      diff: z.looseObject({ a: z.looseObject({}).nullish(), b: z.looseObject({}).nullish(), overall: z.looseObject({}).nullish(), scenarios: z.array(z.looseObject({})).nullish(), criteria: z.array(z.looseObject({})).nullish(), comparison: z.looseObject({}).nullish(), gates: z.array(S.gate).nullish() }).nullish(),
+      diff: z
+        .looseObject({
+          a: z.looseObject({}).nullish(),
+          b: z.looseObject({}).nullish(),
+          overall: z.looseObject({}).nullish(),
+          scenarios: z.array(z.looseObject({})).nullish(),
+          criteria: z.array(z.looseObject({})).nullish(),
+          comparison: z.looseObject({}).nullish(),
+          gates: z.array(S.gate).nullish(),
+        })
+        .nullish(),
       verdict: S.verdict,
       log: z.array(z.string()),
     }),
     idempotent: true,
     openWorld: false,
     async run(a, env) {
-      if (!a.runA && a.baseline === undefined) throw new Refusal('vap_evals_runs_diff compares two runs: give runA (the base), or baseline (previous, version:<n> or a run id) to compare runB with.');
+      if (!a.runA && a.baseline === undefined)
+        throw new Refusal('vap_evals_runs_diff compares two runs: give runA (the base), or baseline (previous, version:<n> or a run id) to compare runB with.');
       if (a.runA && a.baseline !== undefined) throw new Refusal('vap_evals_runs_diff: give runA or baseline, not both (baseline names run A).');
       const opts = await gateOptions(a);
       const [{ gateSpec }, { compareRuns, comparedFailure }] = await Promise.all([import('../../evals/settings.js'), import('../../evals/compare-runs.js')]);
       const spec = gateSpec({ ...opts, maxDrop: a.maxDrop }, { baseline: false });
       // No report and no GitHub step summary: a tool writes nothing beside its result.
-      const compared = await compareRuns(env.api, { agentId: a.agentId, evalId: a.evalId, a: a.runA, b: a.runB }, spec, { reports: [], env: {}, signal: env.signal });
+      const compared = await compareRuns(env.api, { agentId: a.agentId, evalId: a.evalId, a: a.runA, b: a.runB }, spec, {
+        reports: [],
+        env: {},
+        signal: env.signal,
+      });
       const failure = comparedFailure(compared);
-      const verdict = { passed: !failure, exitCodeInTheCli: failure ? (failure.kind === 'gates' ? ExitCode.GATE : ExitCode.FAILURE) : 0, ...(failure ? { message: failure.message } : {}) };
+      const verdict = {
+        passed: !failure,
+        exitCodeInTheCli: failure ? (failure.kind === 'gates' ? ExitCode.GATE : ExitCode.FAILURE) : 0,
+        ...(failure ? { message: failure.message } : {}),
+      };
       const log = failure?.kind === 'gates' ? failure.failed.map((g) => safeText(safe`✗ gate ${g.gate} failed: ${g.message}`)) : [];
       const diff = JSON.parse(JSON.stringify({ ...compared.diff, comparison: compared.comparison ?? null, gates: compared.gates }));
       return { data: { diff: lean(diff), verdict, log }, notes: [], rest: 'read the results with vap_evals_runs_results' };
@@ -260,7 +351,12 @@ export const evalTools = [
       wait: z.boolean().optional().describe('Follow the run until it ends (default true); false only starts it.'),
       timeoutSeconds: z.number().int().min(1).max(3600).optional().describe('Give up waiting after this long (default 50); the run goes on.'),
       ...gateInput,
-      untilDecided: z.boolean().optional().describe('While the verdict against the baseline is undecided, start another run of the same version and pool them, within maxCalls (needs maxCalls and wait).'),
+      untilDecided: z
+        .boolean()
+        .optional()
+        .describe(
+          'While the verdict against the baseline is undecided, start another run of the same version and pool them, within maxCalls (needs maxCalls and wait).',
+        ),
       maxCalls: z.number().int().min(1).optional().describe('The most calls this may place: a run that would pass it is refused before it starts.'),
     },
     output: gatedOutput,
@@ -273,8 +369,19 @@ export const evalTools = [
     },
     async run(a, env) {
       const wait = a.wait ?? true;
-      if (!wait && (gated(a) || a.untilDecided)) throw new Refusal('vap_evals_run: the gates and the baseline need wait (without it the run is only started); leave wait out, or gate later with vap_evals_runs_get.');
-      const opts = { ...(await gateOptions(a)), wait, timeout: (a.timeoutSeconds ?? 50) * 1000, report: [], poll: false, untilDecided: a.untilDecided, maxCalls: a.maxCalls };
+      if (!wait && (gated(a) || a.untilDecided))
+        throw new Refusal(
+          'vap_evals_run: the gates and the baseline need wait (without it the run is only started); leave wait out, or gate later with vap_evals_runs_get.',
+        );
+      const opts = {
+        ...(await gateOptions(a)),
+        wait,
+        timeout: (a.timeoutSeconds ?? 50) * 1000,
+        report: [],
+        poll: false,
+        untilDecided: a.untilDecided,
+        maxCalls: a.maxCalls,
+      };
       const { startAndGate } = await import('../../evals/run-gated.js');
       const ref = { agentId: a.agentId.trim(), evalId: a.evalId };
       const log: string[] = [];
@@ -282,7 +389,10 @@ export const evalTools = [
       const end = await startAndGate(deps, ref, opts);
       if (end.kind === 'started') {
         say(safeText(`Wait for it (and gate on it) with: ${end.resume}`));
-        return { data: { outcome: null, started: asJson(end.run), log }, notes: ['Started, not waited for: read it with vap_evals_runs_get, with gates to gate it.'] };
+        return {
+          data: { outcome: null, started: asJson(end.run), log },
+          notes: ['Started, not waited for: read it with vap_evals_runs_get, with gates to gate it.'],
+        };
       }
       return gatedResult(end, say, log);
     },

@@ -24,7 +24,11 @@ export const eventTools = [
     description:
       "The organization's recent events (calls started and ended, analyses completed, speakers identified, eval runs completed, …) as the event stream replays them, oldest first: without afterEventId the newest ones (limit, default 50), with it the ones that came after that event. lastEventId says where to ask from next time. types narrows to some event types (vap_events_types lists them).",
     input: {
-      afterEventId: z.string().regex(/^\d{1,20}$/, 'an event id (a number)').optional().describe('Only the events after this one (the lastEventId of a previous call).'),
+      afterEventId: z
+        .string()
+        .regex(/^\d{1,20}$/, 'an event id (a number)')
+        .optional()
+        .describe('Only the events after this one (the lastEventId of a previous call).'),
       types: z.array(z.string().min(1)).optional().describe('Only these event types.'),
       limit: z.number().int().min(1).max(MAX_EVENTS).optional().describe(`How many events at most (default ${DEFAULT_EVENTS}, at most ${MAX_EVENTS}).`),
       cursor: z.string().optional().describe('The nextCursor of the previous call, to read on.'),
@@ -81,9 +85,18 @@ export const eventTools = [
       // As many as fit the stated size: the newest ones (without afterEventId), or the first ones after it (the cursor goes on from the last shown).
       const safe = events.map(neutralise) as Ev[];
       const notes: string[] = [];
-      if (!live && !full) notes.push(`The stream did not say within ${REPLAY_WAIT_MS / 1000} s that it had replayed everything: these are the events read by then.`);
+      if (!live && !full)
+        notes.push(`The stream did not say within ${REPLAY_WAIT_MS / 1000} s that it had replayed everything: these are the events read by then.`);
       notes.push('For what comes later, call again with afterEventId = lastEventId.');
-      const budget = env.maxChars - jsonSize({ dataNotice: DATA_NOTICE, data: { events: [], lastEventId: 'x'.repeat(24) }, nextCursor: 'x'.repeat(200), cut: { limitChars: env.maxChars, shown: 0, of: 0, rest: 'x'.repeat(200) }, notes });
+      const budget =
+        env.maxChars -
+        jsonSize({
+          dataNotice: DATA_NOTICE,
+          data: { events: [], lastEventId: 'x'.repeat(24) },
+          nextCursor: 'x'.repeat(200),
+          cut: { limitChars: env.maxChars, shown: 0, of: 0, rest: 'x'.repeat(200) },
+          notes,
+        });
       const fit = fitItems(after === undefined ? [...safe].reverse() : safe, budget);
       const shown = after === undefined ? safe.slice(safe.length - fit) : safe.slice(0, fit);
       const cut = fit < safe.length;
@@ -93,7 +106,16 @@ export const eventTools = [
         neutralised: true,
         ...(full || (cut && after !== undefined) ? { nextCursor: makeCursor(env.tool, { c: lastEventId ?? undefined }, filters) } : {}),
         ...(cut
-          ? { cut: { shown: fit, of: safe.length, rest: after === undefined ? 'older events were left out to fit: read them with a smaller limit, or from an earlier event with afterEventId' : 'the rest follows: call vap_events_recent again with cursor = nextCursor' } }
+          ? {
+              cut: {
+                shown: fit,
+                of: safe.length,
+                rest:
+                  after === undefined
+                    ? 'older events were left out to fit: read them with a smaller limit, or from an earlier event with afterEventId'
+                    : 'the rest follows: call vap_events_recent again with cursor = nextCursor',
+              },
+            }
           : {}),
         notes,
       };

@@ -10,4 +10,14 @@ import { voiceTools } from './voices.js';
 import { webhookTools } from './webhooks.js';
 
 /** Every tool, by group, in the order tools/list gives them. */
-export const TOOLS: readonly ToolSpec[] = [...agentTools, ...voiceTools, ...evalTools, ...callTools, ...campaignTools, ...contactTools, ...webhookTools, ...eventTools, ...ascodeTools];
+export const TOOLS: readonly ToolSpec[] = [
+  ...agentTools,
+  ...voiceTools,
+  ...evalTools,
+  ...callTools,
+  ...campaignTools,
+  ...contactTools,
+  ...webhookTools,
+  ...eventTools,
+  ...ascodeTools,
+];

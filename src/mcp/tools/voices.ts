@@ -8,7 +8,8 @@ export const voiceTools = [
   defineTool({
     name: 'vap_voices_list',
     title: 'List voices',
-    description: 'The voices agents can speak with: id, name, description and language. language filters by a BCP 47 tag or a bare code (es matches every Spanish voice).',
+    description:
+      'The voices agents can speak with: id, name, description and language. language filters by a BCP 47 tag or a bare code (es matches every Spanish voice).',
     input: { language: z.string().optional().describe('A BCP 47 tag (es-MX) or a bare language code (es).'), ...listInput },
     output: z.object({ voices: z.array(S.voice), total: S.num }),
     idempotent: true,

@@ -42,7 +42,8 @@ export const webhookTools = [
   defineTool({
     name: 'vap_webhooks_deliveries',
     title: "List an endpoint's deliveries",
-    description: "The deliveries of events to a webhook endpoint, newest first: event type and id, status (pending, in_flight, succeeded, failed, dead_lettered), attempts, the receiver's last HTTP status and why the last attempt failed. Payloads are never returned.",
+    description:
+      "The deliveries of events to a webhook endpoint, newest first: event type and id, status (pending, in_flight, succeeded, failed, dead_lettered), attempts, the receiver's last HTTP status and why the last attempt failed. Payloads are never returned.",
     input: { webhookId, status: z.enum(DELIVERY_STATUSES as [string, ...string[]]).optional(), ...listInput },
     output: z.object({ deliveries: z.array(S.delivery) }),
     idempotent: true,
@@ -52,7 +53,12 @@ export const webhookTools = [
       // The API pages with its own cursor: the position is that cursor and how many of its page were shown.
       const skip = pos.s ?? 0;
       const limit = limitOf(a.limit);
-      const page = await listWebhookDeliveriesPage(env.api, filters.webhookId as string, { page: 1, pageSize: Math.min(skip + limit, DELIVERIES_MAX_LIMIT), cursor: pos.c, status: filters.status as string | undefined }, env.signal);
+      const page = await listWebhookDeliveriesPage(
+        env.api,
+        filters.webhookId as string,
+        { page: 1, pageSize: Math.min(skip + limit, DELIVERIES_MAX_LIMIT), cursor: pos.c, status: filters.status as string | undefined },
+        env.signal,
+      );
       const items = page.items.slice(skip, skip + limit);
       const restOfPage = skip + items.length < page.items.length;
       return listOutput({ tool: env.tool, key: 'deliveries', filters }, items, restOfPage || page.hasMore, (n) =>
@@ -65,7 +71,7 @@ export const webhookTools = [
     name: 'vap_webhooks_rotate_secret',
     title: "Rotate an endpoint's signing secret",
     description:
-      "Gives a webhook endpoint a new signing secret, effective at once: the old one stops working immediately, so the receiver must be updated at once. The new secret is shown only now: in the result, or, with secretFile, written to that file (mode 0600, as `vap webhooks rotate-secret --secret-file` does) and not shown.",
+      'Gives a webhook endpoint a new signing secret, effective at once: the old one stops working immediately, so the receiver must be updated at once. The new secret is shown only now: in the result, or, with secretFile, written to that file (mode 0600, as `vap webhooks rotate-secret --secret-file` does) and not shown.',
     input: {
       webhookId,
       secretFile: z.string().min(1).optional().describe('Write the new secret to this file (mode 0600) instead of returning it.'),
@@ -88,7 +94,9 @@ export const webhookTools = [
       const log = [secretFile === undefined ? `! ${SAVE_SECRET_TEXT}` : `✓ ${safeText(secretKeptText(secretFile))}`, `✓ ${safeText(rotatedText(endpoint.id))}`];
       return {
         data: { endpoint: secretFile === undefined ? endpoint : withoutSecret, log },
-        undo: a.secretFile ? `the new secret is in ${safeText(a.secretFile)} (mode 0600); it cannot be undone` : 'the new secret is in data.endpoint.secret and is not shown again; it cannot be undone',
+        undo: a.secretFile
+          ? `the new secret is in ${safeText(a.secretFile)} (mode 0600); it cannot be undone`
+          : 'the new secret is in data.endpoint.secret and is not shown again; it cannot be undone',
       };
     },
   }),

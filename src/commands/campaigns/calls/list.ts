@@ -49,7 +49,10 @@ export async function run(ref: string, opts: ListOptions, ctx: Context): Promise
     },
     paginateOptions(opts, CAMPAIGN_CALLS_MAX_PAGE_SIZE),
   );
-  const n = await ctx.out.list(rememberShown(ctx, 'call', items, (c) => [c.id]), { columns: CALL_COLUMNS, empty: 'No calls match.' });
+  const n = await ctx.out.list(
+    rememberShown(ctx, 'call', items, (c) => [c.id]),
+    { columns: CALL_COLUMNS, empty: 'No calls match.' },
+  );
   // The counts cover every matching call; on stderr, on a terminal and piped alike (stdout stays data), as `vap calls list` does.
   if (summary && (n > 0 || summary.total > 0)) {
     const more = n < summary.total && !opts.all ? ` (showing ${n}; --all for every one)` : '';

@@ -57,7 +57,8 @@ export async function buildQueueBody(opts: QueueOptions, ctx: Context, now = Dat
   }
   if (opts.priority !== undefined) body.priority = opts.priority;
   if (opts.at !== undefined) {
-    if (Date.parse(opts.at) < now - PAST_TOLERANCE_MS) throw new UsageError(`--at ${opts.at} is in the past`, 'give a time from now on, or leave --at out to dial as soon as possible');
+    if (Date.parse(opts.at) < now - PAST_TOLERANCE_MS)
+      throw new UsageError(`--at ${opts.at} is in the past`, 'give a time from now on, or leave --at out to dial as soon as possible');
     body.scheduledFor = opts.at;
   }
   return body;
@@ -71,5 +72,7 @@ export async function run(ref: string, opts: QueueOptions, ctx: Context): Promis
     throw campaignRefusal(err, id);
   });
   if (!ctx.out.human || res.calls.length > 0) await ctx.out.list(res.calls, { columns: CALL_COLUMNS, empty: '' });
-  await ctx.success(`Queued ${res.queued} call${res.queued === 1 ? '' : 's'} on campaign ${id}${res.queued === 0 ? ' (every contact given is already queued or called)' : ''}`);
+  await ctx.success(
+    `Queued ${res.queued} call${res.queued === 1 ? '' : 's'} on campaign ${id}${res.queued === 0 ? ' (every contact given is already queued or called)' : ''}`,
+  );
 }

@@ -9,7 +9,12 @@ import type { ContextFactory } from '../../types.js';
 import { CONTACT_COLUMNS } from '../shared.js';
 
 export function listCommand(makeContext: ContextFactory): Command {
-  return addListingOptions(new Command('list').alias('ls').description('List a campaign’s contacts and where each stands (pending, queued, called, failed)').argument('<campaignId>', 'the campaign id (or its start, or its name)'))
+  return addListingOptions(
+    new Command('list')
+      .alias('ls')
+      .description('List a campaign’s contacts and where each stands (pending, queued, called, failed)')
+      .argument('<campaignId>', 'the campaign id (or its start, or its name)'),
+  )
     .addHelpText(
       'after',
       `
@@ -24,5 +29,12 @@ export async function run(ref: string, opts: ListingOptions, ctx: Context): Prom
   const id = await resolveCampaignId(ctx, ref);
   const api = await ctx.api();
   const items = paginate((req) => listCampaignContactsPage(api, id, req, ctx.signal), paginateOptions(opts, CAMPAIGN_CONTACTS_MAX_PAGE_SIZE));
-  await ctx.out.list(rememberShown(ctx, 'call', items, (c) => [c.lastCallId]), { columns: CONTACT_COLUMNS, id: (c) => c.contactId, empty: `Campaign ${id} has no contacts yet. Add some with \`vap campaigns contacts add ${id} --contacts id,…\`.` });
+  await ctx.out.list(
+    rememberShown(ctx, 'call', items, (c) => [c.lastCallId]),
+    {
+      columns: CONTACT_COLUMNS,
+      id: (c) => c.contactId,
+      empty: `Campaign ${id} has no contacts yet. Add some with \`vap campaigns contacts add ${id} --contacts id,…\`.`,
+    },
+  );
 }

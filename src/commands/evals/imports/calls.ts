@@ -68,8 +68,13 @@ export async function run(args: (string | undefined)[], opts: Options, ctx: Cont
   const calls = await listTriagedCalls(api, agentId, evalId, importId, ctx.signal);
   const shown = calls.filter((c) => (!opts.triaged || c.triageStatus === 'triaged') && (opts.category === undefined || c.triage?.category === opts.category));
   const untriaged = calls.filter((c) => c.triageStatus !== 'triaged').length;
-  await ctx.out.list(shown, { columns: opts.wide ? WIDE_COLUMNS : CALL_COLUMNS, empty: calls.length === 0 ? `Import ${importId} has no calls.` : 'No calls match.' });
+  await ctx.out.list(shown, {
+    columns: opts.wide ? WIDE_COLUMNS : CALL_COLUMNS,
+    empty: calls.length === 0 ? `Import ${importId} has no calls.` : 'No calls match.',
+  });
   if (ctx.out.human && untriaged > 0) {
-    ctx.io.stderr.write(`${safeText(`${untriaged} call${untriaged === 1 ? ' is' : 's are'} not triaged yet: vap evals imports triage ${importId} --eval ${evalId} --agent ${agentId}`)}\n`);
+    ctx.io.stderr.write(
+      `${safeText(`${untriaged} call${untriaged === 1 ? ' is' : 's are'} not triaged yet: vap evals imports triage ${importId} --eval ${evalId} --agent ${agentId}`)}\n`,
+    );
   }
 }

@@ -1,5 +1,12 @@
 import { Command, Option } from 'commander';
-import { CANDIDATES_DEFAULT_PAGE_SIZE, CANDIDATES_MAX_PAGE_SIZE, listCandidatesPage, type CandidateCall, type CandidateFilter, type SourceType } from '../../../api/eval-imports.js';
+import {
+  CANDIDATES_DEFAULT_PAGE_SIZE,
+  CANDIDATES_MAX_PAGE_SIZE,
+  listCandidatesPage,
+  type CandidateCall,
+  type CandidateFilter,
+  type SourceType,
+} from '../../../api/eval-imports.js';
 import type { Context } from '../../../context.js';
 import { withPolicy } from '../../../ui/columns.js';
 import type { Column } from '../../../ui/format.js';
@@ -48,14 +55,23 @@ export function candidatesCommand(makeContext: ContextFactory): Command {
     .addOption(agentOption())
     .addOption(evalOption())
     .option('--source <id>', 'the campaign or call center (see `imports sources`)')
-    .addOption(completes(new Option('--source-type <type>', 'campaign or call_center (default: call_center for cc_… ids, else campaign)').argParser(parseSourceType), ['campaign', 'call_center']))
+    .addOption(
+      completes(new Option('--source-type <type>', 'campaign or call_center (default: call_center for cc_… ids, else campaign)').argParser(parseSourceType), [
+        'campaign',
+        'call_center',
+      ]),
+    )
     .option('--from <date>', 'calls started on or after this ISO date or timestamp', isoDate('--from'))
     .option('--to <date>', 'calls started on or before this ISO date (the whole day) or timestamp', isoDate('--to'))
     .option('--min-duration <seconds>', 'calls at least this many seconds long', intIn('--min-duration', 0))
     .addOption(new Option('--direction <direction>', 'only inbound or only outbound calls').choices(['inbound', 'outbound']))
     .option('--search <text>', 'text in the transcript, the caller intent or the sentiment (case-insensitive)')
     .option('--page <n>', 'the page to show (default 1)', intIn('--page', 1))
-    .option('--page-size <n>', `calls per page (default ${CANDIDATES_DEFAULT_PAGE_SIZE}, at most ${CANDIDATES_MAX_PAGE_SIZE})`, intIn('--page-size', 1, CANDIDATES_MAX_PAGE_SIZE))
+    .option(
+      '--page-size <n>',
+      `calls per page (default ${CANDIDATES_DEFAULT_PAGE_SIZE}, at most ${CANDIDATES_MAX_PAGE_SIZE})`,
+      intIn('--page-size', 1, CANDIDATES_MAX_PAGE_SIZE),
+    )
     .option('--all', 'every page, streaming rows as they arrive')
     .addOption(wideOption())
     .addHelpText(
@@ -101,7 +117,10 @@ export async function run(arg: string | undefined, opts: Options, ctx: Context):
   const page = opts.page ?? 1;
   const pageSize = opts.pageSize ?? CANDIDATES_DEFAULT_PAGE_SIZE;
   const res = await listCandidatesPage(api, agentId, evalId, filter, { page, pageSize }, ctx.signal);
-  const n = await ctx.out.list(res.calls, { columns: CANDIDATE_COLUMNS, empty: res.total > 0 ? `No calls on page ${page} (${res.total} match).` : 'No calls match.' });
+  const n = await ctx.out.list(res.calls, {
+    columns: CANDIDATE_COLUMNS,
+    empty: res.total > 0 ? `No calls on page ${page} (${res.total} match).` : 'No calls match.',
+  });
   if (ctx.out.human && n > 0) {
     const pages = Math.max(1, Math.ceil(res.total / pageSize));
     const more = page < pages ? `; next: --page ${page + 1}, or --all` : '';

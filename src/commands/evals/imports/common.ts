@@ -5,7 +5,10 @@ import { hasCalendarDay } from '../../../evals/imports/dates.js';
 
 /** `--calls id,id,...` (commas or spaces; repeated ids kept once). */
 export function parseCallIds(v: string, prev: string[] = []): string[] {
-  const ids = v.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
+  const ids = v
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (ids.length === 0) throw new InvalidArgumentError('--calls takes call ids separated by commas.');
   return [...new Set([...prev, ...ids])];
 }
@@ -38,7 +41,9 @@ export function intIn(flag: string, min: number, max = Number.MAX_SAFE_INTEGER) 
   return (v: string): number => {
     const n = Number(v);
     if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `${flag} must be a whole number of at least ${min}.` : `${flag} must be a whole number from ${min} to ${max}.`);
+      throw new InvalidArgumentError(
+        max === Number.MAX_SAFE_INTEGER ? `${flag} must be a whole number of at least ${min}.` : `${flag} must be a whole number from ${min} to ${max}.`,
+      );
     }
     return n;
   };
@@ -49,7 +54,11 @@ export function resolveImportIds(args: (string | undefined)[], opts: { eval?: st
   const given = args.filter((a): a is string => typeof a === 'string' && a.length > 0);
   if (given.length === 2) {
     const [evalId, importId] = given as [string, string];
-    if (opts.eval && opts.eval !== evalId) throw new UsageError(`--eval ${opts.eval} disagrees with the suite argument ${evalId}`, 'give the suite once: `<evalId> <importId>` or `<importId> --eval <evalId>`');
+    if (opts.eval && opts.eval !== evalId)
+      throw new UsageError(
+        `--eval ${opts.eval} disagrees with the suite argument ${evalId}`,
+        'give the suite once: `<evalId> <importId>` or `<importId> --eval <evalId>`',
+      );
     return { evalId, importId };
   }
   if (given.length === 1) {

@@ -44,7 +44,11 @@ export async function run(args: (string | undefined)[], opts: Options, ctx: Cont
   const agentId = resolveAgent(opts, ctx);
   const { evalId, importId } = resolveImportIds(args, opts);
   if (opts.all && opts.calls) throw new UsageError('--calls and --all both given', 'pass one of them');
-  if (!opts.all && !opts.calls) throw new UsageError('missing --calls <id,...> or --all', `see the triaged calls with \`vap evals imports calls ${importId} --eval ${evalId} --agent ${agentId}\``);
+  if (!opts.all && !opts.calls)
+    throw new UsageError(
+      'missing --calls <id,...> or --all',
+      `see the triaged calls with \`vap evals imports calls ${importId} --eval ${evalId} --agent ${agentId}\``,
+    );
   const api = await ctx.api();
   const res = await createScenarios(api, { agentId, evalId, importId, callIds: opts.all ? 'all' : opts.calls!, signal: ctx.signal });
   if (ctx.out.format === 'json' || ctx.out.format === 'ndjson' || ctx.globals.query) {
@@ -56,5 +60,7 @@ export async function run(args: (string | undefined)[], opts: Options, ctx: Cont
     );
   }
   const skipped = res.skipped > 0 ? `, skipped ${res.skipped} already turned into scenarios` : '';
-  await ctx.success(`Created ${res.created} scenario${res.created === 1 ? '' : 's'}${skipped}; see them with \`vap evals scenarios list ${evalId} --agent ${agentId}\``);
+  await ctx.success(
+    `Created ${res.created} scenario${res.created === 1 ? '' : 's'}${skipped}; see them with \`vap evals scenarios list ${evalId} --agent ${agentId}\``,
+  );
 }

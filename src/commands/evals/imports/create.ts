@@ -24,7 +24,12 @@ export function createCommand(makeContext: ContextFactory): Command {
     .addOption(agentOption())
     .addOption(evalOption())
     .option('--source <id>', 'the campaign or call center the calls come from')
-    .addOption(completes(new Option('--source-type <type>', 'campaign or call_center (default: call_center for cc_… ids, else campaign)').argParser(parseSourceType), ['campaign', 'call_center']))
+    .addOption(
+      completes(new Option('--source-type <type>', 'campaign or call_center (default: call_center for cc_… ids, else campaign)').argParser(parseSourceType), [
+        'campaign',
+        'call_center',
+      ]),
+    )
     .option('--calls <ids>', 'call ids, separated by commas (repeatable; up to 500)', parseCallIds)
     .addHelpText(
       'after',
@@ -46,10 +51,13 @@ export async function run(arg: string | undefined, opts: Options, ctx: Context):
   const evalId = resolveEvalId(arg, opts);
   const { sourceType, sourceId } = resolveSourceType(opts);
   const callIds = opts.calls ?? [];
-  if (callIds.length === 0) throw new UsageError('missing --calls <id,...>', `list them with \`vap evals imports candidates ${evalId} --agent ${agentId} --source ${sourceId}\``);
+  if (callIds.length === 0)
+    throw new UsageError('missing --calls <id,...>', `list them with \`vap evals imports candidates ${evalId} --agent ${agentId} --source ${sourceId}\``);
   if (callIds.length > 500) throw new UsageError(`${callIds.length} calls given; an import takes at most 500`, 'split them over several imports');
   const api = await ctx.api();
   const imp = (await createImport(api, agentId, evalId, { sourceType, sourceId, callIds })) as CallImport;
   await ctx.out.item(imp, { fields: IMPORT_FIELDS });
-  await ctx.success(`Imported ${imp.totalCalls} call${imp.totalCalls === 1 ? '' : 's'} as ${imp.id}; triage them with \`vap evals imports triage ${imp.id} --eval ${evalId} --agent ${agentId}\``);
+  await ctx.success(
+    `Imported ${imp.totalCalls} call${imp.totalCalls === 1 ? '' : 's'} as ${imp.id}; triage them with \`vap evals imports triage ${imp.id} --eval ${evalId} --agent ${agentId}\``,
+  );
 }

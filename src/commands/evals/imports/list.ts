@@ -49,5 +49,8 @@ export async function run(arg: string | undefined, opts: Options, ctx: Context):
   const evalId = resolveEvalId(arg, opts);
   const api = await ctx.api();
   const imports = await listImports(api, agentId, evalId, ctx.signal);
-  await ctx.out.list(imports, { columns: IMPORT_COLUMNS, empty: `Suite ${evalId} has no imports yet. Start one with \`vap evals imports create ${evalId} --agent ${agentId} --source <id> --calls <ids>\` or \`vap evals import\`.` });
+  await ctx.out.list(imports, {
+    columns: IMPORT_COLUMNS,
+    empty: `Suite ${evalId} has no imports yet. Start one with \`vap evals imports create ${evalId} --agent ${agentId} --source <id> --calls <ids>\` or \`vap evals import\`.`,
+  });
 }

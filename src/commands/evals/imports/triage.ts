@@ -97,7 +97,10 @@ export async function run(args: (string | undefined)[], opts: Options, ctx: Cont
 /** A live bar redrawn in place on a terminal's stderr (like `import-jobs watch`). */
 class Bar {
   private readonly line: LiveLine;
-  constructor(ctx: Context, private readonly started: number) {
+  constructor(
+    ctx: Context,
+    private readonly started: number,
+  ) {
     this.line = new LiveLine(ctx.io.stderr);
   }
 

@@ -47,7 +47,15 @@ export async function run(args: (string | undefined)[], opts: DeleteOptions, ctx
   const res = await deleteRun(api, agentId, evalId, runId);
   const g = ctx.globals;
   if (g.json || g.output || g.query || g.quiet) {
-    await ctx.out.item({ id: runId, deleted: res?.deleted ?? true }, { fields: [{ header: 'id', value: (r) => r.id }, { header: 'deleted', value: (r) => r.deleted }] });
+    await ctx.out.item(
+      { id: runId, deleted: res?.deleted ?? true },
+      {
+        fields: [
+          { header: 'id', value: (r) => r.id },
+          { header: 'deleted', value: (r) => r.deleted },
+        ],
+      },
+    );
   }
   await ctx.success(`Deleted run ${runId} of suite ${evalId}`);
 }

@@ -24,7 +24,7 @@ export function diffCommand(makeContext: ContextFactory): Command {
     .addOption(agentOption())
     .addOption(evalOption());
   addBaselineOptions(addGateOptions(cmd), 'run B')
-    .option('--max-drop <score>', 'exit 3 when B\'s overall score or any criterion is lower than A\'s by more than this', scoreOption('--max-drop'))
+    .option('--max-drop <score>', "exit 3 when B's overall score or any criterion is lower than A's by more than this", scoreOption('--max-drop'))
     .option('--report <kind=path>', 'write run B against A as junit=<path>, json=<path>, markdown=<path> or html=<path> (repeatable)', reportOption)
     .addHelpText(
       'after',
@@ -71,7 +71,10 @@ function resolveIds(args: (string | undefined)[], opts: { eval?: string; baselin
     if (!opts.eval) throw new UsageError('missing the eval suite', 'use `diff <runA> <runB> --eval <evalId>` or `diff <evalId> <runA> <runB>`');
     return { evalId: opts.eval, a: given[0]!, b: given[1]! };
   }
-  throw new UsageError(`diff compares two runs; ${given.length === 1 ? `only ${given[0]} was given` : 'none was given'}`, 'use `diff <runA> <runB> --eval <evalId>`, or `diff <runB> --baseline previous --eval <evalId>` (see `vap evals runs list <evalId>`)');
+  throw new UsageError(
+    `diff compares two runs; ${given.length === 1 ? `only ${given[0]} was given` : 'none was given'}`,
+    'use `diff <runA> <runB> --eval <evalId>`, or `diff <runB> --baseline previous --eval <evalId>` (see `vap evals runs list <evalId>`)',
+  );
 }
 
 export async function run(args: (string | undefined)[], opts: DiffOptions & GlobalOptions, ctx: Context): Promise<void> {

@@ -56,12 +56,18 @@ export async function printRun(detail: RunDetail, ctx: Context): Promise<void> {
     const [{ renderTable }, chalk] = await Promise.all([import('../../../ui/table.js'), ctx.stdoutStyle()]);
     // Indented by two under its label in the detail view.
     const fit = ctx.tableFit();
-    criteriaText = renderTable(criteria, [
-      { header: 'criterion', value: (c) => c.key },
-      { header: 'average', value: (c) => fmtScore(c.average) },
-      { header: 'max', value: (c) => fmtScore(c.max) },
-      { header: 'weight', value: (c) => (c.weight === null ? '' : c.weight.toFixed(2)) },
-    ], chalk, ctx.present, { ...fit, width: fit.width === undefined ? undefined : fit.width - 2 });
+    criteriaText = renderTable(
+      criteria,
+      [
+        { header: 'criterion', value: (c) => c.key },
+        { header: 'average', value: (c) => fmtScore(c.average) },
+        { header: 'max', value: (c) => fmtScore(c.max) },
+        { header: 'weight', value: (c) => (c.weight === null ? '' : c.weight.toFixed(2)) },
+      ],
+      chalk,
+      ctx.present,
+      { ...fit, width: fit.width === undefined ? undefined : fit.width - 2 },
+    );
   }
   await ctx.out.item(detail, {
     id: (d) => d.run.id,

@@ -42,7 +42,8 @@ export function scoreTrendLine(newestFirst: readonly Run[]): string {
   const scores = scored.map((r) => r.overallScore as number);
   const first = scores[0]!;
   const last = scores[scores.length - 1]!;
-  const range = scores.length > 1 ? `${fmtScore(first)} → ${fmtScore(last)}, low ${fmtScore(Math.min(...scores))}, high ${fmtScore(Math.max(...scores))}` : fmtScore(last);
+  const range =
+    scores.length > 1 ? `${fmtScore(first)} → ${fmtScore(last)}, low ${fmtScore(Math.min(...scores))}, high ${fmtScore(Math.max(...scores))}` : fmtScore(last);
   return `${sparkline(scores)}  ${range} over ${scores.length} scored run${scores.length === 1 ? '' : 's'} (oldest → newest)`;
 }
 
@@ -82,7 +83,10 @@ export async function run(arg: string | undefined, opts: ListOptions, ctx: Conte
   // The API answers newest first; sorting again keeps that true of any service.
   const runs = (await listRuns(api, agentId, evalId, ctx.signal)).slice().sort(newestFirst);
   const shown = opts.limit ? runs.slice(0, opts.limit) : runs;
-  const count = await ctx.out.list(shown, { columns: RUN_COLUMNS, empty: `No runs of suite ${evalId} yet. Start one with \`vap evals run ${evalId} --agent ${agentId} --wait\`.` });
+  const count = await ctx.out.list(shown, {
+    columns: RUN_COLUMNS,
+    empty: `No runs of suite ${evalId} yet. Start one with \`vap evals run ${evalId} --agent ${agentId} --wait\`.`,
+  });
   if (count > 0 && ctx.out.human && ctx.io.stdoutIsTTY) {
     const line = scoreTrendLine(shown);
     if (line) {

@@ -34,7 +34,7 @@ interface ResultsOptions {
 
 export function resultsCommand(makeContext: ContextFactory): Command {
   return new Command('results')
-    .description("Each call of a run: the transcript as a chat, the score on each criterion with the reason, the error of a failed iteration")
+    .description('Each call of a run: the transcript as a chat, the score on each criterion with the reason, the error of a failed iteration')
     .argument('[evalId]', 'the eval suite (or pass --eval)')
     .argument('[runId]', 'the run')
     .addOption(agentOption())
@@ -73,7 +73,13 @@ export async function run(args: (string | undefined)[], opts: ResultsOptions, ct
     (r) => (!wanted || r.evalScenarioId.toLowerCase() === wanted || (r.scenarioName ?? '').toLowerCase() === wanted) && (!opts.failed || r.status === 'failed'),
   );
   // No result at all: a run that ended (failed at once, say) has none to come; one still going will.
-  const ended = all.length === 0 && human ? await getRun(api, agentId, evalId, runId, ctx.signal).then((d) => d.run, () => undefined) : undefined;
+  const ended =
+    all.length === 0 && human
+      ? await getRun(api, agentId, evalId, runId, ctx.signal).then(
+          (d) => d.run,
+          () => undefined,
+        )
+      : undefined;
   const empty =
     all.length === 0
       ? ended && FINISHED_RUN_STATUSES.has(ended.status)

@@ -8,7 +8,6 @@ import type { ContextFactory } from '../../types.js';
 import { agentOption, evalOption, resolveAgent, resolveEvalId } from '../options.js';
 import { SCENARIO_CATEGORIES } from '../../../spec/evals.js';
 
-
 interface AddOptions {
   agent?: string;
   eval?: string;

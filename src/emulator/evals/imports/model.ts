@@ -121,7 +121,10 @@ export class ImportModel {
 
   list(orgId: string, agentId: string, evalId: string): ImportRecord[] {
     const suite = this.suite(orgId, agentId, evalId);
-    return this.imports(orgId).ordered({ eval: (i) => i.evalId }).page({ facet: 'eval', values: [suite.id] }, 0, Number.MAX_SAFE_INTEGER, true).sort((a, b) => b.seq - a.seq);
+    return this.imports(orgId)
+      .ordered({ eval: (i) => i.evalId })
+      .page({ facet: 'eval', values: [suite.id] }, 0, Number.MAX_SAFE_INTEGER, true)
+      .sort((a, b) => b.seq - a.seq);
   }
 
   find(orgId: string, agentId: string, evalId: string, importId: string): ImportRecord {
@@ -148,12 +151,18 @@ export class ImportModel {
     const inSource = new Set(source.calls.map((c) => c.id));
     const foreign = callIds.filter((id) => !inSource.has(id));
     if (foreign.length > 0) {
-      throw unprocessable('calls_not_in_source', `${some(foreign)} ${foreign.length === 1 ? 'does' : 'do'} not belong to ${sourceType} ${source.id}; nothing was imported`, { callIds: foreign });
+      throw unprocessable(
+        'calls_not_in_source',
+        `${some(foreign)} ${foreign.length === 1 ? 'does' : 'do'} not belong to ${sourceType} ${source.id}; nothing was imported`,
+        { callIds: foreign },
+      );
     }
     const imported = this.importedCallIds(orgId, suite.id);
     const again = callIds.filter((id) => imported.has(id));
     if (again.length > 0) {
-      throw conflict('calls_already_imported', `${some(again)} ${again.length === 1 ? 'is' : 'are'} already imported into this suite; nothing was imported`, { callIds: again });
+      throw conflict('calls_already_imported', `${some(again)} ${again.length === 1 ? 'is' : 'are'} already imported into this suite; nothing was imported`, {
+        callIds: again,
+      });
     }
     let seq = 0;
     for (const i of this.imports(orgId).values()) seq = Math.max(seq, i.seq);
@@ -176,7 +185,13 @@ export class ImportModel {
   }
 
   /** Triages the next batch: takes 1.5 simulated s per call, then commits the whole batch. */
-  async triage(orgId: string, agentId: string, evalId: string, importId: string, raw: unknown): Promise<{ imp: ImportRecord; processed: number; remaining: number }> {
+  async triage(
+    orgId: string,
+    agentId: string,
+    evalId: string,
+    importId: string,
+    raw: unknown,
+  ): Promise<{ imp: ImportRecord; processed: number; remaining: number }> {
     this.find(orgId, agentId, evalId, importId);
     const body = objectBody(raw);
     onlyFields(body, ['batchSize']);
@@ -258,10 +273,17 @@ export class ImportModel {
     const callIds = [...new Set(ids as string[])];
     const inImport = new Set(imp.callIds);
     const foreign = callIds.filter((id) => !inImport.has(id));
-    if (foreign.length > 0) throw unprocessable('calls_not_in_import', `${some(foreign)} ${foreign.length === 1 ? 'is' : 'are'} not in import ${imp.id}; no scenario was created`, { callIds: foreign });
+    if (foreign.length > 0)
+      throw unprocessable('calls_not_in_import', `${some(foreign)} ${foreign.length === 1 ? 'is' : 'are'} not in import ${imp.id}; no scenario was created`, {
+        callIds: foreign,
+      });
     const untriaged = callIds.filter((id) => !imp.triage[id]);
     if (untriaged.length > 0) {
-      throw conflict('not_triaged', `${some(untriaged)} ${untriaged.length === 1 ? 'is' : 'are'} not triaged yet; triage the import first (no scenario was created)`, { callIds: untriaged });
+      throw conflict(
+        'not_triaged',
+        `${some(untriaged)} ${untriaged.length === 1 ? 'is' : 'are'} not triaged yet; triage the import first (no scenario was created)`,
+        { callIds: untriaged },
+      );
     }
     const evals = evalModelFor(this.env);
     const scenarioIds: string[] = [];
@@ -338,6 +360,7 @@ export function parseWhen(value: unknown, name: 'from' | 'to'): number | undefin
   if (typeof value !== 'string') throw badRequest(`${name} must be an ISO date (YYYY-MM-DD) or timestamp`);
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const ms = Date.parse(dateOnly ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(ms) || !calendarDay(value)) throw badRequest(`${name} must be an ISO date (YYYY-MM-DD) or timestamp`, [{ field: name, message: 'not an ISO date' }]);
+  if (Number.isNaN(ms) || !calendarDay(value))
+    throw badRequest(`${name} must be an ISO date (YYYY-MM-DD) or timestamp`, [{ field: name, message: 'not an ISO date' }]);
   return dateOnly && name === 'to' ? ms + 86_400_000 - 1 : ms;
 }

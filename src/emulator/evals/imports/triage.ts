@@ -31,7 +31,10 @@ function cap(s: string): string {
  * and the scenario asks a tester to replay the caller.
  */
 export function triageCall(call: PastCall): Triage {
-  const userText = call.transcript.filter((t) => t.role === 'user').map((t) => t.text).join(' ');
+  const userText = call.transcript
+    .filter((t) => t.role === 'user')
+    .map((t) => t.text)
+    .join(' ');
   const allText = call.transcript.map((t) => t.text).join(' ');
   let category: ScenarioCategory = 'happy_path';
   for (const [k, re] of RULES) {
@@ -41,7 +44,11 @@ export function triageCall(call: PastCall): Triage {
     }
   }
   const firstUser = call.transcript.find((t) => t.role === 'user')?.text ?? '';
-  const outcome = call.resolved ? 'the agent resolved it' : category === 'escalation' ? 'the call was transferred to a supervisor' : 'it was not resolved on the call';
+  const outcome = call.resolved
+    ? 'the agent resolved it'
+    : category === 'escalation'
+      ? 'the call was transferred to a supervisor'
+      : 'it was not resolved on the call';
   const twist: Record<ScenarioCategory, string> = {
     happy_path: '',
     edge_case: ' The call took an unusual turn the agent had to work around.',

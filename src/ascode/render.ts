@@ -1,5 +1,5 @@
 import type { ChalkInstance } from 'chalk';
-import { structuredPatch } from 'diff';
+import { instructionsDiff } from '../ui/instructions-diff.js';
 import { safeText } from '../ui/safe-text.js';
 import { type AgentModel, fieldOf } from './model.js';
 import type { Action, Plan, PlanItem } from './plan.js';
@@ -90,23 +90,6 @@ function title(i: PlanItem): string {
   if (i.kind === 'agent' && i.fromVersion !== undefined) bits.push(`version ${i.fromVersion}`);
   const name = i.name !== i.key ? ` "${i.name}"` : '';
   return `${i.kind} ${i.key}${name}${bits.length ? ` (${bits.join(', ')})` : ''}`;
-}
-
-/** The instructions as a unified diff, platform (−) to files (+). */
-export function instructionsDiff(from: string, to: string, chalk: ChalkInstance, indent: string): string[] {
-  const patch = structuredPatch('platform', 'files', `${from}\n`, `${to}\n`, '', '', { context: 3 });
-  const out: string[] = [];
-  for (const h of patch.hunks) {
-    out.push(indent + chalk.cyan(`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`));
-    for (const line of h.lines) {
-      const mark = line[0];
-      const text = safeText(line.slice(1));
-      if (mark === '+') out.push(indent + chalk.green(`+${text}`));
-      else if (mark === '-') out.push(indent + chalk.red(`-${text}`));
-      else if (mark === ' ') out.push(`${indent} ${text}`);
-    }
-  }
-  return out;
 }
 
 function setDiff(from: string[], to: string[], chalk: ChalkInstance): string {

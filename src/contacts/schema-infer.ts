@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { unescapeFormula } from './csv-write.js';
-import { describeFsError, type FieldInput } from './schema-input.js';
+import { describeFsError } from '../fs-errors.js';
+import type { FieldInput } from './schema-input.js';
 import { checkHeaderWidth, csvError, csvParseOptions, InputError, isErrorsFileHeader, type LineEndings } from './source.js';
 import { checkValue, isBlank, type FieldType } from '../spec/contact-validate.js';
 

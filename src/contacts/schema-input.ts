@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import { describeFsError } from '../fs-errors.js';
 import { FIELD_TYPES, isFieldType, type FieldType, type Schema, type SchemaField } from '../spec/contact-schema.js';
 import { CSV_MAX_COLUMNS, CSV_MAX_RECORD_BYTES } from './source.js';
 
@@ -157,12 +158,4 @@ export function toSchema(fields: readonly FieldInput[]): Schema {
 /** `name:type[:required]`, the --field form. */
 export function formatField(f: { name: string; type: string; required?: boolean }): string {
   return `${f.name}:${f.type}${f.required ? ':required' : ''}`;
-}
-
-export function describeFsError(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EACCES') return 'permission denied';
-  if (code === 'EISDIR') return 'it is a directory';
-  return (err as Error).message;
 }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { describeFsError } from '../../fs-errors.js';
 import type { Variable } from '../../spec/agents.js';
 
 /** `--variable name=description`, repeatable: the description may be empty, the name may not. */
@@ -41,16 +42,7 @@ export async function readInstructions(opts: InstructionsOptions, ctx: Context, 
       try {
         text = await readFile(file, 'utf8');
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        const why =
-          code === 'ENOENT'
-            ? 'no such file'
-            : code === 'EISDIR'
-              ? 'it is a directory'
-              : code === 'EACCES'
-                ? 'permission denied'
-                : ((err as Error).message ?? String(err));
-        throw new UsageError(`cannot read --instructions-file ${file}: ${why}`);
+        throw new UsageError(`cannot read --instructions-file ${file}: ${describeFsError(err)}`);
       }
     }
   } else if (required) {

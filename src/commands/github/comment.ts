@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { describeFsError } from '../../fs-errors.js';
 import { safeText } from '../../ui/safe-text.js';
 import { version } from '../../version.js';
 import { action } from '../action.js';
@@ -108,15 +109,6 @@ async function readText(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'it is a directory'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : ((err as Error).message ?? String(err));
-    throw new UsageError(`cannot read ${file}: ${why}`);
+    throw new UsageError(`cannot read ${file}: ${describeFsError(err)}`);
   }
 }

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifySignature } from '../../spec/signature.js';
 import type { Context } from '../../context.js';
 import { CliError, UsageError } from '../../errors.js';
+import { describeFsError } from '../../fs-errors.js';
 import { action } from '../action.js';
 import type { ContextFactory } from '../types.js';
 
@@ -108,16 +109,7 @@ async function readInput(flag: string, file: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'it is a directory'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : ((err as Error).message ?? String(err));
-    throw new UsageError(`cannot read ${flag} ${file}: ${why}`);
+    throw new UsageError(`cannot read ${flag} ${file}: ${describeFsError(err)}`);
   }
 }
 

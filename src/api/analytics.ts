@@ -1,18 +1,10 @@
 import type { ApiClient } from './client.js';
 import { apiPath } from './path.js';
 import type { Run } from './campaigns.js';
-import type { AnalyticsMeta, AnalyticsOverview } from '../spec/analytics.js';
+import type { AnalyticsMeta, AnalyticsOverview, AnalyticsSummaryFigures, CampaignMetrics, InboundFigures } from '../spec/analytics.js';
 
 // Document 2, Analytics: per campaign (metrics, summary, realtime, inbound), per run,
 // and the organization's overview. `x-api-key`, `{ data: {...} }`.
-
-export interface CampaignMetrics {
-  callStats: { totalCalls: number; completedCalls: number; failedCalls: number; cancelledCalls: number; pendingCalls: number };
-  successMetrics: { humanContactRate: number; objectiveSuccessRate: number; callbackRate: number };
-  qualityMetrics: { avgSentimentScore: number; avgCallDuration: number };
-  complianceMetrics: { doNotCallRate: number };
-  costMetrics: { totalCost: number; avgCostPerCall: number };
-}
 
 export interface CampaignAnalytics {
   campaign: { id: string; name: string; status: string };
@@ -21,12 +13,7 @@ export interface CampaignAnalytics {
   meta?: AnalyticsMeta;
 }
 
-export interface AnalyticsSummary {
-  totalCalls: number;
-  completedCalls: number;
-  humanContactRate: number;
-  objectiveSuccessRate: number;
-  avgSentimentScore: number;
+export interface AnalyticsSummary extends AnalyticsSummaryFigures {
   meta?: AnalyticsMeta;
 }
 
@@ -39,14 +26,7 @@ export interface RealtimeAnalytics {
   meta?: AnalyticsMeta;
 }
 
-export interface InboundAnalytics {
-  totalInboundCalls: number;
-  answeredCalls: number;
-  missedCalls: number;
-  avgWaitTime: number;
-  avgHandleTime: number;
-  peakHour: string | null;
-  callsByHour: Record<string, number>;
+export interface InboundAnalytics extends InboundFigures {
   meta?: AnalyticsMeta;
 }
 

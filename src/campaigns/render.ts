@@ -2,7 +2,8 @@ import { safeText } from '../ui/safe-text.js';
 import { sparkline } from '../ui/sparkline.js';
 import { hanging } from '../ui/wrap.js';
 import { DEFAULT_PRESENTATION, formatCount, formatScore, formatSeconds, formatTime, type Presentation } from '../ui/values.js';
-import type { AnalyticsSummary, CampaignMetrics, InboundAnalytics, RealtimeAnalytics } from '../api/analytics.js';
+import type { AnalyticsSummary, InboundAnalytics, RealtimeAnalytics } from '../api/analytics.js';
+import type { CampaignMetrics } from '../spec/analytics.js';
 
 // Rendering of campaign analytics for a person: grouped tables, the calls-by-hour bar
 // chart and the realtime screen. Pure functions from data to text (no I/O), so the

@@ -1,3 +1,4 @@
+import type { InboundFigures } from '../../spec/analytics.js';
 import { avgSeconds, type CallFacts } from './rules.js';
 
 /**
@@ -6,19 +7,9 @@ import { avgSeconds, type CallFacts } from './rules.js';
  * hours = the UTC hour of createdAt.
  */
 
-export interface Inbound {
-  totalInboundCalls: number;
-  answeredCalls: number;
-  missedCalls: number;
-  avgWaitTime: number;
-  avgHandleTime: number;
-  peakHour: string | null;
-  callsByHour: Record<string, number>;
-}
-
 export const HOURS: readonly string[] = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0'));
 
-export function inboundOf(calls: Iterable<CallFacts>): Inbound {
+export function inboundOf(calls: Iterable<CallFacts>): InboundFigures {
   const byHour = new Array<number>(24).fill(0);
   let total = 0;
   let answered = 0;

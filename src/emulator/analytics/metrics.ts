@@ -1,3 +1,4 @@
+import type { AnalyticsSummaryFigures, CampaignMetrics } from '../../spec/analytics.js';
 import { avgSeconds, costMills, dollars, isActive, isEnded, rate, round, sentimentScore, type CallFacts } from './rules.js';
 
 /**
@@ -93,16 +94,8 @@ export function tally(calls: Iterable<CallFacts>, keep?: (c: CallFacts) => boole
   return t;
 }
 
-export interface Metrics {
-  callStats: { totalCalls: number; completedCalls: number; failedCalls: number; cancelledCalls: number; pendingCalls: number };
-  successMetrics: { humanContactRate: number; objectiveSuccessRate: number; callbackRate: number };
-  qualityMetrics: { avgSentimentScore: number; avgCallDuration: number };
-  complianceMetrics: { doNotCallRate: number };
-  costMetrics: { totalCost: number; avgCostPerCall: number };
-}
-
 /** The spec's metrics groups. Rates over analysed (completed) calls (0 when none), 4 decimals; costs 2 decimals; avgCallDuration over completed calls, 2 decimals. */
-export function metricsOf(t: Tally): Metrics {
+export function metricsOf(t: Tally): CampaignMetrics {
   return {
     callStats: { totalCalls: t.total, completedCalls: t.completed, failedCalls: t.failed, cancelledCalls: t.cancelled, pendingCalls: t.queued + t.active },
     successMetrics: {
@@ -117,13 +110,7 @@ export function metricsOf(t: Tally): Metrics {
 }
 
 /** GET …/analytics/summary: the five headline figures of the same computation. */
-export function summaryOf(t: Tally): {
-  totalCalls: number;
-  completedCalls: number;
-  humanContactRate: number;
-  objectiveSuccessRate: number;
-  avgSentimentScore: number;
-} {
+export function summaryOf(t: Tally): AnalyticsSummaryFigures {
   const m = metricsOf(t);
   return {
     totalCalls: t.total,
